@@ -1,0 +1,1 @@
+//! Lease reconstruction, overlaps, incidents, findings and oversell.

@@ -1,0 +1,9 @@
+//! lockreplay: replays distributed-lock incidents from their logs.
+//!
+//! Layers, one arrow: `model <- ingest <- analysis <- report <- cli`, with `ui`
+//! on top behind the `gui` feature. Nothing below `ui` imports egui.
+
+pub mod analysis;
+pub mod ingest;
+pub mod model;
+pub mod report;

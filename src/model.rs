@@ -1,0 +1,515 @@
+//! The plain data every other layer shares: interned strings, one normalised
+//! [`Event`] per log line, the sources they came from and the warnings about
+//! lines that could not be read.
+//!
+//! Nothing here parses or analyses; `ingest` fills a [`LogBuilder`], and
+//! `analysis` reads the finished [`LoadedLog`].
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+
+use serde::Serialize;
+
+/// An interned string (lock key, holder, host, thread, product, order id).
+///
+/// `Option<Sym>` is 4 bytes. Resolve it with [`Interner::get`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sym(NonZeroU32);
+
+impl Sym {
+    /// The position of this string in [`Interner::strings`] order (0-based).
+    pub fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
+
+/// Deduplicating string table. Interning is O(1) amortised; every distinct
+/// string is stored once however many events name it.
+#[derive(Clone, Debug, Default)]
+pub struct Interner {
+    map: HashMap<Box<str>, Sym>,
+    strings: Vec<Box<str>>,
+}
+
+impl Interner {
+    /// Returns the symbol for `s`, adding it if it is new.
+    pub fn intern(&mut self, s: &str) -> Sym {
+        if let Some(&sym) = self.map.get(s) {
+            return sym;
+        }
+        self.strings.push(s.into());
+        let n = u32::try_from(self.strings.len()).unwrap_or(u32::MAX);
+        let sym = Sym(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
+        self.map.insert(s.into(), sym);
+        sym
+    }
+
+    /// Looks a string up without adding it.
+    pub fn lookup(&self, s: &str) -> Option<Sym> {
+        self.map.get(s).copied()
+    }
+
+    /// The text of a symbol. Symbols from another interner give `"?"`.
+    pub fn get(&self, sym: Sym) -> &str {
+        self.strings.get(sym.index()).map_or("?", |s| s)
+    }
+
+    /// The text of an optional symbol, `""` for `None`.
+    pub fn get_or_empty(&self, sym: Option<Sym>) -> &str {
+        sym.map_or("", |s| self.get(s))
+    }
+
+    /// Number of distinct strings.
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    /// True when nothing has been interned.
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+}
+
+/// What a log line says happened. Names follow the product's vocabulary
+/// (`docs/semantics.md`); `ingest` maps each dialect's synonyms onto these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A holder's acquire succeeded (SET NX won): a new hold starts.
+    Acquired,
+    /// An acquire attempt lost (the lock was taken).
+    AcquireFailed,
+    /// The holder (or its watchdog) extended the TTL.
+    Renewed,
+    /// The holder released the lock. `Detail::deleted == Some(false)` means the
+    /// delete removed nothing.
+    Released,
+    /// The holder tried to release and the server refused (not owner, expired).
+    ReleaseFailed,
+    /// The holder learned that it had lost the lock.
+    LockLost,
+    /// Initial stock of a product was set.
+    StockInitialized,
+    /// A stock level was read.
+    StockRead,
+    /// Stock was decremented (a write).
+    StockDeducted,
+    /// An order was created (a sale).
+    OrderCreated,
+    /// A write was refused by storage (for example a stale fencing token); it
+    /// is not a sale.
+    WriteRejected,
+    /// A Redis master failed over.
+    Failover,
+    /// Any other line that names a lock key and a holder (work in progress,
+    /// such as "supplier page parsed"). It extends a believed window that has
+    /// no release.
+    Activity,
+}
+
+impl EventKind {
+    /// The canonical snake_case name, as used in JSON and mapping files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Acquired => "acquired",
+            EventKind::AcquireFailed => "acquire_failed",
+            EventKind::Renewed => "renewed",
+            EventKind::Released => "released",
+            EventKind::ReleaseFailed => "release_failed",
+            EventKind::LockLost => "lock_lost",
+            EventKind::StockInitialized => "stock_initialized",
+            EventKind::StockRead => "stock_read",
+            EventKind::StockDeducted => "stock_deducted",
+            EventKind::OrderCreated => "order_created",
+            EventKind::WriteRejected => "write_rejected",
+            EventKind::Failover => "failover",
+            EventKind::Activity => "activity",
+        }
+    }
+
+    /// Parses a canonical name (the inverse of [`EventKind::as_str`]).
+    pub fn from_canonical(s: &str) -> Option<EventKind> {
+        EventKind::ALL.iter().copied().find(|k| k.as_str() == s)
+    }
+
+    /// Every kind, in declaration order.
+    pub const ALL: [EventKind; 13] = [
+        EventKind::Acquired,
+        EventKind::AcquireFailed,
+        EventKind::Renewed,
+        EventKind::Released,
+        EventKind::ReleaseFailed,
+        EventKind::LockLost,
+        EventKind::StockInitialized,
+        EventKind::StockRead,
+        EventKind::StockDeducted,
+        EventKind::OrderCreated,
+        EventKind::WriteRejected,
+        EventKind::Failover,
+        EventKind::Activity,
+    ];
+
+    /// True for the stock and order kinds.
+    pub fn is_business(self) -> bool {
+        matches!(
+            self,
+            EventKind::StockInitialized
+                | EventKind::StockRead
+                | EventKind::StockDeducted
+                | EventKind::OrderCreated
+                | EventKind::WriteRejected
+        )
+    }
+}
+
+/// Where an event came from: index into [`LoadedLog::sources`] and the
+/// 1-based line number (for a JSON array, the 1-based element number's first
+/// line; for a MONITOR capture, the command's line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct SourceRef {
+    /// Index into [`LoadedLog::sources`].
+    pub file: u16,
+    /// 1-based line number in that file.
+    pub line: u32,
+}
+
+/// Fields most lines do not carry: business numbers, release duration,
+/// fencing token. Boxed in [`Event`] to keep the common event small.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Detail {
+    /// Product / SKU the line is about.
+    pub product: Option<Sym>,
+    /// Units in a deduction or order.
+    pub quantity: Option<i64>,
+    /// Stock level read or initialised.
+    pub stock: Option<i64>,
+    /// Stock before a deduction.
+    pub stock_before: Option<i64>,
+    /// Stock after a deduction.
+    pub stock_after: Option<i64>,
+    /// Order id.
+    pub order_id: Option<Sym>,
+    /// List price per unit, in the log's currency. Not the loss.
+    pub unit_price: Option<f64>,
+    /// Fencing token carried by an acquire or a write.
+    pub fencing_token: Option<i64>,
+    /// How long a release took, client side (`elapsed_ms`). A release line at
+    /// time t with `elapsed_ms` e began at t - e.
+    pub elapsed_ms: Option<f64>,
+    /// Result of a delete: `Some(false)` when a release deleted nothing.
+    pub deleted: Option<bool>,
+    /// Free text of the line (`msg`/`message`), kept for tooltips.
+    pub message: Option<Sym>,
+}
+
+/// One normalised log line.
+///
+/// Times are nanoseconds since the Unix epoch, UTC, as logged (per-host clock
+/// offsets are applied by the analysis, not here).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Time as logged, ns since the Unix epoch (UTC).
+    pub at_ns: i64,
+    /// What happened.
+    pub kind: EventKind,
+    /// The lock key, when the line names one.
+    pub key: Option<Sym>,
+    /// The holder (token / owner / client id).
+    pub holder: Option<Sym>,
+    /// Host or instance that logged the line.
+    pub host: Option<Sym>,
+    /// Thread or task that logged the line.
+    pub thread: Option<Sym>,
+    /// TTL in ms carried by the line (acquire, renewal). `None` when absent or
+    /// null: an acquire without TTL is a `no_ttl` lock.
+    pub ttl_ms: Option<i64>,
+    /// True when the outcome was inferred by replaying a MONITOR capture
+    /// rather than logged by the application.
+    pub inferred: bool,
+    /// Where the line is.
+    pub source: SourceRef,
+    /// Optional business / release fields.
+    pub detail: Option<Box<Detail>>,
+}
+
+impl Event {
+    /// A bare event of `kind` at `at_ns` from `source`; other fields empty.
+    pub fn new(at_ns: i64, kind: EventKind, source: SourceRef) -> Event {
+        Event {
+            at_ns,
+            kind,
+            key: None,
+            holder: None,
+            host: None,
+            thread: None,
+            ttl_ms: None,
+            inferred: false,
+            source,
+            detail: None,
+        }
+    }
+
+    /// The detail, creating an empty one when absent.
+    pub fn detail_mut(&mut self) -> &mut Detail {
+        self.detail.get_or_insert_with(Box::default)
+    }
+
+    /// The detail or an empty default.
+    pub fn detail(&self) -> &Detail {
+        static EMPTY: std::sync::OnceLock<Detail> = std::sync::OnceLock::new();
+        self.detail
+            .as_deref()
+            .unwrap_or_else(|| EMPTY.get_or_init(Detail::default))
+    }
+}
+
+/// The container / dialect a source was read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    /// One JSON object per line.
+    JsonLines,
+    /// One JSON array of objects.
+    JsonArray,
+    /// Elasticsearch / OpenSearch search response (`hits.hits[]._source`).
+    Elasticsearch,
+    /// Grafana Loki export (logcli JSON lines or a `query_range` response).
+    Loki,
+    /// Alibaba Cloud SLS export (JSON).
+    SlsJson,
+    /// CSV with a header row (SLS console exports included).
+    Csv,
+    /// `key=value` lines.
+    Logfmt,
+    /// `redis-cli monitor` capture, replayed through the keyspace model.
+    RedisMonitor,
+    /// Nothing usable could be recognised.
+    Unknown,
+}
+
+/// What the importer learned about one input file.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceInfo {
+    /// Display name (the path as given).
+    pub name: String,
+    /// Size in bytes as read (after decompression).
+    pub bytes: u64,
+    /// Detected dialect.
+    pub dialect: Dialect,
+    /// Detected text encoding (`UTF-8`, `GB18030`, `UTF-16LE`, ...).
+    pub encoding: String,
+    /// True when the file was gzip-compressed.
+    pub gzip: bool,
+    /// Field chosen for each role: (`time`, `ts`), (`holder`, `owner`), ...
+    pub fields: Vec<(String, String)>,
+    /// Notes on detection the user should see (ambiguous fields, assumed zone).
+    pub notes: Vec<String>,
+    /// Lines (or records) read.
+    pub lines_read: u64,
+    /// Events loaded from this file.
+    pub events_loaded: u64,
+    /// Lines that were readable but are not lock or business events.
+    pub lines_skipped: u64,
+    /// Lines that could not be read (each has a warning, possibly counted
+    /// rather than kept, see [`Warnings`]).
+    pub lines_warned: u64,
+}
+
+/// A line that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Warning {
+    /// Display name of the file.
+    pub file: String,
+    /// 1-based line number (0 when the problem concerns the whole file).
+    pub line: u64,
+    /// What was wrong, in plain words.
+    pub reason: String,
+}
+
+/// Warnings with bounded memory: the first [`Warnings::KEEP_PER_KIND`] of
+/// each kind are kept in full, the rest are only counted.
+#[derive(Clone, Debug, Default)]
+pub struct Warnings {
+    kept: Vec<Warning>,
+    per_kind: HashMap<&'static str, u64>,
+    total: u64,
+}
+
+impl Warnings {
+    /// How many warnings of one kind are kept in full.
+    pub const KEEP_PER_KIND: u64 = 1000;
+
+    /// Records a warning of `kind` (a short static tag such as `"json"`).
+    pub fn push(&mut self, kind: &'static str, warning: Warning) {
+        self.total += 1;
+        let n = self.per_kind.entry(kind).or_insert(0);
+        *n += 1;
+        if *n <= Self::KEEP_PER_KIND {
+            self.kept.push(warning);
+        }
+    }
+
+    /// Warnings kept in full, in the order they were pushed.
+    pub fn kept(&self) -> &[Warning] {
+        &self.kept
+    }
+
+    /// All warnings, kept or only counted.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Warnings counted but not kept.
+    pub fn dropped(&self) -> u64 {
+        self.total - self.kept.len() as u64
+    }
+
+    /// Appends another list (used when merging per-file results).
+    pub fn extend(&mut self, other: Warnings) {
+        for (kind, n) in other.per_kind {
+            *self.per_kind.entry(kind).or_insert(0) += n;
+        }
+        self.total += other.total;
+        self.kept.extend(other.kept);
+    }
+}
+
+/// Everything loaded from a set of files: sorted events plus the tables they
+/// point into. Immutable once built.
+#[derive(Clone, Debug, Default)]
+pub struct LoadedLog {
+    /// Events sorted by (`at_ns`, file, line): stable and deterministic.
+    pub events: Vec<Event>,
+    /// String table for every [`Sym`] in `events`.
+    pub strings: Interner,
+    /// One entry per input file, in the order given.
+    pub sources: Vec<SourceInfo>,
+    /// Unreadable lines.
+    pub warnings: Warnings,
+    /// UTC offset (seconds) to display times in: the first explicit offset
+    /// seen in the input, else the `--tz` zone, else 0.
+    pub display_offset_s: i32,
+}
+
+impl LoadedLog {
+    /// Display name of a source.
+    pub fn source_name(&self, s: SourceRef) -> &str {
+        self.sources
+            .get(s.file as usize)
+            .map_or("?", |info| info.name.as_str())
+    }
+}
+
+/// Accumulates events from one or more sources, then sorts them into a
+/// [`LoadedLog`].
+#[derive(Debug, Default)]
+pub struct LogBuilder {
+    /// The log being built; `events` is unsorted until [`LogBuilder::finish`].
+    pub log: LoadedLog,
+    display_offset_set: bool,
+}
+
+impl LogBuilder {
+    /// An empty builder.
+    pub fn new() -> LogBuilder {
+        LogBuilder::default()
+    }
+
+    /// Registers a source and returns its index for [`SourceRef::file`].
+    pub fn add_source(&mut self, info: SourceInfo) -> u16 {
+        self.log.sources.push(info);
+        u16::try_from(self.log.sources.len() - 1).unwrap_or(u16::MAX)
+    }
+
+    /// Interns a string.
+    pub fn intern(&mut self, s: &str) -> Sym {
+        self.log.strings.intern(s)
+    }
+
+    /// Adds an event.
+    pub fn push(&mut self, event: Event) {
+        self.log.events.push(event);
+    }
+
+    /// Notes the UTC offset of a parsed timestamp; the first one wins.
+    pub fn saw_offset(&mut self, offset_s: i32) {
+        if !self.display_offset_set {
+            self.log.display_offset_s = offset_s;
+            self.display_offset_set = true;
+        }
+    }
+
+    /// Records an unreadable line.
+    pub fn warn(&mut self, kind: &'static str, file: &str, line: u64, reason: impl Into<String>) {
+        self.log.warnings.push(
+            kind,
+            Warning {
+                file: file.to_string(),
+                line,
+                reason: reason.into(),
+            },
+        );
+    }
+
+    /// Sorts events by (time, file, line) and returns the log.
+    pub fn finish(mut self) -> LoadedLog {
+        self.log
+            .events
+            .sort_by_key(|e| (e.at_ns, e.source.file, e.source.line));
+        self.log
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interner_dedups_and_resolves() {
+        let mut i = Interner::default();
+        let a = i.intern("lock:a");
+        let b = i.intern("lock:b");
+        assert_ne!(a, b);
+        assert_eq!(i.intern("lock:a"), a);
+        assert_eq!(i.get(b), "lock:b");
+        assert_eq!(i.len(), 2);
+        assert_eq!(std::mem::size_of::<Option<Sym>>(), 4);
+    }
+
+    #[test]
+    fn warnings_keep_first_n_per_kind_and_count_the_rest() {
+        let mut w = Warnings::default();
+        for n in 0..(Warnings::KEEP_PER_KIND + 5) {
+            w.push(
+                "json",
+                Warning {
+                    file: "f".into(),
+                    line: n,
+                    reason: "bad".into(),
+                },
+            );
+        }
+        w.push(
+            "time",
+            Warning {
+                file: "f".into(),
+                line: 1,
+                reason: "bad time".into(),
+            },
+        );
+        assert_eq!(w.total(), Warnings::KEEP_PER_KIND + 6);
+        assert_eq!(w.kept().len() as u64, Warnings::KEEP_PER_KIND + 1);
+        assert_eq!(w.dropped(), 5);
+    }
+
+    #[test]
+    fn builder_sorts_by_time_then_source() {
+        let mut b = LogBuilder::new();
+        b.push(Event::new(20, EventKind::Released, SourceRef { file: 0, line: 1 }));
+        b.push(Event::new(10, EventKind::Acquired, SourceRef { file: 0, line: 3 }));
+        b.push(Event::new(10, EventKind::Acquired, SourceRef { file: 0, line: 2 }));
+        let log = b.finish();
+        let lines: Vec<u32> = log.events.iter().map(|e| e.source.line).collect();
+        assert_eq!(lines, vec![2, 3, 1]);
+    }
+}

@@ -1,0 +1,1 @@
+//! Printers over one `Analysis`: text, Markdown, JSON.
