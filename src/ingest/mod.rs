@@ -1,3 +1,421 @@
 //! Reads exported logs (JSON Lines, JSON arrays, CSV, Elasticsearch, Loki, SLS,
 //! logfmt, `redis-cli monitor`) into a [`LoadedLog`](crate::model::LoadedLog).
+//!
+//! The dialect, the text encoding and which field plays which role are
+//! detected per file from its content; a [`Mapping`] file can override them.
+//! Unreadable lines become warnings, never errors: only I/O failures,
+//! cancellation and bad options stop a load.
+
+mod containers;
+mod decode;
+mod extract;
+mod fields;
+mod mapping;
 pub mod monitor;
+mod record;
+pub mod time;
+
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use chrono::{FixedOffset, Offset, TimeZone};
+
+use crate::model::{Dialect, LoadedLog, LogBuilder, SourceInfo};
+
+pub use mapping::Mapping;
+pub use time::{TimeError, parse_time};
+
+use containers::{Container, Item};
+use fields::Detector;
+
+/// Options for one load.
+#[derive(Clone, Debug, Default)]
+pub struct IngestOptions {
+    /// Zone of timestamps that carry no offset; UTC when `None` (a note says
+    /// so). Wins over the mapping's `tz`.
+    pub tz: Option<TzSpec>,
+    /// Field and event-name overrides.
+    pub mapping: Option<Mapping>,
+    /// Options for `redis-cli monitor` captures.
+    pub monitor: monitor::MonitorOptions,
+}
+
+/// A time zone for naive timestamps: a fixed offset or an IANA zone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TzSpec {
+    /// A fixed offset such as `+08:00`.
+    Fixed(FixedOffset),
+    /// An IANA zone such as `Asia/Shanghai` (daylight saving applied).
+    Named(chrono_tz::Tz),
+}
+
+impl TzSpec {
+    /// The zone's offset from UTC in seconds at `at_ns` (ns since the epoch).
+    pub fn offset_at(&self, at_ns: i64) -> i32 {
+        match self {
+            TzSpec::Fixed(f) => f.local_minus_utc(),
+            TzSpec::Named(z) => z.timestamp_nanos(at_ns).offset().fix().local_minus_utc(),
+        }
+    }
+}
+
+/// Parses `+08:00`, `+0800`, `-05`, `Z`, `UTC`, `GMT`, `UTC+8`, or an IANA
+/// name (`Asia/Shanghai`).
+///
+/// # Errors
+/// [`IngestError::BadTz`] naming the text.
+pub fn parse_tz(s: &str) -> Result<TzSpec, IngestError> {
+    let t = s.trim();
+    let bad = || IngestError::BadTz(s.to_string());
+    if matches!(t, "Z" | "z" | "UTC" | "utc" | "GMT") {
+        return Ok(TzSpec::Fixed(FixedOffset::east_opt(0).ok_or_else(bad)?));
+    }
+    let signed = t
+        .strip_prefix("UTC")
+        .or_else(|| t.strip_prefix("GMT"))
+        .unwrap_or(t);
+    if let Some(sign) = signed.chars().next().filter(|c| *c == '+' || *c == '-') {
+        let body = &signed[1..];
+        let (h, m) = match body.split_once(':') {
+            Some((h, m)) => (h, m),
+            None if body.len() == 4 => body.split_at(2),
+            None => (body, "0"),
+        };
+        let h: i32 = h.parse().map_err(|_| bad())?;
+        let m: i32 = m.parse().map_err(|_| bad())?;
+        if !(0..=23).contains(&h) || !(0..=59).contains(&m) {
+            return Err(bad());
+        }
+        let secs = (h * 3600 + m * 60) * if sign == '-' { -1 } else { 1 };
+        return FixedOffset::east_opt(secs)
+            .map(TzSpec::Fixed)
+            .ok_or_else(bad);
+    }
+    chrono_tz::Tz::from_str(t)
+        .map(TzSpec::Named)
+        .map_err(|_| bad())
+}
+
+/// Load progress, shared with a UI thread through an `Arc`.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Bytes of input processed so far (file bytes as stored, compressed or not).
+    pub bytes_read: AtomicU64,
+    /// Total bytes of all inputs (set by [`load_paths`]).
+    pub bytes_total: AtomicU64,
+    /// Set by the UI to stop the load; the loader returns
+    /// [`IngestError::Cancelled`] soon after.
+    pub cancel: AtomicBool,
+}
+
+/// Why a load stopped. Bad lines are not errors: they are warnings in the log.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// A file could not be opened or read.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// [`Progress::cancel`] was set.
+    #[error("loading was cancelled")]
+    Cancelled,
+    /// A mapping file is invalid.
+    #[error("bad mapping {source_name}: {reason}")]
+    BadMapping {
+        /// The mapping file (or `mapping` for text).
+        source_name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A time-zone option is invalid.
+    #[error("unknown time zone {0:?} (use +08:00, UTC or a name like Asia/Shanghai)")]
+    BadTz(String),
+    /// More input files than a [`SourceRef`](crate::model::SourceRef) can index.
+    #[error("too many input files (at most 65535)")]
+    TooManySources,
+}
+
+/// How many records are read between cancellation checks.
+const CHECK_EVERY: u64 = 4096;
+
+/// Reads one source's bytes into `builder`: gzip is undone, the encoding and
+/// dialect are detected, records become events, and a [`SourceInfo`] is
+/// added. `name` is used for display and warnings only.
+///
+/// `progress.bytes_read` advances by the number of bytes read from `reader`
+/// as parsing proceeds. On cancellation events already pushed stay in
+/// `builder` without their source: drop the builder.
+///
+/// # Errors
+/// [`IngestError::Io`] when `reader` fails, [`IngestError::Cancelled`],
+/// [`IngestError::TooManySources`].
+pub fn read_source<R: Read>(
+    name: &str,
+    mut reader: R,
+    opts: &IngestOptions,
+    builder: &mut LogBuilder,
+    progress: &Progress,
+) -> Result<(), IngestError> {
+    let io_err = |source| IngestError::Io {
+        path: PathBuf::from(name),
+        source,
+    };
+    let base = progress.bytes_read.load(Ordering::Relaxed);
+    let mut raw = Vec::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    loop {
+        if progress.cancel.load(Ordering::Relaxed) {
+            return Err(IngestError::Cancelled);
+        }
+        match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => raw.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_err(e)),
+        }
+    }
+    drop(chunk);
+    let raw_len = raw.len() as u64;
+    let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
+    let (bytes, gzip, gz_err) = decode::gunzip_if_needed(raw);
+    if let Some(e) = gz_err {
+        builder.warn(
+            "gzip",
+            name,
+            0,
+            format!("damaged gzip stream ({e}); reading what was recovered"),
+        );
+    }
+    let dec = decode::decode(bytes);
+    let text = dec.text.as_str();
+    let mut info = SourceInfo {
+        name: name.to_string(),
+        bytes: text.len() as u64,
+        dialect: Dialect::Unknown,
+        encoding: dec.encoding.to_ascii_uppercase(),
+        gzip,
+        fields: Vec::new(),
+        notes: Vec::new(),
+        lines_read: 0,
+        events_loaded: 0,
+        lines_skipped: 0,
+        lines_warned: 0,
+    };
+    if dec.damaged_lines > 0 {
+        info.notes.push(format!(
+            "{} line(s) had bytes invalid in {}",
+            dec.damaged_lines, info.encoding
+        ));
+    }
+
+    let container = containers::detect(text, monitor::looks_like_monitor);
+    info.dialect = container.dialect();
+    match &container {
+        Container::Empty => {
+            builder.warn(
+                "file",
+                name,
+                0,
+                "the file has no records (empty or whitespace only)",
+            );
+        }
+        Container::Unknown => {
+            builder.warn(
+                "file",
+                name,
+                0,
+                "unrecognised format (not JSON, CSV, logfmt or a redis-cli monitor capture)",
+            );
+        }
+        Container::Monitor => {
+            monitor::read_monitor(text.as_bytes(), file, &opts.monitor, builder, &mut info)
+                .map_err(io_err)?;
+        }
+        _ => parse_records(
+            &container,
+            text,
+            file,
+            opts,
+            builder,
+            progress,
+            &mut info,
+            (base, raw_len),
+        )?,
+    }
+    if info.lines_read == 0 && !matches!(container, Container::Empty | Container::Unknown) {
+        builder.warn("file", name, 0, "the file has no records");
+    }
+    builder.add_source(info);
+    progress.bytes_read.store(base + raw_len, Ordering::Relaxed);
+    Ok(())
+}
+
+/// Detects fields, then reads every record of a structured container.
+#[allow(clippy::too_many_arguments)]
+fn parse_records(
+    container: &Container,
+    text: &str,
+    file: u16,
+    opts: &IngestOptions,
+    builder: &mut LogBuilder,
+    progress: &Progress,
+    info: &mut SourceInfo,
+    (base, raw_len): (u64, u64),
+) -> Result<(), IngestError> {
+    let mapping = opts.mapping.as_ref();
+    let tz = opts.tz.as_ref().or(mapping.and_then(|m| m.tz.as_ref()));
+
+    // Pass 1: decide the fields from the first records.
+    let mut det = Detector::default();
+    containers::walk(container, text, &mut |_, _, item| {
+        if let Item::Rec(r) = item {
+            det.observe(&r);
+        }
+        if det.done() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    let (fields, notes) = det.resolve(mapping);
+    if det.sls && matches!(info.dialect, Dialect::JsonLines | Dialect::JsonArray) {
+        info.dialect = Dialect::SlsJson;
+    }
+    info.fields = fields.listing();
+    info.notes.extend(notes);
+    if matches!(container, Container::Doc { .. }) {
+        info.notes
+            .push("line numbers are record numbers in this export".into());
+    }
+
+    // Pass 2: every record.
+    let mut col = extract::Collector::new(
+        file,
+        fields,
+        tz,
+        mapping,
+        std::mem::replace(info, placeholder()),
+    );
+    let text_len = text.len().max(1) as u64;
+    let mut cancelled = false;
+    let mut n = 0u64;
+    containers::walk(container, text, &mut |line, off, item| {
+        n += 1;
+        if n.is_multiple_of(CHECK_EVERY) {
+            if progress.cancel.load(Ordering::Relaxed) {
+                cancelled = true;
+                return ControlFlow::Break(());
+            }
+            let done =
+                (off as u64).min(text_len) as u128 * u128::from(raw_len) / u128::from(text_len);
+            progress
+                .bytes_read
+                .store(base + done as u64, Ordering::Relaxed);
+        }
+        match item {
+            Item::Rec(r) => col.record(builder, line, &r),
+            Item::Bad(kind, reason) => col.bad(builder, kind, line, reason),
+        }
+        ControlFlow::Continue(())
+    });
+    if cancelled {
+        return Err(IngestError::Cancelled);
+    }
+    if col.naive_seen {
+        let note = match tz {
+            Some(TzSpec::Fixed(f)) => format!("times without an offset were read as UTC{f}"),
+            Some(TzSpec::Named(z)) => format!("times without an offset were read in {}", z.name()),
+            None => "times without an offset were read as UTC (set a time zone if they are local)"
+                .to_string(),
+        };
+        col.info.notes.push(note);
+    }
+    *info = col.info;
+    Ok(())
+}
+
+fn placeholder() -> SourceInfo {
+    SourceInfo {
+        name: String::new(),
+        bytes: 0,
+        dialect: Dialect::Unknown,
+        encoding: String::new(),
+        gzip: false,
+        fields: Vec::new(),
+        notes: Vec::new(),
+        lines_read: 0,
+        events_loaded: 0,
+        lines_skipped: 0,
+        lines_warned: 0,
+    }
+}
+
+/// Loads files (read-only) into one log: events of all files merged and
+/// sorted by time. Sets `progress.bytes_total` to the sum of the file sizes
+/// and checks `progress.cancel` while reading.
+///
+/// When no timestamp carried an explicit offset, the display offset is the
+/// `tz` option's (or the mapping's), else 0.
+///
+/// # Errors
+/// [`IngestError::Io`] naming the first file that cannot be opened or read,
+/// [`IngestError::Cancelled`], [`IngestError::TooManySources`].
+pub fn load_paths(
+    paths: &[PathBuf],
+    opts: &IngestOptions,
+    progress: &Progress,
+) -> Result<LoadedLog, IngestError> {
+    if paths.len() > usize::from(u16::MAX) {
+        return Err(IngestError::TooManySources);
+    }
+    let io = |p: &Path| {
+        let path = p.to_path_buf();
+        move |source| IngestError::Io { path, source }
+    };
+    let mut total = 0u64;
+    for p in paths {
+        total += std::fs::metadata(p).map_err(io(p))?.len();
+    }
+    progress.bytes_total.store(total, Ordering::Relaxed);
+    progress.bytes_read.store(0, Ordering::Relaxed);
+    let mut builder = LogBuilder::new();
+    for p in paths {
+        if progress.cancel.load(Ordering::Relaxed) {
+            return Err(IngestError::Cancelled);
+        }
+        let f = std::fs::File::open(p).map_err(io(p))?;
+        let name = p.display().to_string();
+        read_source(&name, f, opts, &mut builder, progress).map_err(|e| match e {
+            IngestError::Io { source, .. } => IngestError::Io {
+                path: p.clone(),
+                source,
+            },
+            other => other,
+        })?;
+    }
+    let tz = opts
+        .tz
+        .as_ref()
+        .or(opts.mapping.as_ref().and_then(|m| m.tz.as_ref()));
+    if let Some(tz) = tz {
+        let first = builder
+            .log
+            .events
+            .iter()
+            .map(|e| e.at_ns)
+            .min()
+            .unwrap_or(0);
+        // Ignored when an explicit offset was already seen (the first wins).
+        builder.saw_offset(tz.offset_at(first));
+    }
+    Ok(builder.finish())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,546 @@
+//! Recognises a source's container from its content (never its name) and
+//! walks it record by record: JSON Lines, a JSON array, Elasticsearch hits,
+//! Loki exports, CSV with a header, logfmt.
+
+use std::borrow::Cow;
+use std::ops::ControlFlow;
+
+use serde_json::{Map, Value};
+
+use crate::model::Dialect;
+
+use super::record::{Rec, parse_logfmt};
+
+/// What a walker hands to its visitor for each record.
+#[derive(Debug)]
+pub(crate) enum Item<'a> {
+    /// A readable record.
+    Rec(Rec<'a>),
+    /// An unreadable record: (warning kind, reason).
+    Bad(&'static str, String),
+}
+
+/// Visitor: (1-based line, byte offset in the text, item).
+pub(crate) type Visit<'v> = dyn FnMut(u64, usize, Item<'_>) -> ControlFlow<()> + 'v;
+
+/// A record taken out of a whole-document export.
+#[derive(Debug)]
+pub(crate) struct DocRec {
+    main: Map<String, Value>,
+    extra: Option<Map<String, Value>>,
+}
+
+/// The container of one source.
+#[derive(Debug)]
+pub(crate) enum Container {
+    /// Nothing but whitespace.
+    Empty,
+    /// Not recognised.
+    Unknown,
+    /// `redis-cli monitor` capture.
+    Monitor,
+    /// One JSON object per line; `loki` for logcli output (`line` holds the
+    /// application's record).
+    JsonLines { loki: bool },
+    /// One JSON array of objects.
+    JsonArray,
+    /// A whole JSON document (Elasticsearch hits, Loki `query_range`, one
+    /// object): records already extracted; line numbers are record numbers.
+    Doc {
+        records: Vec<DocRec>,
+        dialect: Dialect,
+    },
+    /// CSV with a header row.
+    Csv { delim: u8 },
+    /// `key=value` lines.
+    Logfmt,
+}
+
+impl Container {
+    /// The dialect to report (JSON lines/arrays may become SLS later).
+    pub fn dialect(&self) -> Dialect {
+        match self {
+            Container::Empty | Container::Unknown => Dialect::Unknown,
+            Container::Monitor => Dialect::RedisMonitor,
+            Container::JsonLines { loki: true } => Dialect::Loki,
+            Container::JsonLines { loki: false } => Dialect::JsonLines,
+            Container::JsonArray => Dialect::JsonArray,
+            Container::Doc { dialect, .. } => *dialect,
+            Container::Csv { .. } => Dialect::Csv,
+            Container::Logfmt => Dialect::Logfmt,
+        }
+    }
+}
+
+fn first_lines(text: &str, n: usize) -> impl Iterator<Item = &str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(n)
+}
+
+fn is_es(o: &Map<String, Value>) -> bool {
+    matches!(o.get("hits"), Some(Value::Object(h)) if matches!(h.get("hits"), Some(Value::Array(_))))
+}
+
+fn is_loki_query(o: &Map<String, Value>) -> bool {
+    matches!(o.get("data"), Some(Value::Object(d)) if matches!(d.get("result"), Some(Value::Array(_))))
+}
+
+fn is_logcli_line(o: &Map<String, Value>) -> bool {
+    matches!(o.get("line"), Some(Value::String(_)))
+        && (o.contains_key("labels") || o.contains_key("timestamp") || o.contains_key("stream"))
+}
+
+/// Detects the container. `monitor_check` is `monitor::looks_like_monitor`.
+pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
+    let Some(first) = first_lines(text, 1).next() else {
+        return Container::Empty;
+    };
+    if first.starts_with('[') {
+        return Container::JsonArray;
+    }
+    if first.starts_with('{') {
+        if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first) {
+            if is_es(&o) || is_loki_query(&o) {
+                return doc(Value::Object(o));
+            }
+            return Container::JsonLines {
+                loki: is_logcli_line(&o),
+            };
+        }
+        if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
+            return doc(v);
+        }
+        return Container::JsonLines { loki: false };
+    }
+    let head: String = first_lines(text, 10).collect::<Vec<_>>().join("\n");
+    if monitor_check(&head) {
+        return Container::Monitor;
+    }
+    let pairs = parse_logfmt(first);
+    let key_ok = |k: &str| {
+        k.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'@'))
+    };
+    if pairs.len() >= 2 && pairs.iter().all(|(k, _)| key_ok(k)) && first.contains('=') {
+        let first_token = first.split_whitespace().next().unwrap_or("");
+        if first_token.contains('=') {
+            return Container::Logfmt;
+        }
+    }
+    let count = |c: char| first.matches(c).count();
+    let (delim, n) = [(b',', count(',')), (b'\t', count('\t')), (b';', count(';'))]
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .unwrap_or((b',', 0));
+    if n >= 1 {
+        return Container::Csv { delim };
+    }
+    Container::Unknown
+}
+
+/// Turns a whole JSON document into records.
+fn doc(v: Value) -> Container {
+    let Value::Object(mut o) = v else {
+        return Container::Unknown;
+    };
+    if is_es(&o) {
+        let mut records = Vec::new();
+        if let Some(Value::Object(h)) = o.get_mut("hits")
+            && let Some(Value::Array(hits)) = h.get_mut("hits")
+        {
+            for hit in hits.iter_mut() {
+                if let Some(Value::Object(src)) = hit.get_mut("_source").map(Value::take) {
+                    records.push(DocRec {
+                        main: src,
+                        extra: None,
+                    });
+                } else {
+                    records.push(DocRec {
+                        main: Map::new(),
+                        extra: None,
+                    });
+                }
+            }
+        }
+        return Container::Doc {
+            records,
+            dialect: Dialect::Elasticsearch,
+        };
+    }
+    if is_loki_query(&o) {
+        let mut records = Vec::new();
+        if let Some(Value::Object(d)) = o.get_mut("data")
+            && let Some(Value::Array(result)) = d.get_mut("result")
+        {
+            for stream in result.iter_mut() {
+                let labels = match stream.get("stream").or_else(|| stream.get("metric")) {
+                    Some(Value::Object(l)) => l.clone(),
+                    _ => Map::new(),
+                };
+                if let Some(Value::Array(values)) = stream.get_mut("values") {
+                    for pair in values.iter_mut() {
+                        let (ts, line) = match pair {
+                            Value::Array(p) if p.len() >= 2 => (p[0].take(), p[1].take()),
+                            _ => (Value::Null, Value::Null),
+                        };
+                        let line = line.as_str().unwrap_or("");
+                        records.push(loki_record(line, &labels, ts));
+                    }
+                }
+            }
+        }
+        return Container::Doc {
+            records,
+            dialect: Dialect::Loki,
+        };
+    }
+    // Any other single object: one record.
+    Container::Doc {
+        records: vec![DocRec {
+            main: std::mem::take(&mut o),
+            extra: None,
+        }],
+        dialect: Dialect::JsonLines,
+    }
+}
+
+/// Builds a Loki record: the application's record from `line` (JSON object,
+/// else logfmt pairs, else `{"message": line}`) plus labels and timestamp.
+fn loki_record(line: &str, labels: &Map<String, Value>, ts: Value) -> DocRec {
+    let main = match serde_json::from_str::<Value>(line) {
+        Ok(Value::Object(m)) => m,
+        _ => {
+            let pairs = parse_logfmt(line);
+            let mut m = Map::new();
+            if pairs.len() >= 2 {
+                for (k, v) in pairs {
+                    m.insert(k.to_string(), Value::String(v.into_owned()));
+                }
+            } else {
+                m.insert("message".into(), Value::String(line.to_string()));
+            }
+            m
+        }
+    };
+    let mut extra = labels.clone();
+    if !ts.is_null() {
+        extra.insert("timestamp".into(), ts);
+    }
+    DocRec {
+        main,
+        extra: Some(extra),
+    }
+}
+
+/// Formats a serde_json error without its "line 1" part.
+pub(crate) fn json_reason(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => format!("invalid JSON: {} at column {}", &s[..i], e.column()),
+        None => format!("invalid JSON: {s}"),
+    }
+}
+
+/// Walks every record of `text` in order, stopping when `visit` breaks.
+pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
+    match c {
+        Container::Empty | Container::Unknown | Container::Monitor => {}
+        Container::JsonLines { loki } => {
+            walk_lines(
+                text,
+                visit,
+                |line, visit, no, off| match serde_json::from_str::<Value>(line) {
+                    Ok(Value::Object(o)) if *loki && is_logcli_line(&o) => {
+                        let labels = match o.get("labels").or_else(|| o.get("stream")) {
+                            Some(Value::Object(l)) => l.clone(),
+                            _ => Map::new(),
+                        };
+                        let ts = o.get("timestamp").cloned().unwrap_or(Value::Null);
+                        let r = loki_record(
+                            o.get("line").and_then(Value::as_str).unwrap_or(""),
+                            &labels,
+                            ts,
+                        );
+                        visit(
+                            no,
+                            off,
+                            Item::Rec(Rec::Json {
+                                main: &r.main,
+                                extra: r.extra.as_ref(),
+                            }),
+                        )
+                    }
+                    Ok(Value::Object(o)) => visit(
+                        no,
+                        off,
+                        Item::Rec(Rec::Json {
+                            main: &o,
+                            extra: None,
+                        }),
+                    ),
+                    Ok(_) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
+                    Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
+                },
+            )
+        }
+        Container::JsonArray => walk_array(text, visit),
+        Container::Doc { records, .. } => {
+            for (i, r) in records.iter().enumerate() {
+                let item = if r.main.is_empty() {
+                    Item::Bad("json", "record without _source".into())
+                } else {
+                    Item::Rec(Rec::Json {
+                        main: &r.main,
+                        extra: r.extra.as_ref(),
+                    })
+                };
+                if visit(i as u64 + 1, 0, item).is_break() {
+                    return;
+                }
+            }
+        }
+        Container::Logfmt => walk_lines(text, visit, |line, visit, no, off| {
+            let pairs = parse_logfmt(line);
+            if pairs.is_empty() {
+                visit(no, off, Item::Bad("logfmt", "not a key=value line".into()))
+            } else {
+                visit(no, off, Item::Rec(Rec::Pairs(&pairs)))
+            }
+        }),
+        Container::Csv { delim } => walk_csv(text, *delim, visit),
+    }
+}
+
+/// Calls `f` for each non-blank line (CR stripped) with its 1-based number.
+fn walk_lines(
+    text: &str,
+    visit: &mut Visit<'_>,
+    mut f: impl FnMut(&str, &mut Visit<'_>, u64, usize) -> ControlFlow<()>,
+) {
+    let mut off = 0usize;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = raw.trim_end_matches(['\n', '\r']).trim();
+        let start = off;
+        off += raw.len();
+        if line.is_empty() {
+            continue;
+        }
+        if f(line, visit, i as u64 + 1, start).is_break() {
+            return;
+        }
+    }
+}
+
+/// Walks a JSON array element by element, so a cut file still yields its
+/// complete elements and one warning for the incomplete one.
+fn walk_array(text: &str, visit: &mut Visit<'_>) {
+    let b = text.as_bytes();
+    let mut i = 0usize;
+    let mut line = 1u64;
+    let skip_ws = |i: &mut usize, line: &mut u64, commas: bool| {
+        while *i < b.len() && (b[*i].is_ascii_whitespace() || (commas && b[*i] == b',')) {
+            if b[*i] == b'\n' {
+                *line += 1;
+            }
+            *i += 1;
+        }
+    };
+    skip_ws(&mut i, &mut line, false);
+    if b.get(i) != Some(&b'[') {
+        let _ = visit(line, i, Item::Bad("json", "not a JSON array".into()));
+        return;
+    }
+    i += 1;
+    loop {
+        skip_ws(&mut i, &mut line, true);
+        if i >= b.len() || b[i] == b']' {
+            // A missing ']' after complete elements loses nothing.
+            return;
+        }
+        let (start, start_line) = (i, line);
+        let mut depth = 0i64;
+        let mut in_str = false;
+        let mut complete = false;
+        while i < b.len() {
+            let c = b[i];
+            if c == b'\n' {
+                line += 1;
+            }
+            if in_str {
+                if c == b'\\' {
+                    i += 1;
+                } else if c == b'"' {
+                    in_str = false;
+                }
+            } else {
+                match c {
+                    b'"' => in_str = true,
+                    b'{' | b'[' => depth += 1,
+                    b'}' | b']' if depth == 0 => {
+                        complete = true;
+                        break;
+                    }
+                    b'}' | b']' => {
+                        depth -= 1;
+                        if depth <= 0 {
+                            i += 1;
+                            complete = depth == 0;
+                            break;
+                        }
+                    }
+                    b',' if depth == 0 => {
+                        complete = true;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        let end = i.min(b.len());
+        let elem = text.get(start..end).unwrap_or("");
+        let item = if !complete {
+            Item::Bad(
+                "json",
+                format!("truncated JSON: element starting at line {start_line} is incomplete"),
+            )
+        } else {
+            match serde_json::from_str::<Value>(elem) {
+                Ok(Value::Object(o)) => {
+                    let r = visit(
+                        start_line,
+                        start,
+                        Item::Rec(Rec::Json {
+                            main: &o,
+                            extra: None,
+                        }),
+                    );
+                    if r.is_break() {
+                        return;
+                    }
+                    continue;
+                }
+                Ok(_) => Item::Bad("json", "array element is not a JSON object".into()),
+                Err(e) => Item::Bad("json", json_reason(&e)),
+            }
+        };
+        if visit(start_line, start, item).is_break() || !complete {
+            return;
+        }
+    }
+}
+
+/// Walks CSV rows under the first row's headers; empty cells are absent.
+fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delim)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut headers: Option<Vec<String>> = None;
+    let mut row = csv::StringRecord::new();
+    loop {
+        match rdr.read_record(&mut row) {
+            Ok(false) => return,
+            Ok(true) => {
+                let (no, off) = row
+                    .position()
+                    .map_or((0, 0), |p| (p.line(), p.byte() as usize));
+                if row.iter().all(|f| f.trim().is_empty()) {
+                    continue;
+                }
+                let Some(h) = &headers else {
+                    headers = Some(row.iter().map(|f| f.trim().to_string()).collect());
+                    continue;
+                };
+                let pairs: Vec<(&str, Cow<'_, str>)> = h
+                    .iter()
+                    .zip(row.iter())
+                    .filter(|(_, v)| !v.trim().is_empty())
+                    .map(|(k, v)| (k.as_str(), Cow::Borrowed(v.trim())))
+                    .collect();
+                if visit(no, off, Item::Rec(Rec::Pairs(&pairs))).is_break() {
+                    return;
+                }
+            }
+            Err(e) => {
+                let no = e.position().map_or(0, |p| p.line());
+                if visit(no, 0, Item::Bad("csv", format!("unreadable CSV row: {e}"))).is_break() {
+                    return;
+                }
+                if matches!(e.kind(), csv::ErrorKind::Io(_)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn never(_: &str) -> bool {
+        false
+    }
+
+    fn count(text: &str) -> (Dialect, usize, Vec<String>) {
+        let c = detect(text, never);
+        let mut n = 0;
+        let mut bad = Vec::new();
+        walk(&c, text, &mut |line, _, item| {
+            match item {
+                Item::Rec(_) => n += 1,
+                Item::Bad(_, r) => bad.push(format!("{line}: {r}")),
+            }
+            ControlFlow::Continue(())
+        });
+        (c.dialect(), n, bad)
+    }
+
+    #[test]
+    fn detects_containers() {
+        assert_eq!(count("{\"a\":1}\n\n{\"a\":2}\n").0, Dialect::JsonLines);
+        assert_eq!(count("[{\"a\":1},\n{\"a\":2}]").1, 2);
+        assert_eq!(count("time=1 level=INFO msg=\"x y\"\n").0, Dialect::Logfmt);
+        assert_eq!(count("a,b\n1,2\n\n3,4\n"), (Dialect::Csv, 2, vec![]));
+        assert_eq!(count("   \n").0, Dialect::Unknown);
+        let es = r#"{"took":3,"hits":{"total":2,"hits":[{"_index":"x","_source":{"a":1}},{"_source":{"a":2}}]}}"#;
+        assert_eq!(count(es), (Dialect::Elasticsearch, 2, vec![]));
+        let es_pretty = "{\n \"hits\": {\"hits\": [\n {\"_source\": {\"a\": 1}}\n ]}\n}\n";
+        assert_eq!(count(es_pretty), (Dialect::Elasticsearch, 1, vec![]));
+        let loki = r#"{"status":"success","data":{"resultType":"streams","result":[{"stream":{"pod":"p1"},"values":[["1540289720000000000","{\"event\":\"acquired\"}"],["1540289721000000000","event=released k=v"]]}]}}"#;
+        assert_eq!(count(loki), (Dialect::Loki, 2, vec![]));
+        let logcli =
+            r#"{"labels":{"pod":"p"},"line":"{\"a\":1}","timestamp":"2018-10-23T10:15:20Z"}"#;
+        assert_eq!(count(logcli).0, Dialect::Loki);
+    }
+
+    #[test]
+    fn truncated_array_keeps_complete_elements() {
+        let (_, n, bad) = count("[\n{\"a\":1},\n{\"a\":\"x]}\"},\n{\"a\":3,\"b\":\"cut");
+        assert_eq!(n, 2);
+        assert_eq!(
+            bad,
+            vec!["4: truncated JSON: element starting at line 4 is incomplete"]
+        );
+    }
+
+    #[test]
+    fn bad_json_line_reason() {
+        let (_, n, bad) = count("{\"a\":1}\n{\"a\":\"unterminated\n{\"a\":2}\n");
+        assert_eq!(n, 2);
+        assert_eq!(
+            bad,
+            vec!["2: invalid JSON: EOF while parsing a string at column 18"]
+        );
+    }
+
+    #[test]
+    fn csv_quotes_and_crlf() {
+        let (d, n, bad) = count("时间,消息\r\n\"2023-01-01 00:00:00\",\"a, \"\"b\"\"\"\r\n");
+        assert_eq!((d, n, bad), (Dialect::Csv, 1, vec![]));
+    }
+}

@@ -1,0 +1,192 @@
+//! Turns a file's raw bytes into UTF-8 text: transparent gzip, BOM sniffing
+//! (UTF-8, UTF-16 LE/BE) and, for bytes that are not valid UTF-8, a guessed
+//! legacy encoding (GB18030 for Chinese console exports).
+
+use std::io::Read;
+
+use encoding_rs::{Encoding, GB18030, GBK, UTF_8, UTF_16BE, UTF_16LE};
+
+/// Text of one source, ready for dialect detection.
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    /// The whole text, UTF-8, without BOM.
+    pub text: String,
+    /// Encoding name for [`crate::model::SourceInfo::encoding`].
+    pub encoding: &'static str,
+    /// Lines whose bytes were invalid in the chosen encoding (replaced).
+    pub damaged_lines: u64,
+}
+
+/// Decompresses `raw` when it starts with the gzip magic bytes.
+///
+/// Returns (bytes, was gzip, error text when the stream was damaged: the
+/// bytes decompressed before the damage are kept).
+pub(crate) fn gunzip_if_needed(raw: Vec<u8>) -> (Vec<u8>, bool, Option<String>) {
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return (raw, false, None);
+    }
+    let mut out = Vec::with_capacity(raw.len().saturating_mul(4));
+    let mut dec = flate2::read::MultiGzDecoder::new(raw.as_slice());
+    let err = dec.read_to_end(&mut out).err().map(|e| e.to_string());
+    (out, true, err)
+}
+
+/// Decodes bytes to text.
+///
+/// Order: a BOM decides (UTF-8, UTF-16LE, UTF-16BE); valid UTF-8 is taken as
+/// is (no copy); otherwise each line that is valid UTF-8 stays UTF-8 and the
+/// other lines are decoded with the encoding `chardetng` guesses from them
+/// (GBK is read as its superset GB18030). The reported name is the guessed
+/// encoding when most non-ASCII lines needed it, else `UTF-8`.
+pub(crate) fn decode(mut bytes: Vec<u8>) -> Decoded {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        bytes.drain(..3);
+    } else if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        let enc = if bytes[0] == 0xFF { UTF_16LE } else { UTF_16BE };
+        let (text, had_errors) = enc.decode_with_bom_removal(&bytes);
+        return Decoded {
+            text: text.into_owned(),
+            encoding: enc.name(),
+            damaged_lines: u64::from(had_errors),
+        };
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Decoded {
+            text,
+            encoding: UTF_8.name(),
+            damaged_lines: 0,
+        },
+        Err(e) => decode_mixed(e.into_bytes()),
+    }
+}
+
+/// Per-line decoding for input that is not valid UTF-8 as a whole.
+fn decode_mixed(bytes: Vec<u8>) -> Decoded {
+    const SAMPLE_CAP: usize = 4 << 20;
+    let mut det = chardetng::EncodingDetector::new();
+    let mut fed = 0usize;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        if fed < SAMPLE_CAP && std::str::from_utf8(line).is_err() {
+            det.feed(line, false);
+            fed += line.len();
+        }
+    }
+    det.feed(&[], true);
+    let mut guess: &'static Encoding = det.guess(None, false);
+    if guess == GBK || guess == UTF_8 {
+        guess = GB18030;
+    }
+    let mut text = String::with_capacity(bytes.len() + bytes.len() / 2);
+    let (mut legacy_lines, mut utf8_non_ascii, mut damaged) = (0u64, 0u64, 0u64);
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        match std::str::from_utf8(line) {
+            Ok(s) => {
+                if !s.is_ascii() {
+                    utf8_non_ascii += 1;
+                }
+                text.push_str(s);
+            }
+            Err(_) => {
+                let (s, had_errors) = guess.decode_without_bom_handling(line);
+                legacy_lines += 1;
+                damaged += u64::from(had_errors);
+                text.push_str(&s);
+            }
+        }
+    }
+    let total_lines = bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty())
+        .count() as u64;
+    let multibyte = [
+        GB18030,
+        encoding_rs::BIG5,
+        encoding_rs::SHIFT_JIS,
+        encoding_rs::EUC_JP,
+        encoding_rs::EUC_KR,
+    ]
+    .contains(&guess);
+    // A few undecodable lines in an otherwise UTF-8 file are damage, not
+    // another encoding.
+    let mostly_legacy = legacy_lines * 2 >= total_lines || (multibyte && damaged == 0);
+    let encoding =
+        if legacy_lines > utf8_non_ascii && damaged * 2 < legacy_lines.max(1) && mostly_legacy {
+            guess.name()
+        } else {
+            UTF_8.name()
+        };
+    Decoded {
+        text,
+        encoding,
+        damaged_lines: damaged,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn utf8_with_and_without_bom() {
+        let d = decode(b"\xEF\xBB\xBFa,b\n".to_vec());
+        assert_eq!((d.text.as_str(), d.encoding), ("a,b\n", "UTF-8"));
+        let d = decode("时间\n".as_bytes().to_vec());
+        assert_eq!((d.text.as_str(), d.encoding), ("时间\n", "UTF-8"));
+    }
+
+    #[test]
+    fn utf16_boms() {
+        let mut le = vec![0xFF, 0xFE];
+        for u in "时间,a\n".encode_utf16() {
+            le.extend_from_slice(&u.to_le_bytes());
+        }
+        let d = decode(le);
+        assert_eq!((d.text.as_str(), d.encoding), ("时间,a\n", "UTF-16LE"));
+        let mut be = vec![0xFE, 0xFF];
+        for u in "ok\n".encode_utf16() {
+            be.extend_from_slice(&u.to_be_bytes());
+        }
+        let d = decode(be);
+        assert_eq!((d.text.as_str(), d.encoding), ("ok\n", "UTF-16BE"));
+    }
+
+    #[test]
+    fn gb18030_is_detected() {
+        let src = "时间,事件,锁键,持有者\r\n2023-05-20 14:30:00.000072,获取锁成功,lock:a,甲\r\n";
+        let (bytes, _, _) = GB18030.encode(src);
+        assert!(std::str::from_utf8(&bytes).is_err());
+        let d = decode(bytes.into_owned());
+        assert_eq!(d.encoding, "gb18030");
+        assert_eq!(d.text, src);
+    }
+
+    #[test]
+    fn garbage_lines_in_utf8_stay_utf8() {
+        let mut b = "{\"a\":\"时间\"}\n{\"b\":\"库存\"}\n{\"c\":\"扣减\"}\n"
+            .as_bytes()
+            .to_vec();
+        b.extend_from_slice(b"\xff\xfe\x00\x81garbage\n{\"d\":1}\n");
+        let d = decode(b);
+        assert_eq!(d.encoding, "UTF-8");
+        assert_eq!(d.text.lines().count(), 5);
+        assert!(d.text.starts_with("{\"a\":\"时间\"}"));
+    }
+
+    #[test]
+    fn gzip_is_transparent() {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(b"{\"ts\":1}\n").expect("write");
+        let gz = enc.finish().expect("finish");
+        let (bytes, was_gz, err) = gunzip_if_needed(gz.clone());
+        assert_eq!(
+            (bytes.as_slice(), was_gz, err),
+            (&b"{\"ts\":1}\n"[..], true, None)
+        );
+        let (bytes, was_gz, err) = gunzip_if_needed(gz[..gz.len() - 6].to_vec());
+        assert!(was_gz && err.is_some());
+        assert!(bytes.len() <= 9);
+        let (bytes, was_gz, _) = gunzip_if_needed(b"plain".to_vec());
+        assert_eq!((bytes.as_slice(), was_gz), (&b"plain"[..], false));
+    }
+}

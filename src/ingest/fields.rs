@@ -1,0 +1,701 @@
+//! Which field plays which role (time, lock key, holder, ...): synonym tables
+//! for English field names, meaning-based rules for Chinese headers, the
+//! per-file detection that picks one field per role, and the event-name
+//! vocabulary that maps a line's event onto an [`EventKind`].
+
+use std::collections::HashMap;
+
+use crate::model::EventKind;
+
+use super::mapping::Mapping;
+use super::record::Rec;
+
+/// What a field means to the importer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Role {
+    Time,
+    Key,
+    Holder,
+    Event,
+    Ttl,
+    Host,
+    Thread,
+    Product,
+    Quantity,
+    Stock,
+    StockBefore,
+    StockAfter,
+    OrderId,
+    UnitPrice,
+    Fencing,
+    Elapsed,
+    Deleted,
+    Message,
+}
+
+impl Role {
+    /// Every role, in the order they are listed in `SourceInfo::fields`.
+    pub const ALL: [Role; 18] = [
+        Role::Time,
+        Role::Key,
+        Role::Holder,
+        Role::Event,
+        Role::Ttl,
+        Role::Host,
+        Role::Thread,
+        Role::Product,
+        Role::Quantity,
+        Role::Stock,
+        Role::StockBefore,
+        Role::StockAfter,
+        Role::OrderId,
+        Role::UnitPrice,
+        Role::Fencing,
+        Role::Elapsed,
+        Role::Deleted,
+        Role::Message,
+    ];
+
+    /// The role's name in `SourceInfo::fields` and in mapping files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Time => "time",
+            Role::Key => "key",
+            Role::Holder => "holder",
+            Role::Event => "event",
+            Role::Ttl => "ttl",
+            Role::Host => "host",
+            Role::Thread => "thread",
+            Role::Product => "product",
+            Role::Quantity => "quantity",
+            Role::Stock => "stock",
+            Role::StockBefore => "stock_before",
+            Role::StockAfter => "stock_after",
+            Role::OrderId => "order_id",
+            Role::UnitPrice => "unit_price",
+            Role::Fencing => "fencing_token",
+            Role::Elapsed => "elapsed_ms",
+            Role::Deleted => "deleted",
+            Role::Message => "message",
+        }
+    }
+
+    /// Parses a mapping-file role name; `ttl_s` means a TTL in seconds.
+    pub fn from_mapping_name(s: &str) -> Option<(Role, Unit)> {
+        match s {
+            "ttl_ms" => Some((Role::Ttl, Unit::Ms)),
+            "ttl_s" => Some((Role::Ttl, Unit::S)),
+            "fencing" => Some((Role::Fencing, Unit::Ms)),
+            "elapsed" => Some((Role::Elapsed, Unit::Ms)),
+            _ => Role::ALL
+                .iter()
+                .copied()
+                .find(|r| r.name() == s)
+                .map(|r| (r, Unit::Ms)),
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Unit of a TTL field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Unit {
+    /// Milliseconds (also the default for unit-less names).
+    Ms,
+    /// Seconds: multiplied by 1000.
+    S,
+}
+
+/// Field-name normal form: lowercase, without `_`, `-`, `@` and spaces.
+pub(crate) fn normalize_key(k: &str) -> String {
+    k.chars()
+        .filter(|c| !matches!(c, '_' | '-' | '@' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+use Unit::{Ms, S};
+
+/// Synonyms per role in normal form, best first.
+fn synonyms(role: Role) -> &'static [(&'static str, Unit)] {
+    match role {
+        Role::Time => &[
+            ("ts", Ms),
+            ("time", Ms),
+            ("timestamp", Ms),
+            ("tsms", Ms),
+            ("created", Ms),
+            ("datetime", Ms),
+            ("date", Ms),
+            ("eventtime", Ms),
+            ("logtime", Ms),
+            ("asctime", Ms),
+            ("timems", Ms),
+            ("timestampms", Ms),
+            ("time.local", Ms),
+        ],
+        Role::Key => &[
+            ("key", Ms),
+            ("lockkey", Ms),
+            ("resource", Ms),
+            ("lock", Ms),
+            ("lockname", Ms),
+            ("lock.key", Ms),
+            ("lock.name", Ms),
+            ("lockid", Ms),
+            ("mutex", Ms),
+            ("mutexname", Ms),
+            ("resourcekey", Ms),
+        ],
+        Role::Holder => &[
+            ("owner", Ms),
+            ("holder", Ms),
+            ("token", Ms),
+            ("locktoken", Ms),
+            ("clientid", Ms),
+            ("lockowner", Ms),
+            ("lockholder", Ms),
+            ("ownerid", Ms),
+            ("holderid", Ms),
+            ("client", Ms),
+        ],
+        Role::Event => &[
+            ("event", Ms),
+            ("event.action", Ms),
+            ("action", Ms),
+            ("eventtype", Ms),
+            ("eventname", Ms),
+            ("type", Ms),
+            ("op", Ms),
+            ("operation", Ms),
+        ],
+        Role::Ttl => &[
+            ("ttlms", Ms),
+            ("leasems", Ms),
+            ("expirems", Ms),
+            ("expiryms", Ms),
+            ("leasetimems", Ms),
+            ("ttl", Ms),
+            ("leasetime", Ms),
+            ("px", Ms),
+            ("ttls", S),
+            ("ttlsec", S),
+            ("ttlseconds", S),
+            ("leases", S),
+            ("leasesec", S),
+            ("expires", S),
+            ("expiresec", S),
+            ("ex", S),
+            ("seconds", S),
+        ],
+        Role::Host => &[
+            ("host", Ms),
+            ("hostname", Ms),
+            ("host.name", Ms),
+            ("host.hostname", Ms),
+            ("tag:hostname", Ms),
+            ("pod", Ms),
+            ("podname", Ms),
+            ("kubernetes.pod.name", Ms),
+            ("server", Ms),
+            ("node", Ms),
+            ("instance", Ms),
+        ],
+        Role::Thread => &[
+            ("thread", Ms),
+            ("threadname", Ms),
+            ("thread.name", Ms),
+            ("process.thread.name", Ms),
+            ("tid", Ms),
+        ],
+        Role::Product => &[
+            ("sku", Ms),
+            ("product", Ms),
+            ("productid", Ms),
+            ("itemid", Ms),
+            ("skuid", Ms),
+            ("goodsid", Ms),
+            ("item", Ms),
+        ],
+        Role::Quantity => &[("quantity", Ms), ("qty", Ms), ("count", Ms)],
+        Role::Stock => &[
+            ("stock", Ms),
+            ("stocklevel", Ms),
+            ("inventory", Ms),
+            ("stockleft", Ms),
+        ],
+        Role::StockBefore => &[("stockbefore", Ms)],
+        Role::StockAfter => &[("stockafter", Ms)],
+        Role::OrderId => &[("orderid", Ms), ("orderno", Ms), ("ordernumber", Ms)],
+        Role::UnitPrice => &[("unitprice", Ms), ("price", Ms)],
+        Role::Fencing => &[("fencingtoken", Ms), ("fence", Ms), ("fencetoken", Ms)],
+        Role::Elapsed => &[("elapsedms", Ms)],
+        Role::Deleted => &[("deleted", Ms), ("delresult", Ms), ("result", Ms)],
+        Role::Message => &[("msg", Ms), ("message", Ms)],
+    }
+}
+
+/// Meaning-based rules for headers with Chinese (or other) words in them.
+/// Order matters: the more specific words come first.
+fn contains_rule(raw: &str) -> Option<(Role, Unit)> {
+    let has = |ws: &[&str]| ws.iter().any(|w| raw.contains(w));
+    let upper = raw.to_uppercase();
+    let unit = if has(&["毫秒"]) || upper.contains("MS") {
+        Ms
+    } else if has(&["秒"]) || upper.ends_with('S') || upper.contains("(S)") {
+        S
+    } else {
+        Ms
+    };
+    if has(&["扣减前库存"]) {
+        Some((Role::StockBefore, Ms))
+    } else if has(&["扣减后库存"]) {
+        Some((Role::StockAfter, Ms))
+    } else if has(&["过期", "租约"]) || upper.contains("TTL") {
+        Some((Role::Ttl, unit))
+    } else if has(&["耗时"]) {
+        Some((Role::Elapsed, Ms))
+    } else if has(&["时间"]) {
+        Some((Role::Time, Ms))
+    } else if has(&["持有者", "持有人"]) {
+        Some((Role::Holder, Ms))
+    } else if has(&["锁键", "锁名"]) {
+        Some((Role::Key, Ms))
+    } else if has(&["事件", "动作", "操作"]) {
+        Some((Role::Event, Ms))
+    } else if has(&["数量"]) {
+        Some((Role::Quantity, Ms))
+    } else if has(&["库存"]) {
+        Some((Role::Stock, Ms))
+    } else if has(&["订单"]) {
+        Some((Role::OrderId, Ms))
+    } else if has(&["单价"]) {
+        Some((Role::UnitPrice, Ms))
+    } else if has(&["商品"]) || upper == "SKU" {
+        Some((Role::Product, Ms))
+    } else if has(&["主机"]) {
+        Some((Role::Host, Ms))
+    } else if has(&["线程"]) {
+        Some((Role::Thread, Ms))
+    } else if has(&["消息"]) {
+        Some((Role::Message, Ms))
+    } else if has(&["锁"]) {
+        Some((Role::Key, Ms))
+    } else {
+        None
+    }
+}
+
+/// The roles a field name can play, as (role, rank, unit); lower rank is
+/// better. Exact synonyms of the whole dotted path rank first, then synonyms
+/// of its last segment, then the meaning-based rules for non-ASCII headers.
+pub(crate) fn roles_of(field: &str) -> Vec<(Role, u32, Unit)> {
+    let mut out = Vec::new();
+    let full = normalize_key(field);
+    let last = full.rsplit('.').next().unwrap_or(&full).to_string();
+    for role in Role::ALL {
+        let syn = synonyms(role);
+        if let Some((i, (_, u))) = syn.iter().enumerate().find(|(_, (s, _))| *s == full) {
+            out.push((role, i as u32, *u));
+        } else if last != full
+            && let Some((i, (_, u))) = syn.iter().enumerate().find(|(_, (s, _))| *s == last)
+        {
+            out.push((role, 100 + i as u32, *u));
+        }
+    }
+    if out.is_empty()
+        && !field.is_ascii()
+        && let Some((role, unit)) = contains_rule(field)
+    {
+        out.push((role, 200, unit));
+    }
+    out
+}
+
+/// The field chosen for a role.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Pick {
+    /// Field name / dotted path as it appears in the records.
+    pub field: String,
+    /// Unit (TTL only).
+    pub unit: Unit,
+}
+
+/// The fields chosen for one file.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Fields {
+    picks: [Option<Pick>; 18],
+    /// True when no event field exists and `msg`/`message` is read as the event.
+    pub event_from_message: bool,
+}
+
+impl Fields {
+    /// The field for `role`.
+    pub fn get(&self, role: Role) -> Option<&Pick> {
+        self.picks[role.index()].as_ref()
+    }
+
+    /// The event field (or the message field when there is no event field).
+    pub fn event(&self) -> Option<&Pick> {
+        if self.event_from_message {
+            self.get(Role::Message)
+        } else {
+            self.get(Role::Event)
+        }
+    }
+
+    /// (role, field) pairs for `SourceInfo::fields`.
+    pub fn listing(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for role in Role::ALL {
+            if let Some(p) = self.get(role) {
+                let name = match (role, p.unit) {
+                    (Role::Ttl, Unit::S) => "ttl_s".to_string(),
+                    _ => role.name().to_string(),
+                };
+                out.push((name, p.field.clone()));
+            }
+        }
+        if self.event_from_message
+            && let Some(p) = self.get(Role::Message)
+        {
+            out.push(("event".into(), p.field.clone()));
+        }
+        out
+    }
+}
+
+/// Counts candidate fields over the first records of a file.
+#[derive(Debug, Default)]
+pub(crate) struct Detector {
+    /// (role, field) -> (rank, unit, records seen with it)
+    cands: HashMap<(Role, String), (u32, Unit, u32)>,
+    /// Field name -> its roles (memo).
+    memo: HashMap<String, Vec<(Role, u32, Unit)>>,
+    /// Records observed.
+    pub records: u32,
+    /// True when SLS-style `__time__` / `__tag__:` fields were seen.
+    pub sls: bool,
+}
+
+impl Detector {
+    /// Records whose fields decide the roles found in them.
+    pub const WINDOW: u32 = 200;
+    /// Records scanned for roles still missing after the window.
+    pub const LATE_WINDOW: u32 = 20_000;
+
+    /// Adds one record's fields. After [`Detector::WINDOW`] records only
+    /// roles not yet seen are counted.
+    pub fn observe(&mut self, rec: &Rec<'_>) {
+        self.records += 1;
+        let late = self.records > Self::WINDOW;
+        let seen: Vec<Role> = if late {
+            self.cands.keys().map(|(r, _)| *r).collect()
+        } else {
+            Vec::new()
+        };
+        let Detector {
+            cands, memo, sls, ..
+        } = self;
+        rec.visit(&mut |k, _| {
+            if k == "__time__" || k.starts_with("__tag__:") {
+                *sls = true;
+            }
+            let roles = memo.entry(k.to_string()).or_insert_with(|| roles_of(k));
+            for &(role, rank, unit) in roles.iter() {
+                if late && seen.contains(&role) {
+                    continue;
+                }
+                cands
+                    .entry((role, k.to_string()))
+                    .or_insert((rank, unit, 0))
+                    .2 += 1;
+            }
+        });
+    }
+
+    /// True when scanning further cannot change anything useful.
+    pub fn done(&self) -> bool {
+        if self.records < Self::WINDOW {
+            return false;
+        }
+        if self.records >= Self::LATE_WINDOW {
+            return true;
+        }
+        Role::ALL
+            .iter()
+            .all(|r| self.cands.keys().any(|(role, _)| role == r))
+    }
+
+    /// Picks one field per role (lowest rank, then most frequent, then name;
+    /// a field serves one role only, in role order) and applies the mapping's
+    /// overrides. Returns the fields and notes for the user.
+    pub fn resolve(&self, mapping: Option<&Mapping>) -> (Fields, Vec<String>) {
+        let mut fields = Fields::default();
+        let mut notes = Vec::new();
+        let mut used: Vec<String> = Vec::new();
+        if let Some(m) = mapping {
+            for (role, unit, field) in m.field_roles() {
+                fields.picks[role.index()] = Some(Pick {
+                    field: field.to_string(),
+                    unit,
+                });
+                used.push(field.to_string());
+            }
+        }
+        for role in Role::ALL {
+            if fields.picks[role.index()].is_some() {
+                continue;
+            }
+            let mut c: Vec<(&String, &(u32, Unit, u32))> = self
+                .cands
+                .iter()
+                .filter(|((r, f), _)| *r == role && !used.contains(f))
+                .map(|((_, f), v)| (f, v))
+                .collect();
+            c.sort_by(|a, b| a.1.0.cmp(&b.1.0).then(b.1.2.cmp(&a.1.2)).then(a.0.cmp(b.0)));
+            if let Some((f, (_, unit, _))) = c.first() {
+                fields.picks[role.index()] = Some(Pick {
+                    field: (*f).clone(),
+                    unit: *unit,
+                });
+                used.push((*f).clone());
+                let core = matches!(
+                    role,
+                    Role::Time | Role::Key | Role::Holder | Role::Event | Role::Ttl | Role::Host
+                );
+                if core && c.len() > 1 {
+                    let others: Vec<String> =
+                        c[1..].iter().map(|(f, _)| format!("`{f}`")).collect();
+                    notes.push(format!(
+                        "{}: using `{}`; also present: {}",
+                        role.name(),
+                        f,
+                        others.join(", ")
+                    ));
+                }
+            }
+        }
+        if fields.get(Role::Event).is_none() && fields.get(Role::Message).is_some() {
+            fields.event_from_message = true;
+            notes.push("no event field: event names are read from the message".into());
+        }
+        (fields, notes)
+    }
+}
+
+/// Event-name normal form: lowercase, runs of `-`, `.`, space, `/`, `:`
+/// and `_` become one `_`, trimmed; a leading `+` is dropped.
+pub(crate) fn normalize_event(raw: &str, out: &mut String) {
+    out.clear();
+    let mut pending_sep = false;
+    for c in raw.trim().trim_start_matches('+').chars() {
+        if matches!(c, '-' | '.' | ' ' | '_' | '/' | ':' | '\t') {
+            pending_sep = !out.is_empty();
+        } else {
+            if pending_sep {
+                out.push('_');
+                pending_sep = false;
+            }
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// Built-in English vocabulary, on normalised names.
+fn english_kind(n: &str) -> Option<EventKind> {
+    use EventKind::*;
+    Some(match n {
+        "acquired" | "lock_acquired" | "acquire_ok" | "acquire_success" | "acquire_succeeded"
+        | "locked" | "lock_ok" | "lock_success" | "lock_obtained" | "obtained" | "got_lock"
+        | "lock_granted" | "granted" | "acquire_lock_ok" | "lock_acquire_ok" => Acquired,
+        "acquire_failed"
+        | "lock_busy"
+        | "acquire_timeout"
+        | "acquire_fail"
+        | "acquire_error"
+        | "lock_failed"
+        | "lock_timeout"
+        | "lock_not_acquired"
+        | "not_acquired"
+        | "busy"
+        | "could_not_obtain_lock"
+        | "lock_contended"
+        | "lock_acquire_failed" => AcquireFailed,
+        "renewed" | "renew" | "extended" | "extend" | "lock_extended" | "lock_renewed"
+        | "watchdog_renewed" | "watchdog_renew" | "watchdog_extended" | "renew_ok"
+        | "extend_ok" | "lease_renewed" | "lease_extended" => Renewed,
+        "released" | "unlocked" | "lock_released" | "release_ok" | "unlock_ok" | "release"
+        | "unlock" | "release_success" | "lock_release_ok" => Released,
+        "release_failed"
+        | "unlock_failed"
+        | "release_error"
+        | "unlock_error"
+        | "release_fail"
+        | "lock_not_owned"
+        | "not_owner"
+        | "lock_release_failed" => ReleaseFailed,
+        "lock_lost" | "lost_lock" | "lease_lost" | "lock_lost_detected" => LockLost,
+        "stock_initialized"
+        | "stock_initialised"
+        | "stock_init"
+        | "stock_set"
+        | "inventory_initialized" => StockInitialized,
+        "stock_read" | "stock_checked" | "stock_check" | "stock_get" | "stock_query"
+        | "stock_queried" | "inventory_read" | "inventory_checked" => StockRead,
+        "stock_deducted" | "stock_decremented" | "deducted" | "stock_decreased" | "decremented"
+        | "stock_reduced" | "stock_deduct" | "inventory_deducted" => StockDeducted,
+        "order_created" | "order_placed" | "order_create" | "order_saved" | "order_submitted" => {
+            OrderCreated
+        }
+        "write_rejected" | "fencing_rejected" | "rejected_write" | "stale_token_rejected" => {
+            WriteRejected
+        }
+        "failover" | "master_failover" | "failover_completed" | "failover_end"
+        | "switch_master" | "sentinel_failover" => Failover,
+        _ => return None,
+    })
+}
+
+/// Chinese vocabulary by containment; failure forms are checked first.
+fn chinese_kind(raw: &str) -> Option<EventKind> {
+    use EventKind::*;
+    let has = |ws: &[&str]| ws.iter().any(|w| raw.contains(w));
+    Some(if has(&["释放锁失败", "解锁失败"]) {
+        ReleaseFailed
+    } else if has(&["获取锁失败", "加锁失败"]) {
+        AcquireFailed
+    } else if has(&["获取锁成功", "加锁成功"]) {
+        Acquired
+    } else if has(&["续期", "续约"]) {
+        Renewed
+    } else if has(&["锁丢失"]) {
+        LockLost
+    } else if has(&["释放锁", "解锁"]) {
+        Released
+    } else if has(&["库存初始化"]) {
+        StockInitialized
+    } else if has(&["扣减库存", "库存扣减"]) {
+        StockDeducted
+    } else if has(&["读取库存", "查询库存"]) {
+        StockRead
+    } else if has(&["创建订单", "下单成功"]) {
+        OrderCreated
+    } else {
+        return None;
+    })
+}
+
+/// Maps an event name onto a kind: the mapping file's `[events]` first, then
+/// the built-in English names (case-insensitive, `-`/`.`/space/`_` alike),
+/// then Chinese names by containment. `buf` is scratch space.
+pub(crate) fn event_kind(
+    raw: &str,
+    mapping: Option<&Mapping>,
+    buf: &mut String,
+) -> Option<EventKind> {
+    normalize_event(raw, buf);
+    if let Some(m) = mapping
+        && let Some(k) = m.event_kind(buf)
+    {
+        return Some(k);
+    }
+    english_kind(buf).or_else(|| {
+        if raw.is_ascii() {
+            None
+        } else {
+            chinese_kind(raw)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(s: &str) -> Option<EventKind> {
+        event_kind(s, None, &mut String::new())
+    }
+
+    #[test]
+    fn english_event_names() {
+        assert_eq!(kind("acquired"), Some(EventKind::Acquired));
+        assert_eq!(kind("Lock Acquired"), Some(EventKind::Acquired));
+        assert_eq!(kind("lock-acquired"), Some(EventKind::Acquired));
+        assert_eq!(kind("LOCK.BUSY"), Some(EventKind::AcquireFailed));
+        assert_eq!(kind("watchdog_renewed"), Some(EventKind::Renewed));
+        assert_eq!(kind("unlocked"), Some(EventKind::Released));
+        assert_eq!(kind("unlock_failed"), Some(EventKind::ReleaseFailed));
+        assert_eq!(kind("lock_lost"), Some(EventKind::LockLost));
+        assert_eq!(kind("stock_init"), Some(EventKind::StockInitialized));
+        assert_eq!(kind("stock_checked"), Some(EventKind::StockRead));
+        assert_eq!(kind("stock_decremented"), Some(EventKind::StockDeducted));
+        assert_eq!(kind("order_placed"), Some(EventKind::OrderCreated));
+        assert_eq!(kind("fencing_rejected"), Some(EventKind::WriteRejected));
+        assert_eq!(kind("+switch-master"), Some(EventKind::Failover));
+        assert_eq!(
+            kind("Could not obtain lock"),
+            Some(EventKind::AcquireFailed)
+        );
+        assert_eq!(kind("acquire_attempt"), None);
+        assert_eq!(kind("sold_out"), None);
+    }
+
+    #[test]
+    fn chinese_event_names() {
+        assert_eq!(kind("获取锁成功"), Some(EventKind::Acquired));
+        assert_eq!(kind("加锁成功(重试)"), Some(EventKind::Acquired));
+        assert_eq!(kind("获取锁失败"), Some(EventKind::AcquireFailed));
+        assert_eq!(kind("锁续期"), Some(EventKind::Renewed));
+        assert_eq!(kind("释放锁"), Some(EventKind::Released));
+        assert_eq!(kind("释放锁失败"), Some(EventKind::ReleaseFailed));
+        assert_eq!(kind("解锁失败"), Some(EventKind::ReleaseFailed));
+        assert_eq!(kind("锁丢失"), Some(EventKind::LockLost));
+        assert_eq!(kind("库存初始化"), Some(EventKind::StockInitialized));
+        assert_eq!(kind("读取库存"), Some(EventKind::StockRead));
+        assert_eq!(kind("扣减库存"), Some(EventKind::StockDeducted));
+        assert_eq!(kind("创建订单"), Some(EventKind::OrderCreated));
+        assert_eq!(kind("页面解析"), None);
+    }
+
+    fn role(f: &str) -> Option<(Role, Unit)> {
+        let mut r = roles_of(f);
+        r.sort_by_key(|x| x.1);
+        r.first().map(|x| (x.0, x.2))
+    }
+
+    #[test]
+    fn header_roles() {
+        assert_eq!(role("时间"), Some((Role::Time, Ms)));
+        assert_eq!(role("锁键"), Some((Role::Key, Ms)));
+        assert_eq!(role("持有者"), Some((Role::Holder, Ms)));
+        assert_eq!(role("事件"), Some((Role::Event, Ms)));
+        assert_eq!(role("TTL(毫秒)"), Some((Role::Ttl, Ms)));
+        assert_eq!(role("过期时间(秒)"), Some((Role::Ttl, S)));
+        assert_eq!(role("扣减前库存"), Some((Role::StockBefore, Ms)));
+        assert_eq!(role("扣减后库存"), Some((Role::StockAfter, Ms)));
+        assert_eq!(role("库存"), Some((Role::Stock, Ms)));
+        assert_eq!(role("订单号"), Some((Role::OrderId, Ms)));
+        assert_eq!(role("单价"), Some((Role::UnitPrice, Ms)));
+        assert_eq!(role("商品"), Some((Role::Product, Ms)));
+        assert_eq!(role("主机"), Some((Role::Host, Ms)));
+        assert_eq!(role("线程"), Some((Role::Thread, Ms)));
+        assert_eq!(role("消息"), Some((Role::Message, Ms)));
+        assert_eq!(role("耗时"), Some((Role::Elapsed, Ms)));
+        assert_eq!(role("级别"), None);
+        assert_eq!(role("lockKey"), Some((Role::Key, Ms)));
+        assert_eq!(role("context.client_id"), Some((Role::Holder, Ms)));
+        assert_eq!(role("host.name"), Some((Role::Host, Ms)));
+        assert_eq!(role("HOSTNAME"), Some((Role::Host, Ms)));
+        assert_eq!(role("__tag__:__hostname__"), Some((Role::Host, Ms)));
+        assert_eq!(role("__time__"), Some((Role::Time, Ms)));
+        assert_eq!(role("@timestamp"), Some((Role::Time, Ms)));
+        assert_eq!(role("ttl_s"), Some((Role::Ttl, S)));
+        assert_eq!(role("slot_token"), None);
+        assert_eq!(role("lock_value"), None);
+        assert_eq!(role("stock_key"), None);
+    }
+}

@@ -1,0 +1,179 @@
+//! A team's own field and event names, given in a small TOML or JSON file,
+//! to override or extend automatic detection.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::Deserialize;
+
+use crate::model::EventKind;
+
+use super::fields::{Role, Unit, normalize_event};
+use super::{IngestError, TzSpec, parse_tz};
+
+/// Field and event-name overrides. Mapping beats detection.
+///
+/// TOML example (JSON with the same shape works too):
+///
+/// ```toml
+/// tz = "Asia/Shanghai"          # zone of times without an offset (a --tz option wins)
+///
+/// [fields]                      # role = field name (dotted paths for nested JSON)
+/// time = "log_time"
+/// key = "res"
+/// holder = "who"
+/// event = "what"
+/// ttl_s = "expire_after"        # or ttl / ttl_ms for milliseconds
+/// host = "node"
+///
+/// [events]                      # event name in the log = canonical kind
+/// "LOCK_OK" = "acquired"
+/// "LOCK_GONE" = "lock_lost"
+/// ```
+///
+/// Roles: `time`, `key`, `holder`, `event`, `ttl` (= `ttl_ms`), `ttl_s`,
+/// `host`, `thread`, `product`, `quantity`, `stock`, `stock_before`,
+/// `stock_after`, `order_id`, `unit_price`, `fencing_token`, `elapsed_ms`,
+/// `deleted`, `message`. Kinds: the snake_case names of
+/// [`EventKind`](crate::model::EventKind) (`acquired`, `acquire_failed`,
+/// `renewed`, `released`, `release_failed`, `lock_lost`, `stock_initialized`,
+/// `stock_read`, `stock_deducted`, `order_created`, `write_rejected`,
+/// `failover`, `activity`). Event names match case-insensitively with `-`,
+/// `.`, space and `_` treated alike.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Mapping {
+    /// Role name -> field name, as written in the file.
+    pub fields: BTreeMap<String, String>,
+    /// Normalised event name -> kind.
+    pub events: BTreeMap<String, EventKind>,
+    /// Zone for times without an offset.
+    pub tz: Option<TzSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMapping {
+    #[serde(default)]
+    fields: BTreeMap<String, String>,
+    #[serde(default)]
+    events: BTreeMap<String, String>,
+    tz: Option<String>,
+}
+
+impl Mapping {
+    /// Reads a mapping file (TOML, or JSON when the text starts with `{`).
+    ///
+    /// # Errors
+    /// [`IngestError::Io`] when the file cannot be read,
+    /// [`IngestError::BadMapping`] naming the file when it is invalid.
+    pub fn from_path(path: &Path) -> Result<Mapping, IngestError> {
+        let text = std::fs::read_to_string(path).map_err(|source| IngestError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        text.parse::<Mapping>().map_err(|e| match e {
+            IngestError::BadMapping { reason, .. } => IngestError::BadMapping {
+                source_name: path.display().to_string(),
+                reason,
+            },
+            other => other,
+        })
+    }
+
+    /// (role, unit, field) for every field override.
+    pub(crate) fn field_roles(&self) -> Vec<(Role, Unit, &str)> {
+        self.fields
+            .iter()
+            .filter_map(|(r, f)| Role::from_mapping_name(r).map(|(role, u)| (role, u, f.as_str())))
+            .collect()
+    }
+
+    /// The kind for an already normalised event name.
+    pub(crate) fn event_kind(&self, normalized: &str) -> Option<EventKind> {
+        self.events.get(normalized).copied()
+    }
+}
+
+impl FromStr for Mapping {
+    type Err = IngestError;
+
+    /// Parses TOML, or JSON when the text starts with `{`.
+    fn from_str(text: &str) -> Result<Mapping, IngestError> {
+        let bad = |reason: String| IngestError::BadMapping {
+            source_name: "mapping".into(),
+            reason,
+        };
+        let raw: RawMapping = if text.trim_start().starts_with('{') {
+            serde_json::from_str(text).map_err(|e| bad(e.to_string()))?
+        } else {
+            toml::from_str(text).map_err(|e| bad(e.to_string()))?
+        };
+        for role in raw.fields.keys() {
+            if Role::from_mapping_name(role).is_none() {
+                return Err(bad(format!("unknown role `{role}` in [fields]")));
+            }
+        }
+        let mut events = BTreeMap::new();
+        let mut norm = String::new();
+        for (name, kind) in &raw.events {
+            let k = EventKind::from_canonical(kind)
+                .ok_or_else(|| bad(format!("unknown event kind `{kind}` for `{name}`")))?;
+            normalize_event(name, &mut norm);
+            events.insert(norm.clone(), k);
+        }
+        let tz = match raw.tz {
+            Some(t) => Some(parse_tz(&t).map_err(|e| bad(e.to_string()))?),
+            None => None,
+        };
+        Ok(Mapping {
+            fields: raw.fields,
+            events,
+            tz,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_and_json_mappings() {
+        let m: Mapping = r#"
+tz = "+08:00"
+[fields]
+time = "log_time"
+holder = "who"
+ttl_s = "exp"
+[events]
+"LOCK_OK" = "acquired"
+"#
+        .parse()
+        .expect("toml");
+        assert_eq!(m.fields.get("holder").map(String::as_str), Some("who"));
+        assert_eq!(m.event_kind("lock_ok"), Some(EventKind::Acquired));
+        assert!(m.tz.is_some());
+        assert!(m.field_roles().contains(&(Role::Ttl, Unit::S, "exp")));
+        let j: Mapping = r#"{"fields":{"key":"res"},"events":{"Lock-Gone":"lock_lost"}}"#
+            .parse()
+            .expect("json");
+        assert_eq!(j.event_kind("lock_gone"), Some(EventKind::LockLost));
+    }
+
+    #[test]
+    fn bad_mappings_are_errors() {
+        for text in [
+            "[fields]\nwho = \"x\"",
+            "[events]\nX = \"grabbed\"",
+            "tz = \"Mars/Olympus\"",
+            "nonsense = 1",
+            "{not json",
+        ] {
+            assert!(
+                matches!(text.parse::<Mapping>(), Err(IngestError::BadMapping { .. })),
+                "{text}"
+            );
+        }
+    }
+}

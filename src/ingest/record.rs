@@ -1,0 +1,316 @@
+//! One log record as the dialect readers hand it to field extraction: a JSON
+//! object (plus optional outer fields such as Loki labels) or a list of
+//! `key=value` pairs (logfmt, CSV rows), with lookup by dotted path.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Number, Value};
+
+/// A scalar field value borrowed from a record.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Val<'a> {
+    /// Text (never empty).
+    Str(&'a str),
+    /// A JSON number.
+    Num(&'a Number),
+    /// A JSON boolean.
+    Bool(bool),
+    /// A PHP `DateTime` object (`{"date": .., "timezone_type": .., "timezone": ..}`).
+    Date { date: &'a str, tz: Option<&'a str> },
+}
+
+impl<'a> Val<'a> {
+    /// The value as text (numbers in their shortest decimal form).
+    pub fn text(&self) -> Cow<'a, str> {
+        match self {
+            Val::Str(s) => Cow::Borrowed(s),
+            Val::Num(n) => Cow::Owned(n.to_string()),
+            Val::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+            Val::Date { date, .. } => Cow::Borrowed(date),
+        }
+    }
+
+    /// The value as an integer (floats rounded; text parsed).
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Val::Num(n) => n.as_i64().or_else(|| n.as_f64().and_then(f64_to_i64)),
+            Val::Str(s) => {
+                let s = s.trim();
+                s.parse::<i64>()
+                    .ok()
+                    .or_else(|| s.parse::<f64>().ok().and_then(f64_to_i64))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value as a float (text parsed). Non-finite values are `None`.
+    pub fn as_f64(&self) -> Option<f64> {
+        let f = match self {
+            Val::Num(n) => n.as_f64(),
+            Val::Str(s) => s.trim().parse::<f64>().ok(),
+            _ => None,
+        }?;
+        f.is_finite().then_some(f)
+    }
+
+    /// The value as a boolean: `true`/`false`, 1/0, `yes`/`no`, `ok`.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Val::Bool(b) => Some(*b),
+            Val::Num(n) => match n.as_i64() {
+                Some(1) => Some(true),
+                Some(0) => Some(false),
+                _ => None,
+            },
+            Val::Str(s) => match s.trim().to_ascii_lowercase().as_str() {
+                "true" | "1" | "yes" | "ok" => Some(true),
+                "false" | "0" | "no" => Some(false),
+                _ => None,
+            },
+            Val::Date { .. } => None,
+        }
+    }
+}
+
+fn f64_to_i64(f: f64) -> Option<i64> {
+    (f.is_finite() && f.abs() < 9.0e18).then(|| f.round() as i64)
+}
+
+/// One record.
+#[derive(Debug)]
+pub(crate) enum Rec<'a> {
+    /// A JSON object, with fields looked up in `main` first, then `extra`
+    /// (Loki labels and timestamp).
+    Json {
+        main: &'a Map<String, Value>,
+        extra: Option<&'a Map<String, Value>>,
+    },
+    /// Ordered `key=value` pairs (logfmt line, CSV row under its header).
+    Pairs(&'a [(&'a str, Cow<'a, str>)]),
+}
+
+fn is_php_date(o: &Map<String, Value>) -> bool {
+    matches!(o.get("date"), Some(Value::String(_))) && o.contains_key("timezone")
+}
+
+fn to_val(v: &Value) -> Option<Val<'_>> {
+    match v {
+        Value::String(s) if !s.trim().is_empty() => Some(Val::Str(s)),
+        Value::Number(n) => Some(Val::Num(n)),
+        Value::Bool(b) => Some(Val::Bool(*b)),
+        Value::Object(o) if is_php_date(o) => match o.get("date") {
+            Some(Value::String(d)) => Some(Val::Date {
+                date: d,
+                tz: o.get("timezone").and_then(Value::as_str),
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Looks up `path` in `map`: the literal key first (`host.name` as one key),
+/// then nested objects split at each dot (`context.client_id`).
+fn get_path<'a>(map: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
+    if let Some(v) = map.get(path) {
+        return Some(v);
+    }
+    for (i, _) in path.match_indices('.') {
+        if let Some(Value::Object(sub)) = map.get(&path[..i])
+            && let Some(v) = get_path(sub, &path[i + 1..])
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
+impl<'a> Rec<'a> {
+    /// The non-empty scalar at `field`, if any.
+    pub fn get(&self, field: &str) -> Option<Val<'a>> {
+        match self {
+            Rec::Json { main, extra } => get_path(main, field)
+                .and_then(to_val)
+                .or_else(|| extra.and_then(|e| get_path(e, field)).and_then(to_val)),
+            Rec::Pairs(pairs) => pairs
+                .iter()
+                .find(|(k, _)| *k == field)
+                .map(|(_, v)| v.as_ref())
+                .filter(|v| !v.trim().is_empty())
+                .map(Val::Str),
+        }
+    }
+
+    /// Calls `f` with every scalar leaf as (dotted path, value). Nested objects
+    /// are flattened to dotted paths (depth <= 5); PHP `DateTime` objects are
+    /// leaves; arrays are skipped.
+    pub fn visit(&self, f: &mut dyn FnMut(&str, &Val<'_>)) {
+        match self {
+            Rec::Json { main, extra } => {
+                let mut prefix = String::new();
+                flatten(main, &mut prefix, 0, f);
+                if let Some(e) = extra {
+                    prefix.clear();
+                    flatten(e, &mut prefix, 0, f);
+                }
+            }
+            Rec::Pairs(pairs) => {
+                for (k, v) in pairs.iter() {
+                    if !v.trim().is_empty() {
+                        f(k, &Val::Str(v));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn flatten(
+    map: &Map<String, Value>,
+    prefix: &mut String,
+    depth: usize,
+    f: &mut dyn FnMut(&str, &Val<'_>),
+) {
+    let base = prefix.len();
+    for (k, v) in map {
+        prefix.truncate(base);
+        prefix.push_str(k);
+        match v {
+            Value::Object(o) if !is_php_date(o) => {
+                if depth < 5 {
+                    prefix.push('.');
+                    flatten(o, prefix, depth + 1, f);
+                }
+            }
+            _ => {
+                if let Some(val) = to_val(v) {
+                    f(prefix, &val);
+                }
+            }
+        }
+    }
+    prefix.truncate(base);
+}
+
+/// Parses one logfmt line into `(key, value)` pairs.
+///
+/// Values are bare (up to whitespace) or double-quoted with `\"`, `\\`, `\n`,
+/// `\t`, `\r` escapes; an unterminated quote runs to the end of the line. A key
+/// without `=` is ignored. Returns an empty list when nothing looks like
+/// `key=value`.
+pub(crate) fn parse_logfmt(line: &str) -> Vec<(&str, Cow<'_, str>)> {
+    let b = line.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let ks = i;
+        while i < b.len() && b[i] != b'=' && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let key = &line[ks..i];
+        if i >= b.len() || b[i] != b'=' || key.is_empty() {
+            continue;
+        }
+        i += 1; // '='
+        if i < b.len() && b[i] == b'"' {
+            i += 1;
+            let vs = i;
+            let mut owned: Option<String> = None;
+            let mut seg = vs;
+            while i < b.len() && b[i] != b'"' {
+                if b[i] == b'\\' && i + 1 < b.len() {
+                    let o = owned.get_or_insert_with(String::new);
+                    o.push_str(&line[seg..i]);
+                    let c = line[i + 1..].chars().next().unwrap_or('\\');
+                    o.push(match c {
+                        'n' => '\n',
+                        't' => '\t',
+                        'r' => '\r',
+                        c => c,
+                    });
+                    i += 1 + c.len_utf8();
+                    seg = i;
+                } else {
+                    i += 1;
+                }
+            }
+            let end = i.min(b.len());
+            let val = match owned {
+                Some(mut o) => {
+                    o.push_str(&line[seg..end]);
+                    Cow::Owned(o)
+                }
+                None => Cow::Borrowed(&line[vs..end]),
+            };
+            out.push((key, val));
+            i = end + 1;
+        } else {
+            let vs = i;
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            out.push((key, Cow::Borrowed(&line[vs..i])));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logfmt_quotes_and_escapes() {
+        let p = parse_logfmt(
+            r#"time=2022-03-14T09:59:50.000Z level=INFO msg="lock acquired" token="q5c==" err="say \"hi\"\n" flag k= "#,
+        );
+        let got: Vec<(&str, &str)> = p.iter().map(|(k, v)| (*k, v.as_ref())).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("time", "2022-03-14T09:59:50.000Z"),
+                ("level", "INFO"),
+                ("msg", "lock acquired"),
+                ("token", "q5c=="),
+                ("err", "say \"hi\"\n"),
+                ("k", ""),
+            ]
+        );
+        assert!(parse_logfmt("just some words").is_empty());
+        assert_eq!(parse_logfmt("a=\"unterminated value").len(), 1);
+        assert_eq!(parse_logfmt("a=\"x\\").len(), 1);
+        assert_eq!(parse_logfmt("a=\"\\é\"")[0].1, "é");
+    }
+
+    #[test]
+    fn json_paths_literal_and_nested() {
+        let v: Value = serde_json::from_str(
+            r#"{"host.name":"vm","context":{"client_id":"w-a","n":3},"datetime":{"date":"2018-10-23 10:15:20.000000","timezone_type":3,"timezone":"UTC"},"extra":[]}"#,
+        )
+        .expect("json");
+        let m = v.as_object().expect("object");
+        let r = Rec::Json {
+            main: m,
+            extra: None,
+        };
+        assert_eq!(r.get("host.name"), Some(Val::Str("vm")));
+        assert_eq!(r.get("context.client_id"), Some(Val::Str("w-a")));
+        assert!(matches!(
+            r.get("datetime"),
+            Some(Val::Date {
+                tz: Some("UTC"),
+                ..
+            })
+        ));
+        let mut keys = Vec::new();
+        r.visit(&mut |k, _| keys.push(k.to_string()));
+        assert_eq!(
+            keys,
+            vec!["context.client_id", "context.n", "datetime", "host.name"]
+        );
+    }
+}

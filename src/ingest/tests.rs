@@ -1,0 +1,153 @@
+//! Tests of the whole ingest path over small in-memory inputs.
+
+use super::*;
+use crate::model::EventKind;
+
+fn load(text: &[u8], opts: &IngestOptions) -> LoadedLog {
+    let mut b = LogBuilder::new();
+    read_source("mem", text, opts, &mut b, &Progress::default()).expect("reads");
+    b.finish()
+}
+
+fn kinds(log: &LoadedLog) -> Vec<EventKind> {
+    log.events.iter().map(|e| e.kind).collect()
+}
+
+#[test]
+fn parse_tz_forms() {
+    assert_eq!(
+        parse_tz("+08:00").map(|t| t.offset_at(0)).ok(),
+        Some(28_800)
+    );
+    assert_eq!(parse_tz("+0530").map(|t| t.offset_at(0)).ok(), Some(19_800));
+    assert_eq!(parse_tz("-05").map(|t| t.offset_at(0)).ok(), Some(-18_000));
+    assert_eq!(parse_tz("UTC").map(|t| t.offset_at(0)).ok(), Some(0));
+    assert_eq!(parse_tz("UTC+8").map(|t| t.offset_at(0)).ok(), Some(28_800));
+    assert_eq!(
+        parse_tz("Asia/Shanghai").map(|t| t.offset_at(0)).ok(),
+        Some(28_800)
+    );
+    assert!(matches!(parse_tz("Mars/Base"), Err(IngestError::BadTz(_))));
+    assert!(matches!(parse_tz("+25:00"), Err(IngestError::BadTz(_))));
+}
+
+#[test]
+fn logfmt_with_message_fallback_and_activity() {
+    let text = b"time=2022-03-14T09:59:50.000Z msg=\"lock acquired\" lock=k owner=a ttl_s=5\n\
+time=2022-03-14T09:59:51.000Z msg=\"page parsed\" lock=k owner=a\n\
+time=2022-03-14T09:59:52.000Z msg=\"gc\"\n\
+time=2022-03-14T09:59:53.000Z msg=\"lock released\" lock=k owner=a deleted=1 elapsed_ms=3\n";
+    let log = load(text, &IngestOptions::default());
+    assert_eq!(
+        kinds(&log),
+        vec![
+            EventKind::Acquired,
+            EventKind::Activity,
+            EventKind::Released
+        ]
+    );
+    assert_eq!(log.events[0].ttl_ms, Some(5000));
+    assert_eq!(log.events[2].detail().deleted, Some(true));
+    assert_eq!(log.events[2].detail().elapsed_ms, Some(3.0));
+    let s = &log.sources[0];
+    assert_eq!((s.lines_read, s.events_loaded, s.lines_skipped), (4, 3, 1));
+    assert!(s.fields.contains(&("event".into(), "msg".into())));
+}
+
+#[test]
+fn mapping_beats_detection() {
+    let mapping: Mapping = "[fields]\ntime = \"log_time\"\nkey = \"res\"\nholder = \"who\"\nevent = \"what\"\nttl_s = \"exp\"\n[events]\nLOCK_OK = \"acquired\"\n"
+        .parse()
+        .expect("mapping");
+    let opts = IngestOptions {
+        mapping: Some(mapping),
+        ..IngestOptions::default()
+    };
+    let text = br#"{"log_time":"2024-01-01 00:00:00","res":"r1","who":"w1","owner":"not-me","what":"LOCK_OK","exp":3}"#;
+    let log = load(text, &opts);
+    assert_eq!(kinds(&log), vec![EventKind::Acquired]);
+    let e = &log.events[0];
+    assert_eq!(log.strings.get_or_empty(e.holder), "w1");
+    assert_eq!(e.ttl_ms, Some(3000));
+    assert!(log.sources[0].notes.iter().any(|n| n.contains("UTC")));
+}
+
+#[test]
+fn sls_json_and_csv() {
+    let text = br#"{"__time__":"1725192000","__tag__:__hostname__":"h1","__source__":"10.0.0.1","event":"acquired","key":"k","owner":"o"}"#;
+    let log = load(text, &IngestOptions::default());
+    assert_eq!(log.sources[0].dialect, crate::model::Dialect::SlsJson);
+    assert_eq!(log.events[0].at_ns, 1_725_192_000_000_000_000);
+    assert_eq!(log.strings.get_or_empty(log.events[0].host), "h1");
+    let csv = "__time__,__tag__:__hostname__,event,key,owner,msg\n1725192001,h2,released,k,o,\"done, ok\"\n1725192000,h2,acquired,k,o,\n";
+    let log = load(csv.as_bytes(), &IngestOptions::default());
+    assert_eq!(log.sources[0].dialect, crate::model::Dialect::Csv);
+    assert_eq!(kinds(&log), vec![EventKind::Acquired, EventKind::Released]);
+    assert_eq!(
+        log.strings.get_or_empty(log.events[1].detail().message),
+        "done, ok"
+    );
+}
+
+#[test]
+fn elasticsearch_export_with_ecs_fields() {
+    let text = br#"{"took":1,"hits":{"hits":[{"_source":{"@timestamp":"2026-11-29T08:11:49.452Z","event":{"action":"lock_acquired"},"lock":{"key":"k","owner":"o"},"host":{"name":"vm"}}}]}}"#;
+    let log = load(text, &IngestOptions::default());
+    assert_eq!(log.sources[0].dialect, crate::model::Dialect::Elasticsearch);
+    assert_eq!(kinds(&log), vec![EventKind::Acquired]);
+    let e = &log.events[0];
+    assert_eq!(log.strings.get_or_empty(e.key), "k");
+    assert_eq!(log.strings.get_or_empty(e.holder), "o");
+    assert_eq!(log.strings.get_or_empty(e.host), "vm");
+}
+
+#[test]
+fn utf16_csv_with_chinese_headers() {
+    let csv = "时间,事件,锁键,持有者,过期(秒)\r\n2024-01-01 08:00:00,加锁成功,k,甲,5\r\n";
+    let mut bytes = vec![0xFF, 0xFE];
+    for u in csv.encode_utf16() {
+        bytes.extend_from_slice(&u.to_le_bytes());
+    }
+    let opts = IngestOptions {
+        tz: parse_tz("+08:00").ok(),
+        ..IngestOptions::default()
+    };
+    let log = load(&bytes, &opts);
+    assert_eq!(log.sources[0].encoding, "UTF-16LE");
+    assert_eq!(kinds(&log), vec![EventKind::Acquired]);
+    assert_eq!(log.events[0].ttl_ms, Some(5000));
+    assert_eq!(log.events[0].at_ns, 1_704_067_200_000_000_000);
+}
+
+#[test]
+fn nothing_panics_on_odd_input() {
+    let odd: [&[u8]; 9] = [
+        b"{\"ts\":1e400,\"event\":\"acquired\"}",
+        b"{\"ts\":\"9999-12-31T23:59:59Z\",\"event\":\"acquired\"}",
+        b"{\"ts\":-99999999999999999999,\"event\":\"acquired\"}",
+        b"[1,2,\"x\",{\"ts\":1}]",
+        b"[[[[",
+        b"\x1f\x8b\x08garbage",
+        b"a=\"\\",
+        b"\xff\xfe\x00",
+        b"{}\n[]\nnull\n",
+    ];
+    for t in odd {
+        let mut b = LogBuilder::new();
+        read_source(
+            "odd",
+            t,
+            &IngestOptions::default(),
+            &mut b,
+            &Progress::default(),
+        )
+        .expect("no error");
+        let log = b.finish();
+        for s in &log.sources {
+            assert_eq!(
+                s.lines_read,
+                s.events_loaded + s.lines_skipped + s.lines_warned
+            );
+        }
+    }
+}

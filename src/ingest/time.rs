@@ -1,0 +1,435 @@
+//! Timestamp parsing for every dialect: RFC 3339 / ISO-8601 with any offset,
+//! naive local times read in a chosen zone, and epoch numbers in s, ms, µs or
+//! ns told apart by magnitude. Results are `i64` nanoseconds since the Unix
+//! epoch, UTC; nothing here panics on any input (all arithmetic is checked).
+
+use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone};
+
+use super::TzSpec;
+
+/// Why a time value could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TimeError {
+    /// Neither an epoch number nor an ISO-8601 date-time.
+    #[error("not a recognised time format")]
+    Unrecognised,
+    /// Parsed, but outside what `i64` nanoseconds can hold (1677..2262).
+    #[error("time out of range")]
+    OutOfRange,
+    /// A local time that the zone skips (daylight-saving gap).
+    #[error("local time does not exist in the zone")]
+    NonexistentLocal,
+}
+
+/// How a parsed time was anchored to UTC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TimeOrigin {
+    /// The text carried an explicit offset (seconds east of UTC).
+    Explicit(i32),
+    /// No offset in the text: read in the `tz` option (or UTC), at this offset.
+    Naive(i32),
+    /// An epoch number.
+    Epoch,
+}
+
+/// Parses one time value.
+///
+/// Accepts `2023-05-20T14:30:12.00136+08:00`, `2025-03-03 10:20:00Z`,
+/// `...+0800`, 0 to 9 fractional digits (more are truncated), `Z`/`UTC`/`GMT`
+/// suffixes, naive times (read in `tz`, UTC when `None`), and epoch numbers as
+/// text (`1725192000000`, `1557817200.000031`, `1.7e9`): integer part below
+/// 1e11 is seconds, below 1e14 ms, below 1e17 µs, else ns.
+///
+/// Returns (ns since the epoch UTC, the explicit UTC offset in seconds when the
+/// text had one).
+///
+/// # Errors
+/// [`TimeError`] for unrecognised text, out-of-range values and local times
+/// skipped by a daylight-saving change.
+pub fn parse_time(value: &str, tz: Option<&TzSpec>) -> Result<(i64, Option<i32>), TimeError> {
+    let (ns, origin) = parse_time_detail(value, tz)?;
+    let off = match origin {
+        TimeOrigin::Explicit(o) => Some(o),
+        _ => None,
+    };
+    Ok((ns, off))
+}
+
+/// Like [`parse_time`], also telling how the value was anchored.
+pub(crate) fn parse_time_detail(
+    value: &str,
+    tz: Option<&TzSpec>,
+) -> Result<(i64, TimeOrigin), TimeError> {
+    let s = value.trim();
+    if s.is_empty() {
+        return Err(TimeError::Unrecognised);
+    }
+    if let Some(dec) = Decimal::parse(s) {
+        return epoch_ns(&dec).map(|ns| (ns, TimeOrigin::Epoch));
+    }
+    parse_iso(s, tz)
+}
+
+/// A decimal number split into sign, integer digits and fraction digits.
+struct Decimal {
+    negative: bool,
+    int: String,
+    frac: String,
+}
+
+impl Decimal {
+    /// Parses `[+-]digits[.digits][e[+-]digits]`; `None` when not a number.
+    fn parse(s: &str) -> Option<Decimal> {
+        let (negative, rest) = match s.as_bytes().first()? {
+            b'-' => (true, &s[1..]),
+            b'+' => (false, &s[1..]),
+            _ => (false, s),
+        };
+        let (mant, exp) = match rest.find(['e', 'E']) {
+            Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+            None => (rest, None),
+        };
+        let (ip, fp) = match mant.find('.') {
+            Some(i) => (&mant[..i], &mant[i + 1..]),
+            None => (mant, ""),
+        };
+        if ip.is_empty() && fp.is_empty() {
+            return None;
+        }
+        if !ip.bytes().all(|b| b.is_ascii_digit()) || !fp.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let mut digits: String = format!("{ip}{fp}");
+        let mut point = ip.len() as i64;
+        if let Some(e) = exp {
+            let e: i64 = e.parse().ok()?;
+            if e.abs() > 40 {
+                // Far beyond any time; keep it recognisable as out of range.
+                return Some(Decimal {
+                    negative,
+                    int: if e > 0 { "9".repeat(41) } else { "0".into() },
+                    frac: String::new(),
+                });
+            }
+            point += e;
+        }
+        if point < 0 {
+            digits = format!("{}{}", "0".repeat(point.unsigned_abs() as usize), digits);
+            point = 0;
+        }
+        let point = point as usize;
+        while digits.len() < point {
+            digits.push('0');
+        }
+        let (int, frac) = digits.split_at(point);
+        let int = int.trim_start_matches('0');
+        Some(Decimal {
+            negative,
+            int: int.to_string(),
+            frac: frac.to_string(),
+        })
+    }
+}
+
+/// Epoch number to ns, unit chosen by the magnitude of the integer part.
+fn epoch_ns(d: &Decimal) -> Result<i64, TimeError> {
+    if d.int.len() > 30 {
+        return Err(TimeError::OutOfRange);
+    }
+    let int: i128 = if d.int.is_empty() {
+        0
+    } else {
+        d.int.parse().map_err(|_| TimeError::OutOfRange)?
+    };
+    let (scale, frac_digits): (i128, usize) = if int < 100_000_000_000 {
+        (1_000_000_000, 9)
+    } else if int < 100_000_000_000_000 {
+        (1_000_000, 6)
+    } else if int < 100_000_000_000_000_000 {
+        (1_000, 3)
+    } else {
+        (1, 0)
+    };
+    let mut frac: i128 = 0;
+    for i in 0..frac_digits {
+        let digit = d.frac.as_bytes().get(i).map_or(0, |b| i128::from(b - b'0'));
+        frac = frac * 10 + digit;
+    }
+    let total = int
+        .checked_mul(scale)
+        .and_then(|v| v.checked_add(frac))
+        .ok_or(TimeError::OutOfRange)?;
+    let total = if d.negative { -total } else { total };
+    i64::try_from(total).map_err(|_| TimeError::OutOfRange)
+}
+
+/// A small cursor over ASCII bytes.
+struct Cur<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl Cur<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+    /// Reads 1..=max digits; returns (value, count).
+    fn digits(&mut self, max: usize) -> Option<(u32, usize)> {
+        let start = self.i;
+        let mut v: u32 = 0;
+        while self.i - start < max {
+            match self.peek() {
+                Some(c) if c.is_ascii_digit() => {
+                    v = v * 10 + u32::from(c - b'0');
+                    self.i += 1;
+                }
+                _ => break,
+            }
+        }
+        let n = self.i - start;
+        (n > 0).then_some((v, n))
+    }
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+    fn skip_spaces(&mut self) {
+        while self.peek() == Some(b' ') {
+            self.i += 1;
+        }
+    }
+    fn rest(&self) -> &[u8] {
+        self.b.get(self.i..).unwrap_or(&[])
+    }
+}
+
+/// Parses an ISO-8601-like date-time.
+fn parse_iso(s: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), TimeError> {
+    let mut c = Cur {
+        b: s.as_bytes(),
+        i: 0,
+    };
+    let bad = TimeError::Unrecognised;
+    let (year, n) = c.digits(4).ok_or(bad.clone())?;
+    if n != 4 {
+        return Err(bad);
+    }
+    let sep = c.peek().ok_or(bad.clone())?;
+    if sep != b'-' && sep != b'/' {
+        return Err(bad);
+    }
+    c.i += 1;
+    let (month, _) = c.digits(2).ok_or(bad.clone())?;
+    if !c.eat(sep) {
+        return Err(bad);
+    }
+    let (day, _) = c.digits(2).ok_or(bad.clone())?;
+    let (mut h, mut mi, mut sec, mut nanos) = (0, 0, 0, 0);
+    if matches!(c.peek(), Some(b'T' | b't' | b' ')) {
+        let save = c.i;
+        c.i += 1;
+        c.skip_spaces();
+        if let Some((hh, _)) = c.digits(2) {
+            h = hh;
+            if !c.eat(b':') {
+                return Err(bad);
+            }
+            mi = c.digits(2).ok_or(bad.clone())?.0;
+            if c.eat(b':') {
+                sec = c.digits(2).ok_or(bad.clone())?.0;
+                if c.eat(b'.') || c.eat(b',') {
+                    let start = c.i;
+                    while matches!(c.peek(), Some(d) if d.is_ascii_digit()) {
+                        c.i += 1;
+                    }
+                    let frac = &c.b[start..c.i];
+                    if frac.is_empty() {
+                        return Err(bad);
+                    }
+                    for k in 0..9 {
+                        nanos = nanos * 10 + frac.get(k).map_or(0, |d| u32::from(d - b'0'));
+                    }
+                }
+            }
+        } else {
+            c.i = save;
+        }
+    }
+    c.skip_spaces();
+    let offset = parse_offset(c.rest())?;
+    let date = NaiveDate::from_ymd_opt(year as i32, month, day).ok_or(bad.clone())?;
+    let time = NaiveTime::from_hms_nano_opt(h, mi, sec, nanos).ok_or(bad)?;
+    let naive = NaiveDateTime::new(date, time);
+    let utc_ns = naive
+        .and_utc()
+        .timestamp_nanos_opt()
+        .ok_or(TimeError::OutOfRange)?;
+    match offset {
+        Some(off) => {
+            let ns = utc_ns
+                .checked_sub(i64::from(off) * 1_000_000_000)
+                .ok_or(TimeError::OutOfRange)?;
+            Ok((ns, TimeOrigin::Explicit(off)))
+        }
+        None => {
+            let (ns, off) = local_to_utc(naive, utc_ns, tz)?;
+            Ok((ns, TimeOrigin::Naive(off)))
+        }
+    }
+}
+
+/// Reads a naive date-time in `tz` (UTC when `None`).
+fn local_to_utc(
+    naive: NaiveDateTime,
+    naive_as_utc_ns: i64,
+    tz: Option<&TzSpec>,
+) -> Result<(i64, i32), TimeError> {
+    let off = match tz {
+        None => 0,
+        Some(TzSpec::Fixed(f)) => f.local_minus_utc(),
+        Some(TzSpec::Named(z)) => {
+            let dt = z
+                .from_local_datetime(&naive)
+                .earliest()
+                .ok_or(TimeError::NonexistentLocal)?;
+            dt.offset().fix().local_minus_utc()
+        }
+    };
+    let ns = naive_as_utc_ns
+        .checked_sub(i64::from(off) * 1_000_000_000)
+        .ok_or(TimeError::OutOfRange)?;
+    Ok((ns, off))
+}
+
+/// Parses what follows the time: nothing, `Z`, `UTC`, `GMT`, `+08:00`,
+/// `+0800`, `+08`. `Ok(None)` when there is no offset.
+fn parse_offset(rest: &[u8]) -> Result<Option<i32>, TimeError> {
+    let bad = TimeError::Unrecognised;
+    match rest {
+        [] => Ok(None),
+        b"Z" | b"z" | b"UTC" | b"GMT" => Ok(Some(0)),
+        [sign @ (b'+' | b'-'), tail @ ..] => {
+            let mut c = Cur { b: tail, i: 0 };
+            let (h, n) = c.digits(2).ok_or(bad.clone())?;
+            if n != 2 {
+                return Err(bad);
+            }
+            let m = if c.eat(b':') || c.peek().is_some() {
+                let (m, n) = c.digits(2).ok_or(bad.clone())?;
+                if n != 2 {
+                    return Err(bad);
+                }
+                m
+            } else {
+                0
+            };
+            if !c.rest().is_empty() || h > 23 || m > 59 {
+                return Err(bad);
+            }
+            let off = (h * 3600 + m * 60) as i32;
+            Ok(Some(if *sign == b'-' { -off } else { off }))
+        }
+        _ => Err(bad),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::FixedOffset;
+
+    fn ns(s: &str) -> i64 {
+        parse_time(s, None).expect("parses").0
+    }
+
+    const T0: i64 = 1_684_564_212_001_360_000; // 2023-05-20T06:30:12.00136Z
+
+    #[test]
+    fn rfc3339_offsets_and_fractions() {
+        assert_eq!(
+            parse_time("2023-05-20T14:30:12.00136+08:00", None),
+            Ok((T0, Some(8 * 3600)))
+        );
+        assert_eq!(ns("2023-05-20T06:30:12.00136Z"), T0);
+        assert_eq!(ns("2023-05-20 14:30:12.001360+0800"), T0);
+        assert_eq!(ns("2023-05-20T14:30:12.001360000+08"), T0);
+        assert_eq!(ns("2023-05-20T06:30:12.0013600009Z"), T0); // 10 digits truncated
+        assert_eq!(
+            parse_time("2023-05-20T01:30:12-05:00", None).map(|r| r.1),
+            Ok(Some(-5 * 3600))
+        );
+        assert_eq!(ns("2023-05-20T06:30:12Z"), T0 - 1_360_000);
+        assert_eq!(ns("2023-05-20T06:30:12,5Z"), T0 - 1_360_000 + 500_000_000);
+        assert_eq!(ns("2023-05-20 06:30:12 UTC"), T0 - 1_360_000);
+    }
+
+    #[test]
+    fn naive_times_use_tz() {
+        let plus8 = TzSpec::Fixed(FixedOffset::east_opt(8 * 3600).expect("offset"));
+        assert_eq!(
+            parse_time("2023-05-20 14:30:12.001360", Some(&plus8)),
+            Ok((T0, None))
+        );
+        let sh = TzSpec::Named(chrono_tz::Asia::Shanghai);
+        assert_eq!(
+            parse_time("2023-05-20 14:30:12.00136", Some(&sh)),
+            Ok((T0, None))
+        );
+        assert_eq!(ns("2023-05-20 06:30:12.00136"), T0);
+        assert_eq!(
+            parse_time_detail("2023-05-20 14:30:12.00136", Some(&sh)).map(|r| r.1),
+            Ok(TimeOrigin::Naive(8 * 3600))
+        );
+        // 02:30 does not exist in New York on 2024-03-10.
+        let ny = TzSpec::Named(chrono_tz::America::New_York);
+        assert_eq!(
+            parse_time("2024-03-10 02:30:00", Some(&ny)),
+            Err(TimeError::NonexistentLocal)
+        );
+    }
+
+    #[test]
+    fn epoch_magnitudes() {
+        assert_eq!(ns("1725192000"), 1_725_192_000_000_000_000);
+        assert_eq!(ns("1725192000000"), 1_725_192_000_000_000_000);
+        assert_eq!(ns("1725192000000000"), 1_725_192_000_000_000_000);
+        assert_eq!(ns("1725192000000000000"), 1_725_192_000_000_000_000);
+        assert_eq!(ns("1557817200.000031"), 1_557_817_200_000_031_000);
+        assert_eq!(ns("1725192000123.5"), 1_725_192_000_123_500_000);
+        assert_eq!(ns("1.725192e9"), 1_725_192_000_000_000_000);
+        assert_eq!(ns("0"), 0);
+    }
+
+    #[test]
+    fn absurd_values_are_errors_not_panics() {
+        assert_eq!(parse_time("1e400", None), Err(TimeError::OutOfRange));
+        assert_eq!(
+            parse_time("99999999999999999999999999", None),
+            Err(TimeError::OutOfRange)
+        );
+        assert_eq!(
+            parse_time("9999-12-31T23:59:59Z", None),
+            Err(TimeError::OutOfRange)
+        );
+        for s in [
+            "NaN",
+            "yesterday",
+            "",
+            "2023-13-01T00:00:00Z",
+            "2023-05-20T25:00:00Z",
+            "2023-05-20T10:00:00+99:00",
+            "2023-05-20T10:00:00 nonsense",
+            "--1",
+            ".",
+            "1e",
+            "2023-05-20T",
+        ] {
+            assert!(parse_time(s, None).is_err(), "{s}");
+        }
+        assert!(parse_time("2023-05-20", None).is_ok());
+    }
+}
