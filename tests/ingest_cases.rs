@@ -536,3 +536,39 @@ fn progress_and_cancel() {
         Err(lockreplay::ingest::IngestError::Cancelled)
     ));
 }
+
+/// Throughput check on a generated 500k-line JSONL file (run with
+/// `cargo test --release --no-default-features --test ingest_cases -- --ignored`).
+#[test]
+#[ignore = "slow in debug builds; a throughput probe"]
+fn throughput_probe() {
+    let src = std::fs::read_to_string(
+        cases_dir().join("REAL-A-redispy-no-renewal/a_redispy_lock_no_renewal.app.jsonl"),
+    )
+    .expect("read");
+    let lines: Vec<&str> = src.lines().collect();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let p = tmp.path().join("big.jsonl");
+    let mut out = String::new();
+    for i in 0..500_000 {
+        out.push_str(lines[i % lines.len()]);
+        out.push('\n');
+    }
+    std::fs::write(&p, &out).expect("write");
+    let t = std::time::Instant::now();
+    let log = load_paths(
+        std::slice::from_ref(&p),
+        &IngestOptions::default(),
+        &Progress::default(),
+    )
+    .expect("loads");
+    let secs = t.elapsed().as_secs_f64();
+    println!(
+        "{} lines, {} MB, {} events in {secs:.2} s: {:.0} lines/s, {:.0} MB/s",
+        500_000,
+        out.len() / 1_000_000,
+        log.events.len(),
+        500_000.0 / secs,
+        out.len() as f64 / 1e6 / secs
+    );
+}
