@@ -505,9 +505,21 @@ mod tests {
     #[test]
     fn builder_sorts_by_time_then_source() {
         let mut b = LogBuilder::new();
-        b.push(Event::new(20, EventKind::Released, SourceRef { file: 0, line: 1 }));
-        b.push(Event::new(10, EventKind::Acquired, SourceRef { file: 0, line: 3 }));
-        b.push(Event::new(10, EventKind::Acquired, SourceRef { file: 0, line: 2 }));
+        b.push(Event::new(
+            20,
+            EventKind::Released,
+            SourceRef { file: 0, line: 1 },
+        ));
+        b.push(Event::new(
+            10,
+            EventKind::Acquired,
+            SourceRef { file: 0, line: 3 },
+        ));
+        b.push(Event::new(
+            10,
+            EventKind::Acquired,
+            SourceRef { file: 0, line: 2 },
+        ));
         let log = b.finish();
         let lines: Vec<u32> = log.events.iter().map(|e| e.source.line).collect();
         assert_eq!(lines, vec![2, 3, 1]);
