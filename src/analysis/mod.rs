@@ -1,1 +1,484 @@
-//! Lease reconstruction, overlaps, incidents, findings and oversell.
+//! Lease reconstruction, overlaps, incidents, findings and oversell: pure
+//! functions over a [`LoadedLog`], one rule per function, each documented
+//! with its source in `docs/semantics.md`.
+//!
+//! Entry point: [`analyze`]. Results come back sorted (by key, then time) so
+//! reports and snapshots are deterministic.
+
+mod findings;
+mod leases;
+mod overlaps;
+mod oversell;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{LoadedLog, SourceRef, Sym};
+
+pub use findings::detect_findings;
+pub use leases::{apply_host_offsets, reconstruct_leases};
+pub use overlaps::{detect_overlaps, group_incidents};
+pub use oversell::{attribute_oversell, compute_oversell};
+
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: i64 = 1_000_000;
+
+/// User settings that change the answers. Defaults follow
+/// `../shared/cases/README.md`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// Money lost per oversold unit (not the list price).
+    pub unit_loss: f64,
+    /// ISO currency code of `unit_loss` (`CNY`, `USD`, `EUR`).
+    pub currency: String,
+    /// A hold is a near-miss when it lasts at least this fraction of its TTL
+    /// since its last grant. Default 0.8 (the common 80 % alert).
+    pub near_miss_ratio: f64,
+    /// The alert rule: this many holds in a row on one key at or above the
+    /// ratio raise a `near_miss_streak`. Default 3.
+    pub near_miss_streak: u32,
+    /// Log-lag tolerance, ms: an earlier holder's own successful release
+    /// logged at most this long after the later acquire is a log-lag
+    /// artefact, not an incident. Default 5.
+    pub log_lag_tolerance_ms: f64,
+    /// How far each host's clock runs ahead of true time, ms
+    /// (true = logged - offset).
+    pub host_offsets_ms: BTreeMap<String, f64>,
+    /// Overlap pairs listed in full per incident; the rest are counted.
+    pub max_listed_pairs: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            unit_loss: 0.0,
+            currency: "CNY".to_string(),
+            near_miss_ratio: 0.8,
+            near_miss_streak: 3,
+            log_lag_tolerance_ms: 5.0,
+            host_offsets_ms: BTreeMap::new(),
+            max_listed_pairs: 10_000,
+        }
+    }
+}
+
+/// How a believed window ended, from the holder's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowEnd {
+    /// The holder logged a release.
+    Released,
+    /// The holder logged a failed release.
+    ReleaseFailed,
+    /// The holder logged that it lost the lock.
+    LockLost,
+    /// No release: the window ends at the holder's last logged event on the key.
+    LastEvent,
+    /// The same holder acquired the key again: the earlier hold ends there.
+    Reacquired,
+}
+
+/// How the lock ended on the server, whichever came first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LockEnd {
+    /// The holder's own successful release.
+    OwnRelease,
+    /// The lease ran out (grant + TTL, after counted renewals).
+    Expired,
+    /// Another holder, whose own lock had already ended, deleted it.
+    ForeignRelease,
+    /// The next holder acquired while the lease was still valid and nobody
+    /// deleted it (failover, flush, eviction).
+    Vanished,
+    /// The same holder acquired again (re-entrant or retried acquire).
+    Reacquired,
+    /// Still held at the end of the log (no TTL, or TTL beyond the log).
+    StillHeld,
+}
+
+/// One hold: a holder's successful acquire of a lock key and what followed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Lease {
+    /// Index in [`Analysis::leases`].
+    pub id: usize,
+    /// Lock key.
+    #[serde(skip)]
+    pub key: Sym,
+    /// Holder (token / owner / client id).
+    #[serde(skip)]
+    pub holder: Sym,
+    /// Host that acquired.
+    #[serde(skip)]
+    pub host: Option<Sym>,
+    /// Thread that acquired.
+    #[serde(skip)]
+    pub thread: Option<Sym>,
+    /// Grant time, ns (host offset applied).
+    pub acquired_ns: i64,
+    /// TTL of the grant, ms. `None`: the lock never expires (`no_ttl`).
+    pub ttl_ms: Option<i64>,
+    /// Times of renewals that counted (logged before expiry), ns.
+    pub renewals_ns: Vec<i64>,
+    /// Times of renewals logged after expiry (not counted), ns.
+    pub late_renewals_ns: Vec<i64>,
+    /// When the lease expires after counted renewals, ns; `None` without TTL.
+    pub expiry_ns: Option<i64>,
+    /// End of the believed window, ns (a release with `elapsed_ms` ends the
+    /// window when the release began).
+    pub window_end_ns: i64,
+    /// Why the believed window ended.
+    pub window_end: WindowEnd,
+    /// When the lock ended on the server, ns.
+    pub lock_end_ns: i64,
+    /// How the lock ended on the server.
+    pub lock_end: LockEnd,
+    /// For [`LockEnd::ForeignRelease`]: the lease whose holder deleted it.
+    pub ended_by: Option<usize>,
+    /// True when the acquire was inferred from a MONITOR replay.
+    pub inferred: bool,
+    /// Source lines of this hold's events (acquire first).
+    pub lines: Vec<SourceRef>,
+}
+
+impl Lease {
+    /// Time from the last grant (acquire or last counted renewal) to the end
+    /// of the believed window, ms.
+    pub fn since_last_grant_ms(&self) -> f64 {
+        let last = self.renewals_ns.last().copied().unwrap_or(self.acquired_ns);
+        (self.window_end_ns - last) as f64 / NS_PER_MS as f64
+    }
+
+    /// Length of the believed window, ms.
+    pub fn hold_ms(&self) -> f64 {
+        (self.window_end_ns - self.acquired_ns) as f64 / NS_PER_MS as f64
+    }
+
+    /// The zombie part of the hold: from the server-side lock end to the end
+    /// of the believed window, when the holder kept believing after its lock
+    /// ended. `(start_ns, end_ns)`.
+    pub fn zombie_ns(&self) -> Option<(i64, i64)> {
+        (self.lock_end_ns < self.window_end_ns
+            && matches!(
+                self.lock_end,
+                LockEnd::Expired | LockEnd::ForeignRelease | LockEnd::Vanished
+            ))
+        .then_some((self.lock_end_ns, self.window_end_ns))
+    }
+}
+
+/// Why an overlap happened: how the earlier holder's lock ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cause {
+    /// The earlier lease expired while its holder still worked.
+    LeaseExpired,
+    /// Another holder deleted the earlier holder's lock.
+    ForeignRelease,
+    /// The earlier lock disappeared while valid (failover, flush, eviction).
+    LockVanished,
+}
+
+impl Cause {
+    /// The snake_case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::LeaseExpired => "lease_expired",
+            Cause::ForeignRelease => "foreign_release",
+            Cause::LockVanished => "lock_vanished",
+        }
+    }
+}
+
+/// Two holders believed they held one lock key at once.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Overlap {
+    /// Lock key.
+    #[serde(skip)]
+    pub key: Sym,
+    /// The earlier hold (index into [`Analysis::leases`]).
+    pub earlier: usize,
+    /// The later hold.
+    pub later: usize,
+    /// Start of the intersection, ns (the later acquire).
+    pub start_ns: i64,
+    /// End of the intersection, ns.
+    pub end_ns: i64,
+    /// How the earlier lock ended.
+    pub cause: Cause,
+}
+
+impl Overlap {
+    /// Length of the intersection, ms.
+    pub fn duration_ms(&self) -> f64 {
+        (self.end_ns - self.start_ns) as f64 / NS_PER_MS as f64
+    }
+}
+
+/// An apparent overlap explained by log lag: the earlier lease was valid and
+/// its holder's own release line came within the tolerance.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LogLagArtefact {
+    /// The earlier hold.
+    pub earlier: usize,
+    /// The later hold.
+    pub later: usize,
+    /// How far the release line trails the later acquire, ms.
+    pub lag_ms: f64,
+}
+
+/// A sale (order, or deduction when no orders exist) in the log.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Sale {
+    /// Index into [`LoadedLog::events`].
+    pub event: usize,
+    /// Time, ns (host offset applied).
+    pub at_ns: i64,
+    /// Product id (product field, else the lock key); `None` when unknown.
+    #[serde(skip)]
+    pub product: Option<Sym>,
+    /// Lock key the sale was made under, when known.
+    #[serde(skip)]
+    pub key: Option<Sym>,
+    /// Holder that made it, when known.
+    #[serde(skip)]
+    pub holder: Option<Sym>,
+    /// Order id, when an order.
+    #[serde(skip)]
+    pub order_id: Option<Sym>,
+    /// Units sold.
+    pub quantity: i64,
+    /// Units of this sale beyond the initial stock.
+    pub oversold_units: i64,
+    /// Incident it is attributed to (index into [`Analysis::incidents`]).
+    pub incident: Option<usize>,
+}
+
+/// Stock accounting for one product.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ProductOversell {
+    /// Product id (product field, else the lock key); `None` when unknown.
+    #[serde(skip)]
+    pub product: Option<Sym>,
+    /// Initial stock: the stock-initialised event, else the first stock read
+    /// before any deduction. `None` when unknown.
+    pub initial_stock: Option<i64>,
+    /// Units sold (orders, or deductions when no orders).
+    pub sold: i64,
+    /// Number of orders (or deductions when no orders).
+    pub sales: usize,
+    /// Units sold beyond the initial stock (or the most negative
+    /// `stock_after`, negated, without an initial stock).
+    pub oversold: i64,
+    /// Last stock level logged (`stock_after` or read), when known.
+    pub final_stock: Option<i64>,
+    /// Deductions lost to stale read-modify-write: final stock minus what it
+    /// should be (initial - sold), when both are known and it is positive.
+    pub lost_updates: i64,
+}
+
+/// A group of overlaps on one key that touch in time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Incident {
+    /// Index in [`Analysis::incidents`]; shown as `INC-{id+1}`.
+    pub id: usize,
+    /// Lock key.
+    #[serde(skip)]
+    pub key: Sym,
+    /// Start, ns (the earliest overlap start).
+    pub start_ns: i64,
+    /// End, ns (the latest overlap end).
+    pub end_ns: i64,
+    /// Holds involved (indices into [`Analysis::leases`]), in acquire order.
+    pub leases: Vec<usize>,
+    /// Overlaps listed in full (indices into [`Analysis::overlaps`]).
+    pub overlaps: Vec<usize>,
+    /// Overlaps beyond `Settings::max_listed_pairs`, counted only.
+    pub overlaps_unlisted: usize,
+    /// Cause of the first overlap.
+    pub cause: Cause,
+    /// Sales (indices into [`Analysis::sales`]) made inside the window.
+    pub sales: Vec<usize>,
+    /// Oversold units attributed to this incident.
+    pub oversold_units: i64,
+    /// Loss, in `Settings::currency`.
+    pub loss: f64,
+}
+
+impl Incident {
+    /// Display id, `INC-1` for the first.
+    pub fn label(&self) -> String {
+        format!("INC-{}", self.id + 1)
+    }
+
+    /// Length, ms.
+    pub fn duration_ms(&self) -> f64 {
+        (self.end_ns - self.start_ns) as f64 / NS_PER_MS as f64
+    }
+}
+
+/// What kind of finding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// A hold in no overlap that used at least `near_miss_ratio` of its TTL.
+    NearMiss,
+    /// `near_miss_streak` near-misses in a row on one key (the alert rule).
+    NearMissStreak,
+    /// A renewal after expiry, or a gap longer than the TTL between
+    /// consecutive grants / window end of a renewed hold.
+    RenewalGap,
+    /// An acquire with no TTL.
+    NoTtl,
+    /// A successful delete of another holder's live lock.
+    ForeignRelease,
+    /// The set of overlaps changes once host clock offsets are applied.
+    ClockSkew,
+    /// A write carrying a fencing token lower than one already accepted.
+    FencingViolation,
+}
+
+impl FindingKind {
+    /// The snake_case name used in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FindingKind::NearMiss => "near_miss",
+            FindingKind::NearMissStreak => "near_miss_streak",
+            FindingKind::RenewalGap => "renewal_gap",
+            FindingKind::NoTtl => "no_ttl",
+            FindingKind::ForeignRelease => "foreign_release",
+            FindingKind::ClockSkew => "clock_skew",
+            FindingKind::FencingViolation => "fencing_violation",
+        }
+    }
+}
+
+/// Something worth a look that is not (or not only) an overlap.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    /// Kind.
+    pub kind: FindingKind,
+    /// Lock key, when the finding concerns one.
+    #[serde(skip)]
+    pub key: Option<Sym>,
+    /// Holder, when the finding concerns one.
+    #[serde(skip)]
+    pub holder: Option<Sym>,
+    /// The hold concerned, when there is one.
+    pub lease: Option<usize>,
+    /// When, ns.
+    pub at_ns: i64,
+    /// Plain-words detail.
+    pub detail: String,
+}
+
+/// Totals for the summary bar and the report header.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Summary {
+    /// Incidents (groups of overlaps).
+    pub incidents: usize,
+    /// Overlap pairs.
+    pub overlap_pairs: usize,
+    /// Oversold units over all products.
+    pub oversold_units: i64,
+    /// Loss, in `Settings::currency`.
+    pub loss: f64,
+    /// Near-miss findings.
+    pub near_misses: usize,
+    /// Warnings (unreadable lines) over all files.
+    pub warnings: u64,
+    /// Events loaded.
+    pub events: usize,
+    /// Distinct lock keys with at least one hold.
+    pub keys: usize,
+    /// Distinct holders with at least one hold.
+    pub holders: usize,
+}
+
+/// Everything the analysis found. Indices point into the vectors here and
+/// into the [`LoadedLog`] it was computed from.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Analysis {
+    /// Holds, sorted by (key, acquire time).
+    pub leases: Vec<Lease>,
+    /// Overlap pairs, sorted by (key, start).
+    pub overlaps: Vec<Overlap>,
+    /// Apparent overlaps that are log lag.
+    pub artefacts: Vec<LogLagArtefact>,
+    /// Incidents, sorted by start time.
+    pub incidents: Vec<Incident>,
+    /// Findings, sorted by (kind, time).
+    pub findings: Vec<Finding>,
+    /// Sales, sorted by time.
+    pub sales: Vec<Sale>,
+    /// Per-product stock accounting, sorted by product name.
+    pub products: Vec<ProductOversell>,
+    /// Event times with host offsets applied, parallel to `LoadedLog::events`.
+    #[serde(skip)]
+    pub times_ns: Vec<i64>,
+    /// Totals.
+    pub summary: Summary,
+}
+
+/// Runs every rule over `log` with `settings`.
+///
+/// Never panics on any input; cost is O(n log n) in events plus the number of
+/// overlap pairs listed.
+pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
+    let times_ns = apply_host_offsets(log, &settings.host_offsets_ms);
+    let lease_set = reconstruct_leases(log, &times_ns, settings);
+    let (overlaps, artefacts) = detect_overlaps(&lease_set.leases, &lease_set.log_lag);
+    let mut incidents = group_incidents(&lease_set.leases, &overlaps, settings.max_listed_pairs);
+    let (products, mut sales) = compute_oversell(log, &times_ns, &lease_set.leases);
+    attribute_oversell(
+        &mut sales,
+        &mut incidents,
+        &lease_set.leases,
+        settings.unit_loss,
+    );
+
+    let mut findings = detect_findings(log, &times_ns, &lease_set, &overlaps, settings);
+    if !settings.host_offsets_ms.is_empty() {
+        findings.extend(findings::clock_skew(
+            log,
+            settings,
+            &overlaps,
+            &lease_set.leases,
+        ));
+    }
+    findings.sort_by(|a, b| (a.kind, a.at_ns).cmp(&(b.kind, b.at_ns)));
+
+    let mut keys: Vec<Sym> = lease_set.leases.iter().map(|l| l.key).collect();
+    keys.dedup();
+    let mut holders: Vec<Sym> = lease_set.leases.iter().map(|l| l.holder).collect();
+    holders.sort_unstable();
+    holders.dedup();
+    let oversold_units: i64 = products.iter().map(|p| p.oversold).sum();
+    let summary = Summary {
+        incidents: incidents.len(),
+        overlap_pairs: overlaps.len(),
+        oversold_units,
+        loss: oversold_units as f64 * settings.unit_loss,
+        near_misses: findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::NearMiss)
+            .count(),
+        warnings: log.warnings.total(),
+        events: log.events.len(),
+        keys: keys.len(),
+        holders: holders.len(),
+    };
+    Analysis {
+        leases: lease_set.leases,
+        overlaps,
+        artefacts,
+        incidents,
+        findings,
+        sales,
+        products,
+        times_ns,
+        summary,
+    }
+}

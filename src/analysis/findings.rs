@@ -1,0 +1,401 @@
+//! Findings that are not (or not only) overlaps: near-misses, renewal gaps,
+//! locks without TTL, foreign releases, clock skew and fencing violations
+//! (docs/semantics.md §6).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use super::leases::LeaseSet;
+use super::{
+    Finding, FindingKind, Lease, LockEnd, NS_PER_MS, Overlap, Settings, apply_host_offsets,
+    detect_overlaps, reconstruct_leases,
+};
+use crate::model::{EventKind, LoadedLog, Sym};
+
+fn ms(ns: i64) -> f64 {
+    ns as f64 / NS_PER_MS as f64
+}
+
+fn finding(kind: FindingKind, lease: &Lease, at_ns: i64, detail: String) -> Finding {
+    Finding {
+        kind,
+        key: Some(lease.key),
+        holder: Some(lease.holder),
+        lease: Some(lease.id),
+        at_ns,
+        detail,
+    }
+}
+
+/// Every finding except `clock_skew` (see [`clock_skew`]).
+///
+/// - `near_miss`: a hold in no overlap whose time from its last grant
+///   (acquire or last counted renewal) to the end of its window is at least
+///   `near_miss_ratio` x TTL.
+/// - `near_miss_streak`: `near_miss_streak` near-misses in a row on one key,
+///   the usual alert rule ("hold time reached 80 % of the TTL N times").
+/// - `renewal_gap`: a renewal after expiry, or, for a hold with renewals, a
+///   gap longer than the TTL between consecutive points of acquire, renewals
+///   and window end. One finding per hold.
+/// - `no_ttl`: an acquire with no TTL.
+/// - `foreign_release`: a hold whose lock another holder deleted.
+/// - `fencing_violation`: a write carrying a fencing token lower than one
+///   already accepted on that key (a `write_rejected` was contained by the
+///   storage; anything else was accepted).
+pub fn detect_findings(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    set: &LeaseSet,
+    overlaps: &[Overlap],
+    settings: &Settings,
+) -> Vec<Finding> {
+    let name = |s: Sym| log.strings.get(s);
+    let in_overlap: HashSet<usize> = overlaps.iter().flat_map(|o| [o.earlier, o.later]).collect();
+    let mut out = Vec::new();
+    let mut streak: (Option<Sym>, u32) = (None, 0);
+    for lease in &set.leases {
+        if let Some(ttl) = lease.ttl_ms.filter(|&t| t > 0) {
+            let used = lease.since_last_grant_ms();
+            let near =
+                !in_overlap.contains(&lease.id) && used >= settings.near_miss_ratio * ttl as f64;
+            if near {
+                out.push(finding(
+                    FindingKind::NearMiss,
+                    lease,
+                    lease.window_end_ns,
+                    format!(
+                        "{} held {} for {:.0} ms since its last grant, {:.0} % of its {} ms TTL",
+                        name(lease.holder),
+                        name(lease.key),
+                        used,
+                        100.0 * used / ttl as f64,
+                        ttl
+                    ),
+                ));
+            }
+            if streak.0 != Some(lease.key) {
+                streak = (Some(lease.key), 0);
+            }
+            streak.1 = if near { streak.1 + 1 } else { 0 };
+            if near && streak.1 == settings.near_miss_streak.max(1) {
+                out.push(finding(
+                    FindingKind::NearMissStreak,
+                    lease,
+                    lease.window_end_ns,
+                    format!(
+                        "{} holds in a row on {} reached {:.0} % of the TTL",
+                        streak.1,
+                        name(lease.key),
+                        settings.near_miss_ratio * 100.0
+                    ),
+                ));
+            }
+        }
+        if let Some(gap) = renewal_gap(lease) {
+            out.push(finding(FindingKind::RenewalGap, lease, gap.0, gap.1));
+        }
+        if lease.ttl_ms.is_none() {
+            out.push(finding(
+                FindingKind::NoTtl,
+                lease,
+                lease.acquired_ns,
+                format!(
+                    "{} acquired {} with no TTL: if it dies the lock never expires",
+                    name(lease.holder),
+                    name(lease.key)
+                ),
+            ));
+        }
+        if lease.lock_end == LockEnd::ForeignRelease {
+            let by = lease.ended_by.and_then(|b| set.leases.get(b));
+            let releaser = by.map_or("a holder with no acquire in the log", |b| name(b.holder));
+            out.push(Finding {
+                kind: FindingKind::ForeignRelease,
+                key: Some(lease.key),
+                holder: by.map(|b| b.holder),
+                lease: Some(lease.id),
+                at_ns: lease.lock_end_ns,
+                detail: format!(
+                    "{} deleted {}'s live lock on {} after its own lock had ended",
+                    releaser,
+                    name(lease.holder),
+                    name(lease.key)
+                ),
+            });
+        }
+    }
+    out.extend(fencing_violations(log, times_ns));
+    out
+}
+
+/// The first renewal problem of a hold: `(at_ns, detail)`.
+fn renewal_gap(lease: &Lease) -> Option<(i64, String)> {
+    if let Some(&late) = lease.late_renewals_ns.first() {
+        let expired = lease.expiry_ns.unwrap_or(late);
+        return Some((
+            late,
+            format!(
+                "renewal {:.0} ms after the lease had expired; it did not count",
+                ms(late - expired)
+            ),
+        ));
+    }
+    let ttl_ns = lease.ttl_ms?.saturating_mul(NS_PER_MS);
+    if lease.renewals_ns.is_empty() {
+        return None;
+    }
+    let points: Vec<i64> = std::iter::once(lease.acquired_ns)
+        .chain(lease.renewals_ns.iter().copied())
+        .chain(std::iter::once(lease.window_end_ns))
+        .collect();
+    points.windows(2).find(|w| w[1] - w[0] > ttl_ns).map(|w| {
+        (
+            w[0],
+            format!(
+                "no renewal for {:.0} ms, longer than the {} ms TTL: the watchdog stopped",
+                ms(w[1] - w[0]),
+                ttl_ns / NS_PER_MS
+            ),
+        )
+    })
+}
+
+fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
+    let mut highest: HashMap<Sym, i64> = HashMap::new();
+    let mut order: Vec<usize> = (0..log.events.len())
+        .filter(|&i| {
+            let e = &log.events[i];
+            e.key.is_some()
+                && e.detail().fencing_token.is_some()
+                && !matches!(
+                    e.kind,
+                    EventKind::Acquired
+                        | EventKind::Renewed
+                        | EventKind::Released
+                        | EventKind::ReleaseFailed
+                )
+        })
+        .collect();
+    order.sort_by_key(|&i| (times_ns.get(i).copied().unwrap_or(log.events[i].at_ns), i));
+    let mut out = Vec::new();
+    for i in order {
+        let e = &log.events[i];
+        let (Some(key), Some(token)) = (e.key, e.detail().fencing_token) else {
+            continue;
+        };
+        let rejected = e.kind == EventKind::WriteRejected;
+        if let Some(&max) = highest.get(&key) {
+            if token < max {
+                out.push(Finding {
+                    kind: FindingKind::FencingViolation,
+                    key: Some(key),
+                    holder: e.holder,
+                    lease: None,
+                    at_ns: times_ns.get(i).copied().unwrap_or(e.at_ns),
+                    detail: if rejected {
+                        format!("write with fencing token {token} after {max} was accepted; storage rejected it (contained)")
+                    } else {
+                        format!("write with fencing token {token} after {max} was accepted; storage accepted it too")
+                    },
+                });
+            }
+        }
+        if !rejected {
+            let max = highest.entry(key).or_insert(token);
+            *max = (*max).max(token);
+        }
+    }
+    out
+}
+
+/// `clock_skew`: the set of overlap pairs (key, earlier holder, later holder)
+/// changes once `host_offsets_ms` is applied. One finding per pair that
+/// appears or disappears with the correction.
+pub fn clock_skew(
+    log: &LoadedLog,
+    settings: &Settings,
+    corrected: &[Overlap],
+    leases: &[Lease],
+) -> Vec<Finding> {
+    let raw_times = apply_host_offsets(log, &BTreeMap::new());
+    let raw = reconstruct_leases(log, &raw_times, settings);
+    let (raw_overlaps, _) = detect_overlaps(&raw.leases, &raw.log_lag);
+    let pairs = |os: &[Overlap], ls: &[Lease]| -> BTreeMap<(Sym, Sym, Sym), i64> {
+        os.iter()
+            .map(|o| {
+                (
+                    (o.key, ls[o.earlier].holder, ls[o.later].holder),
+                    o.start_ns,
+                )
+            })
+            .collect()
+    };
+    let with = pairs(corrected, leases);
+    let without = pairs(&raw_overlaps, &raw.leases);
+    let all: BTreeSet<&(Sym, Sym, Sym)> = with.keys().chain(without.keys()).collect();
+    let mut out = Vec::new();
+    for pair in all {
+        let (key, a, b) = *pair;
+        let detail = match (with.get(pair), without.get(pair)) {
+            (Some(_), None) => "only once host clock offsets are applied",
+            (None, Some(_)) => "only in the logged times: the host clock offsets explain it away",
+            _ => continue,
+        };
+        out.push(Finding {
+            kind: FindingKind::ClockSkew,
+            key: Some(key),
+            holder: Some(b),
+            lease: None,
+            at_ns: with.get(pair).or(without.get(pair)).copied().unwrap_or(0),
+            detail: format!(
+                "overlap of {} and {} on {} appears {}",
+                log.strings.get(a),
+                log.strings.get(b),
+                log.strings.get(key),
+                detail
+            ),
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::analysis::leases::tests::log_of;
+    use crate::model::EventKind::*;
+
+    fn kinds(f: &[Finding]) -> Vec<FindingKind> {
+        f.iter().map(|f| f.kind).collect()
+    }
+
+    #[test]
+    fn near_miss_needs_the_ratio_and_no_overlap() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(5000)),
+            (4600, Released, "k", "A", None),
+            (5000, Acquired, "k", "B", Some(5000)),
+            (5100, Released, "k", "B", None),
+        ]);
+        let a = analyze(&log, &Settings::default());
+        assert_eq!(kinds(&a.findings), vec![FindingKind::NearMiss]);
+        let strict = Settings {
+            near_miss_ratio: 0.95,
+            ..Settings::default()
+        };
+        assert!(analyze(&log, &strict).findings.is_empty());
+    }
+
+    #[test]
+    fn three_near_misses_in_a_row_raise_the_alert() {
+        let mut rows = Vec::new();
+        for n in 0..3 {
+            let t = n * 1000;
+            rows.push((t, Acquired, "k", ["A", "B", "C"][n as usize], Some(1000)));
+            rows.push((t + 900, Released, "k", ["A", "B", "C"][n as usize], None));
+        }
+        let a = analyze(&log_of(&rows), &Settings::default());
+        assert_eq!(
+            kinds(&a.findings),
+            vec![
+                FindingKind::NearMiss,
+                FindingKind::NearMiss,
+                FindingKind::NearMiss,
+                FindingKind::NearMissStreak
+            ]
+        );
+    }
+
+    #[test]
+    fn watchdog_that_stops_is_a_renewal_gap() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (500, Renewed, "k", "A", Some(1000)),
+            (1000, Renewed, "k", "A", Some(1000)),
+            (1900, Released, "k", "A", None),
+            (0, Acquired, "j", "B", Some(1000)),
+            (500, Renewed, "j", "B", Some(1000)),
+            (1200, Released, "j", "B", None),
+        ]);
+        let a = analyze(&log, &Settings::default());
+        let gaps: Vec<&Finding> = a
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::RenewalGap)
+            .collect();
+        assert!(gaps.is_empty(), "{gaps:?}");
+        let stopped = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (500, Renewed, "k", "A", Some(1000)),
+            (1700, Renewed, "k", "A", Some(1000)),
+            (1800, Released, "k", "A", None),
+        ]);
+        let a = analyze(&stopped, &Settings::default());
+        assert_eq!(
+            a.findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::RenewalGap)
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn no_ttl_and_foreign_release_are_reported() {
+        let log = log_of(&[
+            (0, Acquired, "n", "S", None),
+            (0, Acquired, "k", "A", Some(1000)),
+            (1010, Acquired, "k", "B", Some(1000)),
+            (1500, Released, "k", "A", None),
+        ]);
+        let a = analyze(&log, &Settings::default());
+        let k = kinds(&a.findings);
+        assert!(k.contains(&FindingKind::NoTtl));
+        assert!(k.contains(&FindingKind::ForeignRelease));
+    }
+
+    #[test]
+    fn lower_fencing_token_after_a_higher_one_is_a_violation() {
+        let mut log = log_of(&[
+            (0, StockDeducted, "k", "B", None),
+            (10, WriteRejected, "k", "A", None),
+            (20, StockDeducted, "k", "C", None),
+        ]);
+        log.events[0].detail_mut().fencing_token = Some(34);
+        log.events[1].detail_mut().fencing_token = Some(33);
+        log.events[2].detail_mut().fencing_token = Some(35);
+        let f = fencing_violations(
+            &log,
+            &log.events.iter().map(|e| e.at_ns).collect::<Vec<_>>(),
+        );
+        assert_eq!(f.len(), 1);
+        assert!(f[0].detail.contains("rejected"));
+    }
+
+    #[test]
+    fn clock_offsets_that_create_an_overlap_are_clock_skew() {
+        let mut log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (1100, Acquired, "k", "B", Some(1000)),
+            (1050, ReleaseFailed, "k", "A", None),
+            (1300, Released, "k", "B", None),
+        ]);
+        let mut b = crate::model::LogBuilder::new();
+        b.log = log.clone();
+        let host = b.intern("web-2");
+        log = b.log;
+        log.events
+            .iter_mut()
+            .filter(|e| e.source.line == 2 || e.source.line == 4)
+            .for_each(|e| e.host = Some(host));
+        let plain = analyze(&log, &Settings::default());
+        assert!(plain.overlaps.is_empty());
+        let skewed = Settings {
+            host_offsets_ms: BTreeMap::from([("web-2".to_string(), 100.0)]),
+            ..Settings::default()
+        };
+        let a = analyze(&log, &skewed);
+        assert_eq!(a.overlaps.len(), 1);
+        assert!(kinds(&a.findings).contains(&FindingKind::ClockSkew));
+    }
+}

@@ -1,0 +1,470 @@
+//! Lease reconstruction: from acquire, renew and release lines to holds with
+//! a believed window and a server-side lock end (docs/semantics.md §1–§3).
+//!
+//! One pass per lock key in time order keeps a model of the server: which
+//! hold's lock is live, and when it expires. The rules are the handed cases'
+//! (`../shared/cases/README.md`, "The rules behind the answers").
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{Lease, LockEnd, LogLagArtefact, NS_PER_MS, Settings, WindowEnd};
+use crate::model::{EventKind, LoadedLog, Sym};
+
+/// Holds plus what the reconstruction learned on the way.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LeaseSet {
+    /// Holds sorted by (key, acquire time); `Lease::id` is the index.
+    pub leases: Vec<Lease>,
+    /// Apparent overlaps that are log lag (not incidents).
+    pub log_lag: Vec<LogLagArtefact>,
+}
+
+/// Event times with per-host clock offsets applied: `true = logged - offset`
+/// (`../shared/cases/README.md`, `host_offsets_ms`). Parallel to
+/// `log.events`.
+pub fn apply_host_offsets(log: &LoadedLog, host_offsets_ms: &BTreeMap<String, f64>) -> Vec<i64> {
+    let by_sym: HashMap<Sym, i64> = host_offsets_ms
+        .iter()
+        .filter_map(|(host, ms)| {
+            let sym = log.strings.lookup(host)?;
+            Some((sym, (ms * NS_PER_MS as f64).round() as i64))
+        })
+        .collect();
+    log.events
+        .iter()
+        .map(|e| {
+            let off = e.host.and_then(|h| by_sym.get(&h)).copied().unwrap_or(0);
+            e.at_ns.saturating_sub(off)
+        })
+        .collect()
+}
+
+/// A hold under construction.
+struct Building {
+    lease: Lease,
+    window_open: bool,
+    last_event_ns: i64,
+    lock_ended: bool,
+    /// The holder's release line was already accounted for as log lag.
+    release_absorbed: bool,
+}
+
+impl Building {
+    fn end_lock(&mut self, end: LockEnd, at_ns: i64, by: Option<usize>) {
+        if !self.lock_ended {
+            self.lock_ended = true;
+            self.lease.lock_end = end;
+            self.lease.lock_end_ns = at_ns;
+            self.lease.ended_by = by;
+        }
+    }
+
+    fn close_window(&mut self, end: WindowEnd, at_ns: i64) {
+        if self.window_open {
+            self.window_open = false;
+            self.lease.window_end = end;
+            self.lease.window_end_ns = at_ns.max(self.lease.acquired_ns);
+        }
+    }
+
+    /// Still valid at `now_ns`? A key is gone once now > its deadline
+    /// (Redis expiry semantics, redis.io/docs/latest/commands/expire).
+    fn valid_at(&self, now_ns: i64) -> bool {
+        !self.lock_ended && self.lease.expiry_ns.is_none_or(|exp| now_ns <= exp)
+    }
+}
+
+/// Reconstructs every hold of every lock key.
+///
+/// `times_ns` are the event times to use (see [`apply_host_offsets`]).
+/// Rules, in order of application at each event of a key:
+/// 1. the live lock expires once time passes its expiry;
+/// 2. `acquired` starts a new hold; a live lock of another holder then ended
+///    either by log lag (its holder's own successful release follows within
+///    `log_lag_tolerance_ms`) or it vanished;
+/// 3. `renewed` before expiry moves the expiry to renewal + TTL; after expiry
+///    it does not count;
+/// 4. `released` closes the believed window (at its time minus
+///    `elapsed_ms`); a successful delete ends the holder's own live lock, or,
+///    when the releaser's lock had already ended, another holder's live lock
+///    (a foreign release); `release_failed` and `lock_lost` close the window;
+/// 5. a window with no release ends at the holder's last event on the key.
+pub fn reconstruct_leases(log: &LoadedLog, times_ns: &[i64], settings: &Settings) -> LeaseSet {
+    let mut by_key: BTreeMap<Sym, Vec<usize>> = BTreeMap::new();
+    let mut order: Vec<usize> = (0..log.events.len()).collect();
+    order.sort_by_key(|&i| {
+        let e = &log.events[i];
+        (
+            times_ns.get(i).copied().unwrap_or(e.at_ns),
+            e.source.file,
+            e.source.line,
+        )
+    });
+    for &i in &order {
+        if let Some(key) = log.events[i].key {
+            by_key.entry(key).or_default().push(i);
+        }
+    }
+    let tolerance_ns = (settings.log_lag_tolerance_ms * NS_PER_MS as f64).round() as i64;
+    let mut out = LeaseSet::default();
+    for (key, events) in by_key {
+        reconstruct_key(log, times_ns, key, &events, tolerance_ns, &mut out);
+    }
+    out
+}
+
+fn reconstruct_key(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    key: Sym,
+    events: &[usize],
+    tolerance_ns: i64,
+    out: &mut LeaseSet,
+) {
+    let base = out.leases.len();
+    let mut holds: Vec<Building> = Vec::new();
+    let mut latest_of: HashMap<Sym, usize> = HashMap::new();
+    let mut live: Option<usize> = None;
+    let mut lag: Vec<(usize, usize, i64)> = Vec::new();
+    let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);
+
+    for (pos, &i) in events.iter().enumerate() {
+        let e = &log.events[i];
+        let t = time(i);
+        if let Some(l) = live {
+            if !holds[l].valid_at(t) {
+                let exp = holds[l].lease.expiry_ns.unwrap_or(t);
+                holds[l].end_lock(LockEnd::Expired, exp, None);
+                live = None;
+            }
+        }
+        let Some(holder) = e.holder else { continue };
+        let mine = latest_of.get(&holder).copied();
+        match e.kind {
+            EventKind::Acquired => {
+                if let Some(prev) = mine {
+                    holds[prev].close_window(WindowEnd::Reacquired, t);
+                    if live == Some(prev) {
+                        holds[prev].end_lock(LockEnd::Reacquired, t, None);
+                        live = None;
+                    }
+                }
+                let new = holds.len();
+                if let Some(l) = live {
+                    match own_release_within(
+                        log,
+                        times_ns,
+                        &events[pos + 1..],
+                        holds[l].lease.holder,
+                        t,
+                        tolerance_ns,
+                    ) {
+                        Some(lag_ns) => {
+                            holds[l].end_lock(LockEnd::OwnRelease, t, None);
+                            holds[l].release_absorbed = true;
+                            lag.push((l, new, lag_ns));
+                        }
+                        None => holds[l].end_lock(LockEnd::Vanished, t, None),
+                    }
+                }
+                let ttl_ms = e.ttl_ms.filter(|&ttl| ttl >= 0);
+                let expiry_ns = ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
+                holds.push(Building {
+                    lease: Lease {
+                        id: base + new,
+                        key,
+                        holder,
+                        host: e.host,
+                        thread: e.thread,
+                        acquired_ns: t,
+                        ttl_ms,
+                        renewals_ns: Vec::new(),
+                        late_renewals_ns: Vec::new(),
+                        expiry_ns,
+                        window_end_ns: t,
+                        window_end: WindowEnd::LastEvent,
+                        lock_end_ns: t,
+                        lock_end: LockEnd::StillHeld,
+                        ended_by: None,
+                        inferred: e.inferred,
+                        lines: vec![e.source],
+                    },
+                    window_open: true,
+                    last_event_ns: t,
+                    lock_ended: false,
+                    release_absorbed: false,
+                });
+                latest_of.insert(holder, new);
+                live = Some(new);
+            }
+            EventKind::Renewed => {
+                let Some(h) = mine else { continue };
+                let b = &mut holds[h];
+                b.lease.lines.push(e.source);
+                if b.valid_at(t) {
+                    let ttl = e.ttl_ms.or(b.lease.ttl_ms).filter(|&ttl| ttl >= 0);
+                    b.lease.renewals_ns.push(t);
+                    if b.lease.ttl_ms.is_none() {
+                        b.lease.ttl_ms = ttl;
+                    }
+                    b.lease.expiry_ns =
+                        ttl.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
+                } else if b.lease.expiry_ns.is_some_and(|exp| t > exp) {
+                    b.lease.late_renewals_ns.push(t);
+                }
+                if b.window_open {
+                    b.last_event_ns = t;
+                }
+            }
+            EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost => {
+                let elapsed_ns = e
+                    .detail()
+                    .elapsed_ms
+                    .filter(|ms| ms.is_finite() && *ms > 0.0)
+                    .map_or(0, |ms| (ms * NS_PER_MS as f64).round() as i64);
+                if let Some(h) = mine {
+                    holds[h].lease.lines.push(e.source);
+                    let end = match e.kind {
+                        EventKind::Released => WindowEnd::Released,
+                        EventKind::ReleaseFailed => WindowEnd::ReleaseFailed,
+                        _ => WindowEnd::LockLost,
+                    };
+                    holds[h].close_window(end, t.saturating_sub(elapsed_ns));
+                }
+                if e.kind != EventKind::Released || e.detail().deleted == Some(false) {
+                    continue;
+                }
+                if let Some(h) = mine {
+                    if holds[h].release_absorbed {
+                        holds[h].release_absorbed = false;
+                        continue;
+                    }
+                }
+                match (live, mine) {
+                    (Some(l), Some(h)) if l == h => {
+                        holds[l].end_lock(LockEnd::OwnRelease, t, None);
+                        live = None;
+                    }
+                    // The releaser's own lock had already ended (or it never
+                    // acquired in this log and says it deleted something).
+                    (Some(l), by) if by.is_some() || e.detail().deleted == Some(true) => {
+                        holds[l].end_lock(LockEnd::ForeignRelease, t, by.map(|b| base + b));
+                        live = None;
+                    }
+                    _ => {}
+                }
+            }
+            EventKind::AcquireFailed => {}
+            _ => {
+                if let Some(h) = mine {
+                    let b = &mut holds[h];
+                    if b.window_open {
+                        b.last_event_ns = t;
+                        b.lease.lines.push(e.source);
+                    }
+                }
+            }
+        }
+    }
+
+    for b in &mut holds {
+        let last = b.last_event_ns;
+        b.close_window(WindowEnd::LastEvent, last);
+        if !b.lock_ended {
+            match b.lease.expiry_ns {
+                Some(exp) => b.end_lock(LockEnd::Expired, exp, None),
+                None => {
+                    let end = b.lease.window_end_ns;
+                    b.end_lock(LockEnd::StillHeld, end, None);
+                }
+            }
+        }
+    }
+    out.leases.extend(holds.into_iter().map(|b| b.lease));
+    out.log_lag.extend(
+        lag.into_iter()
+            .map(|(earlier, later, lag_ns)| LogLagArtefact {
+                earlier: base + earlier,
+                later: base + later,
+                lag_ms: lag_ns as f64 / NS_PER_MS as f64,
+            }),
+    );
+}
+
+/// Looks ahead (within `tolerance_ns` of `t`) for `holder`'s own successful
+/// release line; returns how far it trails `t`.
+fn own_release_within(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    rest: &[usize],
+    holder: Sym,
+    t: i64,
+    tolerance_ns: i64,
+) -> Option<i64> {
+    for &i in rest {
+        let e = &log.events[i];
+        let ti = times_ns.get(i).copied().unwrap_or(e.at_ns);
+        if ti - t > tolerance_ns {
+            return None;
+        }
+        if e.holder == Some(holder) {
+            match e.kind {
+                EventKind::Released if e.detail().deleted != Some(false) => return Some(ti - t),
+                EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost => {
+                    return None;
+                }
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::model::{Event, LogBuilder, SourceRef};
+
+    /// Tiny builder for hand-made logs: `(ms, kind, key, holder, ttl_ms)`.
+    pub(crate) fn log_of(rows: &[(i64, EventKind, &str, &str, Option<i64>)]) -> LoadedLog {
+        let mut b = LogBuilder::new();
+        for (n, &(ms, kind, key, holder, ttl)) in rows.iter().enumerate() {
+            let mut e = Event::new(
+                ms * NS_PER_MS,
+                kind,
+                SourceRef {
+                    file: 0,
+                    line: n as u32 + 1,
+                },
+            );
+            e.key = Some(b.intern(key));
+            e.holder = (!holder.is_empty()).then(|| b.intern(holder));
+            e.ttl_ms = ttl;
+            b.push(e);
+        }
+        b.finish()
+    }
+
+    fn leases_of(log: &LoadedLog) -> LeaseSet {
+        let times = apply_host_offsets(log, &BTreeMap::new());
+        reconstruct_leases(log, &times, &Settings::default())
+    }
+
+    use EventKind::*;
+
+    #[test]
+    fn expiry_while_working_is_a_zombie_hold() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(2000)),
+            (2100, Acquired, "k", "B", Some(2000)),
+            (3000, ReleaseFailed, "k", "A", None),
+            (3100, Released, "k", "B", None),
+        ]);
+        let set = leases_of(&log);
+        let a = &set.leases[0];
+        assert_eq!(a.lock_end, LockEnd::Expired);
+        assert_eq!(a.lock_end_ns, 2000 * NS_PER_MS);
+        assert_eq!(a.window_end, WindowEnd::ReleaseFailed);
+        assert_eq!(a.zombie_ns(), Some((2000 * NS_PER_MS, 3000 * NS_PER_MS)));
+        assert_eq!(set.leases[1].lock_end, LockEnd::OwnRelease);
+    }
+
+    #[test]
+    fn renewal_after_expiry_does_not_revive_the_lease() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (900, Renewed, "k", "A", Some(1000)),
+            (2500, Renewed, "k", "A", Some(1000)),
+            (2600, Released, "k", "A", None),
+        ]);
+        let a = &leases_of(&log).leases[0];
+        assert_eq!(a.renewals_ns, vec![900 * NS_PER_MS]);
+        assert_eq!(a.late_renewals_ns, vec![2500 * NS_PER_MS]);
+        assert_eq!(a.expiry_ns, Some(1900 * NS_PER_MS));
+        assert_eq!(a.lock_end, LockEnd::Expired);
+    }
+
+    #[test]
+    fn delete_by_a_holder_whose_lock_ended_is_a_foreign_release() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (1010, Acquired, "k", "B", Some(1000)),
+            (1500, Released, "k", "A", None),
+            (1600, Acquired, "k", "C", Some(1000)),
+        ]);
+        let set = leases_of(&log);
+        let b = &set.leases[1];
+        assert_eq!(b.lock_end, LockEnd::ForeignRelease);
+        assert_eq!(b.ended_by, Some(0));
+        assert_eq!(b.lock_end_ns, 1500 * NS_PER_MS);
+        assert_eq!(set.leases[0].lock_end, LockEnd::Expired);
+    }
+
+    #[test]
+    fn release_line_just_after_the_next_acquire_is_log_lag() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(2000)),
+            (320, Acquired, "k", "B", Some(2000)),
+            (321, Released, "k", "A", None),
+            (900, Released, "k", "B", None),
+        ]);
+        let set = leases_of(&log);
+        assert_eq!(set.leases[0].lock_end, LockEnd::OwnRelease);
+        assert_eq!(set.leases[1].lock_end, LockEnd::OwnRelease);
+        assert_eq!(set.log_lag.len(), 1);
+        assert!((set.log_lag[0].lag_ms - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn acquire_over_a_valid_lease_without_release_means_it_vanished() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(5000)),
+            (1000, Acquired, "k", "B", Some(5000)),
+            (1200, Released, "k", "A", None),
+        ]);
+        let set = leases_of(&log);
+        assert_eq!(set.leases[0].lock_end, LockEnd::Vanished);
+        assert_eq!(set.leases[0].lock_end_ns, 1000 * NS_PER_MS);
+        assert!(set.log_lag.is_empty());
+    }
+
+    #[test]
+    fn release_elapsed_moves_the_window_end_to_when_release_began() {
+        let mut log = log_of(&[
+            (0, Acquired, "k", "A", Some(2000)),
+            (5000, ReleaseFailed, "k", "A", None),
+        ]);
+        log.events[1].detail_mut().elapsed_ms = Some(2072.0);
+        let a = &leases_of(&log).leases[0];
+        assert_eq!(a.window_end_ns, 2928 * NS_PER_MS);
+    }
+
+    #[test]
+    fn without_release_the_window_ends_at_the_last_event() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", None),
+            (5, Activity, "k", "A", None),
+            (9, AcquireFailed, "k", "B", None),
+        ]);
+        let a = &leases_of(&log).leases[0];
+        assert_eq!(a.window_end, WindowEnd::LastEvent);
+        assert_eq!(a.window_end_ns, 5 * NS_PER_MS);
+        assert_eq!(a.lock_end, LockEnd::StillHeld);
+        assert_eq!(a.expiry_ns, None);
+    }
+
+    #[test]
+    fn host_offsets_shift_times_back() {
+        let mut log = log_of(&[(1000, Acquired, "k", "A", Some(10))]);
+        let h = {
+            let mut b = LogBuilder::new();
+            b.log = log.clone();
+            let h = b.intern("web-1");
+            log = b.log;
+            h
+        };
+        log.events[0].host = Some(h);
+        let offsets = BTreeMap::from([("web-1".to_string(), 250.0)]);
+        assert_eq!(apply_host_offsets(&log, &offsets), vec![750 * NS_PER_MS]);
+    }
+}

@@ -1,0 +1,227 @@
+//! Stock accounting per product, oversold units, and their attribution to
+//! incidents (docs/semantics.md §7).
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::{Incident, Lease, ProductOversell, Sale};
+use crate::model::{EventKind, LoadedLog, Sym};
+
+/// The lock key an event was made under: its own `key`, else the key of the
+/// hold whose believed window contains it for the same holder.
+fn key_of(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    leases_by_holder: &HashMap<Sym, Vec<usize>>,
+    leases: &[Lease],
+    i: usize,
+) -> Option<Sym> {
+    let e = &log.events[i];
+    if e.key.is_some() {
+        return e.key;
+    }
+    let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
+    let holds = leases_by_holder.get(&e.holder?)?;
+    holds
+        .iter()
+        .map(|&l| &leases[l])
+        .find(|l| l.acquired_ns <= t && t <= l.window_end_ns)
+        .map(|l| l.key)
+}
+
+/// Computes per-product stock accounting and the list of sales.
+///
+/// Rules (`../shared/cases/README.md`, "Oversold, per product"):
+/// - product = the line's product field, else its lock key;
+/// - sold = sum of order quantities, or of deducted quantities when there
+///   are no orders (quantity 1 when absent); a `write_rejected` is no sale;
+/// - initial stock = the `stock_initialized` event, else the first stock read
+///   before any deduction or order;
+/// - oversold = max(0, sold - initial); with no initial stock, minus the most
+///   negative `stock_after`;
+/// - lost updates = max(0, final stock - (initial - deducted)).
+///
+/// Which sales are oversold: the latest ones, walking back in time until the
+/// oversold units are used up.
+///
+/// Returns products sorted by name and sales sorted by time.
+pub fn compute_oversell(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    leases: &[Lease],
+) -> (Vec<ProductOversell>, Vec<Sale>) {
+    let mut leases_by_holder: HashMap<Sym, Vec<usize>> = HashMap::new();
+    for l in leases {
+        leases_by_holder.entry(l.holder).or_default().push(l.id);
+    }
+    #[derive(Default)]
+    struct Acc {
+        initialized: Option<i64>,
+        first_read: Option<i64>,
+        sold_any: bool,
+        orders: Vec<usize>,
+        deductions: Vec<usize>,
+        deducted: i64,
+        min_after: Option<i64>,
+        final_stock: Option<(i64, i64)>,
+    }
+    let mut order: Vec<usize> = (0..log.events.len())
+        .filter(|&i| log.events[i].kind.is_business())
+        .collect();
+    let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);
+    order.sort_by_key(|&i| {
+        (
+            time(i),
+            log.events[i].source.file,
+            log.events[i].source.line,
+        )
+    });
+    let mut keys: HashMap<usize, Option<Sym>> = HashMap::new();
+    let mut by_product: BTreeMap<Option<Sym>, Acc> = BTreeMap::new();
+    for &i in &order {
+        let e = &log.events[i];
+        let key = key_of(log, times_ns, &leases_by_holder, leases, i);
+        keys.insert(i, key);
+        let d = e.detail();
+        let acc = by_product.entry(d.product.or(key)).or_default();
+        let t = time(i);
+        match e.kind {
+            EventKind::StockInitialized => {
+                if acc.initialized.is_none() {
+                    acc.initialized = d.stock;
+                }
+                if let Some(s) = d.stock {
+                    acc.final_stock = Some((t, s));
+                }
+            }
+            EventKind::StockRead => {
+                if !acc.sold_any && acc.first_read.is_none() {
+                    acc.first_read = d.stock;
+                }
+                if let Some(s) = d.stock {
+                    acc.final_stock = Some((t, s));
+                }
+            }
+            EventKind::StockDeducted => {
+                acc.sold_any = true;
+                acc.deductions.push(i);
+                acc.deducted = acc.deducted.saturating_add(d.quantity.unwrap_or(1));
+                if let Some(after) = d.stock_after {
+                    acc.min_after = Some(acc.min_after.map_or(after, |m: i64| m.min(after)));
+                    acc.final_stock = Some((t, after));
+                }
+            }
+            EventKind::OrderCreated => {
+                acc.sold_any = true;
+                acc.orders.push(i);
+            }
+            _ => {}
+        }
+    }
+
+    let mut products = Vec::new();
+    let mut sales = Vec::new();
+    for (product, acc) in by_product {
+        let sale_events = if acc.orders.is_empty() {
+            &acc.deductions
+        } else {
+            &acc.orders
+        };
+        if sale_events.is_empty() && acc.initialized.is_none() && acc.first_read.is_none() {
+            continue;
+        }
+        let initial = acc.initialized.or(acc.first_read);
+        let sold: i64 = sale_events
+            .iter()
+            .map(|&i| log.events[i].detail().quantity.unwrap_or(1))
+            .fold(0i64, i64::saturating_add);
+        let oversold = match initial {
+            Some(init) => sold.saturating_sub(init).max(0),
+            None => acc.min_after.map_or(0, |m| m.saturating_neg().max(0)),
+        };
+        let final_stock = acc.final_stock.map(|(_, s)| s);
+        let lost_updates = match (initial, final_stock) {
+            (Some(init), Some(fin)) if !acc.deductions.is_empty() => {
+                fin.saturating_sub(init.saturating_sub(acc.deducted)).max(0)
+            }
+            _ => 0,
+        };
+        let first_sale = sales.len();
+        for &i in sale_events {
+            let e = &log.events[i];
+            sales.push(Sale {
+                event: i,
+                at_ns: time(i),
+                product,
+                key: keys.get(&i).copied().flatten(),
+                holder: e.holder,
+                order_id: e.detail().order_id,
+                quantity: e.detail().quantity.unwrap_or(1),
+                oversold_units: 0,
+                incident: None,
+            });
+        }
+        let mut left = oversold;
+        for sale in sales[first_sale..].iter_mut().rev() {
+            if left <= 0 {
+                break;
+            }
+            let units = sale.quantity.max(0).min(left);
+            sale.oversold_units = units;
+            left -= units;
+        }
+        products.push(ProductOversell {
+            product,
+            initial_stock: initial,
+            sold,
+            sales: sale_events.len(),
+            oversold,
+            final_stock,
+            lost_updates,
+        });
+    }
+    products.sort_by(|a, b| {
+        let name = |p: Option<Sym>| p.map(|s| log.strings.get(s)).unwrap_or("");
+        name(a.product).cmp(name(b.product))
+    });
+    sales.sort_by_key(|s| (s.at_ns, s.event));
+    (products, sales)
+}
+
+/// Ties sales to incidents and totals each incident's oversold units and loss.
+///
+/// A sale belongs to an incident on its lock key when it falls inside the
+/// incident window, or when its holder is one of the incident's holds and it
+/// falls inside that hold's believed window (a zombie may sell after the
+/// other holder released). Loss = oversold units x `unit_loss`.
+pub fn attribute_oversell(
+    sales: &mut [Sale],
+    incidents: &mut [Incident],
+    leases: &[Lease],
+    unit_loss: f64,
+) {
+    for (s_idx, sale) in sales.iter_mut().enumerate() {
+        let Some(key) = sale.key else { continue };
+        let by_window = incidents.iter().position(|inc| {
+            inc.key == key && inc.start_ns <= sale.at_ns && sale.at_ns <= inc.end_ns
+        });
+        let by_holder = || {
+            incidents.iter().position(|inc| {
+                inc.key == key
+                    && inc.leases.iter().any(|&l| {
+                        let l = &leases[l];
+                        Some(l.holder) == sale.holder
+                            && l.acquired_ns <= sale.at_ns
+                            && sale.at_ns <= l.window_end_ns
+                    })
+            })
+        };
+        if let Some(n) = by_window.or_else(by_holder) {
+            sale.incident = Some(n);
+            incidents[n].sales.push(s_idx);
+            incidents[n].oversold_units += sale.oversold_units;
+        }
+    }
+    for inc in incidents.iter_mut() {
+        inc.loss = inc.oversold_units as f64 * unit_loss;
+    }
+}
