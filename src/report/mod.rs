@@ -1,1 +1,132 @@
-//! Printers over one `Analysis`: text, Markdown, JSON.
+//! Printers over one [`Analysis`]: plain text for the terminal, Markdown for
+//! the incident write-up, and JSON with a stable schema (`docs/json-schema.md`).
+//! Each incident is explained in one paragraph of plain words.
+
+mod explain;
+mod json;
+mod markdown;
+mod text;
+
+use chrono::{DateTime, FixedOffset};
+
+use crate::analysis::{Analysis, Settings};
+use crate::model::LoadedLog;
+
+pub use explain::explain_incident;
+pub use json::{JSON_SCHEMA_VERSION, to_json};
+pub use markdown::to_markdown;
+pub use text::to_text;
+
+/// Everything a printer needs: the loaded log, the settings used, and the
+/// analysis computed from them.
+#[derive(Clone, Copy)]
+pub struct ReportInput<'a> {
+    /// The loaded log.
+    pub log: &'a LoadedLog,
+    /// The settings the analysis ran with.
+    pub settings: &'a Settings,
+    /// The analysis.
+    pub analysis: &'a Analysis,
+}
+
+impl ReportInput<'_> {
+    /// Formats a time in the log's display zone with ms precision,
+    /// `2025-03-03 10:20:05.100 +08:00`.
+    pub fn time(&self, at_ns: i64) -> String {
+        format_time(at_ns, self.log.display_offset_s)
+    }
+
+    /// Formats a time as RFC 3339 in the log's display zone, µs precision.
+    pub fn rfc3339(&self, at_ns: i64) -> String {
+        format_rfc3339(at_ns, self.log.display_offset_s)
+    }
+
+    /// Money in the settings' currency.
+    pub fn money(&self, amount: f64) -> String {
+        format_money(amount, &self.settings.currency)
+    }
+}
+
+fn datetime(at_ns: i64, offset_s: i32) -> Option<DateTime<FixedOffset>> {
+    let offset = FixedOffset::east_opt(offset_s).or_else(|| FixedOffset::east_opt(0))?;
+    Some(DateTime::from_timestamp_nanos(at_ns).with_timezone(&offset))
+}
+
+/// `2025-03-03 10:20:05.100 +08:00` for `at_ns` in a zone `offset_s` east of
+/// UTC.
+pub fn format_time(at_ns: i64, offset_s: i32) -> String {
+    datetime(at_ns, offset_s).map_or_else(|| at_ns.to_string(), |d| d.format("%Y-%m-%d %H:%M:%S%.3f %:z").to_string())
+}
+
+/// RFC 3339 with µs, `2025-03-03T10:20:05.100000+08:00`.
+pub fn format_rfc3339(at_ns: i64, offset_s: i32) -> String {
+    datetime(at_ns, offset_s).map_or_else(|| at_ns.to_string(), |d| d.format("%Y-%m-%dT%H:%M:%S%.6f%:z").to_string())
+}
+
+/// The symbol of a currency code: `¥` for CNY/JPY/RMB, `$` for USD, `€`
+/// for EUR, `£` for GBP; `None` for others.
+pub fn currency_symbol(currency: &str) -> Option<&'static str> {
+    match currency.to_ascii_uppercase().as_str() {
+        "CNY" | "RMB" | "JPY" => Some("¥"),
+        "USD" => Some("$"),
+        "EUR" => Some("€"),
+        "GBP" => Some("£"),
+        _ => None,
+    }
+}
+
+/// `¥600`, `$40.50`, `120 CHF`: whole amounts without decimals.
+pub fn format_money(amount: f64, currency: &str) -> String {
+    let number = if (amount - amount.round()).abs() < 0.005 {
+        format!("{:.0}", amount)
+    } else {
+        format!("{:.2}", amount)
+    };
+    match currency_symbol(currency) {
+        Some(sym) => format!("{sym}{number}"),
+        None => format!("{number} {currency}"),
+    }
+}
+
+/// `1 unit`, `3 units`.
+pub fn units(n: i64) -> String {
+    if n == 1 { "1 unit".to_string() } else { format!("{n} units") }
+}
+
+/// Milliseconds for people: `900 ms`, `1.8 s`, `2 min 3 s`.
+pub fn format_ms(ms: f64) -> String {
+    if ms.abs() < 1000.0 {
+        if ms.fract().abs() < 0.05 { format!("{ms:.0} ms") } else { format!("{ms:.1} ms") }
+    } else if ms.abs() < 60_000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else {
+        let s = (ms / 1000.0).round() as i64;
+        format!("{} min {} s", s / 60, s % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_uses_the_currency_symbol() {
+        assert_eq!(format_money(600.0, "CNY"), "¥600");
+        assert_eq!(format_money(40.5, "usd"), "$40.50");
+        assert_eq!(format_money(120.0, "CHF"), "120 CHF");
+    }
+
+    #[test]
+    fn times_show_the_log_zone() {
+        let ns = 1_740_968_405_100_000_000; // 2025-03-03T02:20:05.100Z
+        assert_eq!(format_time(ns, 8 * 3600), "2025-03-03 10:20:05.100 +08:00");
+        assert_eq!(format_rfc3339(ns, 0), "2025-03-03T02:20:05.100000+00:00");
+    }
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(format_ms(900.0), "900 ms");
+        assert_eq!(format_ms(1800.3), "1.8 s");
+        assert_eq!(format_ms(123_000.0), "2 min 3 s");
+    }
+}

@@ -1,0 +1,124 @@
+//! One paragraph per incident, in the spirit of Jepsen's Elle anomaly
+//! explanations: who held the lock, when and why their lease ended, who
+//! acquired it next, what both sold, and what it cost.
+
+use super::{ReportInput, format_ms, units};
+use crate::analysis::{Cause, Incident, Lease, WindowEnd};
+
+fn window_end_words(l: &Lease) -> &'static str {
+    match l.window_end {
+        WindowEnd::Released => "when it released",
+        WindowEnd::ReleaseFailed => "when its release failed",
+        WindowEnd::LockLost => "when it noticed the lock was lost",
+        WindowEnd::LastEvent => "its last logged step",
+        WindowEnd::Reacquired => "when it acquired again",
+    }
+}
+
+/// Explains `incident` in plain words.
+pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
+    let Some(first) = incident.overlaps.first().and_then(|&o| a.overlaps.get(o)) else {
+        return String::new();
+    };
+    let earlier = &a.leases[first.earlier];
+    let later = &a.leases[first.later];
+    let key = s(incident.key);
+    let mut out = String::new();
+    let host = earlier.host.map(|h| format!(" on {}", s(h))).unwrap_or_default();
+    let ttl = earlier
+        .ttl_ms
+        .map_or_else(|| "no TTL".to_string(), |t| format!("a {} TTL", format_ms(t as f64)));
+    out.push_str(&format!(
+        "Holder {}{} acquired {} at {} with {}",
+        s(earlier.holder),
+        host,
+        key,
+        r.time(earlier.acquired_ns),
+        ttl
+    ));
+    if !earlier.renewals_ns.is_empty() {
+        out.push_str(&format!(" and renewed it {} times", earlier.renewals_ns.len()));
+    }
+    out.push_str(". ");
+    match first.cause {
+        Cause::LeaseExpired => out.push_str(&format!(
+            "Its lease expired at {} while it was still working: it believed it held the lock until {} ({}).",
+            r.time(earlier.lock_end_ns),
+            r.time(earlier.window_end_ns),
+            window_end_words(earlier)
+        )),
+        Cause::ForeignRelease => {
+            let by = earlier
+                .ended_by
+                .and_then(|b| a.leases.get(b))
+                .map_or("another holder".to_string(), |b| s(b.holder).to_string());
+            out.push_str(&format!(
+                "At {} {}, whose own lock had already ended, deleted this lock; {} still believed it held the lock until {} ({}).",
+                r.time(earlier.lock_end_ns),
+                by,
+                s(earlier.holder),
+                r.time(earlier.window_end_ns),
+                window_end_words(earlier)
+            ));
+        }
+        Cause::LockVanished => out.push_str(&format!(
+            "At {} its lock vanished from the server while the lease was still valid (failover, flush or eviction); it believed it held the lock until {} ({}).",
+            r.time(earlier.lock_end_ns),
+            r.time(earlier.window_end_ns),
+            window_end_words(earlier)
+        )),
+    }
+    let others = incident.leases.len().saturating_sub(2);
+    out.push_str(&format!(
+        " {} acquired the lock at {}",
+        s(later.holder),
+        r.time(later.acquired_ns)
+    ));
+    if others > 0 {
+        out.push_str(&format!(", and {others} more holders acquired it before the incident ended"));
+    }
+    out.push_str(&format!(
+        ". For {} in all, {} holders believed they held {} at once ({} overlap pairs).",
+        format_ms(incident.duration_ms()),
+        incident.leases.len(),
+        key,
+        incident.overlaps.len() + incident.overlaps_unlisted
+    ));
+    let sales: Vec<_> = incident.sales.iter().filter_map(|&i| a.sales.get(i)).collect();
+    if sales.is_empty() {
+        out.push_str(" No stock was sold inside the window.");
+    } else {
+        let sold: i64 = sales.iter().map(|x| x.quantity).sum();
+        let ids: Vec<String> = sales
+            .iter()
+            .take(6)
+            .map(|x| {
+                let who = x.holder.map(|h| format!(" by {}", s(h))).unwrap_or_default();
+                match x.order_id {
+                    Some(o) => format!("{}{}", s(o), who),
+                    None => format!("a deduction{who}"),
+                }
+            })
+            .collect();
+        let more = if sales.len() > 6 { format!(" and {} more", sales.len() - 6) } else { String::new() };
+        out.push_str(&format!(
+            " Inside the window they sold {} in {} sales ({}{}).",
+            units(sold),
+            sales.len(),
+            ids.join(", "),
+            more
+        ));
+    }
+    if incident.oversold_units > 0 {
+        out.push_str(&format!(
+            " {} went beyond the stock, costing {}.",
+            units(incident.oversold_units),
+            r.money(incident.loss)
+        ));
+    } else if !sales.is_empty() {
+        out.push_str(" None of it was beyond the stock.");
+    }
+    out
+}

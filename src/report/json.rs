@@ -1,0 +1,329 @@
+//! The JSON report: a stable, documented schema (`docs/json-schema.md`) that
+//! other tools read. Typed structs, so the schema is the code.
+
+use serde::{Deserialize, Serialize};
+
+use super::{ReportInput, explain_incident};
+
+/// Version tag written as `schema`.
+pub const JSON_SCHEMA_VERSION: &str = "lockreplay/1";
+
+/// Money with its currency.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Money {
+    /// Amount in `currency`.
+    pub amount: f64,
+    /// ISO code, for example `CNY`.
+    pub currency: String,
+}
+
+/// Totals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonSummary {
+    /// Incidents (groups of overlaps).
+    pub incidents: usize,
+    /// Overlap pairs over all incidents.
+    pub overlap_pairs: usize,
+    /// Oversold units over all products.
+    pub oversold_units: i64,
+    /// Total loss.
+    pub loss: Money,
+    /// `near_miss` findings.
+    pub near_misses: usize,
+    /// Unreadable lines.
+    pub warnings: u64,
+    /// Events loaded.
+    pub events: usize,
+    /// Lock keys with at least one hold.
+    pub keys: usize,
+    /// Holders with at least one hold.
+    pub holders: usize,
+}
+
+/// One overlap pair.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonOverlap {
+    /// Lock key.
+    pub key: String,
+    /// Earlier holder id, as in the log.
+    pub earlier: String,
+    /// Later holder id, as in the log.
+    pub later: String,
+    /// Start (the later acquire), RFC 3339.
+    pub start: String,
+    /// End, RFC 3339.
+    pub end: String,
+    /// Length of the intersection, ms.
+    pub duration_ms: f64,
+    /// `lease_expired`, `foreign_release` or `lock_vanished`.
+    pub cause: String,
+}
+
+/// A sale inside an incident.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonOrder {
+    /// Order id; `null` for a deduction without order.
+    pub order_id: Option<String>,
+    /// Holder that sold.
+    pub holder: Option<String>,
+    /// Product.
+    pub product: Option<String>,
+    /// When, RFC 3339.
+    pub at: String,
+    /// Units.
+    pub quantity: i64,
+    /// Units of it beyond the stock.
+    pub oversold_units: i64,
+    /// `file:line` of the log line.
+    pub source: String,
+}
+
+/// One incident.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonIncident {
+    /// `INC-1`, `INC-2`, ... in time order.
+    pub id: String,
+    /// Lock key.
+    pub key: String,
+    /// Start, RFC 3339.
+    pub start: String,
+    /// End, RFC 3339.
+    pub end: String,
+    /// Length, ms.
+    pub duration_ms: f64,
+    /// Holder ids involved, in acquire order.
+    pub holders: Vec<String>,
+    /// Cause of the first overlap.
+    pub cause: String,
+    /// Overlap pairs, listed in full up to the cap.
+    pub overlaps: Vec<JsonOverlap>,
+    /// Overlap pairs beyond the cap, counted only.
+    pub overlaps_unlisted: usize,
+    /// Sales inside the incident.
+    pub orders: Vec<JsonOrder>,
+    /// Oversold units attributed to it.
+    pub oversold_units: i64,
+    /// Its loss.
+    pub loss: Money,
+    /// One paragraph in plain words.
+    pub explanation: String,
+}
+
+/// A finding.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonFinding {
+    /// `near_miss`, `near_miss_streak`, `renewal_gap`, `no_ttl`,
+    /// `foreign_release`, `clock_skew` or `fencing_violation`.
+    pub kind: String,
+    /// Lock key.
+    pub key: Option<String>,
+    /// Holder.
+    pub holder: Option<String>,
+    /// When, RFC 3339.
+    pub at: String,
+    /// Plain words.
+    pub detail: String,
+}
+
+/// Stock accounting per product.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonProduct {
+    /// Product id (product field, else the lock key).
+    pub product: Option<String>,
+    /// Initial stock, when known.
+    pub initial_stock: Option<i64>,
+    /// Units sold.
+    pub sold: i64,
+    /// Oversold units.
+    pub oversold_units: i64,
+    /// Last stock level logged.
+    pub final_stock: Option<i64>,
+    /// Deductions lost to stale read-modify-write.
+    pub lost_updates: i64,
+}
+
+/// An unreadable line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonWarning {
+    /// File name as given.
+    pub file: String,
+    /// 1-based line (0: the whole file).
+    pub line: u64,
+    /// Why.
+    pub reason: String,
+}
+
+/// Per-file accounting.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonSource {
+    /// File name as given.
+    pub file: String,
+    /// Detected dialect.
+    pub dialect: String,
+    /// Detected encoding.
+    pub encoding: String,
+    /// Role -> field chosen.
+    pub fields: Vec<(String, String)>,
+    /// Lines read = events + skipped + warned.
+    pub lines_read: u64,
+    /// Events loaded.
+    pub events: u64,
+    /// Readable lines that are not lock or business events.
+    pub skipped: u64,
+    /// Unreadable lines.
+    pub warned: u64,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonReport {
+    /// [`JSON_SCHEMA_VERSION`].
+    pub schema: String,
+    /// Totals.
+    pub summary: JsonSummary,
+    /// Incidents in time order.
+    pub incidents: Vec<JsonIncident>,
+    /// Findings, by kind then time.
+    pub findings: Vec<JsonFinding>,
+    /// Stock per product.
+    pub products: Vec<JsonProduct>,
+    /// Input files.
+    pub sources: Vec<JsonSource>,
+    /// Unreadable lines (the first 1000 per kind).
+    pub warnings: Vec<JsonWarning>,
+    /// Warnings counted but not listed.
+    pub warnings_unlisted: u64,
+}
+
+/// Builds the typed report.
+pub fn build(r: &ReportInput<'_>) -> JsonReport {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym).to_string();
+    let money = |amount| Money {
+        amount,
+        currency: r.settings.currency.clone(),
+    };
+    let incidents = a
+        .incidents
+        .iter()
+        .map(|inc| JsonIncident {
+            id: inc.label(),
+            key: s(inc.key),
+            start: r.rfc3339(inc.start_ns),
+            end: r.rfc3339(inc.end_ns),
+            duration_ms: inc.duration_ms(),
+            holders: inc.leases.iter().map(|&l| s(a.leases[l].holder)).collect(),
+            cause: inc.cause.as_str().to_string(),
+            overlaps: inc
+                .overlaps
+                .iter()
+                .map(|&o| {
+                    let o = &a.overlaps[o];
+                    JsonOverlap {
+                        key: s(o.key),
+                        earlier: s(a.leases[o.earlier].holder),
+                        later: s(a.leases[o.later].holder),
+                        start: r.rfc3339(o.start_ns),
+                        end: r.rfc3339(o.end_ns),
+                        duration_ms: o.duration_ms(),
+                        cause: o.cause.as_str().to_string(),
+                    }
+                })
+                .collect(),
+            overlaps_unlisted: inc.overlaps_unlisted,
+            orders: inc
+                .sales
+                .iter()
+                .map(|&i| {
+                    let x = &a.sales[i];
+                    let src = r.log.events[x.event].source;
+                    JsonOrder {
+                        order_id: x.order_id.map(s),
+                        holder: x.holder.map(s),
+                        product: x.product.map(s),
+                        at: r.rfc3339(x.at_ns),
+                        quantity: x.quantity,
+                        oversold_units: x.oversold_units,
+                        source: format!("{}:{}", r.log.source_name(src), src.line),
+                    }
+                })
+                .collect(),
+            oversold_units: inc.oversold_units,
+            loss: money(inc.loss),
+            explanation: explain_incident(r, inc),
+        })
+        .collect();
+    JsonReport {
+        schema: super::JSON_SCHEMA_VERSION.to_string(),
+        summary: JsonSummary {
+            incidents: a.summary.incidents,
+            overlap_pairs: a.summary.overlap_pairs,
+            oversold_units: a.summary.oversold_units,
+            loss: money(a.summary.loss),
+            near_misses: a.summary.near_misses,
+            warnings: a.summary.warnings,
+            events: a.summary.events,
+            keys: a.summary.keys,
+            holders: a.summary.holders,
+        },
+        incidents,
+        findings: a
+            .findings
+            .iter()
+            .map(|f| JsonFinding {
+                kind: f.kind.as_str().to_string(),
+                key: f.key.map(s),
+                holder: f.holder.map(s),
+                at: r.rfc3339(f.at_ns),
+                detail: f.detail.clone(),
+            })
+            .collect(),
+        products: a
+            .products
+            .iter()
+            .map(|p| JsonProduct {
+                product: p.product.map(s),
+                initial_stock: p.initial_stock,
+                sold: p.sold,
+                oversold_units: p.oversold,
+                final_stock: p.final_stock,
+                lost_updates: p.lost_updates,
+            })
+            .collect(),
+        sources: r
+            .log
+            .sources
+            .iter()
+            .map(|src| JsonSource {
+                file: src.name.clone(),
+                dialect: serde_json::to_value(src.dialect)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                encoding: src.encoding.clone(),
+                fields: src.fields.clone(),
+                lines_read: src.lines_read,
+                events: src.events_loaded,
+                skipped: src.lines_skipped,
+                warned: src.lines_warned,
+            })
+            .collect(),
+        warnings: r
+            .log
+            .warnings
+            .kept()
+            .iter()
+            .map(|w| JsonWarning {
+                file: w.file.clone(),
+                line: w.line,
+                reason: w.reason.clone(),
+            })
+            .collect(),
+        warnings_unlisted: r.log.warnings.dropped(),
+    }
+}
+
+/// The JSON report, pretty-printed.
+pub fn to_json(r: &ReportInput<'_>) -> String {
+    serde_json::to_string_pretty(&build(r)).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}

@@ -1,0 +1,105 @@
+//! The terminal report: a summary line, one block per incident, findings,
+//! stock per product and warnings.
+
+use std::fmt::Write;
+
+use super::{ReportInput, explain_incident, format_ms, units};
+
+/// The plain-text report.
+pub fn to_text(r: &ReportInput<'_>) -> String {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
+    let sm = &a.summary;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
+        sm.events,
+        r.log.sources.len(),
+        sm.holders,
+        sm.keys
+    );
+    let _ = writeln!(
+        out,
+        "{} incident(s) · {} overlap pair(s) · {} oversold · {} lost · {} near-miss(es) · {} warning(s)",
+        sm.incidents,
+        sm.overlap_pairs,
+        units(sm.oversold_units),
+        r.money(sm.loss),
+        sm.near_misses,
+        sm.warnings
+    );
+    for inc in &a.incidents {
+        let _ = writeln!(
+            out,
+            "\n{}  {}  {} -> {}  ({})  {}",
+            inc.label(),
+            s(inc.key),
+            r.time(inc.start_ns),
+            r.time(inc.end_ns),
+            format_ms(inc.duration_ms()),
+            inc.cause.as_str()
+        );
+        let _ = writeln!(out, "  {}", explain_incident(r, inc));
+        for &o in inc.overlaps.iter().take(20) {
+            let o = &a.overlaps[o];
+            let _ = writeln!(
+                out,
+                "  overlap {} / {}: {} from {} ({})",
+                s(a.leases[o.earlier].holder),
+                s(a.leases[o.later].holder),
+                format_ms(o.duration_ms()),
+                r.time(o.start_ns),
+                o.cause.as_str()
+            );
+        }
+        if inc.overlaps.len() + inc.overlaps_unlisted > 20 {
+            let _ = writeln!(out, "  ... {} more overlap pairs", inc.overlaps.len() + inc.overlaps_unlisted - 20);
+        }
+        if inc.oversold_units > 0 {
+            let _ = writeln!(out, "  oversold {} · loss {}", units(inc.oversold_units), r.money(inc.loss));
+        }
+    }
+    if !a.findings.is_empty() {
+        let _ = writeln!(out, "\nFindings");
+        for f in &a.findings {
+            let _ = writeln!(out, "  {:<18} {}  {}", f.kind.as_str(), r.time(f.at_ns), f.detail);
+        }
+    }
+    if !a.products.is_empty() {
+        let _ = writeln!(out, "\nStock");
+        for p in &a.products {
+            let _ = writeln!(
+                out,
+                "  {}: initial {} · sold {} · oversold {} · final {}{}",
+                p.product.map_or("(unknown product)", s),
+                p.initial_stock.map_or("?".to_string(), |v| v.to_string()),
+                p.sold,
+                p.oversold,
+                p.final_stock.map_or("?".to_string(), |v| v.to_string()),
+                if p.lost_updates > 0 { format!(" · {} lost update(s)", p.lost_updates) } else { String::new() }
+            );
+        }
+    }
+    if r.log.warnings.total() > 0 {
+        let _ = writeln!(out, "\nWarnings");
+        for w in r.log.warnings.kept().iter().take(50) {
+            let _ = writeln!(out, "  {}:{}: {}", w.file, w.line, w.reason);
+        }
+        let more = r.log.warnings.total().saturating_sub(50);
+        if more > 0 {
+            let _ = writeln!(out, "  ... {more} more (see --format json)");
+        }
+    }
+    for src in &r.log.sources {
+        let _ = writeln!(
+            out,
+            "\n{}: {:?}, {}; {} lines = {} events + {} skipped + {} warned",
+            src.name, src.dialect, src.encoding, src.lines_read, src.events_loaded, src.lines_skipped, src.lines_warned
+        );
+        for note in &src.notes {
+            let _ = writeln!(out, "  note: {note}");
+        }
+    }
+    out
+}
