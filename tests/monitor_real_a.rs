@@ -166,7 +166,9 @@ fn real_a_business_events() {
     assert_eq!(info.events_loaded as usize, log.events.len());
 }
 
-/// Replay speed on the REAL-A capture repeated; run with
+/// Replay speed on the REAL-A capture repeated 200 times (708,200 lines;
+/// about 460k lines/s, 53 MB/s, with the crate at opt-level 3 on the 2-core
+/// build machine; about 50k lines/s in an unoptimised test build). Run with
 /// `cargo test --release --no-default-features --test monitor_real_a -- --ignored --nocapture`.
 #[test]
 #[ignore]
