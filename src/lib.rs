@@ -6,4 +6,5 @@
 pub mod analysis;
 pub mod ingest;
 pub mod model;
+pub mod redis_model;
 pub mod report;
