@@ -4,7 +4,12 @@
 //! on top behind the `gui` feature. Nothing below `ui` imports egui.
 
 pub mod analysis;
+pub mod cli;
+pub mod export;
 pub mod ingest;
 pub mod model;
 pub mod redis_model;
 pub mod report;
+pub mod sim;
+#[cfg(feature = "gui")]
+pub mod ui;

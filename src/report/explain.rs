@@ -26,10 +26,14 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
     let later = &a.leases[first.later];
     let key = s(incident.key);
     let mut out = String::new();
-    let host = earlier.host.map(|h| format!(" on {}", s(h))).unwrap_or_default();
-    let ttl = earlier
-        .ttl_ms
-        .map_or_else(|| "no TTL".to_string(), |t| format!("a {} TTL", format_ms(t as f64)));
+    let host = earlier
+        .host
+        .map(|h| format!(" on {}", s(h)))
+        .unwrap_or_default();
+    let ttl = earlier.ttl_ms.map_or_else(
+        || "no TTL".to_string(),
+        |t| format!("a {} TTL", format_ms(t as f64)),
+    );
     out.push_str(&format!(
         "Holder {}{} acquired {} at {} with {}",
         s(earlier.holder),
@@ -39,7 +43,10 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
         ttl
     ));
     if !earlier.renewals_ns.is_empty() {
-        out.push_str(&format!(" and renewed it {} times", earlier.renewals_ns.len()));
+        out.push_str(&format!(
+            " and renewed it {} times",
+            earlier.renewals_ns.len()
+        ));
     }
     out.push_str(". ");
     match first.cause {
@@ -77,7 +84,9 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
         r.time(later.acquired_ns)
     ));
     if others > 0 {
-        out.push_str(&format!(", and {others} more holders acquired it before the incident ended"));
+        out.push_str(&format!(
+            ", and {others} more holders acquired it before the incident ended"
+        ));
     }
     out.push_str(&format!(
         ". For {} in all, {} holders believed they held {} at once ({} overlap pairs).",
@@ -86,7 +95,11 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
         key,
         incident.overlaps.len() + incident.overlaps_unlisted
     ));
-    let sales: Vec<_> = incident.sales.iter().filter_map(|&i| a.sales.get(i)).collect();
+    let sales: Vec<_> = incident
+        .sales
+        .iter()
+        .filter_map(|&i| a.sales.get(i))
+        .collect();
     if sales.is_empty() {
         out.push_str(" No stock was sold inside the window.");
     } else {
@@ -95,14 +108,21 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
             .iter()
             .take(6)
             .map(|x| {
-                let who = x.holder.map(|h| format!(" by {}", s(h))).unwrap_or_default();
+                let who = x
+                    .holder
+                    .map(|h| format!(" by {}", s(h)))
+                    .unwrap_or_default();
                 match x.order_id {
                     Some(o) => format!("{}{}", s(o), who),
                     None => format!("a deduction{who}"),
                 }
             })
             .collect();
-        let more = if sales.len() > 6 { format!(" and {} more", sales.len() - 6) } else { String::new() };
+        let more = if sales.len() > 6 {
+            format!(" and {} more", sales.len() - 6)
+        } else {
+            String::new()
+        };
         out.push_str(&format!(
             " Inside the window they sold {} in {} sales ({}{}).",
             units(sold),

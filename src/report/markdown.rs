@@ -21,7 +21,10 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
     let _ = writeln!(out, "# Lock incident report\n");
     let files: Vec<&str> = r.log.sources.iter().map(|x| x.name.as_str()).collect();
     let _ = writeln!(out, "Source: {}\n", files.join(", "));
-    let _ = writeln!(out, "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |");
+    let _ = writeln!(
+        out,
+        "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |"
+    );
     let _ = writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let _ = writeln!(
         out,
@@ -44,7 +47,10 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
         r.money(r.settings.unit_loss)
     );
     if !a.incidents.is_empty() {
-        let _ = writeln!(out, "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |");
+        let _ = writeln!(
+            out,
+            "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |"
+        );
         let _ = writeln!(out, "|---|---|---|---:|---:|---|---:|---:|");
         for inc in &a.incidents {
             let _ = writeln!(
@@ -68,14 +74,16 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
         if let Some(img) = image_for(inc.id) {
             let _ = writeln!(out, "![{} timeline]({})\n", inc.label(), img);
         }
-        let _ = writeln!(out, "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |");
+        let _ = writeln!(
+            out,
+            "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |"
+        );
         let _ = writeln!(out, "|---|---|---|---:|---:|---|---|---:|");
         for &l in &inc.leases {
             let l: &Lease = &a.leases[l];
-            let ratio = l
-                .ttl_ms
-                .filter(|&t| t > 0)
-                .map_or("-".to_string(), |t| format!("{:.0} %", 100.0 * l.hold_ms() / t as f64));
+            let ratio = l.ttl_ms.filter(|&t| t > 0).map_or("-".to_string(), |t| {
+                format!("{:.0} %", 100.0 * l.hold_ms() / t as f64)
+            });
             let _ = writeln!(
                 out,
                 "| `{}` | {} | {} | {} | {} | {} ({:?}) | {} ({:?}) | {} |",
@@ -134,7 +142,10 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
     }
     if !a.products.is_empty() {
         let _ = writeln!(out, "## Stock\n");
-        let _ = writeln!(out, "| Product | Initial | Sold | Oversold | Final | Lost updates |");
+        let _ = writeln!(
+            out,
+            "| Product | Initial | Sold | Oversold | Final | Lost updates |"
+        );
         let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
         for p in &a.products {
             let opt = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());

@@ -55,12 +55,18 @@ fn datetime(at_ns: i64, offset_s: i32) -> Option<DateTime<FixedOffset>> {
 /// `2025-03-03 10:20:05.100 +08:00` for `at_ns` in a zone `offset_s` east of
 /// UTC.
 pub fn format_time(at_ns: i64, offset_s: i32) -> String {
-    datetime(at_ns, offset_s).map_or_else(|| at_ns.to_string(), |d| d.format("%Y-%m-%d %H:%M:%S%.3f %:z").to_string())
+    datetime(at_ns, offset_s).map_or_else(
+        || at_ns.to_string(),
+        |d| d.format("%Y-%m-%d %H:%M:%S%.3f %:z").to_string(),
+    )
 }
 
 /// RFC 3339 with µs, `2025-03-03T10:20:05.100000+08:00`.
 pub fn format_rfc3339(at_ns: i64, offset_s: i32) -> String {
-    datetime(at_ns, offset_s).map_or_else(|| at_ns.to_string(), |d| d.format("%Y-%m-%dT%H:%M:%S%.6f%:z").to_string())
+    datetime(at_ns, offset_s).map_or_else(
+        || at_ns.to_string(),
+        |d| d.format("%Y-%m-%dT%H:%M:%S%.6f%:z").to_string(),
+    )
 }
 
 /// The symbol of a currency code: `¥` for CNY/JPY/RMB, `$` for USD, `€`
@@ -90,13 +96,21 @@ pub fn format_money(amount: f64, currency: &str) -> String {
 
 /// `1 unit`, `3 units`.
 pub fn units(n: i64) -> String {
-    if n == 1 { "1 unit".to_string() } else { format!("{n} units") }
+    if n == 1 {
+        "1 unit".to_string()
+    } else {
+        format!("{n} units")
+    }
 }
 
 /// Milliseconds for people: `900 ms`, `1.8 s`, `2 min 3 s`.
 pub fn format_ms(ms: f64) -> String {
     if ms.abs() < 1000.0 {
-        if ms.fract().abs() < 0.05 { format!("{ms:.0} ms") } else { format!("{ms:.1} ms") }
+        if ms.fract().abs() < 0.05 {
+            format!("{ms:.0} ms")
+        } else {
+            format!("{ms:.1} ms")
+        }
     } else if ms.abs() < 60_000.0 {
         format!("{:.1} s", ms / 1000.0)
     } else {

@@ -54,16 +54,31 @@ pub fn to_text(r: &ReportInput<'_>) -> String {
             );
         }
         if inc.overlaps.len() + inc.overlaps_unlisted > 20 {
-            let _ = writeln!(out, "  ... {} more overlap pairs", inc.overlaps.len() + inc.overlaps_unlisted - 20);
+            let _ = writeln!(
+                out,
+                "  ... {} more overlap pairs",
+                inc.overlaps.len() + inc.overlaps_unlisted - 20
+            );
         }
         if inc.oversold_units > 0 {
-            let _ = writeln!(out, "  oversold {} · loss {}", units(inc.oversold_units), r.money(inc.loss));
+            let _ = writeln!(
+                out,
+                "  oversold {} · loss {}",
+                units(inc.oversold_units),
+                r.money(inc.loss)
+            );
         }
     }
     if !a.findings.is_empty() {
         let _ = writeln!(out, "\nFindings");
         for f in &a.findings {
-            let _ = writeln!(out, "  {:<18} {}  {}", f.kind.as_str(), r.time(f.at_ns), f.detail);
+            let _ = writeln!(
+                out,
+                "  {:<18} {}  {}",
+                f.kind.as_str(),
+                r.time(f.at_ns),
+                f.detail
+            );
         }
     }
     if !a.products.is_empty() {
@@ -77,7 +92,11 @@ pub fn to_text(r: &ReportInput<'_>) -> String {
                 p.sold,
                 p.oversold,
                 p.final_stock.map_or("?".to_string(), |v| v.to_string()),
-                if p.lost_updates > 0 { format!(" · {} lost update(s)", p.lost_updates) } else { String::new() }
+                if p.lost_updates > 0 {
+                    format!(" · {} lost update(s)", p.lost_updates)
+                } else {
+                    String::new()
+                }
             );
         }
     }
@@ -95,7 +114,13 @@ pub fn to_text(r: &ReportInput<'_>) -> String {
         let _ = writeln!(
             out,
             "\n{}: {:?}, {}; {} lines = {} events + {} skipped + {} warned",
-            src.name, src.dialect, src.encoding, src.lines_read, src.events_loaded, src.lines_skipped, src.lines_warned
+            src.name,
+            src.dialect,
+            src.encoding,
+            src.lines_read,
+            src.events_loaded,
+            src.lines_skipped,
+            src.lines_warned
         );
         for note in &src.notes {
             let _ = writeln!(out, "  note: {note}");

@@ -1,0 +1,288 @@
+//! The report folder (`lockreplay report`, and "Export report…" in the
+//! window): report.md, incidents.json, incidents.csv, findings.csv and a
+//! Chrome trace-event `trace.json` for Perfetto. Every file is written
+//! atomically and never over an input.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+
+use crate::cli::{Loaded, ReportArgs, exit_code_for, load_and_analyze, write_atomic};
+use crate::report::{ReportInput, to_json, to_markdown};
+
+/// Renders the picture of one incident (`Some(id)`) or of everything
+/// (`None`) to a PNG path. Supplied by the UI layer, which owns drawing.
+pub type RenderFn<'a> = &'a dyn Fn(&Loaded, Option<usize>, &Path) -> anyhow::Result<()>;
+
+/// Loads, analyses and writes the report folder; returns the exit code
+/// (1 when incidents were found).
+///
+/// # Errors
+/// Unreadable inputs or an unwritable folder. A failed picture is not an
+/// error: the report says it is missing and why.
+pub fn write_report(args: &ReportArgs, render: Option<RenderFn<'_>>) -> anyhow::Result<u8> {
+    let loaded = load_and_analyze(&args.files, &args.analysis)?;
+    write_report_dir(&loaded, &args.out, &args.files, render)?;
+    Ok(exit_code_for(&loaded.analysis))
+}
+
+/// Writes the report files of `loaded` into `dir`.
+///
+/// # Errors
+/// When `dir` cannot be created or a file cannot be written.
+pub fn write_report_dir(
+    loaded: &Loaded,
+    dir: &Path,
+    inputs: &[PathBuf],
+    render: Option<RenderFn<'_>>,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let input = loaded.input();
+    let mut images: Vec<Option<String>> = vec![None; loaded.analysis.incidents.len()];
+    if let Some(render) = render {
+        for inc in &loaded.analysis.incidents {
+            let name = format!("{}.png", inc.label());
+            match render(loaded, Some(inc.id), &dir.join(&name)) {
+                Ok(()) => images[inc.id] = Some(name),
+                Err(e) => eprintln!("lockreplay: no picture for {}: {e:#}", inc.label()),
+            }
+        }
+        if render(loaded, None, &dir.join("timeline.png")).is_err() {
+            eprintln!("lockreplay: no overview picture");
+        }
+    }
+    let mut md = to_markdown(&input, &|id| images.get(id).cloned().flatten());
+    if dir.join("timeline.png").exists() {
+        md = md.replacen("\n\n", "\n\n![Timeline](timeline.png)\n\n", 1);
+    }
+    write_atomic(&dir.join("report.md"), md.as_bytes(), inputs)?;
+    write_atomic(
+        &dir.join("incidents.json"),
+        to_json(&input).as_bytes(),
+        inputs,
+    )?;
+    write_atomic(&dir.join("incidents.csv"), &incidents_csv(&input)?, inputs)?;
+    write_atomic(&dir.join("findings.csv"), &findings_csv(&input)?, inputs)?;
+    let trace = serde_json::to_vec(&chrome_trace(&input)).context("cannot encode trace.json")?;
+    write_atomic(&dir.join("trace.json"), &trace, inputs)?;
+    Ok(())
+}
+
+fn incidents_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "id",
+        "key",
+        "start",
+        "end",
+        "duration_ms",
+        "holders",
+        "cause",
+        "overlap_pairs",
+        "orders",
+        "oversold_units",
+        "loss",
+        "currency",
+    ])?;
+    for inc in &a.incidents {
+        let holders: Vec<&str> = inc.leases.iter().map(|&l| s(a.leases[l].holder)).collect();
+        w.write_record([
+            inc.label(),
+            s(inc.key).to_string(),
+            r.rfc3339(inc.start_ns),
+            r.rfc3339(inc.end_ns),
+            format!("{:.3}", inc.duration_ms()),
+            holders.join(" "),
+            inc.cause.as_str().to_string(),
+            (inc.overlaps.len() + inc.overlaps_unlisted).to_string(),
+            inc.sales.len().to_string(),
+            inc.oversold_units.to_string(),
+            format!("{:.2}", inc.loss),
+            r.settings.currency.clone(),
+        ])?;
+    }
+    Ok(w.into_inner()?)
+}
+
+fn findings_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
+    let s = |sym| r.log.strings.get(sym).to_string();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(["kind", "key", "holder", "at", "detail"])?;
+    for f in &r.analysis.findings {
+        w.write_record([
+            f.kind.as_str().to_string(),
+            f.key.map(s).unwrap_or_default(),
+            f.holder.map(s).unwrap_or_default(),
+            r.rfc3339(f.at_ns),
+            f.detail.clone(),
+        ])?;
+    }
+    Ok(w.into_inner()?)
+}
+
+/// One Chrome trace event (the JSON Object Format of the Trace Event Format,
+/// as read by Perfetto UI and chrome://tracing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TraceEvent {
+    /// Name shown on the slice.
+    pub name: String,
+    /// Category.
+    pub cat: String,
+    /// Phase: `X` complete, `i` instant, `M` metadata.
+    pub ph: String,
+    /// Start, µs since the first event of the log.
+    pub ts: f64,
+    /// Duration, µs (complete events only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dur: Option<f64>,
+    /// Process id: one per lock key (1-based).
+    pub pid: u32,
+    /// Thread id: one per holder within the key (1-based); 0 for key-wide.
+    pub tid: u32,
+    /// Instant scope: `p` (process) for overlaps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub s: Option<String>,
+    /// Extra fields shown in the details panel.
+    #[serde(default)]
+    pub args: serde_json::Map<String, serde_json::Value>,
+}
+
+/// The trace file: `{"traceEvents": [...], "displayTimeUnit": "ms"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Trace {
+    /// Events.
+    pub trace_events: Vec<TraceEvent>,
+    /// `ms`.
+    pub display_time_unit: String,
+}
+
+/// Builds the trace: one process per lock key, one thread per holder,
+/// leases as complete events, overlaps and oversold orders as instants.
+pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
+    use serde_json::json;
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym).to_string();
+    let t0 = a.leases.iter().map(|l| l.acquired_ns).min().unwrap_or(0);
+    let us = |ns: i64| (ns - t0) as f64 / 1000.0;
+    let mut events = Vec::new();
+    let mut pids = std::collections::HashMap::new();
+    let mut tids = std::collections::HashMap::new();
+    let arg = |pairs: serde_json::Value| pairs.as_object().cloned().unwrap_or_default();
+    for l in &a.leases {
+        let next_pid = pids.len() as u32 + 1;
+        let pid = *pids.entry(l.key).or_insert_with(|| {
+            events.push(TraceEvent {
+                name: "process_name".into(),
+                cat: "__metadata".into(),
+                ph: "M".into(),
+                ts: 0.0,
+                dur: None,
+                pid: next_pid,
+                tid: 0,
+                s: None,
+                args: arg(json!({ "name": s(l.key) })),
+            });
+            next_pid
+        });
+        let next_tid = tids.keys().filter(|(k, _)| *k == l.key).count() as u32 + 1;
+        let tid = *tids.entry((l.key, l.holder)).or_insert_with(|| {
+            events.push(TraceEvent {
+                name: "thread_name".into(),
+                cat: "__metadata".into(),
+                ph: "M".into(),
+                ts: 0.0,
+                dur: None,
+                pid,
+                tid: next_tid,
+                s: None,
+                args: arg(json!({ "name": s(l.holder) })),
+            });
+            next_tid
+        });
+        let end = l.window_end_ns.max(l.acquired_ns);
+        events.push(TraceEvent {
+            name: "lease".into(),
+            cat: "lease".into(),
+            ph: "X".into(),
+            ts: us(l.acquired_ns),
+            dur: Some(us(end) - us(l.acquired_ns)),
+            pid,
+            tid,
+            s: None,
+            args: arg(json!({
+                "holder": s(l.holder),
+                "host": l.host.map(s),
+                "ttl_ms": l.ttl_ms,
+                "renewals": l.renewals_ns.len(),
+                "lock_end": format!("{:?}", l.lock_end),
+                "lock_end_at": r.rfc3339(l.lock_end_ns),
+                "inferred": l.inferred,
+            })),
+        });
+        if let Some((z0, z1)) = l.zombie_ns() {
+            events.push(TraceEvent {
+                name: "zombie hold".into(),
+                cat: "zombie".into(),
+                ph: "X".into(),
+                ts: us(z0),
+                dur: Some(us(z1) - us(z0)),
+                pid,
+                tid,
+                s: None,
+                args: arg(
+                    json!({ "holder": s(l.holder), "lock_end": format!("{:?}", l.lock_end) }),
+                ),
+            });
+        }
+    }
+    for o in &a.overlaps {
+        let pid = pids.get(&o.key).copied().unwrap_or(0);
+        events.push(TraceEvent {
+            name: format!("overlap: {}", o.cause.as_str()),
+            cat: "overlap".into(),
+            ph: "i".into(),
+            ts: us(o.start_ns),
+            dur: None,
+            pid,
+            tid: 0,
+            s: Some("p".into()),
+            args: arg(json!({
+                "earlier": s(a.leases[o.earlier].holder),
+                "later": s(a.leases[o.later].holder),
+                "duration_ms": o.duration_ms(),
+            })),
+        });
+    }
+    for sale in a.sales.iter().filter(|x| x.oversold_units > 0) {
+        let Some(key) = sale.key else { continue };
+        let pid = pids.get(&key).copied().unwrap_or(0);
+        let tid = sale
+            .holder
+            .and_then(|h| tids.get(&(key, h)).copied())
+            .unwrap_or(0);
+        events.push(TraceEvent {
+            name: "oversold order".into(),
+            cat: "oversell".into(),
+            ph: "i".into(),
+            ts: us(sale.at_ns),
+            dur: None,
+            pid,
+            tid,
+            s: Some("t".into()),
+            args: arg(json!({
+                "order_id": sale.order_id.map(s),
+                "oversold_units": sale.oversold_units,
+                "loss": sale.oversold_units as f64 * r.settings.unit_loss,
+                "currency": r.settings.currency,
+            })),
+        });
+    }
+    Trace {
+        trace_events: events,
+        display_time_unit: "ms".into(),
+    }
+}
