@@ -8,7 +8,9 @@ use super::{Cause, Incident, Lease, LockEnd, LogLagArtefact, Overlap};
 /// Finds every overlap pair.
 ///
 /// A pair (earlier, later) on one key with different holders is an overlap
-/// when their believed windows intersect for more than 0 ns and the earlier
+/// when the later acquire falls strictly inside the earlier believed window
+/// (so the windows intersect for more than 0 ns, or the later window is a
+/// zero-length instant logged inside the earlier one) and the earlier
 /// holder's lock had ended (expired, foreign release, vanished) at or before
 /// the later acquire. Pairs in `log_lag` are returned separately as
 /// artefacts, and only when their windows do intersect.
@@ -38,10 +40,12 @@ pub fn detect_overlaps(
             if earlier.holder == later.holder {
                 continue;
             }
+            // `open` holds only windows that end strictly after this acquire,
+            // so the intersection is never negative. A zero-length later
+            // window (acquire and release logged in the same tick of a
+            // ms-resolution clock) still lasted a moment inside the earlier
+            // window: it counts, with duration 0.
             let end = earlier.window_end_ns.min(later.window_end_ns);
-            if end <= start {
-                continue;
-            }
             if lagged.contains(&(earlier.id, later.id)) {
                 if let Some(a) = log_lag
                     .iter()
@@ -216,6 +220,21 @@ mod tests {
             (420, Released, "k", "C", None),
         ]);
         assert!(o.is_empty());
+    }
+
+    #[test]
+    fn zero_length_window_inside_a_zombie_window_counts() {
+        let (o, _, _) = run(&[
+            (0, Acquired, "k", "Z", Some(1000)),
+            (1500, Acquired, "k", "B", Some(1000)),
+            (1500, Released, "k", "B", None),
+            (3000, ReleaseFailed, "k", "Z", None),
+            (3000, Acquired, "k", "C", Some(1000)),
+            (3000, Released, "k", "C", None),
+        ]);
+        assert_eq!(o.len(), 1, "{o:?}");
+        assert_eq!(o[0].later, 1);
+        assert_eq!(o[0].duration_ms(), 0.0);
     }
 
     #[test]
