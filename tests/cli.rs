@@ -1,0 +1,310 @@
+//! The built binary as a user runs it: exit codes, broken inputs (each gives
+//! a warning with file and line and the good lines still load), the report
+//! folder, the Chrome trace, and inputs that are never written.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use lockreplay::export::Trace;
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+}
+
+fn case_file(case: &str, file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cases")
+        .join(case)
+        .join(file)
+}
+
+fn br01() -> PathBuf {
+    case_file("BR-01-redispy-shared-lock-overrun", "inventory-sync.jsonl")
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn analyze_json(files: &[&Path], extra: &[&str]) -> (Output, Value) {
+    let out = bin()
+        .args(["analyze", "--format", "json"])
+        .args(extra)
+        .args(files)
+        .output()
+        .expect("run");
+    let v = json_of(&out);
+    (out, v)
+}
+
+/// BR-01 with `edit` applied to its lines, written to a temp file.
+fn broken_copy(dir: &Path, name: &str, edit: impl Fn(Vec<String>) -> Vec<String>) -> PathBuf {
+    let text = std::fs::read_to_string(br01()).expect("read");
+    let lines = edit(text.lines().map(str::to_string).collect());
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n")).expect("write");
+    path
+}
+
+fn warnings(v: &Value) -> Vec<(String, u64, String)> {
+    v["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|w| {
+            (
+                w["file"].as_str().unwrap_or("").to_string(),
+                w["line"].as_u64().unwrap_or(0),
+                w["reason"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn incidents_exit_1_clean_logs_exit_0_errors_exit_2() {
+    let (out, v) = analyze_json(&[&br01()], &["--unit-loss", "650"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(v["summary"]["loss"]["amount"], 650.0);
+    let nc = case_file("NC-02-log-lag-1ms-handoff", "daigou-node-svc.log");
+    let (out, v) = analyze_json(&[&nc], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(v["summary"]["incidents"], 0);
+    let out = bin()
+        .args(["analyze", "/no/such/file.jsonl"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("/no/such/file.jsonl"),
+        "error names the file: {err}"
+    );
+    let out = bin()
+        .args(["analyze", "--host-offset", "web1:40"])
+        .arg(br01())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("HOST=MS"));
+}
+
+#[test]
+fn a_truncated_last_line_is_a_warning_and_the_rest_loads() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = broken_copy(dir.path(), "truncated.jsonl", |mut l| {
+        let last = l.pop().expect("line");
+        l.push(last[..last.len() / 2].to_string());
+        l
+    });
+    let (out, v) = analyze_json(&[&f], &["--unit-loss", "650"]);
+    assert_eq!(out.status.code(), Some(1), "the incident is still found");
+    let w = warnings(&v);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].0.ends_with("truncated.jsonl"));
+    assert_eq!(w[0].1, 11);
+    assert!(w[0].2.contains("JSON"), "{}", w[0].2);
+    assert_eq!(v["summary"]["oversold_units"], 1);
+}
+
+#[test]
+fn binary_garbage_lines_are_warnings_with_line_numbers() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("garbage.jsonl");
+    let text = std::fs::read(br01()).expect("read");
+    let mut bytes = Vec::new();
+    for (n, line) in text.split(|&b| b == b'\n').enumerate() {
+        bytes.extend_from_slice(line);
+        bytes.push(b'\n');
+        if n == 3 {
+            bytes.extend_from_slice(&[0, 159, 146, 150, 255, 1, 2, 3, b'\n']);
+        }
+    }
+    std::fs::write(&path, bytes).expect("write");
+    let (out, v) = analyze_json(&[&path], &[]);
+    assert_eq!(out.status.code(), Some(1));
+    let w = warnings(&v);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].1, 5);
+    assert_eq!(v["summary"]["incidents"], 1);
+}
+
+#[test]
+fn an_empty_file_says_so_and_does_not_fail() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("empty.jsonl");
+    std::fs::write(&path, "").expect("write");
+    let (out, v) = analyze_json(&[&path], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    let w = warnings(&v);
+    assert_eq!(w.len(), 1);
+    assert_eq!(w[0].1, 0);
+    assert_eq!(v["summary"]["events"], 0);
+}
+
+#[test]
+fn a_wrong_time_format_is_a_warning_per_line() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let f = broken_copy(dir.path(), "badtime.jsonl", |l| {
+        l.into_iter()
+            .enumerate()
+            .map(|(n, s)| {
+                if n == 2 {
+                    s.replace("2025-03-03T10:20:01.000+08:00", "yesterday at noon")
+                } else {
+                    s
+                }
+            })
+            .collect()
+    });
+    let (_, v) = analyze_json(&[&f], &[]);
+    let w = warnings(&v);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].1, 3);
+    assert!(w[0].2.contains("yesterday"), "{}", w[0].2);
+    let src = &v["sources"][0];
+    assert_eq!(
+        src["lines_read"].as_u64(),
+        Some(
+            src["events"].as_u64().unwrap_or(0)
+                + src["skipped"].as_u64().unwrap_or(0)
+                + src["warned"].as_u64().unwrap_or(0)
+        )
+    );
+}
+
+#[test]
+fn report_folder_has_every_file_and_leaves_inputs_untouched() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = dir.path().join("in.jsonl");
+    std::fs::copy(br01(), &input).expect("copy");
+    let before = (
+        std::fs::read(&input).expect("read"),
+        std::fs::metadata(&input).expect("meta").modified().ok(),
+    );
+    let out_dir = dir.path().join("report");
+    let out = bin()
+        .args(["report", "--no-images", "--unit-loss", "650", "--out"])
+        .arg(&out_dir)
+        .arg(&input)
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in [
+        "report.md",
+        "incidents.json",
+        "incidents.csv",
+        "findings.csv",
+        "trace.json",
+    ] {
+        assert!(out_dir.join(f).is_file(), "{f} written");
+    }
+    let md = std::fs::read_to_string(out_dir.join("report.md")).expect("md");
+    assert!(md.contains("INC-1") && md.contains("¥650"), "{md}");
+    let csv = std::fs::read_to_string(out_dir.join("incidents.csv")).expect("csv");
+    assert_eq!(csv.lines().count(), 2);
+    assert!(
+        csv.lines()
+            .nth(1)
+            .is_some_and(|l| l.contains("lease_expired"))
+    );
+    let after = (
+        std::fs::read(&input).expect("read"),
+        std::fs::metadata(&input).expect("meta").modified().ok(),
+    );
+    assert_eq!(before, after, "input unchanged");
+    let leftovers: Vec<_> = std::fs::read_dir(&out_dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary files left");
+}
+
+#[test]
+fn trace_json_is_well_formed_trace_events() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = case_file("BR-02-aredis-asyncio-shared-token", "jobs-runner.json");
+    let out = bin()
+        .args(["report", "--no-images", "--out"])
+        .arg(dir.path())
+        .arg(&input)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let trace: Trace =
+        serde_json::from_slice(&std::fs::read(dir.path().join("trace.json")).expect("trace"))
+            .expect("typed trace");
+    let leases: Vec<_> = trace
+        .trace_events
+        .iter()
+        .filter(|e| e.ph == "X" && e.cat == "lease")
+        .collect();
+    assert_eq!(leases.len(), 3, "one complete event per hold");
+    assert!(
+        trace
+            .trace_events
+            .iter()
+            .all(|e| matches!(e.ph.as_str(), "X" | "i" | "M"))
+    );
+    assert!(
+        leases
+            .iter()
+            .all(|e| e.pid == 1 && e.tid >= 1 && e.dur.is_some_and(|d| d > 0.0) && e.ts >= 0.0)
+    );
+    let overlaps = trace
+        .trace_events
+        .iter()
+        .filter(|e| e.cat == "overlap" && e.ph == "i")
+        .count();
+    assert_eq!(overlaps, 2);
+    // ts is in µs: taskB acquires 3010.015 ms after taskA.
+    let b = leases
+        .iter()
+        .find(|e| e.args["holder"] == "taskB")
+        .expect("taskB");
+    assert!((b.ts - 3_010_015.0).abs() < 1.0, "{}", b.ts);
+}
+
+#[test]
+fn exports_never_overwrite_an_input() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = dir.path().join("report.md");
+    std::fs::copy(br01(), &input).expect("copy");
+    let out = bin()
+        .args(["report", "--no-images", "--out"])
+        .arg(dir.path())
+        .arg(&input)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to write over the input"));
+    assert_eq!(
+        std::fs::read(&input).expect("read"),
+        std::fs::read(br01()).expect("read")
+    );
+}
+
+#[test]
+fn atomic_write_failure_leaves_no_partial_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let target = dir.path().join("missing-dir").join("out.json");
+    let err = lockreplay::cli::write_atomic(&target, b"{}", &[]);
+    assert!(err.is_err());
+    assert!(!target.exists());
+    let ok = dir.path().join("out.json");
+    lockreplay::cli::write_atomic(&ok, b"{\"a\":1}", &[]).expect("write");
+    assert_eq!(std::fs::read(&ok).expect("read"), b"{\"a\":1}");
+}
