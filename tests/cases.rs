@@ -92,13 +92,13 @@ fn report_of(dir: &Path, case: &Value, key: &str) -> Value {
 fn check(report: &Value, expect: &Value) -> Vec<String> {
     let mut problems = Vec::new();
     let summary = &report["summary"];
-    if let Some(want) = expect["oversold_units"].as_i64() {
-        if summary["oversold_units"].as_i64() != Some(want) {
-            problems.push(format!(
-                "oversold_units {} != {want}",
-                summary["oversold_units"]
-            ));
-        }
+    if let Some(want) = expect["oversold_units"].as_i64()
+        && summary["oversold_units"].as_i64() != Some(want)
+    {
+        problems.push(format!(
+            "oversold_units {} != {want}",
+            summary["oversold_units"]
+        ));
     }
     if let Some(want) = expect["loss"].as_f64() {
         let got = summary["loss"]["amount"].as_f64().unwrap_or(f64::NAN);
@@ -113,18 +113,19 @@ fn check(report: &Value, expect: &Value) -> Vec<String> {
         .flat_map(|i| i["overlaps"].as_array().into_iter().flatten())
         .collect();
     let n = overlaps.len() as i64;
-    if let Some(want) = expect["incident_count"].as_i64() {
-        if n != want {
-            problems.push(format!("overlap pairs {n} != {want}"));
-        }
+    if let Some(want) = expect["incident_count"].as_i64()
+        && n != want
+    {
+        problems.push(format!("overlap pairs {n} != {want}"));
     }
-    if let (Some(lo), Some(hi)) = (
+    let range = (
         expect["incident_count_min"].as_i64(),
         expect["incident_count_max"].as_i64(),
-    ) {
-        if !(lo..=hi).contains(&n) {
-            problems.push(format!("overlap pairs {n} not in {lo}..={hi}"));
-        }
+    );
+    if let (Some(lo), Some(hi)) = range
+        && !(lo..=hi).contains(&n)
+    {
+        problems.push(format!("overlap pairs {n} not in {lo}..={hi}"));
     }
     for want in expect["overlaps"].as_array().into_iter().flatten() {
         let holders = &want["holders"];
@@ -170,13 +171,12 @@ fn check(report: &Value, expect: &Value) -> Vec<String> {
         }
     }
     let products = report["products"].as_array().cloned().unwrap_or_default();
-    if let Some(want) = expect["initial_stock"].as_i64() {
-        if !products
+    if let Some(want) = expect["initial_stock"].as_i64()
+        && !products
             .iter()
             .any(|p| p["initial_stock"].as_i64() == Some(want))
-        {
-            problems.push(format!("no product with initial stock {want}"));
-        }
+    {
+        problems.push(format!("no product with initial stock {want}"));
     }
     if let Some(want) = expect["orders"].as_i64() {
         let sold: i64 = products.iter().filter_map(|p| p["sold"].as_i64()).sum();

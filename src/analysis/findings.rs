@@ -183,21 +183,21 @@ fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
             continue;
         };
         let rejected = e.kind == EventKind::WriteRejected;
-        if let Some(&max) = highest.get(&key) {
-            if token < max {
-                out.push(Finding {
-                    kind: FindingKind::FencingViolation,
-                    key: Some(key),
-                    holder: e.holder,
-                    lease: None,
-                    at_ns: times_ns.get(i).copied().unwrap_or(e.at_ns),
-                    detail: if rejected {
-                        format!("write with fencing token {token} after {max} was accepted; storage rejected it (contained)")
-                    } else {
-                        format!("write with fencing token {token} after {max} was accepted; storage accepted it too")
-                    },
-                });
-            }
+        if let Some(&max) = highest.get(&key)
+            && token < max
+        {
+            out.push(Finding {
+                kind: FindingKind::FencingViolation,
+                key: Some(key),
+                holder: e.holder,
+                lease: None,
+                at_ns: times_ns.get(i).copied().unwrap_or(e.at_ns),
+                detail: if rejected {
+                    format!("write with fencing token {token} after {max} was accepted; storage rejected it (contained)")
+                } else {
+                    format!("write with fencing token {token} after {max} was accepted; storage accepted it too")
+                },
+            });
         }
         if !rejected {
             let max = highest.entry(key).or_insert(token);

@@ -131,12 +131,12 @@ fn reconstruct_key(
     for (pos, &i) in events.iter().enumerate() {
         let e = &log.events[i];
         let t = time(i);
-        if let Some(l) = live {
-            if !holds[l].valid_at(t) {
-                let exp = holds[l].lease.expiry_ns.unwrap_or(t);
-                holds[l].end_lock(LockEnd::Expired, exp, None);
-                live = None;
-            }
+        if let Some(l) = live
+            && !holds[l].valid_at(t)
+        {
+            let exp = holds[l].lease.expiry_ns.unwrap_or(t);
+            holds[l].end_lock(LockEnd::Expired, exp, None);
+            live = None;
         }
         let Some(holder) = e.holder else { continue };
         let mine = latest_of.get(&holder).copied();
@@ -234,11 +234,11 @@ fn reconstruct_key(
                 if e.kind != EventKind::Released || e.detail().deleted == Some(false) {
                     continue;
                 }
-                if let Some(h) = mine {
-                    if holds[h].release_absorbed {
-                        holds[h].release_absorbed = false;
-                        continue;
-                    }
+                if let Some(h) = mine
+                    && holds[h].release_absorbed
+                {
+                    holds[h].release_absorbed = false;
+                    continue;
                 }
                 match (live, mine) {
                     (Some(l), Some(h)) if l == h => {

@@ -448,7 +448,7 @@ pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
             &lease_set.leases,
         ));
     }
-    findings.sort_by(|a, b| (a.kind, a.at_ns).cmp(&(b.kind, b.at_ns)));
+    findings.sort_by_key(|f| (f.kind, f.at_ns));
 
     let mut keys: Vec<Sym> = lease_set.leases.iter().map(|l| l.key).collect();
     keys.dedup();
