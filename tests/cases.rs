@@ -301,3 +301,127 @@ fn the_checker_notices_a_wrong_answer() {
     wrong["findings_absent"] = serde_json::json!(["overlap"]);
     assert_eq!(check(&report, &wrong).len(), 3);
 }
+
+#[test]
+fn app_log_and_capture_together_line_up_by_token() {
+    let (name, dir, case) = cases()
+        .into_iter()
+        .find(|c| c.0.starts_with("REAL-A"))
+        .expect("REAL-A");
+    let mut files = files_of(&dir, &case, "files");
+    files.extend(files_of(&dir, &case, "monitor_files"));
+    let log = load_paths(&files, &IngestOptions::default(), &Progress::default()).expect("load");
+    let settings = settings_of(&case);
+    let both = analyze(&log, &settings);
+    // The application's view decides beliefs and sales: the same answers as
+    // the app log alone.
+    let report: Value = serde_json::from_str(&to_json(&ReportInput {
+        log: &log,
+        settings: &settings,
+        analysis: &both,
+    }))
+    .expect("json");
+    let problems = check(&report, &case["expect"]);
+    assert!(
+        problems.is_empty(),
+        "{name} (app + MONITOR): {}",
+        problems.join("; ")
+    );
+    assert_eq!(both.summary.overlap_pairs, 21);
+    assert!(both.leases.iter().all(|l| !l.inferred));
+    // The capture gives the server's view of the same 40 holds, linked by
+    // token, each granted within 3 ms of the app's acquired line.
+    assert_eq!(both.server_view.len(), 40);
+    for s in &both.server_view {
+        assert!(s.inferred);
+        let app = both
+            .leases
+            .iter()
+            .find(|l| l.key == s.key && l.holder == s.holder)
+            .expect("every server-side hold has its app-side hold");
+        let lag_ms = (app.acquired_ns - s.acquired_ns).abs() as f64 / 1e6;
+        assert!(
+            lag_ms <= 3.0,
+            "{} granted {lag_ms} ms apart",
+            log.strings.get(s.holder)
+        );
+    }
+}
+
+#[test]
+fn redlock_captures_from_three_nodes_count_a_hold_once_a_majority_grants_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    // Node 3 missed A's SET (A still gets a majority); C only ever wins on
+    // node 1 (no majority: no hold). A works past its 1 s validity; B gets a
+    // majority at 1.2 s; A's compare-and-delete then fails on every node.
+    let node = |n: u8| {
+        let mut lines = vec!["OK".to_string()];
+        let mut cmd =
+            |t: &str, addr: &str, args: &str| lines.push(format!("{t} [0 {addr}] {args}"));
+        if n != 3 {
+            cmd(
+                "1000.000000",
+                "127.0.0.1:5001",
+                r#""SET" "lock:order" "tokA" "NX" "PX" "1000""#,
+            );
+        }
+        if n == 1 || n == 3 {
+            cmd(
+                "1000.100000",
+                "127.0.0.1:5003",
+                r#""SET" "lock:order" "tokC" "NX" "PX" "1000""#,
+            );
+        }
+        cmd(
+            "1002.200000",
+            "127.0.0.1:5002",
+            r#""SET" "lock:order" "tokB" "NX" "PX" "1000""#,
+        );
+        cmd(
+            "1002.300000",
+            "127.0.0.1:5001",
+            r#""EVAL" "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end" "1" "lock:order" "tokA""#,
+        );
+        cmd("1002.300010", "lua", r#""get" "lock:order""#);
+        cmd(
+            "1002.500000",
+            "127.0.0.1:5002",
+            r#""EVAL" "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end" "1" "lock:order" "tokB""#,
+        );
+        cmd("1002.500010", "lua", r#""get" "lock:order""#);
+        cmd("1002.500020", "lua", r#""del" "lock:order""#);
+        lines.join("\n") + "\n"
+    };
+    let files: Vec<PathBuf> = (1..=3u8)
+        .map(|n| {
+            let p = dir.path().join(format!("node{n}.monitor.log"));
+            std::fs::write(&p, node(n)).expect("write");
+            p
+        })
+        .collect();
+    let log = load_paths(&files, &IngestOptions::default(), &Progress::default()).expect("load");
+    let a = analyze(&log, &Settings::default());
+    let holders: Vec<&str> = a.leases.iter().map(|l| log.strings.get(l.holder)).collect();
+    assert_eq!(
+        holders,
+        ["tokA", "tokB"],
+        "one hold per quorum grant; C never had a majority"
+    );
+    assert_eq!(a.overlaps.len(), 1);
+    assert_eq!(
+        a.overlaps[0].cause,
+        lockreplay::analysis::Cause::LeaseExpired
+    );
+    // A's failed compare-and-delete is stamped at its Lua `get` line, 10 µs
+    // after B's grant + 100 ms.
+    assert!(
+        (a.overlaps[0].duration_ms() - 100.01).abs() < 1e-6,
+        "{}",
+        a.overlaps[0].duration_ms()
+    );
+    assert!(
+        log.sources
+            .iter()
+            .all(|s| s.notes.iter().any(|n| n.starts_with("Redlock")))
+    );
+}

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::leases::LeaseSet;
 use super::{
-    Finding, FindingKind, Lease, LockEnd, NS_PER_MS, Overlap, Settings, apply_host_offsets,
-    detect_overlaps, reconstruct_leases,
+    EventView, Finding, FindingKind, Lease, LockEnd, NS_PER_MS, Overlap, Settings,
+    apply_host_offsets, detect_overlaps, reconstruct_leases_in,
 };
 use crate::model::{EventKind, LoadedLog, Sym};
 
@@ -217,7 +217,7 @@ pub fn clock_skew(
     leases: &[Lease],
 ) -> Vec<Finding> {
     let raw_times = apply_host_offsets(log, &BTreeMap::new());
-    let raw = reconstruct_leases(log, &raw_times, settings);
+    let raw = reconstruct_leases_in(log, &raw_times, settings, &EventView::split(log).0);
     let (raw_overlaps, _) = detect_overlaps(&raw.leases, &raw.log_lag);
     let pairs = |os: &[Overlap], ls: &[Lease]| -> BTreeMap<(Sym, Sym, Sym), i64> {
         os.iter()

@@ -39,6 +39,61 @@ pub fn apply_host_offsets(log: &LoadedLog, host_offsets_ms: &BTreeMap<String, f6
         .collect()
 }
 
+/// Which events a rule reads. When an application log and a MONITOR capture
+/// describe the same lock key, the application's lines say what holders
+/// believed (the primary view) and the capture says what the server did (the
+/// server view); each is reconstructed on its own, linked by token.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EventView {
+    /// `skip[i]`: event `i` is not in this view. Empty: every event is.
+    skip: Vec<bool>,
+}
+
+impl EventView {
+    /// Every event.
+    pub fn all() -> EventView {
+        EventView::default()
+    }
+
+    /// True when event `i` is in the view.
+    pub fn includes(&self, i: usize) -> bool {
+        self.skip.get(i).is_none_or(|s| !s)
+    }
+
+    /// The primary and, when some key is described by both an application
+    /// log and a MONITOR capture, the server view of those keys.
+    ///
+    /// Primary: everything except the inferred events of such keys. Server:
+    /// only the inferred events of such keys.
+    pub fn split(log: &LoadedLog) -> (EventView, Option<EventView>) {
+        let mut app_keys = std::collections::HashSet::new();
+        let mut inferred_keys = std::collections::HashSet::new();
+        for e in &log.events {
+            if let Some(k) = e.key {
+                if e.inferred {
+                    inferred_keys.insert(k);
+                } else if e.kind == EventKind::Acquired || e.kind.is_business() {
+                    app_keys.insert(k);
+                }
+            }
+        }
+        let mixed: std::collections::HashSet<Sym> =
+            app_keys.intersection(&inferred_keys).copied().collect();
+        if mixed.is_empty() {
+            return (EventView::all(), None);
+        }
+        let on_mixed =
+            |e: &crate::model::Event| e.inferred && e.key.is_some_and(|k| mixed.contains(&k));
+        let primary = EventView {
+            skip: log.events.iter().map(on_mixed).collect(),
+        };
+        let server = EventView {
+            skip: log.events.iter().map(|e| !on_mixed(e)).collect(),
+        };
+        (primary, Some(server))
+    }
+}
+
 /// A hold under construction.
 struct Building {
     lease: Lease,
@@ -90,8 +145,20 @@ impl Building {
 ///    (a foreign release); `release_failed` and `lock_lost` close the window;
 /// 5. a window with no release ends at the holder's last event on the key.
 pub fn reconstruct_leases(log: &LoadedLog, times_ns: &[i64], settings: &Settings) -> LeaseSet {
+    reconstruct_leases_in(log, times_ns, settings, &EventView::all())
+}
+
+/// [`reconstruct_leases`] over the events of one [`EventView`] only.
+pub fn reconstruct_leases_in(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    settings: &Settings,
+    view: &EventView,
+) -> LeaseSet {
     let mut by_key: BTreeMap<Sym, Vec<usize>> = BTreeMap::new();
-    let mut order: Vec<usize> = (0..log.events.len()).collect();
+    let mut order: Vec<usize> = (0..log.events.len())
+        .filter(|&i| view.includes(i))
+        .collect();
     order.sort_by_key(|&i| {
         let e = &log.events[i];
         (

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::{LoadedLog, SourceRef, Sym};
 
 pub use findings::detect_findings;
-pub use leases::{apply_host_offsets, reconstruct_leases};
+pub use leases::{EventView, apply_host_offsets, reconstruct_leases, reconstruct_leases_in};
 pub use overlaps::{detect_overlaps, group_incidents};
 pub use oversell::{attribute_oversell, compute_oversell};
 
@@ -415,6 +415,10 @@ pub struct Analysis {
     pub sales: Vec<Sale>,
     /// Per-product stock accounting, sorted by product name.
     pub products: Vec<ProductOversell>,
+    /// The server's view of keys that both an application log and a MONITOR
+    /// capture describe: holds reconstructed from the capture alone (linked
+    /// to `leases` by key and holder token). Empty otherwise.
+    pub server_view: Vec<Lease>,
     /// Event times with host offsets applied, parallel to `LoadedLog::events`.
     #[serde(skip)]
     pub times_ns: Vec<i64>,
@@ -428,10 +432,14 @@ pub struct Analysis {
 /// overlap pairs listed.
 pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
     let times_ns = apply_host_offsets(log, &settings.host_offsets_ms);
-    let lease_set = reconstruct_leases(log, &times_ns, settings);
+    let (primary, server) = EventView::split(log);
+    let lease_set = reconstruct_leases_in(log, &times_ns, settings, &primary);
     let (overlaps, artefacts) = detect_overlaps(&lease_set.leases, &lease_set.log_lag);
     let mut incidents = group_incidents(&lease_set.leases, &overlaps, settings.max_listed_pairs);
-    let (products, mut sales) = compute_oversell(log, &times_ns, &lease_set.leases);
+    let (products, mut sales) = compute_oversell(log, &times_ns, &lease_set.leases, &primary);
+    let server_view = server
+        .map(|view| reconstruct_leases_in(log, &times_ns, settings, &view).leases)
+        .unwrap_or_default();
     attribute_oversell(
         &mut sales,
         &mut incidents,
@@ -478,6 +486,7 @@ pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
         findings,
         sales,
         products,
+        server_view,
         times_ns,
         summary,
     }

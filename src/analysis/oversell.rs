@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{Incident, Lease, ProductOversell, Sale};
+use super::{EventView, Incident, Lease, ProductOversell, Sale};
 use crate::model::{EventKind, LoadedLog, Sym};
 
 /// The lock key an event was made under: its own `key`, else the key of the
@@ -48,6 +48,7 @@ pub fn compute_oversell(
     log: &LoadedLog,
     times_ns: &[i64],
     leases: &[Lease],
+    view: &EventView,
 ) -> (Vec<ProductOversell>, Vec<Sale>) {
     let mut leases_by_holder: HashMap<Sym, Vec<usize>> = HashMap::new();
     for l in leases {
@@ -65,7 +66,7 @@ pub fn compute_oversell(
         final_stock: Option<(i64, i64)>,
     }
     let mut order: Vec<usize> = (0..log.events.len())
-        .filter(|&i| log.events[i].kind.is_business())
+        .filter(|&i| log.events[i].kind.is_business() && view.includes(i))
         .collect();
     let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);
     order.sort_by_key(|&i| {

@@ -414,7 +414,9 @@ pub fn load_paths(
         // Ignored when an explicit offset was already seen (the first wins).
         builder.saw_offset(tz.offset_at(first));
     }
-    Ok(builder.finish())
+    let mut log = builder.finish();
+    monitor::combine_redlock_nodes(&mut log);
+    Ok(log)
 }
 
 #[cfg(test)]

@@ -65,7 +65,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::io::BufRead;
 
-use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceRef, Sym};
+use crate::model::{Dialect, Event, EventKind, LoadedLog, LogBuilder, SourceInfo, SourceRef, Sym};
 use crate::redis_model::{Connection, Keyspace, Outcome, Step, Value, parse_i64};
 
 /// Options for MONITOR replay.
@@ -1055,10 +1055,68 @@ pub fn merge_redlock(events: &[Event], nodes: usize) -> Vec<Event> {
     out
 }
 
+/// When several MONITOR captures describe the same lock key with the same
+/// tokens, they are the nodes of one Redlock: replaces their per-node lock
+/// events with quorum-level ones ([`merge_redlock`], majority of the
+/// captures) and notes it on each capture. Other events are untouched.
+pub fn combine_redlock_nodes(log: &mut LoadedLog) {
+    let captures: Vec<u16> = log
+        .sources
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.dialect == Dialect::RedisMonitor)
+        .filter_map(|(i, _)| u16::try_from(i).ok())
+        .collect();
+    if captures.len() < 2 {
+        return;
+    }
+    let mut nodes_of: HashMap<(Sym, Sym), HashSet<u16>> = HashMap::new();
+    for e in &log.events {
+        if let (EventKind::Acquired, true, Some(k), Some(h)) = (e.kind, e.inferred, e.key, e.holder)
+        {
+            nodes_of.entry((k, h)).or_default().insert(e.source.file);
+        }
+    }
+    let redlock_keys: HashSet<Sym> = nodes_of
+        .iter()
+        .filter(|(_, nodes)| nodes.len() >= 2)
+        .map(|((k, _), _)| *k)
+        .collect();
+    if redlock_keys.is_empty() {
+        return;
+    }
+    let on_redlock = |e: &Event| {
+        e.inferred
+            && e.key.is_some_and(|k| redlock_keys.contains(&k))
+            && matches!(
+                e.kind,
+                EventKind::Acquired
+                    | EventKind::AcquireFailed
+                    | EventKind::Renewed
+                    | EventKind::Released
+                    | EventKind::ReleaseFailed
+            )
+    };
+    let (lock_events, mut rest): (Vec<Event>, Vec<Event>) = std::mem::take(&mut log.events)
+        .into_iter()
+        .partition(|e| on_redlock(e));
+    rest.extend(merge_redlock(&lock_events, captures.len()));
+    rest.sort_by_key(|e| (e.at_ns, e.source.file, e.source.line));
+    log.events = rest;
+    for &c in &captures {
+        if let Some(s) = log.sources.get_mut(usize::from(c)) {
+            s.notes.push(format!(
+                "Redlock: {} captures are nodes of one lock; a hold counts once a majority ({}) granted it",
+                captures.len(),
+                captures.len() / 2 + 1
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Dialect;
 
     fn info() -> SourceInfo {
         SourceInfo {
