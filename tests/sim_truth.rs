@@ -233,3 +233,56 @@ fn naive_sample_has_foreign_releases() {
         .collect();
     assert!(causes.contains(&"foreign_release"), "{causes:?}");
 }
+
+/// The committed samples are exactly what the documented commands produce.
+#[test]
+fn samples_regenerate_byte_for_byte() {
+    let common = SimArgs {
+        products: 1,
+        ttl_ms: 2000,
+        slow_prob: 0.1,
+        slow_ms: 3000,
+        initial_stock: 12,
+        unit_price: 299.0,
+        ..SimArgs::default()
+    };
+    let cases = [
+        (
+            "seed-incident.jsonl",
+            SimArgs {
+                buyers: 500,
+                seed: 4,
+                ..common.clone()
+            },
+            3,
+        ),
+        (
+            "seed-fixed-watchdog.jsonl",
+            SimArgs {
+                buyers: 1000,
+                watchdog: true,
+                renew_every_ms: Some(1000),
+                seed: 4,
+                ..common.clone()
+            },
+            0,
+        ),
+        (
+            "naive-setnx-expire-del.jsonl",
+            SimArgs {
+                buyers: 300,
+                naive: true,
+                seed: 3,
+                ..common.clone()
+            },
+            11,
+        ),
+    ];
+    for (name, args, oversold) in cases {
+        let mut buf = Vec::new();
+        let truth = simulate(&args, &mut buf).expect("simulates");
+        let committed = std::fs::read(sample(name)).expect("sample exists");
+        assert!(buf == committed, "{name} differs from its README command");
+        assert_eq!(truth.oversold_units, oversold, "{name}");
+    }
+}
