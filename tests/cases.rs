@@ -170,6 +170,20 @@ fn check(report: &Value, expect: &Value) -> Vec<String> {
             problems.push(format!("{k} findings {} != {want}", count(k)));
         }
     }
+    // When there are incidents, every oversold unit is attributed to one.
+    let incidents = report["incidents"].as_array().cloned().unwrap_or_default();
+    if !incidents.is_empty() {
+        let attributed: i64 = incidents
+            .iter()
+            .filter_map(|i| i["oversold_units"].as_i64())
+            .sum();
+        if Some(attributed) != summary["oversold_units"].as_i64() {
+            problems.push(format!(
+                "incidents carry {attributed} oversold units, summary {}",
+                summary["oversold_units"]
+            ));
+        }
+    }
     let products = report["products"].as_array().cloned().unwrap_or_default();
     if let Some(want) = expect["initial_stock"].as_i64()
         && !products

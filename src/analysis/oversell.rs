@@ -193,7 +193,11 @@ pub fn compute_oversell(
 /// A sale belongs to an incident on its lock key when it falls inside the
 /// incident window, or when its holder is one of the incident's holds and it
 /// falls inside that hold's believed window (a zombie may sell after the
-/// other holder released). Loss = oversold units x `unit_loss`.
+/// other holder released). An oversold sale in no incident's window goes to
+/// the latest incident on its key that began before it (else the first one
+/// on the key): a stale write inside the incident left phantom stock that a
+/// later, properly locked sale used up, so the incident caused that unit.
+/// Loss = oversold units x `unit_loss`.
 pub fn attribute_oversell(
     sales: &mut [Sale],
     incidents: &mut [Incident],
@@ -216,7 +220,23 @@ pub fn attribute_oversell(
                     })
             })
         };
-        if let Some(n) = by_window.or_else(by_holder) {
+        let caused_by = || {
+            if sale.oversold_units <= 0 {
+                return None;
+            }
+            let on_key = || {
+                incidents
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, inc)| inc.key == key)
+            };
+            on_key()
+                .filter(|(_, inc)| inc.start_ns <= sale.at_ns)
+                .max_by_key(|(_, inc)| inc.start_ns)
+                .or_else(|| on_key().min_by_key(|(_, inc)| inc.start_ns))
+                .map(|(n, _)| n)
+        };
+        if let Some(n) = by_window.or_else(by_holder).or_else(caused_by) {
             sale.incident = Some(n);
             incidents[n].sales.push(s_idx);
             incidents[n].oversold_units += sale.oversold_units;
@@ -224,5 +244,49 @@ pub fn attribute_oversell(
     }
     for inc in incidents.iter_mut() {
         inc.loss = inc.oversold_units as f64 * unit_loss;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::leases::tests::log_of;
+    use crate::analysis::{Settings, analyze};
+    use crate::model::EventKind::*;
+
+    #[test]
+    fn oversold_units_after_the_window_still_belong_to_the_incident() {
+        // Z reads stock 1 before its lease expires, B sells the last unit
+        // inside the overlap, Z writes its stale stock back, C sells that
+        // phantom unit after the incident: 2 sold of 1, the incident caused it.
+        let mut log = log_of(&[
+            (0, StockInitialized, "k", "", None),
+            (1, Acquired, "k", "Z", Some(100)),
+            (150, Acquired, "k", "B", Some(100)),
+            (160, OrderCreated, "k", "B", None),
+            (170, Released, "k", "B", None),
+            (180, StockDeducted, "k", "Z", None),
+            (190, ReleaseFailed, "k", "Z", None),
+            (400, Acquired, "k", "C", Some(100)),
+            (410, OrderCreated, "k", "C", None),
+            (420, Released, "k", "C", None),
+        ]);
+        log.events[0].detail_mut().stock = Some(1);
+        let a = analyze(
+            &log,
+            &Settings {
+                unit_loss: 200.0,
+                ..Settings::default()
+            },
+        );
+        assert_eq!(a.summary.oversold_units, 1);
+        assert_eq!(a.incidents.len(), 1);
+        assert_eq!(a.incidents[0].oversold_units, 1);
+        assert_eq!(a.incidents[0].loss, 200.0);
+        let late = a
+            .sales
+            .iter()
+            .find(|s| s.oversold_units == 1)
+            .expect("oversold sale");
+        assert_eq!(late.incident, Some(0));
     }
 }
