@@ -315,6 +315,25 @@ pub struct SourceInfo {
     pub lines_warned: u64,
 }
 
+impl SourceInfo {
+    /// A source named `name` read as `dialect`, UTF-8, with zero counters.
+    pub fn new(name: impl Into<String>, dialect: Dialect) -> SourceInfo {
+        SourceInfo {
+            name: name.into(),
+            bytes: 0,
+            dialect,
+            encoding: "UTF-8".to_string(),
+            gzip: false,
+            fields: Vec::new(),
+            notes: Vec::new(),
+            lines_read: 0,
+            events_loaded: 0,
+            lines_skipped: 0,
+            lines_warned: 0,
+        }
+    }
+}
+
 /// A line that could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Warning {

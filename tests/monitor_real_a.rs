@@ -14,19 +14,7 @@ fn case_dir() -> PathBuf {
 }
 
 fn info(name: &str) -> SourceInfo {
-    SourceInfo {
-        name: name.into(),
-        bytes: 0,
-        dialect: Dialect::RedisMonitor,
-        encoding: "UTF-8".into(),
-        gzip: false,
-        fields: Vec::new(),
-        notes: Vec::new(),
-        lines_read: 0,
-        events_loaded: 0,
-        lines_skipped: 0,
-        lines_warned: 0,
-    }
+    SourceInfo::new(name, Dialect::RedisMonitor)
 }
 
 fn replay() -> (LoadedLog, SourceInfo) {

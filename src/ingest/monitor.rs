@@ -1119,19 +1119,7 @@ mod tests {
     use super::*;
 
     fn info() -> SourceInfo {
-        SourceInfo {
-            name: "cap.monitor".into(),
-            bytes: 0,
-            dialect: Dialect::RedisMonitor,
-            encoding: "UTF-8".into(),
-            gzip: false,
-            fields: Vec::new(),
-            notes: Vec::new(),
-            lines_read: 0,
-            events_loaded: 0,
-            lines_skipped: 0,
-            lines_warned: 0,
-        }
+        SourceInfo::new("cap.monitor", Dialect::RedisMonitor)
     }
 
     fn replay(text: &str) -> (crate::model::LoadedLog, SourceInfo) {
