@@ -1040,14 +1040,18 @@ impl App {
                         }
                     });
                     ui.end_row();
-                    ui.label(tr(lang, "cjk_font"));
+                    let font_label = ui.label(tr(lang, "cjk_font"));
                     let mut font = self
                         .state
                         .cjk_font
                         .as_ref()
                         .map(|p| p.display().to_string())
                         .unwrap_or_default();
-                    if ui.text_edit_singleline(&mut font).lost_focus() {
+                    if ui
+                        .text_edit_singleline(&mut font)
+                        .labelled_by(font_label.id)
+                        .lost_focus()
+                    {
                         self.state.cjk_font = (!font.is_empty()).then(|| PathBuf::from(&font));
                         self.fonts_done = false;
                     }

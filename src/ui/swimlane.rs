@@ -873,9 +873,9 @@ pub fn timeline_ui(
         let header = Rect::from_min_size(pos2(full.left(), y), vec2(full.width(), HEADER_H));
         lp.rect_filled(header, 0.0, pal.header_bg);
         let key_label = if g.incidents > 0 {
-            format!("🔒 {}  ({} ⚠)", g.key, g.incidents)
+            format!("{}   ⚠ {}", g.key, g.incidents)
         } else {
-            format!("🔒 {}", g.key)
+            g.key.clone()
         };
         lp.text(
             pos2(full.left() + 6.0, y + HEADER_H / 2.0),
