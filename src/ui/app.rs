@@ -403,13 +403,15 @@ impl App {
         }
         egui::Panel::left("incidents")
             .resizable(true)
-            .default_size(520.0)
+            .default_size(600.0)
             .show(ui, |ui| self.incidents_ui(ui));
         egui::Panel::right("details")
             .resizable(true)
             .default_size(380.0)
             .show(ui, |ui| self.details_ui(ui));
-        egui::CentralPanel::default().show(ui, |ui| self.central_ui(ui));
+        egui::CentralPanel::default()
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| self.central_ui(ui));
         self.settings_window(&ctx);
         self.sources_window(&ctx);
         self.apply(&ctx);
@@ -698,6 +700,7 @@ impl App {
         let mut sort = self.sort;
         let mut clicked = None;
         let offset = s.log.display_offset_s;
+        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
         TableBuilder::new(ui)
             .striped(true)
             .resizable(true)
@@ -708,9 +711,9 @@ impl App {
             .column(Column::auto())
             .column(Column::auto())
             .column(Column::initial(90.0).clip(true))
-            .column(Column::auto())
-            .column(Column::remainder())
-            .header(20.0, |mut h| {
+            .column(Column::auto().at_least(56.0))
+            .column(Column::remainder().at_least(60.0))
+            .header(22.0, |mut h| {
                 let mut head = |h: &mut egui_extras::TableRow<'_, '_>,
                                 label: &str,
                                 col: Option<SortBy>| {

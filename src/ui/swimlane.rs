@@ -20,7 +20,7 @@ use crate::model::{LoadedLog, Sym};
 use crate::report::{format_ms, format_time};
 
 /// Width of the label column on the left, points.
-pub const LABEL_W: f32 = 200.0;
+pub const LABEL_W: f32 = 236.0;
 /// Height of the time axis, points.
 pub const AXIS_H: f32 = 34.0;
 /// Height of a key's header row, points.
@@ -510,7 +510,7 @@ impl Palette {
                 near: Color32::from_rgb(230, 150, 20),
                 sale_ok: Color32::from_rgb(40, 150, 70),
                 sale_bad: Color32::from_rgb(220, 20, 20),
-                selection: Color32::from_rgb(20, 20, 20),
+                selection: Color32::from_rgb(150, 0, 0),
             }
         }
     }
@@ -896,12 +896,24 @@ pub fn timeline_ui(
             if li % 2 == 1 {
                 lp.rect_filled(row, 0.0, pal.lane_alt);
             }
-            lp.text(
+            let r = lp.text(
                 pos2(full.left() + 14.0, ly + LANE_H / 2.0),
                 Align2::LEFT_CENTER,
-                truncate(&lane.holder, 24),
+                truncate(&lane.holder, 14),
                 FontId::monospace(11.0),
                 pal.text,
+            );
+            let who = if lane.thread.is_empty() {
+                &lane.host
+            } else {
+                &lane.thread
+            };
+            lp.text(
+                pos2(r.right() + 6.0, ly + LANE_H / 2.0),
+                Align2::LEFT_CENTER,
+                truncate(who, 18),
+                FontId::proportional(10.5),
+                pal.weak,
             );
         }
         // Overlap windows across the key's lanes (under the bars).
