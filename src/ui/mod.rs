@@ -1,8 +1,27 @@
-//! The desktop window (eframe/egui): swimlanes, incidents, details, replay.
-//!
-//! (Stub: the entry point `main` calls; the window lands separately.)
+//! The desktop window (eframe/egui): swimlanes, incidents, details, and the
+//! headless renderer that draws the same swimlane widget offscreen for
+//! `lockreplay render` and the report pictures.
 
-use crate::cli::Cli;
+pub mod app;
+pub mod fonts;
+pub mod i18n;
+pub mod loader;
+pub mod render;
+pub mod swimlane;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, bail};
+
+use crate::cli::{Cli, Command, Loaded, RenderArgs, Theme, exit_code_for, load_and_analyze};
+
+pub use app::{App, AppState};
+pub use render::render_png;
 
 /// Runs what needs the UI layer: the window, `render`, `report` with
 /// pictures.
@@ -10,6 +29,170 @@ use crate::cli::Cli;
 /// # Errors
 /// Window or renderer start-up failures.
 pub fn run_cli(cli: &Cli) -> anyhow::Result<u8> {
-    let _ = cli;
-    anyhow::bail!("the window is not built yet")
+    match &cli.command {
+        Some(Command::Render(args)) => run_render(args),
+        Some(Command::Report(args)) => {
+            let render_fn = |loaded: &Loaded, incident: Option<usize>, path: &std::path::Path| {
+                render_png(loaded, incident, (1600, 900), false, path)
+            };
+            crate::export::write_report(args, Some(&render_fn))
+        }
+        _ => run_window(cli),
+    }
+}
+
+fn run_render(args: &RenderArgs) -> anyhow::Result<u8> {
+    let loaded = load_and_analyze(&args.files, &args.analysis)?;
+    let (w, h) = args
+        .size
+        .split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+        .with_context(|| format!("--size {:?} is not WIDTHxHEIGHT", args.size))?;
+    let incident = match &args.incident {
+        None => None,
+        Some(s) => {
+            let n: usize = s
+                .trim()
+                .trim_start_matches("INC-")
+                .trim_start_matches("inc-")
+                .parse()
+                .with_context(|| format!("--incident {s:?} is not INC-N or N"))?;
+            if n == 0 || n > loaded.analysis.incidents.len() {
+                bail!(
+                    "--incident {s}: there are {} incidents",
+                    loaded.analysis.incidents.len()
+                );
+            }
+            Some(n - 1)
+        }
+    };
+    render_png(
+        &loaded,
+        incident,
+        (w, h),
+        args.theme == Theme::Dark,
+        &args.out,
+    )?;
+    Ok(exit_code_for(&loaded.analysis))
+}
+
+/// Screenshot-and-exit state for `--screenshot`.
+struct Screenshot {
+    path: PathBuf,
+    inputs: Vec<PathBuf>,
+    frames_ready: u32,
+    requested: bool,
+    rx: Option<Receiver<Arc<egui::ColorImage>>>,
+    result: Arc<Mutex<Option<anyhow::Result<()>>>>,
+}
+
+/// The eframe wrapper around [`App`].
+struct WindowApp {
+    app: App,
+    shot: Option<Screenshot>,
+}
+
+impl eframe::App for WindowApp {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.app.ui(ui);
+        let ctx = ui.ctx().clone();
+        if let Some(shot) = &mut self.shot {
+            if self.app.is_loading() || (self.app.session.is_none() && self.app.error.is_none()) {
+                ctx.request_repaint();
+                return;
+            }
+            if let Some(rx) = &shot.rx
+                && let Ok(image) = rx.try_recv()
+            {
+                let r = write_color_image(&image, &shot.path, &shot.inputs);
+                if let Ok(mut slot) = shot.result.lock() {
+                    *slot = Some(r);
+                }
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                return;
+            }
+            shot.frames_ready += 1;
+            if shot.frames_ready >= 3 && !shot.requested {
+                shot.requested = true;
+                let (tx, rx) = channel();
+                shot.rx = Some(rx);
+                let ctx2 = ctx.clone();
+                ctx.request_screenshot(move |image| {
+                    let _ = tx.send(image);
+                    ctx2.request_repaint();
+                });
+            }
+            ctx.request_repaint();
+        }
+    }
+
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, app::STORAGE_KEY, &self.app.state);
+    }
+}
+
+fn write_color_image(
+    image: &egui::ColorImage,
+    path: &std::path::Path,
+    inputs: &[PathBuf],
+) -> anyhow::Result<()> {
+    let [w, h] = image.size;
+    let rgba: Vec<u8> = image.pixels.iter().flat_map(|c| c.to_array()).collect();
+    let img = image::RgbaImage::from_raw(w as u32, h as u32, rgba)
+        .context("screenshot has the wrong size")?;
+    render::write_png(&img, path, inputs)
+}
+
+fn run_window(cli: &Cli) -> anyhow::Result<u8> {
+    let result = Arc::new(Mutex::new(None));
+    let shot = cli.screenshot.as_ref().map(|p| Screenshot {
+        path: p.clone(),
+        inputs: cli.files.clone(),
+        frames_ready: 0,
+        requested: false,
+        rx: None,
+        result: result.clone(),
+    });
+    // Validate the flags before opening a window.
+    cli.analysis.ingest_options()?;
+    let files = cli.files.clone();
+    let args = cli.analysis.clone();
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("lockreplay")
+            .with_inner_size([1600.0, 1000.0])
+            .with_drag_and_drop(true),
+        persist_window: cli.screenshot.is_none(),
+        ..Default::default()
+    };
+    let screenshot_mode = cli.screenshot.is_some();
+    eframe::run_native(
+        "lockreplay",
+        options,
+        Box::new(move |cc| {
+            let state: AppState = if screenshot_mode {
+                AppState::default()
+            } else {
+                cc.storage
+                    .and_then(|s| eframe::get_value(s, app::STORAGE_KEY))
+                    .unwrap_or_default()
+            };
+            let mut app = App::new(state, args);
+            let source = if files.is_empty() {
+                loader::Source::Sample
+            } else {
+                loader::Source::Files(files)
+            };
+            app.start_load(&cc.egui_ctx, source);
+            Ok(Box::new(WindowApp { app, shot }))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
+    if cli.screenshot.is_some() {
+        match result.lock().ok().and_then(|mut r| r.take()) {
+            Some(r) => r?,
+            None => bail!("the window closed before the screenshot was taken"),
+        }
+    }
+    Ok(0)
 }

@@ -1,0 +1,198 @@
+//! English and Simplified Chinese labels for the window: one table, looked
+//! up with [`tr`], so every label has both languages in one place.
+
+use serde::{Deserialize, Serialize};
+
+/// The UI language.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Lang {
+    /// English.
+    #[default]
+    En,
+    /// Simplified Chinese.
+    Zh,
+}
+
+impl Lang {
+    /// The language the system locale asks for (`LC_ALL`, `LC_MESSAGES`,
+    /// `LANG` starting with `zh` → Chinese).
+    pub fn from_env() -> Lang {
+        for var in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+            if let Ok(v) = std::env::var(var)
+                && !v.is_empty()
+            {
+                return if v.to_ascii_lowercase().starts_with("zh") {
+                    Lang::Zh
+                } else {
+                    Lang::En
+                };
+            }
+        }
+        Lang::En
+    }
+}
+
+/// `(key, English, Chinese)`.
+const TABLE: &[(&str, &str, &str)] = &[
+    ("file", "File", "文件"),
+    ("open", "Open…", "打开…"),
+    ("open_recent", "Open recent", "最近打开"),
+    ("reload", "Reload", "重新加载"),
+    ("load_mapping", "Load mapping file…", "加载映射文件…"),
+    ("export_report", "Export report…", "导出报告…"),
+    ("quit", "Quit", "退出"),
+    ("view", "View", "视图"),
+    ("fit_all", "Fit all (F)", "全部显示 (F)"),
+    ("zoom_incident", "Zoom to incident", "缩放到事故"),
+    ("settings", "Settings", "设置"),
+    ("sources", "Sources", "数据源"),
+    ("warnings", "Warnings", "警告"),
+    ("incidents", "Incidents", "事故"),
+    ("details", "Details", "详情"),
+    ("oversold", "oversold", "超卖"),
+    ("near_misses", "near-misses", "险情"),
+    ("warnings_lc", "warnings", "警告"),
+    ("incidents_lc", "incidents", "起事故"),
+    ("loading", "Loading", "加载中"),
+    ("cancel", "Cancel", "取消"),
+    ("start", "Start", "开始"),
+    ("key", "Key", "锁键"),
+    ("holders", "Holders", "持有者"),
+    ("duration", "Duration", "时长"),
+    ("cause", "Cause", "原因"),
+    ("loss", "Loss", "损失"),
+    ("filter_key", "Key (text or regex)", "锁键（文本或正则）"),
+    ("filter_holder", "Holder", "持有者"),
+    ("filter_host", "Host", "主机"),
+    (
+        "only_incidents",
+        "Only keys with incidents",
+        "只看有事故的锁键",
+    ),
+    (
+        "bad_regex",
+        "invalid regex, matching as text",
+        "正则无效，按文本匹配",
+    ),
+    ("unit_loss", "Unit loss", "单件损失"),
+    ("currency", "Currency", "货币"),
+    ("near_miss_ratio", "Near-miss ratio", "险情阈值（TTL 比例）"),
+    ("near_miss_streak", "Near-miss streak N", "连续险情告警 N"),
+    ("log_lag", "Log-lag tolerance (ms)", "日志延迟容差（毫秒）"),
+    ("time_zone", "Time axis", "时间轴"),
+    ("tz_log", "Log zone", "日志时区"),
+    ("tz_utc", "UTC", "UTC"),
+    ("tz_local", "Local", "本地时区"),
+    ("tz_relative", "Relative (ms)", "相对时间（毫秒）"),
+    (
+        "host_offsets",
+        "Host clock offsets (ms, ahead)",
+        "主机时钟偏移（毫秒，超前）",
+    ),
+    ("add_host", "Add host", "添加主机"),
+    ("remove", "Remove", "删除"),
+    ("mapping_file", "Mapping file", "映射文件"),
+    ("none", "none", "无"),
+    ("language", "Language", "语言"),
+    ("theme", "Theme", "主题"),
+    ("light", "Light", "浅色"),
+    ("dark", "Dark", "深色"),
+    ("cjk_font", "CJK font file", "中文字体文件"),
+    (
+        "no_cjk_font",
+        "No CJK font found: Chinese text shows as boxes. Set a font file in Settings.",
+        "未找到中文字体：中文显示为方框。请在设置中指定字体文件。",
+    ),
+    (
+        "no_dialog",
+        "No file was chosen. If no dialog appeared, this system has no file-dialog backend: pass files on the command line (lockreplay FILE…) or drag and drop them onto the window.",
+        "未选择文件。如果没有出现对话框，说明系统缺少文件对话框支持：请在命令行传入文件（lockreplay 文件…）或把文件拖放到窗口上。",
+    ),
+    ("explanation", "What happened", "经过"),
+    ("leases", "Leases", "租约"),
+    ("orders", "Orders", "订单"),
+    ("source_lines", "Source lines", "原始日志行"),
+    ("holder", "Holder", "持有者"),
+    ("host", "Host", "主机"),
+    ("thread", "Thread", "线程"),
+    ("granted", "Granted", "获得"),
+    ("renewals", "Renewals", "续期"),
+    ("lease_ended", "Lease ended", "租约结束"),
+    ("believed_until", "Believed until", "自认持有至"),
+    ("hold_vs_ttl", "Hold / TTL", "持有 / TTL"),
+    ("order", "Order", "订单"),
+    ("time", "Time", "时间"),
+    ("units_over", "Oversold units", "超卖件数"),
+    (
+        "select_incident",
+        "Select an incident in the list or click a red overlap.",
+        "在列表中选择事故，或点击红色重叠区域。",
+    ),
+    (
+        "no_incidents",
+        "No incidents: no two holders believed they held a key at once.",
+        "没有事故：没有两个持有者同时认为自己持有同一把锁。",
+    ),
+    (
+        "inferred",
+        "inferred from MONITOR replay",
+        "由 MONITOR 回放推断",
+    ),
+    (
+        "zombie",
+        "zombie hold (lock already ended)",
+        "僵尸持有（锁已结束）",
+    ),
+    ("near_miss", "near-miss", "险情"),
+    ("overlap", "overlap", "重叠"),
+    ("no_ttl", "no TTL: never expires", "无 TTL：永不过期"),
+    ("events", "events", "条事件"),
+    ("keys", "keys", "个锁键"),
+    ("dialect", "Dialect", "格式"),
+    ("encoding", "Encoding", "编码"),
+    ("fields", "Fields", "字段"),
+    ("notes", "Notes", "说明"),
+    (
+        "lines",
+        "Lines read / loaded / skipped / warned",
+        "读取 / 载入 / 跳过 / 警告 行数",
+    ),
+    ("sample", "embedded sample", "内置示例"),
+    ("load_failed", "Loading failed", "加载失败"),
+    ("filters", "Filters", "筛选"),
+    (
+        "help_nav",
+        "Wheel: zoom · drag: pan · shift/right-drag: box zoom · F: fit · double-click: reset",
+        "滚轮缩放 · 拖动平移 · Shift/右键拖动框选缩放 · F 全部显示 · 双击复位",
+    ),
+    ("lease_legend", "lease", "租约"),
+    ("released", "released", "已释放"),
+    ("expired", "expired", "已过期"),
+];
+
+/// The label for `key` in `lang`; the key itself when it is missing (so a
+/// missing entry shows up in the window rather than panicking).
+pub fn tr(lang: Lang, key: &'static str) -> &'static str {
+    TABLE
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map_or(key, |(_, en, zh)| match lang {
+            Lang::En => en,
+            Lang::Zh => zh,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_key_has_both_languages_and_is_unique() {
+        let mut keys = std::collections::HashSet::new();
+        for (k, en, zh) in TABLE {
+            assert!(keys.insert(*k), "duplicate key {k}");
+            assert!(!en.is_empty() && !zh.is_empty(), "{k}");
+        }
+        assert_eq!(tr(Lang::Zh, "settings"), "设置");
+    }
+}

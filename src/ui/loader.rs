@@ -1,0 +1,154 @@
+//! Loading on a named background thread: the window keeps drawing, shows
+//! bytes read / total, and can cancel. Results come back over a channel that
+//! the app drains each frame.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::{Receiver, channel};
+
+use crate::analysis::{Analysis, Settings, analyze};
+use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
+use crate::model::{LoadedLog, LogBuilder};
+
+/// The start-up sample's display name (its path in the repository).
+pub const SAMPLE_NAME: &str =
+    "tests/fixtures/cases/REAL-A-redispy-no-renewal/a_redispy_lock_no_renewal.app.jsonl";
+
+/// The embedded start-up sample.
+pub const SAMPLE_BYTES: &[u8] = include_bytes!(
+    "../../tests/fixtures/cases/REAL-A-redispy-no-renewal/a_redispy_lock_no_renewal.app.jsonl"
+);
+
+/// What to load.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The embedded sample.
+    Sample,
+    /// Files on disk.
+    Files(Vec<PathBuf>),
+}
+
+/// A finished load: the log and its analysis.
+pub struct LoadResult {
+    /// What was loaded.
+    pub source: Source,
+    /// The log.
+    pub log: LoadedLog,
+    /// Its analysis with the settings sent.
+    pub analysis: Analysis,
+    /// Those settings.
+    pub settings: Settings,
+}
+
+/// A load in progress.
+pub struct Loading {
+    /// Shared progress (and the cancel flag).
+    pub progress: Arc<Progress>,
+    /// Receives the result once.
+    pub rx: Receiver<Result<LoadResult, String>>,
+    /// What is being loaded.
+    pub source: Source,
+}
+
+impl Loading {
+    /// Asks the worker to stop.
+    pub fn cancel(&self) {
+        self.progress.cancel.store(true, Ordering::Relaxed);
+    }
+
+    /// Fraction done, 0..=1.
+    pub fn fraction(&self) -> f32 {
+        let read = self.progress.bytes_read.load(Ordering::Relaxed);
+        let total = self.progress.bytes_total.load(Ordering::Relaxed).max(1);
+        (read as f64 / total as f64).clamp(0.0, 1.0) as f32
+    }
+
+    /// `(bytes read, bytes total)`.
+    pub fn bytes(&self) -> (u64, u64) {
+        (
+            self.progress.bytes_read.load(Ordering::Relaxed),
+            self.progress.bytes_total.load(Ordering::Relaxed),
+        )
+    }
+}
+
+/// Loads `source` synchronously (the worker's body; also used by tests).
+///
+/// # Errors
+/// The ingest error, in words.
+pub fn load_now(
+    source: &Source,
+    opts: &IngestOptions,
+    settings: &Settings,
+    progress: &Progress,
+) -> Result<LoadResult, String> {
+    let log = match source {
+        Source::Sample => {
+            progress
+                .bytes_total
+                .store(SAMPLE_BYTES.len() as u64, Ordering::Relaxed);
+            let mut builder = LogBuilder::new();
+            read_source(SAMPLE_NAME, SAMPLE_BYTES, opts, &mut builder, progress)
+                .map_err(|e| e.to_string())?;
+            builder.finish()
+        }
+        Source::Files(paths) => load_paths(paths, opts, progress).map_err(|e| e.to_string())?,
+    };
+    let analysis = analyze(&log, settings);
+    Ok(LoadResult {
+        source: source.clone(),
+        log,
+        analysis,
+        settings: settings.clone(),
+    })
+}
+
+/// Starts loading on the `loader` thread; `repaint` is called when done and
+/// periodically while loading.
+pub fn spawn(
+    source: Source,
+    opts: IngestOptions,
+    settings: Settings,
+    repaint: impl Fn() + Send + Sync + 'static,
+) -> Loading {
+    let progress = Arc::new(Progress::default());
+    let (tx, rx) = channel();
+    let p = progress.clone();
+    let src = source.clone();
+    let repaint = Arc::new(repaint);
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    // A ticker so the progress bar moves during long loads.
+    {
+        let (repaint, done) = (repaint.clone(), done.clone());
+        let _ = std::thread::Builder::new()
+            .name("loader-ticker".into())
+            .spawn(move || {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                    repaint();
+                }
+            });
+    }
+    let spawned = std::thread::Builder::new()
+        .name("loader".into())
+        .spawn(move || {
+            let result = load_now(&src, &opts, &settings, &p);
+            let _ = tx.send(result);
+            done.store(true, Ordering::Relaxed);
+            repaint();
+        });
+    let rx = match spawned {
+        Ok(_) => rx,
+        Err(e) => {
+            let (tx, rx) = channel();
+            let _ = tx.send(Err(format!("cannot start the loader thread: {e}")));
+            rx
+        }
+    };
+    Loading {
+        progress,
+        rx,
+        source,
+    }
+}
