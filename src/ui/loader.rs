@@ -11,14 +11,13 @@ use crate::analysis::{Analysis, Settings, analyze};
 use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 
-/// The start-up sample's display name (its path in the repository).
-pub const SAMPLE_NAME: &str =
-    "tests/fixtures/cases/REAL-A-redispy-no-renewal/a_redispy_lock_no_renewal.app.jsonl";
+/// The start-up sample's display name (its path in the repository): the seed
+/// incident from the simulator (`sample-logs/README.md`): 500 requests, TTL
+/// 2 s, 3 oversold at 200 CNY each.
+pub const SAMPLE_NAME: &str = "sample-logs/seed-incident.jsonl";
 
 /// The embedded start-up sample.
-pub const SAMPLE_BYTES: &[u8] = include_bytes!(
-    "../../tests/fixtures/cases/REAL-A-redispy-no-renewal/a_redispy_lock_no_renewal.app.jsonl"
-);
+pub const SAMPLE_BYTES: &[u8] = include_bytes!("../../sample-logs/seed-incident.jsonl");
 
 /// What to load.
 #[derive(Clone, Debug, PartialEq)]

@@ -61,15 +61,15 @@ fn harness(app: App) -> Harness<'static, App> {
 fn summary_shows_oversold_units_and_loss() {
     let loaded = sample_loaded(200.0);
     let sum = &loaded.analysis.summary;
-    // The case's expected numbers (case.json: 5 units, 1000 CNY).
-    assert_eq!(sum.oversold_units, 5);
-    assert_eq!(sum.loss, 1000.0);
+    // The seed incident's numbers (sample-logs/README.md: 3 units, 600 CNY).
+    assert_eq!(sum.oversold_units, 3);
+    assert_eq!(sum.loss, 600.0);
     let expected = format!(
         "{} oversold · {}",
         sum.oversold_units,
         format_money(sum.loss, "CNY")
     );
-    assert_eq!(expected, "5 oversold · ¥1000");
+    assert_eq!(expected, "3 oversold · ¥600");
     let mut h = harness(sample_app());
     h.run();
     h.get_by_label(&expected);
@@ -105,9 +105,9 @@ fn unit_loss_setting_reanalyses_at_once() {
         .set_value_accesskit(300.0);
     h.run();
     let expected = sample_loaded(300.0).analysis.summary.loss;
-    assert_eq!(expected, 1500.0);
-    h.get_by_label("5 oversold · ¥1500");
-    assert_eq!(h.state().summary_text(), "5 oversold · ¥1500");
+    assert_eq!(expected, 900.0);
+    h.get_by_label("3 oversold · ¥900");
+    assert_eq!(h.state().summary_text(), "3 oversold · ¥900");
 }
 
 #[test]
