@@ -64,6 +64,11 @@ impl<'o> Collector<'o> {
     }
 
     fn get<'a>(&self, rec: &Rec<'a>, role: Role) -> Option<Val<'a>> {
+        if let Rec::Slots { vals, by_role, .. } = rec {
+            // The fast path knows where each role's field is.
+            let i = by_role.get(role as usize).copied().flatten()?;
+            return vals.get(i).cloned().flatten();
+        }
         self.fields.get(role).and_then(|p| rec.get(&p.field))
     }
 
