@@ -1,7 +1,7 @@
 //! Stock accounting per product, oversold units, and their attribution to
 //! incidents (docs/semantics.md §7).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::{Incident, Lease, ProductOversell, Sale};
 use crate::model::{EventKind, LoadedLog, Sym};
@@ -77,7 +77,9 @@ pub fn compute_oversell(
             log.events[i].source.line,
         )
     });
-    let mut by_product: BTreeMap<Option<Sym>, Acc> = BTreeMap::new();
+    // Hashed, not ordered: products are sorted by name below and sales by
+    // (time, event), so the visiting order does not show.
+    let mut by_product: hashbrown::HashMap<Option<Sym>, Acc> = hashbrown::HashMap::default();
     for &i in &order {
         let e = &log.events[i];
         let key = key_of(log, times_ns, &leases_by_holder, leases, i);
@@ -181,7 +183,9 @@ pub fn compute_oversell(
     }
     products.sort_by(|a, b| {
         let name = |p: Option<Sym>| p.map(|s| log.strings.get(s)).unwrap_or("");
-        name(a.product).cmp(name(b.product))
+        name(a.product)
+            .cmp(name(b.product))
+            .then(a.product.cmp(&b.product))
     });
     sales.sort_by_key(|s| (s.at_ns, s.event));
     (products, sales)
