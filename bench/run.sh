@@ -44,4 +44,5 @@ for n in "${sizes[@]}"; do
     rep="${REPEAT:-3}"
     [ "$n" -ge 10000000 ] && rep=1
     python3 "$here/measure.py" "$f" "$(wc -l < "$f")" "$rep" "$bin" "$venv/bin/python"
+    echo "(load average after this size: $(cut -d' ' -f1-3 /proc/loadavg))"
 done

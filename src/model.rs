@@ -42,6 +42,16 @@ impl Interner {
         std::hash::BuildHasher::hash_one(&self.hasher, s)
     }
 
+    /// An empty interner with room for `strings` strings of `bytes` bytes.
+    pub fn with_capacity(strings: usize, bytes: usize) -> Interner {
+        Interner {
+            table: hashbrown::HashTable::with_capacity(strings),
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(strings),
+            hasher: foldhash::fast::FixedState::default(),
+        }
+    }
+
     /// Returns the symbol for `s`, adding it if it is new.
     pub fn intern(&mut self, s: &str) -> Sym {
         let hash = self.hash(s);

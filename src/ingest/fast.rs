@@ -47,7 +47,7 @@ pub(crate) fn scan_line<'a>(line: &'a str, names: &[&str], out: &mut [Option<Val
             return false;
         }
         p.ws();
-        match names.iter().position(|n| *n == key) {
+        match find_name(names, key) {
             Some(slot) => {
                 let Some(v) = p.wanted_value() else {
                     return false;
@@ -71,6 +71,15 @@ pub(crate) fn scan_line<'a>(line: &'a str, names: &[&str], out: &mut [Option<Val
         }
         return false;
     }
+}
+
+/// The index of `key` in `names`. Lengths and first bytes are compared
+/// before any string comparison: most keys of a line are not wanted.
+fn find_name(names: &[&str], key: &str) -> Option<usize> {
+    let (len, first) = (key.len(), key.as_bytes().first());
+    names
+        .iter()
+        .position(|n| n.len() == len && n.as_bytes().first() == first && *n == key)
 }
 
 struct Scan<'a> {
