@@ -290,18 +290,30 @@ pub fn load_and_analyze(files: &[PathBuf], args: &AnalysisArgs) -> anyhow::Resul
             })
             .ok()
     });
+    let started = std::time::Instant::now();
     let log = load_paths(files, &opts, &progress);
     done.store(true, Ordering::Relaxed);
+    phase_time("load", started);
     if let Some(Some(h)) = printer {
         let _ = h.join();
     }
     let log = log?;
+    let started = std::time::Instant::now();
     let analysis = analyze(&log, &settings);
+    phase_time("analyze", started);
     Ok(Loaded {
         log,
         settings,
         analysis,
     })
+}
+
+/// With `LOCKREPLAY_TIMINGS` set, prints how long a phase took on stderr
+/// (for `bench/` and profiling).
+fn phase_time(phase: &str, started: std::time::Instant) {
+    if std::env::var_os("LOCKREPLAY_TIMINGS").is_some() {
+        eprintln!("timing: {phase} {:.3} s", started.elapsed().as_secs_f64());
+    }
 }
 
 fn total_size(files: &[PathBuf]) -> u64 {
@@ -328,16 +340,22 @@ pub fn exit_code_for(analysis: &Analysis) -> u8 {
 pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<u8> {
     let loaded = load_and_analyze(&args.files, &args.analysis)?;
     let input = loaded.input();
+    let started = std::time::Instant::now();
     let out = match args.format {
         Format::Text => to_text(&input),
         Format::Md => to_markdown(&input, &|_| None),
         Format::Json => to_json(&input),
     };
+    phase_time("report", started);
     print!("{out}");
     if !out.ends_with('\n') {
         println!();
     }
-    Ok(exit_code_for(&loaded.analysis))
+    let code = exit_code_for(&loaded.analysis);
+    // The process ends here: freeing millions of events one by one would
+    // only delay the exit (the OS takes the memory back at once).
+    std::mem::forget(loaded);
+    Ok(code)
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder,

@@ -17,41 +17,77 @@ use serde::Serialize;
 pub struct Sym(NonZeroU32);
 
 impl Sym {
-    /// The position of this string in [`Interner::strings`] order (0-based).
+    /// The position of this string in interning order (0-based).
     pub fn index(self) -> usize {
         self.0.get() as usize - 1
     }
 }
 
 /// Deduplicating string table. Interning is O(1) amortised; every distinct
-/// string is stored once however many events name it.
+/// string is stored once however many events name it, all of them in one
+/// text buffer (no allocation per string).
 #[derive(Clone, Debug, Default)]
 pub struct Interner {
-    map: HashMap<Box<str>, Sym>,
-    strings: Vec<Box<str>>,
+    /// Symbols, hashed by their text.
+    table: hashbrown::HashTable<Sym>,
+    /// Every string, one after the other.
+    text: String,
+    /// End of each string in `text`, in symbol order.
+    ends: Vec<usize>,
+    hasher: foldhash::fast::FixedState,
 }
 
 impl Interner {
+    fn hash(&self, s: &str) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.hasher, s)
+    }
+
+    /// An empty interner with room for `strings` strings of `bytes` bytes.
+    pub fn with_capacity(strings: usize, bytes: usize) -> Interner {
+        Interner {
+            table: hashbrown::HashTable::with_capacity(strings),
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(strings),
+            hasher: foldhash::fast::FixedState::default(),
+        }
+    }
+
     /// Returns the symbol for `s`, adding it if it is new.
     pub fn intern(&mut self, s: &str) -> Sym {
-        if let Some(&sym) = self.map.get(s) {
+        let hash = self.hash(s);
+        let Interner {
+            table,
+            text,
+            ends,
+            hasher,
+        } = self;
+        let found = table.find(hash, |&sym| slice(text, ends, sym) == s);
+        if let Some(&sym) = found {
             return sym;
         }
-        self.strings.push(s.into());
-        let n = u32::try_from(self.strings.len()).unwrap_or(u32::MAX);
+        text.push_str(s);
+        ends.push(text.len());
+        let n = u32::try_from(ends.len()).unwrap_or(u32::MAX);
         let sym = Sym(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
-        self.map.insert(s.into(), sym);
+        table.insert_unique(hash, sym, |&sym| {
+            std::hash::BuildHasher::hash_one(&*hasher, slice(text, ends, sym))
+        });
         sym
     }
 
     /// Looks a string up without adding it.
     pub fn lookup(&self, s: &str) -> Option<Sym> {
-        self.map.get(s).copied()
+        self.table
+            .find(self.hash(s), |&sym| slice(&self.text, &self.ends, sym) == s)
+            .copied()
     }
 
     /// The text of a symbol. Symbols from another interner give `"?"`.
     pub fn get(&self, sym: Sym) -> &str {
-        self.strings.get(sym.index()).map_or("?", |s| s)
+        if sym.index() >= self.ends.len() {
+            return "?";
+        }
+        slice(&self.text, &self.ends, sym)
     }
 
     /// The text of an optional symbol, `""` for `None`.
@@ -59,15 +95,50 @@ impl Interner {
         sym.map_or("", |s| self.get(s))
     }
 
+    /// Interns every string of `other` here; returns, for each of `other`'s
+    /// symbols (by [`Sym::index`]), the symbol of the same text in `self`.
+    pub fn remap_from(&mut self, other: &Interner) -> Vec<Sym> {
+        let mut start = 0;
+        other
+            .ends
+            .iter()
+            .map(|&end| {
+                let s = other.text.get(start..end).unwrap_or("");
+                start = end;
+                self.intern(s)
+            })
+            .collect()
+    }
+
+    /// The symbol at position `i` in interning order (`None` past the end).
+    pub fn lookup_index(&self, i: usize) -> Option<Sym> {
+        (i < self.ends.len())
+            .then(|| u32::try_from(i + 1).ok().and_then(NonZeroU32::new))
+            .flatten()
+            .map(Sym)
+    }
+
     /// Number of distinct strings.
     pub fn len(&self) -> usize {
-        self.strings.len()
+        self.ends.len()
     }
 
     /// True when nothing has been interned.
     pub fn is_empty(&self) -> bool {
-        self.strings.is_empty()
+        self.ends.is_empty()
     }
+}
+
+/// The text of `sym` in an interner's buffer (`""` when out of range).
+fn slice<'t>(text: &'t str, ends: &[usize], sym: Sym) -> &'t str {
+    let i = sym.index();
+    let start = if i == 0 {
+        0
+    } else {
+        ends.get(i - 1).copied().unwrap_or(0)
+    };
+    let end = ends.get(i).copied().unwrap_or(start);
+    text.get(start..end).unwrap_or("")
 }
 
 /// What a log line says happened. Names follow the product's vocabulary
@@ -350,6 +421,8 @@ pub struct Warning {
 #[derive(Clone, Debug, Default)]
 pub struct Warnings {
     kept: Vec<Warning>,
+    /// The kind of each kept warning (same order as `kept`).
+    kinds: Vec<&'static str>,
     per_kind: HashMap<&'static str, u64>,
     total: u64,
 }
@@ -365,6 +438,33 @@ impl Warnings {
         *n += 1;
         if *n <= Self::KEEP_PER_KIND {
             self.kept.push(warning);
+            self.kinds.push(kind);
+        }
+    }
+
+    /// Appends warnings that came after these (the next chunk of the same
+    /// file): the result is what pushing them one by one would have given,
+    /// the first [`Warnings::KEEP_PER_KIND`] of each kind kept overall.
+    pub fn append_in_order(&mut self, other: Warnings) {
+        let mut kept_of: HashMap<&'static str, u64> = HashMap::new();
+        for (kind, w) in other.kinds.into_iter().zip(other.kept) {
+            *kept_of.entry(kind).or_insert(0) += 1;
+            self.push(kind, w);
+        }
+        for (kind, n) in other.per_kind {
+            let only_counted = n - kept_of.get(kind).copied().unwrap_or(0);
+            *self.per_kind.entry(kind).or_insert(0) += only_counted;
+            self.total += only_counted;
+        }
+    }
+
+    /// Adds `by` to the line number of every kept warning (a chunk read on
+    /// its own, placed in its file).
+    pub fn shift_lines(&mut self, by: u64) {
+        for w in &mut self.kept {
+            if w.line > 0 {
+                w.line += by;
+            }
         }
     }
 
@@ -390,6 +490,7 @@ impl Warnings {
         }
         self.total += other.total;
         self.kept.extend(other.kept);
+        self.kinds.extend(other.kinds);
     }
 }
 
@@ -458,6 +559,11 @@ impl LogBuilder {
         }
     }
 
+    /// The first explicit UTC offset noted with [`LogBuilder::saw_offset`].
+    pub fn first_offset(&self) -> Option<i32> {
+        self.display_offset_set.then_some(self.log.display_offset_s)
+    }
+
     /// Records an unreadable line.
     pub fn warn(&mut self, kind: &'static str, file: &str, line: u64, reason: impl Into<String>) {
         self.log.warnings.push(
@@ -471,10 +577,31 @@ impl LogBuilder {
     }
 
     /// Sorts events by (time, file, line) and returns the log.
+    ///
+    /// When (file, line) is unique, as it is when each line gives at most one
+    /// event, an in-place unstable sort gives the same order as a stable one,
+    /// without its buffer of half the events. Uniqueness is checked: events
+    /// arrive file by file with strictly increasing lines.
     pub fn finish(mut self) -> LoadedLog {
-        self.log
-            .events
-            .sort_by_key(|e| (e.at_ns, e.source.file, e.source.line));
+        let key = |e: &Event| (e.at_ns, e.source.file, e.source.line);
+        let one_per_line =
+            self.log.events.windows(2).all(|w| {
+                w[0].source.file != w[1].source.file || w[0].source.line < w[1].source.line
+            }) && {
+                // Each file's events form one run (no file comes back later).
+                let mut seen = std::collections::HashSet::new();
+                let mut last = None;
+                self.log.events.iter().all(|e| {
+                    let fresh = last == Some(e.source.file) || seen.insert(e.source.file);
+                    last = Some(e.source.file);
+                    fresh
+                })
+            };
+        if one_per_line {
+            rayon::slice::ParallelSliceMut::par_sort_unstable_by_key(&mut self.log.events[..], key);
+        } else {
+            self.log.events.sort_by_key(key);
+        }
         self.log
     }
 }

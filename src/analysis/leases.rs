@@ -7,6 +7,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rayon::prelude::*;
+
 use super::{Lease, LockEnd, LogLagArtefact, NS_PER_MS, Settings, WindowEnd};
 use crate::model::{EventKind, LoadedLog, Sym};
 
@@ -173,9 +175,33 @@ pub fn reconstruct_leases_in(
         }
     }
     let tolerance_ns = (settings.log_lag_tolerance_ms * NS_PER_MS as f64).round() as i64;
-    let mut out = LeaseSet::default();
-    for (key, events) in by_key {
-        reconstruct_key(log, times_ns, key, &events, tolerance_ns, &mut out);
+    // Keys are independent: each is rebuilt on its own (in parallel), with
+    // lease ids counted from 0, then appended in key order with ids shifted.
+    let by_key: Vec<(Sym, Vec<usize>)> = by_key.into_iter().collect();
+    let per_key: Vec<LeaseSet> = by_key
+        .par_iter()
+        .map(|(key, events)| {
+            let mut one = LeaseSet::default();
+            reconstruct_key(log, times_ns, *key, events, tolerance_ns, &mut one);
+            one
+        })
+        .collect();
+    let mut out = LeaseSet {
+        leases: Vec::with_capacity(per_key.iter().map(|k| k.leases.len()).sum()),
+        log_lag: Vec::new(),
+    };
+    for one in per_key {
+        let base = out.leases.len();
+        out.leases.extend(one.leases.into_iter().map(|mut l| {
+            l.id += base;
+            l.ended_by = l.ended_by.map(|b| b + base);
+            l
+        }));
+        out.log_lag.extend(one.log_lag.into_iter().map(|mut a| {
+            a.earlier += base;
+            a.later += base;
+            a
+        }));
     }
     out
 }
@@ -190,7 +216,7 @@ fn reconstruct_key(
 ) {
     let base = out.leases.len();
     let mut holds: Vec<Building> = Vec::new();
-    let mut latest_of: HashMap<Sym, usize> = HashMap::new();
+    let mut latest_of: hashbrown::HashMap<Sym, usize> = hashbrown::HashMap::default();
     let mut live: Option<usize> = None;
     let mut lag: Vec<(usize, usize, i64)> = Vec::new();
     let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);

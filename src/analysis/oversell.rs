@@ -1,7 +1,7 @@
 //! Stock accounting per product, oversold units, and their attribution to
 //! incidents (docs/semantics.md §7).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::{EventView, Incident, Lease, ProductOversell, Sale};
 use crate::model::{EventKind, LoadedLog, Sym};
@@ -59,8 +59,10 @@ pub fn compute_oversell(
         initialized: Option<i64>,
         first_read: Option<i64>,
         sold_any: bool,
-        orders: Vec<usize>,
-        deductions: Vec<usize>,
+        /// (event, lock key) of each order.
+        orders: Vec<(usize, Option<Sym>)>,
+        /// (event, lock key) of each deduction.
+        deductions: Vec<(usize, Option<Sym>)>,
         deducted: i64,
         min_after: Option<i64>,
         final_stock: Option<(i64, i64)>,
@@ -76,12 +78,12 @@ pub fn compute_oversell(
             log.events[i].source.line,
         )
     });
-    let mut keys: HashMap<usize, Option<Sym>> = HashMap::new();
-    let mut by_product: BTreeMap<Option<Sym>, Acc> = BTreeMap::new();
+    // Hashed, not ordered: products are sorted by name below and sales by
+    // (time, event), so the visiting order does not show.
+    let mut by_product: hashbrown::HashMap<Option<Sym>, Acc> = hashbrown::HashMap::default();
     for &i in &order {
         let e = &log.events[i];
         let key = key_of(log, times_ns, &leases_by_holder, leases, i);
-        keys.insert(i, key);
         let d = e.detail();
         let acc = by_product.entry(d.product.or(key)).or_default();
         let t = time(i);
@@ -104,7 +106,7 @@ pub fn compute_oversell(
             }
             EventKind::StockDeducted => {
                 acc.sold_any = true;
-                acc.deductions.push(i);
+                acc.deductions.push((i, key));
                 acc.deducted = acc.deducted.saturating_add(d.quantity.unwrap_or(1));
                 if let Some(after) = d.stock_after {
                     acc.min_after = Some(acc.min_after.map_or(after, |m: i64| m.min(after)));
@@ -113,7 +115,7 @@ pub fn compute_oversell(
             }
             EventKind::OrderCreated => {
                 acc.sold_any = true;
-                acc.orders.push(i);
+                acc.orders.push((i, key));
             }
             _ => {}
         }
@@ -133,7 +135,7 @@ pub fn compute_oversell(
         let initial = acc.initialized.or(acc.first_read);
         let sold: i64 = sale_events
             .iter()
-            .map(|&i| log.events[i].detail().quantity.unwrap_or(1))
+            .map(|&(i, _)| log.events[i].detail().quantity.unwrap_or(1))
             .fold(0i64, i64::saturating_add);
         let oversold = match initial {
             Some(init) => sold.saturating_sub(init).max(0),
@@ -147,13 +149,13 @@ pub fn compute_oversell(
             _ => 0,
         };
         let first_sale = sales.len();
-        for &i in sale_events {
+        for &(i, key) in sale_events {
             let e = &log.events[i];
             sales.push(Sale {
                 event: i,
                 at_ns: time(i),
                 product,
-                key: keys.get(&i).copied().flatten(),
+                key,
                 holder: e.holder,
                 order_id: e.detail().order_id,
                 quantity: e.detail().quantity.unwrap_or(1),
@@ -182,7 +184,9 @@ pub fn compute_oversell(
     }
     products.sort_by(|a, b| {
         let name = |p: Option<Sym>| p.map(|s| log.strings.get(s)).unwrap_or("");
-        name(a.product).cmp(name(b.product))
+        name(a.product)
+            .cmp(name(b.product))
+            .then(a.product.cmp(&b.product))
     });
     sales.sort_by_key(|s| (s.at_ns, s.event));
     (products, sales)
@@ -204,20 +208,29 @@ pub fn attribute_oversell(
     leases: &[Lease],
     unit_loss: f64,
 ) {
+    // Incidents of each key, in index order: the first match below is the
+    // same as a scan over all incidents, without visiting other keys.
+    let mut by_key: HashMap<Sym, Vec<usize>> = HashMap::new();
+    for (n, inc) in incidents.iter().enumerate() {
+        by_key.entry(inc.key).or_default().push(n);
+    }
     for (s_idx, sale) in sales.iter_mut().enumerate() {
         let Some(key) = sale.key else { continue };
-        let by_window = incidents.iter().position(|inc| {
-            inc.key == key && inc.start_ns <= sale.at_ns && sale.at_ns <= inc.end_ns
+        let Some(candidates) = by_key.get(&key) else {
+            continue;
+        };
+        let by_window = candidates.iter().copied().find(|&n| {
+            let inc = &incidents[n];
+            inc.start_ns <= sale.at_ns && sale.at_ns <= inc.end_ns
         });
         let by_holder = || {
-            incidents.iter().position(|inc| {
-                inc.key == key
-                    && inc.leases.iter().any(|&l| {
-                        let l = &leases[l];
-                        Some(l.holder) == sale.holder
-                            && l.acquired_ns <= sale.at_ns
-                            && sale.at_ns <= l.window_end_ns
-                    })
+            candidates.iter().copied().find(|&n| {
+                incidents[n].leases.iter().any(|&l| {
+                    let l = &leases[l];
+                    Some(l.holder) == sale.holder
+                        && l.acquired_ns <= sale.at_ns
+                        && sale.at_ns <= l.window_end_ns
+                })
             })
         };
         let caused_by = || {

@@ -25,7 +25,12 @@ pub(crate) struct Collector<'o> {
     /// Set when a naive time was read (for the note about the zone).
     pub naive_seen: bool,
     buf: String,
+    /// Event names already mapped to a kind (a log has few distinct ones).
+    kinds: hashbrown::HashMap<Box<str>, Option<EventKind>>,
 }
+
+/// At most this many distinct event names are remembered per collector.
+const KIND_CACHE: usize = 4096;
 
 fn shorten(s: &str) -> String {
     if s.chars().count() > 60 {
@@ -53,6 +58,7 @@ impl<'o> Collector<'o> {
             info,
             naive_seen: false,
             buf: String::new(),
+            kinds: hashbrown::HashMap::default(),
         }
     }
 
@@ -64,6 +70,11 @@ impl<'o> Collector<'o> {
     }
 
     fn get<'a>(&self, rec: &Rec<'a>, role: Role) -> Option<Val<'a>> {
+        if let Rec::Slots { vals, by_role, .. } = rec {
+            // The fast path knows where each role's field is.
+            let i = by_role.get(role as usize).copied().flatten()?;
+            return vals.get(i).cloned().flatten();
+        }
         self.fields.get(role).and_then(|p| rec.get(&p.field))
     }
 
@@ -116,7 +127,16 @@ impl<'o> Collector<'o> {
             && let Some(ev) = rec.get(&ep.field)
         {
             let raw = ev.text();
-            kind = event_kind(&raw, self.mapping, &mut self.buf);
+            kind = match self.kinds.get(raw.as_ref()) {
+                Some(k) => *k,
+                None => {
+                    let k = event_kind(&raw, self.mapping, &mut self.buf);
+                    if self.kinds.len() < KIND_CACHE {
+                        self.kinds.insert(raw.as_ref().into(), k);
+                    }
+                    k
+                }
+            };
         }
         let key = self.sym(b, rec, Role::Key);
         let holder = self.sym(b, rec, Role::Holder);

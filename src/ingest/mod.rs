@@ -9,10 +9,12 @@
 mod containers;
 mod decode;
 mod extract;
+mod fast;
 mod fields;
 mod mapping;
 pub mod monitor;
 mod record;
+mod stream;
 pub mod time;
 
 use std::io::Read;
@@ -389,8 +391,11 @@ pub fn load_paths(
         if progress.cancel.load(Ordering::Relaxed) {
             return Err(IngestError::Cancelled);
         }
-        let f = std::fs::File::open(p).map_err(io(p))?;
         let name = p.display().to_string();
+        if stream::read_jsonl(p, &name, opts, &mut builder, progress)? {
+            continue;
+        }
+        let f = std::fs::File::open(p).map_err(io(p))?;
         read_source(&name, f, opts, &mut builder, progress).map_err(|e| match e {
             IngestError::Io { source, .. } => IngestError::Io {
                 path: p.clone(),

@@ -12,7 +12,7 @@ pub(crate) enum Val<'a> {
     /// Text (never empty).
     Str(&'a str),
     /// A JSON number.
-    Num(&'a Number),
+    Num(Number),
     /// A JSON boolean.
     Bool(bool),
     /// A PHP `DateTime` object (`{"date": .., "timezone_type": .., "timezone": ..}`).
@@ -88,6 +88,14 @@ pub(crate) enum Rec<'a> {
     },
     /// Ordered `key=value` pairs (logfmt line, CSV row under its header).
     Pairs(&'a [(&'a str, Cow<'a, str>)]),
+    /// The wanted top-level fields of a flat JSON object, read by the fast
+    /// JSON Lines scanner (`fast.rs`): `vals[i]` is the value of `names[i]`.
+    Slots {
+        names: &'a [&'a str],
+        vals: &'a [Option<Val<'a>>],
+        /// For each role (`Role as usize`), its index in `names`.
+        by_role: &'a [Option<usize>],
+    },
 }
 
 fn is_php_date(o: &Map<String, Value>) -> bool {
@@ -97,7 +105,7 @@ fn is_php_date(o: &Map<String, Value>) -> bool {
 fn to_val(v: &Value) -> Option<Val<'_>> {
     match v {
         Value::String(s) if !s.trim().is_empty() => Some(Val::Str(s)),
-        Value::Number(n) => Some(Val::Num(n)),
+        Value::Number(n) => Some(Val::Num(n.clone())),
         Value::Bool(b) => Some(Val::Bool(*b)),
         Value::Object(o) if is_php_date(o) => match o.get("date") {
             Some(Value::String(d)) => Some(Val::Date {
@@ -139,6 +147,11 @@ impl<'a> Rec<'a> {
                 .map(|(_, v)| v.as_ref())
                 .filter(|v| !v.trim().is_empty())
                 .map(Val::Str),
+            Rec::Slots { names, vals, .. } => names
+                .iter()
+                .position(|n| *n == field)
+                .and_then(|i| vals.get(i))
+                .and_then(Clone::clone),
         }
     }
 
@@ -159,6 +172,13 @@ impl<'a> Rec<'a> {
                 for (k, v) in pairs.iter() {
                     if !v.trim().is_empty() {
                         f(k, &Val::Str(v));
+                    }
+                }
+            }
+            Rec::Slots { names, vals, .. } => {
+                for (k, v) in names.iter().zip(vals.iter()) {
+                    if let Some(v) = v {
+                        f(k, v);
                     }
                 }
             }

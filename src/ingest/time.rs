@@ -64,10 +64,81 @@ pub(crate) fn parse_time_detail(
     if s.is_empty() {
         return Err(TimeError::Unrecognised);
     }
+    if let Some(parsed) = rfc3339_fast(s) {
+        return Ok(parsed);
+    }
     if let Some(dec) = Decimal::parse(s) {
         return epoch_ns(&dec).map(|ns| (ns, TimeOrigin::Epoch));
     }
     parse_iso(s, tz)
+}
+
+/// The common shape `YYYY-MM-DDTHH:MM:SS[.f{1,9}]` + explicit offset, for
+/// valid values in 1970..=2200, computed without chrono. `None` for anything
+/// else (other shapes, no offset, invalid or far values): the general parser
+/// then decides, errors included, so results are the same either way.
+fn rfc3339_fast(s: &str) -> Option<(i64, TimeOrigin)> {
+    let b = s.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<u32> {
+        b.get(r)?.iter().try_fold(0u32, |acc, &d| {
+            d.is_ascii_digit().then(|| acc * 10 + u32::from(d - b'0'))
+        })
+    };
+    let (year, month, day) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let mut i = 19;
+    let mut nanos = 0u32;
+    if b[i] == b'.' {
+        let start = i + 1;
+        let mut end = start;
+        while end < b.len() && b[end].is_ascii_digit() {
+            end += 1;
+        }
+        let n = end - start;
+        if n == 0 || n > 9 {
+            return None;
+        }
+        nanos = num(start..end)? * 10u32.pow((9 - n) as u32);
+        i = end;
+    }
+    if !(1970..=2200).contains(&year) || !(1..=12).contains(&month) || h > 23 || mi > 59 || sec > 59
+    {
+        return None;
+    }
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let dim = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    };
+    if day == 0 || day > dim {
+        return None;
+    }
+    let off = parse_offset(b.get(i..)?).ok()??;
+    // Days since 1970-01-01 (H. Hinnant's days_from_civil).
+    let (y, m, d) = (i64::from(year), i64::from(month), i64::from(day));
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + i64::from(h * 3600 + mi * 60 + sec) - i64::from(off);
+    Some((
+        secs * 1_000_000_000 + i64::from(nanos),
+        TimeOrigin::Explicit(off),
+    ))
 }
 
 /// A decimal number split into sign, integer digits and fraction digits.
@@ -347,6 +418,35 @@ mod tests {
     }
 
     const T0: i64 = 1_684_564_212_001_360_000; // 2023-05-20T06:30:12.00136Z
+
+    #[test]
+    fn fast_rfc3339_agrees_with_the_general_parser() {
+        for t in [
+            "2026-11-29T16:10:39.627+08:00",
+            "2026-11-29T16:10:39+08:00",
+            "2024-02-29T23:59:59.123456789Z",
+            "2000-03-01T00:00:00.1-05:30",
+            "1970-01-01T00:00:00Z",
+            "2200-12-31T23:59:59.999+0800",
+            "2199-01-01T12:00:00.5+08",
+        ] {
+            let fast = rfc3339_fast(t).expect(t);
+            let general = parse_iso(t, None).expect(t);
+            assert_eq!(fast, general, "{t}");
+        }
+        for t in [
+            "2023-02-29T00:00:00Z",
+            "2026-11-29T24:00:00Z",
+            "2026-11-29T16:10:60Z",
+            "2026-11-29T16:10:39",
+            "2026-11-29T16:10:39 +08:00",
+            "2026-11-29T16:10:39.1234567890Z",
+            "1969-12-31T23:59:59Z",
+            "2026-11-29T16:10:39+25:00",
+        ] {
+            assert!(rfc3339_fast(t).is_none(), "{t}");
+        }
+    }
 
     #[test]
     fn rfc3339_offsets_and_fractions() {

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Runs each contender on one log file and prints a Markdown table row per
+contender: wall time (best of REPEAT), peak RSS (of that run), events/s, MB/s,
+peak bytes per event, and the answer (overlap pairs / oversold units).
+
+Usage: measure.py FILE EVENTS REPEAT LOCKREPLAY_BIN VENV_PYTHON
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+path, events, repeat, lr, py = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+here = os.path.dirname(os.path.abspath(__file__))
+size = os.path.getsize(path)
+
+
+def timed(cmd):
+    """(seconds, peak RSS bytes, stdout) of one run under /usr/bin/time."""
+    with tempfile.NamedTemporaryFile("r") as tf:
+        p = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", tf.name] + cmd,
+                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        secs, kb = tf.read().strip().splitlines()[-1].split()
+    return float(secs), int(kb) * 1024, p.stdout
+
+
+def lr_answer(out):
+    s = json.loads(out)["summary"]
+    return f'{s["overlap_pairs"]} / {s["oversold_units"]}'
+
+
+contenders = [
+    ("lockreplay analyze --format json", [lr, "analyze", "--format", "json", path], lr_answer),
+    ("wc -l (floor)", ["wc", "-l", path], lambda o: "-"),
+    ("DuckDB (read_ndjson, SQL)", [py, os.path.join(here, "duckdb_overlaps.py"), path],
+     lambda o: " / ".join(o.decode().split())),
+    ("pandas (pyarrow reader, numpy)", [py, os.path.join(here, "pandas_overlaps.py"), path],
+     lambda o: " / ".join(o.decode().split())),
+]
+rows = {}
+for name, cmd, answer in contenders:
+    best = None
+    for _ in range(repeat):
+        r = timed(cmd)
+        if best is None or r[0] < best[0]:
+            best = r
+    rows[name] = best + (answer(best[2]),)
+
+print(f"\n### {events:,} events ({size / 1e6:,.0f} MB, {size / events:.0f} bytes/line)\n")
+print("| contender | time s | peak RSS MB | events/s | MB/s | peak bytes/event | pairs / oversold |")
+print("|---|---:|---:|---:|---:|---:|---|")
+for name, (secs, rss, _, ans) in rows.items():
+    t = max(secs, 0.005)
+    print(f"| {name} | {secs:.2f} | {rss / 1e6:,.0f} | {events / t:,.0f} | {size / 1e6 / t:,.0f} "
+          f"| {rss / events:,.0f} | {ans} |")
+lrt, wct = rows[contenders[0][0]][0], rows[contenders[1][0]][0]
+ddb, pdt = rows[contenders[2][0]][0], rows[contenders[3][0]][0]
+lrt = max(lrt, 0.005)
+print(f"\nlockreplay: {lrt / max(wct, 0.005):.1f}x wc -l; DuckDB / lockreplay {ddb / lrt:.1f}x; "
+      f"pandas / lockreplay {pdt / lrt:.1f}x; {rows[contenders[0][0]][1] / events:.0f} bytes/event")

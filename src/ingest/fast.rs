@@ -1,0 +1,368 @@
+//! The JSON Lines fast path: one pass over a line that picks out only the
+//! fields chosen for the file, borrowing their text, and validates the rest
+//! without building anything. Whatever it is not sure about (escapes in a
+//! wanted value or in a key, a wanted value that is an object or array,
+//! `\u` escapes, deep nesting, anything malformed) makes it give up, and the
+//! line takes the general `serde_json::Value` path, so results and warnings
+//! are the same either way.
+
+use std::str::FromStr;
+
+use serde_json::Number;
+
+use super::record::Val;
+
+/// Deeper than this, the general parser decides (it has its own limit).
+const MAX_DEPTH: u32 = 64;
+
+/// Reads `line` (already trimmed) as one flat JSON object. `names` are the
+/// wanted field names; `out[i]` gets the value of `names[i]` (`None` when
+/// absent, null, blank text, or an array or object that is not wanted).
+/// Returns false when the general parser must read the line instead.
+pub(crate) fn scan_line<'a>(line: &'a str, names: &[&str], out: &mut [Option<Val<'a>>]) -> bool {
+    for o in out.iter_mut() {
+        *o = None;
+    }
+    let mut p = Scan {
+        b: line.as_bytes(),
+        s: line,
+        i: 0,
+    };
+    p.ws();
+    if !p.eat(b'{') {
+        return false;
+    }
+    p.ws();
+    if p.eat(b'}') {
+        p.ws();
+        return p.i == p.b.len();
+    }
+    loop {
+        p.ws();
+        let Some(key) = p.plain_string() else {
+            return false;
+        };
+        p.ws();
+        if !p.eat(b':') {
+            return false;
+        }
+        p.ws();
+        match find_name(names, key) {
+            Some(slot) => {
+                let Some(v) = p.wanted_value() else {
+                    return false;
+                };
+                // A repeated key: the last one wins, as in serde_json's map.
+                out[slot] = v;
+            }
+            None => {
+                if !p.skip_value(0) {
+                    return false;
+                }
+            }
+        }
+        p.ws();
+        if p.eat(b',') {
+            continue;
+        }
+        if p.eat(b'}') {
+            p.ws();
+            return p.i == p.b.len();
+        }
+        return false;
+    }
+}
+
+/// The index of `key` in `names`. Lengths and first bytes are compared
+/// before any string comparison: most keys of a line are not wanted.
+fn find_name(names: &[&str], key: &str) -> Option<usize> {
+    let (len, first) = (key.len(), key.as_bytes().first());
+    names
+        .iter()
+        .position(|n| n.len() == len && n.as_bytes().first() == first && *n == key)
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    s: &'a str,
+    i: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn ws(&mut self) {
+        while let Some(c) = self.b.get(self.i) {
+            if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        if self.b.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A string without escapes, borrowed; `None` for escapes, control
+    /// characters or a missing quote.
+    fn plain_string(&mut self) -> Option<&'a str> {
+        if !self.eat(b'"') {
+            return None;
+        }
+        let start = self.i;
+        let rest = self.b.get(start..)?;
+        let n = memchr::memchr2(b'"', b'\\', rest)?;
+        if rest[n] != b'"' || rest[..n].iter().any(|&c| c < 0x20) {
+            return None;
+        }
+        self.i = start + n + 1;
+        self.s.get(start..start + n)
+    }
+
+    /// Skips a string, validating simple escapes; `\u` gives up.
+    fn skip_string(&mut self) -> bool {
+        if !self.eat(b'"') {
+            return false;
+        }
+        loop {
+            let Some(rest) = self.b.get(self.i..) else {
+                return false;
+            };
+            let Some(n) = memchr::memchr2(b'"', b'\\', rest) else {
+                return false;
+            };
+            if rest[..n].iter().any(|&c| c < 0x20) {
+                return false;
+            }
+            self.i += n;
+            if self.b[self.i] == b'"' {
+                self.i += 1;
+                return true;
+            }
+            match self.b.get(self.i + 1) {
+                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
+                _ => return false,
+            }
+        }
+    }
+
+    /// A JSON number's text, checked against the grammar.
+    fn number(&mut self) -> Option<&'a str> {
+        let start = self.i;
+        self.eat(b'-');
+        match self.b.get(self.i) {
+            Some(b'0') => self.i += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return None,
+        }
+        if self.eat(b'.') {
+            let d = self.i;
+            self.digits();
+            if self.i == d {
+                return None;
+            }
+        }
+        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            let d = self.i;
+            self.digits();
+            if self.i == d {
+                return None;
+            }
+        }
+        self.s.get(start..self.i)
+    }
+
+    fn digits(&mut self) {
+        while matches!(self.b.get(self.i), Some(b'0'..=b'9')) {
+            self.i += 1;
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> bool {
+        if self.b.get(self.i..self.i + word.len()) == Some(word) {
+            self.i += word.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A wanted value: `Some(None)` for null, blank text, arrays (which the
+    /// general path also ignores); `None` to give up (objects, escapes).
+    fn wanted_value(&mut self) -> Option<Option<Val<'a>>> {
+        match self.b.get(self.i)? {
+            b'"' => {
+                let s = self.plain_string()?;
+                Some((!s.trim().is_empty()).then_some(Val::Str(s)))
+            }
+            b't' => self.literal(b"true").then_some(Some(Val::Bool(true))),
+            b'f' => self.literal(b"false").then_some(Some(Val::Bool(false))),
+            b'n' => self.literal(b"null").then_some(None),
+            b'[' => self.skip_value(0).then_some(None),
+            b'-' | b'0'..=b'9' => {
+                let t = self.number()?;
+                Some(Some(Val::Num(number(t)?)))
+            }
+            _ => None,
+        }
+    }
+
+    fn skip_value(&mut self, depth: u32) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        match self.b.get(self.i) {
+            Some(b'"') => self.skip_string(),
+            Some(b't') => self.literal(b"true"),
+            Some(b'f') => self.literal(b"false"),
+            Some(b'n') => self.literal(b"null"),
+            Some(b'-' | b'0'..=b'9') => self.number().is_some(),
+            Some(b'[') => {
+                self.i += 1;
+                self.ws();
+                if self.eat(b']') {
+                    return true;
+                }
+                loop {
+                    self.ws();
+                    if !self.skip_value(depth + 1) {
+                        return false;
+                    }
+                    self.ws();
+                    if self.eat(b',') {
+                        continue;
+                    }
+                    return self.eat(b']');
+                }
+            }
+            Some(b'{') => {
+                self.i += 1;
+                self.ws();
+                if self.eat(b'}') {
+                    return true;
+                }
+                loop {
+                    self.ws();
+                    if !self.skip_string() {
+                        return false;
+                    }
+                    self.ws();
+                    if !self.eat(b':') {
+                        return false;
+                    }
+                    self.ws();
+                    if !self.skip_value(depth + 1) {
+                        return false;
+                    }
+                    self.ws();
+                    if self.eat(b',') {
+                        continue;
+                    }
+                    return self.eat(b'}');
+                }
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The number serde_json would make of `t`: plain integers directly, anything
+/// else through serde_json's own parser.
+fn number(t: &str) -> Option<Number> {
+    let b = t.as_bytes();
+    let neg = b.first() == Some(&b'-');
+    let digits = if neg { &b[1..] } else { b };
+    if !digits.is_empty()
+        && digits.len() <= 18
+        && digits.iter().all(u8::is_ascii_digit)
+        && !(neg && digits == b"0")
+    {
+        let mut v: i64 = 0;
+        for &d in digits {
+            v = v * 10 + i64::from(d - b'0');
+        }
+        return Some(if neg {
+            Number::from(-v)
+        } else {
+            Number::from(v as u64)
+        });
+    }
+    Number::from_str(t).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan<'a>(line: &'a str, names: &[&str]) -> Option<Vec<Option<Val<'a>>>> {
+        let mut out = vec![None; names.len()];
+        scan_line(line, names, &mut out).then_some(out)
+    }
+
+    #[test]
+    fn picks_wanted_fields_and_skips_the_rest() {
+        let got = scan(
+            r#"{"ts": "2026-11-29T16:10:39.627+08:00", "x": {"a": [1, 2.5e3, "q\"\n"]}, "n": -12, "f": 0.5, "b": true, "nil": null, "blank": " "}"#,
+            &["ts", "n", "f", "b", "nil", "blank", "missing"],
+        )
+        .expect("fast");
+        assert_eq!(got[0], Some(Val::Str("2026-11-29T16:10:39.627+08:00")));
+        assert_eq!(got[1], Some(Val::Num(Number::from(-12))));
+        assert_eq!(got[2].as_ref().and_then(Val::as_f64), Some(0.5));
+        assert_eq!(got[3], Some(Val::Bool(true)));
+        assert_eq!(&got[4..], &[None, None, None]);
+    }
+
+    #[test]
+    fn gives_up_on_what_the_general_path_must_decide() {
+        for line in [
+            r#"{"a": "esc\"aped"}"#,
+            r#"{"a": {"date": "x"}}"#,
+            r#"{"k\u0073": 1}"#,
+            r#"{"b": "\u00e9"}"#,
+            r#"{"a": 1} x"#,
+            r#"{"a": 01}"#,
+            r#"{"a": 1,}"#,
+            r#"{"a": tru}"#,
+            r#"[1]"#,
+            "{\"a\": \"tab\there\"}",
+            r#"{"a": 1"#,
+        ] {
+            assert!(scan(line, &["a"]).is_none(), "{line}");
+        }
+        assert!(scan(r#"{"b": "\"fine\""}"#, &["a"]).is_some());
+        assert!(scan("{}", &["a"]).is_some());
+    }
+
+    #[test]
+    fn numbers_match_serde_json() {
+        for t in [
+            "0",
+            "-1",
+            "18446744073709551615",
+            "1e3",
+            "0.1",
+            "-0",
+            "123456789012345678901",
+        ] {
+            let ours = number(t).expect("number");
+            let theirs: Number = serde_json::from_str(t).expect("serde");
+            assert_eq!(ours, theirs, "{t}");
+        }
+    }
+
+    #[test]
+    fn last_repeated_key_wins() {
+        let got = scan(r#"{"a": 1, "a": 2}"#, &["a"]).expect("fast");
+        assert_eq!(got[0], Some(Val::Num(Number::from(2))));
+    }
+}

@@ -1,0 +1,645 @@
+//! Large JSON Lines files without holding them in memory: the file is read in
+//! line-aligned chunks by a reader thread, chunks are parsed in parallel
+//! (rayon), each into its own events, strings and warnings, and merged in
+//! file order, so the result is exactly the serial one.
+//!
+//! Only plain UTF-8 JSON Lines qualifies (no gzip, no BOM, the fields decided
+//! within the first [`HEAD_BYTES`]); anything else, or a chunk that turns out
+//! not to be UTF-8, returns `false` and the caller reads the file the general
+//! way (`read_source`).
+
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
+
+use super::containers::{self, Container, Item, json_reason};
+use super::extract::Collector;
+use super::fast::scan_line;
+use super::fields::{Detector, Fields, Role};
+use super::record::{Rec, Val};
+use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
+
+/// Bytes read before deciding: field detection must finish inside them.
+const HEAD_BYTES: usize = 32 << 20;
+/// Bytes per parallel work item.
+const CHUNK_BYTES: usize = 8 << 20;
+
+/// What one file's parse needs, shared by the chunk workers.
+struct Ctx<'o> {
+    file: u16,
+    name: String,
+    fields: Fields,
+    /// Wanted field names for the fast scanner; empty when it is off.
+    names: Vec<String>,
+    /// For each role, its field's index in `names`.
+    by_role: Vec<Option<usize>>,
+    tz: Option<&'o TzSpec>,
+    opts: &'o IngestOptions,
+}
+
+/// One parsed chunk. Line numbers in it count from the chunk's first line.
+struct ChunkOut {
+    b: LogBuilder,
+    info: SourceInfo,
+    naive_seen: bool,
+    /// Lines in the chunk (to number the next one).
+    lines: u64,
+    /// False when the chunk is not valid UTF-8.
+    utf8: bool,
+}
+
+/// Reads `path` as JSON Lines in parallel chunks into `builder`.
+///
+/// Returns `Ok(false)`, with `builder` untouched, when the file does not
+/// qualify; the caller then reads it with [`super::read_source`].
+pub(crate) fn read_jsonl(
+    path: &Path,
+    name: &str,
+    opts: &IngestOptions,
+    builder: &mut LogBuilder,
+    progress: &Progress,
+) -> Result<bool, IngestError> {
+    read_jsonl_sized(path, name, opts, builder, progress, HEAD_BYTES, CHUNK_BYTES)
+}
+
+/// [`read_jsonl`] with the head and chunk sizes as parameters (tests make
+/// them tiny so that every record boundary is a chunk boundary somewhere).
+fn read_jsonl_sized(
+    path: &Path,
+    name: &str,
+    opts: &IngestOptions,
+    builder: &mut LogBuilder,
+    progress: &Progress,
+    head_bytes: usize,
+    chunk_bytes: usize,
+) -> Result<bool, IngestError> {
+    let io_err = |source| IngestError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
+    let mut f = std::fs::File::open(path).map_err(io_err)?;
+    let total_len = f.metadata().map_err(io_err)?.len();
+    let (mut head, eof) = read_up_to(&mut f, head_bytes).map_err(io_err)?;
+    if head.starts_with(&[0x1f, 0x8b])
+        || head.starts_with(&[0xEF, 0xBB, 0xBF])
+        || head.starts_with(&[0xFF, 0xFE])
+        || head.starts_with(&[0xFE, 0xFF])
+    {
+        return Ok(false);
+    }
+    // The head ends at a line end; the rest goes to the next chunk.
+    let cut = if eof {
+        head.len()
+    } else {
+        match memchr::memrchr(b'\n', &head) {
+            Some(i) => i + 1,
+            None => return Ok(false),
+        }
+    };
+    let carry = head.split_off(cut);
+    let Ok(text) = std::str::from_utf8(&head) else {
+        return Ok(false);
+    };
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
+    if !matches!(
+        first.map(serde_json::from_str::<Value>),
+        Some(Ok(Value::Object(_)))
+    ) {
+        return Ok(false);
+    }
+    let container = containers::detect(text, monitor::looks_like_monitor);
+    if !matches!(container, Container::JsonLines { loki: false }) {
+        return Ok(false);
+    }
+    let mut det = Detector::default();
+    containers::walk(&container, text, &mut |_, _, item| {
+        if let Item::Rec(r) = item {
+            det.observe(&r);
+        }
+        if det.done() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    if !det.done() && !eof {
+        return Ok(false);
+    }
+
+    let mapping = opts.mapping.as_ref();
+    let tz = opts.tz.as_ref().or(mapping.and_then(|m| m.tz.as_ref()));
+    let (fields, notes) = det.resolve(mapping);
+    let mut info = placeholder();
+    info.name = name.to_string();
+    info.dialect = if det.sls {
+        Dialect::SlsJson
+    } else {
+        Dialect::JsonLines
+    };
+    info.encoding = "UTF-8".into();
+    info.fields = fields.listing();
+    info.notes = notes;
+    let mut names: Vec<String> = Role::ALL
+        .iter()
+        .filter_map(|r| fields.get(*r).map(|p| p.field.clone()))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    if names.iter().any(|n| n.contains('.')) {
+        // Dotted paths may reach into nested objects: the general path decides.
+        names.clear();
+    }
+    let by_role = Role::ALL
+        .iter()
+        .map(|r| {
+            let p = fields.get(*r)?;
+            names.iter().position(|n| *n == p.field)
+        })
+        .collect();
+    let ctx = Ctx {
+        file,
+        name: name.to_string(),
+        fields,
+        names,
+        by_role,
+        tz,
+        opts,
+    };
+
+    let mut fb = LogBuilder::new();
+    // Events expected, from the line length in the first MB (5 % spare).
+    let sample = &head[..head.len().min(1 << 20)];
+    let per_line = sample.len() / memchr::memchr_iter(b'\n', sample).count().max(1);
+    let est = (total_len as usize / per_line.max(1)) * 21 / 20;
+    fb.log.events.reserve(est.min(1 << 31));
+    let mut next_line = 0u64;
+    let mut naive_seen = false;
+    let base = progress.bytes_read.load(Ordering::Relaxed);
+    let mut done_bytes = 0u64;
+
+    // The head, in parallel pieces.
+    let pieces = split_lines(&head, chunk_bytes);
+    done_bytes += head.len() as u64;
+    let outs: Vec<ChunkOut> = pieces.par_iter().map(|c| parse_chunk(c, &ctx)).collect();
+    if !merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, outs) {
+        return Ok(false);
+    }
+    progress
+        .bytes_read
+        .store(base + done_bytes, Ordering::Relaxed);
+    drop(head);
+
+    // The rest: a reader thread hands line-aligned chunks over a short queue.
+    if !eof {
+        let batch = rayon::current_num_threads().max(1) * 2;
+        let result = std::thread::scope(|s| -> Result<bool, IngestError> {
+            let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(batch);
+            s.spawn(move || read_chunks(f, carry, chunk_bytes, &tx));
+            let mut pending: Vec<Vec<u8>> = Vec::with_capacity(batch);
+            let mut finished = false;
+            while !finished {
+                if progress.cancel.load(Ordering::Relaxed) {
+                    return Err(IngestError::Cancelled);
+                }
+                pending.clear();
+                while pending.len() < batch {
+                    match rx.recv() {
+                        Ok(Ok(c)) => pending.push(c),
+                        Ok(Err(e)) => return Err(io_err(e)),
+                        Err(_) => {
+                            finished = true;
+                            break;
+                        }
+                    }
+                }
+                done_bytes += pending.iter().map(|c| c.len() as u64).sum::<u64>();
+                let outs: Vec<ChunkOut> =
+                    pending.par_iter().map(|c| parse_chunk(c, &ctx)).collect();
+                if !merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, outs) {
+                    return Ok(false);
+                }
+                progress
+                    .bytes_read
+                    .store(base + done_bytes, Ordering::Relaxed);
+            }
+            Ok(true)
+        })?;
+        if !result {
+            return Ok(false);
+        }
+    }
+
+    info.bytes = done_bytes;
+    if naive_seen {
+        let note = match tz {
+            Some(TzSpec::Fixed(f)) => format!("times without an offset were read as UTC{f}"),
+            Some(TzSpec::Named(z)) => format!("times without an offset were read in {}", z.name()),
+            None => "times without an offset were read as UTC (set a time zone if they are local)"
+                .to_string(),
+        };
+        info.notes.push(note);
+    }
+    if info.lines_read == 0 {
+        fb.warn("file", name, 0, "the file has no records");
+    }
+    absorb(builder, fb);
+    builder.add_source(info);
+    progress
+        .bytes_read
+        .store(base + total_len.max(done_bytes), Ordering::Relaxed);
+    Ok(true)
+}
+
+/// Reads until `limit` bytes or the end; returns (bytes, reached the end).
+fn read_up_to(f: &mut std::fs::File, limit: usize) -> std::io::Result<(Vec<u8>, bool)> {
+    let mut buf = Vec::new();
+    f.take(limit as u64).read_to_end(&mut buf)?;
+    let eof = buf.len() < limit;
+    Ok((buf, eof))
+}
+
+/// The reader thread: line-aligned chunks of about [`CHUNK_BYTES`], the last
+/// one possibly without a final newline. Stops when the receiver is gone.
+fn read_chunks(
+    mut f: std::fs::File,
+    mut carry: Vec<u8>,
+    chunk_bytes: usize,
+    tx: &mpsc::SyncSender<std::io::Result<Vec<u8>>>,
+) {
+    loop {
+        let mut buf = std::mem::take(&mut carry);
+        let have = buf.len();
+        let want = chunk_bytes.max(have + chunk_bytes.min(1 << 20));
+        buf.resize(want, 0);
+        let mut n = have;
+        let mut eof = false;
+        while n < want {
+            match f.read(&mut buf[n..]) {
+                Ok(0) => {
+                    eof = true;
+                    break;
+                }
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        }
+        buf.truncate(n);
+        if !eof {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => carry = buf.split_off(i + 1),
+                // One line longer than the chunk: read on.
+                None => {
+                    carry = buf;
+                    continue;
+                }
+            }
+        }
+        if !buf.is_empty() && tx.send(Ok(buf)).is_err() {
+            return;
+        }
+        if eof {
+            return;
+        }
+    }
+}
+
+/// Splits `bytes` into line-aligned pieces of about `size` bytes.
+fn split_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut rest = bytes;
+    while rest.len() > size {
+        let cut = memchr::memchr(b'\n', &rest[size..]).map_or(rest.len(), |i| size + i + 1);
+        let (a, b) = rest.split_at(cut);
+        out.push(a);
+        rest = b;
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+/// Parses one chunk exactly as `containers::walk` + `Collector::record`
+/// would, taking the fast scanner where it is sure.
+fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
+    let mut info = placeholder();
+    info.name = ctx.name.clone();
+    let mut b = LogBuilder::new();
+    // Room for the strings of a chunk without rehashing as it fills.
+    b.log.strings = Interner::with_capacity(bytes.len() / 256, bytes.len() / 16);
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return ChunkOut {
+            b,
+            info,
+            naive_seen: false,
+            lines: 0,
+            utf8: false,
+        };
+    };
+    let mut col = Collector::new(
+        ctx.file,
+        ctx.fields.clone(),
+        ctx.tz,
+        ctx.opts.mapping.as_ref(),
+        info,
+    );
+    let names: Vec<&str> = ctx.names.iter().map(String::as_str).collect();
+    let mut vals: Vec<Option<Val<'_>>> = vec![None; names.len()];
+    let mut lines = 0u64;
+    let mut rest = text;
+    while !rest.is_empty() {
+        // As `split_inclusive('\n')`, with memchr's vectorised search.
+        let end = memchr::memchr(b'\n', rest.as_bytes()).map_or(rest.len(), |i| i + 1);
+        let (raw, tail) = rest.split_at(end);
+        rest = tail;
+        lines += 1;
+        let line = trim_line(raw);
+        if line.is_empty() {
+            continue;
+        }
+        if !names.is_empty() && scan_line(line, &names, &mut vals) {
+            let rec = Rec::Slots {
+                names: &names,
+                vals: &vals,
+                by_role: &ctx.by_role,
+            };
+            col.record(&mut b, lines, &rec);
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(o)) => col.record(
+                &mut b,
+                lines,
+                &Rec::Json {
+                    main: &o,
+                    extra: None,
+                },
+            ),
+            Ok(_) => col.bad(&mut b, "json", lines, "not a JSON object".into()),
+            Err(e) => col.bad(&mut b, "json", lines, json_reason(&e)),
+        }
+    }
+    ChunkOut {
+        b,
+        naive_seen: col.naive_seen,
+        info: col.info,
+        lines,
+        utf8: true,
+    }
+}
+
+/// `raw.trim_end_matches(['\n', '\r']).trim()`, with ASCII whitespace
+/// stripped byte-wise first; `str::trim` only runs when a non-ASCII
+/// character (which may be Unicode whitespace) or a vertical tab (which
+/// `trim_ascii` keeps) is at either end.
+fn trim_line(raw: &str) -> &str {
+    let t = raw.trim_ascii();
+    match (t.as_bytes().first(), t.as_bytes().last()) {
+        (Some(a), Some(z)) if *a >= 0x80 || *z >= 0x80 || *a == 0x0B || *z == 0x0B => t.trim(),
+        _ => t,
+    }
+}
+
+/// Appends chunks in order to the file's builder, renumbering lines and
+/// re-interning strings. False when a chunk was not UTF-8.
+fn merge(
+    fb: &mut LogBuilder,
+    info: &mut SourceInfo,
+    next_line: &mut u64,
+    naive_seen: &mut bool,
+    outs: Vec<ChunkOut>,
+) -> bool {
+    if outs.iter().any(|o| !o.utf8) {
+        return false;
+    }
+    for o in outs {
+        let base = *next_line;
+        *next_line += o.lines;
+        info.lines_read += o.info.lines_read;
+        info.events_loaded += o.info.events_loaded;
+        info.lines_skipped += o.info.lines_skipped;
+        info.lines_warned += o.info.lines_warned;
+        *naive_seen |= o.naive_seen;
+        if let Some(off) = o.b.first_offset() {
+            fb.saw_offset(off);
+        }
+        let LogBuilder { log, .. } = o.b;
+        let map = fb.log.strings.remap_from(&log.strings);
+        let shift = u32::try_from(base).unwrap_or(u32::MAX);
+        fb.log.events.extend(log.events.into_iter().map(|mut e| {
+            remap_event(&mut e, &map);
+            e.source.line = e.source.line.saturating_add(shift);
+            e
+        }));
+        let mut w = log.warnings;
+        w.shift_lines(base);
+        fb.log.warnings.append_in_order(w);
+    }
+    true
+}
+
+fn remap(s: &mut Option<Sym>, map: &[Sym]) {
+    if let Some(x) = s {
+        *x = map.get(x.index()).copied().unwrap_or(*x);
+    }
+}
+
+fn remap_event(e: &mut Event, map: &[Sym]) {
+    remap(&mut e.key, map);
+    remap(&mut e.holder, map);
+    remap(&mut e.host, map);
+    remap(&mut e.thread, map);
+    if let Some(d) = e.detail.as_deref_mut() {
+        remap(&mut d.product, map);
+        remap(&mut d.order_id, map);
+        remap(&mut d.message, map);
+    }
+}
+
+/// Moves one file's events, strings and warnings into the load's builder.
+fn absorb(builder: &mut LogBuilder, fb: LogBuilder) {
+    let first_offset = fb.first_offset();
+    let log = fb.log;
+    if builder.log.events.is_empty() && builder.log.strings.is_empty() {
+        builder.log.events = log.events;
+        builder.log.strings = log.strings;
+    } else {
+        let map = builder.log.strings.remap_from(&log.strings);
+        builder
+            .log
+            .events
+            .extend(log.events.into_iter().map(|mut e| {
+                remap_event(&mut e, &map);
+                e
+            }));
+    }
+    builder.log.warnings.append_in_order(log.warnings);
+    if let Some(off) = first_offset {
+        builder.saw_offset(off);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::model::LoadedLog;
+
+    /// The general, serial path over the same bytes.
+    fn serial(bytes: &[u8]) -> LoadedLog {
+        let mut b = LogBuilder::new();
+        super::super::read_source(
+            "t.jsonl",
+            bytes,
+            &IngestOptions::default(),
+            &mut b,
+            &Progress::default(),
+        )
+        .expect("serial read");
+        b.finish()
+    }
+
+    fn parallel(bytes: &[u8], head: usize, chunk: usize) -> Option<LoadedLog> {
+        let mut f = tempfile::NamedTempFile::new().expect("temp file");
+        f.write_all(bytes).expect("write");
+        let mut b = LogBuilder::new();
+        let used = read_jsonl_sized(
+            f.path(),
+            "t.jsonl",
+            &IngestOptions::default(),
+            &mut b,
+            &Progress::default(),
+            head,
+            chunk,
+        )
+        .expect("parallel read");
+        used.then(|| b.finish())
+    }
+
+    fn assert_same(a: &LoadedLog, b: &LoadedLog) {
+        assert_eq!(a.events, b.events, "events");
+        let strings = |l: &LoadedLog| {
+            (0..l.strings.len())
+                .map(|i| {
+                    let sym = l.strings.lookup_index(i);
+                    l.strings.get_or_empty(sym).to_string()
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(strings(a), strings(b), "strings");
+        assert_eq!(a.warnings.kept(), b.warnings.kept(), "warnings");
+        assert_eq!(a.warnings.total(), b.warnings.total(), "warning count");
+        assert_eq!(a.display_offset_s, b.display_offset_s, "offset");
+        let info = |l: &LoadedLog| serde_json::to_value(&l.sources).expect("json");
+        assert_eq!(info(a), info(b), "sources");
+    }
+
+    fn line() -> impl Strategy<Value = String> {
+        let ts = prop_oneof![
+            Just("\"2026-11-29T16:10:39.627+08:00\"".to_string()),
+            Just("\"2026-11-29 16:10:40.1\"".to_string()),
+            Just("1764403840123".to_string()),
+            Just("1764403840.5".to_string()),
+            Just("\"not a time\"".to_string()),
+        ];
+        let event = prop_oneof![
+            Just("acquired"),
+            Just("released"),
+            Just("renewed"),
+            Just("stock_deducted"),
+            Just("order_created"),
+            Just("lock_lost"),
+            Just("acquire_attempt"),
+            Just("Lock Acquired"),
+        ];
+        let key = prop_oneof![
+            Just("\"lock:a\""),
+            Just("\"lock:b\""),
+            Just("\" \""),
+            Just("null"),
+            Just("7")
+        ];
+        let owner = prop_oneof![
+            Just("\"w-1\""),
+            Just("\"w-2\""),
+            Just("\"w\\\"q\""),
+            Just("\"\\u00e9\"")
+        ];
+        let extra = prop_oneof![
+            Just(String::new()),
+            Just(", \"ttl_ms\": 2000".to_string()),
+            Just(", \"ttl_ms\": 1.5e3, \"quantity\": 2, \"sku\": \"S1\"".to_string()),
+            Just(", \"ctx\": {\"a\": [1, {\"b\": \"x\\n\"}]}, \"tags\": []".to_string()),
+            Just(", \"deleted\": false, \"elapsed_ms\": 0.25".to_string()),
+            Just(", \"msg\": \"caf\u{e9} \\\"q\\\"\"".to_string()),
+            Just(", \"owner\": \"w-3\"".to_string()),
+            Just(", \"ttl_ms\": {\"date\": \"x\", \"timezone\": \"UTC\"}".to_string()),
+        ];
+        let good = (ts, event, key, owner, extra).prop_map(|(t, e, k, o, x)| {
+            format!("{{\"ts\": {t}, \"event\": \"{e}\", \"lock_key\": {k}, \"owner\": {o}{x}}}")
+        });
+        prop_oneof![
+            8 => good,
+            1 => Just(String::new()),
+            1 => Just("{\"ts\": \"2026-11-29T16:10:39Z\", \"event\": ".to_string()),
+            1 => Just("[1, 2]".to_string()),
+            1 => Just("  {\"ts\":\"2026-11-29T16:10:39Z\",\"event\":\"acquired\",\"lock_key\":\"k\",\"owner\":\"o\"}  \r".to_string()),
+            1 => Just("{\"a\": 1} trailing".to_string()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+        #[test]
+        fn parallel_chunks_give_exactly_the_serial_result(
+            lines in prop::collection::vec(line(), 1..60),
+            chunk in 1usize..400,
+            final_newline in any::<bool>(),
+        ) {
+            let mut text = format!("{{\"ts\": \"2026-11-29T16:10:39.627+08:00\", \"event\": \"acquired\", \"lock_key\": \"lock:a\", \"owner\": \"w-0\"}}\n{}", lines.join("\n"));
+            if final_newline {
+                text.push('\n');
+            }
+            let want = serial(text.as_bytes());
+            let got = parallel(text.as_bytes(), usize::MAX / 2, chunk).expect("qualifies");
+            assert_same(&got, &want);
+        }
+    }
+
+    #[test]
+    fn reader_thread_chunks_give_the_serial_result() {
+        // Enough records that field detection ends inside a small head, so the
+        // rest goes through the reader thread in small chunks.
+        let mut text = String::new();
+        for i in 0..25_000 {
+            let ev = ["acquired", "stock_read", "released", "acquire_failed"][i % 4];
+            text.push_str(&format!(
+                "{{\"ts\": \"2026-11-29T16:{:02}:{:02}.{:03}+08:00\", \"event\": \"{ev}\", \"lock_key\": \"k{}\", \"owner\": \"o{}\", \"ttl_ms\": 100, \"stock\": {i}}}\n",
+                (i / 60_000) % 60, (i / 1000) % 60, i % 1000, i % 7, i / 4
+            ));
+            if i % 997 == 0 {
+                text.push_str("{broken\n\n");
+            }
+        }
+        let want = serial(text.as_bytes());
+        let got = parallel(text.as_bytes(), 3 << 20, 4096).expect("qualifies");
+        assert_same(&got, &want);
+        // A head too small for field detection leaves the file to the general path.
+        assert!(parallel(text.as_bytes(), 4096, 4096).is_none());
+    }
+}
