@@ -15,7 +15,7 @@ use crate::model::{EventKind, LoadedLog, Sym};
 /// Holds plus what the reconstruction learned on the way.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LeaseSet {
-    /// Holds sorted by (key, acquire time); `Lease::id` is the index.
+    /// Holds sorted by (key name, acquire time); `Lease::id` is the index.
     pub leases: Vec<Lease>,
     /// Apparent overlaps that are log lag (not incidents).
     pub log_lag: Vec<LogLagArtefact>,
@@ -177,7 +177,10 @@ pub fn reconstruct_leases_in(
     let tolerance_ns = (settings.log_lag_tolerance_ms * NS_PER_MS as f64).round() as i64;
     // Keys are independent: each is rebuilt on its own (in parallel), with
     // lease ids counted from 0, then appended in key order with ids shifted.
-    let by_key: Vec<(Sym, Vec<usize>)> = by_key.into_iter().collect();
+    // Keys in name order, so that lease ids (and everything sorted by them)
+    // do not depend on which line happened to intern a key first.
+    let mut by_key: Vec<(Sym, Vec<usize>)> = by_key.into_iter().collect();
+    by_key.sort_by(|a, b| log.strings.get(a.0).cmp(log.strings.get(b.0)));
     let per_key: Vec<LeaseSet> = by_key
         .par_iter()
         .map(|(key, events)| {

@@ -401,7 +401,7 @@ pub struct Summary {
 /// into the [`LoadedLog`] it was computed from.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Analysis {
-    /// Holds, sorted by (key, acquire time).
+    /// Holds, sorted by (key name, acquire time).
     pub leases: Vec<Lease>,
     /// Overlap pairs, sorted by (key, start).
     pub overlaps: Vec<Overlap>,
@@ -456,7 +456,16 @@ pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
             &lease_set.leases,
         ));
     }
-    findings.sort_by_key(|f| (f.kind, f.at_ns));
+    let name = |s: Option<Sym>| s.map_or("", |s| log.strings.get(s));
+    findings.sort_by(|a, b| {
+        (a.kind, a.at_ns, name(a.key), name(a.holder), &a.detail).cmp(&(
+            b.kind,
+            b.at_ns,
+            name(b.key),
+            name(b.holder),
+            &b.detail,
+        ))
+    });
 
     let mut keys: Vec<Sym> = lease_set.leases.iter().map(|l| l.key).collect();
     keys.dedup();

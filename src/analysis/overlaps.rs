@@ -75,7 +75,9 @@ pub fn detect_overlaps(
         }
         open.push(later.id);
     }
-    overlaps.sort_by_key(|o| (o.key, o.start_ns, o.earlier, o.later));
+    // Leases are grouped by key in name order: rank keys by their first lease.
+    let rank = key_rank(leases);
+    overlaps.sort_by_key(|o| (rank.get(&o.key).copied(), o.start_ns, o.earlier, o.later));
     (overlaps, artefacts)
 }
 
@@ -127,11 +129,21 @@ pub fn group_incidents(
         inc.leases.sort_by_key(|&l| (leases[l].acquired_ns, l));
         inc.leases.dedup();
     }
-    incidents.sort_by_key(|i| (i.start_ns, i.key));
+    let rank = key_rank(leases);
+    incidents.sort_by_key(|i| (i.start_ns, rank.get(&i.key).copied()));
     for (id, inc) in incidents.iter_mut().enumerate() {
         inc.id = id;
     }
     incidents
+}
+
+/// Each key's position in the lease order (the id of its first lease).
+fn key_rank(leases: &[Lease]) -> std::collections::HashMap<crate::model::Sym, usize> {
+    let mut rank = std::collections::HashMap::new();
+    for l in leases {
+        rank.entry(l.key).or_insert(l.id);
+    }
+    rank
 }
 
 #[cfg(test)]
