@@ -313,23 +313,31 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
     }
 }
 
-/// Calls `f` for each non-blank line (CR stripped) with its 1-based number.
+/// Calls `f` for each non-blank line with its 1-based number. A line ends at
+/// `\n`, `\r\n` or a lone `\r` (old Mac exports), so no record hides behind a
+/// carriage return.
 fn walk_lines(
     text: &str,
     visit: &mut Visit<'_>,
     mut f: impl FnMut(&str, &mut Visit<'_>, u64, usize) -> ControlFlow<()>,
 ) {
-    let mut off = 0usize;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let line = raw.trim_end_matches(['\n', '\r']).trim();
-        let start = off;
-        off += raw.len();
-        if line.is_empty() {
-            continue;
-        }
-        if f(line, visit, i as u64 + 1, start).is_break() {
+    let b = text.as_bytes();
+    let mut start = 0usize;
+    let mut no = 0u64;
+    while start < b.len() {
+        let (end, next) = match memchr::memchr2(b'\n', b'\r', &b[start..]) {
+            Some(i) if b[start + i] == b'\r' && b.get(start + i + 1) == Some(&b'\n') => {
+                (start + i, start + i + 2)
+            }
+            Some(i) => (start + i, start + i + 1),
+            None => (b.len(), b.len()),
+        };
+        no += 1;
+        let line = text.get(start..end).unwrap_or("").trim();
+        if !line.is_empty() && f(line, visit, no, start).is_break() {
             return;
         }
+        start = next;
     }
 }
 
@@ -535,6 +543,20 @@ mod tests {
         assert_eq!(
             bad,
             vec!["2: invalid JSON: EOF while parsing a string at column 18"]
+        );
+    }
+
+    #[test]
+    fn lone_carriage_returns_end_lines() {
+        // Found by the hostile corpus: a file with `\r` line ends read as one
+        // line, and in logfmt the later records vanished without a warning.
+        let (d, n, bad) = count("a=1 b=2\rc=3 d=4\r\re=5 f=6\r\n\ng=7 h=8");
+        assert_eq!((d, n, bad), (Dialect::Logfmt, 4, vec![]));
+        let (_, n, bad) = count("{\"a\":1}\r{\"a\":2}\r\n{\"a\":\r");
+        assert_eq!(n, 2);
+        assert_eq!(
+            bad,
+            vec!["3: invalid JSON: EOF while parsing a value at column 5"]
         );
     }
 
