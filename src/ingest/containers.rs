@@ -460,9 +460,32 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                     continue;
                 }
                 let Some(h) = &headers else {
-                    headers = Some(row.iter().map(|f| f.trim().to_string()).collect());
+                    let names: Vec<String> = row.iter().map(|f| f.trim().to_string()).collect();
+                    // A header cell that reads as a time means the export lost
+                    // its header: the row is data we cannot place, so say so.
+                    let dated = names
+                        .iter()
+                        .find(|n| super::time::parse_time(n, None).is_ok());
+                    if let Some(cell) = dated {
+                        let reason = format!(
+                            "the first row looks like data, not a header (\"{cell}\" is a time): \
+                             the CSV has no header row, so its columns are unknown"
+                        );
+                        if visit(no, off, Item::Bad("csv", reason)).is_break() {
+                            return;
+                        }
+                    }
+                    headers = Some(names);
                     continue;
                 };
+                if row.len() == h.len() && row.iter().zip(h).all(|(f, n)| f.trim() == n) {
+                    let item =
+                        Item::Bad("csv", "repeated header row (files joined together?)".into());
+                    if visit(no, off, item).is_break() {
+                        return;
+                    }
+                    continue;
+                }
                 let pairs: Vec<(&str, Cow<'_, str>)> = h
                     .iter()
                     .zip(row.iter())
@@ -558,6 +581,24 @@ mod tests {
             bad,
             vec!["3: invalid JSON: EOF while parsing a value at column 5"]
         );
+    }
+
+    #[test]
+    fn csv_missing_or_repeated_header_is_a_warning() {
+        // Found by the hostile corpus: the first data row was silently taken
+        // for the header, and a repeated header read as a bad time.
+        let (_, n, bad) = count("2024-01-01T00:00:00Z,acquired\n2024-01-01T00:00:01Z,released\n");
+        assert_eq!(n, 1);
+        assert_eq!(
+            bad,
+            vec![
+                "1: the first row looks like data, not a header (\"2024-01-01T00:00:00Z\" is a time): \
+                 the CSV has no header row, so its columns are unknown"
+            ]
+        );
+        let (_, n, bad) = count("time,event\n1,a\ntime, event\n2,b\n");
+        assert_eq!(n, 2);
+        assert_eq!(bad, vec!["3: repeated header row (files joined together?)"]);
     }
 
     #[test]
