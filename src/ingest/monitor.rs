@@ -265,23 +265,25 @@ fn parse_args(s: &[u8]) -> Result<Vec<Vec<u8>>, String> {
 
 /// True when the first lines of a text look like a `redis-cli monitor`
 /// capture (`<epoch.usec> [<db> <addr>] "CMD" ...`, possibly after a leading
-/// `OK`). The first command line must parse; a possibly truncated last line
-/// is not judged.
+/// `OK`). The first non-blank line must be a command (or `OK`); after it, a
+/// few malformed lines are tolerated while commands outnumber them (they
+/// become warnings), and a possibly truncated last line is not judged.
 pub fn looks_like_monitor(first_lines: &str) -> bool {
     let lines: Vec<&str> = first_lines.lines().collect();
-    let mut commands = 0;
+    let (mut commands, mut bad) = (0, 0);
     for (n, l) in lines.iter().enumerate() {
         match parse_line(l.as_bytes()) {
             Ok(Some(_)) => commands += 1,
             Ok(None) => {}
             Err(_) if n + 1 == lines.len() && commands > 0 => {}
-            Err(_) => return false,
+            Err(_) if commands == 0 => return false,
+            Err(_) => bad += 1,
         }
         if commands >= 3 {
             break;
         }
     }
-    commands > 0
+    commands > bad
 }
 
 /// Glob match with `*` (any run) and `?` (one byte).
@@ -1202,6 +1204,11 @@ mod tests {
         assert!(!looks_like_monitor("OK\n"));
         // A cut-off last line is not held against it.
         assert!(looks_like_monitor(&format!("{t}1795939839.6 [0 1")));
+        // Found by the hostile corpus: one garbage line among the first ten
+        // made the whole capture "unrecognised", losing every command.
+        let g = "1.1 [0 a:1] \"GET\" \"k\"\nnot a command\n1.2 [0 a:1] \"DEL\" \"k\"\n1.3 [0 a:1] \"DEL\" \"k\"\n";
+        assert!(looks_like_monitor(g));
+        assert!(!looks_like_monitor("1.1 [0 a:1] \"GET\" \"k\"\nx\ny\nz\n"));
     }
 
     #[test]
