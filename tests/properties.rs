@@ -259,10 +259,11 @@ proptest! {
         let mut gaps = Vec::new();
         let mut busy_until: Option<(lockreplay::model::Sym, i64)> = None;
         for l in &a.leases {
-            if let Some((key, until)) = busy_until {
-                if key == l.key && l.acquired_ns - until >= 4_000_000 {
-                    gaps.push((l.key, until, l.acquired_ns));
-                }
+            if let Some((key, until)) = busy_until
+                && key == l.key
+                && l.acquired_ns - until >= 4_000_000
+            {
+                gaps.push((l.key, until, l.acquired_ns));
             }
             let end = l.window_end_ns.max(l.lock_end_ns);
             busy_until = match busy_until {
