@@ -386,10 +386,13 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
                 match c {
                     b'"' => in_str = true,
                     b'{' | b'[' => depth += 1,
-                    b'}' | b']' if depth == 0 => {
+                    b']' if depth == 0 => {
                         complete = true;
                         break;
                     }
+                    // A stray `}` is part of this (bad) element; stopping on
+                    // it without moving on looped forever.
+                    b'}' if depth == 0 => {}
                     b'}' | b']' => {
                         depth -= 1;
                         if depth <= 0 {
@@ -557,6 +560,17 @@ mod tests {
             bad,
             vec!["4: truncated JSON: element starting at line 4 is incomplete"]
         );
+    }
+
+    #[test]
+    fn a_stray_closing_brace_in_an_array_does_not_hang() {
+        // Found by fuzzing (json_array, pipeline): `}` at depth 0 looped.
+        let (d, n, bad) = count("[}]");
+        assert_eq!((d, n), (Dialect::JsonArray, 0));
+        assert_eq!(bad, vec!["1: invalid JSON: expected value at column 1"]);
+        let (_, n, bad) = count("[{\"a\":1}},\n{\"a\":2}]");
+        assert_eq!(n, 2);
+        assert_eq!(bad, vec!["1: invalid JSON: expected value at column 1"]);
     }
 
     #[test]
