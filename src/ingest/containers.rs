@@ -313,23 +313,31 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
     }
 }
 
-/// Calls `f` for each non-blank line (CR stripped) with its 1-based number.
+/// Calls `f` for each non-blank line with its 1-based number. A line ends at
+/// `\n`, `\r\n` or a lone `\r` (old Mac exports), so no record hides behind a
+/// carriage return.
 fn walk_lines(
     text: &str,
     visit: &mut Visit<'_>,
     mut f: impl FnMut(&str, &mut Visit<'_>, u64, usize) -> ControlFlow<()>,
 ) {
-    let mut off = 0usize;
-    for (i, raw) in text.split_inclusive('\n').enumerate() {
-        let line = raw.trim_end_matches(['\n', '\r']).trim();
-        let start = off;
-        off += raw.len();
-        if line.is_empty() {
-            continue;
-        }
-        if f(line, visit, i as u64 + 1, start).is_break() {
+    let b = text.as_bytes();
+    let mut start = 0usize;
+    let mut no = 0u64;
+    while start < b.len() {
+        let (end, next) = match memchr::memchr2(b'\n', b'\r', &b[start..]) {
+            Some(i) if b[start + i] == b'\r' && b.get(start + i + 1) == Some(&b'\n') => {
+                (start + i, start + i + 2)
+            }
+            Some(i) => (start + i, start + i + 1),
+            None => (b.len(), b.len()),
+        };
+        no += 1;
+        let line = text.get(start..end).unwrap_or("").trim();
+        if !line.is_empty() && f(line, visit, no, start).is_break() {
             return;
         }
+        start = next;
     }
 }
 
@@ -378,10 +386,13 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
                 match c {
                     b'"' => in_str = true,
                     b'{' | b'[' => depth += 1,
-                    b'}' | b']' if depth == 0 => {
+                    b']' if depth == 0 => {
                         complete = true;
                         break;
                     }
+                    // A stray `}` is part of this (bad) element; stopping on
+                    // it without moving on looped forever.
+                    b'}' if depth == 0 => {}
                     b'}' | b']' => {
                         depth -= 1;
                         if depth <= 0 {
@@ -452,9 +463,32 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                     continue;
                 }
                 let Some(h) = &headers else {
-                    headers = Some(row.iter().map(|f| f.trim().to_string()).collect());
+                    let names: Vec<String> = row.iter().map(|f| f.trim().to_string()).collect();
+                    // A header cell that reads as a time means the export lost
+                    // its header: the row is data we cannot place, so say so.
+                    let dated = names
+                        .iter()
+                        .find(|n| super::time::parse_time(n, None).is_ok());
+                    if let Some(cell) = dated {
+                        let reason = format!(
+                            "the first row looks like data, not a header (\"{cell}\" is a time): \
+                             the CSV has no header row, so its columns are unknown"
+                        );
+                        if visit(no, off, Item::Bad("csv", reason)).is_break() {
+                            return;
+                        }
+                    }
+                    headers = Some(names);
                     continue;
                 };
+                if row.len() == h.len() && row.iter().zip(h).all(|(f, n)| f.trim() == n) {
+                    let item =
+                        Item::Bad("csv", "repeated header row (files joined together?)".into());
+                    if visit(no, off, item).is_break() {
+                        return;
+                    }
+                    continue;
+                }
                 let pairs: Vec<(&str, Cow<'_, str>)> = h
                     .iter()
                     .zip(row.iter())
@@ -529,6 +563,17 @@ mod tests {
     }
 
     #[test]
+    fn a_stray_closing_brace_in_an_array_does_not_hang() {
+        // Found by fuzzing (json_array, pipeline): `}` at depth 0 looped.
+        let (d, n, bad) = count("[}]");
+        assert_eq!((d, n), (Dialect::JsonArray, 0));
+        assert_eq!(bad, vec!["1: invalid JSON: expected value at column 1"]);
+        let (_, n, bad) = count("[{\"a\":1}},\n{\"a\":2}]");
+        assert_eq!(n, 2);
+        assert_eq!(bad, vec!["1: invalid JSON: expected value at column 1"]);
+    }
+
+    #[test]
     fn bad_json_line_reason() {
         let (_, n, bad) = count("{\"a\":1}\n{\"a\":\"unterminated\n{\"a\":2}\n");
         assert_eq!(n, 2);
@@ -536,6 +581,38 @@ mod tests {
             bad,
             vec!["2: invalid JSON: EOF while parsing a string at column 18"]
         );
+    }
+
+    #[test]
+    fn lone_carriage_returns_end_lines() {
+        // Found by the hostile corpus: a file with `\r` line ends read as one
+        // line, and in logfmt the later records vanished without a warning.
+        let (d, n, bad) = count("a=1 b=2\rc=3 d=4\r\re=5 f=6\r\n\ng=7 h=8");
+        assert_eq!((d, n, bad), (Dialect::Logfmt, 4, vec![]));
+        let (_, n, bad) = count("{\"a\":1}\r{\"a\":2}\r\n{\"a\":\r");
+        assert_eq!(n, 2);
+        assert_eq!(
+            bad,
+            vec!["3: invalid JSON: EOF while parsing a value at column 5"]
+        );
+    }
+
+    #[test]
+    fn csv_missing_or_repeated_header_is_a_warning() {
+        // Found by the hostile corpus: the first data row was silently taken
+        // for the header, and a repeated header read as a bad time.
+        let (_, n, bad) = count("2024-01-01T00:00:00Z,acquired\n2024-01-01T00:00:01Z,released\n");
+        assert_eq!(n, 1);
+        assert_eq!(
+            bad,
+            vec![
+                "1: the first row looks like data, not a header (\"2024-01-01T00:00:00Z\" is a time): \
+                 the CSV has no header row, so its columns are unknown"
+            ]
+        );
+        let (_, n, bad) = count("time,event\n1,a\ntime, event\n2,b\n");
+        assert_eq!(n, 2);
+        assert_eq!(bad, vec!["3: repeated header row (files joined together?)"]);
     }
 
     #[test]

@@ -115,10 +115,17 @@ fn decode_mixed(bytes: Vec<u8>) -> Decoded {
         } else {
             UTF_8.name()
         };
+    // In a file read as UTF-8, a line that was not UTF-8 is damage even when
+    // the guessed encoding could decode it: say so (the note in `SourceInfo`).
+    let damaged_lines = if encoding == UTF_8.name() {
+        legacy_lines
+    } else {
+        damaged
+    };
     Decoded {
         text,
         encoding,
-        damaged_lines: damaged,
+        damaged_lines,
     }
 }
 
@@ -170,6 +177,8 @@ mod tests {
         let d = decode(b);
         assert_eq!(d.encoding, "UTF-8");
         assert_eq!(d.text.lines().count(), 5);
+        // Found by the hostile corpus: the damaged line used to go unreported.
+        assert_eq!(d.damaged_lines, 1);
         assert!(d.text.starts_with("{\"a\":\"时间\"}"));
     }
 

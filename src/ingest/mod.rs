@@ -83,7 +83,7 @@ pub fn parse_tz(s: &str) -> Result<TzSpec, IngestError> {
         let body = &signed[1..];
         let (h, m) = match body.split_once(':') {
             Some((h, m)) => (h, m),
-            None if body.len() == 4 => body.split_at(2),
+            None if body.len() == 4 && body.is_char_boundary(2) => body.split_at(2),
             None => (body, "0"),
         };
         let h: i32 = h.parse().map_err(|_| bad())?;

@@ -233,6 +233,11 @@ pub(crate) fn parse_logfmt(line: &str) -> Vec<(&str, Cow<'_, str>)> {
         }
         let key = &line[ks..i];
         if i >= b.len() || b[i] != b'=' || key.is_empty() {
+            // A bare word, or a stray `=` with no key: skip to the next
+            // space so the scan always moves on.
+            while i < b.len() && !b[i].is_ascii_whitespace() {
+                i += 1;
+            }
             continue;
         }
         i += 1; // '='
@@ -304,6 +309,16 @@ mod tests {
         assert_eq!(parse_logfmt("a=\"unterminated value").len(), 1);
         assert_eq!(parse_logfmt("a=\"x\\").len(), 1);
         assert_eq!(parse_logfmt("a=\"\\é\"")[0].1, "é");
+    }
+
+    #[test]
+    fn a_stray_equals_sign_does_not_hang() {
+        // Found by the hostile corpus: a word starting with `=` looped forever.
+        assert!(parse_logfmt("==== \"unterminated").is_empty());
+        assert!(parse_logfmt("=").is_empty());
+        let p = parse_logfmt("=x a=1 ==b c=2");
+        let got: Vec<(&str, &str)> = p.iter().map(|(k, v)| (*k, v.as_ref())).collect();
+        assert_eq!(got, vec![("a", "1"), ("c", "2")]);
     }
 
     #[test]

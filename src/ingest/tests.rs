@@ -151,3 +151,17 @@ fn nothing_panics_on_odd_input() {
         }
     }
 }
+
+#[test]
+fn a_zone_with_a_multibyte_character_is_an_error_not_a_panic() {
+    // Found by fuzzing (time): `-0ɽZ` is 4 bytes, split in the middle of `ɽ`.
+    assert!(parse_tz("-0ɽZ").is_err());
+    assert!(parse_tz("+ɽɽ").is_err());
+    // The same text as a PHP DateTime's zone in a log line is a warning.
+    let log = load(
+        "{\"ts\":{\"date\":\"2018-10-23 10:15:20.000000\",\"timezone_type\":3,\"timezone\":\"-0ɽZ\"},\"event\":\"acquired\",\"key\":\"k\",\"holder\":\"h\"}\n"
+            .as_bytes(),
+        &IngestOptions::default(),
+    );
+    assert_eq!(log.events.len(), 1);
+}
