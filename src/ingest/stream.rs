@@ -185,21 +185,28 @@ fn read_jsonl_sized(
     let base = progress.bytes_read.load(Ordering::Relaxed);
     let mut done_bytes = 0u64;
 
-    // The head, in parallel pieces.
-    let pieces = split_lines(&head, chunk_bytes);
-    done_bytes += head.len() as u64;
-    let outs: Vec<ChunkOut> = pieces.par_iter().map(|c| parse_chunk(c, &ctx)).collect();
-    if !merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, outs) {
-        return Ok(false);
+    // The head, in parallel pieces, a batch at a time so that progress moves
+    // and Cancel works even when the whole file fits in the head.
+    let batch = rayon::current_num_threads().max(1) * 2;
+    let pieces = split_lines(&head, chunk_bytes.min(2 << 20));
+    for group in pieces.chunks(batch) {
+        if progress.cancel.load(Ordering::Relaxed) {
+            return Err(IngestError::Cancelled);
+        }
+        done_bytes += group.iter().map(|c| c.len() as u64).sum::<u64>();
+        let outs: Vec<ChunkOut> = group.par_iter().map(|c| parse_chunk(c, &ctx)).collect();
+        if !merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, outs) {
+            return Ok(false);
+        }
+        progress
+            .bytes_read
+            .store(base + done_bytes, Ordering::Relaxed);
     }
-    progress
-        .bytes_read
-        .store(base + done_bytes, Ordering::Relaxed);
+    done_bytes = head.len() as u64;
     drop(head);
 
     // The rest: a reader thread hands line-aligned chunks over a short queue.
     if !eof {
-        let batch = rayon::current_num_threads().max(1) * 2;
         let result = std::thread::scope(|s| -> Result<bool, IngestError> {
             let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(batch);
             s.spawn(move || read_chunks(f, carry, chunk_bytes, &tx));
