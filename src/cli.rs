@@ -41,6 +41,11 @@ pub struct Cli {
     /// exit (for CI and headless checks).
     #[arg(long, value_name = "PNG")]
     pub screenshot: Option<PathBuf>,
+    /// Place the replay's time cursor in the window: an RFC 3339 time
+    /// (`2026-11-29T16:10:44.650+08:00`) or `+MS`, milliseconds after the
+    /// first event.
+    #[arg(long, value_name = "RFC3339|+MS")]
+    pub cursor: Option<String>,
     /// Analysis settings for the window (override the saved ones).
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -238,6 +243,32 @@ pub enum Theme {
     Dark,
 }
 
+/// Parses a `--cursor` value: an RFC 3339 time, or `+MS` (milliseconds,
+/// fractions allowed) after `first_ns`. Returns epoch ns.
+///
+/// # Errors
+/// When it is neither.
+pub fn parse_cursor(spec: &str, first_ns: i64) -> anyhow::Result<i64> {
+    let spec = spec.trim();
+    if let Some(ms) = spec.strip_prefix('+') {
+        let ms: f64 = ms
+            .trim()
+            .trim_end_matches("ms")
+            .trim()
+            .parse()
+            .with_context(|| format!("--cursor {spec:?}: +MS wants a number of milliseconds"))?;
+        anyhow::ensure!(
+            ms.is_finite() && ms.abs() < 1e15,
+            "--cursor {spec:?} is out of range"
+        );
+        return Ok(first_ns.saturating_add((ms * 1e6).round() as i64));
+    }
+    chrono::DateTime::parse_from_rfc3339(spec)
+        .ok()
+        .and_then(|t| t.timestamp_nanos_opt())
+        .with_context(|| format!("--cursor {spec:?} is neither an RFC 3339 time nor +MS"))
+}
+
 /// A loaded and analysed set of files.
 pub struct Loaded {
     /// The events and sources.
@@ -402,4 +433,20 @@ pub fn run_headless(cli: &Cli) -> Option<anyhow::Result<u8>> {
 pub fn fail(err: &anyhow::Error) -> ExitCode {
     eprintln!("lockreplay: {err:#}");
     ExitCode::from(EXIT_ERROR)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_is_rfc3339_or_ms_after_the_first_event() {
+        let t = parse_cursor("2026-11-29T16:10:44.650+08:00", 0).expect("rfc3339");
+        let utc = parse_cursor("2026-11-29T08:10:44.650Z", 0).expect("rfc3339 utc");
+        assert_eq!(t, utc);
+        assert_eq!(parse_cursor("+1.5", 1_000).expect("+ms"), 1_501_000);
+        assert_eq!(parse_cursor("+250ms", 0).expect("+ms"), 250_000_000);
+        assert!(parse_cursor("yesterday", 0).is_err());
+        assert!(parse_cursor("+NaN", 0).is_err());
+    }
 }

@@ -9,6 +9,7 @@ pub mod export;
 pub mod ingest;
 pub mod model;
 pub mod redis_model;
+pub mod replay;
 pub mod report;
 pub mod sim;
 #[cfg(feature = "gui")]
