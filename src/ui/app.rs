@@ -3,12 +3,13 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, channel};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
 
 use egui::{Color32, RichText, Ui};
 use serde::{Deserialize, Serialize};
 
-use super::i18n::{Lang, tr};
+use super::i18n::{Lang, tr, trf};
 use super::loader::{self, Loading, Source};
 use super::swimlane::{
     Filters, SwimlaneModel, TimeDisplay, TimelineEvent, TimelineOptions, TimelineView, timeline_ui,
@@ -17,6 +18,7 @@ use crate::analysis::{Analysis, Settings, analyze};
 use crate::cli::AnalysisArgs;
 use crate::ingest::{IngestOptions, Mapping};
 use crate::model::LoadedLog;
+use crate::replay::{LeaseStatus, Playback, PlaybackCommand, SPEED_PRESETS, StateIndex};
 use crate::report::{ReportInput, explain_incident, format_money, format_ms, format_time};
 
 /// Storage key for [`AppState`].
@@ -75,6 +77,8 @@ pub struct Session {
     pub analysis: Arc<Analysis>,
     /// Settings of that analysis.
     pub settings: Settings,
+    /// The replay's index over the analysis.
+    pub index: Arc<StateIndex>,
 }
 
 impl Session {
@@ -118,7 +122,39 @@ pub enum Command {
     Reanalyze,
     /// Rebuild the swimlane model (filters changed).
     Rebuild,
+    /// Change the replay's time cursor or playback.
+    Playback(PlaybackCommand),
+    /// Pause and put the cursor at the start of the selected incident.
+    JumpToIncidentStart,
+    /// Loop the selected incident (or the visible range) on or off.
+    ToggleLoop,
+    /// Take a screenshot and save or copy it.
+    Screenshot(ShotAction),
+    /// Write the report folder (the headless `report`), choosing the folder
+    /// with a dialog.
+    ExportReport,
 }
+
+/// What a screenshot is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShotAction {
+    /// Only the timeline, not the whole window.
+    pub timeline_only: bool,
+    /// Copy to the clipboard instead of saving a PNG.
+    pub copy: bool,
+}
+
+/// A screenshot being taken: frames still to wait (so a closing menu is not
+/// in the picture), then the channel the image arrives on.
+struct PendingShot {
+    action: ShotAction,
+    wait_frames: u8,
+    rx: Option<Receiver<Arc<egui::ColorImage>>>,
+}
+
+/// A dialog that answers faster than this was never shown (no dialog
+/// backend): fall back to a path in the current directory.
+const NO_DIALOG_WITHIN: Duration = Duration::from_millis(300);
 
 /// Incident table sort column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +193,16 @@ pub struct App {
     pub cjk_ok: bool,
     fonts_done: bool,
     ctx: Option<egui::Context>,
+    /// The replay's time cursor and playback.
+    pub playback: Playback,
+    /// Loop the selected incident (or the visible range).
+    pub loop_on: bool,
+    /// Where to put the cursor once loaded (`--cursor`).
+    pub initial_cursor: Option<String>,
+    /// Where the timeline was drawn last frame, points.
+    timeline_rect: Option<egui::Rect>,
+    shot: Option<PendingShot>,
+    jobs: (Sender<String>, Receiver<String>),
 }
 
 impl App {
@@ -184,6 +230,12 @@ impl App {
             cjk_ok: true,
             fonts_done: false,
             ctx: None,
+            playback: Playback::new((0, 0)),
+            loop_on: false,
+            initial_cursor: None,
+            timeline_rect: None,
+            shot: None,
+            jobs: channel(),
         }
     }
 
@@ -238,15 +290,96 @@ impl App {
             self.state.recent.insert(0, paths.clone());
             self.state.recent.truncate(10);
         }
+        let extent = r.index.extent();
         self.session = Some(Session {
             source: r.source,
             log: Arc::new(r.log),
             analysis: Arc::new(r.analysis),
             settings: r.settings,
+            index: Arc::new(r.index),
         });
         self.selection = Selection::default();
         self.rebuild();
         self.state.view.fit(&self.model);
+        let speed = self.playback.speed;
+        self.playback = Playback::new(extent);
+        self.playback.speed = speed;
+        self.loop_on = false;
+        if let Some(spec) = self.initial_cursor.take() {
+            match crate::cli::parse_cursor(&spec, extent.0) {
+                Ok(t) => self.seek_and_show(t),
+                Err(e) => self.notice = Some(format!("{e:#}")),
+            }
+        }
+    }
+
+    /// Puts the cursor at `t`, selecting and showing the incident that
+    /// contains it, if any.
+    pub fn seek_and_show(&mut self, t: i64) {
+        let Some(s) = &self.session else { return };
+        self.playback
+            .apply(PlaybackCommand::Seek(t), &s.index.clone());
+        if let Some(inc) = s
+            .analysis
+            .incidents
+            .iter()
+            .find(|i| i.start_ns <= t && t <= i.end_ns)
+        {
+            self.selection.incident = Some(inc.id);
+            self.state.view.zoom_to_incident(&self.model, inc.id);
+        }
+    }
+
+    /// The range the loop toggle loops: the selected incident's holds from
+    /// the first grant to the last end, else the visible range.
+    fn loop_range(&self) -> Option<(i64, i64)> {
+        let s = self.session.as_ref()?;
+        let a = &s.analysis;
+        if let Some(inc) = self.selection.incident.and_then(|i| a.incidents.get(i)) {
+            let leases = inc.leases.iter().filter_map(|&l| a.leases.get(l));
+            let lo = leases.clone().map(|l| l.acquired_ns).min()?;
+            let hi = leases.map(|l| l.window_end_ns.max(l.lock_end_ns)).max()?;
+            return Some((lo, hi));
+        }
+        let t0 = self.model.t0_ns;
+        let ns = |x: f64| t0 + (x * 1e9).round() as i64;
+        Some((ns(self.state.view.start_s), ns(self.state.view.end_s)))
+    }
+
+    /// Seconds since the first event of the cursor (the timeline's unit).
+    fn cursor_s(&self) -> f64 {
+        (self.playback.cursor_ns - self.model.t0_ns) as f64 / 1e9
+    }
+
+    /// Advances playback by the frame time and keeps the cursor in view.
+    fn tick_playback(&mut self, ctx: &egui::Context) {
+        if self.loop_on {
+            let want = self.loop_range();
+            if want != self.playback.loop_range
+                && let Some(s) = &self.session
+            {
+                let index = s.index.clone();
+                self.playback.apply(PlaybackCommand::SetLoop(want), &index);
+            }
+        } else if self.playback.loop_range.is_some()
+            && let Some(s) = &self.session
+        {
+            let index = s.index.clone();
+            self.playback.apply(PlaybackCommand::SetLoop(None), &index);
+        }
+        if !self.playback.playing {
+            return;
+        }
+        let dt = ctx.input(|i| i.stable_dt).clamp(0.0, 0.25);
+        self.playback.tick(Duration::from_secs_f32(dt));
+        let c = self.cursor_s();
+        let v = &mut self.state.view;
+        let span = v.end_s - v.start_s;
+        if c > v.end_s || c < v.start_s {
+            v.start_s = c - span * 0.1;
+            v.end_s = v.start_s + span;
+        }
+        ctx.request_repaint();
     }
 
     fn rebuild(&mut self) {
@@ -258,11 +391,14 @@ impl App {
     fn reanalyze(&mut self) {
         if let Some(s) = &self.session {
             let analysis = analyze(&s.log, &self.state.settings);
+            let index = StateIndex::build(&s.log, &analysis, self.state.settings.unit_loss);
+            self.playback.extent = index.extent();
             self.session = Some(Session {
                 source: s.source.clone(),
                 log: s.log.clone(),
                 analysis: Arc::new(analysis),
                 settings: self.state.settings.clone(),
+                index: Arc::new(index),
             });
             let view = self.state.view.clone();
             self.rebuild();
@@ -315,6 +451,19 @@ impl App {
                 self.commands.push(Command::Reload);
             }
         });
+        if !ctx.egui_wants_keyboard_input() {
+            ctx.input_mut(|i| {
+                for (key, cmd) in [
+                    (egui::Key::Space, PlaybackCommand::TogglePlay),
+                    (egui::Key::Comma, PlaybackCommand::StepBack),
+                    (egui::Key::Period, PlaybackCommand::StepForward),
+                ] {
+                    if i.consume_key(egui::Modifiers::NONE, key) {
+                        self.commands.push(Command::Playback(cmd));
+                    }
+                }
+            });
+        }
     }
 
     fn spawn_dialog(&mut self, mapping: bool) {
@@ -374,6 +523,35 @@ impl App {
                 Command::FitAll => self.state.view.fit(&self.model),
                 Command::Reanalyze => self.reanalyze(),
                 Command::Rebuild => self.rebuild(),
+                Command::Playback(cmd) => {
+                    if let Some(s) = &self.session {
+                        let index = s.index.clone();
+                        self.playback.apply(cmd, &index);
+                    }
+                }
+                Command::JumpToIncidentStart => {
+                    if let Some(s) = &self.session
+                        && let Some(inc) = self
+                            .selection
+                            .incident
+                            .and_then(|i| s.analysis.incidents.get(i))
+                    {
+                        let (index, t, id) = (s.index.clone(), inc.start_ns, inc.id);
+                        self.playback.apply(PlaybackCommand::Pause, &index);
+                        self.playback.apply(PlaybackCommand::Seek(t), &index);
+                        self.state.view.zoom_to_incident(&self.model, id);
+                    }
+                }
+                Command::ToggleLoop => self.loop_on = !self.loop_on,
+                Command::Screenshot(action) => {
+                    self.shot = Some(PendingShot {
+                        action,
+                        wait_frames: 2,
+                        rx: None,
+                    });
+                    ctx.request_repaint();
+                }
+                Command::ExportReport => self.export_report(),
             }
         }
     }
@@ -392,8 +570,11 @@ impl App {
             egui::Theme::Light
         });
         self.poll(&ctx);
+        self.poll_shot(&ctx);
+        self.tick_playback(&ctx);
         egui::Panel::top("menu").show(ui, |ui| self.menu_ui(ui));
         egui::Panel::top("summary").show(ui, |ui| self.summary_ui(ui));
+        egui::Panel::top("replay").show(ui, |ui| self.replay_bar_ui(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_ui(ui));
         if self.show_warnings {
             egui::Panel::bottom("warnings")
@@ -408,7 +589,11 @@ impl App {
         egui::Panel::right("details")
             .resizable(true)
             .default_size(380.0)
-            .show(ui, |ui| self.details_ui(ui));
+            .show(ui, |ui| {
+                self.state_ui(ui);
+                ui.separator();
+                self.details_ui(ui);
+            });
         egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| self.central_ui(ui));
@@ -452,6 +637,52 @@ impl App {
                     ui.close();
                 }
                 ui.separator();
+                for (key, action) in [
+                    (
+                        "save_screenshot",
+                        ShotAction {
+                            timeline_only: false,
+                            copy: false,
+                        },
+                    ),
+                    (
+                        "save_timeline_screenshot",
+                        ShotAction {
+                            timeline_only: true,
+                            copy: false,
+                        },
+                    ),
+                    (
+                        "copy_image",
+                        ShotAction {
+                            timeline_only: false,
+                            copy: true,
+                        },
+                    ),
+                    (
+                        "copy_timeline_image",
+                        ShotAction {
+                            timeline_only: true,
+                            copy: true,
+                        },
+                    ),
+                ] {
+                    if ui.button(tr(self.state.lang, key)).clicked() {
+                        self.commands.push(Command::Screenshot(action));
+                        ui.close();
+                    }
+                }
+                if ui
+                    .add_enabled(
+                        self.session.is_some(),
+                        egui::Button::new(tr(self.state.lang, "export_report")),
+                    )
+                    .clicked()
+                {
+                    self.commands.push(Command::ExportReport);
+                    ui.close();
+                }
+                ui.separator();
                 if ui.button(tr(self.state.lang, "quit")).clicked() {
                     ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
                 }
@@ -475,6 +706,316 @@ impl App {
                 self.show_sources = !self.show_sources;
             }
         });
+    }
+
+    /// The replay bar: play/pause, steps, speed, loop, jump to the incident
+    /// start and the cursor's time.
+    fn replay_bar_ui(&mut self, ui: &mut Ui) {
+        let lang = self.state.lang;
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(tr(lang, "replay")).strong());
+            let enabled = self.session.is_some();
+            ui.add_enabled_ui(enabled, |ui| {
+                let has_incident = self.selection.incident.is_some();
+                if ui
+                    .add_enabled(
+                        has_incident,
+                        egui::Button::new(tr(lang, "jump_incident_start")),
+                    )
+                    .clicked()
+                {
+                    self.commands.push(Command::JumpToIncidentStart);
+                }
+                if ui.button(tr(lang, "step_back")).clicked() {
+                    self.commands
+                        .push(Command::Playback(PlaybackCommand::StepBack));
+                }
+                let play_label = if self.playback.playing {
+                    tr(lang, "pause")
+                } else {
+                    tr(lang, "play")
+                };
+                if ui.button(play_label).clicked() {
+                    self.commands
+                        .push(Command::Playback(PlaybackCommand::TogglePlay));
+                }
+                if ui.button(tr(lang, "step_forward")).clicked() {
+                    self.commands
+                        .push(Command::Playback(PlaybackCommand::StepForward));
+                }
+                let speed_text = |v: f64| {
+                    if v == 1.0 {
+                        format!("1× ({})", tr(lang, "real_time"))
+                    } else {
+                        format!("{v}×")
+                    }
+                };
+                let mut speed = self.playback.speed;
+                let l = ui.label(tr(lang, "speed"));
+                egui::ComboBox::from_id_salt("speed")
+                    .selected_text(speed_text(speed))
+                    .show_ui(ui, |ui| {
+                        for v in SPEED_PRESETS {
+                            ui.selectable_value(&mut speed, v, speed_text(v));
+                        }
+                    })
+                    .response
+                    .labelled_by(l.id);
+                if speed != self.playback.speed {
+                    self.commands
+                        .push(Command::Playback(PlaybackCommand::SetSpeed(speed)));
+                }
+                if ui
+                    .selectable_label(self.loop_on, tr(lang, "loop"))
+                    .clicked()
+                {
+                    self.commands.push(Command::ToggleLoop);
+                }
+                ui.separator();
+                if let Some(s) = &self.session {
+                    ui.label(
+                        RichText::new(format!(
+                            "{}: {}",
+                            tr(lang, "cursor"),
+                            s.input().time(self.playback.cursor_ns)
+                        ))
+                        .monospace(),
+                    );
+                }
+            });
+        });
+    }
+
+    /// "State at cursor": per key who holds the lock on the server and who
+    /// believe they hold it, stock per product, and the tickers.
+    fn state_ui(&mut self, ui: &mut Ui) {
+        /// Keys listed in full; the rest are counted.
+        const MAX_KEYS: usize = 6;
+        /// Products listed.
+        const MAX_PRODUCTS: usize = 6;
+        let lang = self.state.lang;
+        ui.heading(tr(lang, "state_at_cursor"));
+        let Some(s) = &self.session else { return };
+        let st = s.index.state_at(&s.analysis, self.playback.cursor_ns);
+        let name = |sym| s.log.strings.get(sym);
+        let red = Color32::from_rgb(210, 40, 40);
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(trf(lang, "orders_so_far", &[&st.orders.to_string()])).strong());
+            ui.separator();
+            let over = RichText::new(trf(
+                lang,
+                "oversold_so_far",
+                &[&st.oversold_units.to_string()],
+            ))
+            .strong();
+            ui.label(if st.oversold_units > 0 {
+                over.color(red)
+            } else {
+                over
+            });
+            ui.separator();
+            let loss = RichText::new(trf(
+                lang,
+                "loss_so_far",
+                &[&format_money(st.loss, &s.settings.currency)],
+            ))
+            .strong();
+            ui.label(if st.loss > 0.0 { loss.color(red) } else { loss });
+        });
+        if !st.stock.is_empty() {
+            ui.label(RichText::new(tr(lang, "stock")).weak());
+            for p in st.stock.iter().take(MAX_PRODUCTS) {
+                let product = p.product.map_or(tr(lang, "unknown_product"), name);
+                let level = p
+                    .level
+                    .map_or_else(|| tr(lang, "stock_unknown").to_string(), |l| l.to_string());
+                let text = RichText::new(format!("{product}: {level}")).monospace();
+                ui.label(if p.level.is_some_and(|l| l <= 0) {
+                    text.color(red)
+                } else {
+                    text
+                });
+            }
+        }
+        if st.keys.is_empty() {
+            ui.label(RichText::new(tr(lang, "no_lock_held")).weak());
+        }
+        for k in st.keys.iter().take(MAX_KEYS) {
+            ui.add_space(4.0);
+            ui.label(RichText::new(name(k.key)).monospace().strong());
+            ui.indent(("key_state", k.key.index()), |ui| {
+                ui.label(match k.server_holder {
+                    Some(h) => trf(lang, "server_holds", &[name(h)]),
+                    None => tr(lang, "server_free").to_string(),
+                });
+                let n = k.believers.len();
+                let believers = RichText::new(trf(lang, "believers", &[&n.to_string()]));
+                ui.label(if n > 1 {
+                    believers.color(red).strong()
+                } else {
+                    believers
+                });
+                for b in &k.believers {
+                    let text = format!(
+                        "{} — {}",
+                        name(b.holder),
+                        lease_status_text(lang, &b.status)
+                    );
+                    let zombie = matches!(b.status, LeaseStatus::EndedStillWorking { .. });
+                    let rt = RichText::new(text).monospace();
+                    ui.label(if zombie { rt.color(red) } else { rt });
+                }
+            });
+        }
+        if st.keys.len() > MAX_KEYS {
+            ui.label(trf(
+                lang,
+                "more_keys",
+                &[&(st.keys.len() - MAX_KEYS).to_string()],
+            ));
+        }
+    }
+
+    /// Requests the screenshot a few frames after the command, and saves or
+    /// copies it when it arrives; shows background jobs' results.
+    fn poll_shot(&mut self, ctx: &egui::Context) {
+        while let Ok(msg) = self.jobs.1.try_recv() {
+            self.notice = Some(msg);
+        }
+        let Some(shot) = &mut self.shot else { return };
+        if shot.rx.is_none() {
+            if shot.wait_frames > 0 {
+                shot.wait_frames -= 1;
+                ctx.request_repaint();
+                return;
+            }
+            let (tx, rx) = channel();
+            let ctx2 = ctx.clone();
+            ctx.request_screenshot(move |image| {
+                let _ = tx.send(image);
+                ctx2.request_repaint();
+            });
+            shot.rx = Some(rx);
+            return;
+        }
+        let Some(image) = shot.rx.as_ref().and_then(|rx| rx.try_recv().ok()) else {
+            return;
+        };
+        let action = shot.action;
+        self.shot = None;
+        let image = match (action.timeline_only, self.timeline_rect) {
+            (true, Some(rect)) => image.region(&rect, Some(ctx.pixels_per_point())),
+            _ => (*image).clone(),
+        };
+        let lang = self.state.lang;
+        if action.copy {
+            ctx.copy_image(image);
+            self.notice = Some(tr(lang, "copied").to_string());
+            return;
+        }
+        let inputs = self.inputs();
+        let tx = self.jobs.0.clone();
+        let ctx2 = ctx.clone();
+        let name = format!(
+            "lockreplay-{}{}.png",
+            if action.timeline_only {
+                "timeline-"
+            } else {
+                ""
+            },
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        );
+        let spawned = std::thread::Builder::new()
+            .name("save-screenshot".into())
+            .spawn(move || {
+                let asked = Instant::now();
+                let chosen = rfd::FileDialog::new()
+                    .add_filter("PNG", &["png"])
+                    .set_file_name(&name)
+                    .save_file();
+                let (path, fallback) = match chosen {
+                    Some(p) => (p, false),
+                    None if asked.elapsed() < NO_DIALOG_WITHIN => (PathBuf::from(&name), true),
+                    None => return,
+                };
+                let msg = match super::write_color_image(&image, &path, &inputs) {
+                    Ok(()) if fallback => {
+                        trf(lang, "no_dialog_saved_to", &[&path.display().to_string()])
+                    }
+                    Ok(()) => trf(lang, "saved_to", &[&path.display().to_string()]),
+                    Err(e) => trf(lang, "save_failed", &[&format!("{e:#}")]),
+                };
+                let _ = tx.send(msg);
+                ctx2.request_repaint();
+            });
+        if spawned.is_err() {
+            self.notice = Some(tr(lang, "no_dialog").to_string());
+        }
+    }
+
+    /// The files of the session (never written over).
+    fn inputs(&self) -> Vec<PathBuf> {
+        match self.session.as_ref().map(|s| &s.source) {
+            Some(Source::Files(f)) => f.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Writes the report folder on a background thread: the folder from a
+    /// dialog, or `lockreplay-report-<time>` in the current directory when
+    /// there is no dialog.
+    fn export_report(&mut self) {
+        let Some(s) = &self.session else { return };
+        let lang = self.state.lang;
+        let (log, analysis, settings) = (s.log.clone(), s.analysis.clone(), s.settings.clone());
+        let inputs = self.inputs();
+        let tx = self.jobs.0.clone();
+        let ctx = self.ctx.clone();
+        self.notice = Some(tr(lang, "exporting").to_string());
+        let spawned = std::thread::Builder::new()
+            .name("export-report".into())
+            .spawn(move || {
+                let asked = Instant::now();
+                let (dir, fallback) = match rfd::FileDialog::new().pick_folder() {
+                    Some(d) => (d, false),
+                    None if asked.elapsed() < NO_DIALOG_WITHIN => (
+                        PathBuf::from(format!(
+                            "lockreplay-report-{}",
+                            chrono::Local::now().format("%Y%m%d-%H%M%S")
+                        )),
+                        true,
+                    ),
+                    None => {
+                        let _ = tx.send(tr(lang, "cancel").to_string());
+                        return;
+                    }
+                };
+                let loaded = crate::cli::Loaded {
+                    log: (*log).clone(),
+                    settings,
+                    analysis: (*analysis).clone(),
+                };
+                let render_fn = |loaded: &crate::cli::Loaded,
+                                 incident: Option<usize>,
+                                 path: &std::path::Path| {
+                    super::render_png(loaded, incident, (1600, 900), false, path)
+                };
+                let shown = dir.display().to_string();
+                let msg =
+                    match crate::export::write_report_dir(&loaded, &dir, &inputs, Some(&render_fn))
+                    {
+                        Ok(()) if fallback => trf(lang, "no_dialog_report", &[&shown]),
+                        Ok(()) => trf(lang, "report_written", &[&shown]),
+                        Err(e) => trf(lang, "save_failed", &[&format!("{e:#}")]),
+                    };
+                let _ = tx.send(msg);
+                if let Some(ctx) = ctx {
+                    ctx.request_repaint();
+                }
+            });
+        if spawned.is_err() {
+            self.notice = Some(tr(lang, "no_dialog").to_string());
+        }
     }
 
     /// The summary line, `3 oversold · ¥600`.
@@ -947,11 +1488,17 @@ impl App {
             time_display: self.state.time_display,
             selected: self.selection.incident,
             lang: self.state.lang,
+            cursor_s: Some(self.cursor_s()),
         };
-        if let Some(TimelineEvent::IncidentClicked(id)) =
-            timeline_ui(ui, &self.model, &mut self.state.view, opts)
-        {
-            self.selection.incident = Some(id);
+        self.timeline_rect = Some(ui.max_rect());
+        match timeline_ui(ui, &self.model, &mut self.state.view, opts) {
+            Some(TimelineEvent::IncidentClicked(id)) => self.selection.incident = Some(id),
+            Some(TimelineEvent::Seek(at_s)) => {
+                let t = self.model.t0_ns + (at_s * 1e9).round() as i64;
+                self.commands
+                    .push(Command::Playback(PlaybackCommand::Seek(t)));
+            }
+            None => {}
         }
     }
 
@@ -1161,5 +1708,25 @@ impl App {
                 });
             });
         self.show_sources = open;
+    }
+}
+
+/// A holder's lease at the cursor in words: time left, or how long ago the
+/// lock ended while the holder kept working.
+pub fn lease_status_text(lang: Lang, status: &LeaseStatus) -> String {
+    match status {
+        LeaseStatus::Valid {
+            remaining_ms: Some(ms),
+        } => trf(lang, "valid_left", &[&format_ms(*ms)]),
+        LeaseStatus::Valid { remaining_ms: None } => tr(lang, "valid_no_ttl").to_string(),
+        LeaseStatus::EndedStillWorking { end, ago_ms } => {
+            let key = match end {
+                crate::analysis::LockEnd::Expired => "expired_ago",
+                crate::analysis::LockEnd::ForeignRelease => "deleted_ago",
+                crate::analysis::LockEnd::Vanished => "vanished_ago",
+                _ => "ended_ago",
+            };
+            trf(lang, key, &[&format_ms(*ago_ms)])
+        }
     }
 }

@@ -168,6 +168,93 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("lease_legend", "lease", "租约"),
     ("released", "released", "已释放"),
     ("expired", "expired", "已过期"),
+    ("replay", "Replay", "回放"),
+    ("play", "Play (Space)", "播放 (空格)"),
+    ("pause", "Pause (Space)", "暂停 (空格)"),
+    ("step_back", "Previous event (,)", "上一事件 (,)"),
+    ("step_forward", "Next event (.)", "下一事件 (.)"),
+    ("speed", "Speed", "速度"),
+    ("real_time", "real time", "实时"),
+    ("loop", "Loop selection", "循环所选范围"),
+    ("jump_incident_start", "Incident start", "事故开始"),
+    ("cursor", "Cursor", "游标"),
+    ("state_at_cursor", "State at cursor", "游标时刻的状态"),
+    ("valid_left", "valid, {} left", "有效，剩余 {}"),
+    ("valid_no_ttl", "valid, no TTL", "有效，无 TTL"),
+    (
+        "expired_ago",
+        "expired {} ago, still working",
+        "已过期 {}，仍在工作",
+    ),
+    (
+        "deleted_ago",
+        "lock deleted by another holder {} ago, still working",
+        "锁已被他人删除 {}，仍在工作",
+    ),
+    (
+        "vanished_ago",
+        "lock vanished {} ago, still working",
+        "锁已消失 {}，仍在工作",
+    ),
+    (
+        "ended_ago",
+        "lock ended {} ago, still working",
+        "锁已结束 {}，仍在工作",
+    ),
+    (
+        "server_holds",
+        "Server: {} holds the lock",
+        "服务端：{} 持有锁",
+    ),
+    (
+        "server_free",
+        "Server: nobody holds the lock",
+        "服务端：无人持锁",
+    ),
+    ("believers", "Believe they hold: {}", "自认为持有：{}"),
+    ("orders_so_far", "Orders: {}", "订单：{}"),
+    ("oversold_so_far", "Oversold: {}", "超卖：{}"),
+    ("loss_so_far", "Loss: {}", "损失：{}"),
+    ("stock", "Stock", "库存"),
+    ("stock_unknown", "not logged yet", "尚无记录"),
+    ("unknown_product", "(unknown product)", "(未知商品)"),
+    (
+        "no_lock_held",
+        "No lock is held or believed held",
+        "无人持锁，也无人自认为持锁",
+    ),
+    ("more_keys", "… {} more keys", "… 另有 {} 个锁键"),
+    ("save_screenshot", "Save screenshot…", "保存截图…"),
+    (
+        "save_timeline_screenshot",
+        "Save timeline screenshot…",
+        "保存时间线截图…",
+    ),
+    ("copy_image", "Copy image", "复制图片"),
+    (
+        "copy_timeline_image",
+        "Copy timeline image",
+        "复制时间线图片",
+    ),
+    ("saved_to", "Saved {}", "已保存 {}"),
+    (
+        "no_dialog_saved_to",
+        "No file dialog: saved to {}",
+        "没有文件对话框：已保存到 {}",
+    ),
+    (
+        "copied",
+        "Image copied to the clipboard",
+        "图片已复制到剪贴板",
+    ),
+    ("save_failed", "Could not save: {}", "无法保存：{}"),
+    ("exporting", "Exporting report…", "正在导出报告…"),
+    ("report_written", "Report written to {}", "报告已写入 {}"),
+    (
+        "no_dialog_report",
+        "No folder dialog: report written to {}",
+        "没有文件夹对话框：报告已写入 {}",
+    ),
 ];
 
 /// The label for `key` in `lang`; the key itself when it is missing (so a
@@ -182,6 +269,21 @@ pub fn tr(lang: Lang, key: &'static str) -> &'static str {
         })
 }
 
+/// The label for `key` in `lang` with each `{}` replaced by the next of
+/// `args`, so the word order can differ between languages.
+pub fn trf(lang: Lang, key: &'static str, args: &[&str]) -> String {
+    let mut out = String::new();
+    let mut rest = tr(lang, key);
+    let mut args = args.iter();
+    while let Some(i) = rest.find("{}") {
+        out.push_str(&rest[..i]);
+        out.push_str(args.next().copied().unwrap_or(""));
+        rest = &rest[i + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +296,10 @@ mod tests {
             assert!(!en.is_empty() && !zh.is_empty(), "{k}");
         }
         assert_eq!(tr(Lang::Zh, "settings"), "设置");
+        for (k, en, zh) in TABLE {
+            assert_eq!(en.matches("{}").count(), zh.matches("{}").count(), "{k}");
+        }
+        assert_eq!(trf(Lang::En, "loss_so_far", &["¥600"]), "Loss: ¥600");
+        assert_eq!(trf(Lang::Zh, "valid_left", &["3 ms"]), "有效，剩余 3 ms");
     }
 }

@@ -10,6 +10,7 @@ use std::sync::mpsc::{Receiver, channel};
 use crate::analysis::{Analysis, Settings, analyze};
 use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
 use crate::model::{LoadedLog, LogBuilder};
+use crate::replay::StateIndex;
 
 /// The start-up sample's display name (its path in the repository): the seed
 /// incident from the simulator (`sample-logs/README.md`): 500 requests, TTL
@@ -38,6 +39,8 @@ pub struct LoadResult {
     pub analysis: Analysis,
     /// Those settings.
     pub settings: Settings,
+    /// The replay's index over the analysis (built here, off the UI thread).
+    pub index: StateIndex,
 }
 
 /// A load in progress.
@@ -95,10 +98,12 @@ pub fn load_now(
         Source::Files(paths) => load_paths(paths, opts, progress).map_err(|e| e.to_string())?,
     };
     let analysis = analyze(&log, settings);
+    let index = StateIndex::build(&log, &analysis, settings.unit_loss);
     Ok(LoadResult {
         source: source.clone(),
         log,
         analysis,
+        index,
         settings: settings.clone(),
     })
 }

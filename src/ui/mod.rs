@@ -166,6 +166,11 @@ fn run_window(cli: &Cli) -> anyhow::Result<u8> {
         ..Default::default()
     };
     let screenshot_mode = cli.screenshot.is_some();
+    if let Some(c) = &cli.cursor {
+        // Check the syntax now; the time is resolved against the loaded log.
+        crate::cli::parse_cursor(c, 0)?;
+    }
+    let cursor = cli.cursor.clone();
     eframe::run_native(
         "lockreplay",
         options,
@@ -178,6 +183,7 @@ fn run_window(cli: &Cli) -> anyhow::Result<u8> {
                     .unwrap_or_default()
             };
             let mut app = App::new(state, args);
+            app.initial_cursor = cursor;
             let source = if files.is_empty() {
                 loader::Source::Sample
             } else {

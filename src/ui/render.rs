@@ -46,6 +46,7 @@ pub fn render_image(
         time_display: TimeDisplay::LogZone,
         selected: incident,
         lang: Lang::En,
+        cursor_s: None,
     };
     let renderer = std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new)
         .map_err(|_| anyhow::anyhow!("no wgpu adapter: cannot render pictures on this machine (try Mesa's llvmpipe/lavapipe, or use --no-images)"))?;

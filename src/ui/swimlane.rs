@@ -447,6 +447,9 @@ impl TimelineView {
 pub enum TimelineEvent {
     /// An overlap window of this incident was clicked.
     IncidentClicked(usize),
+    /// The time axis was clicked, or the cursor dragged, to this time
+    /// (s since the first event).
+    Seek(f64),
 }
 
 /// Colours of the timeline for one theme.
@@ -468,6 +471,7 @@ struct Palette {
     sale_ok: Color32,
     sale_bad: Color32,
     selection: Color32,
+    cursor: Color32,
 }
 
 impl Palette {
@@ -491,6 +495,7 @@ impl Palette {
                 sale_ok: Color32::from_rgb(90, 190, 110),
                 sale_bad: Color32::from_rgb(255, 70, 70),
                 selection: Color32::from_rgb(255, 220, 80),
+                cursor: Color32::from_rgb(255, 170, 40),
             }
         } else {
             Palette {
@@ -511,6 +516,7 @@ impl Palette {
                 sale_ok: Color32::from_rgb(40, 150, 70),
                 sale_bad: Color32::from_rgb(220, 20, 20),
                 selection: Color32::from_rgb(150, 0, 0),
+                cursor: Color32::from_rgb(230, 120, 0),
             }
         }
     }
@@ -549,6 +555,9 @@ pub struct TimelineOptions {
     pub selected: Option<usize>,
     /// Mark inferred leases in tooltips with this text.
     pub lang: super::i18n::Lang,
+    /// The replay's time cursor, s since the first event: drawn as a line,
+    /// with what lies after it faded.
+    pub cursor_s: Option<f64>,
 }
 
 /// Nice tick steps in seconds.
@@ -773,6 +782,39 @@ pub fn timeline_ui(
         start_s: view.start_s,
         end_s: view.end_s,
     };
+
+    // ---- time cursor input: click or drag on the axis, drag the line ----
+    let mut seek = None;
+    let axis_hit = Rect::from_min_max(
+        pos2(plot.left(), full.top()),
+        pos2(full.right(), plot.top()),
+    );
+    let axis_resp = ui
+        .interact(
+            axis_hit,
+            response.id.with("time_axis"),
+            Sense::click_and_drag(),
+        )
+        .on_hover_cursor(egui::CursorIcon::PointingHand);
+    if (axis_resp.clicked() || axis_resp.dragged())
+        && let Some(p) = axis_resp.interact_pointer_pos()
+    {
+        seek = Some(m.time_from_x(p.x.clamp(plot.left(), plot.right())));
+    }
+    if let Some(c) = opts.cursor_s {
+        let x = m.x_from_time(c);
+        if x >= plot.left() && x <= plot.right() {
+            let handle = Rect::from_x_y_ranges(x - 4.0..=x + 4.0, plot.top()..=plot.bottom());
+            let r = ui
+                .interact(handle, response.id.with("cursor"), Sense::drag())
+                .on_hover_cursor(egui::CursorIcon::ResizeHorizontal);
+            if r.dragged()
+                && let Some(p) = r.interact_pointer_pos()
+            {
+                seek = Some(m.time_from_x(p.x.clamp(plot.left(), plot.right())));
+            }
+        }
+    }
 
     // ---- grid + axis ----
     let step = tick_step(m.px_per_s(), 110.0);
@@ -1106,6 +1148,32 @@ pub fn timeline_ui(
         }
     }
 
+    // Time cursor: what lies in the future is faded; the line and a handle
+    // on the axis mark the present.
+    if let Some(c) = opts.cursor_s {
+        let x = m.x_from_time(c);
+        if x < plot.right() {
+            let from = x.max(plot.left());
+            painter.rect_filled(
+                Rect::from_min_max(pos2(from, plot.top()), plot.max),
+                0.0,
+                pal.bg.gamma_multiply(0.6),
+            );
+        }
+        if x >= plot.left() && x <= plot.right() {
+            painter.line_segment(
+                [pos2(x, full.top()), pos2(x, full.bottom())],
+                Stroke::new(2.0, pal.cursor),
+            );
+            let top = full.top() + AXIS_H - 12.0;
+            painter.add(Shape::convex_polygon(
+                vec![pos2(x - 6.0, top), pos2(x + 6.0, top), pos2(x, top + 10.0)],
+                pal.cursor,
+                Stroke::NONE,
+            ));
+        }
+    }
+
     // Label column edge and scrollbar hint.
     painter.line_segment(
         [
@@ -1143,7 +1211,7 @@ pub fn timeline_ui(
             ui.label(text);
         });
     }
-    event
+    seek.map(TimelineEvent::Seek).or(event)
 }
 
 /// Paints one lease; returns its x span.

@@ -1,6 +1,6 @@
-//! Window tests with egui_kittest: the summary, clicking an incident, and
-//! a settings change, on the embedded sample; plus one image snapshot of the
-//! timeline drawn by wgpu.
+//! Window tests with egui_kittest: the summary, clicking an incident, a
+//! settings change and the incident replay, on the embedded sample; plus one
+//! image snapshot of the timeline drawn by wgpu.
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -12,7 +12,7 @@ use crate::analysis::{Settings, analyze};
 use crate::cli::{AnalysisArgs, Loaded};
 use crate::ingest::{IngestOptions, Progress, read_source};
 use crate::model::LogBuilder;
-use crate::report::format_money;
+use crate::report::{format_money, format_ms};
 
 fn sample_loaded(unit_loss: f64) -> Loaded {
     let mut b = LogBuilder::new();
@@ -127,4 +127,105 @@ fn timeline_snapshot_of_the_first_incident() {
         .threshold(2.0)
         .max_failed_pixels(2500);
     egui_kittest::image_snapshot_options(&img, "timeline_inc1", &options);
+}
+
+#[test]
+fn replay_at_the_second_acquire_shows_two_believers_the_first_expired() {
+    let loaded = sample_loaded(200.0);
+    let a = &loaded.analysis;
+    let inc = &a.incidents[0];
+    let o = inc
+        .overlaps
+        .iter()
+        .map(|&i| &a.overlaps[i])
+        .find(|o| o.start_ns == inc.start_ns)
+        .expect("an overlap starts the incident");
+    let (first, second) = (&a.leases[o.earlier], &a.leases[o.later]);
+    let name = |l: &crate::analysis::Lease| loaded.log.strings.get(l.holder).to_string();
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label(&inc.label()).click();
+    h.run();
+    h.get_by_label("Incident start").click();
+    h.run();
+    assert_eq!(h.state().playback.cursor_ns, second.acquired_ns);
+    h.get_by_label("Believe they hold: 2");
+    let expired_ms = (second.acquired_ns - first.lock_end_ns) as f64 / 1e6;
+    assert!(expired_ms > 0.0, "the first lease expired before");
+    h.get_by_label(&format!(
+        "{} — expired {} ago, still working",
+        name(first),
+        format_ms(expired_ms)
+    ));
+    h.get_by_label(&format!("{} — valid, 2.0 s left", name(second)));
+    h.get_by_label(&format!("Server: {} holds the lock", name(second)));
+    // A step back (`,`) leaves one believer: the second acquire has not happened.
+    h.key_press(egui::Key::Comma);
+    h.run();
+    assert!(h.state().playback.cursor_ns < second.acquired_ns);
+    assert!(h.query_by_label("Believe they hold: 2").is_none());
+    // And `.` steps forward onto it again.
+    h.key_press(egui::Key::Period);
+    h.run();
+    assert_eq!(h.state().playback.cursor_ns, second.acquired_ns);
+}
+
+#[test]
+fn playing_the_seed_incident_counts_up_to_3_oversold_and_600() {
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label("Oversold: 0");
+    h.get_by_label("Loss: ¥0");
+    h.key_press(egui::Key::Space);
+    h.step();
+    assert!(h.state().playback.playing, "Space plays");
+    let mut seen = Vec::new();
+    for _ in 0..200 {
+        h.step();
+        let app = h.state();
+        let s = app.session.as_ref().expect("loaded");
+        seen.push(
+            s.index
+                .state_at(&s.analysis, app.playback.cursor_ns)
+                .oversold_units,
+        );
+        if !app.playback.playing {
+            break;
+        }
+    }
+    assert!(!h.state().playback.playing, "stops at the end");
+    assert!(seen.windows(2).all(|w| w[0] <= w[1]), "counts up: {seen:?}");
+    assert!(
+        seen.iter().any(|&n| n > 0 && n < 3),
+        "passes each order: {seen:?}"
+    );
+    h.run();
+    h.get_by_label("Oversold: 3");
+    h.get_by_label("Loss: ¥600");
+    h.get_by_label("Play (Space)");
+}
+
+#[test]
+fn loop_wraps_inside_the_selected_incident() {
+    let loaded = sample_loaded(200.0);
+    let inc = &loaded.analysis.incidents[0];
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label(&inc.label()).click();
+    h.run();
+    h.get_by_label("Loop selection").click();
+    h.run();
+    let (lo, hi) = h.state().playback.loop_range.expect("looping");
+    assert!(lo <= inc.start_ns && inc.end_ns <= hi);
+    h.state_mut().playback.speed = 10.0;
+    h.key_press(egui::Key::Space);
+    for _ in 0..40 {
+        h.step();
+        let c = h.state().playback.cursor_ns;
+        assert!(lo <= c && c < hi, "cursor stays in the loop");
+    }
+    assert!(h.state().playback.playing, "a loop never ends");
+    h.key_press(egui::Key::Space);
+    h.run();
+    assert!(!h.state().playback.playing);
 }
