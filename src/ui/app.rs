@@ -304,6 +304,12 @@ impl App {
         let speed = self.playback.speed;
         self.playback = Playback::new(extent);
         self.playback.speed = speed;
+        // Until the user replays, the cursor rests at the end: nothing is
+        // "in the future", so nothing on the timeline is faded.
+        if let Some(s) = &self.session {
+            self.playback
+                .apply(PlaybackCommand::Seek(extent.1), &s.index.clone());
+        }
         self.loop_on = false;
         if let Some(spec) = self.initial_cursor.take() {
             match crate::cli::parse_cursor(&spec, extent.0) {

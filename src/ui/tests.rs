@@ -174,8 +174,10 @@ fn replay_at_the_second_acquire_shows_two_believers_the_first_expired() {
 fn playing_the_seed_incident_counts_up_to_3_oversold_and_600() {
     let mut h = harness(sample_app());
     h.run();
-    h.get_by_label("Oversold: 0");
-    h.get_by_label("Loss: ¥0");
+    // At rest the cursor sits at the end: the tickers show the totals, and
+    // Space replays from the beginning.
+    h.get_by_label("Oversold: 3");
+    h.get_by_label("Loss: ¥600");
     h.key_press(egui::Key::Space);
     h.step();
     assert!(h.state().playback.playing, "Space plays");
