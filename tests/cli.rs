@@ -308,3 +308,22 @@ fn atomic_write_failure_leaves_no_partial_file() {
     lockreplay::cli::write_atomic(&ok, b"{\"a\":1}", &[]).expect("write");
     assert_eq!(std::fs::read(&ok).expect("read"), b"{\"a\":1}");
 }
+
+#[test]
+fn markdown_report_of_the_seed_incident_says_3_oversold_and_600() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs/seed-incident.jsonl");
+    let out = bin()
+        .args(["report", "--no-images", "--unit-loss", "200", "--out"])
+        .arg(dir.path())
+        .arg(&seed)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let md = std::fs::read_to_string(dir.path().join("report.md")).expect("md");
+    assert!(md.contains("**3 units oversold, ¥600 lost**"), "{md}");
+    assert!(
+        md.contains("Oversold: **3 units** · loss: **¥600**"),
+        "{md}"
+    );
+}
