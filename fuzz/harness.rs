@@ -212,19 +212,7 @@ fn mapping(data: &[u8]) {
 
 fn monitor_replay(data: &[u8]) {
     let mut b = LogBuilder::new();
-    let mut info = SourceInfo {
-        name: "fuzz.monitor".into(),
-        bytes: 0,
-        dialect: Dialect::RedisMonitor,
-        encoding: "UTF-8".into(),
-        gzip: false,
-        fields: Vec::new(),
-        notes: Vec::new(),
-        lines_read: 0,
-        events_loaded: 0,
-        lines_skipped: 0,
-        lines_warned: 0,
-    };
+    let mut info = SourceInfo::new("fuzz.monitor", Dialect::RedisMonitor);
     let res = read_monitor(data, 0, &MonitorOptions::default(), &mut b, &mut info);
     assert!(res.is_ok(), "reading bytes never fails: {res:?}");
     check_accounting(&info);

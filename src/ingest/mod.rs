@@ -344,17 +344,8 @@ fn parse_records(
 
 fn placeholder() -> SourceInfo {
     SourceInfo {
-        name: String::new(),
-        bytes: 0,
-        dialect: Dialect::Unknown,
         encoding: String::new(),
-        gzip: false,
-        fields: Vec::new(),
-        notes: Vec::new(),
-        lines_read: 0,
-        events_loaded: 0,
-        lines_skipped: 0,
-        lines_warned: 0,
+        ..SourceInfo::new("", Dialect::Unknown)
     }
 }
 
