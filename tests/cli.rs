@@ -307,6 +307,15 @@ fn atomic_write_failure_leaves_no_partial_file() {
     let ok = dir.path().join("out.json");
     lockreplay::cli::write_atomic(&ok, b"{\"a\":1}", &[]).expect("write");
     assert_eq!(std::fs::read(&ok).expect("read"), b"{\"a\":1}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&ok).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(
+            mode, 0o644,
+            "an export is readable by others, like any file"
+        );
+    }
 }
 
 #[test]
