@@ -156,6 +156,26 @@ struct PendingShot {
 /// backend): fall back to a path in the current directory.
 const NO_DIALOG_WITHIN: Duration = Duration::from_millis(300);
 
+/// Asks `pick` (a native dialog) for a path when `dialogs` is on. A dialog
+/// that answers "nothing" within [`NO_DIALOG_WITHIN`] was never shown (rfd
+/// finds no portal), so the answer is `fallback`. Returns the path and
+/// whether it is the fallback, or `None` when the user cancelled.
+fn pick_or_fallback(
+    dialogs: bool,
+    pick: impl FnOnce() -> Option<PathBuf>,
+    fallback: PathBuf,
+) -> Option<(PathBuf, bool)> {
+    if !dialogs {
+        return Some((fallback, true));
+    }
+    let asked = Instant::now();
+    match pick() {
+        Some(p) => Some((p, false)),
+        None if asked.elapsed() < NO_DIALOG_WITHIN => Some((fallback, true)),
+        None => None,
+    }
+}
+
 /// Incident table sort column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SortBy {
@@ -203,6 +223,13 @@ pub struct App {
     timeline_rect: Option<egui::Rect>,
     shot: Option<PendingShot>,
     jobs: (Sender<String>, Receiver<String>),
+    /// Ask where to save through rfd's native dialogs. When false (or when
+    /// no dialog backend answers), pictures and reports go to
+    /// `fallback_dir`.
+    pub use_dialogs: bool,
+    /// Where pictures and report folders go without a dialog: the current
+    /// directory by default.
+    pub fallback_dir: PathBuf,
 }
 
 impl App {
@@ -236,6 +263,8 @@ impl App {
             timeline_rect: None,
             shot: None,
             jobs: channel(),
+            use_dialogs: true,
+            fallback_dir: PathBuf::from("."),
         }
     }
 
@@ -931,21 +960,21 @@ impl App {
             },
             chrono::Local::now().format("%Y%m%d-%H%M%S")
         );
+        let (dialogs, fallback) = (self.use_dialogs, self.fallback_dir.join(&name));
         let spawned = std::thread::Builder::new()
             .name("save-screenshot".into())
             .spawn(move || {
-                let asked = Instant::now();
-                let chosen = rfd::FileDialog::new()
-                    .add_filter("PNG", &["png"])
-                    .set_file_name(&name)
-                    .save_file();
-                let (path, fallback) = match chosen {
-                    Some(p) => (p, false),
-                    None if asked.elapsed() < NO_DIALOG_WITHIN => (PathBuf::from(&name), true),
-                    None => return,
+                let pick = || {
+                    rfd::FileDialog::new()
+                        .add_filter("PNG", &["png"])
+                        .set_file_name(&name)
+                        .save_file()
+                };
+                let Some((path, fell_back)) = pick_or_fallback(dialogs, pick, fallback) else {
+                    return;
                 };
                 let msg = match super::write_color_image(&image, &path, &inputs) {
-                    Ok(()) if fallback => {
+                    Ok(()) if fell_back => {
                         trf(lang, "no_dialog_saved_to", &[&path.display().to_string()])
                     }
                     Ok(()) => trf(lang, "saved_to", &[&path.display().to_string()]),
@@ -978,23 +1007,18 @@ impl App {
         let tx = self.jobs.0.clone();
         let ctx = self.ctx.clone();
         self.notice = Some(tr(lang, "exporting").to_string());
+        let fallback = self.fallback_dir.join(format!(
+            "lockreplay-report-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        ));
+        let dialogs = self.use_dialogs;
         let spawned = std::thread::Builder::new()
             .name("export-report".into())
             .spawn(move || {
-                let asked = Instant::now();
-                let (dir, fallback) = match rfd::FileDialog::new().pick_folder() {
-                    Some(d) => (d, false),
-                    None if asked.elapsed() < NO_DIALOG_WITHIN => (
-                        PathBuf::from(format!(
-                            "lockreplay-report-{}",
-                            chrono::Local::now().format("%Y%m%d-%H%M%S")
-                        )),
-                        true,
-                    ),
-                    None => {
-                        let _ = tx.send(tr(lang, "cancel").to_string());
-                        return;
-                    }
+                let pick = || rfd::FileDialog::new().pick_folder();
+                let Some((dir, fallback)) = pick_or_fallback(dialogs, pick, fallback) else {
+                    let _ = tx.send(tr(lang, "cancel").to_string());
+                    return;
                 };
                 let loaded = crate::cli::Loaded {
                     log: (*log).clone(),
@@ -1188,7 +1212,7 @@ impl App {
             if let Some(n) = &self.notice {
                 ui.separator();
                 ui.label(RichText::new(n).color(Color32::from_rgb(200, 120, 0)));
-                if ui.small_button("✕").clicked() {
+                if ui.small_button("×").clicked() {
                     self.notice = None;
                 }
             }

@@ -231,3 +231,175 @@ fn loop_wraps_inside_the_selected_incident() {
     h.run();
     assert!(!h.state().playback.playing);
 }
+
+/// The sample app in a harness that renders with wgpu (so egui's screenshot
+/// requests are answered), saving without dialogs into `dir`. `None` when
+/// this machine has no wgpu adapter at all.
+fn rendering_harness(dir: &std::path::Path) -> Option<Harness<'static, App>> {
+    let renderer = match std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new) {
+        Ok(r) => r,
+        Err(_) => {
+            println!("skipped: no wgpu adapter");
+            return None;
+        }
+    };
+    let mut app = sample_app();
+    app.use_dialogs = false;
+    app.fallback_dir = dir.to_path_buf();
+    Some(
+        Harness::builder()
+            .with_size(egui::vec2(1600.0, 1000.0))
+            .with_pixels_per_point(1.0)
+            .renderer(renderer)
+            .build_ui_state(|ui, app: &mut App| app.ui(ui), app),
+    )
+}
+
+/// Clicks `File` > `item` in the menu bar.
+fn click_file_menu(h: &mut Harness<'static, App>, item: &str) {
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label(item).click();
+    // The command waits a few frames for the menu to close: step, not run.
+    h.run_steps(1);
+}
+
+/// Steps the harness until `done` holds (background threads write files), at
+/// most 60 s.
+fn step_until(h: &mut Harness<'static, App>, mut done: impl FnMut(&App) -> bool) {
+    let t0 = std::time::Instant::now();
+    while !done(h.state()) {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "timed out; notice: {:?}",
+            h.state().notice
+        );
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The PNGs written into `dir`.
+fn pngs_in(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    v.retain(|p| p.extension().is_some_and(|e| e == "png"));
+    v.sort();
+    v
+}
+
+/// Standard deviation of the grey level, 0..1 (0 = one flat colour).
+fn grey_spread(img: &image::RgbaImage) -> f64 {
+    let n = img.pixels().len() as f64;
+    let grey = |p: &image::Rgba<u8>| {
+        (0.299 * f64::from(p[0]) + 0.587 * f64::from(p[1]) + 0.114 * f64::from(p[2])) / 255.0
+    };
+    let mean = img.pixels().map(grey).sum::<f64>() / n;
+    (img.pixels().map(|p| (grey(p) - mean).powi(2)).sum::<f64>() / n).sqrt()
+}
+
+#[test]
+fn save_screenshot_writes_the_whole_window_and_the_timeline_only() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = rendering_harness(dir.path()) else {
+        return;
+    };
+    h.run();
+    click_file_menu(&mut h, "Save screenshot…");
+    step_until(&mut h, |_| pngs_in(dir.path()).len() == 1);
+    let whole = pngs_in(dir.path()).remove(0);
+    let name = whole.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    assert!(name.starts_with("lockreplay-2"), "{name}");
+    let img = image::open(&whole).expect("a PNG").to_rgba8();
+    assert_eq!(img.dimensions(), (1600, 1000));
+    let spread = grey_spread(&img);
+    assert!(spread > 0.02, "whole window is blank: {spread}");
+    step_until(&mut h, |app| {
+        app.notice
+            .as_deref()
+            .is_some_and(|n| n.contains("No file dialog") && n.contains(name))
+    });
+
+    click_file_menu(&mut h, "Save timeline screenshot…");
+    step_until(&mut h, |_| pngs_in(dir.path()).len() == 2);
+    let timeline = pngs_in(dir.path())
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains("timeline-"))
+        .expect("a timeline PNG");
+    let img = image::open(&timeline).expect("a PNG").to_rgba8();
+    let (w, ht) = img.dimensions();
+    assert!(
+        w < 1600 && ht < 1000 && w > 400 && ht > 100,
+        "timeline {w}x{ht}"
+    );
+    assert!(grey_spread(&img) > 0.02, "timeline picture is blank");
+}
+
+#[test]
+fn copy_image_puts_the_window_on_the_clipboard() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = rendering_harness(dir.path()) else {
+        return;
+    };
+    h.run();
+    click_file_menu(&mut h, "Copy image");
+    let mut copied = None;
+    for _ in 0..20 {
+        h.step();
+        copied = h.output().platform_output.commands.iter().find_map(|c| match c {
+            egui::OutputCommand::CopyImage(img) => Some(img.size),
+            _ => None,
+        });
+        if copied.is_some() {
+            break;
+        }
+    }
+    assert_eq!(copied, Some([1600, 1000]));
+    assert_eq!(
+        h.state().notice.as_deref(),
+        Some("Image copied to the clipboard")
+    );
+    assert!(pngs_in(dir.path()).is_empty(), "copy must not write a file");
+}
+
+#[test]
+fn export_report_writes_the_report_folder() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let Some(mut h) = rendering_harness(dir.path()) else {
+        return;
+    };
+    h.run();
+    click_file_menu(&mut h, "Export report…");
+    step_until(&mut h, |app| {
+        app.notice
+            .as_deref()
+            .is_some_and(|n| n.contains("lockreplay-report-"))
+    });
+    let out = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.is_dir())
+        .expect("a report folder");
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(md.contains("¥600"), "{md}");
+    for f in ["incidents.json", "incidents.csv", "findings.csv", "trace.json"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("incidents.json")).expect("json"))
+            .expect("valid JSON");
+    assert_eq!(json["summary"]["oversold_units"], 3);
+    // The whole timeline plus one picture per incident, linked from report.md.
+    let images = pngs_in(&out);
+    let names: Vec<_> = images
+        .iter()
+        .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
+        .collect();
+    assert_eq!(names, ["INC-1.png", "timeline.png"]);
+    assert!(md.contains("(INC-1.png)"), "{md}");
+    for p in &images {
+        let img = image::open(p).expect("a PNG").to_rgba8();
+        assert!(grey_spread(&img) > 0.02, "{} is blank", p.display());
+    }
+}
