@@ -85,7 +85,8 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
     ));
     if others > 0 {
         out.push_str(&format!(
-            ", and {others} more holders acquired it before the incident ended"
+            ", and {others} more {} acquired it before the incident ended",
+            if others == 1 { "holder" } else { "holders" }
         ));
     }
     out.push_str(&format!(

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use egui::{Color32, RichText, Ui};
 use serde::{Deserialize, Serialize};
 
-use super::i18n::{Lang, tr, trf};
+use super::i18n::{Lang, count_label, tr, trf};
 use super::loader::{self, Loading, Source};
 use super::swimlane::{
     Filters, SwimlaneModel, TimeDisplay, TimelineEvent, TimelineOptions, TimelineView, timeline_ui,
@@ -1073,10 +1073,11 @@ impl App {
             let sum = &s.analysis.summary;
             let red = Color32::from_rgb(210, 40, 40);
             ui.label(
-                RichText::new(format!(
-                    "{} {}",
-                    sum.incidents,
-                    tr(self.state.lang, "incidents_lc")
+                RichText::new(count_label(
+                    self.state.lang,
+                    sum.incidents as u64,
+                    "incident_one",
+                    "incidents_lc",
                 ))
                 .strong()
                 .color(if sum.incidents > 0 {
@@ -1088,17 +1089,19 @@ impl App {
             ui.separator();
             ui.label(RichText::new(self.summary_text()).strong().color(red));
             ui.separator();
-            ui.label(format!(
-                "{} {}",
-                sum.near_misses,
-                tr(self.state.lang, "near_misses")
+            ui.label(count_label(
+                self.state.lang,
+                sum.near_misses as u64,
+                "near_miss_one",
+                "near_misses",
             ));
             ui.separator();
             if ui
-                .link(format!(
-                    "{} {}",
+                .link(count_label(
+                    self.state.lang,
                     sum.warnings,
-                    tr(self.state.lang, "warnings_lc")
+                    "warning_one",
+                    "warnings_lc",
                 ))
                 .clicked()
             {

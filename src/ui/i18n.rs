@@ -51,6 +51,9 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("details", "Details", "详情"),
     ("oversold", "oversold", "超卖"),
     ("near_misses", "near-misses", "险情"),
+    ("near_miss_one", "near-miss", "险情"),
+    ("incident_one", "incident", "起事故"),
+    ("warning_one", "warning", "警告"),
     ("warnings_lc", "warnings", "警告"),
     ("incidents_lc", "incidents", "起事故"),
     ("loading", "Loading", "加载中"),
@@ -267,6 +270,13 @@ pub fn tr(lang: Lang, key: &'static str) -> &'static str {
             Lang::En => en,
             Lang::Zh => zh,
         })
+}
+
+/// `n` followed by the word for `one` (when `n` is 1) or `many`: `1 incident`,
+/// `3 incidents`. Chinese has one form for both.
+pub fn count_label(lang: Lang, n: impl Into<u64>, one: &'static str, many: &'static str) -> String {
+    let n = n.into();
+    format!("{n} {}", tr(lang, if n == 1 { one } else { many }))
 }
 
 /// The label for `key` in `lang` with each `{}` replaced by the next of

@@ -297,7 +297,14 @@ impl SwimlaneModel {
                 window_end: l.window_end,
             };
             let lane = &mut groups[g].lanes[li];
-            lane.max_len_s = lane.max_len_s.max(bar.end_s() - bar.start_s);
+            // An open-ended lock (no TTL, never released) reaches every later
+            // view, so the lane's culling must never skip it.
+            let len_s = if bar.no_ttl && bar.lock_end == LockEnd::StillHeld {
+                f64::INFINITY
+            } else {
+                bar.end_s() - bar.start_s
+            };
+            lane.max_len_s = lane.max_len_s.max(len_s);
             lane.leases.push(bar);
         }
         for (i, o) in analysis.overlaps.iter().enumerate() {
@@ -1229,6 +1236,11 @@ fn draw_lease(
     let min_w = if b.anomalous() { 2.0 } else { 1.0 };
     if x1 - x0 < min_w {
         x1 = x0 + min_w;
+    }
+    if b.no_ttl && b.lock_end == LockEnd::StillHeld {
+        // A lock without TTL still held when the log ends never expires: it
+        // is held through the whole visible range, then fades out.
+        x1 = x1.max(x_max - 80.0);
     }
     let fill = if b.near_miss { pal.near } else { pal.lease };
     let bar = Rect::from_min_max(pos2(x0, top), pos2(x1, bot));
