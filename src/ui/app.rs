@@ -10,11 +10,11 @@ use egui::{Color32, RichText, Ui};
 use serde::{Deserialize, Serialize};
 
 use super::i18n::{Lang, count_label, tr, trf};
-use super::loader::{self, Loading, Source};
+use super::loader::{self, Job, Loading, Source};
 use super::swimlane::{
     Filters, SwimlaneModel, TimeDisplay, TimelineEvent, TimelineOptions, TimelineView, timeline_ui,
 };
-use crate::analysis::{Analysis, Settings, analyze};
+use crate::analysis::{Analysis, Settings};
 use crate::cli::AnalysisArgs;
 use crate::ingest::{IngestOptions, Mapping};
 use crate::model::LoadedLog;
@@ -281,15 +281,21 @@ impl App {
 
     /// Starts loading `source` in the background.
     pub fn start_load(&mut self, ctx: &egui::Context, source: Source) {
+        self.start_job(ctx, Job::Load(source));
+    }
+
+    /// Starts `job` on the loader thread, cancelling a running one.
+    fn start_job(&mut self, ctx: &egui::Context, job: Job) {
         if let Some(l) = &self.loading {
             l.cancel();
         }
         let ctx2 = ctx.clone();
         self.error = None;
         self.loading = Some(loader::spawn(
-            source,
+            job,
             self.ingest_options(),
             self.state.settings.clone(),
+            self.state.filters.clone(),
             move || ctx2.request_repaint(),
         ));
     }
@@ -298,9 +304,10 @@ impl App {
     pub fn load_blocking(&mut self, source: Source) {
         let progress = crate::ingest::Progress::default();
         match loader::load_now(
-            &source,
+            &Job::Load(source),
             &self.ingest_options(),
             &self.state.settings,
+            &self.state.filters,
             &progress,
         ) {
             Ok(r) => self.install(r),
@@ -314,21 +321,40 @@ impl App {
     }
 
     fn install(&mut self, r: loader::LoadResult) {
-        if let Source::Files(paths) = &r.source {
-            self.state.recent.retain(|p| p != paths);
-            self.state.recent.insert(0, paths.clone());
-            self.state.recent.truncate(10);
-        }
         let extent = r.index.extent();
+        let rebuild = r.filters != self.state.filters;
         self.session = Some(Session {
             source: r.source,
-            log: Arc::new(r.log),
+            log: r.log,
             analysis: Arc::new(r.analysis),
             settings: r.settings,
             index: Arc::new(r.index),
         });
+        self.model = r.model;
+        if rebuild {
+            // The filters changed while the worker ran.
+            self.rebuild();
+        }
+        if r.reanalysis {
+            // Same log, new settings: keep the view and the cursor; the
+            // incident list may have changed, so drop a stale selection.
+            self.playback.extent = extent;
+            let n = self
+                .session
+                .as_ref()
+                .map_or(0, |s| s.analysis.incidents.len());
+            if self.selection.incident.is_some_and(|i| i >= n) {
+                self.selection = Selection::default();
+            }
+            return;
+        }
+        if let Some(Source::Files(paths)) = self.session.as_ref().map(|s| &s.source) {
+            let paths = paths.clone();
+            self.state.recent.retain(|p| *p != paths);
+            self.state.recent.insert(0, paths);
+            self.state.recent.truncate(10);
+        }
         self.selection = Selection::default();
-        self.rebuild();
         self.state.view.fit(&self.model);
         let speed = self.playback.speed;
         self.playback = Playback::new(extent);
@@ -423,21 +449,23 @@ impl App {
         }
     }
 
-    fn reanalyze(&mut self) {
+    /// Analyses the shown log again with the current settings, in the
+    /// background; the old analysis stays on screen until then. A file still
+    /// loading is loaded again with the new settings.
+    fn reanalyze(&mut self, ctx: &egui::Context) {
+        if let Some(l) = &self.loading
+            && !l.reanalysis
+        {
+            let source = l.source.clone();
+            self.start_job(ctx, Job::Load(source));
+            return;
+        }
         if let Some(s) = &self.session {
-            let analysis = analyze(&s.log, &self.state.settings);
-            let index = StateIndex::build(&s.log, &analysis, self.state.settings.unit_loss);
-            self.playback.extent = index.extent();
-            self.session = Some(Session {
+            let job = Job::Reanalyze {
                 source: s.source.clone(),
                 log: s.log.clone(),
-                analysis: Arc::new(analysis),
-                settings: self.state.settings.clone(),
-                index: Arc::new(index),
-            });
-            let view = self.state.view.clone();
-            self.rebuild();
-            self.state.view = view;
+            };
+            self.start_job(ctx, job);
         }
     }
 
@@ -556,7 +584,7 @@ impl App {
                     }
                 }
                 Command::FitAll => self.state.view.fit(&self.model),
-                Command::Reanalyze => self.reanalyze(),
+                Command::Reanalyze => self.reanalyze(ctx),
                 Command::Rebuild => self.rebuild(),
                 Command::Playback(cmd) => {
                     if let Some(s) = &self.session {
@@ -1159,7 +1187,11 @@ impl App {
 
     fn status_ui(&mut self, ui: &mut Ui) {
         ui.horizontal(|ui| {
-            if let Some(l) = &self.loading {
+            if self.loading.as_ref().is_some_and(|l| l.reanalysis) {
+                ui.spinner();
+                ui.label(tr(self.state.lang, "analysing"));
+                ui.separator();
+            } else if let Some(l) = &self.loading {
                 let (read, total) = l.bytes();
                 ui.label(tr(self.state.lang, "loading"));
                 ui.add(

@@ -53,6 +53,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("near_misses", "near-misses", "险情"),
     ("near_miss_one", "near-miss", "险情"),
     ("incident_one", "incident", "起事故"),
+    ("analysing", "Analysing…", "正在分析…"),
     ("warning_one", "warning", "警告"),
     ("warnings_lc", "warnings", "警告"),
     ("incidents_lc", "incidents", "起事故"),

@@ -12,6 +12,8 @@ use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::replay::StateIndex;
 
+use super::swimlane::{Filters, SwimlaneModel};
+
 /// The start-up sample's display name (its path in the repository): the seed
 /// incident from the simulator (`sample-logs/README.md`): 500 requests, TTL
 /// 2 s, 3 oversold at 200 CNY each.
@@ -29,18 +31,48 @@ pub enum Source {
     Files(Vec<PathBuf>),
 }
 
-/// A finished load: the log and its analysis.
+/// What the background worker does.
+#[derive(Clone)]
+pub enum Job {
+    /// Read the source, then analyse it.
+    Load(Source),
+    /// Analyse a log already in memory again (the settings changed): the
+    /// window keeps showing the old analysis until the new one is ready.
+    Reanalyze {
+        /// What the log was loaded from.
+        source: Source,
+        /// The log.
+        log: Arc<LoadedLog>,
+    },
+}
+
+impl Job {
+    fn source(&self) -> &Source {
+        match self {
+            Job::Load(s) | Job::Reanalyze { source: s, .. } => s,
+        }
+    }
+}
+
+/// A finished load: the log, its analysis and everything the window draws
+/// from them, all built off the UI thread.
 pub struct LoadResult {
     /// What was loaded.
     pub source: Source,
     /// The log.
-    pub log: LoadedLog,
+    pub log: Arc<LoadedLog>,
     /// Its analysis with the settings sent.
     pub analysis: Analysis,
     /// Those settings.
     pub settings: Settings,
-    /// The replay's index over the analysis (built here, off the UI thread).
+    /// The replay's index over the analysis.
     pub index: StateIndex,
+    /// The timeline's display list, built with `filters`.
+    pub model: SwimlaneModel,
+    /// The filters the display list was built with.
+    pub filters: Filters,
+    /// True when this is a re-analysis of the log already shown.
+    pub reanalysis: bool,
 }
 
 /// A load in progress.
@@ -51,6 +83,8 @@ pub struct Loading {
     pub rx: Receiver<Result<LoadResult, String>>,
     /// What is being loaded.
     pub source: Source,
+    /// True for a re-analysis (no file is read).
+    pub reanalysis: bool,
 }
 
 impl Loading {
@@ -75,51 +109,62 @@ impl Loading {
     }
 }
 
-/// Loads `source` synchronously (the worker's body; also used by tests).
+/// Runs `job` on this thread (the worker's body; also used by tests): reads
+/// the source unless the log is given, analyses it with `settings`, and
+/// builds the replay index and the timeline's display list with `filters`.
 ///
 /// # Errors
 /// The ingest error, in words.
 pub fn load_now(
-    source: &Source,
+    job: &Job,
     opts: &IngestOptions,
     settings: &Settings,
+    filters: &Filters,
     progress: &Progress,
 ) -> Result<LoadResult, String> {
-    let log = match source {
-        Source::Sample => {
+    let log = match job {
+        Job::Reanalyze { log, .. } => log.clone(),
+        Job::Load(Source::Sample) => {
             progress
                 .bytes_total
                 .store(SAMPLE_BYTES.len() as u64, Ordering::Relaxed);
             let mut builder = LogBuilder::new();
             read_source(SAMPLE_NAME, SAMPLE_BYTES, opts, &mut builder, progress)
                 .map_err(|e| e.to_string())?;
-            builder.finish()
+            Arc::new(builder.finish())
         }
-        Source::Files(paths) => load_paths(paths, opts, progress).map_err(|e| e.to_string())?,
+        Job::Load(Source::Files(paths)) => {
+            Arc::new(load_paths(paths, opts, progress).map_err(|e| e.to_string())?)
+        }
     };
     let analysis = analyze(&log, settings);
     let index = StateIndex::build(&log, &analysis, settings.unit_loss);
+    let model = SwimlaneModel::build(&log, &analysis, filters);
     Ok(LoadResult {
-        source: source.clone(),
+        source: job.source().clone(),
         log,
         analysis,
-        index,
         settings: settings.clone(),
+        index,
+        model,
+        filters: filters.clone(),
+        reanalysis: matches!(job, Job::Reanalyze { .. }),
     })
 }
 
 /// Starts loading on the `loader` thread; `repaint` is called when done and
 /// periodically while loading.
 pub fn spawn(
-    source: Source,
+    job: Job,
     opts: IngestOptions,
     settings: Settings,
+    filters: Filters,
     repaint: impl Fn() + Send + Sync + 'static,
 ) -> Loading {
     let progress = Arc::new(Progress::default());
     let (tx, rx) = channel();
     let p = progress.clone();
-    let src = source.clone();
+    let (source, reanalysis) = (job.source().clone(), matches!(job, Job::Reanalyze { .. }));
     let repaint = Arc::new(repaint);
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     // A ticker so the progress bar moves during long loads.
@@ -137,7 +182,7 @@ pub fn spawn(
     let spawned = std::thread::Builder::new()
         .name("loader".into())
         .spawn(move || {
-            let result = load_now(&src, &opts, &settings, &p);
+            let result = load_now(&job, &opts, &settings, &filters, &p);
             let _ = tx.send(result);
             done.store(true, Ordering::Relaxed);
             repaint();
@@ -154,5 +199,6 @@ pub fn spawn(
         progress,
         rx,
         source,
+        reanalysis,
     }
 }

@@ -103,6 +103,9 @@ fn unit_loss_setting_reanalyses_at_once() {
     h.run();
     h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "Unit loss")
         .set_value_accesskit(300.0);
+    // The analysis runs in the background (a spinner shows meanwhile).
+    h.run_steps(1);
+    step_until(&mut h, |app| !app.is_loading());
     h.run();
     let expected = sample_loaded(300.0).analysis.summary.loss;
     assert_eq!(expected, 900.0);
