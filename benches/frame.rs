@@ -21,7 +21,11 @@ use std::time::{Duration, Instant};
 use egui_kittest::Harness;
 use lockreplay::cli::AnalysisArgs;
 use lockreplay::sim::{SimArgs, run as simulate};
+use lockreplay::ui::i18n::Lang;
 use lockreplay::ui::loader::Source;
+use lockreplay::ui::swimlane::{
+    SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
+};
 use lockreplay::ui::{App, AppState};
 
 /// Frames measured per view (`LOCKREPLAY_FRAME_COUNT` for more, e.g. to
@@ -38,9 +42,44 @@ fn cpu_now() -> Duration {
     cpu_time::ThreadTime::now().as_duration()
 }
 
+/// The timeline alone (no incident table or side panels, whose widget count
+/// grows with the number of incidents on screen, not with the log), in a
+/// 1200x800 window: median and maximum frame CPU time at fit-all and zoomed
+/// to the first incident, ms.
+fn timeline_only(model: SwimlaneModel, first_incident: Option<usize>) -> [(f64, f64); 2] {
+    let mut view = TimelineView::default();
+    view.fit(&model);
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1200.0, 800.0))
+        .with_context_setup(|ctx| {
+            lockreplay::ui::fonts::setup(ctx, None);
+        })
+        .build_ui_state(
+            |ui, (model, view): &mut (SwimlaneModel, TimelineView)| {
+                let opts = TimelineOptions {
+                    time_display: TimeDisplay::LogZone,
+                    selected: None,
+                    lang: Lang::En,
+                    cursor_s: None,
+                };
+                egui::CentralPanel::default().show(ui, |ui| {
+                    timeline_ui(ui, model, view, opts);
+                });
+            },
+            (model, view),
+        );
+    let fit = median_max((0..frames()).map(|_| frame(&mut h)).collect());
+    if let Some(id) = first_incident {
+        let (model, view) = h.state_mut();
+        view.zoom_to_incident(model, id);
+    }
+    let zoomed = median_max((0..frames()).map(|_| frame(&mut h)).collect());
+    [fit, zoomed]
+}
+
 /// One frame: egui's pass over the whole window, then tessellation of what it
 /// painted (what a real backend does next on the UI thread).
-fn frame(h: &mut Harness<'static, App>) -> Duration {
+fn frame<S>(h: &mut Harness<'_, S>) -> Duration {
     let t0 = cpu_now();
     h.step();
     let out = h.output();
@@ -79,9 +118,9 @@ fn main() {
         .filter_map(|s| s.trim().parse().ok())
         .collect();
     println!(
-        "| events | load s | frames during load | longest frame during load ms | fit-all frame ms (median / max) | zoomed frame ms (median / max) |"
+        "| events | load s | frames during load | longest frame during load ms | window fit-all ms (median / max) | window zoomed ms | timeline only, fit-all ms | timeline only, zoomed ms |"
     );
-    println!("|---:|---:|---:|---:|---:|---:|");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
         let path = log_for(n);
         let app = App::new(AppState::default(), AnalysisArgs::default());
@@ -123,8 +162,16 @@ fn main() {
         let zoomed: Vec<_> = (0..frames()).map(|_| frame(&mut h)).collect();
         let (fit_med, fit_max) = median_max(fit);
         let (zoom_med, zoom_max) = median_max(zoomed);
+        let app = h.state_mut();
+        let first = app
+            .session
+            .as_ref()
+            .and_then(|s| s.analysis.incidents.first())
+            .map(|i| i.id);
+        let [(tf_med, tf_max), (tz_med, tz_max)] =
+            timeline_only(std::mem::take(&mut app.model), first);
         println!(
-            "| {n} | {load_s:.1} | {frames_during_load} | {longest:.1} | {fit_med:.2} / {fit_max:.2} | {zoom_med:.2} / {zoom_max:.2} |"
+            "| {n} | {load_s:.1} | {frames_during_load} | {longest:.1} | {fit_med:.2} / {fit_max:.2} | {zoom_med:.2} / {zoom_max:.2} | {tf_med:.2} / {tf_max:.2} | {tz_med:.2} / {tz_max:.2} |"
         );
     }
 }
