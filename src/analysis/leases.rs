@@ -150,6 +150,9 @@ pub fn reconstruct_leases(log: &LoadedLog, times_ns: &[i64], settings: &Settings
     reconstruct_leases_in(log, times_ns, settings, &EventView::all())
 }
 
+/// Below this many events a sort stays on the calling thread.
+const PARALLEL_SORT_MIN: usize = 1 << 16;
+
 /// [`reconstruct_leases`] over the events of one [`EventView`] only.
 pub fn reconstruct_leases_in(
     log: &LoadedLog,
@@ -157,23 +160,32 @@ pub fn reconstruct_leases_in(
     settings: &Settings,
     view: &EventView,
 ) -> LeaseSet {
-    let mut by_key: BTreeMap<Sym, Vec<usize>> = BTreeMap::new();
-    let mut order: Vec<usize> = (0..log.events.len())
-        .filter(|&i| view.includes(i))
+    // Sort keys are gathered in one sequential pass and sorted as plain
+    // tuples: reading them from `log.events[i]` inside every comparison is
+    // cache-miss bound at 10 M events (docs/performance.md). The index last
+    // keeps equal (time, file, line) in log order, as a stable sort would.
+    let mut order: Vec<(i64, u16, u32, usize)> = log
+        .events
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| view.includes(i))
+        .map(|(i, e)| {
+            let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
+            (t, e.source.file, e.source.line, i)
+        })
         .collect();
-    order.sort_by_key(|&i| {
-        let e = &log.events[i];
-        (
-            times_ns.get(i).copied().unwrap_or(e.at_ns),
-            e.source.file,
-            e.source.line,
-        )
-    });
-    for &i in &order {
+    if order.len() >= PARALLEL_SORT_MIN {
+        order.par_sort_unstable();
+    } else {
+        order.sort_unstable();
+    }
+    let mut by_key: foldhash::HashMap<Sym, Vec<usize>> = foldhash::HashMap::default();
+    for &(_, _, _, i) in &order {
         if let Some(key) = log.events[i].key {
             by_key.entry(key).or_default().push(i);
         }
     }
+    drop(order);
     let tolerance_ns = (settings.log_lag_tolerance_ms * NS_PER_MS as f64).round() as i64;
     // Keys are independent: each is rebuilt on its own (in parallel), with
     // lease ids counted from 0, then appended in key order with ids shifted.
