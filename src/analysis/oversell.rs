@@ -1,7 +1,7 @@
 //! Stock accounting per product, oversold units, and their attribution to
 //! incidents (docs/semantics.md §7).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::{EventView, Incident, Lease, ProductOversell, Sale};
 use crate::model::{EventKind, LoadedLog, Sym};
@@ -50,7 +50,8 @@ pub fn compute_oversell(
     leases: &[Lease],
     view: &EventView,
 ) -> (Vec<ProductOversell>, Vec<Sale>) {
-    let mut leases_by_holder: HashMap<Sym, Vec<usize>> = HashMap::new();
+    let mut leases_by_holder: HashMap<Sym, Vec<usize>> =
+        HashMap::with_capacity_and_hasher(leases.len(), Default::default());
     for l in leases {
         leases_by_holder.entry(l.holder).or_default().push(l.id);
     }
@@ -67,17 +68,18 @@ pub fn compute_oversell(
         min_after: Option<i64>,
         final_stock: Option<(i64, i64)>,
     }
-    let mut order: Vec<usize> = (0..log.events.len())
-        .filter(|&i| log.events[i].kind.is_business() && view.includes(i))
-        .collect();
     let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);
-    order.sort_by_key(|&i| {
-        (
-            time(i),
-            log.events[i].source.file,
-            log.events[i].source.line,
-        )
-    });
+    // As in lease reconstruction: sort keys gathered in one pass, the index
+    // last so that equal (time, file, line) keep log order.
+    let mut keyed: Vec<(i64, u16, u32, usize)> = log
+        .events
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| e.kind.is_business() && view.includes(i))
+        .map(|(i, e)| (time(i), e.source.file, e.source.line, i))
+        .collect();
+    keyed.sort_unstable();
+    let order: Vec<usize> = keyed.into_iter().map(|(_, _, _, i)| i).collect();
     // Hashed, not ordered: products are sorted by name below and sales by
     // (time, event), so the visiting order does not show.
     let mut by_product: hashbrown::HashMap<Option<Sym>, Acc> = hashbrown::HashMap::default();
@@ -210,7 +212,7 @@ pub fn attribute_oversell(
 ) {
     // Incidents of each key, in index order: the first match below is the
     // same as a scan over all incidents, without visiting other keys.
-    let mut by_key: HashMap<Sym, Vec<usize>> = HashMap::new();
+    let mut by_key: HashMap<Sym, Vec<usize>> = HashMap::default();
     for (n, inc) in incidents.iter().enumerate() {
         by_key.entry(inc.key).or_default().push(n);
     }
