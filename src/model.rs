@@ -520,6 +520,11 @@ impl LoadedLog {
     }
 }
 
+/// Below this many events (or records) work stays on the calling thread:
+/// waking the rayon pool costs more than a small input takes, and on a busy
+/// machine the wait for a worker thread dominates.
+pub(crate) const PARALLEL_MIN: usize = 1 << 14;
+
 /// Accumulates events from one or more sources, then sorts them into a
 /// [`LoadedLog`].
 #[derive(Debug, Default)]
@@ -597,8 +602,13 @@ impl LogBuilder {
                     fresh
                 })
             };
-        if one_per_line {
+        // Keys are unique when each line gives one event, so an unstable sort
+        // gives the same order; below `PARALLEL_MIN` events, handing the sort
+        // to the thread pool costs more than it saves.
+        if one_per_line && self.log.events.len() >= PARALLEL_MIN {
             rayon::slice::ParallelSliceMut::par_sort_unstable_by_key(&mut self.log.events[..], key);
+        } else if one_per_line {
+            self.log.events.sort_unstable_by_key(key);
         } else {
             self.log.events.sort_by_key(key);
         }

@@ -1,12 +1,18 @@
 //! Analysis cost on adversarial inputs: many holds on one key that all
 //! overlap. Run with `cargo test --release --no-default-features --test
 //! adversarial -- --ignored --nocapture`; the figures are in
-//! `docs/reliability.md`. The small non-ignored case checks the totals.
+//! `docs/reliability.md`. The non-ignored cases check the totals, and the
+//! sweep in `detect_overlaps` against an all-pairs reference on random holds.
 
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
-use lockreplay::analysis::{Settings, analyze};
-use lockreplay::model::{Event, EventKind, LoadedLog, LogBuilder, SourceRef};
+use lockreplay::analysis::{
+    Cause, Incident, Lease, LockEnd, LogLagArtefact, Overlap, Settings, WindowEnd, analyze,
+    detect_overlaps,
+};
+use lockreplay::model::{Event, EventKind, Interner, LoadedLog, LogBuilder, SourceRef};
+use proptest::prelude::*;
 
 const MS: i64 = 1_000_000;
 
@@ -124,8 +130,14 @@ fn measure(name: &str, n: usize, log: &LoadedLog) -> (usize, usize, usize, usize
     let s = t.elapsed().as_secs_f64();
     let listed: usize = a.incidents.iter().map(|i| i.overlaps.len()).sum();
     let unlisted: usize = a.incidents.iter().map(|i| i.overlaps_unlisted).sum();
+    // The overlap sweep alone, on the same holds (no log lag in these).
+    assert!(a.artefacts.is_empty());
+    let t = Instant::now();
+    let found = detect_overlaps(&a.leases, &[], settings.max_listed_pairs);
+    let sweep_s = t.elapsed().as_secs_f64();
+    assert_eq!(found.pairs, a.summary.overlap_pairs);
     eprintln!(
-        "{name:<28} n={n:>8} events={:>8} leases={:>8} pairs={:>10} incidents={} listed={listed} unlisted={unlisted}  {s:.3} s",
+        "{name:<28} n={n:>8} events={:>8} leases={:>8} pairs={:>12} incidents={} listed={listed} unlisted={unlisted}  analyze {s:.3} s (overlaps {sweep_s:.3} s)",
         log.events.len(),
         a.leases.len(),
         a.summary.overlap_pairs,
@@ -151,15 +163,262 @@ fn overlap_totals_stay_right_when_pairs_are_capped() {
 }
 
 #[test]
+fn a_million_pairs_cost_a_sweep_not_a_list() {
+    // 3 000 holds that all overlap: 4.5 M pairs, one incident of every hold,
+    // the first `max_listed_pairs` listed.
+    let n = 3_000;
+    let a = analyze(&all_expired_all_working(n), &Settings::default());
+    assert_eq!(a.summary.overlap_pairs, n * (n - 1) / 2);
+    assert_eq!(a.incidents.len(), 1);
+    let inc = &a.incidents[0];
+    assert_eq!(inc.leases.len(), n);
+    assert_eq!(inc.overlaps.len(), Settings::default().max_listed_pairs);
+    assert_eq!(
+        a.overlaps.len(),
+        inc.overlaps.len(),
+        "only listed pairs are built"
+    );
+    assert_eq!(inc.overlaps.len() + inc.overlaps_unlisted, n * (n - 1) / 2);
+    // The first pairs in (start, earlier, later) order: hold 0 with 1, then
+    // holds 0 and 1 with 2, ...
+    let first: Vec<(usize, usize)> = inc.overlaps[..4]
+        .iter()
+        .map(|&o| (a.overlaps[o].earlier, a.overlaps[o].later))
+        .collect();
+    assert_eq!(first, [(0, 1), (0, 2), (1, 2), (0, 3)]);
+    // Every hold was in an overlap: no near-miss.
+    assert_eq!(a.summary.near_misses, 0);
+}
+
+#[test]
 #[ignore = "timing run; use --release"]
 fn adversarial_timings() {
     for n in [10_000, 100_000, 1_000_000] {
         measure("zombie + short holds", n, &zombie_and_short_holds(n));
     }
-    for n in [10_000, 20_000, 40_000] {
+    for n in [10_000, 100_000, 1_000_000] {
         measure("chain", n, &chain(n));
     }
-    for n in [250, 500, 1_000] {
+    for n in [1_000, 10_000, 100_000, 1_000_000] {
         measure("all expired, all working", n, &all_expired_all_working(n));
+    }
+}
+
+// ---- The sweep against an all-pairs reference -----------------------------
+
+/// Every pair by the definition (docs/semantics.md §4), O(n²): pairs sorted
+/// by (key, start, earlier, later), and the log-lag artefacts.
+fn reference_pairs(
+    leases: &[Lease],
+    log_lag: &[LogLagArtefact],
+) -> (Vec<Overlap>, Vec<LogLagArtefact>) {
+    let mut pairs = Vec::new();
+    let mut artefacts = Vec::new();
+    for later in leases {
+        for earlier in &leases[..later.id] {
+            if earlier.key != later.key
+                || earlier.holder == later.holder
+                || earlier.window_end_ns <= later.acquired_ns
+            {
+                continue;
+            }
+            if let Some(a) = log_lag
+                .iter()
+                .find(|a| a.earlier == earlier.id && a.later == later.id)
+            {
+                artefacts.push(a.clone());
+                continue;
+            }
+            let cause = match earlier.lock_end {
+                LockEnd::Expired => Cause::LeaseExpired,
+                LockEnd::ForeignRelease => Cause::ForeignRelease,
+                LockEnd::Vanished => Cause::LockVanished,
+                _ => continue,
+            };
+            if earlier.lock_end_ns <= later.acquired_ns {
+                pairs.push(Overlap {
+                    key: later.key,
+                    earlier: earlier.id,
+                    later: later.id,
+                    start_ns: later.acquired_ns,
+                    end_ns: earlier.window_end_ns.min(later.window_end_ns),
+                    cause,
+                });
+            }
+        }
+    }
+    let mut rank = HashMap::new();
+    for l in leases {
+        rank.entry(l.key).or_insert(l.id);
+    }
+    pairs.sort_by_key(|o| (rank[&o.key], o.start_ns, o.earlier, o.later));
+    (pairs, artefacts)
+}
+
+/// Incidents by the definition (§5), pair by pair, plus the listed pairs:
+/// each incident's first `cap`.
+fn reference_incidents(
+    leases: &[Lease],
+    pairs: &[Overlap],
+    cap: usize,
+) -> (Vec<Incident>, Vec<Overlap>) {
+    let mut incidents: Vec<(Incident, HashSet<usize>, Vec<Overlap>)> = Vec::new();
+    for o in pairs {
+        let joins = incidents.last().is_some_and(|(inc, holds, _)| {
+            inc.key == o.key
+                && (o.start_ns <= inc.end_ns
+                    || holds.contains(&o.earlier)
+                    || holds.contains(&o.later))
+        });
+        if !joins {
+            incidents.push((
+                Incident {
+                    id: 0,
+                    key: o.key,
+                    start_ns: o.start_ns,
+                    end_ns: o.end_ns,
+                    leases: Vec::new(),
+                    overlaps: Vec::new(),
+                    overlaps_unlisted: 0,
+                    cause: o.cause,
+                    sales: Vec::new(),
+                    oversold_units: 0,
+                    loss: 0.0,
+                },
+                HashSet::new(),
+                Vec::new(),
+            ));
+        }
+        let (inc, holds, listed) = incidents.last_mut().expect("one was just pushed");
+        inc.end_ns = inc.end_ns.max(o.end_ns);
+        holds.extend([o.earlier, o.later]);
+        if listed.len() < cap {
+            listed.push(o.clone());
+        } else {
+            inc.overlaps_unlisted += 1;
+        }
+    }
+    let mut all_listed = Vec::new();
+    let mut out = Vec::new();
+    for (mut inc, holds, listed) in incidents {
+        inc.leases = holds.into_iter().collect();
+        inc.leases.sort_by_key(|&l| (leases[l].acquired_ns, l));
+        inc.overlaps = (all_listed.len()..all_listed.len() + listed.len()).collect();
+        all_listed.extend(listed);
+        out.push(inc);
+    }
+    let mut rank = HashMap::new();
+    for l in leases {
+        rank.entry(l.key).or_insert(l.id);
+    }
+    out.sort_by_key(|i| (i.start_ns, rank[&i.key]));
+    for (id, inc) in out.iter_mut().enumerate() {
+        inc.id = id;
+    }
+    (out, all_listed)
+}
+
+const LOCK_ENDS: [LockEnd; 6] = [
+    LockEnd::Expired,
+    LockEnd::ForeignRelease,
+    LockEnd::Vanished,
+    LockEnd::OwnRelease,
+    LockEnd::Reacquired,
+    LockEnd::StillHeld,
+];
+
+/// Holds as `reconstruct_leases` hands them over (id = index, sorted by key
+/// then acquire, no window ending before its acquire), but otherwise free:
+/// ties, one holder's windows overlapping, locks ending after the window.
+/// Each row: (key, acquire step, holder, window length, lock end kind,
+/// lock end offset).
+fn holds_from(rows: &[(u8, i64, u8, i64, usize, i64)], strings: &mut Interner) -> Vec<Lease> {
+    let mut rows = rows.to_vec();
+    rows.sort_by_key(|r| r.0);
+    let mut leases: Vec<Lease> = Vec::new();
+    let mut t = 0;
+    for (i, &(key, step, holder, window_ms, lock_end, lock_off_ms)) in rows.iter().enumerate() {
+        if i > 0 && rows[i - 1].0 != key {
+            t = 0;
+        }
+        t += step * MS;
+        leases.push(Lease {
+            id: i,
+            key: strings.intern(&format!("k{key}")),
+            holder: strings.intern(&format!("h{holder}")),
+            host: None,
+            thread: None,
+            acquired_ns: t,
+            ttl_ms: None,
+            renewals_ns: Vec::new(),
+            late_renewals_ns: Vec::new(),
+            expiry_ns: None,
+            window_end_ns: t + window_ms * MS,
+            window_end: WindowEnd::LastEvent,
+            lock_end_ns: t + lock_off_ms * MS,
+            lock_end: LOCK_ENDS[lock_end],
+            ended_by: None,
+            inferred: false,
+            lines: Vec::new(),
+        });
+    }
+    leases
+}
+
+fn check_against_reference(leases: &[Lease], log_lag: &[LogLagArtefact], cap: usize) {
+    let (pairs, artefacts) = reference_pairs(leases, log_lag);
+    let (incidents, listed) = reference_incidents(leases, &pairs, cap);
+    let got = detect_overlaps(leases, log_lag, cap);
+    assert_eq!(got.pairs, pairs.len(), "total pairs");
+    assert_eq!(got.artefacts, artefacts, "artefacts");
+    assert_eq!(got.overlaps, listed, "listed pairs");
+    assert_eq!(got.incidents, incidents, "incidents");
+    if incidents.iter().all(|i| i.overlaps_unlisted == 0) {
+        assert_eq!(got.overlaps, pairs, "under the cap every pair is listed");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    #[test]
+    fn sweep_agrees_with_all_pairs(
+        rows in prop::collection::vec(
+            (0u8..3, 0i64..4, 0u8..4, 0i64..20, 0usize..6, 0i64..20),
+            0..40,
+        ),
+        lag in prop::collection::vec((0usize..40, 0usize..40), 0..6),
+        cap in prop_oneof![Just(1usize), Just(2), Just(3), Just(10_000)],
+    ) {
+        let mut strings = Interner::with_capacity(8, 32);
+        let leases = holds_from(&rows, &mut strings);
+        let n = leases.len().max(1);
+        let log_lag: Vec<LogLagArtefact> = lag
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b))| {
+                let (a, b) = (a % n, b % n);
+                LogLagArtefact { earlier: a.min(b), later: a.max(b), lag_ms: i as f64 }
+            })
+            .collect();
+        check_against_reference(&leases, &log_lag, cap);
+    }
+}
+
+#[test]
+fn sweep_agrees_with_all_pairs_on_the_adversarial_shapes() {
+    for log in [
+        zombie_and_short_holds(50),
+        all_expired_all_working(40),
+        chain(50),
+    ] {
+        let set = lockreplay::analysis::reconstruct_leases(
+            &log,
+            &lockreplay::analysis::apply_host_offsets(&log, &BTreeMap::new()),
+            &Settings::default(),
+        );
+        for cap in [1, 7, 10_000] {
+            check_against_reference(&set.leases, &set.log_lag, cap);
+        }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::leases::LeaseSet;
 use super::{
-    EventView, Finding, FindingKind, Lease, LockEnd, NS_PER_MS, Overlap, Settings,
+    EventView, Finding, FindingKind, Incident, Lease, LockEnd, NS_PER_MS, Overlap, Settings,
     apply_host_offsets, detect_overlaps, reconstruct_leases_in,
 };
 use crate::model::{EventKind, LoadedLog, Sym};
@@ -45,11 +45,15 @@ pub fn detect_findings(
     log: &LoadedLog,
     times_ns: &[i64],
     set: &LeaseSet,
-    overlaps: &[Overlap],
+    incidents: &[Incident],
     settings: &Settings,
 ) -> Vec<Finding> {
     let name = |s: Sym| log.strings.get(s);
-    let in_overlap: HashSet<usize> = overlaps.iter().flat_map(|o| [o.earlier, o.later]).collect();
+    // Every hold of an overlap is a hold of its incident, listed or not.
+    let in_overlap: HashSet<usize> = incidents
+        .iter()
+        .flat_map(|i| i.leases.iter().copied())
+        .collect();
     let mut out = Vec::new();
     let mut streak: (Option<Sym>, u32) = (None, 0);
     for lease in &set.leases {
@@ -210,17 +214,38 @@ fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
 /// `clock_skew`: the set of overlap pairs (key, earlier holder, later holder)
 /// changes once `host_offsets_ms` is applied. One finding per pair that
 /// appears or disappears with the correction.
+///
+/// On a key where either side has more pairs than an incident lists
+/// (`Settings::max_listed_pairs`), the pairs are not compared one by one:
+/// one finding when the key's number of pairs changes.
 pub fn clock_skew(
     log: &LoadedLog,
     settings: &Settings,
     corrected: &[Overlap],
+    corrected_incidents: &[Incident],
     leases: &[Lease],
 ) -> Vec<Finding> {
     let raw_times = apply_host_offsets(log, &BTreeMap::new());
     let raw = reconstruct_leases_in(log, &raw_times, settings, &EventView::split(log).0);
-    let (raw_overlaps, _) = detect_overlaps(&raw.leases, &raw.log_lag);
+    let raw_found = detect_overlaps(&raw.leases, &raw.log_lag, settings.max_listed_pairs);
+    // Per key: (pairs, first incident start, some pairs unlisted).
+    let per_key = |incs: &[Incident]| -> BTreeMap<Sym, (usize, i64, bool)> {
+        let mut m: BTreeMap<Sym, (usize, i64, bool)> = BTreeMap::new();
+        for inc in incs {
+            let e = m.entry(inc.key).or_insert((0, inc.start_ns, false));
+            e.0 += inc.overlaps.len() + inc.overlaps_unlisted;
+            e.1 = e.1.min(inc.start_ns);
+            e.2 |= inc.overlaps_unlisted > 0;
+        }
+        m
+    };
+    let with_keys = per_key(corrected_incidents);
+    let without_keys = per_key(&raw_found.incidents);
+    let capped =
+        |k: &Sym| with_keys.get(k).is_some_and(|e| e.2) || without_keys.get(k).is_some_and(|e| e.2);
     let pairs = |os: &[Overlap], ls: &[Lease]| -> BTreeMap<(Sym, Sym, Sym), i64> {
         os.iter()
+            .filter(|o| !capped(&o.key))
             .map(|o| {
                 (
                     (o.key, ls[o.earlier].holder, ls[o.later].holder),
@@ -230,7 +255,7 @@ pub fn clock_skew(
             .collect()
     };
     let with = pairs(corrected, leases);
-    let without = pairs(&raw_overlaps, &raw.leases);
+    let without = pairs(&raw_found.overlaps, &raw.leases);
     let all: BTreeSet<&(Sym, Sym, Sym)> = with.keys().chain(without.keys()).collect();
     let mut out = Vec::new();
     for pair in all {
@@ -252,6 +277,28 @@ pub fn clock_skew(
                 log.strings.get(b),
                 log.strings.get(key),
                 detail
+            ),
+        });
+    }
+    let keys: BTreeSet<&Sym> = with_keys.keys().chain(without_keys.keys()).collect();
+    for key in keys.into_iter().filter(|k| capped(k)) {
+        let (w, w_at, _) = with_keys.get(key).copied().unwrap_or((0, i64::MAX, false));
+        let (wo, wo_at, _) = without_keys
+            .get(key)
+            .copied()
+            .unwrap_or((0, i64::MAX, false));
+        if w == wo {
+            continue;
+        }
+        out.push(Finding {
+            kind: FindingKind::ClockSkew,
+            key: Some(*key),
+            holder: None,
+            lease: None,
+            at_ns: w_at.min(wo_at),
+            detail: format!(
+                "{} has {w} overlap pairs once host clock offsets are applied and {wo} in the logged times (too many to compare pair by pair)",
+                log.strings.get(*key)
             ),
         });
     }
@@ -397,5 +444,58 @@ mod tests {
         let a = analyze(&log, &skewed);
         assert_eq!(a.overlaps.len(), 1);
         assert!(kinds(&a.findings).contains(&FindingKind::ClockSkew));
+    }
+
+    #[test]
+    fn clock_skew_on_a_key_with_unlisted_pairs_compares_the_counts() {
+        // Z's zombie window (expired at 1000, working until 2000) takes in
+        // B, C and D; web-2 runs 100 ms behind, so in true time D acquires
+        // after Z stopped: 3 pairs logged, 2 true.
+        let mut log = log_of(&[
+            (0, Acquired, "k", "Z", Some(1000)),
+            (1100, Acquired, "k", "B", Some(1000)),
+            (1150, Released, "k", "B", None),
+            (1500, Acquired, "k", "C", Some(1000)),
+            (1550, Released, "k", "C", None),
+            (1950, Acquired, "k", "D", Some(1000)),
+            (1990, Released, "k", "D", None),
+            (2000, ReleaseFailed, "k", "Z", None),
+        ]);
+        let mut b = crate::model::LogBuilder::new();
+        b.log = log.clone();
+        let host = b.intern("web-2");
+        log = b.log;
+        log.events
+            .iter_mut()
+            .filter(|e| (2..=7).contains(&e.source.line))
+            .for_each(|e| e.host = Some(host));
+        let skewed = |max_listed_pairs| Settings {
+            host_offsets_ms: BTreeMap::from([("web-2".to_string(), -100.0)]),
+            max_listed_pairs,
+            ..Settings::default()
+        };
+        let skew = |a: &crate::analysis::Analysis| -> Vec<String> {
+            a.findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::ClockSkew)
+                .map(|f| f.detail.clone())
+                .collect()
+        };
+        let listed = analyze(&log, &skewed(10));
+        assert_eq!(listed.summary.overlap_pairs, 2);
+        assert_eq!(
+            skew(&listed),
+            [
+                "overlap of Z and D on k appears only in the logged times: the host clock offsets explain it away"
+            ]
+        );
+        let capped = analyze(&log, &skewed(1));
+        assert_eq!(capped.summary.overlap_pairs, 2);
+        assert_eq!(
+            skew(&capped),
+            [
+                "k has 2 overlap pairs once host clock offsets are applied and 3 in the logged times (too many to compare pair by pair)"
+            ]
+        );
     }
 }

@@ -193,14 +193,17 @@ pub fn reconstruct_leases_in(
     // do not depend on which line happened to intern a key first.
     let mut by_key: Vec<(Sym, Vec<usize>)> = by_key.into_iter().collect();
     by_key.sort_by(|a, b| log.strings.get(a.0).cmp(log.strings.get(b.0)));
-    let per_key: Vec<LeaseSet> = by_key
-        .par_iter()
-        .map(|(key, events)| {
-            let mut one = LeaseSet::default();
-            reconstruct_key(log, times_ns, *key, events, tolerance_ns, &mut one);
-            one
-        })
-        .collect();
+    let one_key = |(key, events): &(Sym, Vec<usize>)| {
+        let mut one = LeaseSet::default();
+        reconstruct_key(log, times_ns, *key, events, tolerance_ns, &mut one);
+        one
+    };
+    // Small logs stay on this thread (see `PARALLEL_MIN`).
+    let per_key: Vec<LeaseSet> = if order.len() >= crate::model::PARALLEL_MIN {
+        by_key.par_iter().map(one_key).collect()
+    } else {
+        by_key.iter().map(one_key).collect()
+    };
     let mut out = LeaseSet {
         leases: Vec::with_capacity(per_key.iter().map(|k| k.leases.len()).sum()),
         log_lag: Vec::new(),

@@ -18,7 +18,7 @@ use crate::model::{LoadedLog, SourceRef, Sym};
 
 pub use findings::detect_findings;
 pub use leases::{EventView, apply_host_offsets, reconstruct_leases, reconstruct_leases_in};
-pub use overlaps::{detect_overlaps, group_incidents};
+pub use overlaps::{OverlapSet, detect_overlaps};
 pub use oversell::{attribute_oversell, compute_oversell};
 
 /// Nanoseconds per millisecond.
@@ -293,7 +293,8 @@ pub struct Incident {
     pub end_ns: i64,
     /// Holds involved (indices into [`Analysis::leases`]), in acquire order.
     pub leases: Vec<usize>,
-    /// Overlaps listed in full (indices into [`Analysis::overlaps`]).
+    /// Overlaps listed in full (indices into [`Analysis::overlaps`]): the
+    /// first `Settings::max_listed_pairs` in (start, earlier, later) order.
     pub overlaps: Vec<usize>,
     /// Overlaps beyond `Settings::max_listed_pairs`, counted only.
     pub overlaps_unlisted: usize,
@@ -379,7 +380,7 @@ pub struct Finding {
 pub struct Summary {
     /// Incidents (groups of overlaps).
     pub incidents: usize,
-    /// Overlap pairs.
+    /// Overlap pairs, listed or not.
     pub overlap_pairs: usize,
     /// Oversold units over all products.
     pub oversold_units: i64,
@@ -403,7 +404,9 @@ pub struct Summary {
 pub struct Analysis {
     /// Holds, sorted by (key name, acquire time).
     pub leases: Vec<Lease>,
-    /// Overlap pairs, sorted by (key, start).
+    /// Overlap pairs listed in incidents (every pair unless an incident has
+    /// more than `Settings::max_listed_pairs`), sorted by (key, start,
+    /// earlier, later). The total is [`Summary::overlap_pairs`].
     pub overlaps: Vec<Overlap>,
     /// Apparent overlaps that are log lag.
     pub artefacts: Vec<LogLagArtefact>,
@@ -429,13 +432,22 @@ pub struct Analysis {
 /// Runs every rule over `log` with `settings`.
 ///
 /// Never panics on any input; cost is O(n log n) in events plus the number of
-/// overlap pairs listed.
+/// overlap pairs listed (at most `max_listed_pairs` per incident) and the
+/// holds of each incident, not the number of overlap pairs.
 pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
     let times_ns = apply_host_offsets(log, &settings.host_offsets_ms);
     let (primary, server) = EventView::split(log);
     let lease_set = reconstruct_leases_in(log, &times_ns, settings, &primary);
-    let (overlaps, artefacts) = detect_overlaps(&lease_set.leases, &lease_set.log_lag);
-    let mut incidents = group_incidents(&lease_set.leases, &overlaps, settings.max_listed_pairs);
+    let OverlapSet {
+        overlaps,
+        pairs,
+        artefacts,
+        mut incidents,
+    } = detect_overlaps(
+        &lease_set.leases,
+        &lease_set.log_lag,
+        settings.max_listed_pairs,
+    );
     let (products, mut sales) = compute_oversell(log, &times_ns, &lease_set.leases, &primary);
     let server_view = server
         .map(|view| reconstruct_leases_in(log, &times_ns, settings, &view).leases)
@@ -447,12 +459,13 @@ pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
         settings.unit_loss,
     );
 
-    let mut findings = detect_findings(log, &times_ns, &lease_set, &overlaps, settings);
+    let mut findings = detect_findings(log, &times_ns, &lease_set, &incidents, settings);
     if !settings.host_offsets_ms.is_empty() {
         findings.extend(findings::clock_skew(
             log,
             settings,
             &overlaps,
+            &incidents,
             &lease_set.leases,
         ));
     }
@@ -475,7 +488,7 @@ pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
     let oversold_units: i64 = products.iter().map(|p| p.oversold).sum();
     let summary = Summary {
         incidents: incidents.len(),
-        overlap_pairs: overlaps.len(),
+        overlap_pairs: pairs,
         oversold_units,
         loss: oversold_units as f64 * settings.unit_loss,
         near_misses: findings

@@ -226,11 +226,12 @@ impl SwimlaneModel {
             .filter(|f| f.kind == FindingKind::NearMiss)
             .filter_map(|f| f.lease)
             .collect();
-        let mut in_overlap = HashSet::new();
-        for o in &analysis.overlaps {
-            in_overlap.insert(o.earlier);
-            in_overlap.insert(o.later);
-        }
+        // Every hold of an overlap is a hold of its incident, listed or not.
+        let in_overlap: HashSet<usize> = analysis
+            .incidents
+            .iter()
+            .flat_map(|i| i.leases.iter().copied())
+            .collect();
         let mut incident_of_overlap = HashMap::new();
         let mut incidents_per_key: HashMap<Sym, usize> = HashMap::new();
         for inc in &analysis.incidents {
