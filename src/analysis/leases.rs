@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use rayon::prelude::*;
 
 use super::{Lease, LockEnd, LogLagArtefact, NS_PER_MS, Settings, WindowEnd};
-use crate::model::{EventKind, LoadedLog, Sym};
+use crate::model::{EventKind, LoadedLog, PARALLEL_MIN, Sym};
 
 /// Holds plus what the reconstruction learned on the way.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -150,9 +150,6 @@ pub fn reconstruct_leases(log: &LoadedLog, times_ns: &[i64], settings: &Settings
     reconstruct_leases_in(log, times_ns, settings, &EventView::all())
 }
 
-/// Below this many events a sort stays on the calling thread.
-const PARALLEL_SORT_MIN: usize = 1 << 16;
-
 /// [`reconstruct_leases`] over the events of one [`EventView`] only.
 pub fn reconstruct_leases_in(
     log: &LoadedLog,
@@ -174,7 +171,7 @@ pub fn reconstruct_leases_in(
             (t, e.source.file, e.source.line, i)
         })
         .collect();
-    if order.len() >= PARALLEL_SORT_MIN {
+    if order.len() >= PARALLEL_MIN {
         order.par_sort_unstable();
     } else {
         order.sort_unstable();
@@ -185,6 +182,7 @@ pub fn reconstruct_leases_in(
             by_key.entry(key).or_default().push(i);
         }
     }
+    let events_in_view = order.len();
     drop(order);
     let tolerance_ns = (settings.log_lag_tolerance_ms * NS_PER_MS as f64).round() as i64;
     // Keys are independent: each is rebuilt on its own (in parallel), with
@@ -199,7 +197,7 @@ pub fn reconstruct_leases_in(
         one
     };
     // Small logs stay on this thread (see `PARALLEL_MIN`).
-    let per_key: Vec<LeaseSet> = if order.len() >= crate::model::PARALLEL_MIN {
+    let per_key: Vec<LeaseSet> = if events_in_view >= PARALLEL_MIN {
         by_key.par_iter().map(one_key).collect()
     } else {
         by_key.iter().map(one_key).collect()
