@@ -355,6 +355,12 @@ impl App {
             self.state.recent.truncate(10);
         }
         self.selection = Selection::default();
+        // Lines that could not be read are the first thing to know about a
+        // file: show their reasons at once.
+        self.show_warnings = self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.log.warnings.total() > 0);
         self.state.view.fit(&self.model);
         let speed = self.playback.speed;
         self.playback = Playback::new(extent);
@@ -1115,7 +1121,12 @@ impl App {
                 }),
             );
             ui.separator();
-            ui.label(RichText::new(self.summary_text()).strong().color(red));
+            let summary = RichText::new(self.summary_text()).strong();
+            ui.label(if sum.oversold_units > 0 {
+                summary.color(red)
+            } else {
+                summary
+            });
             ui.separator();
             ui.label(count_label(
                 self.state.lang,
@@ -1138,11 +1149,9 @@ impl App {
             ui.separator();
             ui.label(
                 RichText::new(format!(
-                    "{} {} · {} {}",
-                    sum.events,
-                    tr(self.state.lang, "events"),
-                    sum.keys,
-                    tr(self.state.lang, "keys")
+                    "{} · {}",
+                    count_label(self.state.lang, sum.events as u64, "event_one", "events"),
+                    count_label(self.state.lang, sum.keys as u64, "key_one", "keys"),
                 ))
                 .weak(),
             );

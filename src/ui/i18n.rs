@@ -53,6 +53,8 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("near_misses", "near-misses", "险情"),
     ("near_miss_one", "near-miss", "险情"),
     ("incident_one", "incident", "起事故"),
+    ("event_one", "event", "条事件"),
+    ("key_one", "key", "个锁键"),
     ("analysing", "Analysing…", "正在分析…"),
     ("warning_one", "warning", "警告"),
     ("warnings_lc", "warnings", "警告"),

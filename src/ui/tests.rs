@@ -474,3 +474,38 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         "no open-ended bar drawn: {rows_with_bar}"
     );
 }
+
+#[test]
+fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
+    // binary-after-good.jsonl: 4 good lines, then binary garbage (lines
+    // 5..=13 are each one "invalid JSON" warning; tests/hostile.rs has the
+    // exact list).
+    let path = std::path::PathBuf::from("tests/fixtures/hostile/binary-after-good.jsonl");
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    let warnings = app.session.as_ref().map_or(0, |s| s.log.warnings.total());
+    assert!(warnings > 0);
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label(&format!("Warnings ({warnings})"));
+    h.get_by_label("tests/fixtures/hostile/binary-after-good.jsonl:5: invalid JSON: expected value at column 1");
+    // The good lines are on the timeline: lock:a with holders w1 and w2.
+    let lanes: Vec<_> = h
+        .state()
+        .model
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.lanes
+                .iter()
+                .map(move |l| (g.key.as_str(), l.holder.as_str()))
+        })
+        .collect();
+    assert_eq!(lanes, [("lock:a", "w1"), ("lock:a", "w2")]);
+}
