@@ -18,7 +18,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use lockreplay::ingest::monitor::{MonitorOptions, parse_line, read_monitor};
+use lockreplay::ingest::monitor::{LineParser, MonitorOptions, parse_line, read_monitor};
 use lockreplay::model::{Dialect, LogBuilder, SourceInfo};
 
 /// The REAL-A capture `reps` times, copy `r` shifted by `r * 20` s (the
@@ -248,12 +248,13 @@ fn benches(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("monitor_{name}"));
         g.throughput(Throughput::Elements(commands));
         g.sample_size(10);
-        g.bench_function("parse_line", |b| {
+        g.bench_function("LineParser::parse", |b| {
             b.iter(|| {
+                let mut parser = LineParser::new();
                 let mut n = 0u64;
                 for l in black_box(&text[..]).split(|&c| c == b'\n') {
-                    if let Ok(Some(m)) = parse_line(l) {
-                        n += m.args.len() as u64;
+                    if let Ok(Some(m)) = parser.parse(l) {
+                        n += m.len() as u64;
                     }
                 }
                 n
