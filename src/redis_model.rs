@@ -108,11 +108,25 @@ pub struct Keyspace {
 
 /// Parses a decimal `i64` as Redis does (no spaces, no `+`).
 pub fn parse_i64(s: &[u8]) -> Option<i64> {
-    let t = std::str::from_utf8(s).ok()?;
-    if t.starts_with('+') || t.is_empty() {
+    let (negative, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, s),
+    };
+    if digits.is_empty() {
         return None;
     }
-    t.parse().ok()
+    let magnitude = digits.iter().try_fold(0u64, |n, &c| {
+        if c.is_ascii_digit() {
+            n.checked_mul(10)?.checked_add(u64::from(c - b'0'))
+        } else {
+            None
+        }
+    })?;
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
 }
 
 /// A command name or option in upper case, kept on the stack: every name
@@ -143,6 +157,39 @@ impl Upper {
 
 fn upper(s: &[u8]) -> Upper {
     Upper::new(s)
+}
+
+/// An option of `SET`, named in any case.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SetOption {
+    Nx,
+    Xx,
+    Get,
+    KeepTtl,
+    Ex,
+    Px,
+    ExAt,
+    PxAt,
+    Other,
+}
+
+impl SetOption {
+    fn of(o: &[u8]) -> SetOption {
+        const NAMES: [(&[u8], SetOption); 8] = [
+            (b"NX", SetOption::Nx),
+            (b"PX", SetOption::Px),
+            (b"EX", SetOption::Ex),
+            (b"XX", SetOption::Xx),
+            (b"GET", SetOption::Get),
+            (b"KEEPTTL", SetOption::KeepTtl),
+            (b"EXAT", SetOption::ExAt),
+            (b"PXAT", SetOption::PxAt),
+        ];
+        NAMES
+            .iter()
+            .find(|(name, _)| o.eq_ignore_ascii_case(name))
+            .map_or(SetOption::Other, |&(_, opt)| opt)
+    }
 }
 
 /// Calls `f` with `args` as byte slices, without allocating for the usual
@@ -332,11 +379,14 @@ impl Keyspace {
         args: &[A],
     ) -> Outcome {
         with_refs(args, |args| {
-            self.apply_upper(now_ms, db, cmd, &upper(cmd), args)
+            self.apply_upper(now_ms, db, cmd, &upper(cmd), args, true)
         })
     }
 
     /// [`Keyspace::apply`] with the command name already upper-cased.
+    /// `want_old: false` says the caller will not read
+    /// [`Outcome::Set`]'s `old` (then `None` unless the `SET` has `GET`),
+    /// which spares a copy of the value for every `SET NX` that loses.
     pub(crate) fn apply_upper(
         &mut self,
         now_ms: i64,
@@ -344,11 +394,12 @@ impl Keyspace {
         cmd: &[u8],
         up: &Upper,
         args: &[&[u8]],
+        want_old: bool,
     ) -> Outcome {
         let c = up.as_bytes();
         match c {
             b"GET" => self.cmd_get(now_ms, db, cmd, args),
-            b"SET" => self.cmd_set(now_ms, db, args),
+            b"SET" => self.cmd_set(now_ms, db, args, want_old),
             b"SETNX" => self.cmd_setnx(now_ms, db, cmd, args),
             b"GETSET" => self.cmd_getset(now_ms, db, cmd, args),
             b"GETDEL" => self.cmd_getdel(now_ms, db, cmd, args),
@@ -406,7 +457,7 @@ impl Keyspace {
     /// (<https://redis.io/docs/latest/commands/set/>). A SET without an
     /// expiry option or `KEEPTTL` discards the old TTL; a non-positive
     /// `EX`/`PX` is an error.
-    fn cmd_set(&mut self, now_ms: i64, db: u32, args: &[&[u8]]) -> Outcome {
+    fn cmd_set(&mut self, now_ms: i64, db: u32, args: &[&[u8]], want_old: bool) -> Outcome {
         let [key, value, opts @ ..] = args else {
             return wrong_args(b"set");
         };
@@ -414,14 +465,13 @@ impl Keyspace {
         let mut deadline: Option<i64> = None;
         let mut i = 0;
         while i < opts.len() {
-            let up = upper(opts[i]);
-            let o = up.as_bytes();
+            let o = SetOption::of(opts[i]);
             match o {
-                b"NX" => nx = true,
-                b"XX" => xx = true,
-                b"GET" => get = true,
-                b"KEEPTTL" => keepttl = true,
-                b"EX" | b"PX" | b"EXAT" | b"PXAT" => {
+                SetOption::Nx => nx = true,
+                SetOption::Xx => xx = true,
+                SetOption::Get => get = true,
+                SetOption::KeepTtl => keepttl = true,
+                SetOption::Ex | SetOption::Px | SetOption::ExAt | SetOption::PxAt => {
                     if deadline.is_some() {
                         return syntax();
                     }
@@ -432,15 +482,15 @@ impl Keyspace {
                         return Outcome::Error("ERR invalid expire time in 'set' command".into());
                     }
                     let d = match o {
-                        b"EX" => now_ms.saturating_add(n.saturating_mul(1000)),
-                        b"PX" => now_ms.saturating_add(n),
-                        b"EXAT" => n.saturating_mul(1000),
+                        SetOption::Ex => now_ms.saturating_add(n.saturating_mul(1000)),
+                        SetOption::Px => now_ms.saturating_add(n),
+                        SetOption::ExAt => n.saturating_mul(1000),
                         _ => n,
                     };
                     deadline = Some(d);
                     i += 1;
                 }
-                _ => return syntax(),
+                SetOption::Other => return syntax(),
             }
             i += 1;
         }
@@ -452,7 +502,7 @@ impl Keyspace {
             Some(Entry {
                 value: Value::Str(s),
                 deadline_ms,
-            }) => (true, Some(s.clone()), *deadline_ms),
+            }) => (true, (want_old || get).then(|| s.clone()), *deadline_ms),
             Some(_) if get => return wrongtype(),
             Some(e) => (true, None, e.deadline_ms),
         };
@@ -546,12 +596,17 @@ impl Keyspace {
         };
         let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
         for o in opts {
-            match upper(o).as_bytes() {
-                b"NX" => nx = true,
-                b"XX" => xx = true,
-                b"GT" => gt = true,
-                b"LT" => lt = true,
-                _ => return Outcome::Error("ERR Unsupported option".into()),
+            let is = |name: &[u8]| o.eq_ignore_ascii_case(name);
+            if is(b"NX") {
+                nx = true;
+            } else if is(b"XX") {
+                xx = true;
+            } else if is(b"GT") {
+                gt = true;
+            } else if is(b"LT") {
+                lt = true;
+            } else {
+                return Outcome::Error("ERR Unsupported option".into());
             }
         }
         if (nx && (xx || gt || lt)) || (gt && lt) {
@@ -1168,6 +1223,41 @@ mod tests {
         assert!(ks.is_empty(0, 0));
         assert!(ks.is_empty(0, 1));
         assert!(ks.expire_due(100).is_empty());
+    }
+
+    #[test]
+    fn parse_i64_reads_as_str_parse_does_without_a_plus() {
+        for t in [
+            "0",
+            "7",
+            "-7",
+            "007",
+            "-0",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "99999999999999999999",
+            "",
+            "-",
+            "+5",
+            "5+",
+            " 5",
+            "5 ",
+            "1e3",
+            "1.0",
+            "--1",
+            "-+1",
+            "٣",
+        ] {
+            let want = if t.starts_with('+') {
+                None
+            } else {
+                t.parse::<i64>().ok()
+            };
+            assert_eq!(parse_i64(t.as_bytes()), want, "{t:?}");
+        }
+        assert_eq!(parse_i64(b"\xff1"), None);
     }
 
     #[test]

@@ -230,44 +230,13 @@ impl LineParser {
         {
             return Ok(None);
         }
-        let sp =
-            memchr::memchr(b' ', line).ok_or_else(|| "no space after the timestamp".to_string())?;
-        let at_ns = parse_time(&line[..sp]).ok_or_else(|| {
-            format!(
-                "bad timestamp {:?} (expected <epoch seconds>.<microseconds>)",
-                String::from_utf8_lossy(&line[..sp])
-            )
-        })?;
-        let rest_at = sp + 1;
-        let rest = &line[rest_at..];
-        if rest.first() != Some(&b'[') {
-            return Err("missing `[<db> <client>]` after the timestamp".into());
-        }
-        let close = memchr::memchr_iter(b']', &rest[1..])
-            .map(|i| i + 1)
-            .find(|&i| i + 1 == rest.len() || rest[i + 1] == b' ')
-            .ok_or_else(|| "unterminated `[<db> <client>]`".to_string())?;
-        let inner = &rest[1..close];
-        if !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
-            return Err("client address is not UTF-8".to_string());
-        }
-        let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        let Some(space) = memchr::memchr(b' ', inner) else {
-            return Err(format!(
-                "bad `[{}]`: expected `[<db> <client>]`",
-                lossy(inner)
-            ));
+        let (at_ns, db, client, args_at) = match fast_head(line) {
+            Some(head) => head,
+            None => general_head(line)?,
         };
-        let (db, client) = (&inner[..space], &inner[space + 1..]);
-        let db = parse_u32(db).ok_or_else(|| format!("bad database number {:?}", lossy(db)))?;
         self.scratch.clear();
         self.spans.clear();
-        parse_args(
-            line,
-            (rest_at + close + 1).min(line.len()),
-            &mut self.scratch,
-            &mut self.spans,
-        )?;
+        parse_args(line, args_at, &mut self.scratch, &mut self.spans)?;
         if self.spans.is_empty() {
             return Err("no command after `[<db> <client>]`".into());
         }
@@ -280,6 +249,101 @@ impl LineParser {
             spans: &self.spans,
         }))
     }
+}
+
+/// The head of the usual line, `<digits>.<digits> [<digits> <ASCII client>]`,
+/// in one pass: (time, database, client, where the arguments start). `None`
+/// for anything else, which [`general_head`] reads (and words the error
+/// of); a head both accept, both read the same way.
+fn fast_head(line: &[u8]) -> Option<(i64, u32, &[u8], usize)> {
+    let digit = |i: usize| line.get(i).filter(|c| c.is_ascii_digit()).map(|c| c - b'0');
+    let mut i = 0;
+    let mut secs: i64 = 0;
+    while let Some(d) = digit(i) {
+        secs = secs.checked_mul(10)?.checked_add(i64::from(d))?;
+        i += 1;
+    }
+    if i == 0 {
+        return None;
+    }
+    let mut ns: i64 = 0;
+    let mut places = 0;
+    if line.get(i) == Some(&b'.') {
+        i += 1;
+        while let Some(d) = digit(i) {
+            if places == 9 {
+                return None;
+            }
+            ns = ns * 10 + i64::from(d);
+            places += 1;
+            i += 1;
+        }
+    }
+    for _ in places..9 {
+        ns *= 10;
+    }
+    let at_ns = secs.checked_mul(1_000_000_000)?.checked_add(ns)?;
+    if line.get(i..i + 2) != Some(b" [") {
+        return None;
+    }
+    i += 2;
+    let db_at = i;
+    let mut db: u32 = 0;
+    while let Some(d) = digit(i) {
+        db = db.checked_mul(10)?.checked_add(u32::from(d))?;
+        i += 1;
+    }
+    if i == db_at || line.get(i) != Some(&b' ') {
+        return None;
+    }
+    i += 1;
+    let client_at = i;
+    loop {
+        let c = *line.get(i)?;
+        if !c.is_ascii() {
+            return None;
+        }
+        if c == b']' && matches!(line.get(i + 1), None | Some(b' ')) {
+            return Some((at_ns, db, &line[client_at..i], i + 1));
+        }
+        i += 1;
+    }
+}
+
+/// The head of any line (see [`fast_head`]): (time, database, client,
+/// where the arguments start), or why it is malformed.
+fn general_head(line: &[u8]) -> Result<(i64, u32, &[u8], usize), String> {
+    let sp =
+        memchr::memchr(b' ', line).ok_or_else(|| "no space after the timestamp".to_string())?;
+    let at_ns = parse_time(&line[..sp]).ok_or_else(|| {
+        format!(
+            "bad timestamp {:?} (expected <epoch seconds>.<microseconds>)",
+            String::from_utf8_lossy(&line[..sp])
+        )
+    })?;
+    let rest_at = sp + 1;
+    let rest = &line[rest_at..];
+    if rest.first() != Some(&b'[') {
+        return Err("missing `[<db> <client>]` after the timestamp".into());
+    }
+    let close = memchr::memchr_iter(b']', &rest[1..])
+        .map(|i| i + 1)
+        .find(|&i| i + 1 == rest.len() || rest[i + 1] == b' ')
+        .ok_or_else(|| "unterminated `[<db> <client>]`".to_string())?;
+    let inner = &rest[1..close];
+    if !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
+        return Err("client address is not UTF-8".to_string());
+    }
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let Some(space) = memchr::memchr(b' ', inner) else {
+        return Err(format!(
+            "bad `[{}]`: expected `[<db> <client>]`",
+            lossy(inner)
+        ));
+    };
+    let (db, client) = (&inner[..space], &inner[space + 1..]);
+    let db = parse_u32(db).ok_or_else(|| format!("bad database number {:?}", lossy(db)))?;
+    Ok((at_ns, db, client, (rest_at + close + 1).min(line.len())))
 }
 
 fn trim_eol(mut line: &[u8]) -> &[u8] {
@@ -700,6 +764,22 @@ fn note_key(set: &mut Vec<Vec<u8>>, key: &[u8]) {
     }
 }
 
+/// Keys the replay remembers before it starts over (a bound on memory for
+/// captures touching many distinct keys; forgetting changes no result).
+const KEY_CACHE_MAX: usize = 1 << 20;
+
+/// What the replay knows about a key.
+#[derive(Clone, Copy, Debug)]
+struct KeyInfo {
+    lock: bool,
+    stock: bool,
+    order: bool,
+    /// In [`Replay::lock_keys`] already.
+    noted: bool,
+    /// Its symbol, once an event has interned it.
+    sym: Option<Sym>,
+}
+
 /// What earlier runs taught about a script (by SHA or body).
 #[derive(Clone, Copy, Debug, Default)]
 struct ScriptKind {
@@ -724,8 +804,9 @@ struct Replay {
     kinds: HashMap<Vec<u8>, ScriptKind>,
     /// (client, lock key) → token of that client's last winning acquire.
     last_token: LastTokens,
-    /// Lock keys → their symbols, once an event has interned them.
-    key_syms: HashMap<Box<[u8]>, Sym>,
+    /// What each key seen matches, and its symbol once an event interned
+    /// it (at most [`KEY_CACHE_MAX`] keys; then it starts over).
+    keys: HashMap<Box<[u8]>, KeyInfo>,
     unknown: BTreeMap<String, u64>,
     lock_keys: HashSet<Vec<u8>>,
     /// Business events, tied to their lock key at the end.
@@ -739,19 +820,47 @@ struct Replay {
 }
 
 impl Replay {
-    fn is_lock(&self, key: &[u8]) -> bool {
-        self.lock_glob.matches(key)
+    /// Which patterns `key` matches (globs run once per key).
+    fn key_info(&mut self, key: &[u8]) -> KeyInfo {
+        if let Some(k) = self.keys.get(key) {
+            return *k;
+        }
+        let info = KeyInfo {
+            lock: self.lock_glob.matches(key),
+            stock: self.stock_glob.matches(key),
+            order: self.order_glob.matches(key),
+            noted: false,
+            sym: None,
+        };
+        if self.keys.len() >= KEY_CACHE_MAX {
+            self.keys.clear();
+        }
+        self.keys.insert(key.into(), info);
+        info
     }
 
-    /// The symbol of a key's text, interned at its first event.
+    fn is_lock(&mut self, key: &[u8]) -> bool {
+        self.key_info(key).lock
+    }
+
+    /// The symbol of a key's text (interned at its first event, as before
+    /// the cache: interning the same text again gives the same symbol).
     fn key_sym(&mut self, b: &mut LogBuilder, key: &[u8]) -> Sym {
-        *self
-            .key_syms
-            .entry_ref(key)
-            .or_insert_with(|| b.intern(&text(key)))
+        match self.keys.get_mut(key) {
+            Some(KeyInfo { sym: Some(sym), .. }) => *sym,
+            Some(info) => {
+                let sym = b.intern_bytes(key);
+                info.sym = Some(sym);
+                sym
+            }
+            None => b.intern_bytes(key),
+        }
     }
 
     fn note_lock_key(&mut self, key: &[u8]) {
+        if let Some(info) = self.keys.get_mut(key) {
+            info.noted = true;
+        }
         if !self.lock_keys.contains(key) {
             self.lock_keys.insert(key.to_vec());
         }
@@ -875,7 +984,7 @@ impl Replay {
             let mut e = self.new_event(b, kind_out, *at_ns, *line, &s.client, reads_key);
             let holder = s.holder_for(&[]);
             if !holder.is_empty() {
-                e.holder = Some(b.intern(&text(&holder)));
+                e.holder = Some(b.intern_bytes(&holder));
             }
             events.push(e);
             drop.push(false);
@@ -978,8 +1087,9 @@ impl Replay {
         self.ks.expire_due(now_ms);
         let c = up.as_bytes();
         let key = args.first().copied();
-        let lock0 = key.is_some_and(|k| self.is_lock(k));
-        let stock0 = !lock0 && key.is_some_and(|k| self.stock_glob.matches(k));
+        let info = key.map(|k| self.key_info(k));
+        let lock0 = info.is_some_and(|i| i.lock);
+        let stock0 = !lock0 && info.is_some_and(|i| i.stock);
         let del = matches!(c, b"DEL" | b"UNLINK");
         // What the rules below need of the keys before the command runs (the
         // keyspace is already expired to `now_ms`, so looking changes
@@ -1011,8 +1121,13 @@ impl Replay {
                 }
             }
         }
-        let out = self.ks.apply_upper(now_ms, db, cmd, up, args);
-        if out == Outcome::Unknown {
+        // Only a lock key's plain `SET` compares the old value (a renewal).
+        let want_old = lock0
+            && !args
+                .get(2..)
+                .is_some_and(|o| o.iter().any(|o| o.eq_ignore_ascii_case(b"NX")));
+        let out = self.ks.apply_upper(now_ms, db, cmd, up, args, want_old);
+        if matches!(out, Outcome::Unknown) {
             *self
                 .unknown
                 .entry(lossy(&cmd.to_ascii_uppercase()))
@@ -1026,11 +1141,13 @@ impl Replay {
             return;
         };
         if lock0 {
-            self.note_lock_key(key);
+            if !info.is_some_and(|i| i.noted) {
+                self.note_lock_key(key);
+            }
             self.lock_cmd(b, at_ns, line, client, db, c, args, before0, &out);
         } else if stock0 {
             self.stock_cmd(b, at_ns, line, client, c, args, stock_before, &out);
-        } else if matches!(c, b"RPUSH" | b"LPUSH") && self.order_glob.matches(key) {
+        } else if matches!(c, b"RPUSH" | b"LPUSH") && info.is_some_and(|i| i.order) {
             self.order_cmd(b, at_ns, line, client, args);
         }
         // Other keys a multi-key DEL names.
@@ -1098,7 +1215,7 @@ impl Replay {
                     (false, false) => return,
                 };
                 let mut e = self.new_event(b, kind, at_ns, line, client, key);
-                e.holder = Some(b.intern(&text(token)));
+                e.holder = Some(b.intern_bytes(token));
                 if kind != EventKind::AcquireFailed {
                     e.ttl_ms = ttl_left(&mut self.ks);
                 }
@@ -1118,7 +1235,7 @@ impl Replay {
                     _ => EventKind::Acquired,
                 };
                 let mut e = self.new_event(b, kind, at_ns, line, client, key);
-                e.holder = Some(b.intern(&text(token)));
+                e.holder = Some(b.intern_bytes(token));
                 if kind == EventKind::Acquired {
                     self.set_last_token(client, key, token);
                 }
@@ -1129,7 +1246,7 @@ impl Replay {
                     && let Some(&field) = args.get(1)
                 {
                     let mut e = self.new_event(b, EventKind::Acquired, at_ns, line, client, key);
-                    e.holder = Some(b.intern(&text(field)));
+                    e.holder = Some(b.intern_bytes(field));
                     e.ttl_ms = ttl_left(&mut self.ks);
                     self.set_last_token(client, key, field);
                     self.emit(b, e);
@@ -1143,7 +1260,7 @@ impl Replay {
                     return; // a deadline in the past deleted it
                 };
                 let mut e = self.new_event(b, EventKind::Renewed, at_ns, line, client, key);
-                e.holder = token_of(&v).map(|t| b.intern(&text(&t)));
+                e.holder = token_of(&v).map(|t| b.intern_bytes(&t));
                 e.ttl_ms = ttl_left(&mut self.ks);
                 self.emit(b, e);
             }
@@ -1190,7 +1307,7 @@ impl Replay {
             }
         }
         let mut e = self.new_event(b, EventKind::Released, at_ns, line, client, key);
-        e.holder = Some(b.intern(&text(&holder)));
+        e.holder = Some(b.intern_bytes(&holder));
         e.detail_mut().deleted = Some(token.is_some());
         if token.as_ref() == Some(&holder) {
             self.last_token.forget(&holder);
@@ -1276,25 +1393,21 @@ impl Replay {
         for elem in &args[1..] {
             let mut e = self.new_event(b, EventKind::OrderCreated, at_ns, line, client, key);
             e.key = None;
-            let json: Option<serde_json::Value> = serde_json::from_slice(elem).ok();
-            let obj = json.as_ref().and_then(serde_json::Value::as_object);
-            let field = |names: &[&str]| {
-                obj.and_then(|o| names.iter().find_map(|n| o.get(*n)))
-                    .filter(|v| !v.is_null())
-            };
-            let as_text = |v: &serde_json::Value| match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            let qty = field(&["qty", "quantity"])
+            let mut f: OrderFields = serde_json::from_slice(elem).unwrap_or_default();
+            let qty = f
+                .first(&["qty", "quantity"])
                 .and_then(|v| {
                     v.as_i64()
                         .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
                 })
                 .unwrap_or(1);
-            let order_id = field(&["order_id", "orderId"]).map(as_text);
-            let owner = field(&["lock_owner", "owner", "lockOwner"]).map(as_text);
-            let price = field(&["unit_price", "unitPrice", "price"]).and_then(|v| v.as_f64());
+            let order_id = f.first(&["order_id", "orderId"]).map(json_text);
+            let owner = f
+                .first(&["lock_owner", "owner", "lockOwner"])
+                .map(json_text);
+            let price = f
+                .first(&["unit_price", "unitPrice", "price"])
+                .and_then(|v| v.as_f64());
             if let Some(o) = owner {
                 e.holder = Some(b.intern(&o));
             }
@@ -1338,6 +1451,111 @@ impl Replay {
             e.key = key;
             b.push(e);
         }
+    }
+}
+
+/// A member of a JSON object: absent, or present (`null` included), as
+/// `serde_json::Map::get` tells them apart.
+#[derive(Debug, Default)]
+enum Member {
+    #[default]
+    Absent,
+    Present(serde_json::Value),
+}
+
+/// The members of an order (a JSON object pushed on an order list) that the
+/// replay reads, by name.
+const ORDER_MEMBERS: [&str; 10] = [
+    "qty",
+    "quantity",
+    "order_id",
+    "orderId",
+    "lock_owner",
+    "owner",
+    "lockOwner",
+    "unit_price",
+    "unitPrice",
+    "price",
+];
+
+/// Those members of one order. Read as `serde_json::Value` would read the
+/// whole object, so that the same elements fail (bad JSON, not an object,
+/// too deep) and a repeated member keeps its last value, but without
+/// building the map.
+#[derive(Debug, Default)]
+struct OrderFields {
+    members: [Member; ORDER_MEMBERS.len()],
+}
+
+impl OrderFields {
+    /// The first of `names` present in the object, unless it is `null`.
+    fn first(&mut self, names: &[&str]) -> Option<serde_json::Value> {
+        let i = names
+            .iter()
+            .filter_map(|n| ORDER_MEMBERS.iter().position(|m| m == n))
+            .find(|&i| matches!(self.members[i], Member::Present(_)))?;
+        match std::mem::take(&mut self.members[i]) {
+            Member::Present(v) if !v.is_null() => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// An object member's name: the index of one of [`ORDER_MEMBERS`], or
+/// `None`. Read without allocating.
+struct MemberName(Option<usize>);
+
+impl<'de> serde::Deserialize<'de> for MemberName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = MemberName;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MemberName, E> {
+                Ok(MemberName(ORDER_MEMBERS.iter().position(|m| *m == name)))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for OrderFields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = OrderFields;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<OrderFields, A::Error> {
+                let mut out = OrderFields::default();
+                while let Some(MemberName(slot)) = map.next_key()? {
+                    let value: serde_json::Value = map.next_value()?;
+                    if let Some(i) = slot {
+                        out.members[i] = Member::Present(value);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// A JSON value as text: a string's own text, else its JSON.
+fn json_text(v: serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
     }
 }
 
@@ -1398,7 +1616,7 @@ pub fn read_monitor<R: BufRead>(
         script: None,
         kinds: HashMap::new(),
         last_token: LastTokens::default(),
-        key_syms: HashMap::new(),
+        keys: HashMap::new(),
         unknown: BTreeMap::new(),
         lock_keys: HashSet::new(),
         business: Vec::new(),
@@ -1750,6 +1968,49 @@ mod tests {
         assert!(matches!(Glob::new(b"*:lock").shape, Shape::Suffix(_)));
         assert!(matches!(Glob::new(b"lock").shape, Shape::Exact));
         assert!(matches!(Glob::new(b"l?ck*").shape, Shape::General));
+    }
+
+    #[test]
+    fn the_fast_head_reads_as_the_general_one() {
+        let heads = [
+            "1795939840.805117 [0 127.0.0.1:34098]",
+            "1795939840 [0 a:1]",
+            "1795939840. [12 a:1]",
+            "1.123456789 [0 a:1]",
+            "1.1234567890 [0 a:1]",
+            "9223372036.854775807 [0 a:1]",
+            "9223372036.854775808 [0 a:1]",
+            "99999999999999999999 [0 a:1]",
+            "1.5 [4294967295 a:1]",
+            "1.5 [4294967296 a:1]",
+            "1.5 [+1 a:1]",
+            "1.5 [ a:1]",
+            "1.5 [0 ]",
+            "1.5 [0 a]b c]",
+            "1.5 [0] x]",
+            "1.5 [0 lua]",
+            "1.5 [0 unix:/tmp/r.sock]",
+            "1.5 [0 [::1]:6379]",
+            "1.5 [0 caf\u{e9}:1]",
+            "1.2.3 [0 a:1]",
+            "1.2x [0 a:1]",
+            "+1.5 [0 a:1]",
+            ".5 [0 a:1]",
+            "1.5  [0 a:1]",
+            "1.5 [0 a:1",
+            "1.5 0 a:1]",
+        ];
+        for h in heads {
+            for tail in ["", " \"GET\" \"k\"", "x"] {
+                let line = format!("{h}{tail}");
+                let fast = fast_head(line.as_bytes());
+                let general = general_head(line.as_bytes());
+                if let Some(f) = fast {
+                    assert_eq!(Ok(f), general, "{line:?}");
+                }
+            }
+        }
+        assert!(fast_head(b"1795939840.805117 [0 127.0.0.1:34098] \"GET\"").is_some());
     }
 
     #[test]
