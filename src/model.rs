@@ -23,12 +23,23 @@ impl Sym {
     }
 }
 
-/// The interner's hash of a string's bytes (the same for `&str` and `&[u8]`).
-fn hash_text(hasher: &foldhash::fast::FixedState, b: &[u8]) -> u64 {
+/// The interner's hash of a string's bytes (the same for `&str` and
+/// `&[u8]`), folded to 32 bits so that the table can keep it beside each
+/// symbol.
+fn hash_text(hasher: &foldhash::fast::FixedState, b: &[u8]) -> u32 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = hasher.build_hasher();
     h.write(b);
-    h.finish()
+    let h = h.finish();
+    (h ^ (h >> 32)) as u32
+}
+
+/// The table's 64-bit hash of a 32-bit one: the low bits pick the bucket,
+/// the top bits are the tag, both from the kept hash, so that growing the
+/// table rehashes without reading the strings.
+fn table_hash(h: u32) -> u64 {
+    let h = u64::from(h);
+    h | (h << 32)
 }
 
 /// Deduplicating string table. Interning is O(1) amortised; every distinct
@@ -36,8 +47,8 @@ fn hash_text(hasher: &foldhash::fast::FixedState, b: &[u8]) -> u64 {
 /// text buffer (no allocation per string).
 #[derive(Clone, Debug, Default)]
 pub struct Interner {
-    /// Symbols, hashed by their text.
-    table: hashbrown::HashTable<Sym>,
+    /// Symbols, hashed by their text, each with that hash.
+    table: hashbrown::HashTable<(Sym, u32)>,
     /// Every string, one after the other.
     text: String,
     /// End of each string in `text`, in symbol order.
@@ -46,8 +57,18 @@ pub struct Interner {
 }
 
 impl Interner {
-    fn hash(&self, s: &str) -> u64 {
+    fn hash(&self, s: &str) -> u32 {
         hash_text(&self.hasher, s.as_bytes())
+    }
+
+    /// The symbol of the interned string whose hash is `hash` and whose
+    /// bytes are `b`.
+    fn find(&self, hash: u32, b: &[u8]) -> Option<Sym> {
+        self.table
+            .find(table_hash(hash), |&(sym, h)| {
+                h == hash && slice(&self.text, &self.ends, sym).as_bytes() == b
+            })
+            .map(|&(sym, _)| sym)
     }
 
     /// An empty interner with room for `strings` strings of `bytes` bytes.
@@ -63,30 +84,20 @@ impl Interner {
     /// Returns the symbol for `s`, adding it if it is new.
     pub fn intern(&mut self, s: &str) -> Sym {
         let hash = self.hash(s);
-        let found = self
-            .table
-            .find(hash, |&sym| slice(&self.text, &self.ends, sym) == s);
-        match found {
-            Some(&sym) => sym,
+        match self.find(hash, s.as_bytes()) {
+            Some(sym) => sym,
             None => self.add(hash, s),
         }
     }
 
     /// Adds `s`, not interned yet, whose hash is `hash`.
-    fn add(&mut self, hash: u64, s: &str) -> Sym {
-        let Interner {
-            table,
-            text,
-            ends,
-            hasher,
-        } = self;
-        text.push_str(s);
-        ends.push(text.len());
-        let n = u32::try_from(ends.len()).unwrap_or(u32::MAX);
+    fn add(&mut self, hash: u32, s: &str) -> Sym {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        let n = u32::try_from(self.ends.len()).unwrap_or(u32::MAX);
         let sym = Sym(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
-        table.insert_unique(hash, sym, |&sym| {
-            hash_text(hasher, slice(text, ends, sym).as_bytes())
-        });
+        self.table
+            .insert_unique(table_hash(hash), (sym, hash), |&(_, h)| table_hash(h));
         sym
     }
 
@@ -95,10 +106,7 @@ impl Interner {
     /// text, invalid UTF-8 replaced as `String::from_utf8_lossy` does.
     pub fn intern_bytes(&mut self, b: &[u8]) -> Sym {
         let hash = hash_text(&self.hasher, b);
-        let found = self.table.find(hash, |&sym| {
-            slice(&self.text, &self.ends, sym).as_bytes() == b
-        });
-        if let Some(&sym) = found {
+        if let Some(sym) = self.find(hash, b) {
             return sym;
         }
         match std::str::from_utf8(b) {
@@ -109,9 +117,7 @@ impl Interner {
 
     /// Looks a string up without adding it.
     pub fn lookup(&self, s: &str) -> Option<Sym> {
-        self.table
-            .find(self.hash(s), |&sym| slice(&self.text, &self.ends, sym) == s)
-            .copied()
+        self.find(self.hash(s), s.as_bytes())
     }
 
     /// The text of a symbol. Symbols from another interner give `"?"`.
