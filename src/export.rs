@@ -86,6 +86,7 @@ fn incidents_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
         "oversold_units",
         "loss",
         "currency",
+        "inferred",
     ])?;
     for inc in &a.incidents {
         let holders: Vec<&str> = inc.leases.iter().map(|&l| s(a.leases[l].holder)).collect();
@@ -102,6 +103,7 @@ fn incidents_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
             inc.oversold_units.to_string(),
             format!("{:.2}", inc.loss),
             r.settings.currency.clone(),
+            r.incident_inferred(inc).to_string(),
         ])?;
     }
     Ok(w.into_inner()?)
@@ -110,7 +112,7 @@ fn incidents_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
 fn findings_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
     let s = |sym| r.log.strings.get(sym).to_string();
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["kind", "key", "holder", "at", "detail"])?;
+    w.write_record(["kind", "key", "holder", "at", "detail", "inferred"])?;
     for f in &r.analysis.findings {
         w.write_record([
             f.kind.as_str().to_string(),
@@ -118,6 +120,7 @@ fn findings_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
             f.holder.map(s).unwrap_or_default(),
             r.rfc3339(f.at_ns),
             f.detail.clone(),
+            r.finding_inferred(f).to_string(),
         ])?;
     }
     Ok(w.into_inner()?)
@@ -254,6 +257,7 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
                 "earlier": s(a.leases[o.earlier].holder),
                 "later": s(a.leases[o.later].holder),
                 "duration_ms": o.duration_ms(),
+                "inferred": r.overlap_inferred(o),
             })),
         });
     }
@@ -278,6 +282,7 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
                 "oversold_units": sale.oversold_units,
                 "loss": sale.oversold_units as f64 * r.settings.unit_loss,
                 "currency": r.settings.currency,
+                "inferred": r.sale_inferred(sale),
             })),
         });
     }

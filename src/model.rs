@@ -23,13 +23,32 @@ impl Sym {
     }
 }
 
+/// The interner's hash of a string's bytes (the same for `&str` and
+/// `&[u8]`), folded to 32 bits so that the table can keep it beside each
+/// symbol.
+fn hash_text(hasher: &foldhash::fast::FixedState, b: &[u8]) -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = hasher.build_hasher();
+    h.write(b);
+    let h = h.finish();
+    (h ^ (h >> 32)) as u32
+}
+
+/// The table's 64-bit hash of a 32-bit one: the low bits pick the bucket,
+/// the top bits are the tag, both from the kept hash, so that growing the
+/// table rehashes without reading the strings.
+fn table_hash(h: u32) -> u64 {
+    let h = u64::from(h);
+    h | (h << 32)
+}
+
 /// Deduplicating string table. Interning is O(1) amortised; every distinct
 /// string is stored once however many events name it, all of them in one
 /// text buffer (no allocation per string).
 #[derive(Clone, Debug, Default)]
 pub struct Interner {
-    /// Symbols, hashed by their text.
-    table: hashbrown::HashTable<Sym>,
+    /// Symbols, hashed by their text, each with that hash.
+    table: hashbrown::HashTable<(Sym, u32)>,
     /// Every string, one after the other.
     text: String,
     /// End of each string in `text`, in symbol order.
@@ -38,8 +57,18 @@ pub struct Interner {
 }
 
 impl Interner {
-    fn hash(&self, s: &str) -> u64 {
-        std::hash::BuildHasher::hash_one(&self.hasher, s)
+    fn hash(&self, s: &str) -> u32 {
+        hash_text(&self.hasher, s.as_bytes())
+    }
+
+    /// The symbol of the interned string whose hash is `hash` and whose
+    /// bytes are `b`.
+    fn find(&self, hash: u32, b: &[u8]) -> Option<Sym> {
+        self.table
+            .find(table_hash(hash), |&(sym, h)| {
+                h == hash && slice(&self.text, &self.ends, sym).as_bytes() == b
+            })
+            .map(|&(sym, _)| sym)
     }
 
     /// An empty interner with room for `strings` strings of `bytes` bytes.
@@ -55,31 +84,40 @@ impl Interner {
     /// Returns the symbol for `s`, adding it if it is new.
     pub fn intern(&mut self, s: &str) -> Sym {
         let hash = self.hash(s);
-        let Interner {
-            table,
-            text,
-            ends,
-            hasher,
-        } = self;
-        let found = table.find(hash, |&sym| slice(text, ends, sym) == s);
-        if let Some(&sym) = found {
+        match self.find(hash, s.as_bytes()) {
+            Some(sym) => sym,
+            None => self.add(hash, s),
+        }
+    }
+
+    /// Adds `s`, not interned yet, whose hash is `hash`.
+    fn add(&mut self, hash: u32, s: &str) -> Sym {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+        let n = u32::try_from(self.ends.len()).unwrap_or(u32::MAX);
+        let sym = Sym(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
+        self.table
+            .insert_unique(table_hash(hash), (sym, hash), |&(_, h)| table_hash(h));
+        sym
+    }
+
+    /// [`Interner::intern`] of bytes: a string already interned is found
+    /// without checking that the bytes are UTF-8; a new one is interned as
+    /// text, invalid UTF-8 replaced as `String::from_utf8_lossy` does.
+    pub fn intern_bytes(&mut self, b: &[u8]) -> Sym {
+        let hash = hash_text(&self.hasher, b);
+        if let Some(sym) = self.find(hash, b) {
             return sym;
         }
-        text.push_str(s);
-        ends.push(text.len());
-        let n = u32::try_from(ends.len()).unwrap_or(u32::MAX);
-        let sym = Sym(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
-        table.insert_unique(hash, sym, |&sym| {
-            std::hash::BuildHasher::hash_one(&*hasher, slice(text, ends, sym))
-        });
-        sym
+        match std::str::from_utf8(b) {
+            Ok(s) => self.add(hash, s),
+            Err(_) => self.intern(&String::from_utf8_lossy(b)),
+        }
     }
 
     /// Looks a string up without adding it.
     pub fn lookup(&self, s: &str) -> Option<Sym> {
-        self.table
-            .find(self.hash(s), |&sym| slice(&self.text, &self.ends, sym) == s)
-            .copied()
+        self.find(self.hash(s), s.as_bytes())
     }
 
     /// The text of a symbol. Symbols from another interner give `"?"`.
@@ -551,6 +589,11 @@ impl LogBuilder {
         self.log.strings.intern(s)
     }
 
+    /// Interns bytes as text ([`Interner::intern_bytes`]).
+    pub fn intern_bytes(&mut self, b: &[u8]) -> Sym {
+        self.log.strings.intern_bytes(b)
+    }
+
     /// Adds an event.
     pub fn push(&mut self, event: Event) {
         self.log.events.push(event);
@@ -630,6 +673,25 @@ mod tests {
         assert_eq!(i.get(b), "lock:b");
         assert_eq!(i.len(), 2);
         assert_eq!(std::mem::size_of::<Option<Sym>>(), 4);
+    }
+
+    #[test]
+    fn interning_bytes_finds_the_same_symbols() {
+        let mut i = Interner::default();
+        let a = i.intern("lock:a");
+        assert_eq!(i.intern_bytes(b"lock:a"), a);
+        let t = i.intern_bytes(b"token-1");
+        assert_eq!(i.intern("token-1"), t);
+        assert_eq!(
+            i.intern_bytes("caf\u{e9}".as_bytes()),
+            i.intern("caf\u{e9}")
+        );
+        // Invalid UTF-8 is interned as its lossy text, once.
+        let bad = i.intern_bytes(b"a\xffb");
+        assert_eq!(i.get(bad), "a\u{fffd}b");
+        assert_eq!(i.intern_bytes(b"a\xffb"), bad);
+        assert_eq!(i.intern("a\u{fffd}b"), bad);
+        assert_eq!(i.len(), 4);
     }
 
     #[test]

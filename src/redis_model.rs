@@ -9,7 +9,10 @@
 //! epoch, as Redis keeps them.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
+
+use hashbrown::HashMap;
+use hashbrown::hash_map::EntryRef;
 
 /// A value stored at a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,15 +108,104 @@ pub struct Keyspace {
 
 /// Parses a decimal `i64` as Redis does (no spaces, no `+`).
 pub fn parse_i64(s: &[u8]) -> Option<i64> {
-    let t = std::str::from_utf8(s).ok()?;
-    if t.starts_with('+') || t.is_empty() {
+    let (negative, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, s),
+    };
+    if digits.is_empty() {
         return None;
     }
-    t.parse().ok()
+    let magnitude = digits.iter().try_fold(0u64, |n, &c| {
+        if c.is_ascii_digit() {
+            n.checked_mul(10)?.checked_add(u64::from(c - b'0'))
+        } else {
+            None
+        }
+    })?;
+    if negative {
+        0i64.checked_sub_unsigned(magnitude)
+    } else {
+        i64::try_from(magnitude).ok()
+    }
 }
 
-fn upper(s: &[u8]) -> Vec<u8> {
-    s.to_ascii_uppercase()
+/// A command name or option in upper case, kept on the stack: every name
+/// this model knows is short. A longer name becomes empty, which matches
+/// nothing (the caller words an unknown command from its own bytes).
+#[derive(Clone, Copy)]
+pub(crate) struct Upper {
+    buf: [u8; Upper::MAX],
+    len: usize,
+}
+
+impl Upper {
+    const MAX: usize = 24;
+
+    pub(crate) fn new(s: &[u8]) -> Upper {
+        let mut buf = [0u8; Upper::MAX];
+        let len = if s.len() <= Upper::MAX { s.len() } else { 0 };
+        for (d, c) in buf.iter_mut().zip(&s[..len]) {
+            *d = c.to_ascii_uppercase();
+        }
+        Upper { buf, len }
+    }
+
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+fn upper(s: &[u8]) -> Upper {
+    Upper::new(s)
+}
+
+/// An option of `SET`, named in any case.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SetOption {
+    Nx,
+    Xx,
+    Get,
+    KeepTtl,
+    Ex,
+    Px,
+    ExAt,
+    PxAt,
+    Other,
+}
+
+impl SetOption {
+    fn of(o: &[u8]) -> SetOption {
+        const NAMES: [(&[u8], SetOption); 8] = [
+            (b"NX", SetOption::Nx),
+            (b"PX", SetOption::Px),
+            (b"EX", SetOption::Ex),
+            (b"XX", SetOption::Xx),
+            (b"GET", SetOption::Get),
+            (b"KEEPTTL", SetOption::KeepTtl),
+            (b"EXAT", SetOption::ExAt),
+            (b"PXAT", SetOption::PxAt),
+        ];
+        NAMES
+            .iter()
+            .find(|(name, _)| o.eq_ignore_ascii_case(name))
+            .map_or(SetOption::Other, |&(_, opt)| opt)
+    }
+}
+
+/// Calls `f` with `args` as byte slices, without allocating for the usual
+/// handful of arguments.
+fn with_refs<A: AsRef<[u8]>, T>(args: &[A], f: impl FnOnce(&[&[u8]]) -> T) -> T {
+    const SMALL: usize = 8;
+    if args.len() <= SMALL {
+        let mut small: [&[u8]; SMALL] = [&[]; SMALL];
+        for (s, a) in small.iter_mut().zip(args) {
+            *s = a.as_ref();
+        }
+        f(&small[..args.len()])
+    } else {
+        let v: Vec<&[u8]> = args.iter().map(AsRef::as_ref).collect();
+        f(&v)
+    }
 }
 
 fn wrongtype() -> Outcome {
@@ -144,8 +236,23 @@ impl Keyspace {
     /// The live entry at `key`, removing it first if its deadline passed
     /// (lazy expiry).
     pub fn get_live(&mut self, now_ms: i64, db: u32, key: &[u8]) -> Option<&Entry> {
-        self.expire_if_needed(now_ms, db, key);
-        self.dbs.get(&db).and_then(|m| m.get(key))
+        let Keyspace { dbs, expired, .. } = self;
+        let EntryRef::Occupied(o) = dbs.get_mut(&db)?.entry_ref(key) else {
+            return None;
+        };
+        match o.get().deadline_ms {
+            Some(d) if now_ms > d => {
+                let e = o.remove();
+                expired.push(Expired {
+                    db,
+                    key: key.to_vec(),
+                    at_ms: d,
+                    value: e.value,
+                });
+                None
+            }
+            _ => Some(o.into_mut()),
+        }
     }
 
     /// Number of live keys in `db` at `now_ms`.
@@ -160,14 +267,20 @@ impl Keyspace {
     }
 
     fn expire_if_needed(&mut self, now_ms: i64, db: u32, key: &[u8]) {
-        let Some(m) = self.dbs.get_mut(&db) else {
-            return;
-        };
-        let due = m
-            .get(key)
+        let due = self
+            .dbs
+            .get(&db)
+            .and_then(|m| m.get(key))
             .and_then(|e| e.deadline_ms)
             .is_some_and(|d| now_ms > d);
-        if due && let Some(e) = m.remove(key) {
+        if due {
+            self.expire_key(now_ms, db, key);
+        }
+    }
+
+    /// Removes `key`, whose deadline has passed, and notes its expiry.
+    fn expire_key(&mut self, now_ms: i64, db: u32, key: &[u8]) {
+        if let Some(e) = self.dbs.get_mut(&db).and_then(|m| m.remove(key)) {
             self.expired.push(Expired {
                 db,
                 key: key.to_vec(),
@@ -215,15 +328,22 @@ impl Keyspace {
         }
     }
 
+    /// Stores `value` at `key` with `deadline_ms`, in place when the key
+    /// exists (no new key allocation).
     fn put(&mut self, db: u32, key: &[u8], value: Value, deadline_ms: Option<i64>) {
-        self.db_mut(db).insert(
-            key.to_vec(),
-            Entry {
-                value,
-                deadline_ms: None,
-            },
-        );
-        self.set_deadline(db, key, deadline_ms);
+        let m = self.db_mut(db);
+        match m.get_mut(key) {
+            Some(e) => {
+                e.value = value;
+                e.deadline_ms = deadline_ms;
+            }
+            None => {
+                m.insert(key.to_vec(), Entry { value, deadline_ms });
+            }
+        }
+        if let Some(d) = deadline_ms {
+            self.deadlines.push(Reverse((d, db, key.to_vec())));
+        }
     }
 
     fn remove(&mut self, now_ms: i64, db: u32, key: &[u8]) -> Option<Entry> {
@@ -251,11 +371,35 @@ impl Keyspace {
     /// `EVAL`/`EVALSHA` and other commands without a keyspace effect are
     /// no-ops here (`Outcome::Ok`), since MONITOR shows a script's own calls
     /// as separate lines. Unknown commands give [`Outcome::Unknown`].
-    pub fn apply(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
-        let c = upper(cmd);
-        match c.as_slice() {
+    pub fn apply<A: AsRef<[u8]>>(
+        &mut self,
+        now_ms: i64,
+        db: u32,
+        cmd: &[u8],
+        args: &[A],
+    ) -> Outcome {
+        with_refs(args, |args| {
+            self.apply_upper(now_ms, db, cmd, &upper(cmd), args, true)
+        })
+    }
+
+    /// [`Keyspace::apply`] with the command name already upper-cased.
+    /// `want_old: false` says the caller will not read
+    /// [`Outcome::Set`]'s `old` (then `None` unless the `SET` has `GET`),
+    /// which spares a copy of the value for every `SET NX` that loses.
+    pub(crate) fn apply_upper(
+        &mut self,
+        now_ms: i64,
+        db: u32,
+        cmd: &[u8],
+        up: &Upper,
+        args: &[&[u8]],
+        want_old: bool,
+    ) -> Outcome {
+        let c = up.as_bytes();
+        match c {
             b"GET" => self.cmd_get(now_ms, db, cmd, args),
-            b"SET" => self.cmd_set(now_ms, db, args),
+            b"SET" => self.cmd_set(now_ms, db, args, want_old),
             b"SETNX" => self.cmd_setnx(now_ms, db, cmd, args),
             b"GETSET" => self.cmd_getset(now_ms, db, cmd, args),
             b"GETDEL" => self.cmd_getdel(now_ms, db, cmd, args),
@@ -268,16 +412,16 @@ impl Keyspace {
                 Outcome::Int(n as i64)
             }
             b"EXPIRE" | b"PEXPIRE" | b"EXPIREAT" | b"PEXPIREAT" => {
-                self.cmd_expire(now_ms, db, &c, args)
+                self.cmd_expire(now_ms, db, c, args)
             }
             b"PERSIST" => self.cmd_persist(now_ms, db, cmd, args),
-            b"TTL" | b"PTTL" => self.cmd_ttl(now_ms, db, &c, args),
-            b"HSET" | b"HMSET" => self.cmd_hset(now_ms, db, &c, args),
+            b"TTL" | b"PTTL" => self.cmd_ttl(now_ms, db, c, args),
+            b"HSET" | b"HMSET" => self.cmd_hset(now_ms, db, c, args),
             b"HINCRBY" => self.cmd_hincrby(now_ms, db, cmd, args),
             b"HDEL" => self.cmd_hdel(now_ms, db, cmd, args),
-            b"HEXISTS" | b"HGET" => self.cmd_hget(now_ms, db, &c, args),
-            b"INCR" | b"DECR" | b"INCRBY" | b"DECRBY" => self.cmd_incr(now_ms, db, &c, args),
-            b"RPUSH" | b"LPUSH" => self.cmd_push(now_ms, db, &c, args),
+            b"HEXISTS" | b"HGET" => self.cmd_hget(now_ms, db, c, args),
+            b"INCR" | b"DECR" | b"INCRBY" | b"DECRBY" => self.cmd_incr(now_ms, db, c, args),
+            b"RPUSH" | b"LPUSH" => self.cmd_push(now_ms, db, c, args),
             b"LLEN" => self.cmd_llen(now_ms, db, cmd, args),
             b"FLUSHDB" => {
                 self.flush_db(db);
@@ -298,7 +442,7 @@ impl Keyspace {
     }
 
     /// `GET key` (<https://redis.io/docs/latest/commands/get/>).
-    fn cmd_get(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_get(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         let [key] = args else {
             return wrong_args(cmd);
         };
@@ -313,7 +457,7 @@ impl Keyspace {
     /// (<https://redis.io/docs/latest/commands/set/>). A SET without an
     /// expiry option or `KEEPTTL` discards the old TTL; a non-positive
     /// `EX`/`PX` is an error.
-    fn cmd_set(&mut self, now_ms: i64, db: u32, args: &[Vec<u8>]) -> Outcome {
+    fn cmd_set(&mut self, now_ms: i64, db: u32, args: &[&[u8]], want_old: bool) -> Outcome {
         let [key, value, opts @ ..] = args else {
             return wrong_args(b"set");
         };
@@ -321,13 +465,13 @@ impl Keyspace {
         let mut deadline: Option<i64> = None;
         let mut i = 0;
         while i < opts.len() {
-            let o = upper(&opts[i]);
-            match o.as_slice() {
-                b"NX" => nx = true,
-                b"XX" => xx = true,
-                b"GET" => get = true,
-                b"KEEPTTL" => keepttl = true,
-                b"EX" | b"PX" | b"EXAT" | b"PXAT" => {
+            let o = SetOption::of(opts[i]);
+            match o {
+                SetOption::Nx => nx = true,
+                SetOption::Xx => xx = true,
+                SetOption::Get => get = true,
+                SetOption::KeepTtl => keepttl = true,
+                SetOption::Ex | SetOption::Px | SetOption::ExAt | SetOption::PxAt => {
                     if deadline.is_some() {
                         return syntax();
                     }
@@ -337,41 +481,35 @@ impl Keyspace {
                     if n <= 0 {
                         return Outcome::Error("ERR invalid expire time in 'set' command".into());
                     }
-                    let d = match o.as_slice() {
-                        b"EX" => now_ms.saturating_add(n.saturating_mul(1000)),
-                        b"PX" => now_ms.saturating_add(n),
-                        b"EXAT" => n.saturating_mul(1000),
+                    let d = match o {
+                        SetOption::Ex => now_ms.saturating_add(n.saturating_mul(1000)),
+                        SetOption::Px => now_ms.saturating_add(n),
+                        SetOption::ExAt => n.saturating_mul(1000),
                         _ => n,
                     };
                     deadline = Some(d);
                     i += 1;
                 }
-                _ => return syntax(),
+                SetOption::Other => return syntax(),
             }
             i += 1;
         }
         if (nx && xx) || (keepttl && deadline.is_some()) {
             return syntax();
         }
-        let prev = self.get_live(now_ms, db, key).cloned();
-        let old = match &prev {
-            None => None,
+        let (exists, old, prev_deadline) = match self.get_live(now_ms, db, key) {
+            None => (false, None, None),
             Some(Entry {
                 value: Value::Str(s),
-                ..
-            }) => Some(s.clone()),
+                deadline_ms,
+            }) => (true, (want_old || get).then(|| s.clone()), *deadline_ms),
             Some(_) if get => return wrongtype(),
-            Some(_) => None,
+            Some(e) => (true, None, e.deadline_ms),
         };
-        let exists = prev.is_some();
         let write = if exists { !nx } else { !xx };
         if write {
-            let keep = if keepttl {
-                prev.as_ref().and_then(|e| e.deadline_ms)
-            } else {
-                deadline
-            };
-            self.put(db, key, Value::Str(value.clone()), keep);
+            let keep = if keepttl { prev_deadline } else { deadline };
+            self.put(db, key, Value::Str(value.to_vec()), keep);
         }
         Outcome::Set {
             written: write,
@@ -381,20 +519,20 @@ impl Keyspace {
 
     /// `SETNX key value`: 1 when set, 0 when the key exists
     /// (<https://redis.io/docs/latest/commands/setnx/>).
-    fn cmd_setnx(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_setnx(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         let [key, value] = args else {
             return wrong_args(cmd);
         };
         if self.get_live(now_ms, db, key).is_some() {
             return Outcome::Int(0);
         }
-        self.put(db, key, Value::Str(value.clone()), None);
+        self.put(db, key, Value::Str(value.to_vec()), None);
         Outcome::Int(1)
     }
 
     /// `GETSET key value`: sets, discards the TTL, returns the old value
     /// (<https://redis.io/docs/latest/commands/getset/>).
-    fn cmd_getset(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_getset(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         let [key, value] = args else {
             return wrong_args(cmd);
         };
@@ -403,12 +541,12 @@ impl Keyspace {
             Some(Value::Str(s)) => Outcome::Bulk(s.clone()),
             Some(_) => return wrongtype(),
         };
-        self.put(db, key, Value::Str(value.clone()), None);
+        self.put(db, key, Value::Str(value.to_vec()), None);
         old
     }
 
     /// `GETDEL key` (<https://redis.io/docs/latest/commands/getdel/>).
-    fn cmd_getdel(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_getdel(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         let [key] = args else {
             return wrong_args(cmd);
         };
@@ -426,7 +564,7 @@ impl Keyspace {
     /// `DEL`/`UNLINK key...`: the number of live keys removed
     /// (<https://redis.io/docs/latest/commands/del/>,
     /// <https://redis.io/docs/latest/commands/unlink/>).
-    fn cmd_del(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_del(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         if args.is_empty() {
             return wrong_args(cmd);
         }
@@ -443,7 +581,7 @@ impl Keyspace {
     /// without a TTL; XX: only with one; GT/LT: only if the new deadline is
     /// greater/less, a key without TTL counting as infinite. A deadline at or
     /// before now deletes the key (and still returns 1).
-    fn cmd_expire(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_expire(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[&[u8]]) -> Outcome {
         let [key, t, opts @ ..] = args else {
             return wrong_args(c);
         };
@@ -458,12 +596,17 @@ impl Keyspace {
         };
         let (mut nx, mut xx, mut gt, mut lt) = (false, false, false, false);
         for o in opts {
-            match upper(o).as_slice() {
-                b"NX" => nx = true,
-                b"XX" => xx = true,
-                b"GT" => gt = true,
-                b"LT" => lt = true,
-                _ => return Outcome::Error("ERR Unsupported option".into()),
+            let is = |name: &[u8]| o.eq_ignore_ascii_case(name);
+            if is(b"NX") {
+                nx = true;
+            } else if is(b"XX") {
+                xx = true;
+            } else if is(b"GT") {
+                gt = true;
+            } else if is(b"LT") {
+                lt = true;
+            } else {
+                return Outcome::Error("ERR Unsupported option".into());
             }
         }
         if (nx && (xx || gt || lt)) || (gt && lt) {
@@ -491,7 +634,7 @@ impl Keyspace {
 
     /// `PERSIST key`: 1 when a TTL was removed
     /// (<https://redis.io/docs/latest/commands/persist/>).
-    fn cmd_persist(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_persist(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         let [key] = args else {
             return wrong_args(cmd);
         };
@@ -506,7 +649,7 @@ impl Keyspace {
 
     /// `TTL`/`PTTL key`: -2 absent, -1 no TTL, else the time left
     /// (<https://redis.io/docs/latest/commands/pttl/>).
-    fn cmd_ttl(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_ttl(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[&[u8]]) -> Outcome {
         let [key] = args else {
             return wrong_args(c);
         };
@@ -530,7 +673,7 @@ impl Keyspace {
 
     /// `HSET key field value [field value ...]`: the number of new fields
     /// (<https://redis.io/docs/latest/commands/hset/>).
-    fn cmd_hset(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_hset(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[&[u8]]) -> Outcome {
         let [key, pairs @ ..] = args else {
             return wrong_args(c);
         };
@@ -545,9 +688,9 @@ impl Keyspace {
         for p in pairs.chunks(2) {
             if let [f, v] = p {
                 if let Some(slot) = h.iter_mut().find(|(k, _)| k == f) {
-                    slot.1 = v.clone();
+                    slot.1 = v.to_vec();
                 } else {
-                    h.push((f.clone(), v.clone()));
+                    h.push((f.to_vec(), v.to_vec()));
                     added += 1;
                 }
             }
@@ -561,7 +704,7 @@ impl Keyspace {
 
     /// `HINCRBY key field n`: the new value
     /// (<https://redis.io/docs/latest/commands/hincrby/>).
-    fn cmd_hincrby(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_hincrby(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         let [key, field, n] = args else {
             return wrong_args(cmd);
         };
@@ -579,14 +722,14 @@ impl Keyspace {
             slot.1 = v.to_string().into_bytes();
             Outcome::Int(v)
         } else {
-            h.push((field.clone(), n.to_string().into_bytes()));
+            h.push((field.to_vec(), n.to_string().into_bytes()));
             Outcome::Int(n)
         }
     }
 
     /// `HDEL key field...`: fields removed; an emptied hash is deleted
     /// (<https://redis.io/docs/latest/commands/hdel/>).
-    fn cmd_hdel(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_hdel(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         let [key, fields @ ..] = args else {
             return wrong_args(cmd);
         };
@@ -598,9 +741,9 @@ impl Keyspace {
         }
         let mut n = 0;
         let mut empty = false;
-        if let Some(Value::Hash(h)) = self.db_mut(db).get_mut(key).map(|e| &mut e.value) {
+        if let Some(Value::Hash(h)) = self.db_mut(db).get_mut(*key).map(|e| &mut e.value) {
             let before = h.len();
-            h.retain(|(k, _)| !fields.contains(k));
+            h.retain(|(k, _)| !fields.contains(&k.as_slice()));
             n = before - h.len();
             empty = h.is_empty();
         }
@@ -613,7 +756,7 @@ impl Keyspace {
     /// `HEXISTS key field` (0/1) and `HGET key field` (value or nil)
     /// (<https://redis.io/docs/latest/commands/hexists/>,
     /// <https://redis.io/docs/latest/commands/hget/>).
-    fn cmd_hget(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_hget(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[&[u8]]) -> Outcome {
         let [key, field] = args else {
             return wrong_args(c);
         };
@@ -633,7 +776,7 @@ impl Keyspace {
     /// as 0; the TTL is kept
     /// (<https://redis.io/docs/latest/commands/incrby/>,
     /// <https://redis.io/docs/latest/commands/decrby/>).
-    fn cmd_incr(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_incr(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[&[u8]]) -> Outcome {
         let (key, delta) = match (c, args) {
             (b"INCR", [k]) => (k, 1),
             (b"DECR", [k]) => (k, -1),
@@ -669,7 +812,7 @@ impl Keyspace {
 
     /// `RPUSH`/`LPUSH key element...`: the new length
     /// (<https://redis.io/docs/latest/commands/rpush/>).
-    fn cmd_push(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_push(&mut self, now_ms: i64, db: u32, c: &[u8], args: &[&[u8]]) -> Outcome {
         let [key, elems @ ..] = args else {
             return wrong_args(c);
         };
@@ -679,21 +822,21 @@ impl Keyspace {
         if self.get_live(now_ms, db, key).is_none() {
             self.put(db, key, Value::List(VecDeque::new()), None);
         }
-        let Some(Value::List(l)) = self.db_mut(db).get_mut(key).map(|e| &mut e.value) else {
+        let Some(Value::List(l)) = self.db_mut(db).get_mut(*key).map(|e| &mut e.value) else {
             return wrongtype();
         };
         for e in elems {
             if c == b"RPUSH" {
-                l.push_back(e.clone());
+                l.push_back(e.to_vec());
             } else {
-                l.push_front(e.clone());
+                l.push_front(e.to_vec());
             }
         }
         Outcome::Int(l.len() as i64)
     }
 
     /// `LLEN key` (<https://redis.io/docs/latest/commands/llen/>).
-    fn cmd_llen(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[Vec<u8>]) -> Outcome {
+    fn cmd_llen(&mut self, now_ms: i64, db: u32, cmd: &[u8], args: &[&[u8]]) -> Outcome {
         let [key] = args else {
             return wrong_args(cmd);
         };
@@ -745,9 +888,19 @@ impl Connection {
     }
 
     /// Decides what to do with `cmd args`.
-    pub fn step(&mut self, cmd: &[u8], args: &[Vec<u8>]) -> Step {
-        let c = upper(cmd);
-        match c.as_slice() {
+    pub fn step<A: AsRef<[u8]>>(&mut self, cmd: &[u8], args: &[A]) -> Step {
+        self.step_upper(cmd, &upper(cmd), args)
+    }
+
+    /// [`Connection::step`] with the command name already upper-cased.
+    pub(crate) fn step_upper<A: AsRef<[u8]>>(
+        &mut self,
+        cmd: &[u8],
+        up: &Upper,
+        args: &[A],
+    ) -> Step {
+        let c = up.as_bytes();
+        match c {
             b"MULTI" => {
                 self.queue.get_or_insert_with(Vec::new);
                 Step::Handled
@@ -764,14 +917,14 @@ impl Connection {
                 if let Some(q) = self.queue.as_mut() {
                     let mut full = Vec::with_capacity(args.len() + 1);
                     full.push(cmd.to_vec());
-                    full.extend(args.iter().cloned());
+                    full.extend(args.iter().map(|a| a.as_ref().to_vec()));
                     q.push(full);
                     return Step::Queued;
                 }
                 if c == b"SELECT" {
                     if let Some(db) = args
                         .first()
-                        .and_then(|a| parse_i64(a))
+                        .and_then(|a| parse_i64(a.as_ref()))
                         .and_then(|n| u32::try_from(n).ok())
                     {
                         self.db = db;
@@ -787,6 +940,9 @@ impl Connection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No arguments.
+    const NONE: &[&[u8]] = &[];
 
     fn a(parts: &[&str]) -> Vec<Vec<u8>> {
         parts.iter().map(|p| p.as_bytes().to_vec()).collect()
@@ -1024,11 +1180,11 @@ mod tests {
     fn multi_exec_queues_and_discard_drops() {
         let mut ks = Keyspace::new();
         let mut c = Connection::default();
-        assert_eq!(c.step(b"MULTI", &[]), Step::Handled);
+        assert_eq!(c.step(b"MULTI", NONE), Step::Handled);
         assert_eq!(c.step(b"SET", &a(&["k", "v"])), Step::Queued);
         assert_eq!(c.step(b"INCR", &a(&["n"])), Step::Queued);
         assert_eq!(get(&mut ks, 0, "k"), None);
-        let Step::Exec(q) = c.step(b"exec", &[]) else {
+        let Step::Exec(q) = c.step(b"exec", NONE) else {
             panic!("expected exec");
         };
         assert_eq!(q.len(), 2);
@@ -1036,11 +1192,11 @@ mod tests {
             ks.apply(0, c.db, &cmd[0], &cmd[1..]);
         }
         assert_eq!(get(&mut ks, 0, "k"), Some(b"v".to_vec()));
-        c.step(b"MULTI", &[]);
+        c.step(b"MULTI", NONE);
         c.step(b"SET", &a(&["k", "w"]));
-        assert_eq!(c.step(b"DISCARD", &[]), Step::Handled);
+        assert_eq!(c.step(b"DISCARD", NONE), Step::Handled);
         assert!(!c.in_multi());
-        assert_eq!(c.step(b"EXEC", &[]), Step::Handled);
+        assert_eq!(c.step(b"EXEC", NONE), Step::Handled);
         assert_eq!(get(&mut ks, 0, "k"), Some(b"v".to_vec()));
     }
 
@@ -1056,17 +1212,52 @@ mod tests {
             ks.apply(0, 2, b"GET", &a(&["k"])),
             Outcome::Bulk(b"in2".to_vec())
         );
-        ks.apply(0, 2, b"FLUSHDB", &[]);
+        ks.apply(0, 2, b"FLUSHDB", NONE);
         assert_eq!(ks.apply(0, 2, b"GET", &a(&["k"])), Outcome::Nil);
         assert_eq!(
             ks.apply(0, 0, b"GET", &a(&["k"])),
             Outcome::Bulk(b"in0".to_vec())
         );
         ks.apply(0, 1, b"SET", &a(&["x", "1", "PX", "5"]));
-        ks.apply(0, 3, b"FLUSHALL", &[]);
+        ks.apply(0, 3, b"FLUSHALL", NONE);
         assert!(ks.is_empty(0, 0));
         assert!(ks.is_empty(0, 1));
         assert!(ks.expire_due(100).is_empty());
+    }
+
+    #[test]
+    fn parse_i64_reads_as_str_parse_does_without_a_plus() {
+        for t in [
+            "0",
+            "7",
+            "-7",
+            "007",
+            "-0",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "99999999999999999999",
+            "",
+            "-",
+            "+5",
+            "5+",
+            " 5",
+            "5 ",
+            "1e3",
+            "1.0",
+            "--1",
+            "-+1",
+            "٣",
+        ] {
+            let want = if t.starts_with('+') {
+                None
+            } else {
+                t.parse::<i64>().ok()
+            };
+            assert_eq!(parse_i64(t.as_bytes()), want, "{t:?}");
+        }
+        assert_eq!(parse_i64(b"\xff1"), None);
     }
 
     #[test]

@@ -336,3 +336,123 @@ fn markdown_report_of_the_seed_incident_says_3_oversold_and_600() {
         "{md}"
     );
 }
+
+/// REAL-A as the application logged it and as `redis-cli monitor` saw it.
+fn real_a(file: &str) -> PathBuf {
+    case_file("REAL-A-redispy-no-renewal", file)
+}
+
+/// Every `inferred` flag of a JSON report.
+struct InferredFlags {
+    incidents: Vec<bool>,
+    holds: Vec<bool>,
+    overlaps: Vec<bool>,
+    orders: Vec<bool>,
+    findings: Vec<bool>,
+}
+
+fn inferred_flags(v: &Value) -> InferredFlags {
+    let flags = |items: &Value| -> Vec<bool> {
+        items
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|x| x["inferred"].as_bool().expect("an inferred flag"))
+            .collect()
+    };
+    let incidents = v["incidents"].as_array().cloned().unwrap_or_default();
+    let each =
+        |field: &str| -> Vec<bool> { incidents.iter().flat_map(|i| flags(&i[field])).collect() };
+    InferredFlags {
+        incidents: flags(&v["incidents"]),
+        holds: each("holds"),
+        overlaps: each("overlaps"),
+        orders: each("orders"),
+        findings: flags(&v["findings"]),
+    }
+}
+
+#[test]
+fn the_capture_json_marks_its_outcomes_inferred_and_the_app_log_json_does_not() {
+    let (_, cap) = analyze_json(&[&real_a("a_redispy_lock_no_renewal.monitor.log")], &[]);
+    let (_, app) = analyze_json(&[&real_a("a_redispy_lock_no_renewal.app.jsonl")], &[]);
+    for (v, want, name) in [(&cap, true, "capture"), (&app, false, "app log")] {
+        let InferredFlags {
+            incidents,
+            holds,
+            overlaps,
+            orders,
+            findings,
+        } = inferred_flags(v);
+        assert!(
+            !incidents.is_empty() && !holds.is_empty(),
+            "{name}: holds listed"
+        );
+        assert!(
+            !overlaps.is_empty() && !orders.is_empty(),
+            "{name}: overlaps and orders"
+        );
+        for (what, flags) in [
+            ("incidents", &incidents),
+            ("holds", &holds),
+            ("overlaps", &overlaps),
+            ("orders", &orders),
+        ] {
+            assert!(flags.iter().all(|&f| f == want), "{name}: {what} {flags:?}");
+        }
+        if !want {
+            assert!(
+                findings.iter().all(|&f| !f),
+                "{name}: findings {findings:?}"
+            );
+        }
+        // The holds are the incident's holders, in the same order.
+        for inc in v["incidents"].as_array().into_iter().flatten() {
+            let holders: Vec<&Value> = inc["holds"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|h| &h["holder"])
+                .collect();
+            let listed: Vec<&Value> = inc["holders"].as_array().into_iter().flatten().collect();
+            assert_eq!(holders, listed, "{name}");
+        }
+    }
+}
+
+#[test]
+fn markdown_and_text_mark_inferred_outcomes_of_a_capture_only() {
+    for format in ["md", "text"] {
+        let report = |file: &str| {
+            let out = bin()
+                .args(["analyze", "--format", format])
+                .arg(real_a(file))
+                .output()
+                .expect("run");
+            assert_eq!(out.status.code(), Some(1), "{format}: an incident");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let cap = report("a_redispy_lock_no_renewal.monitor.log");
+        let app = report("a_redispy_lock_no_renewal.app.jsonl");
+        assert!(
+            cap.contains("inferred from MONITOR replay"),
+            "{format} legend: {cap}"
+        );
+        assert!(cap.contains("lease_expired (inferred)"), "{format}: {cap}");
+        assert!(!app.contains("inferred"), "{format}: {app}");
+        if format == "md" {
+            // Every hold and order row of the capture is marked.
+            let rows = |prefix: &str, also: &str| {
+                cap.lines()
+                    .filter(|l| l.starts_with(prefix) && l.contains(also))
+                    .map(|l| l.contains("(inferred)"))
+                    .collect::<Vec<_>>()
+            };
+            // Hold rows name the holder in code and give the TTL in ms.
+            let holds = rows("| `", " ms | ");
+            let orders = rows("| DG", "");
+            assert!(!holds.is_empty() && holds.iter().all(|&m| m), "{cap}");
+            assert!(!orders.is_empty() && orders.iter().all(|&m| m), "{cap}");
+        }
+    }
+}

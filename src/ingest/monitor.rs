@@ -62,11 +62,16 @@
 //! One capture is one Redis node; each replays independently into its own
 //! source. [`merge_redlock`] combines the per-node acquires of a Redlock.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
+use std::rc::Rc;
+
+use hashbrown::{HashMap, HashSet};
 
 use crate::model::{Dialect, Event, EventKind, LoadedLog, LogBuilder, SourceInfo, SourceRef, Sym};
-use crate::redis_model::{Connection, Keyspace, Outcome, Step, Value, parse_i64};
+use crate::redis_model::{Connection, Keyspace, Outcome, Step, Upper, Value, parse_i64};
 
 /// Options for MONITOR replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,7 +116,8 @@ impl MonitorLine {
     }
 }
 
-/// Parses one line of `redis-cli monitor` output.
+/// Parses one line of `redis-cli monitor` output into an owned
+/// [`MonitorLine`]. [`LineParser`] does the same without allocating.
 ///
 /// Returns `Ok(None)` for lines that are not commands and need no warning:
 /// blank lines, the leading `OK`, and `Error: ...`/`(error) ...` lines that
@@ -121,49 +127,223 @@ impl MonitorLine {
 /// A reason in plain words when the line is malformed: a bad timestamp, a
 /// missing `[db addr]`, bad quoting, or a line cut off mid-argument.
 pub fn parse_line(line: &[u8]) -> Result<Option<MonitorLine>, String> {
-    let line = trim_eol(line);
-    if line.iter().all(u8::is_ascii_whitespace)
-        || line == b"OK"
-        || line.starts_with(b"Error:")
-        || line.starts_with(b"(error)")
-    {
-        return Ok(None);
+    Ok(LineParser::new().parse(line)?.map(|c| c.to_monitor_line()))
+}
+
+/// Where an argument's bytes are: in the line itself (no escape in it) or
+/// unescaped in the parser's scratch buffer.
+#[derive(Clone, Copy, Debug)]
+enum Span {
+    Line(usize, usize),
+    Scratch(usize, usize),
+}
+
+/// A reusable `redis-cli monitor` line parser: arguments are borrowed from
+/// the line, and only arguments with a backslash are unescaped (into a
+/// buffer kept from line to line), so parsing allocates nothing once its
+/// buffers have grown.
+#[derive(Clone, Debug, Default)]
+pub struct LineParser {
+    scratch: Vec<u8>,
+    spans: Vec<Span>,
+}
+
+/// One command line, borrowed from the line and its [`LineParser`].
+#[derive(Clone, Copy, Debug)]
+pub struct CommandLine<'a> {
+    /// Time, ns since the Unix epoch (MONITOR prints µs).
+    pub at_ns: i64,
+    /// Database number.
+    pub db: u32,
+    /// Client address, or `lua` for a command run by a script (checked to
+    /// be UTF-8).
+    pub client: &'a [u8],
+    line: &'a [u8],
+    scratch: &'a [u8],
+    spans: &'a [Span],
+}
+
+impl<'a> CommandLine<'a> {
+    /// True for a `[<db> lua]` line (a command run by the previous script).
+    pub fn is_lua(&self) -> bool {
+        self.client == b"lua"
     }
-    let sp = line
-        .iter()
-        .position(|&c| c == b' ')
-        .ok_or_else(|| "no space after the timestamp".to_string())?;
+
+    /// Number of arguments, the command name included (at least 1).
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Always false: a parsed line has a command name.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Argument `i` (0 is the command name), unescaped.
+    pub fn arg(&self, i: usize) -> Option<&'a [u8]> {
+        self.spans.get(i).map(|&sp| self.resolve(sp))
+    }
+
+    /// The command name then the arguments, unescaped.
+    pub fn args(&self) -> impl ExactSizeIterator<Item = &'a [u8]> + 'a {
+        let (line, scratch) = (self.line, self.scratch);
+        self.spans.iter().map(move |&sp| match sp {
+            Span::Line(a, b) => &line[a..b],
+            Span::Scratch(a, b) => &scratch[a..b],
+        })
+    }
+
+    fn resolve(&self, sp: Span) -> &'a [u8] {
+        match sp {
+            Span::Line(a, b) => &self.line[a..b],
+            Span::Scratch(a, b) => &self.scratch[a..b],
+        }
+    }
+
+    /// An owned copy.
+    pub fn to_monitor_line(&self) -> MonitorLine {
+        MonitorLine {
+            at_ns: self.at_ns,
+            db: self.db,
+            client: String::from_utf8_lossy(self.client).into_owned(),
+            args: self.args().map(<[u8]>::to_vec).collect(),
+        }
+    }
+}
+
+impl LineParser {
+    /// A parser with empty buffers.
+    pub fn new() -> LineParser {
+        LineParser::default()
+    }
+
+    /// Parses one line, as [`parse_line`] does.
+    ///
+    /// # Errors
+    /// As [`parse_line`].
+    pub fn parse<'a>(&'a mut self, line: &'a [u8]) -> Result<Option<CommandLine<'a>>, String> {
+        let line = trim_eol(line);
+        if line.iter().all(u8::is_ascii_whitespace)
+            || line == b"OK"
+            || line.starts_with(b"Error:")
+            || line.starts_with(b"(error)")
+        {
+            return Ok(None);
+        }
+        let (at_ns, db, client, args_at) = match fast_head(line) {
+            Some(head) => head,
+            None => general_head(line)?,
+        };
+        self.scratch.clear();
+        self.spans.clear();
+        parse_args(line, args_at, &mut self.scratch, &mut self.spans)?;
+        if self.spans.is_empty() {
+            return Err("no command after `[<db> <client>]`".into());
+        }
+        Ok(Some(CommandLine {
+            at_ns,
+            db,
+            client,
+            line,
+            scratch: &self.scratch,
+            spans: &self.spans,
+        }))
+    }
+}
+
+/// The head of the usual line, `<digits>.<digits> [<digits> <ASCII client>]`,
+/// in one pass: (time, database, client, where the arguments start). `None`
+/// for anything else, which [`general_head`] reads (and words the error
+/// of); a head both accept, both read the same way.
+fn fast_head(line: &[u8]) -> Option<(i64, u32, &[u8], usize)> {
+    let digit = |i: usize| line.get(i).filter(|c| c.is_ascii_digit()).map(|c| c - b'0');
+    let mut i = 0;
+    let mut secs: i64 = 0;
+    while let Some(d) = digit(i) {
+        secs = secs.checked_mul(10)?.checked_add(i64::from(d))?;
+        i += 1;
+    }
+    if i == 0 {
+        return None;
+    }
+    let mut ns: i64 = 0;
+    let mut places = 0;
+    if line.get(i) == Some(&b'.') {
+        i += 1;
+        while let Some(d) = digit(i) {
+            if places == 9 {
+                return None;
+            }
+            ns = ns * 10 + i64::from(d);
+            places += 1;
+            i += 1;
+        }
+    }
+    for _ in places..9 {
+        ns *= 10;
+    }
+    let at_ns = secs.checked_mul(1_000_000_000)?.checked_add(ns)?;
+    if line.get(i..i + 2) != Some(b" [") {
+        return None;
+    }
+    i += 2;
+    let db_at = i;
+    let mut db: u32 = 0;
+    while let Some(d) = digit(i) {
+        db = db.checked_mul(10)?.checked_add(u32::from(d))?;
+        i += 1;
+    }
+    if i == db_at || line.get(i) != Some(&b' ') {
+        return None;
+    }
+    i += 1;
+    let client_at = i;
+    loop {
+        let c = *line.get(i)?;
+        if !c.is_ascii() {
+            return None;
+        }
+        if c == b']' && matches!(line.get(i + 1), None | Some(b' ')) {
+            return Some((at_ns, db, &line[client_at..i], i + 1));
+        }
+        i += 1;
+    }
+}
+
+/// The head of any line (see [`fast_head`]): (time, database, client,
+/// where the arguments start), or why it is malformed.
+fn general_head(line: &[u8]) -> Result<(i64, u32, &[u8], usize), String> {
+    let sp =
+        memchr::memchr(b' ', line).ok_or_else(|| "no space after the timestamp".to_string())?;
     let at_ns = parse_time(&line[..sp]).ok_or_else(|| {
         format!(
             "bad timestamp {:?} (expected <epoch seconds>.<microseconds>)",
             String::from_utf8_lossy(&line[..sp])
         )
     })?;
-    let rest = &line[sp + 1..];
+    let rest_at = sp + 1;
+    let rest = &line[rest_at..];
     if rest.first() != Some(&b'[') {
         return Err("missing `[<db> <client>]` after the timestamp".into());
     }
-    let close = (1..rest.len())
-        .find(|&i| rest[i] == b']' && (i + 1 == rest.len() || rest[i + 1] == b' '))
+    let close = memchr::memchr_iter(b']', &rest[1..])
+        .map(|i| i + 1)
+        .find(|&i| i + 1 == rest.len() || rest[i + 1] == b' ')
         .ok_or_else(|| "unterminated `[<db> <client>]`".to_string())?;
-    let inner = std::str::from_utf8(&rest[1..close])
-        .map_err(|_| "client address is not UTF-8".to_string())?;
-    let (db, client) = inner
-        .split_once(' ')
-        .ok_or_else(|| format!("bad `[{inner}]`: expected `[<db> <client>]`"))?;
-    let db: u32 = db
-        .parse()
-        .map_err(|_| format!("bad database number {db:?}"))?;
-    let args = parse_args(rest.get(close + 1..).unwrap_or(&[]))?;
-    if args.is_empty() {
-        return Err("no command after `[<db> <client>]`".into());
+    let inner = &rest[1..close];
+    if !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
+        return Err("client address is not UTF-8".to_string());
     }
-    Ok(Some(MonitorLine {
-        at_ns,
-        db,
-        client: client.to_string(),
-        args,
-    }))
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let Some(space) = memchr::memchr(b' ', inner) else {
+        return Err(format!(
+            "bad `[{}]`: expected `[<db> <client>]`",
+            lossy(inner)
+        ));
+    };
+    let (db, client) = (&inner[..space], &inner[space + 1..]);
+    let db = parse_u32(db).ok_or_else(|| format!("bad database number {:?}", lossy(db)))?;
+    Ok((at_ns, db, client, (rest_at + close + 1).min(line.len())))
 }
 
 fn trim_eol(mut line: &[u8]) -> &[u8] {
@@ -173,30 +353,56 @@ fn trim_eol(mut line: &[u8]) -> &[u8] {
     line
 }
 
-/// `1795939840.805117` → ns since the epoch.
-fn parse_time(s: &[u8]) -> Option<i64> {
-    let s = std::str::from_utf8(s).ok()?;
-    let (secs, frac) = s.split_once('.').unwrap_or((s, ""));
-    if secs.is_empty()
-        || !secs.bytes().all(|c| c.is_ascii_digit())
-        || frac.len() > 9
-        || !frac.bytes().all(|c| c.is_ascii_digit())
-    {
+/// A `u32` as `str::parse` reads one: an optional `+`, then digits.
+fn parse_u32(s: &[u8]) -> Option<u32> {
+    let digits = s.strip_prefix(b"+").unwrap_or(s);
+    if digits.is_empty() {
         return None;
     }
-    let secs: i64 = secs.parse().ok()?;
+    digits.iter().try_fold(0u32, |n, &c| {
+        if c.is_ascii_digit() {
+            n.checked_mul(10)?.checked_add(u32::from(c - b'0'))
+        } else {
+            None
+        }
+    })
+}
+
+/// `1795939840.805117` → ns since the epoch.
+fn parse_time(s: &[u8]) -> Option<i64> {
+    let (secs, frac) = match memchr::memchr(b'.', s) {
+        Some(dot) => (&s[..dot], &s[dot + 1..]),
+        None => (s, &[][..]),
+    };
+    if secs.is_empty() || frac.len() > 9 || !frac.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let mut whole: i64 = 0;
+    for &c in secs {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        whole = whole.checked_mul(10)?.checked_add(i64::from(c - b'0'))?;
+    }
     let mut ns: i64 = 0;
     for i in 0..9 {
-        ns = ns * 10 + frac.as_bytes().get(i).map_or(0, |c| i64::from(c - b'0'));
+        ns = ns * 10 + frac.get(i).map_or(0, |c| i64::from(c - b'0'));
     }
-    secs.checked_mul(1_000_000_000)?.checked_add(ns)
+    whole.checked_mul(1_000_000_000)?.checked_add(ns)
 }
 
 /// Space-separated double-quoted arguments with the escapes redis-cli's
-/// `sdscatrepr` writes: `\\ \" \n \r \t \a \b \xHH`.
-fn parse_args(s: &[u8]) -> Result<Vec<Vec<u8>>, String> {
-    let mut out = Vec::new();
-    let mut i = 0;
+/// `sdscatrepr` writes: `\\ \" \n \r \t \a \b \xHH`. Scans `line` from
+/// `start`; an argument without a backslash is a span of the line, one with
+/// a backslash is unescaped into `scratch`.
+fn parse_args(
+    line: &[u8],
+    start: usize,
+    scratch: &mut Vec<u8>,
+    spans: &mut Vec<Span>,
+) -> Result<(), String> {
+    let s = line;
+    let mut i = start;
     while i < s.len() {
         if s[i] == b' ' {
             i += 1;
@@ -205,62 +411,71 @@ fn parse_args(s: &[u8]) -> Result<Vec<Vec<u8>>, String> {
         if s[i] != b'"' {
             return Err(format!(
                 "unquoted text at column {} (argument {})",
-                i + 1,
-                out.len() + 1
+                i - start + 1,
+                spans.len() + 1
             ));
         }
         i += 1;
-        let mut arg = Vec::new();
-        loop {
-            let Some(&c) = s.get(i) else {
-                return Err(format!(
-                    "argument {} is not closed: line truncated or bad quoting",
-                    out.len() + 1
-                ));
-            };
-            i += 1;
-            match c {
-                b'"' => break,
-                b'\\' => {
-                    let Some(&e) = s.get(i) else {
-                        continue;
-                    };
-                    i += 1;
-                    match e {
-                        b'n' => arg.push(b'\n'),
-                        b'r' => arg.push(b'\r'),
-                        b't' => arg.push(b'\t'),
-                        b'a' => arg.push(7),
-                        b'b' => arg.push(8),
-                        b'x' => {
-                            let hex = s
-                                .get(i..i + 2)
-                                .and_then(|h| std::str::from_utf8(h).ok())
-                                .and_then(|h| u8::from_str_radix(h, 16).ok());
-                            let Some(v) = hex else {
-                                return Err(format!(
-                                    "bad \\x escape in argument {}",
-                                    out.len() + 1
-                                ));
-                            };
-                            arg.push(v);
-                            i += 2;
+        let not_closed =
+            |n: usize| format!("argument {n} is not closed: line truncated or bad quoting");
+        let Some(n) = memchr::memchr2(b'"', b'\\', &s[i..]) else {
+            return Err(not_closed(spans.len() + 1));
+        };
+        if s[i + n] == b'"' {
+            spans.push(Span::Line(i, i + n));
+            i += n + 1;
+        } else {
+            let from = scratch.len();
+            scratch.extend_from_slice(&s[i..i + n]);
+            i += n;
+            loop {
+                let Some(&c) = s.get(i) else {
+                    return Err(not_closed(spans.len() + 1));
+                };
+                i += 1;
+                match c {
+                    b'"' => break,
+                    b'\\' => {
+                        let Some(&e) = s.get(i) else {
+                            continue;
+                        };
+                        i += 1;
+                        match e {
+                            b'n' => scratch.push(b'\n'),
+                            b'r' => scratch.push(b'\r'),
+                            b't' => scratch.push(b'\t'),
+                            b'a' => scratch.push(7),
+                            b'b' => scratch.push(8),
+                            b'x' => {
+                                let hex = s
+                                    .get(i..i + 2)
+                                    .and_then(|h| std::str::from_utf8(h).ok())
+                                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                                let Some(v) = hex else {
+                                    return Err(format!(
+                                        "bad \\x escape in argument {}",
+                                        spans.len() + 1
+                                    ));
+                                };
+                                scratch.push(v);
+                                i += 2;
+                            }
+                            other => scratch.push(other),
                         }
-                        other => arg.push(other),
                     }
+                    other => scratch.push(other),
                 }
-                other => arg.push(other),
             }
+            spans.push(Span::Scratch(from, scratch.len()));
         }
         if s.get(i).is_some_and(|&c| c != b' ') {
             return Err(format!(
                 "text right after the closing quote of argument {}",
-                out.len() + 1
+                spans.len()
             ));
         }
-        out.push(arg);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// True when the first lines of a text look like a `redis-cli monitor`
@@ -271,8 +486,9 @@ fn parse_args(s: &[u8]) -> Result<Vec<Vec<u8>>, String> {
 pub fn looks_like_monitor(first_lines: &str) -> bool {
     let lines: Vec<&str> = first_lines.lines().collect();
     let (mut commands, mut bad) = (0, 0);
+    let mut parser = LineParser::new();
     for (n, l) in lines.iter().enumerate() {
-        match parse_line(l.as_bytes()) {
+        match parser.parse(l.as_bytes()) {
             Ok(Some(_)) => commands += 1,
             Ok(None) => {}
             Err(_) if n + 1 == lines.len() && commands > 0 => {}
@@ -308,14 +524,84 @@ pub fn glob_match(pattern: &[u8], text: &[u8]) -> bool {
     pattern[p..].iter().all(|&c| c == b'*')
 }
 
+/// A glob compiled for the shapes lock, stock and order patterns have
+/// (`*lock*`, `lock:*`, `*:lock`, a literal), matching exactly as
+/// [`glob_match`] does; other patterns, and keys holding a `*` (which
+/// [`glob_match`] may take literally), go through [`glob_match`].
+#[derive(Debug)]
+struct Glob {
+    pattern: Vec<u8>,
+    shape: Shape,
+}
+
+#[derive(Debug)]
+enum Shape {
+    Contains(Vec<u8>),
+    Prefix(Vec<u8>),
+    Suffix(Vec<u8>),
+    Exact,
+    General,
+}
+
+impl Glob {
+    fn new(pattern: &[u8]) -> Glob {
+        let literal = |p: &[u8]| !p.is_empty() && !p.iter().any(|&c| c == b'*' || c == b'?');
+        let shape = match pattern {
+            [b'*', mid @ .., b'*'] if literal(mid) => Shape::Contains(mid.to_vec()),
+            [b'*', tail @ ..] if literal(tail) => Shape::Suffix(tail.to_vec()),
+            [head @ .., b'*'] if literal(head) => Shape::Prefix(head.to_vec()),
+            p if literal(p) => Shape::Exact,
+            _ => Shape::General,
+        };
+        Glob {
+            pattern: pattern.to_vec(),
+            shape,
+        }
+    }
+
+    fn matches(&self, text: &[u8]) -> bool {
+        if matches!(self.shape, Shape::General) || text.contains(&b'*') {
+            return glob_match(&self.pattern, text);
+        }
+        match &self.shape {
+            Shape::Contains(needle) => contains(text, needle),
+            Shape::Prefix(p) => text.starts_with(p),
+            Shape::Suffix(p) => text.ends_with(p),
+            Shape::Exact => text == self.pattern.as_slice(),
+            Shape::General => glob_match(&self.pattern, text),
+        }
+    }
+}
+
+/// True when `needle` (not empty) occurs in `hay`. Keys are short, so this
+/// looks for the needle's first byte rather than setting up a searcher.
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    let Some(last_start) = hay.len().checked_sub(needle.len()) else {
+        return false;
+    };
+    let first = needle[0];
+    hay[..=last_start]
+        .iter()
+        .enumerate()
+        .any(|(i, &c)| c == first && hay[i..].starts_with(needle))
+}
+
 /// The product part of a key: without its last `:`-component
 /// (`product:1001:stock` → `product:1001`), or the key itself.
 pub fn product_part(key: &str) -> &str {
     key.rsplit_once(':').map_or(key, |(p, _)| p)
 }
 
+/// The text of `b` for interning: borrowed when it is UTF-8.
+fn text(b: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(b),
+    }
+}
+
 fn lossy(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
+    text(b).into_owned()
 }
 
 /// The token a lock value names: the string, or a hash's first field.
@@ -327,21 +613,130 @@ fn token_of(v: &Value) -> Option<Vec<u8>> {
     }
 }
 
+/// Empties `v` and hands its allocation back for slices of another line,
+/// so that the replay loop allocates no argument list per line.
+fn recycle<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
+    v.clear();
+    v.into_iter().map(|_| &[][..]).collect()
+}
+
+/// A client of the capture: its address, a number for maps keyed by
+/// client, and its address's symbol once an event has interned it.
+#[derive(Debug)]
+struct ClientInfo {
+    name: Box<str>,
+    id: u32,
+    sym: Cell<Option<Sym>>,
+}
+
+type Client = Rc<ClientInfo>;
+
+fn new_client(name: &str, id: u32) -> Client {
+    Rc::new(ClientInfo {
+        name: name.into(),
+        id,
+        sym: Cell::new(None),
+    })
+}
+
+/// Which of the lock keys' holders (client, key) last acquired with each
+/// token, both ways: what [`Replay::lock_removed`] asks, and a way to forget
+/// every (client, key) of a released token without scanning them all.
+#[derive(Debug, Default)]
+struct LastTokens {
+    by_client_key: HashMap<ClientKey, Vec<u8>>,
+    by_token: HashMap<Vec<u8>, Vec<ClientKey>>,
+}
+
+impl LastTokens {
+    fn get(&self, client: u32, key: &[u8]) -> Option<&Vec<u8>> {
+        self.by_client_key.get(&ClientKeyRef(client, key))
+    }
+
+    fn set(&mut self, client: u32, key: &[u8], token: &[u8]) {
+        match self.by_client_key.get_mut(&ClientKeyRef(client, key)) {
+            Some(t) if t.as_slice() == token => return,
+            Some(t) => {
+                let old = std::mem::replace(t, token.to_vec());
+                if let Some(list) = self.by_token.get_mut(old.as_slice()) {
+                    list.retain(|ck| !(ck.0 == client && ck.1 == key));
+                    if list.is_empty() {
+                        self.by_token.remove(old.as_slice());
+                    }
+                }
+            }
+            None => {
+                self.by_client_key
+                    .insert(ClientKey(client, key.to_vec()), token.to_vec());
+            }
+        }
+        self.by_token
+            .entry_ref(token)
+            .or_default()
+            .push(ClientKey(client, key.to_vec()));
+    }
+
+    /// Forgets every (client, key) whose last token is `token`.
+    fn forget(&mut self, token: &[u8]) {
+        for ck in self.by_token.remove(token).unwrap_or_default() {
+            self.by_client_key.remove(&ck);
+        }
+    }
+}
+
+/// (client, lock key), owned: the key of [`Replay::last_token`].
+#[derive(Debug, Hash, PartialEq, Eq)]
+struct ClientKey(u32, Vec<u8>);
+
+/// (client, lock key), borrowed, to look [`ClientKey`]s up without
+/// allocating. Hashes as [`ClientKey`] does (a `Vec<u8>` hashes as its
+/// slice).
+#[derive(Hash)]
+struct ClientKeyRef<'a>(u32, &'a [u8]);
+
+impl hashbrown::Equivalent<ClientKey> for ClientKeyRef<'_> {
+    fn equivalent(&self, k: &ClientKey) -> bool {
+        self.0 == k.0 && self.1 == k.1.as_slice()
+    }
+}
+
+/// Line numbers that gave at least one event, as a bit set (lines are
+/// numbered densely from 1).
+#[derive(Debug, Default)]
+struct LineSet {
+    bits: Vec<u64>,
+    len: u64,
+}
+
+impl LineSet {
+    fn insert(&mut self, line: u32) {
+        let (word, bit) = (line as usize / 64, 1u64 << (line % 64));
+        if word >= self.bits.len() {
+            self.bits.resize(word + 1, 0);
+        }
+        if self.bits[word] & bit == 0 {
+            self.bits[word] |= bit;
+            self.len += 1;
+        }
+    }
+}
+
 /// A script being replayed: the `EVAL`/`EVALSHA` line and what its `lua`
 /// lines did so far.
 #[derive(Debug)]
 struct Script {
-    client: String,
+    client: Client,
     /// SHA or body, to learn what kind of script it is.
     id: Vec<u8>,
-    body: Option<Vec<u8>>,
+    /// True for `EVAL`/`EVAL_RO`, whose `id` is the body.
+    id_is_body: bool,
     argv: Vec<Vec<u8>>,
     lua_lines: usize,
-    /// Lock keys read: key → (time, line).
-    reads: BTreeMap<Vec<u8>, (i64, u32)>,
+    /// Lock keys read, each with the (time, line) of its first read.
+    reads: Vec<(Vec<u8>, (i64, u32))>,
     /// Lock keys written (any write command).
-    writes: HashSet<Vec<u8>>,
-    pttl: HashSet<Vec<u8>>,
+    writes: Vec<Vec<u8>>,
+    pttl: Vec<Vec<u8>>,
     deleted: bool,
     expired: bool,
     events: Vec<Event>,
@@ -362,44 +757,137 @@ impl Script {
     }
 }
 
+/// Adds `key` to a small set kept as a list.
+fn note_key(set: &mut Vec<Vec<u8>>, key: &[u8]) {
+    if !set.iter().any(|k| k == key) {
+        set.push(key.to_vec());
+    }
+}
+
+/// Keys the replay remembers before it starts over (a bound on memory for
+/// captures touching many distinct keys; forgetting changes no result).
+const KEY_CACHE_MAX: usize = 1 << 20;
+
+/// What the replay knows about a key.
+#[derive(Clone, Copy, Debug)]
+struct KeyInfo {
+    lock: bool,
+    stock: bool,
+    order: bool,
+    /// In [`Replay::lock_keys`] already.
+    noted: bool,
+    /// Its symbol, once an event has interned it.
+    sym: Option<Sym>,
+}
+
 /// What earlier runs taught about a script (by SHA or body).
 #[derive(Clone, Copy, Debug, Default)]
 struct ScriptKind {
     deletes: bool,
     expires: bool,
+    /// The body (an `EVAL` with these bytes) has been read for `del` and
+    /// `expire` already.
+    body_read: bool,
 }
 
-struct Replay<'a> {
-    opts: &'a MonitorOptions,
+struct Replay {
+    lock_glob: Glob,
+    stock_glob: Glob,
+    order_glob: Glob,
     file: u16,
     name: String,
     ks: Keyspace,
-    conns: HashMap<String, Connection>,
+    conns: HashMap<Box<[u8]>, (Client, Connection)>,
+    /// The client of a `lua` line outside any script.
+    lua: Client,
     script: Option<Script>,
     kinds: HashMap<Vec<u8>, ScriptKind>,
     /// (client, lock key) → token of that client's last winning acquire.
-    last_token: HashMap<(String, Vec<u8>), Vec<u8>>,
+    last_token: LastTokens,
+    /// What each key seen matches, and its symbol once an event interned
+    /// it (at most [`KEY_CACHE_MAX`] keys; then it starts over).
+    keys: HashMap<Box<[u8]>, KeyInfo>,
     unknown: BTreeMap<String, u64>,
-    lock_keys: BTreeSet<String>,
-    business: Vec<(Event, String)>,
-    event_lines: HashSet<u32>,
+    lock_keys: HashSet<Vec<u8>>,
+    /// Business events, tied to their lock key at the end.
+    business: Vec<Event>,
+    event_lines: LineSet,
     events: u64,
     commands: u64,
     lua_commands: u64,
+    /// The argument list's allocation, kept between lines.
+    arg_list: Vec<&'static [u8]>,
 }
 
-impl Replay<'_> {
-    fn is_lock(&self, key: &[u8]) -> bool {
-        glob_match(self.opts.lock_pattern.as_bytes(), key)
+impl Replay {
+    /// Which patterns `key` matches (globs run once per key).
+    fn key_info(&mut self, key: &[u8]) -> KeyInfo {
+        if let Some(k) = self.keys.get(key) {
+            return *k;
+        }
+        let info = KeyInfo {
+            lock: self.lock_glob.matches(key),
+            stock: self.stock_glob.matches(key),
+            order: self.order_glob.matches(key),
+            noted: false,
+            sym: None,
+        };
+        if self.keys.len() >= KEY_CACHE_MAX {
+            self.keys.clear();
+        }
+        self.keys.insert(key.into(), info);
+        info
+    }
+
+    fn is_lock(&mut self, key: &[u8]) -> bool {
+        self.key_info(key).lock
+    }
+
+    /// The symbol of a key's text (interned at its first event, as before
+    /// the cache: interning the same text again gives the same symbol).
+    fn key_sym(&mut self, b: &mut LogBuilder, key: &[u8]) -> Sym {
+        match self.keys.get_mut(key) {
+            Some(KeyInfo { sym: Some(sym), .. }) => *sym,
+            Some(info) => {
+                let sym = b.intern_bytes(key);
+                info.sym = Some(sym);
+                sym
+            }
+            None => b.intern_bytes(key),
+        }
+    }
+
+    fn note_lock_key(&mut self, key: &[u8]) {
+        if let Some(info) = self.keys.get_mut(key) {
+            info.noted = true;
+        }
+        if !self.lock_keys.contains(key) {
+            self.lock_keys.insert(key.to_vec());
+        }
+    }
+
+    /// The client named `name` (registered on first sight) and its
+    /// connection state.
+    fn client(&mut self, name: &[u8]) -> (Client, &mut Connection) {
+        let id = u32::try_from(self.conns.len()).unwrap_or(u32::MAX - 1);
+        let (client, conn) = self
+            .conns
+            .entry_ref(name)
+            .or_insert_with(|| (new_client(&text(name), id), Connection::default()));
+        (Rc::clone(client), conn)
+    }
+
+    fn set_last_token(&mut self, client: &Client, key: &[u8], token: &[u8]) {
+        self.last_token.set(client.id, key, token);
     }
 
     fn new_event(
-        &self,
+        &mut self,
         b: &mut LogBuilder,
         kind: EventKind,
         at_ns: i64,
         line: u32,
-        client: &str,
+        client: &Client,
         key: &[u8],
     ) -> Event {
         let mut e = Event::new(
@@ -411,8 +899,15 @@ impl Replay<'_> {
             },
         );
         e.inferred = true;
-        e.host = Some(b.intern(client));
-        e.key = Some(b.intern(&String::from_utf8_lossy(key)));
+        e.host = Some(match client.sym.get() {
+            Some(sym) => sym,
+            None => {
+                let sym = b.intern(&client.name);
+                client.sym.set(Some(sym));
+                sym
+            }
+        });
+        e.key = Some(self.key_sym(b, key));
         e
     }
 
@@ -426,10 +921,10 @@ impl Replay<'_> {
         }
     }
 
-    fn emit_business(&mut self, e: Event, product: String) {
+    fn emit_business(&mut self, e: Event) {
         self.event_lines.insert(e.source.line);
         self.events += 1;
-        self.business.push((e, product));
+        self.business.push(e);
     }
 
     fn finish_script(&mut self, b: &mut LogBuilder) {
@@ -439,15 +934,24 @@ impl Replay<'_> {
         if s.lua_lines == 0 {
             return; // NOSCRIPT: the script never ran.
         }
+        let body_says = (s.id_is_body
+            && !self.kinds.get(s.id.as_slice()).is_some_and(|k| k.body_read))
+        .then(|| {
+            let lower = s.id.to_ascii_lowercase();
+            let has = |w: &[u8]| memchr::memmem::find(&lower, w).is_some();
+            (
+                has(b"'del'") || has(b"\"del\"") || has(b"unlink"),
+                has(b"expire"),
+            )
+        });
         let kind = {
-            let k = self.kinds.entry(s.id.clone()).or_default();
+            let k = self.kinds.entry(std::mem::take(&mut s.id)).or_default();
             k.deletes |= s.deleted;
             k.expires |= s.expired;
-            if let Some(body) = &s.body {
-                let lower = body.to_ascii_lowercase();
-                let has = |w: &[u8]| lower.windows(w.len()).any(|x| x == w);
-                k.deletes |= has(b"'del'") || has(b"\"del\"") || has(b"unlink");
-                k.expires |= has(b"expire");
+            if let Some((deletes, expires)) = body_says {
+                k.deletes |= deletes;
+                k.expires |= expires;
+                k.body_read = true;
             }
             *k
         };
@@ -465,7 +969,8 @@ impl Replay<'_> {
                 drop[j] = true;
             }
         }
-        for (reads_key, &(at_ns, line)) in &s.reads {
+        s.reads.sort_by(|a, b| a.0.cmp(&b.0));
+        for (reads_key, (at_ns, line)) in &s.reads {
             if s.writes.contains(reads_key) {
                 continue;
             }
@@ -476,10 +981,10 @@ impl Replay<'_> {
             } else {
                 EventKind::ReleaseFailed
             };
-            let mut e = self.new_event(b, kind_out, at_ns, line, &s.client, reads_key);
+            let mut e = self.new_event(b, kind_out, *at_ns, *line, &s.client, reads_key);
             let holder = s.holder_for(&[]);
             if !holder.is_empty() {
-                e.holder = Some(b.intern(&lossy(&holder)));
+                e.holder = Some(b.intern_bytes(&holder));
             }
             events.push(e);
             drop.push(false);
@@ -493,42 +998,69 @@ impl Replay<'_> {
         }
     }
 
-    fn line(&mut self, b: &mut LogBuilder, ml: MonitorLine, line: u32) {
-        let Some((cmd, args)) = ml.args.split_first() else {
+    /// Parses and replays one raw line; true when it was malformed (a
+    /// warning).
+    fn feed(&mut self, b: &mut LogBuilder, parser: &mut LineParser, raw: &[u8], line: u32) -> bool {
+        match parser.parse(raw) {
+            Ok(Some(cl)) => {
+                let mut args = recycle(std::mem::take(&mut self.arg_list));
+                args.extend(cl.args());
+                self.line(b, &cl, &args, line);
+                self.arg_list = recycle(args);
+                false
+            }
+            Ok(None) => false,
+            Err(reason) => {
+                b.warn("monitor", &self.name, u64::from(line), reason);
+                true
+            }
+        }
+    }
+
+    fn line(&mut self, b: &mut LogBuilder, cl: &CommandLine<'_>, all: &[&[u8]], line: u32) {
+        let Some((&cmd, args)) = all.split_first() else {
             return;
         };
-        if ml.is_lua() {
+        if cl.is_lua() {
             let client = self
                 .script
                 .as_ref()
-                .map_or_else(|| "lua".to_string(), |s| s.client.clone());
+                .map_or_else(|| self.lua.clone(), |s| s.client.clone());
             if let Some(s) = self.script.as_mut() {
                 s.lua_lines += 1;
             }
             self.lua_commands += 1;
-            self.exec(b, ml.at_ns, line, &client, ml.db, cmd, args);
+            self.exec(
+                b,
+                cl.at_ns,
+                line,
+                &client,
+                cl.db,
+                cmd,
+                &Upper::new(cmd),
+                args,
+            );
             return;
         }
         self.finish_script(b);
-        let c = cmd.to_ascii_uppercase();
-        let conn = self.conns.entry(ml.client.clone()).or_default();
-        match conn.step(cmd, args) {
+        let up = Upper::new(cmd);
+        let c = up.as_bytes();
+        let (client, conn) = self.client(cl.client);
+        match conn.step_upper(cmd, &up, args) {
             Step::Run => {
                 // The line names the database the command ran in.
-                let db = ml.db;
-                if matches!(
-                    c.as_slice(),
-                    b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO"
-                ) {
-                    self.script = Some(start_script(&ml.client, &c, args));
+                let db = cl.db;
+                if matches!(c, b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO") {
+                    self.script = Some(start_script(&client, c, args));
                 }
-                self.exec(b, ml.at_ns, line, &ml.client, db, cmd, args);
+                self.exec(b, cl.at_ns, line, &client, db, cmd, &up, args);
             }
             Step::Exec(q) => {
-                let db = ml.db;
+                let db = cl.db;
                 for full in q {
                     if let Some((qc, qa)) = full.split_first() {
-                        self.exec(b, ml.at_ns, line, &ml.client, db, qc, qa);
+                        let qa: Vec<&[u8]> = qa.iter().map(Vec::as_slice).collect();
+                        self.exec(b, cl.at_ns, line, &client, db, qc, &Upper::new(qc), &qa);
                     }
                 }
             }
@@ -544,56 +1076,84 @@ impl Replay<'_> {
         b: &mut LogBuilder,
         at_ns: i64,
         line: u32,
-        client: &str,
+        client: &Client,
         db: u32,
         cmd: &[u8],
-        args: &[Vec<u8>],
+        up: &Upper,
+        args: &[&[u8]],
     ) {
         self.commands += 1;
         let now_ms = at_ns.div_euclid(1_000_000);
         self.ks.expire_due(now_ms);
-        let c = cmd.to_ascii_uppercase();
-        // Snapshot the keys this command names, before it runs.
-        let before: Vec<Option<Value>> = args
-            .iter()
-            .take(if matches!(c.as_slice(), b"DEL" | b"UNLINK") {
-                args.len()
-            } else {
-                1
-            })
-            .map(|k| self.ks.get_live(now_ms, db, k).map(|e| e.value.clone()))
-            .collect();
-        let out = self.ks.apply(now_ms, db, cmd, args);
-        if out == Outcome::Unknown {
-            *self.unknown.entry(lossy(&c)).or_insert(0) += 1;
+        let c = up.as_bytes();
+        let key = args.first().copied();
+        let info = key.map(|k| self.key_info(k));
+        let lock0 = info.is_some_and(|i| i.lock);
+        let stock0 = !lock0 && info.is_some_and(|i| i.stock);
+        let del = matches!(c, b"DEL" | b"UNLINK");
+        // What the rules below need of the keys before the command runs (the
+        // keyspace is already expired to `now_ms`, so looking changes
+        // nothing): a lock key's value for the commands that create or
+        // delete one, a stock key's number for the ones that change it.
+        let mut before0 = None;
+        let mut stock_before = None;
+        if let Some(k) = key {
+            if lock0
+                && matches!(
+                    c,
+                    b"HSET" | b"HINCRBY" | b"DEL" | b"UNLINK" | b"GETDEL" | b"HDEL"
+                )
+            {
+                before0 = self.ks.get_live(now_ms, db, k).map(|e| e.value.clone());
+            } else if stock0 && matches!(c, b"SET" | b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR") {
+                stock_before = self
+                    .ks
+                    .get_live(now_ms, db, k)
+                    .and_then(|e| e.value.as_int());
+            }
+        }
+        let mut other_locks: Vec<(&[u8], Option<Value>)> = Vec::new();
+        if del {
+            for &k in args.iter().skip(1) {
+                if self.is_lock(k) {
+                    let v = self.ks.get_live(now_ms, db, k).map(|e| e.value.clone());
+                    other_locks.push((k, v));
+                }
+            }
+        }
+        // Only a lock key's plain `SET` compares the old value (a renewal).
+        let want_old = lock0
+            && !args
+                .get(2..)
+                .is_some_and(|o| o.iter().any(|o| o.eq_ignore_ascii_case(b"NX")));
+        let out = self.ks.apply_upper(now_ms, db, cmd, up, args, want_old);
+        if matches!(out, Outcome::Unknown) {
+            *self
+                .unknown
+                .entry(lossy(&cmd.to_ascii_uppercase()))
+                .or_insert(0) += 1;
             return;
         }
         if matches!(out, Outcome::Error(_)) {
             return;
         }
-        let Some(key) = args.first() else {
+        let Some(key) = key else {
             return;
         };
-        if self.is_lock(key) {
-            self.lock_keys.insert(lossy(key));
-            let before0 = before.first().cloned().flatten();
-            self.lock_cmd(b, at_ns, line, client, db, &c, args, before0, &out);
-        } else if glob_match(self.opts.stock_pattern.as_bytes(), key) {
-            let before0 = before.first().cloned().flatten();
-            self.stock_cmd(b, at_ns, line, client, &c, args, before0, &out);
-        } else if glob_match(self.opts.order_pattern.as_bytes(), key)
-            && matches!(c.as_slice(), b"RPUSH" | b"LPUSH")
-        {
+        if lock0 {
+            if !info.is_some_and(|i| i.noted) {
+                self.note_lock_key(key);
+            }
+            self.lock_cmd(b, at_ns, line, client, db, c, args, before0, &out);
+        } else if stock0 {
+            self.stock_cmd(b, at_ns, line, client, c, args, stock_before, &out);
+        } else if matches!(c, b"RPUSH" | b"LPUSH") && info.is_some_and(|i| i.order) {
             self.order_cmd(b, at_ns, line, client, args);
         }
         // Other keys a multi-key DEL names.
-        if matches!(c.as_slice(), b"DEL" | b"UNLINK") {
-            for (k, v) in args.iter().zip(&before).skip(1) {
-                if self.is_lock(k) {
-                    self.lock_keys.insert(lossy(k));
-                    self.lock_removed(b, at_ns, line, client, k, v.as_ref());
-                }
-            }
+        for (k, v) in other_locks {
+            self.note_lock_key(k);
+            self.lock_removed(b, at_ns, line, client, k, v.as_ref());
         }
     }
 
@@ -603,14 +1163,14 @@ impl Replay<'_> {
         b: &mut LogBuilder,
         at_ns: i64,
         line: u32,
-        client: &str,
+        client: &Client,
         db: u32,
         c: &[u8],
-        args: &[Vec<u8>],
+        args: &[&[u8]],
         before: Option<Value>,
         out: &Outcome,
     ) {
-        let key = &args[0];
+        let key = args[0];
         let now_ms = at_ns.div_euclid(1_000_000);
         let in_script = self.script.is_some();
         let is_write = !matches!(
@@ -619,12 +1179,12 @@ impl Replay<'_> {
         );
         if let Some(s) = self.script.as_mut() {
             if is_write {
-                s.writes.insert(key.clone());
-            } else {
-                s.reads.entry(key.clone()).or_insert((at_ns, line));
+                note_key(&mut s.writes, key);
+            } else if !s.reads.iter().any(|(k, _)| k == key) {
+                s.reads.push((key.to_vec(), (at_ns, line)));
             }
             if c == b"PTTL" || c == b"TTL" {
-                s.pttl.insert(key.clone());
+                note_key(&mut s.pttl, key);
             }
             if matches!(c, b"DEL" | b"UNLINK" | b"GETDEL") {
                 s.deleted = true;
@@ -640,7 +1200,7 @@ impl Replay<'_> {
         };
         match c {
             b"SET" => {
-                let Some(token) = args.get(1) else {
+                let Some(&token) = args.get(1) else {
                     return;
                 };
                 let nx = args[2..].iter().any(|o| o.eq_ignore_ascii_case(b"NX"));
@@ -650,48 +1210,45 @@ impl Replay<'_> {
                 let kind = match (nx, *written) {
                     (true, true) => EventKind::Acquired,
                     (true, false) => EventKind::AcquireFailed,
-                    (false, true) if old.as_ref() == Some(token) => EventKind::Renewed,
+                    (false, true) if old.as_deref() == Some(token) => EventKind::Renewed,
                     (false, true) => EventKind::Acquired,
                     (false, false) => return,
                 };
                 let mut e = self.new_event(b, kind, at_ns, line, client, key);
-                e.holder = Some(b.intern(&lossy(token)));
+                e.holder = Some(b.intern_bytes(token));
                 if kind != EventKind::AcquireFailed {
                     e.ttl_ms = ttl_left(&mut self.ks);
                 }
                 if kind == EventKind::Acquired {
-                    self.last_token
-                        .insert((client.to_string(), key.clone()), token.clone());
+                    self.set_last_token(client, key, token);
                 }
                 self.emit(b, e);
             }
             b"SETNX" | b"GETSET" => {
-                let Some(token) = args.get(1) else {
+                let Some(&token) = args.get(1) else {
                     return;
                 };
                 let kind = match (c, out) {
                     (b"SETNX", Outcome::Int(1)) => EventKind::Acquired,
                     (b"SETNX", _) => EventKind::AcquireFailed,
-                    (_, Outcome::Bulk(old)) if old == token => EventKind::Renewed,
+                    (_, Outcome::Bulk(old)) if old.as_slice() == token => EventKind::Renewed,
                     _ => EventKind::Acquired,
                 };
                 let mut e = self.new_event(b, kind, at_ns, line, client, key);
-                e.holder = Some(b.intern(&lossy(token)));
+                e.holder = Some(b.intern_bytes(token));
                 if kind == EventKind::Acquired {
-                    self.last_token
-                        .insert((client.to_string(), key.clone()), token.clone());
+                    self.set_last_token(client, key, token);
                 }
                 self.emit(b, e);
             }
             b"HSET" | b"HINCRBY" => {
                 if before.is_none()
-                    && let Some(field) = args.get(1)
+                    && let Some(&field) = args.get(1)
                 {
                     let mut e = self.new_event(b, EventKind::Acquired, at_ns, line, client, key);
-                    e.holder = Some(b.intern(&lossy(field)));
+                    e.holder = Some(b.intern_bytes(field));
                     e.ttl_ms = ttl_left(&mut self.ks);
-                    self.last_token
-                        .insert((client.to_string(), key.clone()), field.clone());
+                    self.set_last_token(client, key, field);
                     self.emit(b, e);
                 }
             }
@@ -703,7 +1260,7 @@ impl Replay<'_> {
                     return; // a deadline in the past deleted it
                 };
                 let mut e = self.new_event(b, EventKind::Renewed, at_ns, line, client, key);
-                e.holder = token_of(&v).map(|t| b.intern(&lossy(&t)));
+                e.holder = token_of(&v).map(|t| b.intern_bytes(&t));
                 e.ttl_ms = ttl_left(&mut self.ks);
                 self.emit(b, e);
             }
@@ -726,7 +1283,7 @@ impl Replay<'_> {
         b: &mut LogBuilder,
         at_ns: i64,
         line: u32,
-        client: &str,
+        client: &Client,
         key: &[u8],
         before: Option<&Value>,
     ) {
@@ -736,7 +1293,7 @@ impl Replay<'_> {
             (Some(_), None) => None,
             (None, _) => self
                 .last_token
-                .get(&(client.to_string(), key.to_vec()))
+                .get(client.id, key)
                 .cloned()
                 .or_else(|| token.clone()),
         };
@@ -745,18 +1302,15 @@ impl Replay<'_> {
         };
         if token.is_none() && self.script.is_none() {
             // Nothing deleted: only worth an event when this client acquired it.
-            if !self
-                .last_token
-                .contains_key(&(client.to_string(), key.to_vec()))
-            {
+            if self.last_token.get(client.id, key).is_none() {
                 return;
             }
         }
         let mut e = self.new_event(b, EventKind::Released, at_ns, line, client, key);
-        e.holder = Some(b.intern(&lossy(&holder)));
+        e.holder = Some(b.intern_bytes(&holder));
         e.detail_mut().deleted = Some(token.is_some());
         if token.as_ref() == Some(&holder) {
-            self.last_token.retain(|_, t| *t != holder);
+            self.last_token.forget(&holder);
         }
         self.emit(b, e);
     }
@@ -767,15 +1321,13 @@ impl Replay<'_> {
         b: &mut LogBuilder,
         at_ns: i64,
         line: u32,
-        client: &str,
+        client: &Client,
         c: &[u8],
-        args: &[Vec<u8>],
-        before: Option<Value>,
+        args: &[&[u8]],
+        prev: Option<i64>,
         out: &Outcome,
     ) {
-        let key = &args[0];
-        let product = product_part(&lossy(key)).to_string();
-        let prev = before.as_ref().and_then(Value::as_int);
+        let key = args[0];
         let mut e = match c {
             b"GET" => {
                 let Outcome::Bulk(v) = out else { return };
@@ -822,8 +1374,9 @@ impl Replay<'_> {
             _ => return,
         };
         e.key = None;
-        e.detail_mut().product = Some(b.intern(&product));
-        self.emit_business(e, product);
+        let product = b.intern(product_part(&text(key)));
+        e.detail_mut().product = Some(product);
+        self.emit_business(e);
     }
 
     fn order_cmd(
@@ -831,85 +1384,202 @@ impl Replay<'_> {
         b: &mut LogBuilder,
         at_ns: i64,
         line: u32,
-        client: &str,
-        args: &[Vec<u8>],
+        client: &Client,
+        args: &[&[u8]],
     ) {
-        let key = &args[0];
-        let product = product_part(&lossy(key)).to_string();
+        let key = args[0];
+        let key_text = text(key);
+        let product = product_part(&key_text);
         for elem in &args[1..] {
             let mut e = self.new_event(b, EventKind::OrderCreated, at_ns, line, client, key);
             e.key = None;
-            let json: Option<serde_json::Value> = serde_json::from_slice(elem).ok();
-            let obj = json.as_ref().and_then(serde_json::Value::as_object);
-            let field = |names: &[&str]| {
-                obj.and_then(|o| names.iter().find_map(|n| o.get(*n)))
-                    .filter(|v| !v.is_null())
-            };
-            let as_text = |v: &serde_json::Value| match v {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            let qty = field(&["qty", "quantity"])
+            let mut f: OrderFields = serde_json::from_slice(elem).unwrap_or_default();
+            let qty = f
+                .first(&["qty", "quantity"])
                 .and_then(|v| {
                     v.as_i64()
                         .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
                 })
                 .unwrap_or(1);
-            let order_id = field(&["order_id", "orderId"]).map(as_text);
-            let owner = field(&["lock_owner", "owner", "lockOwner"]).map(as_text);
-            let price = field(&["unit_price", "unitPrice", "price"]).and_then(|v| v.as_f64());
+            let order_id = f.first(&["order_id", "orderId"]).map(json_text);
+            let owner = f
+                .first(&["lock_owner", "owner", "lockOwner"])
+                .map(json_text);
+            let price = f
+                .first(&["unit_price", "unitPrice", "price"])
+                .and_then(|v| v.as_f64());
             if let Some(o) = owner {
                 e.holder = Some(b.intern(&o));
             }
             let order_sym: Option<Sym> = order_id.map(|o| b.intern(&o));
-            let product_sym = b.intern(&product);
+            let product_sym = b.intern(product);
             let d = e.detail_mut();
             d.quantity = Some(qty);
             d.order_id = order_sym;
             d.unit_price = price;
             d.product = Some(product_sym);
-            self.emit_business(e, product.clone());
+            self.emit_business(e);
         }
     }
 
     /// Ties business events to the lock key of their product and pushes them.
     fn flush_business(&mut self, b: &mut LogBuilder) {
-        let by_product: HashMap<&str, &str> = self
-            .lock_keys
+        let lock_keys: BTreeSet<String> = self.lock_keys.iter().map(|k| lossy(k)).collect();
+        let by_product: HashMap<&str, &str> = lock_keys
             .iter()
             .map(|k| (product_part(k), k.as_str()))
             .collect();
-        for (mut e, product) in std::mem::take(&mut self.business) {
-            let lock = by_product.get(product.as_str()).copied().or_else(|| {
-                self.lock_keys
-                    .iter()
-                    .find(|k| k.contains(product.as_str()))
-                    .map(String::as_str)
-            });
-            e.key = lock.map(|k| b.intern(k));
+        // product → its lock key, interned at the product's first event.
+        let mut tied: HashMap<Option<Sym>, Option<Sym>> = HashMap::new();
+        for mut e in std::mem::take(&mut self.business) {
+            let product = e.detail.as_ref().and_then(|d| d.product);
+            let key = match tied.get(&product) {
+                Some(&k) => k,
+                None => {
+                    let p = b.log.strings.get_or_empty(product).to_string();
+                    let lock = by_product.get(p.as_str()).copied().or_else(|| {
+                        lock_keys
+                            .iter()
+                            .find(|k| k.contains(p.as_str()))
+                            .map(String::as_str)
+                    });
+                    let k = lock.map(|k| b.intern(k));
+                    tied.insert(product, k);
+                    k
+                }
+            };
+            e.key = key;
             b.push(e);
         }
     }
 }
 
-fn start_script(client: &str, c: &[u8], args: &[Vec<u8>]) -> Script {
+/// A member of a JSON object: absent, or present (`null` included), as
+/// `serde_json::Map::get` tells them apart.
+#[derive(Debug, Default)]
+enum Member {
+    #[default]
+    Absent,
+    Present(serde_json::Value),
+}
+
+/// The members of an order (a JSON object pushed on an order list) that the
+/// replay reads, by name.
+const ORDER_MEMBERS: [&str; 10] = [
+    "qty",
+    "quantity",
+    "order_id",
+    "orderId",
+    "lock_owner",
+    "owner",
+    "lockOwner",
+    "unit_price",
+    "unitPrice",
+    "price",
+];
+
+/// Those members of one order. Read as `serde_json::Value` would read the
+/// whole object, so that the same elements fail (bad JSON, not an object,
+/// too deep) and a repeated member keeps its last value, but without
+/// building the map.
+#[derive(Debug, Default)]
+struct OrderFields {
+    members: [Member; ORDER_MEMBERS.len()],
+}
+
+impl OrderFields {
+    /// The first of `names` present in the object, unless it is `null`.
+    fn first(&mut self, names: &[&str]) -> Option<serde_json::Value> {
+        let i = names
+            .iter()
+            .filter_map(|n| ORDER_MEMBERS.iter().position(|m| m == n))
+            .find(|&i| matches!(self.members[i], Member::Present(_)))?;
+        match std::mem::take(&mut self.members[i]) {
+            Member::Present(v) if !v.is_null() => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// An object member's name: the index of one of [`ORDER_MEMBERS`], or
+/// `None`. Read without allocating.
+struct MemberName(Option<usize>);
+
+impl<'de> serde::Deserialize<'de> for MemberName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl serde::de::Visitor<'_> for Visit {
+            type Value = MemberName;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a member name")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MemberName, E> {
+                Ok(MemberName(ORDER_MEMBERS.iter().position(|m| *m == name)))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for OrderFields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = OrderFields;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<OrderFields, A::Error> {
+                let mut out = OrderFields::default();
+                while let Some(MemberName(slot)) = map.next_key()? {
+                    let value: serde_json::Value = map.next_value()?;
+                    if let Some(i) = slot {
+                        out.members[i] = Member::Present(value);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// A JSON value as text: a string's own text, else its JSON.
+fn json_text(v: serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s,
+        other => other.to_string(),
+    }
+}
+
+fn start_script(client: &Client, c: &[u8], args: &[&[u8]]) -> Script {
     let numkeys = args
         .get(1)
         .and_then(|n| parse_i64(n))
         .and_then(|n| usize::try_from(n).ok())
         .unwrap_or(0);
-    let argv = args.get(2 + numkeys..).unwrap_or(&[]).to_vec();
-    let id = args.first().cloned().unwrap_or_default();
-    let body = (c == b"EVAL" || c == b"EVAL_RO").then(|| id.clone());
+    let argv = args
+        .get(2 + numkeys..)
+        .unwrap_or(&[])
+        .iter()
+        .map(|a| a.to_vec())
+        .collect();
     Script {
-        client: client.to_string(),
-        id,
-        body,
+        client: client.clone(),
+        id: args.first().map(|a| a.to_vec()).unwrap_or_default(),
+        id_is_body: c == b"EVAL" || c == b"EVAL_RO",
         argv,
         lua_lines: 0,
-        reads: BTreeMap::new(),
-        writes: HashSet::new(),
-        pttl: HashSet::new(),
+        reads: Vec::new(),
+        writes: Vec::new(),
+        pttl: Vec::new(),
         deleted: false,
         expired: false,
         events: Vec::new(),
@@ -935,43 +1605,69 @@ pub fn read_monitor<R: BufRead>(
     info: &mut SourceInfo,
 ) -> std::io::Result<()> {
     let mut r = Replay {
-        opts,
+        lock_glob: Glob::new(opts.lock_pattern.as_bytes()),
+        stock_glob: Glob::new(opts.stock_pattern.as_bytes()),
+        order_glob: Glob::new(opts.order_pattern.as_bytes()),
         file,
         name: info.name.clone(),
         ks: Keyspace::new(),
         conns: HashMap::new(),
+        lua: new_client("lua", u32::MAX),
         script: None,
         kinds: HashMap::new(),
-        last_token: HashMap::new(),
+        last_token: LastTokens::default(),
+        keys: HashMap::new(),
         unknown: BTreeMap::new(),
-        lock_keys: BTreeSet::new(),
+        lock_keys: HashSet::new(),
         business: Vec::new(),
-        event_lines: HashSet::new(),
+        event_lines: LineSet::default(),
         events: 0,
         commands: 0,
         lua_commands: 0,
+        arg_list: Vec::new(),
     };
-    let mut buf = Vec::with_capacity(256);
+    let mut parser = LineParser::new();
+    // A line that spans two reads of `reader`'s buffer; other lines are
+    // parsed where they lie.
+    let mut pending: Vec<u8> = Vec::new();
     let mut line_no: u32 = 0;
     let mut read = 0u64;
     let mut warned = 0u64;
     let mut bytes = 0u64;
     loop {
-        buf.clear();
-        let n = reader.read_until(b'\n', &mut buf)?;
-        if n == 0 {
+        let avail = reader.fill_buf()?;
+        if avail.is_empty() {
             break;
         }
-        bytes += n as u64;
+        let (end, complete) = match memchr::memchr(b'\n', avail) {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        if complete {
+            line_no = line_no.saturating_add(1);
+            read += 1;
+            let raw = if pending.is_empty() {
+                &avail[..end]
+            } else {
+                pending.extend_from_slice(&avail[..end]);
+                &pending[..]
+            };
+            bytes += raw.len() as u64;
+            if r.feed(builder, &mut parser, raw, line_no) {
+                warned += 1;
+            }
+            pending.clear();
+        } else {
+            pending.extend_from_slice(avail);
+        }
+        reader.consume(end);
+    }
+    if !pending.is_empty() {
         line_no = line_no.saturating_add(1);
         read += 1;
-        match parse_line(&buf) {
-            Ok(Some(ml)) => r.line(builder, ml, line_no),
-            Ok(None) => {}
-            Err(reason) => {
-                warned += 1;
-                builder.warn("monitor", &r.name, u64::from(line_no), reason);
-            }
+        bytes += pending.len() as u64;
+        if r.feed(builder, &mut parser, &pending, line_no) {
+            warned += 1;
         }
     }
     r.finish_script(builder);
@@ -982,7 +1678,7 @@ pub fn read_monitor<R: BufRead>(
     // A command can give several events (`DEL` of two held locks, a script
     // that takes several keys): it then counts as that many records, so that
     // `lines_read = events_loaded + lines_skipped + lines_warned` holds.
-    let event_lines = r.event_lines.len() as u64;
+    let event_lines = r.event_lines.len;
     let extra = r.events.saturating_sub(event_lines);
     info.lines_read += read + extra;
     info.lines_warned += warned;
@@ -1234,6 +1930,128 @@ mod tests {
         let g = "1.1 [0 a:1] \"GET\" \"k\"\nnot a command\n1.2 [0 a:1] \"DEL\" \"k\"\n1.3 [0 a:1] \"DEL\" \"k\"\n";
         assert!(looks_like_monitor(g));
         assert!(!looks_like_monitor("1.1 [0 a:1] \"GET\" \"k\"\nx\ny\nz\n"));
+    }
+
+    #[test]
+    fn compiled_globs_match_as_glob_match_does() {
+        // Every pattern and key over a small alphabet that includes the
+        // wildcards themselves (a key holding `*` or `?`).
+        let alphabet = [b'a', b'b', b'*', b'?'];
+        let mut words: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in 1..=4 {
+            let mut n = 0usize;
+            while n < alphabet.len().pow(len) {
+                let mut w = Vec::new();
+                let mut x = n;
+                for _ in 0..len {
+                    w.push(alphabet[x % alphabet.len()]);
+                    x /= alphabet.len();
+                }
+                words.push(w);
+                n += 1;
+            }
+        }
+        for p in &words {
+            let g = Glob::new(p);
+            for t in &words {
+                assert_eq!(
+                    g.matches(t),
+                    glob_match(p, t),
+                    "pattern {:?} key {:?}",
+                    String::from_utf8_lossy(p),
+                    String::from_utf8_lossy(t)
+                );
+            }
+        }
+        assert!(matches!(Glob::new(b"*lock*").shape, Shape::Contains(_)));
+        assert!(matches!(Glob::new(b"lock:*").shape, Shape::Prefix(_)));
+        assert!(matches!(Glob::new(b"*:lock").shape, Shape::Suffix(_)));
+        assert!(matches!(Glob::new(b"lock").shape, Shape::Exact));
+        assert!(matches!(Glob::new(b"l?ck*").shape, Shape::General));
+    }
+
+    #[test]
+    fn the_fast_head_reads_as_the_general_one() {
+        let heads = [
+            "1795939840.805117 [0 127.0.0.1:34098]",
+            "1795939840 [0 a:1]",
+            "1795939840. [12 a:1]",
+            "1.123456789 [0 a:1]",
+            "1.1234567890 [0 a:1]",
+            "9223372036.854775807 [0 a:1]",
+            "9223372036.854775808 [0 a:1]",
+            "99999999999999999999 [0 a:1]",
+            "1.5 [4294967295 a:1]",
+            "1.5 [4294967296 a:1]",
+            "1.5 [+1 a:1]",
+            "1.5 [ a:1]",
+            "1.5 [0 ]",
+            "1.5 [0 a]b c]",
+            "1.5 [0] x]",
+            "1.5 [0 lua]",
+            "1.5 [0 unix:/tmp/r.sock]",
+            "1.5 [0 [::1]:6379]",
+            "1.5 [0 caf\u{e9}:1]",
+            "1.2.3 [0 a:1]",
+            "1.2x [0 a:1]",
+            "+1.5 [0 a:1]",
+            ".5 [0 a:1]",
+            "1.5  [0 a:1]",
+            "1.5 [0 a:1",
+            "1.5 0 a:1]",
+        ];
+        for h in heads {
+            for tail in ["", " \"GET\" \"k\"", "x"] {
+                let line = format!("{h}{tail}");
+                let fast = fast_head(line.as_bytes());
+                let general = general_head(line.as_bytes());
+                if let Some(f) = fast {
+                    assert_eq!(Ok(f), general, "{line:?}");
+                }
+            }
+        }
+        assert!(fast_head(b"1795939840.805117 [0 127.0.0.1:34098] \"GET\"").is_some());
+    }
+
+    #[test]
+    fn lines_split_across_reads_replay_the_same() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "tests/fixtures/cases/REAL-A-redispy-no-renewal/a_redispy_lock_no_renewal.monitor.log",
+        );
+        let Ok(full) = std::fs::read(path) else {
+            panic!("REAL-A capture");
+        };
+        // The first 300 lines, a `\r\n` line and a last line cut off without
+        // its newline.
+        let mut text: Vec<u8> = full
+            .split_inclusive(|&c| c == b'\n')
+            .take(300)
+            .flatten()
+            .copied()
+            .collect();
+        text.extend_from_slice(b"1795939841.000000 [0 c:1] \"SET\" \"lock:z\" \"A\" \"NX\"\r\n");
+        text.extend_from_slice(b"1795939841.100000 [0 c:1] \"DEL\" \"lock:z\"");
+        let run = |cap: usize| {
+            let mut b = LogBuilder::new();
+            let mut i = info();
+            let r = read_monitor(
+                std::io::BufReader::with_capacity(cap, &text[..]),
+                0,
+                &MonitorOptions::default(),
+                &mut b,
+                &mut i,
+            );
+            assert!(r.is_ok());
+            let log = b.finish();
+            (summary(&log), log.warnings.total(), i.lines_read, i.bytes)
+        };
+        let whole = run(1 << 20);
+        assert!(whole.0.len() > 100, "{}", whole.0.len());
+        assert_eq!(whole.2, 302);
+        assert_eq!(whole.3, text.len() as u64);
+        for cap in [1, 2, 7, 64, 100, 4096] {
+            assert_eq!(run(cap), whole, "buffer of {cap} bytes");
+        }
     }
 
     #[test]

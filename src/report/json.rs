@@ -57,6 +57,32 @@ pub struct JsonOverlap {
     pub duration_ms: f64,
     /// `lease_expired`, `foreign_release` or `lock_vanished`.
     pub cause: String,
+    /// True when either hold was inferred from a MONITOR replay.
+    #[serde(default)]
+    pub inferred: bool,
+}
+
+/// One hold of an incident.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonHold {
+    /// Holder id, as in the log.
+    pub holder: String,
+    /// Host that acquired, when known.
+    pub host: Option<String>,
+    /// Grant, RFC 3339.
+    pub acquired: String,
+    /// TTL of the grant, ms; `null` for a lock without TTL.
+    pub ttl_ms: Option<i64>,
+    /// How the lock ended on the server: `own_release`, `expired`,
+    /// `foreign_release`, `vanished`, `reacquired` or `still_held`.
+    pub lock_end: String,
+    /// When it ended on the server, RFC 3339.
+    pub lock_end_at: String,
+    /// End of the holder's believed window, RFC 3339.
+    pub believed_until: String,
+    /// True when the hold was inferred from a MONITOR replay (its acquire is
+    /// a replayed `SET NX` that won, not a line the application logged).
+    pub inferred: bool,
 }
 
 /// A sale inside an incident.
@@ -76,6 +102,10 @@ pub struct JsonOrder {
     pub oversold_units: i64,
     /// `file:line` of the log line.
     pub source: String,
+    /// True when the order or stock deduction was inferred from a MONITOR
+    /// replay.
+    #[serde(default)]
+    pub inferred: bool,
 }
 
 /// One incident.
@@ -93,6 +123,13 @@ pub struct JsonIncident {
     pub duration_ms: f64,
     /// Holder ids involved, in acquire order.
     pub holders: Vec<String>,
+    /// The holds involved, in acquire order (the same as `holders`).
+    #[serde(default)]
+    pub holds: Vec<JsonHold>,
+    /// True when any of its holds or sales was inferred from a MONITOR
+    /// replay.
+    #[serde(default)]
+    pub inferred: bool,
     /// Cause of the first overlap.
     pub cause: String,
     /// Overlap pairs, listed in full up to the cap.
@@ -123,6 +160,9 @@ pub struct JsonFinding {
     pub at: String,
     /// Plain words.
     pub detail: String,
+    /// True when the hold it is about was inferred from a MONITOR replay.
+    #[serde(default)]
+    pub inferred: bool,
 }
 
 /// Stock accounting per product.
@@ -213,6 +253,24 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
             end: r.rfc3339(inc.end_ns),
             duration_ms: inc.duration_ms(),
             holders: inc.leases.iter().map(|&l| s(a.leases[l].holder)).collect(),
+            holds: inc
+                .leases
+                .iter()
+                .map(|&l| {
+                    let l = &a.leases[l];
+                    JsonHold {
+                        holder: s(l.holder),
+                        host: l.host.map(s),
+                        acquired: r.rfc3339(l.acquired_ns),
+                        ttl_ms: l.ttl_ms,
+                        lock_end: snake(l.lock_end),
+                        lock_end_at: r.rfc3339(l.lock_end_ns),
+                        believed_until: r.rfc3339(l.window_end_ns),
+                        inferred: l.inferred,
+                    }
+                })
+                .collect(),
+            inferred: r.incident_inferred(inc),
             cause: inc.cause.as_str().to_string(),
             overlaps: inc
                 .overlaps
@@ -227,6 +285,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                         end: r.rfc3339(o.end_ns),
                         duration_ms: o.duration_ms(),
                         cause: o.cause.as_str().to_string(),
+                        inferred: r.overlap_inferred(o),
                     }
                 })
                 .collect(),
@@ -245,6 +304,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                         quantity: x.quantity,
                         oversold_units: x.oversold_units,
                         source: format!("{}:{}", r.log.source_name(src), src.line),
+                        inferred: r.sale_inferred(x),
                     }
                 })
                 .collect(),
@@ -276,6 +336,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                 holder: f.holder.map(s),
                 at: r.rfc3339(f.at_ns),
                 detail: f.detail.clone(),
+                inferred: r.finding_inferred(f),
             })
             .collect(),
         products: a
@@ -296,10 +357,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
             .iter()
             .map(|src| JsonSource {
                 file: src.name.clone(),
-                dialect: serde_json::to_value(src.dialect)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                dialect: snake(src.dialect),
                 encoding: src.encoding.clone(),
                 fields: src.fields.clone(),
                 lines_read: src.lines_read,
@@ -323,7 +381,38 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
     }
 }
 
+/// The snake_case name serde gives a unit enum variant.
+fn snake<T: Serialize>(v: T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// The JSON report, pretty-printed.
 pub fn to_json(r: &ReportInput<'_>) -> String {
     serde_json::to_string_pretty(&build(r)).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_report_written_before_inferred_still_reads() {
+        let overlap = r#"{"key": "k", "earlier": "a", "later": "b", "start": "s", "end": "e",
+            "duration_ms": 1.0, "cause": "lease_expired"}"#;
+        let o: Result<JsonOverlap, _> = serde_json::from_str(overlap);
+        assert!(o.is_ok_and(|o| !o.inferred));
+        let order = r#"{"order_id": null, "holder": null, "product": null, "at": "t",
+            "quantity": 1, "oversold_units": 0, "source": "f:1"}"#;
+        let o: Result<JsonOrder, _> = serde_json::from_str(order);
+        assert!(o.is_ok_and(|o| !o.inferred));
+        let incident = r#"{"id": "INC-1", "key": "k", "start": "s", "end": "e",
+            "duration_ms": 1.0, "holders": ["a"], "cause": "lease_expired", "overlaps": [],
+            "overlaps_unlisted": 0, "orders": [], "oversold_units": 0,
+            "loss": {"amount": 0.0, "currency": "CNY"}, "explanation": "x"}"#;
+        let i: Result<JsonIncident, _> = serde_json::from_str(incident);
+        assert!(i.is_ok_and(|i| !i.inferred && i.holds.is_empty()));
+    }
 }

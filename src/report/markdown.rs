@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::{ReportInput, explain_incident, format_ms, units};
+use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, units};
 use crate::analysis::Lease;
 
 fn cell(s: &str) -> String {
@@ -46,6 +46,9 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
         r.money(sm.loss),
         r.money(r.settings.unit_loss)
     );
+    if r.shows_inferred() {
+        let _ = writeln!(out, "_{INFERRED_LEGEND}_\n");
+    }
     if !a.incidents.is_empty() {
         let _ = writeln!(
             out,
@@ -55,13 +58,14 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
         for inc in &a.incidents {
             let _ = writeln!(
                 out,
-                "| {} | {} | `{}` | {} | {} | {} | {} | {} |",
+                "| {} | {} | `{}` | {} | {} | {}{} | {} | {} |",
                 inc.label(),
                 r.time(inc.start_ns),
                 cell(s(inc.key)),
                 inc.leases.len(),
                 format_ms(inc.duration_ms()),
                 inc.cause.as_str(),
+                inferred_suffix(r.incident_inferred(inc)),
                 inc.oversold_units,
                 r.money(inc.loss)
             );
@@ -81,13 +85,15 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
         let _ = writeln!(out, "|---|---|---|---:|---:|---|---|---:|");
         for &l in &inc.leases {
             let l: &Lease = &a.leases[l];
+            let mark = inferred_suffix(l.inferred);
             let ratio = l.ttl_ms.filter(|&t| t > 0).map_or("-".to_string(), |t| {
                 format!("{:.0} %", 100.0 * l.hold_ms() / t as f64)
             });
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} | {} ({:?}) | {} ({:?}) | {} |",
+                "| `{}`{} | {} | {} | {} | {} | {} ({:?}) | {} ({:?}) | {} |",
                 cell(s(l.holder)),
+                mark,
                 cell(l.host.map_or("", s)),
                 r.time(l.acquired_ns),
                 l.ttl_ms.map_or("none".to_string(), |t| format!("{t} ms")),
@@ -107,8 +113,9 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
                 let x = &a.sales[i];
                 let _ = writeln!(
                     out,
-                    "| {} | `{}` | {} | {} | {} |",
+                    "| {}{} | `{}` | {} | {} | {} |",
                     cell(x.order_id.map_or("(deduction)", s)),
+                    inferred_suffix(r.sale_inferred(x)),
                     cell(x.holder.map_or("", s)),
                     r.time(x.at_ns),
                     x.quantity,
@@ -131,8 +138,9 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
         for f in &a.findings {
             let _ = writeln!(
                 out,
-                "| {} | {} | `{}` | {} |",
+                "| {}{} | {} | `{}` | {} |",
                 f.kind.as_str(),
+                inferred_suffix(r.finding_inferred(f)),
                 r.time(f.at_ns),
                 cell(f.key.map_or("", s)),
                 cell(&f.detail)

@@ -9,7 +9,7 @@ mod text;
 
 use chrono::{DateTime, FixedOffset};
 
-use crate::analysis::{Analysis, Settings};
+use crate::analysis::{Analysis, Finding, Incident, Overlap, Sale, Settings};
 use crate::model::LoadedLog;
 
 pub use explain::explain_incident;
@@ -45,6 +45,58 @@ impl ReportInput<'_> {
     pub fn money(&self, amount: f64) -> String {
         format_money(amount, &self.settings.currency)
     }
+
+    /// True when hold `lease` (an index into the leases) was inferred from a
+    /// MONITOR replay.
+    pub fn lease_inferred(&self, lease: usize) -> bool {
+        self.analysis.leases.get(lease).is_some_and(|l| l.inferred)
+    }
+
+    /// True when either hold of an overlap was inferred.
+    pub fn overlap_inferred(&self, o: &Overlap) -> bool {
+        self.lease_inferred(o.earlier) || self.lease_inferred(o.later)
+    }
+
+    /// True when the order or stock deduction of a sale was inferred.
+    pub fn sale_inferred(&self, x: &Sale) -> bool {
+        self.log.events.get(x.event).is_some_and(|e| e.inferred)
+    }
+
+    /// True when any hold or sale of an incident was inferred.
+    pub fn incident_inferred(&self, inc: &Incident) -> bool {
+        inc.leases.iter().any(|&l| self.lease_inferred(l))
+            || inc.sales.iter().any(|&i| {
+                self.analysis
+                    .sales
+                    .get(i)
+                    .is_some_and(|x| self.sale_inferred(x))
+            })
+    }
+
+    /// True when the hold a finding is about was inferred.
+    pub fn finding_inferred(&self, f: &Finding) -> bool {
+        f.lease.is_some_and(|l| self.lease_inferred(l))
+    }
+
+    /// True when the report shows anything inferred (then it prints
+    /// [`INFERRED_LEGEND`]).
+    pub fn shows_inferred(&self) -> bool {
+        let a = self.analysis;
+        a.incidents.iter().any(|inc| self.incident_inferred(inc))
+            || a.findings.iter().any(|f| self.finding_inferred(f))
+    }
+}
+
+/// Marks an outcome inferred from a MONITOR replay in the text and Markdown
+/// reports.
+pub const INFERRED_MARK: &str = "(inferred)";
+
+/// Says what [`INFERRED_MARK`] means, once per report that uses it.
+pub const INFERRED_LEGEND: &str = "(inferred) = inferred from MONITOR replay: the capture shows each command but not its reply, so the outcome is what replaying it through the keyspace model gives.";
+
+/// ` (inferred)` when `inferred`, else nothing.
+pub fn inferred_suffix(inferred: bool) -> &'static str {
+    if inferred { " (inferred)" } else { "" }
 }
 
 fn datetime(at_ns: i64, offset_s: i32) -> Option<DateTime<FixedOffset>> {

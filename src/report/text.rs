@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::{ReportInput, explain_incident, format_ms, units};
+use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, units};
 
 /// The plain-text report.
 pub fn to_text(r: &ReportInput<'_>) -> String {
@@ -29,28 +29,33 @@ pub fn to_text(r: &ReportInput<'_>) -> String {
         sm.near_misses,
         sm.warnings
     );
+    if r.shows_inferred() {
+        let _ = writeln!(out, "{INFERRED_LEGEND}");
+    }
     for inc in &a.incidents {
         let _ = writeln!(
             out,
-            "\n{}  {}  {} -> {}  ({})  {}",
+            "\n{}  {}  {} -> {}  ({})  {}{}",
             inc.label(),
             s(inc.key),
             r.time(inc.start_ns),
             r.time(inc.end_ns),
             format_ms(inc.duration_ms()),
-            inc.cause.as_str()
+            inc.cause.as_str(),
+            inferred_suffix(r.incident_inferred(inc))
         );
         let _ = writeln!(out, "  {}", explain_incident(r, inc));
         for &o in inc.overlaps.iter().take(20) {
             let o = &a.overlaps[o];
             let _ = writeln!(
                 out,
-                "  overlap {} / {}: {} from {} ({})",
+                "  overlap {} / {}: {} from {} ({}){}",
                 s(a.leases[o.earlier].holder),
                 s(a.leases[o.later].holder),
                 format_ms(o.duration_ms()),
                 r.time(o.start_ns),
-                o.cause.as_str()
+                o.cause.as_str(),
+                inferred_suffix(r.overlap_inferred(o))
             );
         }
         if inc.overlaps.len() + inc.overlaps_unlisted > 20 {
@@ -74,10 +79,11 @@ pub fn to_text(r: &ReportInput<'_>) -> String {
         for f in &a.findings {
             let _ = writeln!(
                 out,
-                "  {:<18} {}  {}",
+                "  {:<18} {}  {}{}",
                 f.kind.as_str(),
                 r.time(f.at_ns),
-                f.detail
+                f.detail,
+                inferred_suffix(r.finding_inferred(f))
             );
         }
     }
