@@ -504,6 +504,9 @@ fn missing_file_is_an_error_naming_it() {
     )
     .expect_err("fails");
     assert!(err.to_string().contains("/nonexistent/锁.jsonl"), "{err}");
+    // The OS reason is said once, also when printed with its whole chain.
+    let chain = format!("{:#}", anyhow::Error::from(err));
+    assert_eq!(chain.matches("os error 2").count(), 1, "{chain}");
 }
 
 #[test]

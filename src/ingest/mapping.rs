@@ -68,9 +68,9 @@ impl Mapping {
     /// [`IngestError::Io`] when the file cannot be read,
     /// [`IngestError::BadMapping`] naming the file when it is invalid.
     pub fn from_path(path: &Path) -> Result<Mapping, IngestError> {
-        let text = std::fs::read_to_string(path).map_err(|source| IngestError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| IngestError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         })?;
         text.parse::<Mapping>().map_err(|e| match e {
             IngestError::BadMapping { reason, .. } => IngestError::BadMapping {

@@ -117,12 +117,15 @@ pub struct Progress {
 #[derive(Debug, thiserror::Error)]
 pub enum IngestError {
     /// A file could not be opened or read.
-    #[error("cannot read {}: {source}", path.display())]
+    /// The reason is part of the message and deliberately not an error
+    /// `source`: printers that walk the chain (anyhow's `{:#}`) would say it
+    /// twice.
+    #[error("cannot read {}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The cause.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// [`Progress::cancel`] was set.
     #[error("loading was cancelled")]
@@ -164,9 +167,9 @@ pub fn read_source<R: Read>(
     builder: &mut LogBuilder,
     progress: &Progress,
 ) -> Result<(), IngestError> {
-    let io_err = |source| IngestError::Io {
+    let io_err = |error| IngestError::Io {
         path: PathBuf::from(name),
-        source,
+        error,
     };
     let base = progress.bytes_read.load(Ordering::Relaxed);
     // Read straight into `raw`, 1 MB at a time between cancellation checks;
@@ -369,7 +372,7 @@ pub fn load_paths(
     }
     let io = |p: &Path| {
         let path = p.to_path_buf();
-        move |source| IngestError::Io { path, source }
+        move |error| IngestError::Io { path, error }
     };
     let mut total = 0u64;
     for p in paths {
@@ -388,9 +391,9 @@ pub fn load_paths(
         }
         let f = std::fs::File::open(p).map_err(io(p))?;
         read_source(&name, f, opts, &mut builder, progress).map_err(|e| match e {
-            IngestError::Io { source, .. } => IngestError::Io {
+            IngestError::Io { error, .. } => IngestError::Io {
                 path: p.clone(),
-                source,
+                error,
             },
             other => other,
         })?;

@@ -80,9 +80,9 @@ fn read_jsonl_sized(
     head_bytes: usize,
     chunk_bytes: usize,
 ) -> Result<bool, IngestError> {
-    let io_err = |source| IngestError::Io {
+    let io_err = |error| IngestError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
     let mut f = std::fs::File::open(path).map_err(io_err)?;

@@ -89,12 +89,20 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
             if others == 1 { "holder" } else { "holders" }
         ));
     }
+    let pairs = incident.overlaps.len() + incident.overlaps_unlisted;
+    let pairs = if pairs == 1 {
+        "1 overlap pair".to_string()
+    } else {
+        format!("{pairs} overlap pairs")
+    };
+    let who = match incident.leases.len() {
+        2 => "both holders".to_string(),
+        n => format!("two or more of these {n} holders"),
+    };
     out.push_str(&format!(
-        ". For {} in all, {} holders believed they held {} at once ({} overlap pairs).",
+        ". For {} in all, {who} believed they held {} at once ({pairs}).",
         format_ms(incident.duration_ms()),
-        incident.leases.len(),
         key,
-        incident.overlaps.len() + incident.overlaps_unlisted
     ));
     let sales: Vec<_> = incident
         .sales
