@@ -150,6 +150,37 @@ pub fn reconstruct_leases(log: &LoadedLog, times_ns: &[i64], settings: &Settings
     reconstruct_leases_in(log, times_ns, settings, &EventView::all())
 }
 
+/// Indices of the events that `keep(index, event)` selects, in the order the
+/// rules read them: by (time with host offsets, file, line), equal keys in
+/// log order.
+///
+/// The sort keys are gathered in one sequential pass and sorted as plain
+/// tuples: reading them from `log.events[i]` inside every comparison is
+/// cache-miss bound at 10 M events (docs/performance.md). The index last
+/// keeps equal (time, file, line) in log order, as a stable sort would.
+pub(crate) fn time_order(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    keep: impl Fn(usize, &crate::model::Event) -> bool,
+) -> Vec<usize> {
+    let mut keyed: Vec<(i64, u16, u32, usize)> = log
+        .events
+        .iter()
+        .enumerate()
+        .filter(|&(i, e)| keep(i, e))
+        .map(|(i, e)| {
+            let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
+            (t, e.source.file, e.source.line, i)
+        })
+        .collect();
+    if keyed.len() >= PARALLEL_MIN {
+        keyed.par_sort_unstable();
+    } else {
+        keyed.sort_unstable();
+    }
+    keyed.into_iter().map(|(_, _, _, i)| i).collect()
+}
+
 /// [`reconstruct_leases`] over the events of one [`EventView`] only.
 pub fn reconstruct_leases_in(
     log: &LoadedLog,
@@ -157,27 +188,9 @@ pub fn reconstruct_leases_in(
     settings: &Settings,
     view: &EventView,
 ) -> LeaseSet {
-    // Sort keys are gathered in one sequential pass and sorted as plain
-    // tuples: reading them from `log.events[i]` inside every comparison is
-    // cache-miss bound at 10 M events (docs/performance.md). The index last
-    // keeps equal (time, file, line) in log order, as a stable sort would.
-    let mut order: Vec<(i64, u16, u32, usize)> = log
-        .events
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| view.includes(i))
-        .map(|(i, e)| {
-            let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
-            (t, e.source.file, e.source.line, i)
-        })
-        .collect();
-    if order.len() >= PARALLEL_MIN {
-        order.par_sort_unstable();
-    } else {
-        order.sort_unstable();
-    }
+    let order = time_order(log, times_ns, |i, _| view.includes(i));
     let mut by_key: foldhash::HashMap<Sym, Vec<usize>> = foldhash::HashMap::default();
-    for &(_, _, _, i) in &order {
+    for &i in &order {
         if let Some(key) = log.events[i].key {
             by_key.entry(key).or_default().push(i);
         }

@@ -69,17 +69,9 @@ pub fn compute_oversell(
         final_stock: Option<(i64, i64)>,
     }
     let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);
-    // As in lease reconstruction: sort keys gathered in one pass, the index
-    // last so that equal (time, file, line) keep log order.
-    let mut keyed: Vec<(i64, u16, u32, usize)> = log
-        .events
-        .iter()
-        .enumerate()
-        .filter(|&(i, e)| e.kind.is_business() && view.includes(i))
-        .map(|(i, e)| (time(i), e.source.file, e.source.line, i))
-        .collect();
-    keyed.sort_unstable();
-    let order: Vec<usize> = keyed.into_iter().map(|(_, _, _, i)| i).collect();
+    let order = super::leases::time_order(log, times_ns, |i, e| {
+        e.kind.is_business() && view.includes(i)
+    });
     // Hashed, not ordered: products are sorted by name below and sales by
     // (time, event), so the visiting order does not show.
     let mut by_product: hashbrown::HashMap<Option<Sym>, Acc> = hashbrown::HashMap::default();

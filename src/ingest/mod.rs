@@ -149,6 +149,23 @@ pub enum IngestError {
 /// How many records are read between cancellation checks.
 const CHECK_EVERY: u64 = 4096;
 
+/// Observes the first records of `text` (until the detector has seen
+/// enough) to decide which fields hold the time, key, holder and the rest.
+pub(crate) fn detect_fields(container: &Container, text: &str) -> Detector {
+    let mut det = Detector::default();
+    containers::walk(container, text, &mut |_, _, item| {
+        if let Item::Rec(r) = item {
+            det.observe(&r);
+        }
+        if det.done() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    det
+}
+
 /// Reads one source's bytes into `builder`: gzip is undone, the encoding and
 /// dialect are detected, records become events, and a [`SourceInfo`] is
 /// added. `name` is used for display and warnings only.
@@ -200,17 +217,10 @@ pub fn read_source<R: Read>(
     let dec = decode::decode(bytes);
     let text = dec.text.as_str();
     let mut info = SourceInfo {
-        name: name.to_string(),
         bytes: text.len() as u64,
-        dialect: Dialect::Unknown,
         encoding: dec.encoding.to_ascii_uppercase(),
         gzip,
-        fields: Vec::new(),
-        notes: Vec::new(),
-        lines_read: 0,
-        events_loaded: 0,
-        lines_skipped: 0,
-        lines_warned: 0,
+        ..SourceInfo::new(name, Dialect::Unknown)
     };
     if dec.damaged_lines > 0 {
         info.notes.push(format!(
@@ -277,17 +287,7 @@ fn parse_records(
     let tz = opts.tz.as_ref().or(mapping.and_then(|m| m.tz.as_ref()));
 
     // Pass 1: decide the fields from the first records.
-    let mut det = Detector::default();
-    containers::walk(container, text, &mut |_, _, item| {
-        if let Item::Rec(r) = item {
-            det.observe(&r);
-        }
-        if det.done() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    });
+    let det = detect_fields(container, text);
     let (fields, notes) = det.resolve(mapping);
     if det.sls && matches!(info.dialect, Dialect::JsonLines | Dialect::JsonArray) {
         info.dialect = Dialect::SlsJson;

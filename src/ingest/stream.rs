@@ -9,7 +9,6 @@
 //! way (`read_source`).
 
 use std::io::Read;
-use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
@@ -19,10 +18,10 @@ use serde_json::Value;
 
 use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
 
-use super::containers::{self, Container, Item, json_reason};
+use super::containers::{self, Container, json_reason};
 use super::extract::Collector;
 use super::fast::scan_line;
-use super::fields::{Detector, Fields, Role};
+use super::fields::{Fields, Role};
 use super::record::{Rec, Val};
 use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
 
@@ -119,17 +118,7 @@ fn read_jsonl_sized(
     if !matches!(container, Container::JsonLines { loki: false }) {
         return Ok(false);
     }
-    let mut det = Detector::default();
-    containers::walk(&container, text, &mut |_, _, item| {
-        if let Item::Rec(r) = item {
-            det.observe(&r);
-        }
-        if det.done() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    });
+    let det = super::detect_fields(&container, text);
     if !det.done() && !eof {
         return Ok(false);
     }
