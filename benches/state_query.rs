@@ -48,8 +48,8 @@ fn synthetic(events: usize) -> (LoadedLog, Analysis) {
             e.key = Some(keys[k]);
             e.holder = Some(holder);
             if let Some(s) = stock {
-                e.detail_mut().stock_after = Some(s);
-                e.detail_mut().quantity = Some(1);
+                e.update_detail(|d| d.stock_after = Some(s));
+                e.update_detail(|d| d.quantity = Some(1));
             }
             log.events.push(e);
         };

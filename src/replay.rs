@@ -442,9 +442,10 @@ impl StateIndex {
         let only = (analysis.products.len() == 1).then_some(0);
         let mut changes = Vec::new();
         for (i, e) in log.events.iter().enumerate() {
-            let Some(d) = e.detail.as_deref() else {
+            if !e.has_detail() {
                 continue;
-            };
+            }
+            let d = e.detail();
             // The levels `compute_oversell` tracks as the final stock.
             let level = match e.kind {
                 EventKind::StockInitialized | EventKind::StockRead => d.stock,

@@ -199,10 +199,10 @@ fn real_a_repeated_gives_each_copy_the_same_events() {
             log.strings.get_or_empty(e.holder).to_string(),
             e.ttl_ms,
             e.source.line - r as u32 * lines,
-            e.detail
-                .as_deref()
-                .cloned()
-                .map(|d| (d.quantity, d.stock, d.stock_before, d.stock_after)),
+            e.has_detail().then(|| {
+                let d = e.detail();
+                (d.quantity, d.stock, d.stock_before, d.stock_after)
+            }),
         )
     };
     let want: Vec<_> = single.events.iter().map(|e| shape(&single, e, 0)).collect();

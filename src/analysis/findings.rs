@@ -408,9 +408,9 @@ mod tests {
             (10, WriteRejected, "k", "A", None),
             (20, StockDeducted, "k", "C", None),
         ]);
-        log.events[0].detail_mut().fencing_token = Some(34);
-        log.events[1].detail_mut().fencing_token = Some(33);
-        log.events[2].detail_mut().fencing_token = Some(35);
+        log.events[0].update_detail(|d| d.fencing_token = Some(34));
+        log.events[1].update_detail(|d| d.fencing_token = Some(33));
+        log.events[2].update_detail(|d| d.fencing_token = Some(35));
         let f = fencing_violations(
             &log,
             &log.events.iter().map(|e| e.at_ns).collect::<Vec<_>>(),

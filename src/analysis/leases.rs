@@ -556,7 +556,7 @@ pub(crate) mod tests {
             (0, Acquired, "k", "A", Some(2000)),
             (5000, ReleaseFailed, "k", "A", None),
         ]);
-        log.events[1].detail_mut().elapsed_ms = Some(2072.0);
+        log.events[1].update_detail(|d| d.elapsed_ms = Some(2072.0));
         let a = &leases_of(&log).leases[0];
         assert_eq!(a.window_end_ns, 2928 * NS_PER_MS);
     }

@@ -277,7 +277,7 @@ mod tests {
             (410, OrderCreated, "k", "C", None),
             (420, Released, "k", "C", None),
         ]);
-        log.events[0].detail_mut().stock = Some(1);
+        log.events[0].update_detail(|d| d.stock = Some(1));
         let a = analyze(
             &log,
             &Settings {

@@ -211,8 +211,6 @@ impl<'o> Collector<'o> {
             },
             message,
         };
-        if d != crate::model::Detail::default() {
-            e.detail = Some(Box::new(d));
-        }
+        e.set_detail(d);
     }
 }

@@ -1308,7 +1308,7 @@ impl Replay {
         }
         let mut e = self.new_event(b, EventKind::Released, at_ns, line, client, key);
         e.holder = Some(b.intern_bytes(&holder));
-        e.detail_mut().deleted = Some(token.is_some());
+        e.update_detail(|d| d.deleted = Some(token.is_some()));
         if token.as_ref() == Some(&holder) {
             self.last_token.forget(&holder);
         }
@@ -1333,7 +1333,7 @@ impl Replay {
                 let Outcome::Bulk(v) = out else { return };
                 let Some(n) = parse_i64(v) else { return };
                 let mut e = self.new_event(b, EventKind::StockRead, at_ns, line, client, key);
-                e.detail_mut().stock = Some(n);
+                e.update_detail(|d| d.stock = Some(n));
                 e
             }
             b"SET" => {
@@ -1346,15 +1346,16 @@ impl Replay {
                 if prev.is_none() {
                     let mut e =
                         self.new_event(b, EventKind::StockInitialized, at_ns, line, client, key);
-                    e.detail_mut().stock = Some(n);
+                    e.update_detail(|d| d.stock = Some(n));
                     e
                 } else {
                     let mut e =
                         self.new_event(b, EventKind::StockDeducted, at_ns, line, client, key);
-                    let d = e.detail_mut();
-                    d.stock_before = prev;
-                    d.stock_after = Some(n);
-                    d.quantity = prev.map(|p| p - n).filter(|&q| q > 0);
+                    e.update_detail(|d| {
+                        d.stock_before = prev;
+                        d.stock_after = Some(n);
+                        d.quantity = prev.map(|p| p - n).filter(|&q| q > 0);
+                    });
                     e
                 }
             }
@@ -1365,17 +1366,18 @@ impl Replay {
                     return; // a restock, not a sale
                 }
                 let mut e = self.new_event(b, EventKind::StockDeducted, at_ns, line, client, key);
-                let d = e.detail_mut();
-                d.stock_before = Some(before_n);
-                d.stock_after = Some(*after);
-                d.quantity = Some(before_n - after);
+                e.update_detail(|d| {
+                    d.stock_before = Some(before_n);
+                    d.stock_after = Some(*after);
+                    d.quantity = Some(before_n - after);
+                });
                 e
             }
             _ => return,
         };
         e.key = None;
         let product = b.intern(product_part(&text(key)));
-        e.detail_mut().product = Some(product);
+        e.update_detail(|d| d.product = Some(product));
         self.emit_business(e);
     }
 
@@ -1413,11 +1415,12 @@ impl Replay {
             }
             let order_sym: Option<Sym> = order_id.map(|o| b.intern(&o));
             let product_sym = b.intern(product);
-            let d = e.detail_mut();
-            d.quantity = Some(qty);
-            d.order_id = order_sym;
-            d.unit_price = price;
-            d.product = Some(product_sym);
+            e.update_detail(|d| {
+                d.quantity = Some(qty);
+                d.order_id = order_sym;
+                d.unit_price = price;
+                d.product = Some(product_sym);
+            });
             self.emit_business(e);
         }
     }
@@ -1432,7 +1435,7 @@ impl Replay {
         // product → its lock key, interned at the product's first event.
         let mut tied: HashMap<Option<Sym>, Option<Sym>> = HashMap::new();
         for mut e in std::mem::take(&mut self.business) {
-            let product = e.detail.as_ref().and_then(|d| d.product);
+            let product = e.detail().product;
             let key = match tied.get(&product) {
                 Some(&k) => k,
                 None => {

@@ -457,10 +457,12 @@ fn remap_event(e: &mut Event, map: &[Sym]) {
     remap(&mut e.holder, map);
     remap(&mut e.host, map);
     remap(&mut e.thread, map);
-    if let Some(d) = e.detail.as_deref_mut() {
-        remap(&mut d.product, map);
-        remap(&mut d.order_id, map);
-        remap(&mut d.message, map);
+    if e.has_detail() {
+        e.update_detail(|d| {
+            remap(&mut d.product, map);
+            remap(&mut d.order_id, map);
+            remap(&mut d.message, map);
+        });
     }
 }
 
