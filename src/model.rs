@@ -338,8 +338,12 @@ pub struct Event {
     pub inferred: bool,
     /// Where the line is.
     pub source: SourceRef,
-    /// Optional business / release fields, packed by [`pack_detail`]; `None`
-    /// when all are absent. Read with [`Event::detail`].
+    /// Which business / release fields are present (bits `D_*`); kept
+    /// inline so that "has it a fencing token / was it deleted" needs no
+    /// trip to the heap.
+    detail_mask: u16,
+    /// The present fields' values, packed by [`pack_detail`]; `None` when
+    /// none needs bytes. Read with [`Event::detail`].
     detail: Option<Box<[u8]>>,
 }
 
@@ -356,6 +360,7 @@ impl Event {
             ttl_ms: None,
             inferred: false,
             source,
+            detail_mask: 0,
             detail: None,
         }
     }
@@ -363,21 +368,35 @@ impl Event {
     /// The business / release fields (all `None` when the line had none).
     /// Decodes the packed form: call once per use, not per field in a loop.
     pub fn detail(&self) -> Detail {
-        self.detail
-            .as_deref()
-            .map(unpack_detail)
-            .unwrap_or_default()
+        if self.detail_mask == 0 {
+            return Detail::default();
+        }
+        unpack_detail(self.detail_mask, self.detail.as_deref().unwrap_or(&[]))
     }
 
     /// True when the line carried any business / release field.
     pub fn has_detail(&self) -> bool {
-        self.detail.is_some()
+        self.detail_mask != 0
+    }
+
+    /// The fencing token, without decoding the rest when there is none.
+    pub fn fencing_token(&self) -> Option<i64> {
+        if self.detail_mask & D_FENCING == 0 {
+            return None;
+        }
+        self.detail().fencing_token
+    }
+
+    /// Whether a release deleted the key (`Some(false)`: it deleted
+    /// nothing); read from the inline mask alone.
+    pub fn deleted(&self) -> Option<bool> {
+        (self.detail_mask & D_DELETED != 0).then_some(self.detail_mask & D_DELETED_TRUE != 0)
     }
 
     /// Replaces the business / release fields (an all-`None` detail stores
     /// nothing).
     pub fn set_detail(&mut self, d: Detail) {
-        self.detail = pack_detail(&d);
+        (self.detail_mask, self.detail) = pack_detail(&d);
     }
 
     /// Changes the business / release fields in place: `f` gets the decoded
@@ -389,12 +408,13 @@ impl Event {
     }
 }
 
-// Packed detail: a little-endian u16 mask of the present fields (bit i for
-// the i-th field in `Detail` order; `deleted` uses bit 9 for present and bit
-// 10 for its value), then each present field in that order: symbols as
-// LEB128, integers as zigzag LEB128, floats as 8 little-endian bytes. A sale
-// line's detail (product, quantity, stock before/after) packs into ~12 bytes
-// instead of the 136-byte struct; see docs/performance.md.
+// Packed detail: a u16 mask of the present fields (bit i for the i-th field
+// in `Detail` order; `deleted` uses bit 9 for present and bit 10 for its
+// value), kept in the event, and the bytes of each present field in that
+// order: symbols as LEB128, integers as zigzag LEB128, floats as 8
+// little-endian bytes. A sale line's detail (product, quantity, stock
+// before/after) packs into ~10 bytes instead of a boxed 136-byte struct; see
+// docs/performance.md.
 const D_PRODUCT: u16 = 1;
 const D_QUANTITY: u16 = 1 << 1;
 const D_STOCK: u16 = 1 << 2;
@@ -430,8 +450,9 @@ fn get_uvarint(b: &[u8], at: &mut usize) -> u64 {
     v
 }
 
-/// Packs `d`; `None` when every field is absent.
-fn pack_detail(d: &Detail) -> Option<Box<[u8]>> {
+/// Packs `d` into its mask and bytes (`None` when no present field needs
+/// bytes).
+fn pack_detail(d: &Detail) -> (u16, Option<Box<[u8]>>) {
     let mut mask = 0u16;
     let mut body = Vec::with_capacity(24);
     let sym = |bit: u16, s: Option<Sym>, mask: &mut u16, body: &mut Vec<u8>| {
@@ -467,19 +488,12 @@ fn pack_detail(d: &Detail) -> Option<Box<[u8]>> {
         None => {}
     }
     sym(D_MESSAGE, d.message, &mut mask, &mut body);
-    if mask == 0 {
-        return None;
-    }
-    let mut out = Vec::with_capacity(2 + body.len());
-    out.extend_from_slice(&mask.to_le_bytes());
-    out.extend_from_slice(&body);
-    Some(out.into_boxed_slice())
+    (mask, (!body.is_empty()).then(|| body.into_boxed_slice()))
 }
 
 /// Decodes what [`pack_detail`] wrote.
-fn unpack_detail(b: &[u8]) -> Detail {
-    let mask = u16::from_le_bytes([b[0], b[1]]);
-    let mut at = 2;
+fn unpack_detail(mask: u16, b: &[u8]) -> Detail {
+    let mut at = 0;
     let mut d = Detail::default();
     let has = |bit: u16| mask & bit != 0;
     let sym = |at: &mut usize| {
@@ -865,6 +879,8 @@ mod tests {
             e.set_detail(d);
             prop_assert_eq!(e.detail(), d);
             prop_assert_eq!(e.has_detail(), d != Detail::default());
+            prop_assert_eq!(e.deleted(), d.deleted);
+            prop_assert_eq!(e.fencing_token(), d.fencing_token);
         }
     }
 
@@ -877,11 +893,19 @@ mod tests {
             stock_after: Some(999_999),
             ..Detail::default()
         };
-        let packed = pack_detail(&d).expect("some fields");
-        // mask 2 + product 3 + quantity 1 + 2 x 3-byte zigzag varints.
-        assert_eq!(packed.len(), 12);
-        assert_eq!(unpack_detail(&packed), d);
-        assert!(pack_detail(&Detail::default()).is_none());
+        let (mask, packed) = pack_detail(&d);
+        let packed = packed.expect("some fields need bytes");
+        // product 3 + quantity 1 + 2 x 3-byte zigzag varints.
+        assert_eq!(packed.len(), 10);
+        assert_eq!(unpack_detail(mask, &packed), d);
+        assert_eq!(pack_detail(&Detail::default()), (0, None));
+        let mut e = Event::new(0, EventKind::Released, SourceRef { file: 0, line: 1 });
+        e.set_detail(Detail {
+            deleted: Some(false),
+            ..Detail::default()
+        });
+        assert_eq!((e.deleted(), e.fencing_token()), (Some(false), None));
+        assert!(e.has_detail() && e.detail.is_none());
     }
 
     #[test]

@@ -169,7 +169,7 @@ fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
         .filter(|&i| {
             let e = &log.events[i];
             e.key.is_some()
-                && e.detail().fencing_token.is_some()
+                && e.fencing_token().is_some()
                 && !matches!(
                     e.kind,
                     EventKind::Acquired
@@ -183,7 +183,7 @@ fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
     let mut out = Vec::new();
     for i in order {
         let e = &log.events[i];
-        let (Some(key), Some(token)) = (e.key, e.detail().fencing_token) else {
+        let (Some(key), Some(token)) = (e.key, e.fencing_token()) else {
             continue;
         };
         let rejected = e.kind == EventKind::WriteRejected;

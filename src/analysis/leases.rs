@@ -353,7 +353,7 @@ fn reconstruct_key(
                     };
                     holds[h].close_window(end, t.saturating_sub(elapsed_ns));
                 }
-                if e.kind != EventKind::Released || e.detail().deleted == Some(false) {
+                if e.kind != EventKind::Released || e.deleted() == Some(false) {
                     continue;
                 }
                 if let Some(h) = mine
@@ -369,7 +369,7 @@ fn reconstruct_key(
                     }
                     // The releaser's own lock had already ended (or it never
                     // acquired in this log and says it deleted something).
-                    (Some(l), by) if by.is_some() || e.detail().deleted == Some(true) => {
+                    (Some(l), by) if by.is_some() || e.deleted() == Some(true) => {
                         holds[l].end_lock(LockEnd::ForeignRelease, t, by.map(|b| base + b));
                         live = None;
                     }
@@ -431,7 +431,7 @@ fn own_release_within(
         }
         if e.holder == Some(holder) {
             match e.kind {
-                EventKind::Released if e.detail().deleted != Some(false) => return Some(ti - t),
+                EventKind::Released if e.deleted() != Some(false) => return Some(ti - t),
                 EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost => {
                     return None;
                 }

@@ -4,7 +4,7 @@
 use foldhash::HashMap;
 
 use super::{EventView, Incident, Lease, ProductOversell, Sale};
-use crate::model::{EventKind, LoadedLog, Sym};
+use crate::model::{Detail, Event, EventKind, LoadedLog, Sym};
 
 /// The lock key an event was made under: its own `key`, else the key of the
 /// hold whose believed window contains it for the same holder.
@@ -55,14 +55,38 @@ pub fn compute_oversell(
     for l in leases {
         leases_by_holder.entry(l.holder).or_default().push(l.id);
     }
+    /// One order or deduction, with what the sale needs from its event (so
+    /// that building the sales does not go back to the event array, a cache
+    /// miss per sale at 10 M events).
+    struct Seen {
+        event: usize,
+        at_ns: i64,
+        key: Option<Sym>,
+        holder: Option<Sym>,
+        order_id: Option<Sym>,
+        quantity: i64,
+    }
+    impl Seen {
+        fn of(e: &Event, d: &Detail, event: usize, at_ns: i64, key: Option<Sym>) -> Seen {
+            Seen {
+                event,
+                at_ns,
+                key,
+                holder: e.holder,
+                order_id: d.order_id,
+                quantity: d.quantity.unwrap_or(1),
+            }
+        }
+    }
     #[derive(Default)]
     struct Acc {
         initialized: Option<i64>,
         first_read: Option<i64>,
         sold_any: bool,
-        /// (event, lock key) of each order.
-        orders: Vec<(usize, Option<Sym>)>,
-        /// (event, lock key) of each deduction.
+        /// Each order.
+        orders: Vec<Seen>,
+        /// (event, lock key) of each deduction: they are the sales only when
+        /// a product has no orders, so they are not copied out up front.
         deductions: Vec<(usize, Option<Sym>)>,
         deducted: i64,
         min_after: Option<i64>,
@@ -109,7 +133,7 @@ pub fn compute_oversell(
             }
             EventKind::OrderCreated => {
                 acc.sold_any = true;
-                acc.orders.push((i, key));
+                acc.orders.push(Seen::of(e, &d, i, t, key));
             }
             _ => {}
         }
@@ -118,8 +142,17 @@ pub fn compute_oversell(
     let mut products = Vec::new();
     let mut sales = Vec::new();
     for (product, acc) in by_product {
+        let from_deductions: Vec<Seen>;
         let sale_events = if acc.orders.is_empty() {
-            &acc.deductions
+            from_deductions = acc
+                .deductions
+                .iter()
+                .map(|&(i, key)| {
+                    let e = &log.events[i];
+                    Seen::of(e, &e.detail(), i, time(i), key)
+                })
+                .collect();
+            &from_deductions
         } else {
             &acc.orders
         };
@@ -129,7 +162,7 @@ pub fn compute_oversell(
         let initial = acc.initialized.or(acc.first_read);
         let sold: i64 = sale_events
             .iter()
-            .map(|&(i, _)| log.events[i].detail().quantity.unwrap_or(1))
+            .map(|s| s.quantity)
             .fold(0i64, i64::saturating_add);
         let oversold = match initial {
             Some(init) => sold.saturating_sub(init).max(0),
@@ -143,16 +176,15 @@ pub fn compute_oversell(
             _ => 0,
         };
         let first_sale = sales.len();
-        for &(i, key) in sale_events {
-            let e = &log.events[i];
+        for s in sale_events {
             sales.push(Sale {
-                event: i,
-                at_ns: time(i),
+                event: s.event,
+                at_ns: s.at_ns,
                 product,
-                key,
-                holder: e.holder,
-                order_id: e.detail().order_id,
-                quantity: e.detail().quantity.unwrap_or(1),
+                key: s.key,
+                holder: s.holder,
+                order_id: s.order_id,
+                quantity: s.quantity,
                 oversold_units: 0,
                 incident: None,
             });
