@@ -178,7 +178,11 @@ pub(crate) fn time_order(
     } else {
         keyed.sort_unstable();
     }
-    keyed.into_iter().map(|(_, _, _, i)| i).collect()
+    // A fresh vector: `into_iter().map().collect()` would reuse the 24-byte
+    // tuples' allocation and keep all of it (200 MB at 10 M events).
+    let mut order = Vec::with_capacity(keyed.len());
+    order.extend(keyed.iter().map(|&(_, _, _, i)| i));
+    order
 }
 
 /// [`reconstruct_leases`] over the events of one [`EventView`] only.

@@ -1,6 +1,8 @@
 //! Stock accounting per product, oversold units, and their attribution to
 //! incidents (docs/semantics.md §7).
 
+use std::cell::OnceCell;
+
 use foldhash::HashMap;
 
 use super::{EventView, Incident, Lease, ProductOversell, Sale};
@@ -11,7 +13,7 @@ use crate::model::{Detail, Event, EventKind, LoadedLog, Sym};
 fn key_of(
     log: &LoadedLog,
     times_ns: &[i64],
-    leases_by_holder: &HashMap<Sym, Vec<usize>>,
+    by_holder: &OnceCell<Vec<(Sym, usize)>>,
     leases: &[Lease],
     i: usize,
 ) -> Option<Sym> {
@@ -19,11 +21,20 @@ fn key_of(
     if e.key.is_some() {
         return e.key;
     }
+    let holder = e.holder?;
     let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
-    let holds = leases_by_holder.get(&e.holder?)?;
-    holds
+    // (holder, lease id) sorted: one holder's leases are a run in id order.
+    // Built only when a business line lacks its lock key (most logs name it).
+    let by_holder = by_holder.get_or_init(|| {
+        let mut v: Vec<(Sym, usize)> = leases.iter().map(|l| (l.holder, l.id)).collect();
+        v.sort_unstable();
+        v
+    });
+    let from = by_holder.partition_point(|&(h, _)| h < holder);
+    by_holder[from..]
         .iter()
-        .map(|&l| &leases[l])
+        .take_while(|&&(h, _)| h == holder)
+        .map(|&(_, l)| &leases[l])
         .find(|l| l.acquired_ns <= t && t <= l.window_end_ns)
         .map(|l| l.key)
 }
@@ -50,11 +61,7 @@ pub fn compute_oversell(
     leases: &[Lease],
     view: &EventView,
 ) -> (Vec<ProductOversell>, Vec<Sale>) {
-    let mut leases_by_holder: HashMap<Sym, Vec<usize>> =
-        HashMap::with_capacity_and_hasher(leases.len(), Default::default());
-    for l in leases {
-        leases_by_holder.entry(l.holder).or_default().push(l.id);
-    }
+    let by_holder = OnceCell::new();
     /// One order or deduction, with what the sale needs from its event (so
     /// that building the sales does not go back to the event array, a cache
     /// miss per sale at 10 M events).
@@ -101,7 +108,7 @@ pub fn compute_oversell(
     let mut by_product: hashbrown::HashMap<Option<Sym>, Acc> = hashbrown::HashMap::default();
     for &i in &order {
         let e = &log.events[i];
-        let key = key_of(log, times_ns, &leases_by_holder, leases, i);
+        let key = key_of(log, times_ns, &by_holder, leases, i);
         let d = e.detail();
         let acc = by_product.entry(d.product.or(key)).or_default();
         let t = time(i);

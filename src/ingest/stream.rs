@@ -196,38 +196,57 @@ fn read_jsonl_sized(
 
     // The rest: a reader thread hands line-aligned chunks over a short queue.
     if !eof {
-        let result = std::thread::scope(|s| -> Result<bool, IngestError> {
-            let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(batch);
-            s.spawn(move || read_chunks(f, carry, chunk_bytes, &tx));
-            let mut pending: Vec<Vec<u8>> = Vec::with_capacity(batch);
-            let mut finished = false;
-            while !finished {
-                if progress.cancel.load(Ordering::Relaxed) {
-                    return Err(IngestError::Cancelled);
-                }
-                pending.clear();
-                while pending.len() < batch {
-                    match rx.recv() {
-                        Ok(Ok(c)) => pending.push(c),
-                        Ok(Err(e)) => return Err(io_err(e)),
-                        Err(_) => {
-                            finished = true;
-                            break;
+        let result =
+            std::thread::scope(|s| -> Result<bool, IngestError> {
+                let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(batch);
+                s.spawn(move || read_chunks(f, carry, chunk_bytes, &tx));
+                let mut pending: Vec<Vec<u8>> = Vec::with_capacity(batch);
+                // Each batch is parsed while the one before it is merged: the
+                // merge (re-interning, line shifts) is serial, so without the
+                // overlap one core idles through it.
+                let mut parsed: Option<Vec<ChunkOut>> = None;
+                let mut finished = false;
+                while !finished {
+                    if progress.cancel.load(Ordering::Relaxed) {
+                        return Err(IngestError::Cancelled);
+                    }
+                    pending.clear();
+                    while pending.len() < batch {
+                        match rx.recv() {
+                            Ok(Ok(c)) => pending.push(c),
+                            Ok(Err(e)) => return Err(io_err(e)),
+                            Err(_) => {
+                                finished = true;
+                                break;
+                            }
                         }
                     }
+                    done_bytes += pending.iter().map(|c| c.len() as u64).sum::<u64>();
+                    let previous = parsed.take();
+                    let (outs, merged) = rayon::join(
+                        || {
+                            pending
+                                .par_iter()
+                                .map(|c| parse_chunk(c, &ctx))
+                                .collect::<Vec<ChunkOut>>()
+                        },
+                        || {
+                            previous.is_none_or(|o| {
+                                merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, o)
+                            })
+                        },
+                    );
+                    if !merged {
+                        return Ok(false);
+                    }
+                    parsed = Some(outs);
+                    progress
+                        .bytes_read
+                        .store(base + done_bytes, Ordering::Relaxed);
                 }
-                done_bytes += pending.iter().map(|c| c.len() as u64).sum::<u64>();
-                let outs: Vec<ChunkOut> =
-                    pending.par_iter().map(|c| parse_chunk(c, &ctx)).collect();
-                if !merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, outs) {
-                    return Ok(false);
-                }
-                progress
-                    .bytes_read
-                    .store(base + done_bytes, Ordering::Relaxed);
-            }
-            Ok(true)
-        })?;
+                Ok(parsed
+                    .is_none_or(|o| merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, o)))
+            })?;
         if !result {
             return Ok(false);
         }
@@ -635,7 +654,13 @@ mod tests {
             }
         }
         let want = serial(text.as_bytes());
+        assert!(text.len() > 3 << 20, "the file must outgrow the head");
         let got = parallel(text.as_bytes(), 3 << 20, 4096).expect("qualifies");
+        assert_same(&got, &want);
+        // Past field detection (20 000 records), the rest through the reader
+        // thread: ~120 chunks in ~30 batches, each parsed while the one
+        // before it is merged.
+        let got = parallel(text.as_bytes(), 2_700_000, 4096).expect("qualifies");
         assert_same(&got, &want);
         // A head too small for field detection leaves the file to the general path.
         assert!(parallel(text.as_bytes(), 4096, 4096).is_none());
