@@ -330,9 +330,10 @@ pub struct Event {
     pub host: Option<Sym>,
     /// Thread or task that logged the line.
     pub thread: Option<Sym>,
-    /// TTL in ms carried by the line (acquire, renewal). `None` when absent or
-    /// null: an acquire without TTL is a `no_ttl` lock.
-    pub ttl_ms: Option<i64>,
+    /// TTL in ms carried by the line (acquire, renewal), [`NO_TTL`] when
+    /// absent or null. Read with [`Event::ttl_ms`] (8 bytes, not the 16 of
+    /// an `Option<i64>`, so that the event stays 72 bytes).
+    ttl: i64,
     /// True when the outcome was inferred by replaying a MONITOR capture
     /// rather than logged by the application.
     pub inferred: bool,
@@ -342,9 +343,50 @@ pub struct Event {
     /// inline so that "has it a fencing token / was it deleted" needs no
     /// trip to the heap.
     detail_mask: u16,
-    /// The present fields' values, packed by [`pack_detail`]; `None` when
-    /// none needs bytes. Read with [`Event::detail`].
-    detail: Option<Box<[u8]>>,
+    /// The present fields' values, packed by [`pack_detail`]. Read with
+    /// [`Event::detail`].
+    detail: Packed,
+}
+
+/// The stored value of an [`Event`] without TTL.
+const NO_TTL: i64 = i64::MIN;
+
+/// Bytes of a packed detail kept inside the event: a sale line's needs ~10.
+const INLINE_DETAIL: usize = 22;
+
+/// A detail's packed bytes: inline when they fit (no allocation; the enum is
+/// 24 bytes either way), else boxed.
+#[derive(Clone, Debug, PartialEq)]
+enum Packed {
+    Inline { len: u8, bytes: [u8; INLINE_DETAIL] },
+    Heap(Box<[u8]>),
+}
+
+impl Packed {
+    const EMPTY: Packed = Packed::Inline {
+        len: 0,
+        bytes: [0; INLINE_DETAIL],
+    };
+
+    fn new(b: &[u8]) -> Packed {
+        if b.len() <= INLINE_DETAIL {
+            let mut bytes = [0; INLINE_DETAIL];
+            bytes[..b.len()].copy_from_slice(b);
+            Packed::Inline {
+                len: b.len() as u8,
+                bytes,
+            }
+        } else {
+            Packed::Heap(b.into())
+        }
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            Packed::Inline { len, bytes } => &bytes[..usize::from(*len)],
+            Packed::Heap(b) => b,
+        }
+    }
 }
 
 impl Event {
@@ -357,11 +399,11 @@ impl Event {
             holder: None,
             host: None,
             thread: None,
-            ttl_ms: None,
+            ttl: NO_TTL,
             inferred: false,
             source,
             detail_mask: 0,
-            detail: None,
+            detail: Packed::EMPTY,
         }
     }
 
@@ -371,7 +413,19 @@ impl Event {
         if self.detail_mask == 0 {
             return Detail::default();
         }
-        unpack_detail(self.detail_mask, self.detail.as_deref().unwrap_or(&[]))
+        unpack_detail(self.detail_mask, self.detail.as_slice())
+    }
+
+    /// The TTL in ms the line carried (acquire, renewal); `None` when absent
+    /// or null: an acquire without TTL is a `no_ttl` lock.
+    pub fn ttl_ms(&self) -> Option<i64> {
+        (self.ttl != NO_TTL).then_some(self.ttl)
+    }
+
+    /// Sets the TTL in ms (`None`: no TTL). `Some(i64::MIN)`, a TTL no
+    /// parser produces, reads back as `None`.
+    pub fn set_ttl_ms(&mut self, ttl_ms: Option<i64>) {
+        self.ttl = ttl_ms.unwrap_or(NO_TTL);
     }
 
     /// True when the line carried any business / release field.
@@ -450,11 +504,10 @@ fn get_uvarint(b: &[u8], at: &mut usize) -> u64 {
     v
 }
 
-/// Packs `d` into its mask and bytes (`None` when no present field needs
-/// bytes).
-fn pack_detail(d: &Detail) -> (u16, Option<Box<[u8]>>) {
+/// Packs `d` into its mask and bytes.
+fn pack_detail(d: &Detail) -> (u16, Packed) {
     let mut mask = 0u16;
-    let mut body = Vec::with_capacity(24);
+    let mut body = Vec::with_capacity(INLINE_DETAIL + 8);
     let sym = |bit: u16, s: Option<Sym>, mask: &mut u16, body: &mut Vec<u8>| {
         if let Some(s) = s {
             *mask |= bit;
@@ -488,7 +541,7 @@ fn pack_detail(d: &Detail) -> (u16, Option<Box<[u8]>>) {
         None => {}
     }
     sym(D_MESSAGE, d.message, &mut mask, &mut body);
-    (mask, (!body.is_empty()).then(|| body.into_boxed_slice()))
+    (mask, Packed::new(&body))
 }
 
 /// Decodes what [`pack_detail`] wrote.
@@ -894,18 +947,34 @@ mod tests {
             ..Detail::default()
         };
         let (mask, packed) = pack_detail(&d);
-        let packed = packed.expect("some fields need bytes");
-        // product 3 + quantity 1 + 2 x 3-byte zigzag varints.
-        assert_eq!(packed.len(), 10);
-        assert_eq!(unpack_detail(mask, &packed), d);
-        assert_eq!(pack_detail(&Detail::default()), (0, None));
+        // product 3 + quantity 1 + 2 x 3-byte zigzag varints, inline.
+        assert!(matches!(packed, Packed::Inline { len: 10, .. }));
+        assert_eq!(unpack_detail(mask, packed.as_slice()), d);
+        assert_eq!(pack_detail(&Detail::default()), (0, Packed::EMPTY));
+        // Every field present does not fit inline.
+        let full = Detail {
+            unit_price: Some(199.0),
+            elapsed_ms: Some(2.5),
+            order_id: d.product,
+            ..d
+        };
+        let (mask, packed) = pack_detail(&full);
+        assert!(matches!(packed, Packed::Heap(_)));
+        assert_eq!(unpack_detail(mask, packed.as_slice()), full);
+        // The layout the 10 M-event budget counts on (docs/performance.md).
+        assert_eq!(std::mem::size_of::<Packed>(), 24);
+        assert_eq!(std::mem::size_of::<Event>(), 72);
         let mut e = Event::new(0, EventKind::Released, SourceRef { file: 0, line: 1 });
         e.set_detail(Detail {
             deleted: Some(false),
             ..Detail::default()
         });
         assert_eq!((e.deleted(), e.fencing_token()), (Some(false), None));
-        assert!(e.has_detail() && e.detail.is_none());
+        assert!(e.has_detail() && e.detail.as_slice().is_empty());
+        e.set_ttl_ms(Some(0));
+        assert_eq!(e.ttl_ms(), Some(0));
+        e.set_ttl_ms(None);
+        assert_eq!(e.ttl_ms(), None);
     }
 
     #[test]

@@ -35,7 +35,7 @@ fn push(
     );
     e.key = Some(b.intern("lock:hot"));
     e.holder = Some(b.intern(holder));
-    e.ttl_ms = ttl_ms;
+    e.set_ttl_ms(ttl_ms);
     b.push(e);
 }
 

@@ -187,7 +187,7 @@ fn order_and_duplicates_do_not_change_the_leases() {
     assert_eq!(leases("utf16le.jsonl"), ordered);
     // Absurd TTLs: 0, -1, 10^18 and 2^70 are "no TTL", 1000 ms stays.
     let log = load("ttl-absurd.jsonl");
-    let ttls: Vec<Option<i64>> = log.events.iter().map(|e| e.ttl_ms).collect();
+    let ttls: Vec<Option<i64>> = log.events.iter().map(|e| e.ttl_ms()).collect();
     assert_eq!(ttls, vec![None, None, None, None, Some(1000)]);
 }
 

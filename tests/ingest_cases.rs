@@ -165,7 +165,7 @@ fn br19_laravel_loki_export() {
         .iter()
         .find(|e| e.kind == EventKind::Acquired && sym_of(&log, e.holder) == "scheduler-1")
         .expect("scheduler acquire");
-    assert_eq!(sched.ttl_ms, None);
+    assert_eq!(sched.ttl_ms(), None);
     assert!(sym_of(&log, sched.host).starts_with("shop-scheduler"));
     let deleted: Vec<Option<bool>> = log
         .events
@@ -185,8 +185,12 @@ fn br19_laravel_loki_export() {
         .find(|e| e.kind == EventKind::OrderCreated && sym_of(&log, e.holder) == "worker-b")
         .expect("order");
     assert_eq!(order.at_ns, 1_540_289_717_901_000_000);
-    let w = log.events.iter().find(|e| e.ttl_ms.is_some()).expect("ttl");
-    assert_eq!(w.ttl_ms, Some(10_000));
+    let w = log
+        .events
+        .iter()
+        .find(|e| e.ttl_ms().is_some())
+        .expect("ttl");
+    assert_eq!(w.ttl_ms(), Some(10_000));
 }
 
 #[test]
@@ -242,7 +246,14 @@ fn cn01_matches_br22() {
         log.events
             .iter()
             .filter(|e| e.kind != EventKind::Activity)
-            .map(|e| (e.at_ns, e.kind, sym_of(log, e.holder).to_string(), e.ttl_ms))
+            .map(|e| {
+                (
+                    e.at_ns,
+                    e.kind,
+                    sym_of(log, e.holder).to_string(),
+                    e.ttl_ms(),
+                )
+            })
             .collect::<Vec<_>>()
     };
     assert_eq!(rows(&cn), rows(&br));

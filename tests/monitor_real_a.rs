@@ -79,7 +79,7 @@ fn real_a_acquires_match_the_app_log() {
     let mut late = Vec::new();
     for e in &acquired {
         assert!(e.inferred);
-        assert_eq!(e.ttl_ms, Some(2000));
+        assert_eq!(e.ttl_ms(), Some(2000));
         assert_eq!(log.strings.get_or_empty(e.key), "product:1001:lock");
         let owner = log.strings.get_or_empty(e.holder);
         let app_ns = app[owner];
@@ -197,7 +197,7 @@ fn real_a_repeated_gives_each_copy_the_same_events() {
             e.kind,
             log.strings.get_or_empty(e.key).to_string(),
             log.strings.get_or_empty(e.holder).to_string(),
-            e.ttl_ms,
+            e.ttl_ms(),
             e.source.line - r as u32 * lines,
             e.has_detail().then(|| {
                 let d = e.detail();

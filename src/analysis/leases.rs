@@ -293,7 +293,7 @@ fn reconstruct_key(
                         None => holds[l].end_lock(LockEnd::Vanished, t, None),
                     }
                 }
-                let ttl_ms = e.ttl_ms.filter(|&ttl| ttl >= 0);
+                let ttl_ms = e.ttl_ms().filter(|&ttl| ttl >= 0);
                 let expiry_ns = ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
                 holds.push(Building {
                     lease: Lease {
@@ -328,7 +328,7 @@ fn reconstruct_key(
                 let b = &mut holds[h];
                 b.lease.lines.push(e.source);
                 if b.valid_at(t) {
-                    let ttl = e.ttl_ms.or(b.lease.ttl_ms).filter(|&ttl| ttl >= 0);
+                    let ttl = e.ttl_ms().or(b.lease.ttl_ms).filter(|&ttl| ttl >= 0);
                     b.lease.renewals_ns.push(t);
                     if b.lease.ttl_ms.is_none() {
                         b.lease.ttl_ms = ttl;
@@ -465,7 +465,7 @@ pub(crate) mod tests {
             );
             e.key = Some(b.intern(key));
             e.holder = (!holder.is_empty()).then(|| b.intern(holder));
-            e.ttl_ms = ttl;
+            e.set_ttl_ms(ttl);
             b.push(e);
         }
         b.finish()

@@ -166,9 +166,10 @@ impl<'o> Collector<'o> {
                 Unit::Ms => v.as_f64(),
                 Unit::S => v.as_f64().map(|s| s * 1000.0),
             };
-            e.ttl_ms = ms
-                .filter(|m| *m > 0.0 && *m < 9.0e15)
-                .map(|m| m.round() as i64);
+            e.set_ttl_ms(
+                ms.filter(|m| *m > 0.0 && *m < 9.0e15)
+                    .map(|m| m.round() as i64),
+            );
         }
         self.detail(b, rec, &mut e);
 

@@ -959,13 +959,14 @@ impl Replay {
         let mut events = std::mem::take(&mut s.events);
         let mut drop = vec![false; events.len()];
         for i in 0..events.len() {
-            if events[i].kind != EventKind::Acquired || events[i].ttl_ms.is_some() {
+            if events[i].kind != EventKind::Acquired || events[i].ttl_ms().is_some() {
                 continue;
             }
             if let Some(j) = (i + 1..events.len())
                 .find(|&j| events[j].kind == EventKind::Renewed && events[j].key == events[i].key)
             {
-                events[i].ttl_ms = events[j].ttl_ms;
+                let ttl = events[j].ttl_ms();
+                events[i].set_ttl_ms(ttl);
                 drop[j] = true;
             }
         }
@@ -1217,7 +1218,7 @@ impl Replay {
                 let mut e = self.new_event(b, kind, at_ns, line, client, key);
                 e.holder = Some(b.intern_bytes(token));
                 if kind != EventKind::AcquireFailed {
-                    e.ttl_ms = ttl_left(&mut self.ks);
+                    e.set_ttl_ms(ttl_left(&mut self.ks));
                 }
                 if kind == EventKind::Acquired {
                     self.set_last_token(client, key, token);
@@ -1247,7 +1248,7 @@ impl Replay {
                 {
                     let mut e = self.new_event(b, EventKind::Acquired, at_ns, line, client, key);
                     e.holder = Some(b.intern_bytes(field));
-                    e.ttl_ms = ttl_left(&mut self.ks);
+                    e.set_ttl_ms(ttl_left(&mut self.ks));
                     self.set_last_token(client, key, field);
                     self.emit(b, e);
                 }
@@ -1261,7 +1262,7 @@ impl Replay {
                 };
                 let mut e = self.new_event(b, EventKind::Renewed, at_ns, line, client, key);
                 e.holder = token_of(&v).map(|t| b.intern_bytes(&t));
-                e.ttl_ms = ttl_left(&mut self.ks);
+                e.set_ttl_ms(ttl_left(&mut self.ks));
                 self.emit(b, e);
             }
             b"DEL" | b"UNLINK" | b"GETDEL" | b"HDEL" => {
@@ -1745,13 +1746,13 @@ pub fn merge_redlock(events: &[Event], nodes: usize) -> Vec<Event> {
         let mut done = false;
         for e in list {
             seen.insert(e.source.file);
-            ttl = match (ttl, e.ttl_ms) {
+            ttl = match (ttl, e.ttl_ms()) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
             if seen.len() >= quorum {
                 let mut q = (*e).clone();
-                q.ttl_ms = ttl;
+                q.set_ttl_ms(ttl);
                 out.push(q);
                 done = true;
                 break;
@@ -1760,7 +1761,7 @@ pub fn merge_redlock(events: &[Event], nodes: usize) -> Vec<Event> {
         if !done && let Some(last) = list.last() {
             let mut f = (*last).clone();
             f.kind = EventKind::AcquireFailed;
-            f.ttl_ms = None;
+            f.set_ttl_ms(None);
             out.push(f);
         }
     }
@@ -1856,7 +1857,7 @@ mod tests {
                 (
                     e.kind,
                     log.strings.get_or_empty(e.holder).to_string(),
-                    e.ttl_ms,
+                    e.ttl_ms(),
                     e.source.line,
                 )
             })
@@ -2309,7 +2310,7 @@ mod tests {
             let mut e = Event::new(at, EventKind::Acquired, SourceRef { file, line: 1 });
             e.key = Some(k);
             e.holder = Some(holder);
-            e.ttl_ms = Some(ttl);
+            e.set_ttl_ms(Some(ttl));
             e
         };
         let a = b.intern("A");
@@ -2323,11 +2324,11 @@ mod tests {
         let m = merge_redlock(&events, 3);
         assert_eq!(m.len(), 2);
         assert_eq!(
-            (m[0].kind, m[0].at_ns, m[0].ttl_ms),
+            (m[0].kind, m[0].at_ns, m[0].ttl_ms()),
             (EventKind::AcquireFailed, 11, None)
         );
         assert_eq!(
-            (m[1].kind, m[1].at_ns, m[1].ttl_ms),
+            (m[1].kind, m[1].at_ns, m[1].ttl_ms()),
             (EventKind::Acquired, 12, Some(90))
         );
     }

@@ -46,7 +46,7 @@ time=2022-03-14T09:59:53.000Z msg=\"lock released\" lock=k owner=a deleted=1 ela
             EventKind::Released
         ]
     );
-    assert_eq!(log.events[0].ttl_ms, Some(5000));
+    assert_eq!(log.events[0].ttl_ms(), Some(5000));
     assert_eq!(log.events[2].detail().deleted, Some(true));
     assert_eq!(log.events[2].detail().elapsed_ms, Some(3.0));
     let s = &log.sources[0];
@@ -68,7 +68,7 @@ fn mapping_beats_detection() {
     assert_eq!(kinds(&log), vec![EventKind::Acquired]);
     let e = &log.events[0];
     assert_eq!(log.strings.get_or_empty(e.holder), "w1");
-    assert_eq!(e.ttl_ms, Some(3000));
+    assert_eq!(e.ttl_ms(), Some(3000));
     assert!(log.sources[0].notes.iter().any(|n| n.contains("UTC")));
 }
 
@@ -115,7 +115,7 @@ fn utf16_csv_with_chinese_headers() {
     let log = load(&bytes, &opts);
     assert_eq!(log.sources[0].encoding, "UTF-16LE");
     assert_eq!(kinds(&log), vec![EventKind::Acquired]);
-    assert_eq!(log.events[0].ttl_ms, Some(5000));
+    assert_eq!(log.events[0].ttl_ms(), Some(5000));
     assert_eq!(log.events[0].at_ns, 1_704_067_200_000_000_000);
 }
 
