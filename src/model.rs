@@ -360,10 +360,7 @@ const INLINE_DETAIL: usize = 14;
 /// stays 16 bytes.
 #[derive(Clone, Debug, PartialEq)]
 enum Packed {
-    Inline {
-        len: u8,
-        bytes: [u8; INLINE_DETAIL],
-    },
+    Inline { len: u8, bytes: [u8; INLINE_DETAIL] },
     Heap(Box<Box<[u8]>>),
 }
 
