@@ -79,7 +79,7 @@ fn synthetic(events: usize) -> (LoadedLog, Analysis) {
             lock_end,
             ended_by: None,
             inferred: false,
-            lines: Vec::new(),
+            lines: Default::default(),
         });
         sales.push(Sale {
             event: i * 4 + 2,

@@ -359,7 +359,7 @@ fn holds_from(rows: &[(u8, i64, u8, i64, usize, i64)], strings: &mut Interner) -
             lock_end: LOCK_ENDS[lock_end],
             ended_by: None,
             inferred: false,
-            lines: Vec::new(),
+            lines: Default::default(),
         });
     }
     leases

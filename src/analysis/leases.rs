@@ -313,7 +313,7 @@ fn reconstruct_key(
                         lock_end: LockEnd::StillHeld,
                         ended_by: None,
                         inferred: e.inferred,
-                        lines: vec![e.source],
+                        lines: smallvec::smallvec![e.source],
                     },
                     window_open: true,
                     last_event_ns: t,
@@ -493,6 +493,17 @@ pub(crate) mod tests {
         assert_eq!(a.window_end, WindowEnd::ReleaseFailed);
         assert_eq!(a.zombie_ns(), Some((2000 * NS_PER_MS, 3000 * NS_PER_MS)));
         assert_eq!(set.leases[1].lock_end, LockEnd::OwnRelease);
+        // An acquire and its release: their lines are kept inline, in a
+        // vector no larger than a `Vec`.
+        assert_eq!(
+            set.leases[1].lines.as_slice(),
+            &[
+                SourceRef { file: 0, line: 2 },
+                SourceRef { file: 0, line: 4 }
+            ]
+        );
+        assert!(!set.leases[1].lines.spilled());
+        assert_eq!(std::mem::size_of_val(&set.leases[1].lines), 24);
     }
 
     #[test]
