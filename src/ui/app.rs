@@ -14,7 +14,7 @@ use super::loader::{self, Job, Loading, Source};
 use super::swimlane::{
     Filters, SwimlaneModel, TimeDisplay, TimelineEvent, TimelineOptions, TimelineView, timeline_ui,
 };
-use crate::analysis::{Analysis, Settings};
+use crate::analysis::{Analysis, Cause, Settings};
 use crate::cli::AnalysisArgs;
 use crate::ingest::{IngestOptions, Mapping};
 use crate::model::LoadedLog;
@@ -1360,7 +1360,7 @@ impl App {
                 head(&mut h, tr(lang, "holders"), None);
                 head(&mut h, tr(lang, "duration"), Some(SortBy::Duration));
                 head(&mut h, tr(lang, "cause"), None);
-                head(&mut h, tr(lang, "oversold"), Some(SortBy::Oversold));
+                head(&mut h, tr(lang, "oversold_col"), Some(SortBy::Oversold));
                 head(&mut h, tr(lang, "loss"), Some(SortBy::Loss));
             })
             .body(|body| {
@@ -1386,7 +1386,15 @@ impl App {
                         ui.label(format_ms(inc.duration_ms()));
                     });
                     row.col(|ui| {
-                        ui.label(inc.cause.as_str());
+                        let causes = inc.overlaps.iter().map(|&o| a.overlaps[o].cause);
+                        match cause_label(inc.cause, causes) {
+                            (label, Some(all)) => {
+                                ui.label(label).on_hover_text(all);
+                            }
+                            (label, None) => {
+                                ui.label(label);
+                            }
+                        }
                     });
                     row.col(|ui| {
                         let t = inc.oversold_units.to_string();
@@ -1802,5 +1810,54 @@ pub fn lease_status_text(lang: Lang, status: &LeaseStatus) -> String {
             };
             trf(lang, key, &[&format_ms(*ago_ms)])
         }
+    }
+}
+
+/// The incident table's Cause cell: the first pair's cause, then `+N` when
+/// the incident's pairs have N other causes, and (for the hover) all of
+/// them. `causes` are the listed pairs' causes, in any order.
+fn cause_label(first: Cause, causes: impl Iterator<Item = Cause>) -> (String, Option<String>) {
+    let mut all: Vec<Cause> = causes.collect();
+    all.sort_unstable();
+    all.dedup();
+    let others = all.iter().filter(|&&c| c != first).count();
+    if others == 0 {
+        return (first.as_str().to_string(), None);
+    }
+    let names: Vec<&str> = all.iter().map(|c| c.as_str()).collect();
+    (
+        format!("{} +{others}", first.as_str()),
+        Some(names.join(", ")),
+    )
+}
+
+#[cfg(test)]
+mod cause_label_tests {
+    use super::*;
+
+    #[test]
+    fn one_cause_is_shown_alone_and_more_are_counted() {
+        let one = cause_label(
+            Cause::LeaseExpired,
+            [Cause::LeaseExpired, Cause::LeaseExpired].into_iter(),
+        );
+        assert_eq!(one, ("lease_expired".to_string(), None));
+        let three = cause_label(
+            Cause::LeaseExpired,
+            [
+                Cause::ForeignRelease,
+                Cause::LeaseExpired,
+                Cause::LockVanished,
+                Cause::ForeignRelease,
+            ]
+            .into_iter(),
+        );
+        assert_eq!(
+            three,
+            (
+                "lease_expired +2".to_string(),
+                Some("lease_expired, foreign_release, lock_vanished".to_string())
+            )
+        );
     }
 }

@@ -50,6 +50,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("incidents", "Incidents", "事故"),
     ("details", "Details", "详情"),
     ("oversold", "oversold", "超卖"),
+    ("oversold_col", "Oversold", "超卖"),
     ("near_misses", "near-misses", "险情"),
     ("near_miss_one", "near-miss", "险情"),
     ("incident_one", "incident", "起事故"),

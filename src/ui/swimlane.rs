@@ -640,14 +640,21 @@ fn tick_label(model: &SwimlaneModel, d: TimeDisplay, s: f64, step: f64) -> Strin
     }
 }
 
+/// Shortens `text` to `max_chars` by cutting its middle: holder tokens and
+/// host names of one key often share a long prefix (`order-api-1:24346:…`)
+/// and differ at the end, so both ends stay visible.
 fn truncate(text: &str, max_chars: usize) -> String {
-    if text.chars().count() <= max_chars {
-        text.to_string()
-    } else {
-        let mut t: String = text.chars().take(max_chars.saturating_sub(1)).collect();
-        t.push('…');
-        t
+    let n = text.chars().count();
+    if n <= max_chars {
+        return text.to_string();
     }
+    let keep = max_chars.saturating_sub(1);
+    let head = keep / 2;
+    let tail = keep - head;
+    let mut t: String = text.chars().take(head).collect();
+    t.push('…');
+    t.extend(text.chars().skip(n - tail));
+    t
 }
 
 fn hatch(painter: &egui::Painter, rect: Rect, color: Color32) {
@@ -1407,8 +1414,14 @@ mod tests {
     }
 
     #[test]
-    fn long_names_are_truncated() {
-        assert_eq!(truncate("abcdef", 4), "abc…");
+    fn long_names_are_truncated_in_the_middle() {
+        assert_eq!(truncate("abcdef", 4), "a…ef");
         assert_eq!(truncate("abc", 4), "abc");
+        // Two holders that differ only at the end stay distinct.
+        let a = truncate("inventory-svc-7f9c:thread-12", 14);
+        let b = truncate("inventory-svc-7f9c:thread-13", 14);
+        assert_eq!(a, "invent…read-12");
+        assert_ne!(a, b);
+        assert_eq!(truncate("库存服务-节点甲-线程一", 6), "库存…线程一");
     }
 }
