@@ -655,6 +655,11 @@ pub struct SourceInfo {
     /// Lines that could not be read (each has a warning, possibly counted
     /// rather than kept, see [`Warnings`]).
     pub lines_warned: u64,
+    /// True when times without an offset were read as UTC because no time
+    /// zone was given (the notes say so too; the window points at the
+    /// setting).
+    #[serde(skip)]
+    pub naive_read_as_utc: bool,
 }
 
 impl SourceInfo {
@@ -672,6 +677,7 @@ impl SourceInfo {
             events_loaded: 0,
             lines_skipped: 0,
             lines_warned: 0,
+            naive_read_as_utc: false,
         }
     }
 }

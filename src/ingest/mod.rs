@@ -333,16 +333,25 @@ fn parse_records(
         return Err(IngestError::Cancelled);
     }
     if col.naive_seen {
-        let note = match tz {
-            Some(TzSpec::Fixed(f)) => format!("times without an offset were read as UTC{f}"),
-            Some(TzSpec::Named(z)) => format!("times without an offset were read in {}", z.name()),
-            None => "times without an offset were read as UTC (set a time zone if they are local)"
-                .to_string(),
-        };
-        col.info.notes.push(note);
+        note_naive_times(&mut col.info, tz);
     }
     *info = col.info;
     Ok(())
+}
+
+/// Notes in `info` how times without an offset were read (with `tz`, else
+/// as UTC, which also sets [`SourceInfo::naive_read_as_utc`]).
+pub(crate) fn note_naive_times(info: &mut SourceInfo, tz: Option<&TzSpec>) {
+    let note = match tz {
+        Some(TzSpec::Fixed(f)) => format!("times without an offset were read as UTC{f}"),
+        Some(TzSpec::Named(z)) => format!("times without an offset were read in {}", z.name()),
+        None => {
+            info.naive_read_as_utc = true;
+            "times without an offset were read as UTC (set a time zone if they are local)"
+                .to_string()
+        }
+    };
+    info.notes.push(note);
 }
 
 fn placeholder() -> SourceInfo {

@@ -254,13 +254,7 @@ fn read_jsonl_sized(
 
     info.bytes = done_bytes;
     if naive_seen {
-        let note = match tz {
-            Some(TzSpec::Fixed(f)) => format!("times without an offset were read as UTC{f}"),
-            Some(TzSpec::Named(z)) => format!("times without an offset were read in {}", z.name()),
-            None => "times without an offset were read as UTC (set a time zone if they are local)"
-                .to_string(),
-        };
-        info.notes.push(note);
+        super::note_naive_times(&mut info, tz);
     }
     if info.lines_read == 0 {
         fb.warn("file", name, 0, "the file has no records");

@@ -46,6 +46,9 @@ pub struct AppState {
     pub mapping: Option<PathBuf>,
     /// A CJK font file chosen by the user.
     pub cjk_font: Option<PathBuf>,
+    /// Zone of times written without an offset (`+08:00`, `Asia/Shanghai`),
+    /// for the next load; `None` reads them as UTC. `--tz` overrides it.
+    pub read_tz: Option<String>,
 }
 
 impl Default for AppState {
@@ -63,6 +66,7 @@ impl Default for AppState {
             filters: Filters::default(),
             mapping: None,
             cjk_font: None,
+            read_tz: None,
         }
     }
 }
@@ -199,6 +203,9 @@ pub struct App {
     loading: Option<Loading>,
     commands: Vec<Command>,
     cli_args: AnalysisArgs,
+    /// The saved settings and the settings as the command-line flags made
+    /// them, when flags changed anything: flags apply to this window only.
+    settings_before_flags: Option<(Settings, Settings)>,
     /// A one-line notice in the status bar.
     pub notice: Option<String>,
     /// Error of the last load.
@@ -209,6 +216,8 @@ pub struct App {
     show_warnings: bool,
     sort: (SortBy, bool),
     offset_edit: (String, f64),
+    /// The settings window's text for [`AppState::read_tz`].
+    tz_edit: String,
     /// False when no CJK font could be installed.
     pub cjk_ok: bool,
     fonts_done: bool,
@@ -233,12 +242,18 @@ pub struct App {
 }
 
 impl App {
-    /// A new app with `state`, overriding settings with the CLI flags.
+    /// A new app with `state`, overriding settings with the CLI flags (for
+    /// this window only: see [`App::state_to_save`]).
     pub fn new(mut state: AppState, cli_args: AnalysisArgs) -> App {
-        if let Ok(s) = cli_args.settings(&state.settings) {
-            state.settings = s;
+        let mut settings_before_flags = None;
+        if let Ok(s) = cli_args.settings(&state.settings)
+            && s != state.settings
+        {
+            let saved = std::mem::replace(&mut state.settings, s.clone());
+            settings_before_flags = Some((saved, s));
         }
         App {
+            settings_before_flags,
             state,
             session: None,
             selection: Selection::default(),
@@ -254,6 +269,7 @@ impl App {
             show_warnings: false,
             sort: (SortBy::Start, true),
             offset_edit: (String::new(), 0.0),
+            tz_edit: String::new(),
             cjk_ok: true,
             fonts_done: false,
             ctx: None,
@@ -268,8 +284,27 @@ impl App {
         }
     }
 
+    /// The state to persist: the settings given as command-line flags are
+    /// not saved (the next window without flags gets the saved ones back),
+    /// unless they were changed in this window, which saves what is shown.
+    pub fn state_to_save(&self) -> AppState {
+        let mut s = self.state.clone();
+        if let Some((saved, from_flags)) = &self.settings_before_flags
+            && self.state.settings == *from_flags
+        {
+            s.settings = saved.clone();
+        }
+        s
+    }
+
     fn ingest_options(&self) -> IngestOptions {
         let mut opts = self.cli_args.ingest_options().unwrap_or_default();
+        if self.cli_args.tz.is_none()
+            && let Some(zone) = &self.state.read_tz
+            && let Ok(tz) = crate::ingest::parse_tz(zone)
+        {
+            opts.tz = Some(tz);
+        }
         if opts.mapping.is_none()
             && let Some(p) = &self.state.mapping
             && let Ok(m) = Mapping::from_path(p)
@@ -361,6 +396,16 @@ impl App {
             .session
             .as_ref()
             .is_some_and(|s| s.log.warnings.total() > 0);
+        // Local times read as UTC shift every time shown: say so, and where
+        // to set the zone (the command line prints the same note).
+        self.notice = None;
+        if self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.log.sources.iter().any(|src| src.naive_read_as_utc))
+        {
+            self.notice = Some(tr(self.state.lang, "naive_utc").to_string());
+        }
         self.state.view.fit(&self.model);
         let speed = self.playback.speed;
         self.playback = Playback::new(extent);
@@ -769,6 +814,9 @@ impl App {
                 ui.checkbox(&mut self.show_warnings, tr(self.state.lang, "warnings"));
             });
             if ui.button(tr(self.state.lang, "settings")).clicked() {
+                if !self.show_settings {
+                    self.tz_edit = self.state.read_tz.clone().unwrap_or_default();
+                }
                 self.show_settings = !self.show_settings;
             }
             if ui.button(tr(self.state.lang, "sources")).clicked() {
@@ -1648,6 +1696,33 @@ impl App {
                         }
                     });
                     ui.end_row();
+                    let l = ui.label(tr(lang, "read_tz"));
+                    ui.horizontal(|ui| {
+                        let edit = ui
+                            .add(
+                                egui::TextEdit::singleline(&mut self.tz_edit)
+                                    .hint_text("UTC")
+                                    .desired_width(120.0),
+                            )
+                            .labelled_by(l.id);
+                        let enter =
+                            edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                        if ui.button(tr(lang, "apply_reload")).clicked() || enter {
+                            let zone = self.tz_edit.trim().to_string();
+                            match crate::ingest::parse_tz(&zone) {
+                                _ if zone.is_empty() => {
+                                    self.state.read_tz = None;
+                                    self.commands.push(Command::Reload);
+                                }
+                                Ok(_) => {
+                                    self.state.read_tz = Some(zone);
+                                    self.commands.push(Command::Reload);
+                                }
+                                Err(e) => self.notice = Some(e.to_string()),
+                            }
+                        }
+                    });
+                    ui.end_row();
                     ui.label(tr(lang, "language"));
                     ui.horizontal(|ui| {
                         ui.radio_value(&mut self.state.lang, Lang::En, "English");
@@ -1731,8 +1806,14 @@ impl App {
         }
     }
 
+    /// The settings window's zone text (tests).
+    pub fn tz_edit_text(&self) -> &str {
+        &self.tz_edit
+    }
+
     /// Opens the settings window (tests).
     pub fn open_settings(&mut self) {
+        self.tz_edit = self.state.read_tz.clone().unwrap_or_default();
         self.show_settings = true;
     }
 

@@ -51,6 +51,17 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("details", "Details", "详情"),
     ("oversold", "oversold", "超卖"),
     ("oversold_col", "Oversold", "超卖"),
+    (
+        "naive_utc",
+        "Times without an offset were read as UTC. If they are local times, set \"Zone of times without offset\" in Settings.",
+        "没有时区偏移的时间按 UTC 读取。如果是本地时间，请在“设置”中填写“无偏移时间的时区”。",
+    ),
+    (
+        "read_tz",
+        "Zone of times without offset",
+        "无偏移时间的时区",
+    ),
+    ("apply_reload", "Apply and reload", "应用并重新加载"),
     ("near_misses", "near-misses", "险情"),
     ("near_miss_one", "near-miss", "险情"),
     ("incident_one", "incident", "起事故"),

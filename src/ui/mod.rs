@@ -127,7 +127,7 @@ impl eframe::App for WindowApp {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, app::STORAGE_KEY, &self.app.state);
+        eframe::set_value(storage, app::STORAGE_KEY, &self.app.state_to_save());
     }
 }
 

@@ -509,3 +509,83 @@ fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
         .collect();
     assert_eq!(lanes, [("lock:a", "w1"), ("lock:a", "w2")]);
 }
+
+#[test]
+fn settings_given_as_flags_are_not_saved_unless_changed_in_the_window() {
+    let saved = AppState {
+        lang: Lang::En,
+        ..AppState::default()
+    };
+    assert_eq!(saved.settings.unit_loss, 200.0);
+    let flags = AnalysisArgs {
+        unit_loss: Some(120.0),
+        currency: Some("USD".into()),
+        ..AnalysisArgs::default()
+    };
+    let mut app = App::new(saved, flags);
+    // The window uses the flags...
+    assert_eq!(app.state.settings.unit_loss, 120.0);
+    assert_eq!(app.state.settings.currency, "USD");
+    // ...but the next window without flags gets the saved settings back.
+    let to_save = app.state_to_save();
+    assert_eq!(to_save.settings.unit_loss, 200.0);
+    assert_eq!(to_save.settings.currency, Settings::default().currency);
+    // A change made in the window is what the user sees: it is saved.
+    app.state.settings.unit_loss = 300.0;
+    assert_eq!(app.state_to_save().settings.unit_loss, 300.0);
+    assert_eq!(app.state_to_save().settings.currency, "USD");
+    // Without flags, the state is saved as it is.
+    let plain = App::new(AppState::default(), AnalysisArgs::default());
+    assert_eq!(plain.state_to_save().settings, plain.state.settings);
+}
+
+#[test]
+fn local_times_read_as_utc_are_pointed_out_in_the_window() {
+    let file = std::path::PathBuf::from(
+        "tests/fixtures/cases/CN-01-gb18030-console-csv/inventory-svc-export.csv",
+    );
+    let state = || AppState {
+        lang: Lang::En,
+        ..AppState::default()
+    };
+    let mut app = App::new(state(), AnalysisArgs::default());
+    app.load_blocking(Source::Files(vec![file.clone()]));
+    assert!(app.session.is_some(), "{:?}", app.error);
+    let notice = app.notice.clone().unwrap_or_default();
+    assert!(notice.contains("read as UTC"), "{notice}");
+    assert!(notice.contains("Zone of times without offset"), "{notice}");
+    let first_ns = |app: &App| app.session.as_ref().map(|s| s.log.events[0].at_ns);
+    let as_utc = first_ns(&app).expect("events");
+    // The setting the notice points at: type the zone, apply, and the file
+    // is read again with it (and remembered for the next load).
+    app.open_settings();
+    let mut h = harness(app);
+    h.run();
+    let field = (
+        egui::accesskit::Role::TextInput,
+        "Zone of times without offset",
+    );
+    h.get_by_role_and_label(field.0, field.1).focus();
+    h.run();
+    h.get_by_role_and_label(field.0, field.1)
+        .type_text("+08:00");
+    h.run();
+    assert_eq!(h.state().tz_edit_text(), "+08:00");
+    h.get_by_label("Apply and reload").click();
+    h.run_steps(1);
+    step_until(&mut h, |app| !app.is_loading());
+    h.run();
+    let app = h.state();
+    assert_eq!(app.state.read_tz.as_deref(), Some("+08:00"));
+    assert_eq!(first_ns(app), Some(as_utc - 8 * 3_600_000_000_000));
+    assert_eq!(app.notice, None);
+    // With the zone given, nothing to point out.
+    let with_tz = AnalysisArgs {
+        tz: Some("+08:00".into()),
+        ..AnalysisArgs::default()
+    };
+    let mut app = App::new(state(), with_tz);
+    app.load_blocking(Source::Files(vec![file]));
+    assert!(app.session.is_some(), "{:?}", app.error);
+    assert_eq!(app.notice, None);
+}
