@@ -112,10 +112,14 @@ impl AnalysisArgs {
     /// Applies the flags given over `base`.
     ///
     /// # Errors
-    /// A `--host-offset` that is not `HOST=MS`, or a negative ratio.
+    /// A `--host-offset` that is not `HOST=MS`, a negative ratio, or a
+    /// negative or non-finite unit loss.
     pub fn settings(&self, base: &Settings) -> anyhow::Result<Settings> {
         let mut s = base.clone();
         if let Some(v) = self.unit_loss {
+            if !(v >= 0.0 && v.is_finite()) {
+                bail!("--unit-loss must be zero or a positive amount, got {v}");
+            }
             s.unit_loss = v;
         }
         if let Some(v) = &self.currency {

@@ -221,7 +221,7 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
                 "host": l.host.map(s),
                 "ttl_ms": l.ttl_ms,
                 "renewals": l.renewals_ns.len(),
-                "lock_end": format!("{:?}", l.lock_end),
+                "lock_end": l.lock_end,
                 "lock_end_at": r.rfc3339(l.lock_end_ns),
                 "inferred": l.inferred,
             })),
@@ -236,9 +236,7 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
                 pid,
                 tid,
                 s: None,
-                args: arg(
-                    json!({ "holder": s(l.holder), "lock_end": format!("{:?}", l.lock_end) }),
-                ),
+                args: arg(json!({ "holder": s(l.holder), "lock_end": l.lock_end })),
             });
         }
     }

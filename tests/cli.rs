@@ -94,6 +94,15 @@ fn incidents_exit_1_clean_logs_exit_0_errors_exit_2() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("HOST=MS"));
+    let out = bin()
+        .args(["analyze", "--unit-loss=-5"])
+        .arg(br01())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--unit-loss must be zero or a positive")
+    );
 }
 
 #[test]
@@ -340,6 +349,32 @@ fn markdown_report_of_the_seed_incident_says_3_oversold_and_600() {
 /// REAL-A as the application logged it and as `redis-cli monitor` saw it.
 fn real_a(file: &str) -> PathBuf {
     case_file("REAL-A-redispy-no-renewal", file)
+}
+
+#[test]
+fn the_explanation_tells_sales_inside_the_window_from_later_ones_tied_to_it() {
+    let out = bin()
+        .args(["analyze", "--unit-loss", "200"])
+        .arg(real_a("a_redispy_lock_no_renewal.app.jsonl"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    // INC-1 holds 10 sales: 7 between its first overlap start and last
+    // overlap end, 3 just after it (two of them by holders outside the
+    // incident: oversold units the overlap caused).
+    assert!(
+        text.contains("Inside the window they sold 7 units in 7 sales ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("3 sales outside the window (3 units: DG12611291610520008 by "),
+        "{text}"
+    );
+    assert!(
+        text.contains("5 units went beyond the stock, costing ¥1000."),
+        "{text}"
+    );
 }
 
 /// Every `inferred` flag of a JSON report.

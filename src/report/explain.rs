@@ -109,10 +109,13 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
         .iter()
         .filter_map(|&i| a.sales.get(i))
         .collect();
-    if sales.is_empty() {
-        out.push_str(" No stock was sold inside the window.");
-    } else {
-        let sold: i64 = sales.iter().map(|x| x.quantity).sum();
+    // The incident's sales are those inside its window, and later ones tied
+    // to it (`attribute_oversell`): a holder of the incident still believing
+    // it held the lock, or an oversold sale using stock the overlap sold.
+    let (inside, later): (Vec<_>, Vec<_>) = sales
+        .iter()
+        .partition(|x| (incident.start_ns..=incident.end_ns).contains(&x.at_ns));
+    let list = |sales: &[&&crate::analysis::Sale]| {
         let ids: Vec<String> = sales
             .iter()
             .take(6)
@@ -132,12 +135,33 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
         } else {
             String::new()
         };
+        format!("{}{more}", ids.join(", "))
+    };
+    let sold = |sales: &[&&crate::analysis::Sale]| units(sales.iter().map(|x| x.quantity).sum());
+    let count = |n: usize| {
+        if n == 1 {
+            "1 sale".to_string()
+        } else {
+            format!("{n} sales")
+        }
+    };
+    if inside.is_empty() {
+        out.push_str(" No stock was sold inside the window.");
+    } else {
         out.push_str(&format!(
-            " Inside the window they sold {} in {} sales ({}{}).",
-            units(sold),
-            sales.len(),
-            ids.join(", "),
-            more
+            " Inside the window they sold {} in {} ({}).",
+            sold(&inside),
+            count(inside.len()),
+            list(&inside)
+        ));
+    }
+    if !later.is_empty() {
+        out.push_str(&format!(
+            " {} outside the window ({}: {}) {} tied to it: made by one of its holders while it still believed it held the lock, or using stock the overlap had already sold.",
+            count(later.len()),
+            sold(&later),
+            list(&later),
+            if later.len() == 1 { "is" } else { "are" },
         ));
     }
     if incident.oversold_units > 0 {

@@ -4,7 +4,9 @@
 
 use std::fmt::Write;
 
-use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, units};
+use super::{
+    INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name, units,
+};
 use crate::analysis::Lease;
 
 fn cell(s: &str) -> String {
@@ -91,7 +93,7 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
             });
             let _ = writeln!(
                 out,
-                "| `{}`{} | {} | {} | {} | {} | {} ({:?}) | {} ({:?}) | {} |",
+                "| `{}`{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
                 cell(s(l.holder)),
                 mark,
                 cell(l.host.map_or("", s)),
@@ -99,9 +101,9 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
                 l.ttl_ms.map_or("none".to_string(), |t| format!("{t} ms")),
                 l.renewals_ns.len(),
                 r.time(l.lock_end_ns),
-                l.lock_end,
+                snake_name(&l.lock_end),
                 r.time(l.window_end_ns),
-                l.window_end,
+                snake_name(&l.window_end),
                 ratio
             );
         }

@@ -146,6 +146,16 @@ pub fn format_money(amount: f64, currency: &str) -> String {
     }
 }
 
+/// The name an enum has in the JSON report (`lease_expired`, `own_release`,
+/// `json_lines`), for the text and Markdown reports; empty for a value that
+/// does not serialise to a string.
+pub fn snake_name<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// `1 unit`, `3 units`.
 pub fn units(n: i64) -> String {
     if n == 1 {

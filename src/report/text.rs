@@ -119,9 +119,9 @@ pub fn to_text(r: &ReportInput<'_>) -> String {
     for src in &r.log.sources {
         let _ = writeln!(
             out,
-            "\n{}: {:?}, {}; {} lines = {} events + {} skipped + {} warned",
+            "\n{}: {}, {}; {} lines = {} events + {} skipped + {} warned",
             src.name,
-            src.dialect,
+            super::snake_name(&src.dialect),
             src.encoding,
             src.lines_read,
             src.events_loaded,

@@ -1605,11 +1605,23 @@ impl App {
 
     fn central_ui(&mut self, ui: &mut Ui) {
         if self.session.is_none() {
+            let lang = self.state.lang;
             ui.centered_and_justified(|ui| {
                 if self.loading.is_some() {
                     ui.spinner();
+                } else if let Some(e) = &self.error {
+                    // Files were given but did not load: say why, and what next.
+                    ui.label(
+                        RichText::new(format!(
+                            "{}: {e}\n\n{}",
+                            tr(lang, "load_failed"),
+                            tr(lang, "open_hint")
+                        ))
+                        .size(16.0)
+                        .color(ui.visuals().error_fg_color),
+                    );
                 } else {
-                    ui.label(tr(self.state.lang, "no_dialog"));
+                    ui.label(RichText::new(tr(lang, "open_hint")).size(16.0));
                 }
             });
             return;

@@ -52,6 +52,11 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("oversold", "oversold", "超卖"),
     ("oversold_col", "Oversold", "超卖"),
     (
+        "open_hint",
+        "Open a log with File > Open (Ctrl+O), or drop files onto the window.",
+        "用“文件 > 打开”（Ctrl+O）打开日志，或把文件拖放到窗口上。",
+    ),
+    (
         "naive_utc",
         "Times without an offset were read as UTC. If they are local times, set \"Zone of times without offset\" in Settings.",
         "没有时区偏移的时间按 UTC 读取。如果是本地时间，请在“设置”中填写“无偏移时间的时区”。",

@@ -59,8 +59,12 @@ fn run_render(args: &RenderArgs) -> anyhow::Result<u8> {
                 .with_context(|| format!("--incident {s:?} is not INC-N or N"))?;
             if n == 0 || n > loaded.analysis.incidents.len() {
                 bail!(
-                    "--incident {s}: there are {} incidents",
-                    loaded.analysis.incidents.len()
+                    "--incident {s}: {}",
+                    match loaded.analysis.incidents.len() {
+                        0 => "there are no incidents".to_string(),
+                        1 => "there is 1 incident".to_string(),
+                        n => format!("there are {n} incidents"),
+                    }
                 );
             }
             Some(n - 1)
@@ -155,6 +159,8 @@ fn run_window(cli: &Cli) -> anyhow::Result<u8> {
     });
     // Validate the flags before opening a window.
     cli.analysis.ingest_options()?;
+    cli.analysis
+        .settings(&crate::analysis::Settings::default())?;
     let files = cli.files.clone();
     let args = cli.analysis.clone();
     let options = eframe::NativeOptions {

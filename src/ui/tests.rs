@@ -589,3 +589,22 @@ fn local_times_read_as_utc_are_pointed_out_in_the_window() {
     assert!(app.session.is_some(), "{:?}", app.error);
     assert_eq!(app.notice, None);
 }
+
+#[test]
+fn a_file_that_does_not_load_says_why_in_the_middle_of_the_window() {
+    let state = AppState {
+        lang: Lang::En,
+        ..AppState::default()
+    };
+    let mut app = App::new(state, AnalysisArgs::default());
+    app.load_blocking(Source::Files(vec!["/no/such/file.jsonl".into()]));
+    assert!(app.session.is_none());
+    let mut h = harness(app);
+    h.run();
+    let centre = h.get_by_label_contains("Open a log with File > Open");
+    let text = format!("{centre:?}");
+    assert!(text.contains("Loading failed: "), "{text}");
+    assert!(text.contains("/no/such/file.jsonl"), "{text}");
+    // Not the "no file was chosen" text of a dialog that returned nothing.
+    assert!(h.query_by_label_contains("No file was chosen").is_none());
+}
