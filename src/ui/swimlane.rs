@@ -618,7 +618,8 @@ fn tick_label(model: &SwimlaneModel, d: TimeDisplay, s: f64, step: f64) -> Strin
             if step >= 1.0 {
                 hms.get(..8).unwrap_or(hms).to_string()
             } else if step >= 0.01 {
-                hms.get(3..11).unwrap_or(hms).to_string()
+                // With the hour: "30:09.50" alone could be any hour's.
+                hms.get(..11).unwrap_or(hms).to_string()
             } else {
                 format!(
                     "{}{:03}µs",
@@ -1405,6 +1406,20 @@ fn hover_text(model: &SwimlaneModel, hit: &Hit<'_>, opts: TimelineOptions) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zoomed_in_tick_labels_keep_the_hour() {
+        let model = SwimlaneModel {
+            // 2026-11-29T08:30:00Z, shown at +08:00.
+            t0_ns: 1_795_941_000_000_000_000,
+            log_offset_s: 8 * 3600,
+            ..SwimlaneModel::default()
+        };
+        let label = |s, step| tick_label(&model, TimeDisplay::LogZone, s, step);
+        assert_eq!(label(9.5, 2.0), "16:30:09");
+        assert_eq!(label(9.5, 0.5), "16:30:09.50");
+        assert_eq!(label(9.25, 0.05), "16:30:09.25");
+    }
 
     #[test]
     fn ticks_use_round_units() {
