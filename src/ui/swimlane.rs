@@ -609,6 +609,16 @@ pub fn format_at(model: &SwimlaneModel, d: TimeDisplay, s: f64) -> String {
     }
 }
 
+/// The full time the corner's date and zone come from: the view's start, or
+/// the first event when the view starts before it (the padding of a fit can
+/// cross midnight and would show the day before every event).
+fn corner_time(model: &SwimlaneModel, d: TimeDisplay, view_start_s: f64) -> String {
+    match display_offset(model, d) {
+        Some(_) => format_at(model, d, view_start_s.max(0.0)),
+        None => "relative".to_string(),
+    }
+}
+
 fn tick_label(model: &SwimlaneModel, d: TimeDisplay, s: f64, step: f64) -> String {
     match display_offset(model, d) {
         Some(off) => {
@@ -885,10 +895,7 @@ pub fn timeline_ui(
         );
     }
     // Corner: date / zone / scale.
-    let corner = match display_offset(model, opts.time_display) {
-        Some(_) => format_at(model, opts.time_display, view.start_s),
-        None => "relative".to_string(),
-    };
+    let corner = corner_time(model, opts.time_display, view.start_s);
     let corner_rect = Rect::from_min_max(full.min, pos2(plot.left(), plot.top()));
     painter.rect_filled(corner_rect, 0.0, pal.header_bg);
     painter.text(
@@ -1419,6 +1426,14 @@ mod tests {
         assert_eq!(label(9.5, 2.0), "16:30:09");
         assert_eq!(label(9.5, 0.5), "16:30:09.50");
         assert_eq!(label(9.25, 0.05), "16:30:09.25");
+        // The first event at 00:00:00.2 local; a fit's padding starts the
+        // view on the day before, the corner still shows the events' day.
+        let midnight = SwimlaneModel {
+            t0_ns: 1_795_968_000_200_000_000,
+            ..model
+        };
+        let corner = corner_time(&midnight, TimeDisplay::LogZone, -0.5);
+        assert!(corner.starts_with("2026-11-30 00:00:00.200"), "{corner}");
     }
 
     #[test]
