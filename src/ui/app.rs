@@ -1606,6 +1606,10 @@ impl App {
     fn central_ui(&mut self, ui: &mut Ui) {
         if self.session.is_none() {
             let lang = self.state.lang;
+            // The central panel has no frame (the timeline paints its own
+            // background): paint one, or the message sits on the clear colour.
+            ui.painter()
+                .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
             ui.centered_and_justified(|ui| {
                 if self.loading.is_some() {
                     ui.spinner();
