@@ -548,61 +548,47 @@ fn pack_detail(d: &Detail) -> (u16, Packed) {
 
 /// Decodes what [`pack_detail`] wrote.
 fn unpack_detail(mask: u16, b: &[u8]) -> Detail {
-    let mut at = 0;
-    let mut d = Detail::default();
     let has = |bit: u16| mask & bit != 0;
-    let sym = |at: &mut usize| {
+    let sym = |bit: u16, at: &mut usize| {
+        if !has(bit) {
+            return None;
+        }
         u32::try_from(get_uvarint(b, at))
             .ok()
             .and_then(NonZeroU32::new)
             .map(Sym)
     };
-    let int = |at: &mut usize| {
-        let z = get_uvarint(b, at);
-        ((z >> 1) as i64) ^ -((z & 1) as i64)
+    let int = |bit: u16, at: &mut usize| {
+        has(bit).then(|| {
+            let z = get_uvarint(b, at);
+            ((z >> 1) as i64) ^ -((z & 1) as i64)
+        })
     };
-    let float = |at: &mut usize| {
-        let mut x = [0u8; 8];
-        if let Some(s) = b.get(*at..*at + 8) {
-            x.copy_from_slice(s);
-        }
-        *at += 8;
-        f64::from_le_bytes(x)
+    let float = |bit: u16, at: &mut usize| {
+        has(bit).then(|| {
+            let mut x = [0u8; 8];
+            if let Some(s) = b.get(*at..*at + 8) {
+                x.copy_from_slice(s);
+            }
+            *at += 8;
+            f64::from_le_bytes(x)
+        })
     };
-    if has(D_PRODUCT) {
-        d.product = sym(&mut at);
+    let mut at = 0;
+    // Fields are evaluated in the order written: the packing order.
+    Detail {
+        product: sym(D_PRODUCT, &mut at),
+        quantity: int(D_QUANTITY, &mut at),
+        stock: int(D_STOCK, &mut at),
+        stock_before: int(D_STOCK_BEFORE, &mut at),
+        stock_after: int(D_STOCK_AFTER, &mut at),
+        order_id: sym(D_ORDER_ID, &mut at),
+        unit_price: float(D_UNIT_PRICE, &mut at),
+        fencing_token: int(D_FENCING, &mut at),
+        elapsed_ms: float(D_ELAPSED, &mut at),
+        deleted: has(D_DELETED).then_some(has(D_DELETED_TRUE)),
+        message: sym(D_MESSAGE, &mut at),
     }
-    if has(D_QUANTITY) {
-        d.quantity = Some(int(&mut at));
-    }
-    if has(D_STOCK) {
-        d.stock = Some(int(&mut at));
-    }
-    if has(D_STOCK_BEFORE) {
-        d.stock_before = Some(int(&mut at));
-    }
-    if has(D_STOCK_AFTER) {
-        d.stock_after = Some(int(&mut at));
-    }
-    if has(D_ORDER_ID) {
-        d.order_id = sym(&mut at);
-    }
-    if has(D_UNIT_PRICE) {
-        d.unit_price = Some(float(&mut at));
-    }
-    if has(D_FENCING) {
-        d.fencing_token = Some(int(&mut at));
-    }
-    if has(D_ELAPSED) {
-        d.elapsed_ms = Some(float(&mut at));
-    }
-    if has(D_DELETED) {
-        d.deleted = Some(has(D_DELETED_TRUE));
-    }
-    if has(D_MESSAGE) {
-        d.message = sym(&mut at);
-    }
-    d
 }
 
 /// The container / dialect a source was read as.
