@@ -696,13 +696,15 @@ impl App {
                 .default_size(140.0)
                 .show(ui, |ui| self.warnings_ui(ui));
         }
+        // The timeline is what the window is for: the side panels start as
+        // narrow as their tables allow (both stay resizable).
         egui::Panel::left("incidents")
             .resizable(true)
-            .default_size(600.0)
+            .default_size(560.0)
             .show(ui, |ui| self.incidents_ui(ui));
         egui::Panel::right("details")
             .resizable(true)
-            .default_size(380.0)
+            .default_size(330.0)
             .show(ui, |ui| {
                 self.state_ui(ui);
                 ui.separator();
@@ -1370,10 +1372,10 @@ impl App {
             .sense(egui::Sense::click())
             .column(Column::auto().at_least(52.0))
             .column(Column::auto().at_least(90.0))
-            .column(Column::initial(110.0).clip(true))
+            .column(Column::initial(96.0).clip(true))
             .column(Column::auto())
             .column(Column::auto())
-            .column(Column::initial(90.0).clip(true))
+            .column(Column::initial(96.0).clip(true))
             .column(Column::auto().at_least(56.0))
             .column(Column::remainder().at_least(60.0))
             .header(22.0, |mut h| {
