@@ -309,7 +309,7 @@ pub fn clock_skew(
 mod tests {
     use super::*;
     use crate::analysis::analyze;
-    use crate::analysis::leases::tests::log_of;
+    use crate::analysis::leases::tests::{log_of, on_host};
     use crate::model::EventKind::*;
 
     fn kinds(f: &[Finding]) -> Vec<FindingKind> {
@@ -421,20 +421,16 @@ mod tests {
 
     #[test]
     fn clock_offsets_that_create_an_overlap_are_clock_skew() {
-        let mut log = log_of(&[
-            (0, Acquired, "k", "A", Some(1000)),
-            (1100, Acquired, "k", "B", Some(1000)),
-            (1050, ReleaseFailed, "k", "A", None),
-            (1300, Released, "k", "B", None),
-        ]);
-        let mut b = crate::model::LogBuilder::new();
-        b.log = log.clone();
-        let host = b.intern("web-2");
-        log = b.log;
-        log.events
-            .iter_mut()
-            .filter(|e| e.source.line == 2 || e.source.line == 4)
-            .for_each(|e| e.host = Some(host));
+        let log = on_host(
+            log_of(&[
+                (0, Acquired, "k", "A", Some(1000)),
+                (1100, Acquired, "k", "B", Some(1000)),
+                (1050, ReleaseFailed, "k", "A", None),
+                (1300, Released, "k", "B", None),
+            ]),
+            "web-2",
+            |line| line == 2 || line == 4,
+        );
         let plain = analyze(&log, &Settings::default());
         assert!(plain.overlaps.is_empty());
         let skewed = Settings {
@@ -451,24 +447,20 @@ mod tests {
         // Z's zombie window (expired at 1000, working until 2000) takes in
         // B, C and D; web-2 runs 100 ms behind, so in true time D acquires
         // after Z stopped: 3 pairs logged, 2 true.
-        let mut log = log_of(&[
-            (0, Acquired, "k", "Z", Some(1000)),
-            (1100, Acquired, "k", "B", Some(1000)),
-            (1150, Released, "k", "B", None),
-            (1500, Acquired, "k", "C", Some(1000)),
-            (1550, Released, "k", "C", None),
-            (1950, Acquired, "k", "D", Some(1000)),
-            (1990, Released, "k", "D", None),
-            (2000, ReleaseFailed, "k", "Z", None),
-        ]);
-        let mut b = crate::model::LogBuilder::new();
-        b.log = log.clone();
-        let host = b.intern("web-2");
-        log = b.log;
-        log.events
-            .iter_mut()
-            .filter(|e| (2..=7).contains(&e.source.line))
-            .for_each(|e| e.host = Some(host));
+        let log = on_host(
+            log_of(&[
+                (0, Acquired, "k", "Z", Some(1000)),
+                (1100, Acquired, "k", "B", Some(1000)),
+                (1150, Released, "k", "B", None),
+                (1500, Acquired, "k", "C", Some(1000)),
+                (1550, Released, "k", "C", None),
+                (1950, Acquired, "k", "D", Some(1000)),
+                (1990, Released, "k", "D", None),
+                (2000, ReleaseFailed, "k", "Z", None),
+            ]),
+            "web-2",
+            |line| (2..=7).contains(&line),
+        );
         let skewed = |max_listed_pairs| Settings {
             host_offsets_ms: BTreeMap::from([("web-2".to_string(), -100.0)]),
             max_listed_pairs,

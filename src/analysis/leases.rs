@@ -471,6 +471,19 @@ pub(crate) mod tests {
         b.finish()
     }
 
+    /// `log` with the lines whose number `lines` selects logged by `host`.
+    pub(crate) fn on_host(
+        mut log: LoadedLog,
+        host: &str,
+        lines: impl Fn(u32) -> bool,
+    ) -> LoadedLog {
+        let h = log.strings.intern(host);
+        for e in log.events.iter_mut().filter(|e| lines(e.source.line)) {
+            e.host = Some(h);
+        }
+        log
+    }
+
     fn leases_of(log: &LoadedLog) -> LeaseSet {
         let times = apply_host_offsets(log, &BTreeMap::new());
         reconstruct_leases(log, &times, &Settings::default())
@@ -592,15 +605,11 @@ pub(crate) mod tests {
 
     #[test]
     fn host_offsets_shift_times_back() {
-        let mut log = log_of(&[(1000, Acquired, "k", "A", Some(10))]);
-        let h = {
-            let mut b = LogBuilder::new();
-            b.log = log.clone();
-            let h = b.intern("web-1");
-            log = b.log;
-            h
-        };
-        log.events[0].host = Some(h);
+        let log = on_host(
+            log_of(&[(1000, Acquired, "k", "A", Some(10))]),
+            "web-1",
+            |_| true,
+        );
         let offsets = BTreeMap::from([("web-1".to_string(), 250.0)]);
         assert_eq!(apply_host_offsets(&log, &offsets), vec![750 * NS_PER_MS]);
     }
