@@ -64,7 +64,8 @@ pub fn compute_oversell(
     let by_holder = OnceCell::new();
     /// One order or deduction, with what the sale needs from its event (so
     /// that building the sales does not go back to the event array, a cache
-    /// miss per sale at 10 M events).
+    /// miss per sale at 10 M events). Not a `Sale` itself: at 40 bytes
+    /// against 64 it keeps the 1 M-event peak 9 MB lower (measured).
     struct Seen {
         event: usize,
         at_ns: i64,
