@@ -2,7 +2,7 @@
 //! locks without TTL, foreign releases, clock skew and fencing violations
 //! (docs/semantics.md §6).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::leases::LeaseSet;
 use super::{
@@ -49,11 +49,7 @@ pub fn detect_findings(
     settings: &Settings,
 ) -> Vec<Finding> {
     let name = |s: Sym| log.strings.get(s);
-    // Every hold of an overlap is a hold of its incident, listed or not.
-    let in_overlap: HashSet<usize> = incidents
-        .iter()
-        .flat_map(|i| i.leases.iter().copied())
-        .collect();
+    let in_overlap = Incident::holds_in_overlaps(incidents);
     let mut out = Vec::new();
     let mut streak: (Option<Sym>, u32) = (None, 0);
     for lease in &set.leases {

@@ -312,6 +312,15 @@ pub struct Incident {
 }
 
 impl Incident {
+    /// The holds (indices into [`Analysis::leases`]) in any overlap: every
+    /// hold of an overlap is a hold of its incident, listed or not.
+    pub fn holds_in_overlaps(incidents: &[Incident]) -> std::collections::HashSet<usize> {
+        incidents
+            .iter()
+            .flat_map(|i| i.leases.iter().copied())
+            .collect()
+    }
+
     /// Display id, `INC-1` for the first.
     pub fn label(&self) -> String {
         format!("INC-{}", self.id + 1)

@@ -816,10 +816,11 @@ impl App {
                 ui.checkbox(&mut self.show_warnings, tr(self.state.lang, "warnings"));
             });
             if ui.button(tr(self.state.lang, "settings")).clicked() {
-                if !self.show_settings {
-                    self.tz_edit = self.state.read_tz.clone().unwrap_or_default();
+                if self.show_settings {
+                    self.show_settings = false;
+                } else {
+                    self.open_settings();
                 }
-                self.show_settings = !self.show_settings;
             }
             if ui.button(tr(self.state.lang, "sources")).clicked() {
                 self.show_sources = !self.show_sources;
@@ -1726,17 +1727,15 @@ impl App {
                         let enter =
                             edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
                         if ui.button(tr(lang, "apply_reload")).clicked() || enter {
-                            let zone = self.tz_edit.trim().to_string();
-                            match crate::ingest::parse_tz(&zone) {
-                                _ if zone.is_empty() => {
-                                    self.state.read_tz = None;
+                            // Empty reads naive times as UTC again.
+                            let zone = self.tz_edit.trim();
+                            match crate::ingest::parse_tz(zone) {
+                                Err(e) if !zone.is_empty() => self.notice = Some(e.to_string()),
+                                _ => {
+                                    self.state.read_tz =
+                                        (!zone.is_empty()).then(|| zone.to_string());
                                     self.commands.push(Command::Reload);
                                 }
-                                Ok(_) => {
-                                    self.state.read_tz = Some(zone);
-                                    self.commands.push(Command::Reload);
-                                }
-                                Err(e) => self.notice = Some(e.to_string()),
                             }
                         }
                     });
@@ -1829,7 +1828,7 @@ impl App {
         &self.tz_edit
     }
 
-    /// Opens the settings window (tests).
+    /// Opens the settings window, its zone field showing the saved zone.
     pub fn open_settings(&mut self) {
         self.tz_edit = self.state.read_tz.clone().unwrap_or_default();
         self.show_settings = true;

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use egui::{Align2, Color32, FontId, Pos2, Rect, Sense, Shape, Stroke, Ui, pos2, vec2};
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, Cause, FindingKind, LockEnd, WindowEnd};
+use crate::analysis::{Analysis, Cause, FindingKind, Incident, LockEnd, WindowEnd};
 use crate::model::{LoadedLog, Sym};
 use crate::report::{format_ms, format_time};
 
@@ -226,12 +226,7 @@ impl SwimlaneModel {
             .filter(|f| f.kind == FindingKind::NearMiss)
             .filter_map(|f| f.lease)
             .collect();
-        // Every hold of an overlap is a hold of its incident, listed or not.
-        let in_overlap: HashSet<usize> = analysis
-            .incidents
-            .iter()
-            .flat_map(|i| i.leases.iter().copied())
-            .collect();
+        let in_overlap = Incident::holds_in_overlaps(&analysis.incidents);
         let mut incident_of_overlap = HashMap::new();
         let mut incidents_per_key: HashMap<Sym, usize> = HashMap::new();
         for inc in &analysis.incidents {
