@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ReportInput, explain_incident};
+use super::{ReportInput, explain_incident, snake_name};
 
 /// Version tag written as `schema`.
 pub const JSON_SCHEMA_VERSION: &str = "lockreplay/1";
@@ -263,7 +263,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                         host: l.host.map(s),
                         acquired: r.rfc3339(l.acquired_ns),
                         ttl_ms: l.ttl_ms,
-                        lock_end: snake(l.lock_end),
+                        lock_end: snake_name(&l.lock_end),
                         lock_end_at: r.rfc3339(l.lock_end_ns),
                         believed_until: r.rfc3339(l.window_end_ns),
                         inferred: l.inferred,
@@ -357,7 +357,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
             .iter()
             .map(|src| JsonSource {
                 file: src.name.clone(),
-                dialect: snake(src.dialect),
+                dialect: snake_name(&src.dialect),
                 encoding: src.encoding.clone(),
                 fields: src.fields.clone(),
                 lines_read: src.lines_read,
@@ -379,14 +379,6 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
             .collect(),
         warnings_unlisted: r.log.warnings.dropped(),
     }
-}
-
-/// The snake_case name serde gives a unit enum variant.
-fn snake<T: Serialize>(v: T) -> String {
-    serde_json::to_value(v)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
 }
 
 /// The JSON report, pretty-printed.
