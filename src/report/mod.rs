@@ -87,16 +87,31 @@ impl ReportInput<'_> {
     }
 }
 
+/// The mark's text, written once for the constants below.
+macro_rules! inferred_mark {
+    () => {
+        "(inferred)"
+    };
+}
+
 /// Marks an outcome inferred from a MONITOR replay in the text and Markdown
 /// reports.
-pub const INFERRED_MARK: &str = "(inferred)";
+pub const INFERRED_MARK: &str = inferred_mark!();
 
 /// Says what [`INFERRED_MARK`] means, once per report that uses it.
-pub const INFERRED_LEGEND: &str = "(inferred) = inferred from MONITOR replay: the capture shows each command but not its reply, so the outcome is what replaying it through the keyspace model gives.";
+pub const INFERRED_LEGEND: &str = concat!(
+    inferred_mark!(),
+    " = inferred from MONITOR replay: the capture shows each command but not its reply, so the outcome is what replaying it through the keyspace model gives."
+);
 
-/// ` (inferred)` when `inferred`, else nothing.
+/// ` (inferred)` ([`INFERRED_MARK`] after a space) when `inferred`, else
+/// nothing.
 pub fn inferred_suffix(inferred: bool) -> &'static str {
-    if inferred { " (inferred)" } else { "" }
+    if inferred {
+        concat!(" ", inferred_mark!())
+    } else {
+        ""
+    }
 }
 
 fn datetime(at_ns: i64, offset_s: i32) -> Option<DateTime<FixedOffset>> {
