@@ -245,8 +245,8 @@ impl Sweep<'_> {
                 if let Some(l) = self.pairs_of(later) {
                     laters.push(l);
                 }
-                if cause_of(later).is_some() && later.lock_end_ns < later.window_end_ns {
-                    self.pending.push(Reverse((later.lock_end_ns, later.id)));
+                if let Some((lock_end_ns, _)) = later.zombie_ns() {
+                    self.pending.push(Reverse((lock_end_ns, later.id)));
                 }
             }
             if !laters.is_empty() {
