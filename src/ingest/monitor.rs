@@ -62,7 +62,6 @@
 //! One capture is one Redis node; each replays independently into its own
 //! source. [`merge_redlock`] combines the per-node acquires of a Redlock.
 
-use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
@@ -205,7 +204,7 @@ impl<'a> CommandLine<'a> {
         MonitorLine {
             at_ns: self.at_ns,
             db: self.db,
-            client: String::from_utf8_lossy(self.client).into_owned(),
+            client: lossy(self.client),
             args: self.args().map(<[u8]>::to_vec).collect(),
         }
     }
@@ -334,7 +333,6 @@ fn general_head(line: &[u8]) -> Result<(i64, u32, &[u8], usize), String> {
     if !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
         return Err("client address is not UTF-8".to_string());
     }
-    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     let Some(space) = memchr::memchr(b' ', inner) else {
         return Err(format!(
             "bad `[{}]`: expected `[<db> <client>]`",
@@ -592,16 +590,9 @@ pub fn product_part(key: &str) -> &str {
     key.rsplit_once(':').map_or(key, |(p, _)| p)
 }
 
-/// The text of `b` for interning: borrowed when it is UTF-8.
-fn text(b: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(b) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(b),
-    }
-}
-
+/// `b` as an owned string, invalid UTF-8 replaced.
 fn lossy(b: &[u8]) -> String {
-    text(b).into_owned()
+    String::from_utf8_lossy(b).into_owned()
 }
 
 /// The token a lock value names: the string, or a hash's first field.
@@ -870,10 +861,12 @@ impl Replay {
     /// connection state.
     fn client(&mut self, name: &[u8]) -> (Client, &mut Connection) {
         let id = u32::try_from(self.conns.len()).unwrap_or(u32::MAX - 1);
-        let (client, conn) = self
-            .conns
-            .entry_ref(name)
-            .or_insert_with(|| (new_client(&text(name), id), Connection::default()));
+        let (client, conn) = self.conns.entry_ref(name).or_insert_with(|| {
+            (
+                new_client(&String::from_utf8_lossy(name), id),
+                Connection::default(),
+            )
+        });
         (Rc::clone(client), conn)
     }
 
@@ -1377,7 +1370,7 @@ impl Replay {
             _ => return,
         };
         e.key = None;
-        let product = b.intern(product_part(&text(key)));
+        let product = b.intern(product_part(&String::from_utf8_lossy(key)));
         e.update_detail(|d| d.product = Some(product));
         self.emit_business(e);
     }
@@ -1391,7 +1384,7 @@ impl Replay {
         args: &[&[u8]],
     ) {
         let key = args[0];
-        let key_text = text(key);
+        let key_text = String::from_utf8_lossy(key);
         let product = product_part(&key_text);
         for elem in &args[1..] {
             let mut e = self.new_event(b, EventKind::OrderCreated, at_ns, line, client, key);
