@@ -284,6 +284,26 @@ pub struct Loaded {
 }
 
 impl Loaded {
+    /// What makes this load an error ([`crate::ingest::load_problems`]).
+    pub fn problems(&self) -> Vec<String> {
+        crate::ingest::load_problems(&self.log)
+    }
+
+    /// The exit code: 2 when a file gave no event or no lock event was read
+    /// (each reason printed on stderr), else 1 with incidents, 0 without.
+    /// Never a clean 0 for a file nothing was read from.
+    pub fn exit_code(&self) -> u8 {
+        let problems = self.problems();
+        for p in &problems {
+            eprintln!("lockreplay: {}", crate::report::terminal_safe(p));
+        }
+        if problems.is_empty() {
+            exit_code_for(&self.analysis)
+        } else {
+            EXIT_ERROR
+        }
+    }
+
     /// The printers' view of it.
     pub fn input(&self) -> ReportInput<'_> {
         ReportInput {
@@ -386,7 +406,7 @@ pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<u8> {
     if !out.ends_with('\n') {
         println!();
     }
-    let code = exit_code_for(&loaded.analysis);
+    let code = loaded.exit_code();
     // The process ends here: freeing millions of events one by one would
     // only delay the exit (the OS takes the memory back at once).
     std::mem::forget(loaded);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use crate::cli::{Loaded, ReportArgs, exit_code_for, load_and_analyze, write_atomic};
+use crate::cli::{Loaded, ReportArgs, load_and_analyze, write_atomic};
 use crate::report::{ReportInput, to_json, to_markdown};
 
 /// Renders the picture of one incident (`Some(id)`) or of everything
@@ -24,7 +24,7 @@ pub type RenderFn<'a> = &'a dyn Fn(&Loaded, Option<usize>, &Path) -> anyhow::Res
 pub fn write_report(args: &ReportArgs, render: Option<RenderFn<'_>>) -> anyhow::Result<u8> {
     let loaded = load_and_analyze(&args.files, &args.analysis)?;
     write_report_dir(&loaded, &args.out, &args.files, render)?;
-    Ok(exit_code_for(&loaded.analysis))
+    Ok(loaded.exit_code())
 }
 
 /// Writes the report files of `loaded` into `dir`.

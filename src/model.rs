@@ -258,6 +258,20 @@ impl EventKind {
         EventKind::Activity,
     ];
 
+    /// True for the kinds that say what happened to a lock: acquire (or a
+    /// failed one), renewal, release (or a failed one), lock lost.
+    pub fn is_lock(self) -> bool {
+        matches!(
+            self,
+            EventKind::Acquired
+                | EventKind::AcquireFailed
+                | EventKind::Renewed
+                | EventKind::Released
+                | EventKind::ReleaseFailed
+                | EventKind::LockLost
+        )
+    }
+
     /// True for the stock and order kinds.
     pub fn is_business(self) -> bool {
         matches!(
@@ -611,8 +625,29 @@ pub enum Dialect {
     Logfmt,
     /// `redis-cli monitor` capture, replayed through the keyspace model.
     RedisMonitor,
+    /// Plain-text lines: a runtime's prefix (kubectl, CRI, logcli,
+    /// journald) and/or a Java layout (Spring Boot, Logback, Log4j2).
+    Text,
     /// Nothing usable could be recognised.
     Unknown,
+}
+
+impl Dialect {
+    /// The snake_case name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::JsonLines => "json_lines",
+            Dialect::JsonArray => "json_array",
+            Dialect::Elasticsearch => "elasticsearch",
+            Dialect::Loki => "loki",
+            Dialect::SlsJson => "sls_json",
+            Dialect::Csv => "csv",
+            Dialect::Logfmt => "logfmt",
+            Dialect::RedisMonitor => "redis_monitor",
+            Dialect::Text => "text",
+            Dialect::Unknown => "unknown",
+        }
+    }
 }
 
 /// What the importer learned about one input file.
@@ -628,6 +663,27 @@ pub struct SourceInfo {
     pub encoding: String,
     /// True when the file was gzip-compressed.
     pub gzip: bool,
+    /// True when the file was zstd-compressed.
+    pub zstd: bool,
+    /// Text layout of the lines (`Spring Boot`, `CRI pod log + JSON`...),
+    /// for text logs and for application records found inside a field.
+    pub layout: Option<String>,
+    /// The field of the log service's record that held the application's
+    /// own record (SLS `content`, Filebeat `message`...), when there was one.
+    pub payload_field: Option<String>,
+    /// The chosen time field's resolution as read (`s`, `ms`, `µs`, `ns`).
+    pub time_resolution: Option<String>,
+    /// Field names detection saw in the first records (at most 40), to say
+    /// what a file holds when nothing could be read from it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fields_seen: Vec<String>,
+    /// Lock events (acquire, renewal, release, lock lost) loaded from this
+    /// file.
+    pub lock_events: u64,
+    /// Set when no event at all could be read from the file: what was
+    /// recognised and what would make it readable. A file like this is an
+    /// error (exit 2), never "no incident".
+    pub unreadable: Option<String>,
     /// Field chosen for each role: (`time`, `ts`), (`holder`, `owner`), ...
     pub fields: Vec<(String, String)>,
     /// Notes on detection the user should see (ambiguous fields, assumed zone).
@@ -657,6 +713,13 @@ impl SourceInfo {
             dialect,
             encoding: "UTF-8".to_string(),
             gzip: false,
+            zstd: false,
+            layout: None,
+            payload_field: None,
+            time_resolution: None,
+            fields_seen: Vec::new(),
+            lock_events: 0,
+            unreadable: None,
             fields: Vec::new(),
             notes: Vec::new(),
             lines_read: 0,

@@ -16,6 +16,9 @@ use super::record::{Rec, parse_logfmt};
 pub(crate) enum Item<'a> {
     /// A readable record.
     Rec(Rec<'a>),
+    /// A line that is no record and needs no warning (a stack-trace line
+    /// under a text log's entry, a CRI partial line joined to the next).
+    Skip,
     /// An unreadable record: (warning kind, reason).
     Bad(&'static str, String),
 }
@@ -54,6 +57,9 @@ pub(crate) enum Container {
     Csv { delim: u8 },
     /// `key=value` lines.
     Logfmt,
+    /// Plain-text lines with a timestamp (runtime prefixes, Java layouts;
+    /// `text.rs`).
+    Text,
 }
 
 impl Container {
@@ -68,6 +74,7 @@ impl Container {
             Container::Doc { dialect, .. } => *dialect,
             Container::Csv { .. } => Dialect::Csv,
             Container::Logfmt => Dialect::Logfmt,
+            Container::Text => Dialect::Text,
         }
     }
 }
@@ -102,7 +109,10 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
     }
     if first.starts_with('{') {
         if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first) {
-            if is_es(&o) || is_loki_query(&o) {
+            // One object alone on its line that wraps an array of records
+            // (`{"results": [..]}` written without line breaks).
+            let alone = first_lines(text, 2).count() == 1;
+            if is_es(&o) || is_loki_query(&o) || (alone && records_array(&o).is_some()) {
                 return doc(Value::Object(o));
             }
             return Container::JsonLines {
@@ -117,6 +127,33 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
     let head: String = first_lines(text, 10).collect::<Vec<_>>().join("\n");
     if monitor_check(&head) {
         return Container::Monitor;
+    }
+    // JSON Lines behind a damaged or commented first line.
+    let heads: Vec<&str> = first_lines(text, 20).collect();
+    let json_like = heads.iter().filter(|l| l.starts_with('{')).count();
+    if json_like * 2 > heads.len() {
+        return Container::JsonLines {
+            loki: heads
+                .iter()
+                .filter_map(|l| serde_json::from_str::<Map<String, Value>>(l).ok())
+                .next()
+                .is_some_and(|o| is_logcli_line(&o)),
+        };
+    }
+    // A CSV header over rows of the same width (a text log's lines vary).
+    if let Some(delim) = csv_with_header(text) {
+        return Container::Csv { delim };
+    }
+    // Text lines: most of the first lines start with a timestamp.
+    let timed = heads
+        .iter()
+        .filter(|l| {
+            let t = super::text::parse_line(l);
+            t.time.is_some() || t.prefix_time.is_some()
+        })
+        .count();
+    if timed * 2 > heads.len() {
+        return Container::Text;
     }
     let pairs = parse_logfmt(first);
     let key_ok = |k: &str| {
@@ -138,6 +175,40 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
         return Container::Csv { delim };
     }
     Container::Unknown
+}
+
+/// The delimiter of a CSV whose first row is a header (no cell reads as a
+/// time) over at least one row, with most of the first rows as wide as the
+/// header.
+fn csv_with_header(text: &str) -> Option<u8> {
+    let first = first_lines(text, 1).next()?;
+    let count = |c: char| first.matches(c).count();
+    let (delim, n) = [(b',', count(',')), (b'\t', count('\t')), (b';', count(';'))]
+        .into_iter()
+        .max_by_key(|(_, n)| *n)?;
+    if n == 0 {
+        return None;
+    }
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delim)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let mut rows = rdr.records().take(11).filter_map(Result::ok);
+    let header = rows.next()?;
+    if header.len() < 2
+        || header
+            .get(0)
+            .is_some_and(|c| super::text::time_len(c.trim()).is_some())
+        || header
+            .iter()
+            .any(|c| c.trim().is_empty() || super::time::parse_time(c, None).is_ok())
+    {
+        return None;
+    }
+    let widths: Vec<usize> = rows.map(|r| r.len()).collect();
+    let same = widths.iter().filter(|w| **w == header.len()).count();
+    (!widths.is_empty() && same * 2 > widths.len()).then_some(delim)
 }
 
 /// Turns a whole JSON document into records.
@@ -196,6 +267,28 @@ fn doc(v: Value) -> Container {
             dialect: Dialect::Loki,
         };
     }
+    // A wrapper around the records: `aws logs filter-log-events`'
+    // `{"events": [..]}`, Splunk's `{"results": [..]}`, CloudWatch Logs
+    // Insights' `{"results": [[{"field":..,"value":..}, ..], ..]}`: the
+    // longest array of records among the document's fields.
+    let best = records_array(&o);
+    if let Some(k) = best
+        && let Some(Value::Array(items)) = o.remove(&k)
+    {
+        let records = items
+            .into_iter()
+            .map(|e| DocRec {
+                main: as_record(&e)
+                    .map(|m| unwrap_hit(&m).clone())
+                    .unwrap_or_default(),
+                extra: None,
+            })
+            .collect();
+        return Container::Doc {
+            records,
+            dialect: Dialect::JsonLines,
+        };
+    }
     // Any other single object: one record.
     Container::Doc {
         records: vec![DocRec {
@@ -203,6 +296,44 @@ fn doc(v: Value) -> Container {
             extra: None,
         }],
         dialect: Dialect::JsonLines,
+    }
+}
+
+/// The field of a wrapper document holding its records: the array whose
+/// elements carry the most fields in all (Splunk's `fields` list of column
+/// names loses to its `results`).
+fn records_array(o: &Map<String, Value>) -> Option<String> {
+    o.iter()
+        .filter_map(|(k, v)| match v {
+            Value::Array(a) => {
+                let cells: usize = a.iter().filter_map(as_record).map(|m| m.len()).sum();
+                (cells > 0).then(|| (k.clone(), cells))
+            }
+            _ => None,
+        })
+        .max_by_key(|(_, n)| *n)
+        .map(|(k, _)| k)
+}
+
+/// One element of a wrapper's array as a record: an object, or a row of
+/// `{"field": name, "value": v}` cells (CloudWatch Logs Insights'
+/// `GetQueryResults`).
+fn as_record(e: &Value) -> Option<Map<String, Value>> {
+    match e {
+        Value::Object(m) => Some(m.clone()),
+        Value::Array(cells) if !cells.is_empty() => {
+            let mut m = Map::new();
+            for c in cells {
+                let Value::Object(cell) = c else { return None };
+                let (Some(Value::String(f)), Some(v)) = (cell.get("field"), cell.get("value"))
+                else {
+                    return None;
+                };
+                m.insert(f.clone(), v.clone());
+            }
+            Some(m)
+        }
+        _ => None,
     }
 }
 
@@ -276,7 +407,7 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
                         no,
                         off,
                         Item::Rec(Rec::Json {
-                            main: &o,
+                            main: unwrap_hit(&o),
                             extra: None,
                         }),
                     ),
@@ -310,6 +441,94 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
             }
         }),
         Container::Csv { delim } => walk_csv(text, *delim, visit),
+        Container::Text => walk_text(text, visit),
+    }
+}
+
+/// The record inside a search hit or an export row: Elasticsearch's
+/// `_source` (its `_index`, `_type` and `_id` are metadata, never fields),
+/// Splunk export's `result` (`{"preview":..,"offset":..,"result":{..}}`).
+pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
+    if let Some(Value::Object(src)) = o.get("_source")
+        && (o.contains_key("_index") || o.contains_key("_id"))
+    {
+        return src;
+    }
+    if let Some(Value::Object(r)) = o.get("result")
+        && (o.contains_key("preview") || o.contains_key("offset"))
+    {
+        return r;
+    }
+    o
+}
+
+/// Walks text lines: each line's prefix and layout become pairs, a JSON
+/// payload becomes the inner record with the prefix outside it. Lines
+/// without a time that name no event are continuation lines (skipped); CRI
+/// partial lines (`P`) are joined to the line that completes them.
+fn walk_text(text: &str, visit: &mut Visit<'_>) {
+    use super::text::{Layout, parse_line, to_pairs};
+    let mut partial = String::new();
+    walk_lines(text, visit, |line, visit, no, off| {
+        let joined;
+        let mut t = parse_line(line);
+        if t.partial {
+            partial.push_str(t.message);
+            return visit(no, off, Item::Skip);
+        }
+        if !partial.is_empty() {
+            partial.push_str(t.message);
+            joined = std::mem::take(&mut partial);
+            let prefix = t.prefix_time;
+            t = parse_line(&joined);
+            if t.time.is_none() && t.prefix_time.is_none() {
+                t.prefix_time = prefix;
+            }
+            return visit_text(&t, visit, no, off);
+        }
+        visit_text(&t, visit, no, off)
+    });
+
+    fn visit_text(
+        t: &super::text::TextLine<'_>,
+        visit: &mut Visit<'_>,
+        no: u64,
+        off: usize,
+    ) -> ControlFlow<()> {
+        if t.time.is_none()
+            && t.prefix_time.is_none()
+            && super::text::message_event(t.message).is_none()
+        {
+            return visit(no, off, Item::Skip);
+        }
+        if t.layout == Layout::Json {
+            let prefix = to_pairs(&super::text::TextLine {
+                message: "",
+                labels: t.labels.clone(),
+                ..*t
+            });
+            return match serde_json::from_str::<Map<String, Value>>(t.message) {
+                Ok(map) => {
+                    let inner = Rec::Json {
+                        main: &map,
+                        extra: None,
+                    };
+                    let outer = Rec::Pairs(&prefix);
+                    visit(
+                        no,
+                        off,
+                        Item::Rec(Rec::Nested {
+                            inner: &inner,
+                            outer: &outer,
+                            skip: "",
+                        }),
+                    )
+                }
+                Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
+            };
+        }
+        let pairs = to_pairs(t);
+        visit(no, off, Item::Rec(Rec::Pairs(&pairs)))
     }
 }
 
@@ -424,7 +643,7 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
                         start_line,
                         start,
                         Item::Rec(Rec::Json {
-                            main: &o,
+                            main: unwrap_hit(&o),
                             extra: None,
                         }),
                     );
@@ -492,7 +711,9 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                 let pairs: Vec<(&str, Cow<'_, str>)> = h
                     .iter()
                     .zip(row.iter())
-                    .filter(|(_, v)| !v.trim().is_empty())
+                    // Kibana and OpenSearch Dashboards write `-` for a field
+                    // the row lacks.
+                    .filter(|(_, v)| !matches!(v.trim(), "" | "-"))
                     .map(|(k, v)| (k.as_str(), Cow::Borrowed(v.trim())))
                     .collect();
                 if visit(no, off, Item::Rec(Rec::Pairs(&pairs))).is_break() {
@@ -527,6 +748,7 @@ mod tests {
         walk(&c, text, &mut |line, _, item| {
             match item {
                 Item::Rec(_) => n += 1,
+                Item::Skip => {}
                 Item::Bad(_, r) => bad.push(format!("{line}: {r}")),
             }
             ControlFlow::Continue(())

@@ -17,18 +17,43 @@ pub(crate) struct Decoded {
     pub damaged_lines: u64,
 }
 
-/// Decompresses `raw` when it starts with the gzip magic bytes.
+/// How a source was compressed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Compression {
+    /// Not compressed.
+    None,
+    /// gzip (magic `1f 8b`), several members allowed.
+    Gzip,
+    /// Zstandard (magic `28 b5 2f fd`; SLS download jobs deliver `.csv.zst`).
+    Zstd,
+}
+
+/// True when `head` starts with a compression format's magic bytes.
+pub(crate) fn is_compressed(head: &[u8]) -> bool {
+    head.starts_with(&[0x1f, 0x8b]) || head.starts_with(&ZSTD_MAGIC)
+}
+
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// Decompresses `raw` when it starts with the gzip or zstd magic bytes.
 ///
-/// Returns (bytes, was gzip, error text when the stream was damaged: the
+/// Returns (bytes, compression, error text when the stream was damaged: the
 /// bytes decompressed before the damage are kept).
-pub(crate) fn gunzip_if_needed(raw: Vec<u8>) -> (Vec<u8>, bool, Option<String>) {
-    if !raw.starts_with(&[0x1f, 0x8b]) {
-        return (raw, false, None);
-    }
+pub(crate) fn decompress_if_needed(raw: Vec<u8>) -> (Vec<u8>, Compression, Option<String>) {
     let mut out = Vec::with_capacity(raw.len().saturating_mul(4));
-    let mut dec = flate2::read::MultiGzDecoder::new(raw.as_slice());
-    let err = dec.read_to_end(&mut out).err().map(|e| e.to_string());
-    (out, true, err)
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut dec = flate2::read::MultiGzDecoder::new(raw.as_slice());
+        let err = dec.read_to_end(&mut out).err().map(|e| e.to_string());
+        return (out, Compression::Gzip, err);
+    }
+    if raw.starts_with(&ZSTD_MAGIC) {
+        let err = match zstd::stream::read::Decoder::new(raw.as_slice()) {
+            Ok(mut dec) => dec.read_to_end(&mut out).err().map(|e| e.to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        return (out, Compression::Zstd, err);
+    }
+    (raw, Compression::None, None)
 }
 
 /// Decodes bytes to text.
@@ -187,15 +212,31 @@ mod tests {
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         enc.write_all(b"{\"ts\":1}\n").expect("write");
         let gz = enc.finish().expect("finish");
-        let (bytes, was_gz, err) = gunzip_if_needed(gz.clone());
+        let (bytes, was_gz, err) = decompress_if_needed(gz.clone());
         assert_eq!(
             (bytes.as_slice(), was_gz, err),
-            (&b"{\"ts\":1}\n"[..], true, None)
+            (&b"{\"ts\":1}\n"[..], Compression::Gzip, None)
         );
-        let (bytes, was_gz, err) = gunzip_if_needed(gz[..gz.len() - 6].to_vec());
-        assert!(was_gz && err.is_some());
+        let (bytes, was_gz, err) = decompress_if_needed(gz[..gz.len() - 6].to_vec());
+        assert!(was_gz == Compression::Gzip && err.is_some());
         assert!(bytes.len() <= 9);
-        let (bytes, was_gz, _) = gunzip_if_needed(b"plain".to_vec());
-        assert_eq!((bytes.as_slice(), was_gz), (&b"plain"[..], false));
+        let (bytes, was_gz, _) = decompress_if_needed(b"plain".to_vec());
+        assert_eq!(
+            (bytes.as_slice(), was_gz),
+            (&b"plain"[..], Compression::None)
+        );
+    }
+
+    #[test]
+    fn zstd_is_transparent() {
+        let z = zstd::stream::encode_all(&b"{\"ts\":1}\n"[..], 3).expect("zstd");
+        assert!(is_compressed(&z));
+        let (bytes, c, err) = decompress_if_needed(z.clone());
+        assert_eq!(
+            (bytes.as_slice(), c, err),
+            (&b"{\"ts\":1}\n"[..], Compression::Zstd, None)
+        );
+        let (_, c, err) = decompress_if_needed(z[..z.len() - 3].to_vec());
+        assert!(c == Compression::Zstd && err.is_some());
     }
 }

@@ -32,6 +32,30 @@ pub(crate) struct Collector<'o> {
 /// At most this many distinct event names are remembered per collector.
 const KIND_CACHE: usize = 4096;
 
+/// A duration in ms: a number in `unit`, or text with its own unit suffix
+/// (`2000ms`, `2s`, `1.5 s`, `1m`, `30秒`, `500毫秒`), which wins over `unit`.
+pub(crate) fn duration_ms(v: &Val<'_>, unit: Unit) -> Option<f64> {
+    let scale = |u: Unit| if u == Unit::S { 1000.0 } else { 1.0 };
+    if let Some(n) = v.as_f64() {
+        return Some(n * scale(unit));
+    }
+    let Val::Str(s) = v else { return None };
+    let s = s.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, suffix) = s.split_at(split);
+    let n: f64 = num.parse().ok()?;
+    let factor = match suffix.trim() {
+        "ms" | "毫秒" => 1.0,
+        "s" | "sec" | "secs" | "second" | "seconds" | "秒" => 1000.0,
+        "m" | "min" | "mins" | "minute" | "minutes" | "分钟" => 60_000.0,
+        "us" | "µs" => 0.001,
+        _ => return None,
+    };
+    Some(n * factor).filter(|x| x.is_finite())
+}
+
 fn shorten(s: &str) -> String {
     if s.chars().count() > 60 {
         let t: String = s.chars().take(57).collect();
@@ -69,13 +93,19 @@ impl<'o> Collector<'o> {
         b.warn(kind, &self.info.name, line, reason);
     }
 
+    /// Counts a line that is no record and needs no warning.
+    pub fn skip(&mut self) {
+        self.info.lines_read += 1;
+        self.info.lines_skipped += 1;
+    }
+
     fn get<'a>(&self, rec: &Rec<'a>, role: Role) -> Option<Val<'a>> {
         if let Rec::Slots { vals, by_role, .. } = rec {
             // The fast path knows where each role's field is.
             let i = by_role.get(role as usize).copied().flatten()?;
             return vals.get(i).cloned().flatten();
         }
-        self.fields.get(role).and_then(|p| rec.get(&p.field))
+        self.fields.value(rec, role)
     }
 
     fn sym(&self, b: &mut LogBuilder, rec: &Rec<'_>, role: Role) -> Option<crate::model::Sym> {
@@ -86,13 +116,28 @@ impl<'o> Collector<'o> {
     }
 
     /// Reads one record: pushes an event, or counts it as skipped or warned.
+    /// When the file's records are envelopes, the application's record is
+    /// taken out of the payload field first (`payload.rs`).
     pub fn record(&mut self, b: &mut LogBuilder, line: u64, rec: &Rec<'_>) {
+        match self.fields.payload.take() {
+            Some(field) if !matches!(rec, Rec::Slots { .. }) => {
+                super::payload::with_inner(rec, &field, &mut |r| self.record_one(b, line, r));
+                self.fields.payload = Some(field);
+            }
+            other => {
+                self.fields.payload = other;
+                self.record_one(b, line, rec);
+            }
+        }
+    }
+
+    fn record_one(&mut self, b: &mut LogBuilder, line: u64, rec: &Rec<'_>) {
         // Time.
         let Some(tpick) = self.fields.get(Role::Time) else {
             self.bad(b, "time", line, "no time field".into());
             return;
         };
-        let Some(tv) = rec.get(&tpick.field) else {
+        let Some(tv) = self.get(rec, Role::Time) else {
             let reason = format!("no time in field {}", tpick.field);
             self.bad(b, "time", line, reason);
             return;
@@ -124,13 +169,18 @@ impl<'o> Collector<'o> {
         // Event kind.
         let mut kind = None;
         if let Some(ep) = self.fields.event()
-            && let Some(ev) = rec.get(&ep.field)
+            && let Some(ev) = ep.value(rec)
         {
             let raw = ev.text();
             kind = match self.kinds.get(raw.as_ref()) {
                 Some(k) => *k,
                 None => {
-                    let k = event_kind(&raw, self.mapping, &mut self.buf);
+                    let mut k = event_kind(&raw, self.mapping, &mut self.buf);
+                    if k.is_none() && self.fields.event_from_message {
+                        // A sentence: its words name the event.
+                        k = super::text::message_event(&raw)
+                            .and_then(|name| event_kind(name, None, &mut self.buf));
+                    }
                     if self.kinds.len() < KIND_CACHE {
                         self.kinds.insert(raw.as_ref().into(), k);
                     }
@@ -160,12 +210,9 @@ impl<'o> Collector<'o> {
         e.host = self.sym(b, rec, Role::Host);
         e.thread = self.sym(b, rec, Role::Thread);
         if let Some(p) = self.fields.get(Role::Ttl)
-            && let Some(v) = rec.get(&p.field)
+            && let Some(v) = p.value(rec)
         {
-            let ms = match p.unit {
-                Unit::Ms => v.as_f64(),
-                Unit::S => v.as_f64().map(|s| s * 1000.0),
-            };
+            let ms = duration_ms(&v, p.unit);
             e.set_ttl_ms(
                 ms.filter(|m| *m > 0.0 && *m < 9.0e15)
                     .map(|m| m.round() as i64),
@@ -201,7 +248,8 @@ impl<'o> Collector<'o> {
             unit_price: self.get(rec, Role::UnitPrice).and_then(|v| v.as_f64()),
             fencing_token: int(Role::Fencing),
             elapsed_ms: if release {
-                self.get(rec, Role::Elapsed).and_then(|v| v.as_f64())
+                self.get(rec, Role::Elapsed)
+                    .and_then(|v| duration_ms(&v, Unit::Ms))
             } else {
                 None
             },

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::model::EventKind;
 
 use super::mapping::Mapping;
-use super::record::Rec;
+use super::record::{Rec, Scope};
 
 /// What a field means to the importer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -322,20 +322,50 @@ pub(crate) struct Pick {
     pub field: String,
     /// Unit (TTL only).
     pub unit: Unit,
+    /// Where the field is looked up in a nested record.
+    pub scope: Scope,
+}
+
+impl Pick {
+    /// The field's value in `rec`.
+    pub fn value<'a>(&self, rec: &Rec<'a>) -> Option<super::record::Val<'a>> {
+        rec.get_in(&self.field, self.scope)
+    }
 }
 
 /// The fields chosen for one file.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Fields {
     picks: [Option<Pick>; 18],
+    /// For time, host and thread: the envelope's field, used on records whose
+    /// application part lacks the chosen one.
+    fallback: [Option<Pick>; 18],
     /// True when no event field exists and `msg`/`message` is read as the event.
     pub event_from_message: bool,
+    /// The string field holding the application's own record, when the
+    /// records are envelopes (SLS `content`, Filebeat `message`...).
+    pub payload: Option<String>,
+    /// The resolution of the chosen time field's values, in ns (1e9 for whole
+    /// seconds), from the records detection saw.
+    pub time_resolution_ns: Option<i64>,
 }
 
 impl Fields {
     /// The field for `role`.
     pub fn get(&self, role: Role) -> Option<&Pick> {
         self.picks[role.index()].as_ref()
+    }
+
+    /// The envelope's field for `role`, tried when the chosen one is absent.
+    pub fn fallback(&self, role: Role) -> Option<&Pick> {
+        self.fallback[role.index()].as_ref()
+    }
+
+    /// The value for `role` in `rec`: the chosen field, else the fallback.
+    pub fn value<'a>(&self, rec: &Rec<'a>, role: Role) -> Option<super::record::Val<'a>> {
+        self.get(role)
+            .and_then(|p| p.value(rec))
+            .or_else(|| self.fallback(role).and_then(|p| p.value(rec)))
     }
 
     /// The event field (or the message field when there is no event field).
@@ -368,17 +398,52 @@ impl Fields {
     }
 }
 
+/// What detection counted for one candidate field of one role.
+#[derive(Clone, Copy, Debug)]
+struct Cand {
+    rank: u32,
+    unit: Unit,
+    /// Records seen with the field.
+    seen: u32,
+    /// Time candidates: the finest resolution of its values, in ns (1e9:
+    /// whole seconds); `i64::MAX` until a value was read.
+    resolution_ns: i64,
+}
+
+/// The resolution of one time value: 1e9 for whole seconds, 1e6 for ms,
+/// 1e3 for µs, 1 for ns.
+fn resolution_of(ns: i64) -> i64 {
+    [1_000_000_000, 1_000_000, 1_000]
+        .into_iter()
+        .find(|r| ns % r == 0)
+        .unwrap_or(1)
+}
+
+/// A resolution for the user: `s`, `ms`, `µs` or `ns`.
+pub(crate) fn resolution_name(ns: i64) -> &'static str {
+    match ns {
+        1_000_000_000.. => "s",
+        1_000_000.. => "ms",
+        1_000.. => "µs",
+        _ => "ns",
+    }
+}
+
 /// Counts candidate fields over the first records of a file.
 #[derive(Debug, Default)]
 pub(crate) struct Detector {
-    /// (role, field) -> (rank, unit, records seen with it)
-    cands: HashMap<(Role, String), (u32, Unit, u32)>,
+    /// (role, field, from the envelope) -> what was counted
+    cands: HashMap<(Role, String, bool), Cand>,
     /// Field name -> its roles (memo).
     memo: HashMap<String, Vec<(Role, u32, Unit)>>,
     /// Records observed.
     pub records: u32,
     /// True when SLS-style `__time__` / `__tag__:` fields were seen.
     pub sls: bool,
+    /// The envelope field holding the application's record (`payload.rs`).
+    pub payload: Option<String>,
+    /// Field names seen, in the order first seen (at most [`Detector::NAMES`]).
+    pub names_seen: Vec<String>,
 }
 
 impl Detector {
@@ -386,6 +451,8 @@ impl Detector {
     pub const WINDOW: u32 = 200;
     /// Records scanned for roles still missing after the window.
     pub const LATE_WINDOW: u32 = 20_000;
+    /// Field names kept for [`Detector::names_seen`].
+    pub const NAMES: usize = 40;
 
     /// Adds one record's fields. After [`Detector::WINDOW`] records only
     /// roles not yet seen are counted.
@@ -393,14 +460,21 @@ impl Detector {
         self.records += 1;
         let late = self.records > Self::WINDOW;
         let seen: Vec<Role> = if late {
-            self.cands.keys().map(|(r, _)| *r).collect()
+            self.cands.keys().map(|(r, _, _)| *r).collect()
         } else {
             Vec::new()
         };
         let Detector {
-            cands, memo, sls, ..
+            cands,
+            memo,
+            sls,
+            names_seen,
+            ..
         } = self;
-        rec.visit(&mut |k, _| {
+        rec.visit_scoped(&mut |k, v, outer| {
+            if names_seen.len() < Self::NAMES && !names_seen.iter().any(|n| n == k) {
+                names_seen.push(k.to_string());
+            }
             if k == "__time__" || k.starts_with("__tag__:") {
                 *sls = true;
             }
@@ -409,10 +483,18 @@ impl Detector {
                 if late && seen.contains(&role) {
                     continue;
                 }
-                cands
-                    .entry((role, k.to_string()))
-                    .or_insert((rank, unit, 0))
-                    .2 += 1;
+                let c = cands.entry((role, k.to_string(), outer)).or_insert(Cand {
+                    rank,
+                    unit,
+                    seen: 0,
+                    resolution_ns: i64::MAX,
+                });
+                c.seen += 1;
+                if role == Role::Time
+                    && let Ok((ns, _)) = super::time::parse_time_detail(&v.text(), None)
+                {
+                    c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
+                }
             }
         });
     }
@@ -427,14 +509,17 @@ impl Detector {
         }
         Role::ALL
             .iter()
-            .all(|r| self.cands.keys().any(|(role, _)| role == r))
+            .all(|r| self.cands.keys().any(|(role, _, _)| role == r))
     }
 
     /// Picks one field per role (lowest rank, then most frequent, then name;
     /// a field serves one role only, in role order) and applies the mapping's
     /// overrides. Returns the fields and notes for the user.
     pub fn resolve(&self, mapping: Option<&Mapping>) -> (Fields, Vec<String>) {
-        let mut fields = Fields::default();
+        let mut fields = Fields {
+            payload: self.payload.clone(),
+            ..Fields::default()
+        };
         let mut notes = Vec::new();
         let mut used: Vec<String> = Vec::new();
         if let Some(m) = mapping {
@@ -442,41 +527,85 @@ impl Detector {
                 fields.picks[role.index()] = Some(Pick {
                     field: field.to_string(),
                     unit,
+                    scope: Scope::Any,
                 });
                 used.push(field.to_string());
             }
         }
+        let whole_seconds = |c: &Cand| c.resolution_ns >= 1_000_000_000;
         for role in Role::ALL {
             if fields.picks[role.index()].is_some() {
                 continue;
             }
-            let mut c: Vec<(&String, &(u32, Unit, u32))> = self
+            let mut c: Vec<(&String, bool, &Cand)> = self
                 .cands
                 .iter()
-                .filter(|((r, f), _)| *r == role && !used.contains(f))
-                .map(|((_, f), v)| (f, v))
+                .filter(|((r, f, _), _)| *r == role && !used.contains(f))
+                .map(|((_, f, outer), v)| (f, *outer, v))
                 .collect();
-            c.sort_by(|a, b| a.1.0.cmp(&b.1.0).then(b.1.2.cmp(&a.1.2)).then(a.0.cmp(b.0)));
-            if let Some((f, (_, unit, _))) = c.first() {
-                fields.picks[role.index()] = Some(Pick {
-                    field: (*f).clone(),
-                    unit: *unit,
+            // The application's own field before the envelope's; for time, a
+            // whole-second field (a shipper's `__time__`) never beats a finer
+            // one; then synonym rank, then the field seen in more records.
+            c.sort_by(|a, b| {
+                let time_key =
+                    |x: &(&String, bool, &Cand)| role == Role::Time && whole_seconds(x.2);
+                time_key(a)
+                    .cmp(&time_key(b))
+                    .then(a.1.cmp(&b.1))
+                    .then(a.2.rank.cmp(&b.2.rank))
+                    .then(b.2.seen.cmp(&a.2.seen))
+                    .then(a.0.cmp(b.0))
+            });
+            let Some(&(f, outer, best)) = c.first() else {
+                continue;
+            };
+            let scope_of = |outer: bool| if outer { Scope::Outer } else { Scope::Inner };
+            fields.picks[role.index()] = Some(Pick {
+                field: f.clone(),
+                unit: best.unit,
+                scope: scope_of(outer),
+            });
+            if role == Role::Time && best.resolution_ns != i64::MAX {
+                fields.time_resolution_ns = Some(best.resolution_ns);
+            }
+            used.push(f.clone());
+            if !outer
+                && matches!(role, Role::Time | Role::Host | Role::Thread)
+                && let Some(&(fb, _, fc)) = c.iter().find(|(g, o, _)| *o && *g != f)
+            {
+                fields.fallback[role.index()] = Some(Pick {
+                    field: fb.clone(),
+                    unit: fc.unit,
+                    scope: Scope::Outer,
                 });
-                used.push((*f).clone());
-                let core = matches!(
-                    role,
-                    Role::Time | Role::Key | Role::Holder | Role::Event | Role::Ttl | Role::Host
-                );
-                if core && c.len() > 1 {
-                    let others: Vec<String> =
-                        c[1..].iter().map(|(f, _)| format!("`{f}`")).collect();
-                    notes.push(format!(
-                        "{}: using `{}`; also present: {}",
-                        role.name(),
-                        f,
-                        others.join(", ")
-                    ));
+            }
+            let core = matches!(
+                role,
+                Role::Time | Role::Key | Role::Holder | Role::Event | Role::Ttl | Role::Host
+            );
+            let mut others: Vec<String> = Vec::new();
+            for (g, _, _) in &c[1..] {
+                let g = format!("`{g}`");
+                if *g.trim_matches('`') != **f && !others.contains(&g) {
+                    others.push(g);
                 }
+            }
+            if core && !others.is_empty() {
+                notes.push(format!(
+                    "{}: using `{}`; also present: {}",
+                    role.name(),
+                    f,
+                    others.join(", ")
+                ));
+            }
+            if role == Role::Time
+                && let Some((g, _, _)) = c[1..].iter().find(|x| whole_seconds(x.2))
+                && !whole_seconds(best)
+            {
+                notes.push(format!(
+                    "time: `{g}` has whole seconds only; `{f}` ({}) was preferred",
+                    resolution_name(best.resolution_ns)
+                ));
             }
         }
         if fields.get(Role::Event).is_none() && fields.get(Role::Message).is_some() {

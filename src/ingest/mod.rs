@@ -13,8 +13,10 @@ mod fast;
 mod fields;
 mod mapping;
 pub mod monitor;
+mod payload;
 mod record;
 mod stream;
+mod text;
 pub mod time;
 
 use std::io::Read;
@@ -153,9 +155,14 @@ const CHECK_EVERY: u64 = 4096;
 /// enough) to decide which fields hold the time, key, holder and the rest.
 pub(crate) fn detect_fields(container: &Container, text: &str) -> Detector {
     let mut det = Detector::default();
+    det.payload = payload::detect(container, text);
+    let field = det.payload.clone();
     containers::walk(container, text, &mut |_, _, item| {
         if let Item::Rec(r) = item {
-            det.observe(&r);
+            match &field {
+                Some(f) => payload::with_inner(&r, f, &mut |inner| det.observe(inner)),
+                None => det.observe(&r),
+            }
         }
         if det.done() {
             ControlFlow::Break(())
@@ -205,13 +212,15 @@ pub fn read_source<R: Read>(
     }
     let raw_len = raw.len() as u64;
     let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
-    let (bytes, gzip, gz_err) = decode::gunzip_if_needed(raw);
+    let (bytes, compression, gz_err) = decode::decompress_if_needed(raw);
+    let gzip = compression == decode::Compression::Gzip;
     if let Some(e) = gz_err {
+        let what = if gzip { "gzip" } else { "zstd" };
         builder.warn(
-            "gzip",
+            what,
             name,
             0,
-            format!("damaged gzip stream ({e}); reading what was recovered"),
+            format!("damaged {what} stream ({e}); reading what was recovered"),
         );
     }
     let dec = decode::decode(bytes);
@@ -220,6 +229,7 @@ pub fn read_source<R: Read>(
         bytes: text.len() as u64,
         encoding: dec.encoding.to_ascii_uppercase(),
         gzip,
+        zstd: compression == decode::Compression::Zstd,
         ..SourceInfo::new(name, Dialect::Unknown)
     };
     if dec.damaged_lines > 0 {
@@ -293,6 +303,7 @@ fn parse_records(
         info.dialect = Dialect::SlsJson;
     }
     info.fields = fields.listing();
+    describe_reading(info, &det, &fields, container, text);
     info.notes.extend(notes);
     if matches!(container, Container::Doc { .. }) {
         info.notes
@@ -325,6 +336,7 @@ fn parse_records(
         }
         match item {
             Item::Rec(r) => col.record(builder, line, &r),
+            Item::Skip => col.skip(),
             Item::Bad(kind, reason) => col.bad(builder, kind, line, reason),
         }
         ControlFlow::Continue(())
@@ -337,6 +349,94 @@ fn parse_records(
     }
     *info = col.info;
     Ok(())
+}
+
+/// Records in `info` how the file was read: the field names seen, the
+/// envelope field holding the application's record, the text layout, the
+/// time field's resolution.
+pub(crate) fn describe_reading(
+    info: &mut SourceInfo,
+    det: &Detector,
+    fields: &fields::Fields,
+    container: &Container,
+    text: &str,
+) {
+    info.fields_seen.clone_from(&det.names_seen);
+    info.payload_field.clone_from(&fields.payload);
+    info.time_resolution = fields
+        .time_resolution_ns
+        .map(|r| fields::resolution_name(r).to_string());
+    if let Some(t) = fields.get(fields::Role::Time)
+        && let Some(r) = &info.time_resolution
+    {
+        info.notes
+            .push(format!("time: `{}`, read to the {r}", t.field));
+    }
+    if matches!(container, Container::Text) {
+        info.layout = text::describe_layout(text);
+    }
+}
+
+/// What makes a load an error rather than an answer (exit 2; the window
+/// says it in words): each file from which no event could be read, with its
+/// reason, and a load without a single lock event. Empty when the analysis
+/// can be trusted to say "no incident".
+pub fn load_problems(log: &crate::model::LoadedLog) -> Vec<String> {
+    let mut out: Vec<String> = log
+        .sources
+        .iter()
+        .filter_map(|s| s.unreadable.as_ref().map(|r| format!("{}: {r}", s.name)))
+        .collect();
+    if log.sources.iter().all(|s| s.lock_events == 0) && out.len() < log.sources.len() {
+        out.push(
+            "no lock event (acquire, renewal, release, lock lost) was read from any file: \
+             the business lines alone cannot show an overlap"
+                .to_string(),
+        );
+    }
+    out
+}
+
+/// Why nothing could be read from a file, and what would make it readable,
+/// for [`SourceInfo::unreadable`]. `None` when the file gave an event.
+pub fn unreadable_reason(info: &SourceInfo) -> Option<String> {
+    if info.events_loaded > 0 {
+        return None;
+    }
+    let mut out = format!(
+        "no lock event could be read: read as {} ({}){}; {} line(s): {} unreadable, {} not lock or business events",
+        info.dialect.as_str(),
+        info.encoding,
+        info.layout
+            .as_ref()
+            .map(|l| format!(", layout {l}"))
+            .unwrap_or_default(),
+        info.lines_read,
+        info.lines_warned,
+        info.lines_skipped
+    );
+    if !info.fields_seen.is_empty() {
+        out.push_str(&format!(". Fields seen: {}", info.fields_seen.join(", ")));
+    }
+    let has = |role: &str| info.fields.iter().any(|(r, _)| r == role);
+    let missing: Vec<&str> = ["time", "event", "key", "holder"]
+        .into_iter()
+        .filter(|r| !has(r))
+        .collect();
+    if !missing.is_empty() && info.dialect != Dialect::Unknown {
+        out.push_str(&format!(". No field found for: {}", missing.join(", ")));
+    }
+    let hint = if info.dialect == Dialect::Unknown {
+        "describe the lines with a mapping file (`line_regex = '...'` with named groups, `[messages]` regexes per event) and --mapping FILE"
+    } else if missing.contains(&"time") {
+        "name the time field in a mapping file: `[fields] time = \"<field>\"` (and `time_format = \"%Y-%m-%d %H:%M:%S\"` for an unusual format), then --mapping FILE"
+    } else if missing.contains(&"event") {
+        "name the event field (`[fields] event = \"<field>\"`) or the log's own event words (`[events] \"LOCK_OK\" = \"acquired\"`) in a mapping file, then --mapping FILE"
+    } else {
+        "map the log's event names onto lock events in a mapping file (`[events] \"<name>\" = \"acquired\"`), or check the warnings above"
+    };
+    out.push_str(&format!(". To read it: {hint}"));
+    Some(out)
 }
 
 /// Notes in `info` how times without an offset were read (with `tz`, else
@@ -424,6 +524,16 @@ pub fn load_paths(
     }
     let mut log = builder.finish();
     monitor::combine_redlock_nodes(&mut log);
+    for e in &log.events {
+        if e.kind.is_lock()
+            && let Some(s) = log.sources.get_mut(usize::from(e.source.file))
+        {
+            s.lock_events += 1;
+        }
+    }
+    for s in &mut log.sources {
+        s.unreadable = unreadable_reason(s);
+    }
     Ok(log)
 }
 

@@ -96,6 +96,29 @@ pub(crate) enum Rec<'a> {
         /// For each role (`Role as usize`), its index in `names`.
         by_role: &'a [Option<usize>],
     },
+    /// An application record found inside a string field of an outer
+    /// record (a log service's envelope, a runtime's line prefix). Lookups
+    /// try `inner` first; `outer` supplies what the application left out
+    /// (host, labels, the shipper's time). `skip` is the outer field that
+    /// held `inner`: it plays no role of its own.
+    Nested {
+        inner: &'a Rec<'a>,
+        outer: &'a Rec<'a>,
+        skip: &'a str,
+    },
+}
+
+/// Which part of a [`Rec::Nested`] a field is looked up in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub(crate) enum Scope {
+    /// The inner record first, then the outer one (any record that is not
+    /// nested is all inner).
+    #[default]
+    Any,
+    /// The application's own record only.
+    Inner,
+    /// The envelope only.
+    Outer,
 }
 
 fn is_php_date(o: &Map<String, Value>) -> bool {
@@ -152,6 +175,38 @@ impl<'a> Rec<'a> {
                 .position(|n| *n == field)
                 .and_then(|i| vals.get(i))
                 .and_then(Clone::clone),
+            Rec::Nested { inner, outer, skip } => inner
+                .get(field)
+                .or_else(|| (field != *skip).then(|| outer.get(field)).flatten()),
+        }
+    }
+
+    /// The non-empty scalar at `field` in the part `scope` names.
+    pub fn get_in(&self, field: &str, scope: Scope) -> Option<Val<'a>> {
+        match (self, scope) {
+            (_, Scope::Any) => self.get(field),
+            (Rec::Nested { inner, .. }, Scope::Inner) => inner.get(field),
+            (Rec::Nested { outer, skip, .. }, Scope::Outer) => {
+                (field != *skip).then(|| outer.get(field)).flatten()
+            }
+            (_, Scope::Inner) => self.get(field),
+            (_, Scope::Outer) => None,
+        }
+    }
+
+    /// Like [`Rec::visit`], also telling whether each leaf is from the outer
+    /// part of a nested record.
+    pub fn visit_scoped(&self, f: &mut dyn FnMut(&str, &Val<'_>, bool)) {
+        match self {
+            Rec::Nested { inner, outer, skip } => {
+                inner.visit(&mut |k, v| f(k, v, false));
+                outer.visit(&mut |k, v| {
+                    if k != *skip {
+                        f(k, v, true)
+                    }
+                });
+            }
+            _ => self.visit(&mut |k, v| f(k, v, false)),
         }
     }
 
@@ -182,6 +237,7 @@ impl<'a> Rec<'a> {
                     }
                 }
             }
+            Rec::Nested { .. } => self.visit_scoped(&mut |k, v, _| f(k, v)),
         }
     }
 }

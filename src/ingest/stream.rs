@@ -87,7 +87,7 @@ fn read_jsonl_sized(
     let mut f = std::fs::File::open(path).map_err(io_err)?;
     let total_len = f.metadata().map_err(io_err)?.len();
     let (mut head, eof) = read_up_to(&mut f, head_bytes).map_err(io_err)?;
-    if head.starts_with(&[0x1f, 0x8b])
+    if super::decode::is_compressed(&head)
         || head.starts_with(&[0xEF, 0xBB, 0xBF])
         || head.starts_with(&[0xFF, 0xFE])
         || head.starts_with(&[0xFE, 0xFF])
@@ -136,14 +136,19 @@ fn read_jsonl_sized(
     info.encoding = "UTF-8".into();
     info.fields = fields.listing();
     info.notes = notes;
+    super::describe_reading(&mut info, &det, &fields, &container, text);
     let mut names: Vec<String> = Role::ALL
         .iter()
         .filter_map(|r| fields.get(*r).map(|p| p.field.clone()))
         .collect();
     let mut seen = std::collections::HashSet::new();
     names.retain(|n| seen.insert(n.clone()));
-    if names.iter().any(|n| n.contains('.')) {
-        // Dotted paths may reach into nested objects: the general path decides.
+    let wrapped = first
+        .and_then(|l| serde_json::from_str::<serde_json::Map<String, Value>>(l).ok())
+        .is_some_and(|o| !std::ptr::eq(containers::unwrap_hit(&o), &o));
+    if names.iter().any(|n| n.contains('.')) || fields.payload.is_some() || wrapped {
+        // Dotted paths may reach into nested objects, and an envelope's
+        // record is inside a string: the general path decides.
         names.clear();
     }
     let by_role = Role::ALL
@@ -392,7 +397,7 @@ fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
                 &mut b,
                 lines,
                 &Rec::Json {
-                    main: &o,
+                    main: containers::unwrap_hit(&o),
                     extra: None,
                 },
             ),

@@ -221,3 +221,22 @@ mod tests {
         assert_eq!(format_ms(123_000.0), "2 min 3 s");
     }
 }
+
+/// `s` with control characters (ESC, BEL, CR...) written as `\u{1b}`, so
+/// that text from a log cannot drive the terminal it is printed on.
+pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}

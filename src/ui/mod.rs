@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, bail};
 
-use crate::cli::{Cli, Command, Loaded, RenderArgs, Theme, exit_code_for, load_and_analyze};
+use crate::cli::{Cli, Command, Loaded, RenderArgs, Theme, load_and_analyze};
 
 pub use app::{App, AppState};
 pub use render::render_png;
@@ -77,7 +77,7 @@ fn run_render(args: &RenderArgs) -> anyhow::Result<u8> {
         args.theme == Theme::Dark,
         &args.out,
     )?;
-    Ok(exit_code_for(&loaded.analysis))
+    Ok(loaded.exit_code())
 }
 
 /// Screenshot-and-exit state for `--screenshot`.

@@ -1,0 +1,884 @@
+//! Plain-text log lines: the prefixes that container runtimes and log tools
+//! put before a line (`kubectl logs --timestamps`, CRI pod logs, logcli's
+//! default output, `journalctl -o short-iso`), the default layouts of Java
+//! logging (Spring Boot 2 and 3, Logback, Log4j2), and the message after
+//! them: `key=value` pairs and the event words in English or Chinese.
+//!
+//! A line becomes ordered `(name, value)` pairs, the same shape as a logfmt
+//! line or a CSV row, so field detection and extraction treat it like any
+//! other record. Names of pairs found in the message are canonical role
+//! names when the field detection knows them (`token=` and `owner=` both
+//! become `holder`), so one file may word its lines differently.
+//!
+//! Sources of the layouts: docs/ingest.md, "Text lines".
+
+use std::borrow::Cow;
+
+use super::fields::{Role, Unit, roles_of};
+
+/// Which layout a line was read with (for `SourceInfo::layout`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Prefix {
+    /// No runtime prefix.
+    #[default]
+    None,
+    /// `kubectl logs --timestamps`: an RFC 3339 time, a space, the line.
+    Kubectl,
+    /// CRI pod log: `TIME stdout|stderr F|P line`.
+    Cri,
+    /// logcli's default output: `TIME {labels} line`.
+    Logcli,
+    /// `journalctl -o short-iso`: `TIME host ident[pid]: message`.
+    Journald,
+    /// Grafana Explore's `.txt` download: `EPOCH_MS<TAB>TIME<TAB>line`.
+    Grafana,
+}
+
+/// The application's own layout inside the line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Layout {
+    /// A JSON object (the caller reads it as JSON).
+    Json,
+    /// `TIME LEVEL PID --- [thread] logger : message` (Spring Boot 2; 3 with
+    /// an ISO time and an `[app]` bracket).
+    SpringBoot,
+    /// `TIME [thread] LEVEL logger - message` (Logback and Log4j2 patterns).
+    Logback,
+    /// `TIME LEVEL message` or `TIME message`.
+    TimeMessage,
+    /// Only a message.
+    #[default]
+    Message,
+}
+
+impl Layout {
+    /// A name for the user.
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Json => "JSON",
+            Layout::SpringBoot => "Spring Boot",
+            Layout::Logback => "Logback/Log4j2",
+            Layout::TimeMessage => "time + message",
+            Layout::Message => "message",
+        }
+    }
+}
+
+impl Prefix {
+    /// A name for the user, `None` for no prefix.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Prefix::None => None,
+            Prefix::Kubectl => Some("kubectl --timestamps"),
+            Prefix::Cri => Some("CRI pod log"),
+            Prefix::Logcli => Some("logcli"),
+            Prefix::Journald => Some("journalctl short-iso"),
+            Prefix::Grafana => Some("Grafana Explore txt"),
+        }
+    }
+}
+
+/// One text line split into its parts. Everything borrows from the line.
+#[derive(Debug, Default)]
+pub(crate) struct TextLine<'a> {
+    /// The runtime's or shipper's time (kubectl, CRI, logcli, journald).
+    pub prefix_time: Option<&'a str>,
+    /// The application layout's own time.
+    pub time: Option<&'a str>,
+    /// Level word (`INFO`, `WARN`...).
+    pub level: Option<&'a str>,
+    /// Process id.
+    pub pid: Option<&'a str>,
+    /// Thread name (padding trimmed).
+    pub thread: Option<&'a str>,
+    /// Logger name.
+    pub logger: Option<&'a str>,
+    /// Host (journald).
+    pub host: Option<&'a str>,
+    /// logcli labels.
+    pub labels: Vec<(&'a str, &'a str)>,
+    /// The message (or the JSON payload when `layout` is [`Layout::Json`]).
+    pub message: &'a str,
+    /// The runtime prefix found.
+    pub prefix: Prefix,
+    /// The layout found.
+    pub layout: Layout,
+    /// True for a CRI partial line (`P`): its text continues on the next line.
+    pub partial: bool,
+    /// True when `time` is a time of day without a date (Logback's and
+    /// Log4j2's default patterns).
+    pub time_only: bool,
+}
+
+/// Length of a date-time at the start of `s`: `YYYY-MM-DD` or `YYYY/MM/DD`,
+/// then `T` or spaces and `HH:MM[:SS[.,fraction]]`, then an optional `Z` or
+/// numeric offset directly attached. Also a bare `HH:MM:SS[.,fraction]`
+/// (time of day only; the second value is then true).
+pub(crate) fn time_len(s: &str) -> Option<(usize, bool)> {
+    let b = s.as_bytes();
+    let digits =
+        |i: usize, n: usize| i + n <= b.len() && b[i..i + n].iter().all(u8::is_ascii_digit);
+    let mut i;
+    let mut time_only = false;
+    if digits(0, 4) && b.len() >= 10 && matches!(b[4], b'-' | b'/') && b[7] == b[4] {
+        if !(digits(5, 2) && digits(8, 2)) {
+            return None;
+        }
+        i = 10;
+        let mut j = i;
+        if j < b.len() && b[j] == b'T' {
+            j += 1;
+        } else {
+            while j < b.len() && b[j] == b' ' && j < i + 2 {
+                j += 1;
+            }
+        }
+        if j > i && digits(j, 2) && b.get(j + 2) == Some(&b':') && digits(j + 3, 2) {
+            i = j + 5;
+        } else {
+            // A date alone is no line's time.
+            return None;
+        }
+    } else if digits(0, 2) && b.get(2) == Some(&b':') && digits(3, 2) && b.get(5) == Some(&b':') {
+        i = 5;
+        time_only = true;
+    } else {
+        return None;
+    }
+    if b.get(i) == Some(&b':') && digits(i + 1, 2) {
+        i += 3;
+        if matches!(b.get(i), Some(b'.' | b',')) && digits(i + 1, 1) {
+            i += 1;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    } else if time_only {
+        return None;
+    }
+    if time_only {
+        return Some((i, true));
+    }
+    match b.get(i) {
+        Some(b'Z' | b'z') => i += 1,
+        Some(b'+' | b'-') if digits(i + 1, 2) => {
+            let mut j = i + 3;
+            if b.get(j) == Some(&b':') && digits(j + 1, 2) {
+                j += 3;
+            } else if digits(j, 2) {
+                j += 2;
+            }
+            i = j;
+        }
+        _ => {}
+    }
+    // A time ends at a space, a bracket or the end of the line.
+    match b.get(i) {
+        // Not a comma: a time followed by one is a CSV cell.
+        None | Some(b' ' | b'\t' | b']' | b'|') => Some((i, false)),
+        _ => None,
+    }
+}
+
+/// True for the level words of common logging libraries.
+fn is_level(w: &str) -> bool {
+    matches!(
+        w,
+        "TRACE"
+            | "DEBUG"
+            | "INFO"
+            | "WARN"
+            | "WARNING"
+            | "ERROR"
+            | "FATAL"
+            | "SEVERE"
+            | "NOTICE"
+            | "CRITICAL"
+            | "trace"
+            | "debug"
+            | "info"
+            | "warn"
+            | "warning"
+            | "error"
+            | "fatal"
+            | "I"
+            | "W"
+            | "E"
+            | "D"
+    )
+}
+
+/// Splits off the first space-separated word of `s` (after leading spaces).
+fn word(s: &str) -> (&str, &str) {
+    let s = s.trim_start_matches([' ', '\t']);
+    let end = s.find([' ', '\t']).unwrap_or(s.len());
+    (&s[..end], &s[end..])
+}
+
+/// A time at the start of `s`, optionally in brackets: (time, rest, time only).
+fn take_time(s: &str) -> Option<(&str, &str, bool)> {
+    if let Some(inner) = s.strip_prefix('[') {
+        let (n, only) = time_len(inner)?;
+        let rest = inner[n..].strip_prefix(']')?;
+        return Some((&inner[..n], rest, only));
+    }
+    let (n, only) = time_len(s)?;
+    Some((&s[..n], &s[n..], only))
+}
+
+/// Parses logcli's `{k="v", k2="v2"}` label set at the start of `s`;
+/// returns the labels and the rest after the closing brace.
+fn take_labels(s: &str) -> Option<(Vec<(&str, &str)>, &str)> {
+    let mut rest = s.strip_prefix('{')?;
+    let mut out = Vec::new();
+    loop {
+        rest = rest.trim_start_matches([' ', ',']);
+        if let Some(r) = rest.strip_prefix('}') {
+            return Some((out, r));
+        }
+        let eq = rest.find('=')?;
+        let name = rest[..eq].trim();
+        if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+            return None;
+        }
+        let v = rest[eq + 1..].strip_prefix('"')?;
+        let close = v.find('"')?;
+        out.push((name, &v[..close]));
+        rest = &v[close + 1..];
+    }
+}
+
+/// `host ident[pid]: message` (journald's short formats after the time).
+fn take_journald(s: &str) -> Option<(&str, Option<&str>, &str)> {
+    let (host, rest) = word(s);
+    if host.is_empty() || host.contains([':', '[', '=']) {
+        return None;
+    }
+    let rest = rest.trim_start_matches(' ');
+    let colon = rest
+        .find(": ")
+        .or_else(|| rest.strip_suffix(':').map(str::len))?;
+    let ident = &rest[..colon];
+    if ident.is_empty() || ident.contains(' ') {
+        return None;
+    }
+    let pid = ident
+        .strip_suffix(']')
+        .and_then(|i| i.rsplit_once('['))
+        .map(|(_, p)| p)
+        .filter(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()));
+    let msg = rest.get(colon + 2..).unwrap_or("");
+    Some((host, pid, msg))
+}
+
+/// Reads the Java layouts after the time: level, pid, `---`, brackets,
+/// logger and the ` : ` or ` - ` separator. Fills `t` and returns the layout.
+fn java_layout<'a>(rest: &'a str, t: &mut TextLine<'a>) -> Layout {
+    let mut s = rest;
+    let mut brackets: Vec<&'a str> = Vec::new();
+    let mut spring = false;
+    let mut level = None;
+    let mut pid = None;
+    for _ in 0..8 {
+        let trimmed = s.trim_start_matches([' ', '\t']);
+        if let Some(inner) = trimmed.strip_prefix('[') {
+            let Some(close) = inner.find(']') else { break };
+            brackets.push(inner[..close].trim());
+            s = &inner[close + 1..];
+            continue;
+        }
+        let (w, after) = word(trimmed);
+        if w.is_empty() {
+            break;
+        }
+        if level.is_none() && is_level(w) {
+            level = Some(w);
+            s = after;
+        } else if w == "---" {
+            spring = true;
+            s = after;
+        } else if pid.is_none()
+            && !spring
+            && w.bytes().all(|c| c.is_ascii_digit())
+            && level.is_some()
+        {
+            pid = Some(w);
+            s = after;
+        } else {
+            break;
+        }
+    }
+    // The logger, then its separator.
+    let trimmed = s.trim_start_matches([' ', '\t']);
+    let (logger, after) = word(trimmed);
+    let sep_rest = after.trim_start_matches(' ');
+    let logger_ok = !logger.is_empty()
+        && logger
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'$' | b'-'));
+    // ` : ` (Spring Boot), ` - ` (Logback/Log4j2 patterns), ` -- ` (Logback's
+    // TTLLLayout without key-value pairs).
+    let sep = sep_rest
+        .strip_prefix(": ")
+        .or_else(|| sep_rest.strip_prefix("-- "))
+        .or_else(|| sep_rest.strip_prefix("- "));
+    let message = match (sep, None::<&str>) {
+        (Some(m), _) | (None, Some(m)) if logger_ok => {
+            t.logger = Some(logger);
+            Some(m)
+        }
+        _ if matches!(sep_rest, ":" | "-" | "--") => {
+            t.logger = Some(logger);
+            Some("")
+        }
+        _ => None,
+    };
+    t.level = level;
+    t.pid = pid;
+    let layout = match (spring, brackets.len(), message) {
+        (true, n, Some(_)) if n >= 1 => {
+            // Spring Boot 3.2+: `[app] [thread]`; the thread is the last
+            // bracket before the logger (a correlation id may follow it in 3.4).
+            t.thread = Some(if n >= 2 { brackets[1] } else { brackets[0] });
+            Layout::SpringBoot
+        }
+        (false, n, Some(_)) if n >= 1 => {
+            t.thread = Some(brackets[0]);
+            Layout::Logback
+        }
+        _ => {
+            t.thread = brackets.first().copied();
+            t.message = trimmed_message(if brackets.is_empty() && level.is_none() {
+                rest
+            } else {
+                s
+            });
+            return Layout::TimeMessage;
+        }
+    };
+    t.message = trimmed_message(message.unwrap_or(""));
+    layout
+}
+
+fn trimmed_message(s: &str) -> &str {
+    s.trim_matches([' ', '\t'])
+}
+
+/// Splits one text line. Never fails: a line with nothing recognisable is
+/// all message.
+pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
+    let mut t = TextLine {
+        message: line,
+        layout: Layout::Message,
+        ..TextLine::default()
+    };
+    let mut payload = line;
+    // Grafana's txt rows start with the epoch in ms and a tab.
+    let (line, grafana) = match line.split_once('\t') {
+        Some((ms, rest)) if ms.len() >= 10 && ms.bytes().all(|c| c.is_ascii_digit()) => {
+            (rest, true)
+        }
+        _ => (line, false),
+    };
+    if let Some((time, rest, false)) = take_time(line) {
+        let after = rest.trim_start_matches([' ', '\t']);
+        // CRI: `TIME stdout F line`.
+        let (w1, r1) = word(after);
+        let (w2, r2) = word(r1);
+        if matches!(w1, "stdout" | "stderr") && matches!(w2, "F" | "P") {
+            t.prefix = Prefix::Cri;
+            t.prefix_time = Some(time);
+            t.partial = w2 == "P";
+            payload = r2.strip_prefix(' ').unwrap_or(r2);
+        } else if let Some((labels, r)) = take_labels(after) {
+            t.prefix = Prefix::Logcli;
+            t.prefix_time = Some(time);
+            t.labels = labels;
+            payload = r.trim_start_matches(' ');
+        } else if grafana || after.starts_with('{') || take_time(after).is_some() {
+            t.prefix = if grafana {
+                Prefix::Grafana
+            } else {
+                Prefix::Kubectl
+            };
+            t.prefix_time = Some(time);
+            payload = after;
+        } else if !is_level(w1)
+            && !after.starts_with('[')
+            && let Some((host, pid, msg)) = take_journald(after)
+        {
+            t.prefix = Prefix::Journald;
+            t.prefix_time = Some(time);
+            t.host = Some(host);
+            t.pid = pid;
+            payload = msg;
+        } else {
+            t.time = Some(time);
+            t.layout = java_layout(rest, &mut t);
+            return t;
+        }
+    }
+    let payload = payload.trim_matches([' ', '\t']);
+    if payload.starts_with('{') {
+        t.layout = Layout::Json;
+        t.message = payload;
+        return t;
+    }
+    if let Some((time, rest, only)) = take_time(payload) {
+        let pid = t.pid;
+        let layout = java_layout(rest, &mut t);
+        // A bare time of day counts only before a Java layout (Logback's and
+        // Log4j2's defaults), not before any text.
+        if !only || matches!(layout, Layout::Logback | Layout::SpringBoot) {
+            t.time = Some(time);
+            t.time_only = only;
+            t.layout = layout;
+            t.pid = t.pid.or(pid);
+            return t;
+        }
+        t = TextLine {
+            message: payload,
+            prefix: t.prefix,
+            prefix_time: t.prefix_time,
+            host: t.host,
+            pid,
+            labels: std::mem::take(&mut t.labels),
+            partial: t.partial,
+            ..TextLine::default()
+        };
+    }
+    t.message = payload;
+    t
+}
+
+/// The layout most of the first lines of `text` have, for the user:
+/// `Spring Boot`, `CRI pod log + Spring Boot`, ...
+pub(crate) fn describe_layout(text: &str) -> Option<String> {
+    let mut counts: Vec<((Prefix, Layout), u32)> = Vec::new();
+    for line in text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(50)
+    {
+        let t = parse_line(line);
+        if t.time.is_none() && t.prefix_time.is_none() {
+            continue;
+        }
+        let k = (t.prefix, t.layout);
+        match counts.iter_mut().find(|(c, _)| *c == k) {
+            Some(c) => c.1 += 1,
+            None => counts.push((k, 1)),
+        }
+    }
+    let ((prefix, layout), _) = counts.into_iter().max_by_key(|(_, n)| *n)?;
+    Some(match prefix.name() {
+        Some(p) => format!("{p} + {}", layout.name()),
+        None => layout.name().to_string(),
+    })
+}
+
+/// The event a message's words name, as a canonical event name that
+/// [`super::fields::event_kind`] maps: failure phrases before success ones,
+/// Chinese by containment. `None` when no lock or business phrase is there.
+pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
+    if !msg.is_ascii() {
+        let has = |ws: &[&str]| ws.iter().any(|w| msg.contains(w));
+        let zh = if has(&["释放锁失败", "解锁失败"]) {
+            Some("release_failed")
+        } else if has(&["获取锁失败", "加锁失败", "未获取到锁", "获取锁超时"]) {
+            Some("acquire_failed")
+        } else if has(&["获取锁成功", "加锁成功", "获得锁", "拿到锁"]) {
+            Some("acquired")
+        } else if has(&["续期", "续约"]) {
+            Some("renewed")
+        } else if has(&["锁丢失", "锁已过期"]) {
+            Some("lock_lost")
+        } else if has(&["释放锁", "解锁"]) {
+            Some("released")
+        } else if has(&["库存初始化", "初始化库存"]) {
+            Some("stock_initialized")
+        } else if has(&["扣减库存", "库存扣减", "扣库存"]) {
+            Some("stock_deducted")
+        } else if has(&["读取库存", "查询库存", "库存查询"]) {
+            Some("stock_read")
+        } else if has(&["创建订单", "下单成功", "订单创建"]) {
+            Some("order_created")
+        } else {
+            None
+        };
+        if zh.is_some() {
+            return zh;
+        }
+    }
+    let lower = msg.to_ascii_lowercase();
+    let l = lower.as_str();
+    let has = |ws: &[&str]| ws.iter().any(|w| contains_words(l, w));
+    Some(
+        if has(&[
+            "release failed",
+            "failed to release",
+            "unlock failed",
+            "failed to unlock",
+            "release lock failed",
+            "could not release",
+            "unable to release",
+        ]) {
+            "release_failed"
+        } else if has(&[
+            "could not acquire",
+            "failed to acquire",
+            "unable to acquire",
+            "acquire failed",
+            "lock busy",
+            "lock not acquired",
+            "timed out acquiring",
+            "acquire timeout",
+            "could not obtain",
+            "failed to obtain",
+            "lock is held by",
+        ]) {
+            "acquire_failed"
+        } else if has(&[
+            "acquired lock",
+            "lock acquired",
+            "acquired the lock",
+            "got lock",
+            "got the lock",
+            "obtained lock",
+            "lock obtained",
+            "lock granted",
+            "locked",
+        ]) {
+            "acquired"
+        } else if has(&[
+            "renewed",
+            "lock extended",
+            "extended lock",
+            "lease extended",
+            "watchdog renew",
+        ]) {
+            "renewed"
+        } else if has(&["lock lost", "lost lock", "lost the lock", "lease lost"]) {
+            "lock_lost"
+        } else if has(&[
+            "released lock",
+            "lock released",
+            "released the lock",
+            "unlocked",
+            "released",
+        ]) {
+            "released"
+        } else if has(&[
+            "stock initialized",
+            "stock initialised",
+            "initialized stock",
+            "inventory initialized",
+        ]) {
+            "stock_initialized"
+        } else if has(&[
+            "stock deducted",
+            "deducted stock",
+            "deduct stock",
+            "stock decremented",
+            "decremented stock",
+            "inventory deducted",
+        ]) {
+            "stock_deducted"
+        } else if has(&[
+            "stock read",
+            "read stock",
+            "stock checked",
+            "checked stock",
+            "stock queried",
+            "inventory read",
+        ]) {
+            "stock_read"
+        } else if has(&[
+            "order created",
+            "created order",
+            "order placed",
+            "placed order",
+        ]) {
+            "order_created"
+        } else if has(&[
+            "write rejected",
+            "fencing token rejected",
+            "stale token rejected",
+        ]) {
+            "write_rejected"
+        } else {
+            return None;
+        },
+    )
+}
+
+/// True when `phrase` occurs in `hay` at word boundaries.
+fn contains_words(hay: &str, phrase: &str) -> bool {
+    let hb = hay.as_bytes();
+    let mut from = 0;
+    while let Some(i) = hay[from..].find(phrase) {
+        let s = from + i;
+        let e = s + phrase.len();
+        let before = s == 0 || !hb[s - 1].is_ascii_alphanumeric();
+        let after = e == hb.len() || !hb[e].is_ascii_alphanumeric();
+        if before && after {
+            return true;
+        }
+        from = s + 1;
+    }
+    false
+}
+
+/// True for characters that may be part of a pair's name.
+fn name_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '.' | '-' | '@')
+}
+
+/// Characters that end an unquoted value.
+fn value_end(c: char) -> bool {
+    c.is_whitespace() || matches!(c, ',' | '，' | ';' | '；' | '、' | ')' | '）' | '}')
+}
+
+/// `key=value` pairs (also `key: value` is not taken: colons live in lock
+/// keys) anywhere in a message. Values are bare (up to a space, comma,
+/// semicolon or closing bracket, trailing `:` and `.` dropped) or quoted.
+pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(rel) = msg[from..].find(['=', '：']) {
+        let eq = from + rel;
+        let sep_len = msg[eq..].chars().next().map_or(1, char::len_utf8);
+        // The name: the run of name characters before the separator.
+        let start = msg[..eq]
+            .char_indices()
+            .rev()
+            .take_while(|(_, c)| name_char(*c))
+            .last()
+            .map_or(eq, |(i, _)| i);
+        let name = &msg[start..eq];
+        let vstart = eq + sep_len;
+        let rest = &msg[vstart..];
+        let (value, next) = if let Some(q) = rest.strip_prefix('"') {
+            match q.find('"') {
+                Some(close) => (&q[..close], vstart + close + 2),
+                None => (q, msg.len()),
+            }
+        } else {
+            let end = rest.find(value_end).unwrap_or(rest.len());
+            let v = rest[..end].trim_end_matches([':', '.', '。']);
+            (v, vstart + end.max(1).min(rest.len()))
+        };
+        if !name.is_empty() && !value.is_empty() && !name.starts_with(['-', '.']) {
+            out.push((name, Cow::Borrowed(value)));
+        }
+        from = next.max(eq + sep_len);
+        if from >= msg.len() {
+            break;
+        }
+    }
+    out
+}
+
+/// The canonical name for a message pair's name: the role it plays when the
+/// field detection knows it (`token` -> `holder`, `leaseTime` -> `ttl`),
+/// else the name as written. Time-like names are kept as written so they
+/// never compete with the line's own time.
+pub(crate) fn canonical_name(name: &str) -> &str {
+    let roles = roles_of(name);
+    match roles.iter().min_by_key(|(_, rank, _)| *rank) {
+        Some((Role::Time, _, _)) | None => name,
+        Some((Role::Ttl, _, Unit::S)) => "ttl_s",
+        Some((role, _, _)) => role.name(),
+    }
+}
+
+/// Names of the pairs [`to_pairs`] makes from a line's layout (outer names
+/// for the runtime prefix are prefixed with `prefix.`).
+pub(crate) const PREFIX_TIME: &str = "prefix.time";
+
+/// Turns a parsed line into record pairs: the layout's fields, then an
+/// `event` from the message's words (when no `event=` pair is there), then
+/// the message's own pairs under canonical names, then the message itself
+/// as `msg`.
+pub(crate) fn to_pairs<'a>(t: &TextLine<'a>) -> Vec<(&'a str, Cow<'a, str>)> {
+    let mut out: Vec<(&'a str, Cow<'a, str>)> = Vec::with_capacity(16);
+    let mut push = |k: &'a str, v: Option<&'a str>| {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            out.push((k, Cow::Borrowed(v)));
+        }
+    };
+    push("time", t.time);
+    push(PREFIX_TIME, t.prefix_time);
+    push("level", t.level);
+    push("host", t.host);
+    push("logger", t.logger);
+    for (k, v) in &t.labels {
+        push(k, Some(v));
+    }
+    let pairs = message_pairs(t.message);
+    let has_event = pairs.iter().any(|(k, _)| canonical_name(k) == "event");
+    if !has_event && let Some(ev) = message_event(t.message) {
+        out.push(("event", Cow::Borrowed(ev)));
+    }
+    // The thread, qualified by the process when the layout names one, so
+    // that a tie by thread never crosses processes.
+    match (t.thread, t.pid) {
+        (Some(th), Some(pid)) if !th.is_empty() => {
+            out.push(("thread", Cow::Owned(format!("{th}@{pid}"))))
+        }
+        (Some(th), _) if !th.is_empty() => out.push(("thread", Cow::Borrowed(th))),
+        _ => {}
+    }
+    for (k, v) in pairs {
+        out.push((canonical_name(k), v));
+    }
+    if !t.message.is_empty() {
+        out.push(("msg", Cow::Borrowed(t.message)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get<'a>(p: &'a [(&str, Cow<'_, str>)], k: &str) -> Option<&'a str> {
+        p.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_ref())
+    }
+
+    #[test]
+    fn spring_boot_2_and_3() {
+        // Spring Boot 2.x CONSOLE_LOG_PATTERN (defaults.xml).
+        let l = "2026-12-01 07:06:55.100  INFO 12345 --- [      exec-1] c.e.shop.StockService                    : acquired lock key=lock:sku:1001 token=tok-A ttl=2000ms";
+        let t = parse_line(l);
+        assert_eq!(t.layout, Layout::SpringBoot);
+        assert_eq!(t.time, Some("2026-12-01 07:06:55.100"));
+        assert_eq!(
+            (t.level, t.pid, t.thread),
+            (Some("INFO"), Some("12345"), Some("exec-1"))
+        );
+        assert_eq!(t.logger, Some("c.e.shop.StockService"));
+        let p = to_pairs(&t);
+        assert_eq!(get(&p, "event"), Some("acquired"));
+        assert_eq!(get(&p, "key"), Some("lock:sku:1001"));
+        assert_eq!(get(&p, "holder"), Some("tok-A"));
+        assert_eq!(get(&p, "ttl"), Some("2000ms"));
+        assert_eq!(get(&p, "thread"), Some("exec-1@12345"));
+        // Spring Boot 3.2+: ISO time with offset and an [app] bracket.
+        let l = "2026-12-01T07:06:55.100+08:00  INFO 12345 --- [shop] [      exec-1] c.e.shop.StockService                    : 释放锁失败 key=lock:sku:1001 token=tok-A";
+        let t = parse_line(l);
+        assert_eq!(t.layout, Layout::SpringBoot);
+        assert_eq!(t.time, Some("2026-12-01T07:06:55.100+08:00"));
+        assert_eq!(t.thread, Some("exec-1"));
+        assert_eq!(get(&to_pairs(&t), "event"), Some("release_failed"));
+    }
+
+    #[test]
+    fn logback_and_prefixes() {
+        let t = parse_line(
+            "2026-12-01 07:06:55.100 [exec-1] INFO  c.e.Stock - stock deducted sku=sku-1001 qty=1 stockAfter=0",
+        );
+        assert_eq!(t.layout, Layout::Logback);
+        assert_eq!((t.thread, t.level), (Some("exec-1"), Some("INFO")));
+        let p = to_pairs(&t);
+        assert_eq!(get(&p, "event"), Some("stock_deducted"));
+        assert_eq!(get(&p, "quantity"), Some("1"));
+        assert_eq!(get(&p, "stock_after"), Some("0"));
+        let t = parse_line("2026-11-30T23:06:55.100000000Z stdout F {\"a\":1}");
+        assert_eq!(
+            (t.prefix, t.layout, t.message),
+            (Prefix::Cri, Layout::Json, "{\"a\":1}")
+        );
+        let t = parse_line("2026-11-30T23:06:55.100000000Z {\"a\":1}");
+        assert_eq!((t.prefix, t.layout), (Prefix::Kubectl, Layout::Json));
+        let t = parse_line(
+            "2026-12-01T07:06:55+08:00 {app=\"shop\", pod=\"web-01\"} released lock key=k token=t",
+        );
+        assert_eq!(t.prefix, Prefix::Logcli);
+        assert_eq!(t.labels, vec![("app", "shop"), ("pod", "web-01")]);
+        let t = parse_line(
+            "2026-12-01T07:06:55+0800 web-01 shop[12345]: 2026-12-01 07:06:55.100  INFO 12345 --- [exec-1] c.e.S : released lock",
+        );
+        assert_eq!(
+            (t.prefix, t.host, t.layout),
+            (Prefix::Journald, Some("web-01"), Layout::SpringBoot)
+        );
+        assert_eq!(t.time, Some("2026-12-01 07:06:55.100"));
+        assert_eq!(t.prefix_time, Some("2026-12-01T07:06:55+0800"));
+    }
+
+    #[test]
+    fn message_words_and_pairs() {
+        assert_eq!(
+            message_event("Lock acquired: key=a, owner=b"),
+            Some("acquired")
+        );
+        assert_eq!(
+            message_event("could not acquire lock key=a"),
+            Some("acquire_failed")
+        );
+        assert_eq!(
+            message_event("release failed key=a token=b: lock not owned"),
+            Some("release_failed")
+        );
+        assert_eq!(
+            message_event("扣减库存成功，sku=1，数量=1"),
+            Some("stock_deducted")
+        );
+        assert_eq!(message_event("user logged in"), None);
+        assert_eq!(message_event("unreleased"), None);
+        let p = message_pairs("release failed key=lock:sku:1 token=tok-A: lock not owned");
+        assert_eq!(
+            p,
+            vec![
+                ("key", Cow::Borrowed("lock:sku:1")),
+                ("token", Cow::Borrowed("tok-A"))
+            ]
+        );
+        let p = message_pairs("扣减库存成功，sku=sku-1，数量=1，stock_after=0");
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[1], ("数量", Cow::Borrowed("1")));
+        let p = message_pairs("a=\"x y\" b= c=3");
+        assert_eq!(
+            p,
+            vec![("a", Cow::Borrowed("x y")), ("c", Cow::Borrowed("3"))]
+        );
+    }
+
+    #[test]
+    fn times() {
+        assert_eq!(time_len("2026-12-01 07:06:55.100  INFO"), Some((23, false)));
+        assert_eq!(
+            time_len("2026-12-01T07:06:55.100+08:00 x"),
+            Some((29, false))
+        );
+        assert_eq!(time_len("2026-12-01T07:06:55+0800 x"), Some((24, false)));
+        assert_eq!(time_len("07:06:55.100 [x]"), Some((12, true)));
+        assert_eq!(time_len("2026-12-01x"), None);
+        assert_eq!(time_len("hello"), None);
+    }
+
+    #[test]
+    fn nothing_panics_on_odd_lines() {
+        for l in [
+            "",
+            "[",
+            "{",
+            "2026-12-01",
+            "2026-12-01 07:06",
+            "x=",
+            "=",
+            "a=\"",
+            "2026-12-01T07:06:55Z stdout",
+            "2026-12-01T07:06:55Z {a=\"",
+            "：=：",
+            "é=é",
+            "2026-12-01 07:06:55 [",
+            "12:00:00 ",
+        ] {
+            let t = parse_line(l);
+            let _ = to_pairs(&t);
+        }
+    }
+}
