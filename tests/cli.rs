@@ -146,12 +146,16 @@ fn binary_garbage_lines_are_warnings_with_line_numbers() {
 }
 
 #[test]
-fn an_empty_file_says_so_and_does_not_fail() {
+fn an_empty_file_says_so_and_is_no_all_clear() {
+    // An empty file is no clean night: nothing was read, so exit 2 with the
+    // reason on stderr (the JSON report is still printed).
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("empty.jsonl");
     std::fs::write(&path, "").expect("write");
     let (out, v) = analyze_json(&[&path], &[]);
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no lock event could be read"), "{err}");
     let w = warnings(&v);
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].1, 0);

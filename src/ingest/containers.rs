@@ -58,8 +58,11 @@ pub(crate) enum Container {
     /// `key=value` lines.
     Logfmt,
     /// Plain-text lines with a timestamp (runtime prefixes, Java layouts;
-    /// `text.rs`).
-    Text,
+    /// `text.rs`), read with a mapping's `line_regex` and `[messages]` when
+    /// it has them.
+    Text {
+        rules: Option<Box<super::text::TextRules>>,
+    },
 }
 
 impl Container {
@@ -74,7 +77,7 @@ impl Container {
             Container::Doc { dialect, .. } => *dialect,
             Container::Csv { .. } => Dialect::Csv,
             Container::Logfmt => Dialect::Logfmt,
-            Container::Text => Dialect::Text,
+            Container::Text { .. } => Dialect::Text,
         }
     }
 }
@@ -104,7 +107,15 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
     let Some(first) = first_lines(text, 1).next() else {
         return Container::Empty;
     };
-    if first.starts_with('[') {
+    // A JSON array starts `[` then `{` or `]`; `[2026/12/01 ...]` and
+    // `[exec-1]` start text lines.
+    if let Some(rest) = text.trim_start().strip_prefix('[')
+        && !rest
+            .trim_start()
+            .bytes()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric())
+    {
         return Container::JsonArray;
     }
     if first.starts_with('{') {
@@ -153,7 +164,7 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
         })
         .count();
     if timed * 2 > heads.len() {
-        return Container::Text;
+        return Container::Text { rules: None };
     }
     let pairs = parse_logfmt(first);
     let key_ok = |k: &str| {
@@ -441,7 +452,7 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
             }
         }),
         Container::Csv { delim } => walk_csv(text, *delim, visit),
-        Container::Text => walk_text(text, visit),
+        Container::Text { rules } => walk_text(text, rules.as_deref(), visit),
     }
 }
 
@@ -466,26 +477,36 @@ pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
 /// payload becomes the inner record with the prefix outside it. Lines
 /// without a time that name no event are continuation lines (skipped); CRI
 /// partial lines (`P`) are joined to the line that completes them.
-fn walk_text(text: &str, visit: &mut Visit<'_>) {
+fn walk_text(text: &str, rules: Option<&super::text::TextRules>, visit: &mut Visit<'_>) {
     use super::text::{Layout, parse_line, to_pairs};
     let mut partial = String::new();
     walk_lines(text, visit, |line, visit, no, off| {
-        let joined;
-        let mut t = parse_line(line);
-        if t.partial {
-            partial.push_str(t.message);
-            return visit(no, off, Item::Skip);
+        if let Some(r) = rules
+            && let Some(pairs) = r.pairs(line)
+        {
+            return visit(no, off, Item::Rec(Rec::Pairs(&pairs)));
         }
-        if !partial.is_empty() {
-            partial.push_str(t.message);
-            joined = std::mem::take(&mut partial);
-            let prefix = t.prefix_time;
-            t = parse_line(&joined);
-            if t.time.is_none() && t.prefix_time.is_none() {
-                t.prefix_time = prefix;
+        // CRI: `TIME STREAM P chunk` lines are joined, with nothing in
+        // between, to the `F` line that ends them.
+        let mut parts = line.splitn(4, ' ');
+        let (ts, stream, tag) = (parts.next(), parts.next(), parts.next());
+        if matches!(stream, Some("stdout" | "stderr")) && matches!(tag, Some("P" | "F")) {
+            let chunk = parts.next().unwrap_or("");
+            if tag == Some("P") {
+                partial.push_str(chunk);
+                return visit(no, off, Item::Skip);
             }
-            return visit_text(&t, visit, no, off);
+            if !partial.is_empty() {
+                let joined = format!(
+                    "{} {} F {}{chunk}",
+                    ts.unwrap_or(""),
+                    stream.unwrap_or("stdout"),
+                    std::mem::take(&mut partial)
+                );
+                return visit_text(&parse_line(&joined), visit, no, off);
+            }
         }
+        let t = parse_line(line);
         visit_text(&t, visit, no, off)
     });
 

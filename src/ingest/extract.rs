@@ -151,14 +151,21 @@ impl<'o> Collector<'o> {
                 })
             }
             Val::Bool(_) => Err(super::time::TimeError::Unrecognised),
-            other => parse_time_detail(&other.text(), self.tz),
+            other => self.parse_text_time(&other.text()),
         };
         let (at_ns, origin) = match parsed {
             Ok(p) => p,
             Err(e) => {
+                let text = tv.text();
+                let hint = if super::text::time_len(text.trim()).is_some_and(|(_, only)| only) {
+                    ": a time of day without a date; give the date in a mapping file \
+                     (`date = \"YYYY-MM-DD\"`) and --mapping FILE"
+                } else {
+                    ""
+                };
                 let reason = format!(
-                    "unreadable time \"{}\" in field {} ({e})",
-                    shorten(&tv.text()),
+                    "unreadable time \"{}\" in field {} ({e}){hint}",
+                    shorten(&text),
                     tpick.field
                 );
                 self.bad(b, "time", line, reason);
@@ -228,6 +235,27 @@ impl<'o> Collector<'o> {
         b.push(e);
         self.info.lines_read += 1;
         self.info.events_loaded += 1;
+    }
+
+    /// A time written as text: the mapping's `time_format` first, a time of
+    /// day completed with the mapping's `date`, then the built-in formats.
+    fn parse_text_time(&self, text: &str) -> Result<(i64, TimeOrigin), super::time::TimeError> {
+        let dated;
+        let mut text = text;
+        if let Some(m) = self.mapping {
+            if let Some(d) = &m.date
+                && super::text::time_len(text.trim()).is_some_and(|(_, only)| only)
+            {
+                dated = format!("{d} {}", text.trim());
+                text = &dated;
+            }
+            if let Some(f) = &m.time_format
+                && let Ok(p) = super::time::parse_with_format(text, f, self.tz)
+            {
+                return Ok(p);
+            }
+        }
+        parse_time_detail(text, self.tz)
     }
 
     /// Business, release and message fields; the box is only made when one

@@ -49,6 +49,29 @@ pub struct Mapping {
     pub events: BTreeMap<String, EventKind>,
     /// Zone for times without an offset.
     pub tz: Option<TzSpec>,
+    /// strftime format of the time field (chrono's syntax, `%3f` for
+    /// milliseconds); tried before the built-in formats.
+    pub time_format: Option<String>,
+    /// The date of times that carry only a time of day (`HH:MM:SS.fff`, as
+    /// Logback's and Log4j2's default patterns write them), `YYYY-MM-DD`.
+    pub date: Option<String>,
+    /// A text line's layout: a regex whose named groups are roles (or any
+    /// name) plus `message`, which the built-in message reading or
+    /// [`Mapping::messages`] then reads.
+    pub line_regex: Option<Rx>,
+    /// Per event kind, a regex over the message whose named groups are
+    /// roles; the first that matches gives the line's event.
+    pub messages: Vec<(EventKind, Rx)>,
+}
+
+/// A compiled regex that compares by its pattern.
+#[derive(Clone, Debug)]
+pub struct Rx(pub regex::Regex);
+
+impl PartialEq for Rx {
+    fn eq(&self, other: &Rx) -> bool {
+        self.0.as_str() == other.0.as_str()
+    }
 }
 
 #[derive(Deserialize)]
@@ -59,6 +82,11 @@ struct RawMapping {
     #[serde(default)]
     events: BTreeMap<String, String>,
     tz: Option<String>,
+    time_format: Option<String>,
+    date: Option<String>,
+    line_regex: Option<String>,
+    #[serde(default)]
+    messages: toml::Table,
 }
 
 impl Mapping {
@@ -126,10 +154,47 @@ impl FromStr for Mapping {
             Some(t) => Some(parse_tz(&t).map_err(|e| bad(e.to_string()))?),
             None => None,
         };
+        let rx = |what: &str, p: &str| {
+            regex::RegexBuilder::new(p)
+                .size_limit(1 << 20)
+                .build()
+                .map(Rx)
+                .map_err(|e| bad(format!("bad regex for {what}: {e}")))
+        };
+        let line_regex = match &raw.line_regex {
+            Some(p) => Some(rx("line_regex", p)?),
+            None => None,
+        };
+        let mut messages = Vec::new();
+        for (kind, p) in &raw.messages {
+            let k = EventKind::from_canonical(kind)
+                .ok_or_else(|| bad(format!("unknown event kind `{kind}` in [messages]")))?;
+            let Some(p) = p.as_str() else {
+                return Err(bad(format!("[messages] {kind} must be a regex string")));
+            };
+            messages.push((k, rx(kind, p)?));
+        }
+        if let Some(d) = &raw.date
+            && chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_err()
+        {
+            return Err(bad(format!("date {d:?} is not YYYY-MM-DD")));
+        }
+        if let Some(f) = &raw.time_format {
+            use chrono::format::{Item, StrftimeItems};
+            if StrftimeItems::new(f).any(|i| matches!(i, Item::Error)) {
+                return Err(bad(format!(
+                    "time_format {f:?} is not a valid strftime format"
+                )));
+            }
+        }
         Ok(Mapping {
             fields: raw.fields,
             events,
             tz,
+            time_format: raw.time_format,
+            date: raw.date,
+            line_regex,
+            messages,
         })
     }
 }

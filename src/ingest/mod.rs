@@ -17,6 +17,7 @@ mod payload;
 mod record;
 mod stream;
 mod text;
+mod tie;
 pub mod time;
 
 use std::io::Read;
@@ -239,7 +240,18 @@ pub fn read_source<R: Read>(
         ));
     }
 
-    let container = containers::detect(text, monitor::looks_like_monitor);
+    let mut container = containers::detect(text, monitor::looks_like_monitor);
+    if let Some(rules) = opts.mapping.as_ref().and_then(text::TextRules::of)
+        && matches!(
+            container,
+            Container::Text { .. } | Container::Unknown | Container::Csv { .. } | Container::Logfmt
+        )
+        && (rules.line.is_some() || matches!(container, Container::Text { .. }))
+    {
+        container = Container::Text {
+            rules: Some(Box::new(rules)),
+        };
+    }
     info.dialect = container.dialect();
     match &container {
         Container::Empty => {
@@ -366,13 +378,7 @@ pub(crate) fn describe_reading(
     info.time_resolution = fields
         .time_resolution_ns
         .map(|r| fields::resolution_name(r).to_string());
-    if let Some(t) = fields.get(fields::Role::Time)
-        && let Some(r) = &info.time_resolution
-    {
-        info.notes
-            .push(format!("time: `{}`, read to the {r}", t.field));
-    }
-    if matches!(container, Container::Text) {
+    if matches!(container, Container::Text { .. }) {
         info.layout = text::describe_layout(text);
     }
 }
@@ -524,6 +530,7 @@ pub fn load_paths(
     }
     let mut log = builder.finish();
     monitor::combine_redlock_nodes(&mut log);
+    tie::tie_by_thread(&mut log);
     for e in &log.events {
         if e.kind.is_lock()
             && let Some(s) = log.sources.get_mut(usize::from(e.source.file))

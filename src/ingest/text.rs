@@ -451,6 +451,96 @@ pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
     t
 }
 
+/// A mapping file's text rules: its `line_regex` and `[messages]`.
+#[derive(Clone, Debug)]
+pub(crate) struct TextRules {
+    /// The line's layout; named groups are fields, `message` the message.
+    pub line: Option<regex::Regex>,
+    /// Per event kind, a regex over the message (named groups are fields).
+    pub messages: Vec<(crate::model::EventKind, regex::Regex)>,
+}
+
+impl TextRules {
+    /// The rules of `m`, `None` when it has none.
+    pub fn of(m: &super::Mapping) -> Option<TextRules> {
+        (m.line_regex.is_some() || !m.messages.is_empty()).then(|| TextRules {
+            line: m.line_regex.as_ref().map(|r| r.0.clone()),
+            messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
+        })
+    }
+
+    /// The pairs of a line these rules read: the line regex's groups (or
+    /// the built-in layout when there is no line regex), then the event and
+    /// groups of the first message regex that matches. `None` when the line
+    /// regex does not match or no message regex does without a line regex:
+    /// the built-in reading then decides.
+    pub fn pairs<'a>(&'a self, line: &'a str) -> Option<Vec<(&'a str, Cow<'a, str>)>> {
+        let mut out: Vec<(&'a str, Cow<'a, str>)> = Vec::new();
+        let message = match &self.line {
+            Some(rx) => {
+                let caps = rx.captures(line)?;
+                let mut message = "";
+                for name in rx.capture_names().flatten() {
+                    let Some(m) = caps.name(name) else { continue };
+                    if name == "message" {
+                        message = m.as_str();
+                    } else if !m.as_str().is_empty() {
+                        out.push((canonical_group(name), Cow::Borrowed(m.as_str())));
+                    }
+                }
+                message
+            }
+            None => {
+                let t = parse_line(line);
+                let msg = t.message;
+                out = to_pairs(&TextLine {
+                    message: "",
+                    labels: t.labels.clone(),
+                    ..t
+                });
+                msg
+            }
+        };
+        let hit = self
+            .messages
+            .iter()
+            .find_map(|(k, rx)| rx.captures(message).map(|c| (*k, c, rx)));
+        match hit {
+            Some((kind, caps, rx)) => {
+                out.push(("event", Cow::Borrowed(kind.as_str())));
+                for name in rx.capture_names().flatten() {
+                    if let Some(m) = caps.name(name).filter(|m| !m.as_str().is_empty()) {
+                        out.push((canonical_group(name), Cow::Borrowed(m.as_str())));
+                    }
+                }
+            }
+            None if self.line.is_none() => return None,
+            None => {
+                let t = TextLine {
+                    message,
+                    ..TextLine::default()
+                };
+                out.extend(to_pairs(&t));
+            }
+        }
+        if !message.is_empty() && !out.iter().any(|(k, _)| *k == "msg") {
+            out.push(("msg", Cow::Borrowed(message)));
+        }
+        Some(out)
+    }
+}
+
+/// A regex group's name as a field: the role names of docs/ingest.md
+/// (`ttl_ms`, `order_id`...) are kept, other names are read like a
+/// message pair's.
+fn canonical_group(name: &str) -> &str {
+    match name {
+        "time" | "ttl_ms" | "ttl_s" | "stock_before" | "stock_after" | "order_id"
+        | "unit_price" | "fencing_token" | "elapsed_ms" => name,
+        other => canonical_name(other),
+    }
+}
+
 /// The layout most of the first lines of `text` have, for the user:
 /// `Spring Boot`, `CRI pod log + Spring Boot`, ...
 pub(crate) fn describe_layout(text: &str) -> Option<String> {

@@ -353,6 +353,31 @@ fn parse_iso(s: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), TimeErro
     }
 }
 
+/// Parses `value` with a strftime `format` (chrono's syntax, from a mapping
+/// file): with an offset in the format (`%z`, `%:z`) the time is explicit,
+/// else naive and read in `tz` (UTC when `None`).
+///
+/// # Errors
+/// [`TimeError::Unrecognised`] when `value` does not match `format`.
+pub(crate) fn parse_with_format(
+    value: &str,
+    format: &str,
+    tz: Option<&TzSpec>,
+) -> Result<(i64, TimeOrigin), TimeError> {
+    let s = value.trim();
+    if let Ok(dt) = chrono::DateTime::parse_from_str(s, format) {
+        let ns = dt.timestamp_nanos_opt().ok_or(TimeError::OutOfRange)?;
+        return Ok((ns, TimeOrigin::Explicit(dt.offset().local_minus_utc())));
+    }
+    let naive = NaiveDateTime::parse_from_str(s, format).map_err(|_| TimeError::Unrecognised)?;
+    let utc_ns = naive
+        .and_utc()
+        .timestamp_nanos_opt()
+        .ok_or(TimeError::OutOfRange)?;
+    let (ns, off) = local_to_utc(naive, utc_ns, tz)?;
+    Ok((ns, TimeOrigin::Naive(off)))
+}
+
 /// Reads a naive date-time in `tz` (UTC when `None`).
 fn local_to_utc(
     naive: NaiveDateTime,

@@ -212,6 +212,27 @@ pub struct JsonSource {
     pub skipped: u64,
     /// Unreadable lines.
     pub warned: u64,
+    /// Lock events (acquire, renewal, release, lock lost) loaded.
+    #[serde(default)]
+    pub lock_events: u64,
+    /// Text layout (`Spring Boot`, `CRI pod log + JSON`...), when text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
+    /// The envelope field that held the application's record (SLS
+    /// `content`, Filebeat `message`...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload_field: Option<String>,
+    /// Resolution of the chosen time field: `s`, `ms`, `µs` or `ns`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_resolution: Option<String>,
+    /// Notes on how the file was read (fields chosen among several, zones,
+    /// inferred ties).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Set when no event could be read: what was recognised and what would
+    /// make the file readable (the run exits 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
 }
 
 /// The whole report.
@@ -364,6 +385,12 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                 events: src.events_loaded,
                 skipped: src.lines_skipped,
                 warned: src.lines_warned,
+                lock_events: src.lock_events,
+                layout: src.layout.clone(),
+                payload_field: src.payload_field.clone(),
+                time_resolution: src.time_resolution.clone(),
+                notes: src.notes.clone(),
+                unreadable: src.unreadable.clone(),
             })
             .collect(),
         warnings: r

@@ -177,6 +177,60 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
         for w in r.log.warnings.kept().iter().take(100) {
             let _ = writeln!(out, "- `{}:{}`: {}", cell(&w.file), w.line, cell(&w.reason));
         }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "## What was read\n");
+    let _ = writeln!(
+        out,
+        "| file | read as | layout | application record in | time field | events | lock events |\n|---|---|---|---|---|---:|---:|"
+    );
+    for src in &r.log.sources {
+        let time = src
+            .fields
+            .iter()
+            .find(|(role, _)| role == "time")
+            .map(|(_, f)| {
+                format!(
+                    "`{}`{}",
+                    cell(f),
+                    src.time_resolution
+                        .as_ref()
+                        .map(|r| format!(" ({r})"))
+                        .unwrap_or_default()
+                )
+            })
+            .unwrap_or_else(|| "none".into());
+        let _ = writeln!(
+            out,
+            "| `{}` | {} ({}) | {} | {} | {} | {} | {} |",
+            cell(&src.name),
+            super::snake_name(&src.dialect),
+            src.encoding,
+            src.layout
+                .as_deref()
+                .map(cell)
+                .unwrap_or_else(|| "-".into()),
+            src.payload_field
+                .as_deref()
+                .map(|p| format!("`{}`", cell(p)))
+                .unwrap_or_else(|| "-".into()),
+            time,
+            src.events_loaded,
+            src.lock_events
+        );
+    }
+    for src in &r.log.sources {
+        if let Some(u) = &src.unreadable {
+            let _ = writeln!(
+                out,
+                "\n**Not readable: `{}`**: {}",
+                cell(&src.name),
+                cell(u)
+            );
+        }
+        for note in &src.notes {
+            let _ = writeln!(out, "\n- `{}`: {}", cell(&src.name), cell(note));
+        }
     }
     out
 }

@@ -128,8 +128,23 @@ pub fn to_text(r: &ReportInput<'_>) -> String {
             src.lines_skipped,
             src.lines_warned
         );
+        if let Some(l) = &src.layout {
+            let _ = writeln!(out, "  layout: {l}");
+        }
+        if let (Some((_, f)), Some(r)) = (
+            src.fields.iter().find(|(role, _)| role == "time"),
+            &src.time_resolution,
+        ) {
+            let _ = writeln!(out, "  time: {f} ({r})");
+        }
+        if let Some(p) = &src.payload_field {
+            let _ = writeln!(out, "  application record inside field: {p}");
+        }
         for note in &src.notes {
             let _ = writeln!(out, "  note: {note}");
+        }
+        if let Some(u) = &src.unreadable {
+            let _ = writeln!(out, "  ERROR: {u}");
         }
     }
     out

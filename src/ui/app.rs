@@ -1345,8 +1345,21 @@ impl App {
         ui.heading(tr(self.state.lang, "incidents"));
         let Some(s) = &self.session else { return };
         let a = &s.analysis;
+        let problems = crate::ingest::load_problems(&s.log);
+        if !problems.is_empty() {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                tr(self.state.lang, "not_readable"),
+            );
+            for p in &problems {
+                ui.add(egui::Label::new(p.as_str()).wrap());
+            }
+            ui.separator();
+        }
         if a.incidents.is_empty() {
-            ui.label(tr(self.state.lang, "no_incidents"));
+            if problems.is_empty() {
+                ui.label(tr(self.state.lang, "no_incidents"));
+            }
             return;
         }
         let mut order: Vec<usize> = (0..a.incidents.len()).collect();
