@@ -65,6 +65,57 @@ fn log_lines(n: usize) -> String {
     out
 }
 
+/// The same lines as Alibaba Cloud SLS exports them in simple mode: the
+/// application's line as a string in `content`, `__time__` in seconds.
+fn sls_content(plain: &str) -> String {
+    let mut out = String::with_capacity(plain.len() * 3 / 2);
+    for (i, line) in plain.lines().enumerate() {
+        let content = serde_json::to_string(line).expect("string");
+        out.push_str(&format!(
+            "{{\"__time__\":\"{}\",\"__source__\":\"10.0.0.{}\",\"__tag__:__hostname__\":\"node-{}\",\"content\":{content}}}\n",
+            1_796_000_000 + i / 1000,
+            i % 250,
+            i % 50
+        ));
+    }
+    out
+}
+
+/// The same events as Spring Boot 2 text lines (`docs/ingest.md`, "Text
+/// lines"): the lock lines name key and token, the business lines only the
+/// thread.
+fn spring_boot(plain: &str) -> String {
+    let mut out = String::with_capacity(plain.len());
+    for line in plain.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        let s = |k: &str| v[k].as_str().unwrap_or("").to_string();
+        let ts = s("ts");
+        let time = format!("{} {}", &ts[..10], &ts[11..23]);
+        let msg = match s("event").as_str() {
+            "acquired" => format!(
+                "acquired lock key={} token={} ttl=2000ms",
+                s("lock_key"),
+                s("owner")
+            ),
+            "released" => format!("released lock key={} token={}", s("lock_key"), s("owner")),
+            "stock_read" => format!("stock read sku={} stock=100", s("sku")),
+            "stock_deducted" => format!("stock deducted sku={} qty=1 stockAfter=99", s("sku")),
+            _ => format!(
+                "order created orderId={} sku={} qty=1",
+                s("order_id"),
+                s("sku")
+            ),
+        };
+        out.push_str(&format!(
+            "{time}  INFO {} --- [{:>15}] c.e.shop.flashsale.OrderService          : {msg} host={}\n",
+            v["pid"],
+            s("thread"),
+            s("host")
+        ));
+    }
+    out
+}
+
 fn benches(c: &mut Criterion) {
     let n = 100_000;
     let text = log_lines(n);
@@ -93,6 +144,29 @@ fn benches(c: &mut Criterion) {
             builder.finish()
         })
     });
+    g.finish();
+
+    // The same events in the shapes of the real-exports issue: per line they
+    // should cost at most 2x the plain JSON Lines path above.
+    let mut g = c.benchmark_group("ingest_100k_events_exports");
+    g.sample_size(10);
+    for (name, shaped) in [
+        ("SLS content JSON", sls_content(&text)),
+        ("Spring Boot text", spring_boot(&text)),
+    ] {
+        let mut f = tempfile::NamedTempFile::new().expect("temp file");
+        f.write_all(shaped.as_bytes()).expect("write");
+        let p = [f.path().to_path_buf()];
+        let log = load_paths(&p, &opts, &Progress::default()).expect("load");
+        assert!(
+            log.events.len() >= n * 9 / 10,
+            "{name}: {} events",
+            log.events.len()
+        );
+        g.bench_function(format!("load_paths ({name})"), |b| {
+            b.iter(|| load_paths(black_box(&p), &opts, &Progress::default()).expect("load"))
+        });
+    }
     g.finish();
 
     let mut g = c.benchmark_group("time");

@@ -478,79 +478,95 @@ pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
 /// without a time that name no event are continuation lines (skipped); CRI
 /// partial lines (`P`) are joined to the line that completes them.
 fn walk_text(text: &str, rules: Option<&super::text::TextRules>, visit: &mut Visit<'_>) {
-    use super::text::{Layout, parse_line, to_pairs};
     let mut partial = String::new();
     walk_lines(text, visit, |line, visit, no, off| {
-        if let Some(r) = rules
-            && let Some(pairs) = r.pairs(line)
-        {
-            return visit(no, off, Item::Rec(Rec::Pairs(&pairs)));
-        }
-        // CRI: `TIME STREAM P chunk` lines are joined, with nothing in
-        // between, to the `F` line that ends them.
-        let mut parts = line.splitn(4, ' ');
-        let (ts, stream, tag) = (parts.next(), parts.next(), parts.next());
-        if matches!(stream, Some("stdout" | "stderr")) && matches!(tag, Some("P" | "F")) {
-            let chunk = parts.next().unwrap_or("");
-            if tag == Some("P") {
-                partial.push_str(chunk);
-                return visit(no, off, Item::Skip);
-            }
-            if !partial.is_empty() {
-                let joined = format!(
-                    "{} {} F {}{chunk}",
-                    ts.unwrap_or(""),
-                    stream.unwrap_or("stdout"),
-                    std::mem::take(&mut partial)
-                );
-                return visit_text(&parse_line(&joined), visit, no, off);
-            }
-        }
-        let t = parse_line(line);
-        visit_text(&t, visit, no, off)
+        text_line(line, rules, &mut partial, no, off, visit)
     });
+}
 
-    fn visit_text(
-        t: &super::text::TextLine<'_>,
-        visit: &mut Visit<'_>,
-        no: u64,
-        off: usize,
-    ) -> ControlFlow<()> {
-        if t.time.is_none()
-            && t.prefix_time.is_none()
-            && super::text::message_event(t.message).is_none()
-        {
+/// Reads one text line (already trimmed) into items for `visit`: the
+/// mapping's rules first, CRI partial lines (`TIME STREAM P chunk`) kept in
+/// `partial` and joined, with nothing in between, to the `F` line that ends
+/// them. The serial walk and the parallel chunks (`stream.rs`) share it.
+pub(crate) fn text_line(
+    line: &str,
+    rules: Option<&super::text::TextRules>,
+    partial: &mut String,
+    no: u64,
+    off: usize,
+    visit: &mut Visit<'_>,
+) -> ControlFlow<()> {
+    use super::text::parse_line;
+    if let Some(r) = rules
+        && let Some(pairs) = r.pairs(line)
+    {
+        return visit(no, off, Item::Rec(Rec::Pairs(&pairs)));
+    }
+    let mut parts = line.splitn(4, ' ');
+    let (ts, stream, tag) = (parts.next(), parts.next(), parts.next());
+    if matches!(stream, Some("stdout" | "stderr")) && matches!(tag, Some("P" | "F")) {
+        let chunk = parts.next().unwrap_or("");
+        if tag == Some("P") {
+            partial.push_str(chunk);
             return visit(no, off, Item::Skip);
         }
-        if t.layout == Layout::Json {
-            let prefix = to_pairs(&super::text::TextLine {
-                message: "",
-                labels: t.labels.clone(),
-                ..*t
-            });
-            return match serde_json::from_str::<Map<String, Value>>(t.message) {
-                Ok(map) => {
-                    let inner = Rec::Json {
-                        main: &map,
-                        extra: None,
-                    };
-                    let outer = Rec::Pairs(&prefix);
-                    visit(
-                        no,
-                        off,
-                        Item::Rec(Rec::Nested {
-                            inner: &inner,
-                            outer: &outer,
-                            skip: "",
-                        }),
-                    )
-                }
-                Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
-            };
+        if !partial.is_empty() {
+            let joined = format!(
+                "{} {} F {}{chunk}",
+                ts.unwrap_or(""),
+                stream.unwrap_or("stdout"),
+                std::mem::take(partial)
+            );
+            return visit_text(&parse_line(&joined), visit, no, off);
         }
-        let pairs = to_pairs(t);
-        visit(no, off, Item::Rec(Rec::Pairs(&pairs)))
     }
+    visit_text(&parse_line(line), visit, no, off)
+}
+
+/// The items of one parsed text line: a continuation line (no time, no
+/// event) is skipped, a JSON payload is the inner record with the prefix
+/// outside it, anything else is its pairs.
+fn visit_text(
+    t: &super::text::TextLine<'_>,
+    visit: &mut Visit<'_>,
+    no: u64,
+    off: usize,
+) -> ControlFlow<()> {
+    use super::text::{Layout, to_pairs};
+    if t.time.is_none()
+        && t.prefix_time.is_none()
+        && super::text::message_event(t.message).is_none()
+    {
+        return visit(no, off, Item::Skip);
+    }
+    if t.layout == Layout::Json {
+        let prefix = to_pairs(&super::text::TextLine {
+            message: "",
+            labels: t.labels.clone(),
+            ..*t
+        });
+        return match serde_json::from_str::<Map<String, Value>>(t.message) {
+            Ok(map) => {
+                let inner = Rec::Json {
+                    main: &map,
+                    extra: None,
+                };
+                let outer = Rec::Pairs(&prefix);
+                visit(
+                    no,
+                    off,
+                    Item::Rec(Rec::Nested {
+                        inner: &inner,
+                        outer: &outer,
+                        skip: "",
+                    }),
+                )
+            }
+            Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
+        };
+    }
+    let pairs = to_pairs(t);
+    visit(no, off, Item::Rec(Rec::Pairs(&pairs)))
 }
 
 /// Calls `f` for each non-blank line with its 1-based number. A line ends at

@@ -267,7 +267,7 @@ pub fn read_source<R: Read>(
                 "file",
                 name,
                 0,
-                "unrecognised format (not JSON, CSV, logfmt or a redis-cli monitor capture)",
+                "unrecognised format (not JSON, CSV, logfmt, text lines with timestamps or a redis-cli monitor capture)",
             );
         }
         Container::Monitor => {

@@ -41,6 +41,8 @@ struct Ctx<'o> {
     by_role: Vec<Option<usize>>,
     tz: Option<&'o TzSpec>,
     opts: &'o IngestOptions,
+    /// Text lines rather than JSON Lines.
+    text_lines: bool,
 }
 
 /// One parsed chunk. Line numbers in it count from the chunk's first line.
@@ -108,14 +110,23 @@ fn read_jsonl_sized(
         return Ok(false);
     };
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-    if !matches!(
-        first.map(serde_json::from_str::<Value>),
-        Some(Ok(Value::Object(_)))
-    ) {
-        return Ok(false);
-    }
     let container = containers::detect(text, monitor::looks_like_monitor);
-    if !matches!(container, Container::JsonLines { loki: false }) {
+    // Text lines qualify unless a mapping brings its own rules or CRI
+    // partial lines (joined across lines, so across chunks) appear.
+    let text_lines = matches!(container, Container::Text { rules: None })
+        && opts
+            .mapping
+            .as_ref()
+            .and_then(super::text::TextRules::of)
+            .is_none()
+        && !text.contains(" stdout P ")
+        && !text.contains(" stderr P ");
+    let json_lines = matches!(container, Container::JsonLines { loki: false })
+        && matches!(
+            first.map(serde_json::from_str::<Value>),
+            Some(Ok(Value::Object(_)))
+        );
+    if !json_lines && !text_lines {
         return Ok(false);
     }
     let det = super::detect_fields(&container, text);
@@ -128,7 +139,9 @@ fn read_jsonl_sized(
     let (fields, notes) = det.resolve(mapping);
     let mut info = placeholder();
     info.name = name.to_string();
-    info.dialect = if det.sls {
+    info.dialect = if text_lines {
+        Dialect::Text
+    } else if det.sls {
         Dialect::SlsJson
     } else {
         Dialect::JsonLines
@@ -146,7 +159,7 @@ fn read_jsonl_sized(
     let wrapped = first
         .and_then(|l| serde_json::from_str::<serde_json::Map<String, Value>>(l).ok())
         .is_some_and(|o| !std::ptr::eq(containers::unwrap_hit(&o), &o));
-    if names.iter().any(|n| n.contains('.')) || fields.payload.is_some() || wrapped {
+    if names.iter().any(|n| n.contains('.')) || fields.payload.is_some() || wrapped || text_lines {
         // Dotted paths may reach into nested objects, and an envelope's
         // record is inside a string: the general path decides.
         names.clear();
@@ -166,6 +179,7 @@ fn read_jsonl_sized(
         by_role,
         tz,
         opts,
+        text_lines,
     };
 
     let mut fb = LogBuilder::new();
@@ -381,6 +395,19 @@ fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
         lines += 1;
         let line = trim_line(raw);
         if line.is_empty() {
+            continue;
+        }
+        if ctx.text_lines {
+            let mut partial = String::new();
+            let _ =
+                containers::text_line(line, None, &mut partial, lines, 0, &mut |no, _, item| {
+                    match item {
+                        containers::Item::Rec(r) => col.record(&mut b, no, &r),
+                        containers::Item::Skip => col.skip(),
+                        containers::Item::Bad(kind, reason) => col.bad(&mut b, kind, no, reason),
+                    }
+                    std::ops::ControlFlow::Continue(())
+                });
             continue;
         }
         if !names.is_empty() && scan_line(line, &names, &mut vals) {
@@ -633,6 +660,36 @@ mod tests {
             }
             let want = serial(text.as_bytes());
             let got = parallel(text.as_bytes(), usize::MAX / 2, chunk).expect("qualifies");
+            assert_same(&got, &want);
+        }
+    }
+
+    #[test]
+    fn text_lines_in_parallel_chunks_give_the_serial_result() {
+        // Spring Boot lines, stack-trace continuations and an unreadable
+        // time: chunk boundaries fall everywhere.
+        let mut text = String::new();
+        for i in 0..3_000 {
+            let msg = [
+                "acquired lock key=k token=t ttl=100ms",
+                "stock deducted sku=s qty=1",
+                "released lock key=k token=t",
+            ][i % 3];
+            text.push_str(&format!(
+                "2026-11-29 16:{:02}:{:02}.{:03}  INFO 7 --- [exec-{}] c.e.S : {msg}\n",
+                (i / 60_000) % 60,
+                (i / 1000) % 60,
+                i % 1000,
+                i % 5
+            ));
+            if i % 101 == 0 {
+                text.push_str("\tat com.example.S.run(S.java:1)\n2026-13-99 99:99:99.999  INFO 7 --- [x] c.e.S : acquired lock key=k\n");
+            }
+        }
+        let want = serial(text.as_bytes());
+        assert!(want.events.len() > 2_000);
+        for chunk in [64, 1000, 4096] {
+            let got = parallel(text.as_bytes(), text.len() + 1, chunk).expect("qualifies");
             assert_same(&got, &want);
         }
     }

@@ -608,3 +608,28 @@ fn a_file_that_does_not_load_says_why_in_the_middle_of_the_window() {
     // Not the "no file was chosen" text of a dialog that returned nothing.
     assert!(h.query_by_label_contains("No file was chosen").is_none());
 }
+
+#[test]
+fn a_file_nothing_was_read_from_is_said_in_the_window_not_no_incidents() {
+    // A text file without a single lock event: no all-clear on screen.
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("notes.log");
+    std::fs::write(&path, "hello\nworld\n").expect("write");
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label(
+        "Not an all-clear: nothing trustworthy was read. The analysis below cannot say \"no incident\":",
+    );
+    assert!(
+        h.query_by_label("No incidents: no two holders believed they held a key at once.")
+            .is_none()
+    );
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The real-exports issue's speed target: the same N events (default 1 M) as
+# plain JSON Lines, as SLS `content` JSON and as Spring Boot text; reading the
+# two export shapes should cost at most 2x the plain path. Best of REPEAT runs.
+#   bench/exports.sh [N]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+data="${BENCH_DATA:-/tmp/lockreplay-bench}"
+n="${1:-1000000}"
+repeat="${REPEAT:-3}"
+mkdir -p "$data"
+(cd "$root" && cargo build -q --release --no-default-features)
+bin="${CARGO_TARGET_DIR:-$root/target}/release/lockreplay"
+plain="$data/events-$n.jsonl"
+[ -s "$plain" ] || python3 "$here/gen_jsonl.py" "$n" "$plain"
+[ -s "$data/events-$n.sls.jsonl" ] || python3 "$here/exports.py" "$plain" "$data/events-$n"
+best() {
+    local b=999999
+    for _ in $(seq "$repeat"); do
+        local s e
+        s=$(date +%s.%N); "$bin" analyze --format text "$@" >/dev/null || [ $? -eq 1 ]; e=$(date +%s.%N)
+        b=$(python3 -c "print(min($b, $e - $s))")
+    done
+    echo "$b"
+}
+p=$(best "$plain"); s=$(best "$data/events-$n.sls.jsonl"); t=$(best --tz Asia/Shanghai "$data/events-$n.springboot.log")
+echo "| $n events | seconds | x plain |"
+echo "|---|---:|---:|"
+echo "| plain JSON Lines | $p | 1.00 |"
+echo "| SLS content JSON | $s | $(python3 -c "print(f'{$s/$p:.2f}')") |"
+echo "| Spring Boot text | $t | $(python3 -c "print(f'{$t/$p:.2f}')") |"
