@@ -120,7 +120,8 @@ impl<'o> Collector<'o> {
     /// taken out of the payload field first (`payload.rs`).
     pub fn record(&mut self, b: &mut LogBuilder, line: u64, rec: &Rec<'_>) {
         match self.fields.payload.take() {
-            Some(field) if !matches!(rec, Rec::Slots { .. }) => {
+            // A nested record was already taken out of its envelope.
+            Some(field) if !matches!(rec, Rec::Slots { .. } | Rec::Nested { .. }) => {
                 super::payload::with_inner(rec, &field, &mut |r| self.record_one(b, line, r));
                 self.fields.payload = Some(field);
             }

@@ -73,6 +73,52 @@ pub(crate) fn scan_line<'a>(line: &'a str, names: &[&str], out: &mut [Option<Val
     }
 }
 
+/// The value of the top-level string field `name` of the JSON object
+/// `line`, unescaped (borrowed when it has no escapes). `None` when the line
+/// is not a flat-enough object the scanner is sure about, the field is
+/// missing or not a string: the general path then decides.
+pub(crate) fn string_field<'a>(line: &'a str, name: &str) -> Option<std::borrow::Cow<'a, str>> {
+    let mut p = Scan {
+        b: line.as_bytes(),
+        s: line,
+        i: 0,
+    };
+    p.ws();
+    if !p.eat(b'{') {
+        return None;
+    }
+    loop {
+        p.ws();
+        let key = p.plain_string()?;
+        p.ws();
+        if !p.eat(b':') {
+            return None;
+        }
+        p.ws();
+        if key == name {
+            let start = p.i;
+            if let Some(s) = p.plain_string() {
+                return Some(std::borrow::Cow::Borrowed(s));
+            }
+            p.i = start;
+            if !p.skip_string() {
+                return None;
+            }
+            let raw = line.get(start..p.i)?;
+            return serde_json::from_str::<String>(raw)
+                .ok()
+                .map(std::borrow::Cow::Owned);
+        }
+        if !p.skip_value(0) {
+            return None;
+        }
+        p.ws();
+        if !p.eat(b',') {
+            return None;
+        }
+    }
+}
+
 /// The index of `key` in `names`. Lengths and first bytes are compared
 /// before any string comparison: most keys of a line are not wanted.
 fn find_name(names: &[&str], key: &str) -> Option<usize> {
@@ -358,6 +404,22 @@ mod tests {
             let theirs: Number = serde_json::from_str(t).expect("serde");
             assert_eq!(ours, theirs, "{t}");
         }
+    }
+
+    #[test]
+    fn string_field_unescapes_only_the_wanted_string() {
+        let line = r#"{"a":{"b":[1,2]},"content":"{\"k\":\"v\"}","z":1}"#;
+        assert_eq!(
+            string_field(line, "content").as_deref(),
+            Some(r#"{"k":"v"}"#)
+        );
+        assert_eq!(
+            string_field(r#"{"content":"plain"}"#, "content").as_deref(),
+            Some("plain")
+        );
+        assert_eq!(string_field(r#"{"content":1}"#, "content"), None);
+        assert_eq!(string_field(r#"{"x":1}"#, "content"), None);
+        assert_eq!(string_field(r#"["content"]"#, "content"), None);
     }
 
     #[test]

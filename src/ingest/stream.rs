@@ -43,6 +43,48 @@ struct Ctx<'o> {
     opts: &'o IngestOptions,
     /// Text lines rather than JSON Lines.
     text_lines: bool,
+    /// Envelopes whose payload is the application's JSON line: the fast
+    /// scanner reads the payload field, then the wanted fields inside it and
+    /// in the envelope.
+    payload_fast: Option<PayloadPlan>,
+}
+
+/// The wanted names of an envelope file, for the fast scanner.
+struct PayloadPlan {
+    field: String,
+    inner: Vec<String>,
+    outer: Vec<String>,
+}
+
+/// The plan for `fields`, `None` when a chosen field is a dotted path (the
+/// general path reaches into nested objects).
+fn payload_plan(fields: &Fields) -> Option<PayloadPlan> {
+    use super::record::Scope;
+    let field = fields.payload.clone()?;
+    let (mut inner, mut outer) = (Vec::new(), Vec::new());
+    for r in Role::ALL {
+        for (p, fallback) in [(fields.get(r), false), (fields.fallback(r), true)] {
+            let Some(p) = p else { continue };
+            if p.field.contains('.') || p.field == field {
+                return None;
+            }
+            let lists: &mut [&mut Vec<String>] = match (p.scope, fallback) {
+                (Scope::Outer, _) | (_, true) => &mut [&mut outer],
+                (Scope::Inner, _) => &mut [&mut inner],
+                (Scope::Any, _) => &mut [&mut inner, &mut outer],
+            };
+            for l in lists.iter_mut() {
+                if !l.contains(&p.field) {
+                    l.push(p.field.clone());
+                }
+            }
+        }
+    }
+    Some(PayloadPlan {
+        field,
+        inner,
+        outer,
+    })
 }
 
 /// One parsed chunk. Line numbers in it count from the chunk's first line.
@@ -171,6 +213,7 @@ fn read_jsonl_sized(
             names.iter().position(|n| *n == p.field)
         })
         .collect();
+    let payload_fast = payload_plan(&fields);
     let ctx = Ctx {
         file,
         name: name.to_string(),
@@ -180,6 +223,7 @@ fn read_jsonl_sized(
         tz,
         opts,
         text_lines,
+        payload_fast,
     };
 
     let mut fb = LogBuilder::new();
@@ -409,6 +453,36 @@ fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
                     std::ops::ControlFlow::Continue(())
                 });
             continue;
+        }
+        if let Some(plan) = &ctx.payload_fast
+            && let Some(inner_text) = super::fast::string_field(line, &plan.field)
+            && inner_text.trim_start().starts_with('{')
+        {
+            let inner_names: Vec<&str> = plan.inner.iter().map(String::as_str).collect();
+            let outer_names: Vec<&str> = plan.outer.iter().map(String::as_str).collect();
+            let mut ivals: Vec<Option<Val<'_>>> = vec![None; inner_names.len()];
+            let mut ovals: Vec<Option<Val<'_>>> = vec![None; outer_names.len()];
+            if scan_line(inner_text.trim(), &inner_names, &mut ivals)
+                && scan_line(line, &outer_names, &mut ovals)
+            {
+                let inner = Rec::Slots {
+                    names: &inner_names,
+                    vals: &ivals,
+                    by_role: &[],
+                };
+                let outer = Rec::Slots {
+                    names: &outer_names,
+                    vals: &ovals,
+                    by_role: &[],
+                };
+                let rec = Rec::Nested {
+                    inner: &inner,
+                    outer: &outer,
+                    skip: &plan.field,
+                };
+                col.record(&mut b, lines, &rec);
+                continue;
+            }
         }
         if !names.is_empty() && scan_line(line, &names, &mut vals) {
             let rec = Rec::Slots {
@@ -689,6 +763,45 @@ mod tests {
         let want = serial(text.as_bytes());
         assert!(want.events.len() > 2_000);
         for chunk in [64, 1000, 4096] {
+            let got = parallel(text.as_bytes(), text.len() + 1, chunk).expect("qualifies");
+            assert_same(&got, &want);
+        }
+    }
+
+    #[test]
+    fn envelopes_on_the_fast_path_give_the_serial_result() {
+        // SLS simple mode: the app's JSON line escaped inside `content`; some
+        // lines the fast scanner gives up on (a text payload, a nested tag).
+        let mut text = String::new();
+        for i in 0..3_000 {
+            let ev = ["acquired", "stock_deducted", "released"][i % 3];
+            let app = format!(
+                "{{\"ts\":\"2026-11-29T16:{:02}:{:02}.{:03}+08:00\",\"event\":\"{ev}\",\"lock_key\":\"k{}\",\"owner\":\"o{}\",\"ttl_ms\":100}}",
+                (i / 60_000) % 60,
+                (i / 1000) % 60,
+                i % 1000,
+                i % 7,
+                i / 3
+            );
+            let content = if i % 97 == 0 {
+                serde_json::to_string("2026-11-29 16:00:00.000 released lock key=k1 token=x")
+                    .expect("json")
+            } else {
+                serde_json::to_string(&app).expect("json")
+            };
+            let tag = if i % 89 == 0 {
+                "{\"x\":1}".to_string()
+            } else {
+                format!("\"node-{}\"", i % 4)
+            };
+            text.push_str(&format!(
+                "{{\"__time__\":\"{}\",\"__tag__:__hostname__\":{tag},\"content\":{content}}}\n",
+                1_796_000_000 + i / 1000
+            ));
+        }
+        let want = serial(text.as_bytes());
+        assert!(want.events.len() > 2_500);
+        for chunk in [64, 4096] {
             let got = parallel(text.as_bytes(), text.len() + 1, chunk).expect("qualifies");
             assert_same(&got, &want);
         }

@@ -601,11 +601,15 @@ pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
             return zh;
         }
     }
-    let lower = msg.to_ascii_lowercase();
-    let l = lower.as_str();
-    let has = |ws: &[&str]| ws.iter().any(|w| contains_words(l, w));
-    Some(
-        if has(&[
+    english_event(msg)
+}
+
+/// English event phrases by kind, failure forms first: the first kind with
+/// a phrase in the message (at word boundaries, any case) wins.
+const ENGLISH_PHRASES: &[(&str, &[&str])] = &[
+    (
+        "release_failed",
+        &[
             "release failed",
             "failed to release",
             "unlock failed",
@@ -613,9 +617,11 @@ pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
             "release lock failed",
             "could not release",
             "unable to release",
-        ]) {
-            "release_failed"
-        } else if has(&[
+        ],
+    ),
+    (
+        "acquire_failed",
+        &[
             "could not acquire",
             "failed to acquire",
             "unable to acquire",
@@ -627,9 +633,11 @@ pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
             "could not obtain",
             "failed to obtain",
             "lock is held by",
-        ]) {
-            "acquire_failed"
-        } else if has(&[
+        ],
+    ),
+    (
+        "acquired",
+        &[
             "acquired lock",
             "lock acquired",
             "acquired the lock",
@@ -639,85 +647,114 @@ pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
             "lock obtained",
             "lock granted",
             "locked",
-        ]) {
-            "acquired"
-        } else if has(&[
+        ],
+    ),
+    (
+        "renewed",
+        &[
             "renewed",
             "lock extended",
             "extended lock",
             "lease extended",
             "watchdog renew",
-        ]) {
-            "renewed"
-        } else if has(&["lock lost", "lost lock", "lost the lock", "lease lost"]) {
-            "lock_lost"
-        } else if has(&[
+        ],
+    ),
+    (
+        "lock_lost",
+        &["lock lost", "lost lock", "lost the lock", "lease lost"],
+    ),
+    (
+        "released",
+        &[
             "released lock",
             "lock released",
             "released the lock",
             "unlocked",
             "released",
-        ]) {
-            "released"
-        } else if has(&[
+        ],
+    ),
+    (
+        "stock_initialized",
+        &[
             "stock initialized",
             "stock initialised",
             "initialized stock",
             "inventory initialized",
-        ]) {
-            "stock_initialized"
-        } else if has(&[
+        ],
+    ),
+    (
+        "stock_deducted",
+        &[
             "stock deducted",
             "deducted stock",
             "deduct stock",
             "stock decremented",
             "decremented stock",
             "inventory deducted",
-        ]) {
-            "stock_deducted"
-        } else if has(&[
+        ],
+    ),
+    (
+        "stock_read",
+        &[
             "stock read",
             "read stock",
             "stock checked",
             "checked stock",
             "stock queried",
             "inventory read",
-        ]) {
-            "stock_read"
-        } else if has(&[
+        ],
+    ),
+    (
+        "order_created",
+        &[
             "order created",
             "created order",
             "order placed",
             "placed order",
-        ]) {
-            "order_created"
-        } else if has(&[
+        ],
+    ),
+    (
+        "write_rejected",
+        &[
             "write rejected",
             "fencing token rejected",
             "stale token rejected",
-        ]) {
-            "write_rejected"
-        } else {
-            return None;
-        },
-    )
-}
+        ],
+    ),
+];
 
-/// True when `phrase` occurs in `hay` at word boundaries.
-fn contains_words(hay: &str, phrase: &str) -> bool {
-    let hb = hay.as_bytes();
-    let mut from = 0;
-    while let Some(i) = hay[from..].find(phrase) {
-        let s = from + i;
-        let e = s + phrase.len();
-        let before = s == 0 || !hb[s - 1].is_ascii_alphanumeric();
-        let after = e == hb.len() || !hb[e].is_ascii_alphanumeric();
-        if before && after {
-            return true;
-        }
-        from = s + 1;
-    }
-    false
+/// One automaton over every phrase of [`ENGLISH_PHRASES`] (a message is
+/// searched once, not once per phrase).
+fn english_event(msg: &str) -> Option<&'static str> {
+    use std::sync::LazyLock;
+    static PHRASES: LazyLock<(Option<aho_corasick::AhoCorasick>, Vec<usize>)> =
+        LazyLock::new(|| {
+            let mut kinds = Vec::new();
+            let mut pats = Vec::new();
+            for (k, (_, ps)) in ENGLISH_PHRASES.iter().enumerate() {
+                for p in ps.iter() {
+                    pats.push(*p);
+                    kinds.push(k);
+                }
+            }
+            let ac = aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(pats)
+                .ok();
+            (ac, kinds)
+        });
+    let (Some(ac), kinds) = &*PHRASES else {
+        return None;
+    };
+    let b = msg.as_bytes();
+    let boundary = |i: usize| i == 0 || i >= b.len() || !b[i].is_ascii_alphanumeric();
+    let best = ac
+        .find_overlapping_iter(msg)
+        // The byte before the match and the byte after it end words.
+        .filter(|m| (m.start() == 0 || boundary(m.start() - 1)) && boundary(m.end()))
+        .map(|m| kinds[m.pattern().as_usize()])
+        .min()?;
+    Some(ENGLISH_PHRASES[best].0)
 }
 
 /// True for characters that may be part of a pair's name.
@@ -775,12 +812,32 @@ pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
 /// else the name as written. Time-like names are kept as written so they
 /// never compete with the line's own time.
 pub(crate) fn canonical_name(name: &str) -> &str {
-    let roles = roles_of(name);
-    match roles.iter().min_by_key(|(_, rank, _)| *rank) {
-        Some((Role::Time, _, _)) | None => name,
-        Some((Role::Ttl, _, Unit::S)) => "ttl_s",
-        Some((role, _, _)) => role.name(),
+    thread_local! {
+        /// Name -> canonical name (`None`: kept as written). A log has few
+        /// distinct pair names; bounded so odd input cannot grow it.
+        static CACHE: std::cell::RefCell<hashbrown::HashMap<Box<str>, Option<&'static str>>> =
+            std::cell::RefCell::new(hashbrown::HashMap::new());
     }
+    let known = CACHE.with(|c| c.borrow().get(name).copied());
+    let canon = match known {
+        Some(c) => c,
+        None => {
+            let roles = roles_of(name);
+            let c = match roles.iter().min_by_key(|(_, rank, _)| *rank) {
+                Some((Role::Time, _, _)) | None => None,
+                Some((Role::Ttl, _, Unit::S)) => Some("ttl_s"),
+                Some((role, _, _)) => Some(role.name()),
+            };
+            CACHE.with(|cache| {
+                let mut cache = cache.borrow_mut();
+                if cache.len() < 4096 {
+                    cache.insert(name.into(), c);
+                }
+            });
+            c
+        }
+    };
+    canon.unwrap_or(name)
 }
 
 /// Names of the pairs [`to_pairs`] makes from a line's layout (outer names
