@@ -347,7 +347,7 @@ fn plain_report() -> Value {
         d.join("; "),
         run.stderr
     );
-    run.report.unwrap()
+    run.report.expect("plain.jsonl gives a JSON report")
 }
 
 fn check_all(cases: &[Case]) {

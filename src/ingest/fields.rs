@@ -499,6 +499,11 @@ impl Detector {
         });
     }
 
+    /// True when some observed record had a field named `field`.
+    pub fn saw_field(&self, field: &str) -> bool {
+        self.memo.contains_key(field)
+    }
+
     /// True when scanning further cannot change anything useful.
     pub fn done(&self) -> bool {
         if self.records < Self::WINDOW {

@@ -310,6 +310,7 @@ fn parse_records(
 
     // Pass 1: decide the fields from the first records.
     let det = detect_fields(container, text);
+    warn_unseen_mapping_fields(builder, &info.name, &det, mapping);
     let (fields, notes) = det.resolve(mapping);
     if det.sls && matches!(info.dialect, Dialect::JsonLines | Dialect::JsonArray) {
         info.dialect = Dialect::SlsJson;
@@ -401,6 +402,33 @@ pub fn load_problems(log: &crate::model::LoadedLog) -> Vec<String> {
         );
     }
     out
+}
+
+/// Warnings for the fields a mapping names that no record detection saw
+/// has: a typo there would otherwise read as "no such events".
+pub(crate) fn warn_unseen_mapping_fields(
+    builder: &mut LogBuilder,
+    name: &str,
+    det: &Detector,
+    mapping: Option<&Mapping>,
+) {
+    let Some(m) = mapping else { return };
+    if det.records == 0 {
+        return;
+    }
+    for (role, field) in &m.fields {
+        if !det.saw_field(field) {
+            builder.warn(
+                "mapping",
+                name,
+                0,
+                format!(
+                    "the mapping names `{field}` for {role}, but none of the first {} records has that field",
+                    det.records
+                ),
+            );
+        }
+    }
 }
 
 /// Why nothing could be read from a file, and what would make it readable,

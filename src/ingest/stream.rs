@@ -179,6 +179,8 @@ fn read_jsonl_sized(
     let mapping = opts.mapping.as_ref();
     let tz = opts.tz.as_ref().or(mapping.and_then(|m| m.tz.as_ref()));
     let (fields, notes) = det.resolve(mapping);
+    let mut fb = LogBuilder::new();
+    super::warn_unseen_mapping_fields(&mut fb, name, &det, mapping);
     let mut info = placeholder();
     info.name = name.to_string();
     info.dialect = if text_lines {
@@ -226,7 +228,6 @@ fn read_jsonl_sized(
         payload_fast,
     };
 
-    let mut fb = LogBuilder::new();
     // Events expected, from the line length in the first MB (5 % spare).
     let sample = &head[..head.len().min(1 << 20)];
     let per_line = sample.len() / memchr::memchr_iter(b'\n', sample).count().max(1);

@@ -73,6 +73,27 @@ fn mapping_beats_detection() {
 }
 
 #[test]
+fn a_mapped_field_no_record_has_is_a_warning() {
+    let mapping: Mapping = "[fields]\nkey = \"lock_nmae\"\n".parse().expect("mapping");
+    let opts = IngestOptions {
+        mapping: Some(mapping),
+        ..IngestOptions::default()
+    };
+    let text = br#"{"ts":"2024-01-01T00:00:00Z","lock_name":"r1","owner":"w1","event":"acquired"}"#;
+    let log = load(text, &opts);
+    let w: Vec<String> = log
+        .warnings
+        .kept()
+        .iter()
+        .map(|w| w.reason.clone())
+        .collect();
+    assert!(
+        w.iter().any(|r| r.contains("`lock_nmae` for key") && r.contains("none of the first 1 records")),
+        "{w:?}"
+    );
+}
+
+#[test]
 fn sls_json_and_csv() {
     let text = br#"{"__time__":"1725192000","__tag__:__hostname__":"h1","__source__":"10.0.0.1","event":"acquired","key":"k","owner":"o"}"#;
     let log = load(text, &IngestOptions::default());

@@ -46,10 +46,10 @@ pub(crate) fn tie_by_thread(log: &mut LoadedLog) {
             (EventKind::Acquired, Some(k), Some(h)) => {
                 running.insert(at, (k, h));
             }
-            (EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost, _, Some(h)) => {
-                if running.get(&at).is_some_and(|(_, r)| *r == h) {
-                    running.remove(&at);
-                }
+            (EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost, _, Some(h))
+                if running.get(&at).is_some_and(|(_, r)| *r == h) =>
+            {
+                running.remove(&at);
             }
             (k, None, None) if k.is_business() && k != EventKind::StockInitialized => {
                 if let Some(&(key, holder)) = running.get(&at) {

@@ -196,6 +196,25 @@ pub fn format_ms(ms: f64) -> String {
     }
 }
 
+/// `s` with control characters (ESC, BEL, CR...) written as `\u{1b}`, so
+/// that text from a log cannot drive the terminal it is printed on.
+pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    std::borrow::Cow::Owned(
+        s.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_unicode().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,23 +239,4 @@ mod tests {
         assert_eq!(format_ms(1800.3), "1.8 s");
         assert_eq!(format_ms(123_000.0), "2 min 3 s");
     }
-}
-
-/// `s` with control characters (ESC, BEL, CR...) written as `\u{1b}`, so
-/// that text from a log cannot drive the terminal it is printed on.
-pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    std::borrow::Cow::Owned(
-        s.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_unicode().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
 }
