@@ -1157,6 +1157,15 @@ impl App {
             };
             let sum = &s.analysis.summary;
             let red = Color32::from_rgb(210, 40, 40);
+            if !crate::ingest::load_problems(&s.log).is_empty() {
+                // A count of 0 incidents here would read as an all-clear.
+                ui.label(
+                    RichText::new(tr(self.state.lang, "not_readable_short"))
+                        .strong()
+                        .color(red),
+                );
+                ui.separator();
+            }
             ui.label(
                 RichText::new(count_label(
                     self.state.lang,

@@ -152,6 +152,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "在列表中选择事故，或点击红色重叠区域。",
     ),
     (
+        "not_readable_short",
+        "Not readable: no all-clear",
+        "无法读取：不能视为正常",
+    ),
+    (
         "not_readable",
         "Not an all-clear: nothing trustworthy was read. The analysis below cannot say \"no incident\":",
         "不能视为一切正常：没有读到可信的锁事件，下面的分析不能说明“没有事故”：",

@@ -632,4 +632,5 @@ fn a_file_nothing_was_read_from_is_said_in_the_window_not_no_incidents() {
         h.query_by_label("No incidents: no two holders believed they held a key at once.")
             .is_none()
     );
+    h.get_by_label("Not readable: no all-clear");
 }
