@@ -499,6 +499,20 @@ impl Detector {
                     .2 += 1;
             }
         });
+        // A TTL field present but null or blank is still the TTL field
+        // (its acquires are `no_ttl`, not of unknown TTL).
+        rec.visit_empty(&mut |k| {
+            let roles = memo.entry(k.to_string()).or_insert_with(|| roles_of(k));
+            for &(role, rank, unit) in roles.iter().filter(|r| r.0 == Role::Ttl) {
+                if late && seen.contains(&role) {
+                    continue;
+                }
+                cands
+                    .entry((role, k.to_string()))
+                    .or_insert((rank, unit, 0))
+                    .2 += 1;
+            }
+        });
     }
 
     /// True when scanning further cannot change anything useful.

@@ -18,6 +18,7 @@ use super::{IngestError, TzSpec, parse_tz};
 ///
 /// ```toml
 /// tz = "Asia/Shanghai"          # zone of times without an offset (a --tz option wins)
+/// ttl_ms = 2000                 # TTL of files with no TTL field (a --ttl-ms option wins)
 ///
 /// [fields]                      # role = field name (dotted paths for nested JSON)
 /// time = "log_time"
@@ -49,6 +50,9 @@ pub struct Mapping {
     pub events: BTreeMap<String, EventKind>,
     /// Zone for times without an offset.
     pub tz: Option<TzSpec>,
+    /// TTL, ms, of files read with this mapping whose records carry no TTL
+    /// field (`ttl_ms = 2000`); a `--ttl-ms` option wins.
+    pub ttl_ms: Option<i64>,
 }
 
 #[derive(Deserialize)]
@@ -59,6 +63,7 @@ struct RawMapping {
     #[serde(default)]
     events: BTreeMap<String, String>,
     tz: Option<String>,
+    ttl_ms: Option<i64>,
 }
 
 impl Mapping {
@@ -126,10 +131,18 @@ impl FromStr for Mapping {
             Some(t) => Some(parse_tz(&t).map_err(|e| bad(e.to_string()))?),
             None => None,
         };
+        if let Some(ms) = raw.ttl_ms
+            && ms <= 0
+        {
+            return Err(bad(format!(
+                "ttl_ms must be a positive number of ms, got {ms}"
+            )));
+        }
         Ok(Mapping {
             fields: raw.fields,
             events,
             tz,
+            ttl_ms: raw.ttl_ms,
         })
     }
 }
@@ -142,6 +155,7 @@ mod tests {
     fn toml_and_json_mappings() {
         let m: Mapping = r#"
 tz = "+08:00"
+ttl_ms = 2000
 [fields]
 time = "log_time"
 holder = "who"
@@ -154,6 +168,7 @@ ttl_s = "exp"
         assert_eq!(m.fields.get("holder").map(String::as_str), Some("who"));
         assert_eq!(m.event_kind("lock_ok"), Some(EventKind::Acquired));
         assert!(m.tz.is_some());
+        assert_eq!(m.ttl_ms, Some(2000));
         assert!(m.field_roles().contains(&(Role::Ttl, Unit::S, "exp")));
         let j: Mapping = r#"{"fields":{"key":"res"},"events":{"Lock-Gone":"lock_lost"}}"#
             .parse()
@@ -167,6 +182,8 @@ ttl_s = "exp"
             "[fields]\nwho = \"x\"",
             "[events]\nX = \"grabbed\"",
             "tz = \"Mars/Olympus\"",
+            "ttl_ms = 0",
+            "ttl_ms = \"2s\"",
             "nonsense = 1",
             "{not json",
         ] {
