@@ -124,6 +124,28 @@ impl Building {
         }
     }
 
+    /// A renewal at `t` carrying `ttl_ms` (rule 3 of [`reconstruct_leases`]):
+    /// before expiry it moves the expiry; after expiry it is late; after
+    /// the holder's own release it is a ghost (a watchdog that outlived the
+    /// unlock) and extends nothing.
+    fn renew(&mut self, t: i64, ttl_ms: Option<i64>) {
+        if !self.window_open && self.lease.window_end == WindowEnd::Released {
+            self.lease.ghost_renewals_ns.push(t);
+        } else if self.valid_at(t) {
+            let ttl = ttl_ms.or(self.lease.ttl_ms).filter(|&ttl| ttl >= 0);
+            self.lease.renewals_ns.push(t);
+            if self.lease.ttl_ms.is_none() {
+                self.lease.ttl_ms = ttl;
+            }
+            self.lease.expiry_ns = ttl.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
+        } else if self.lease.expiry_ns.is_some_and(|exp| t > exp) {
+            self.lease.late_renewals_ns.push(t);
+        }
+        if self.window_open {
+            self.last_event_ns = t;
+        }
+    }
+
     /// Still valid at `now_ns`? A key is gone once now > its deadline
     /// (Redis expiry semantics, redis.io/docs/latest/commands/expire).
     fn valid_at(&self, now_ns: i64) -> bool {
@@ -338,26 +360,8 @@ fn reconstruct_key(
             }
             EventKind::Renewed => {
                 let Some(h) = mine else { continue };
-                let b = &mut holds[h];
-                b.lease.lines.push(e.source);
-                if !b.window_open && b.lease.window_end == WindowEnd::Released {
-                    // After the holder's own release: a watchdog that
-                    // outlived the unlock. It extends nothing.
-                    b.lease.ghost_renewals_ns.push(t);
-                } else if b.valid_at(t) {
-                    let ttl = e.ttl_ms().or(b.lease.ttl_ms).filter(|&ttl| ttl >= 0);
-                    b.lease.renewals_ns.push(t);
-                    if b.lease.ttl_ms.is_none() {
-                        b.lease.ttl_ms = ttl;
-                    }
-                    b.lease.expiry_ns =
-                        ttl.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
-                } else if b.lease.expiry_ns.is_some_and(|exp| t > exp) {
-                    b.lease.late_renewals_ns.push(t);
-                }
-                if b.window_open {
-                    b.last_event_ns = t;
-                }
+                holds[h].lease.lines.push(e.source);
+                holds[h].renew(t, e.ttl_ms());
             }
             EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost => {
                 let elapsed_ns = e
