@@ -106,6 +106,10 @@ pub struct AnalysisArgs {
     /// Glob for lock keys in MONITOR captures.
     #[arg(long, value_name = "GLOB")]
     pub lock_pattern: Option<String>,
+    /// TTL of the files whose records carry no TTL field, MS for all of them
+    /// or FILE=MS for one (repeatable); without it their TTL is unknown.
+    #[arg(long = "ttl-ms", value_name = "MS|FILE=MS")]
+    pub ttl_ms: Vec<String>,
 }
 
 impl AnalysisArgs {
@@ -143,10 +147,12 @@ impl AnalysisArgs {
         Ok(s)
     }
 
-    /// Ingest options from `--tz`, `--mapping` and `--lock-pattern`.
+    /// Ingest options from `--tz`, `--mapping`, `--lock-pattern` and
+    /// `--ttl-ms`.
     ///
     /// # Errors
-    /// An unknown zone or an unreadable mapping file.
+    /// An unknown zone, an unreadable mapping file or a `--ttl-ms` that is
+    /// not `MS` or `FILE=MS`.
     pub fn ingest_options(&self) -> anyhow::Result<IngestOptions> {
         let mut opts = IngestOptions::default();
         if let Some(tz) = &self.tz {
@@ -158,6 +164,7 @@ impl AnalysisArgs {
         if let Some(p) = &self.lock_pattern {
             opts.monitor.lock_pattern = p.clone();
         }
+        opts.ttl = crate::ingest::FileTtl::parse(&self.ttl_ms)?;
         Ok(opts)
     }
 }

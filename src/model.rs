@@ -702,6 +702,11 @@ pub struct SourceInfo {
     /// setting).
     #[serde(skip)]
     pub naive_read_as_utc: bool,
+    /// True when no record carries a TTL field and no TTL was given for the
+    /// file: its holds' TTL is unknown, not infinite (docs/semantics.md §3;
+    /// the notes say how to give it).
+    #[serde(skip)]
+    pub ttl_unknown: bool,
 }
 
 impl SourceInfo {
@@ -727,6 +732,7 @@ impl SourceInfo {
             lines_skipped: 0,
             lines_warned: 0,
             naive_read_as_utc: false,
+            ttl_unknown: false,
         }
     }
 }

@@ -233,6 +233,7 @@ fn reference_pairs(
                 LockEnd::Expired => Cause::LeaseExpired,
                 LockEnd::ForeignRelease => Cause::ForeignRelease,
                 LockEnd::Vanished => Cause::LockVanished,
+                LockEnd::Unknown => Cause::TtlUnknown,
                 _ => continue,
             };
             if earlier.lock_end_ns <= later.acquired_ns {
@@ -318,10 +319,11 @@ fn reference_incidents(
     (out, all_listed)
 }
 
-const LOCK_ENDS: [LockEnd; 6] = [
+const LOCK_ENDS: [LockEnd; 7] = [
     LockEnd::Expired,
     LockEnd::ForeignRelease,
     LockEnd::Vanished,
+    LockEnd::Unknown,
     LockEnd::OwnRelease,
     LockEnd::Reacquired,
     LockEnd::StillHeld,
@@ -350,8 +352,10 @@ fn holds_from(rows: &[(u8, i64, u8, i64, usize, i64)], strings: &mut Interner) -
             thread: None,
             acquired_ns: t,
             ttl_ms: None,
+            ttl_unknown: false,
             renewals_ns: Vec::new(),
             late_renewals_ns: Vec::new(),
+            ghost_renewals_ns: Vec::new(),
             expiry_ns: None,
             window_end_ns: t + window_ms * MS,
             window_end: WindowEnd::LastEvent,
@@ -384,7 +388,7 @@ proptest! {
     #[test]
     fn sweep_agrees_with_all_pairs(
         rows in prop::collection::vec(
-            (0u8..3, 0i64..4, 0u8..4, 0i64..20, 0usize..6, 0i64..20),
+            (0u8..3, 0i64..4, 0u8..4, 0i64..20, 0usize..7, 0i64..20),
             0..40,
         ),
         lag in prop::collection::vec((0usize..40, 0usize..40), 0..6),

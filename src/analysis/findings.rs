@@ -36,7 +36,10 @@ fn finding(kind: FindingKind, lease: &Lease, at_ns: i64, detail: String) -> Find
 /// - `renewal_gap`: a renewal after expiry, or, for a hold with renewals, a
 ///   gap longer than the TTL between consecutive points of acquire, renewals
 ///   and window end. One finding per hold.
-/// - `no_ttl`: an acquire with no TTL.
+/// - `ghost_renewal`: renewals logged after the holder's own release (a
+///   watchdog that outlived the unlock); one finding per hold.
+/// - `no_ttl`: an acquire whose TTL is absent, null or 0 in a file that has
+///   a TTL field (an unknown TTL raises none).
 /// - `foreign_release`: a hold whose lock another holder deleted.
 /// - `fencing_violation`: a write carrying a fencing token lower than one
 ///   already accepted on that key (a `write_rejected` was contained by the
@@ -93,7 +96,23 @@ pub fn detect_findings(
         if let Some(gap) = renewal_gap(lease) {
             out.push(finding(FindingKind::RenewalGap, lease, gap.0, gap.1));
         }
-        if lease.ttl_ms.is_none() {
+        if let Some(&first) = lease.ghost_renewals_ns.first() {
+            out.push(finding(
+                FindingKind::GhostRenewal,
+                lease,
+                first,
+                format!(
+                    "{} renewed {} {} time(s) after its own release at {:.0} ms: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
+                    name(lease.holder),
+                    name(lease.key),
+                    lease.ghost_renewals_ns.len(),
+                    ms(first - lease.window_end_ns)
+                ),
+            ));
+        }
+        // An unknown TTL (no TTL field in the file) is said once, in the
+        // file's notes, not per hold.
+        if lease.ttl_ms.is_none() && !lease.ttl_unknown {
             out.push(finding(
                 FindingKind::NoTtl,
                 lease,
@@ -310,6 +329,49 @@ mod tests {
 
     fn kinds(f: &[Finding]) -> Vec<FindingKind> {
         f.iter().map(|f| f.kind).collect()
+    }
+
+    #[test]
+    fn a_watchdog_renewing_after_the_release_is_one_ghost_renewal_not_a_gap() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (300, Released, "k", "A", None),
+            (1200, Renewed, "k", "A", Some(1000)),
+            (2100, Renewed, "k", "A", Some(1000)),
+        ]);
+        let a = analyze(&log, &Settings::default());
+        assert_eq!(kinds(&a.findings), vec![FindingKind::GhostRenewal]);
+        assert_eq!(a.findings[0].at_ns, 1200 * NS_PER_MS);
+        assert!(
+            a.findings[0].detail.contains("2 time(s)"),
+            "{}",
+            a.findings[0].detail
+        );
+    }
+
+    #[test]
+    fn an_unknown_ttl_is_no_no_ttl_and_claims_no_expiry() {
+        let rows = [
+            (0, Acquired, "k", "A", None),
+            (2100, Acquired, "k", "B", None),
+            (3000, ReleaseFailed, "k", "A", None),
+            (3100, Released, "k", "B", None),
+        ];
+        let known_absent = analyze(&log_of(&rows), &Settings::default());
+        assert_eq!(
+            kinds(&known_absent.findings),
+            vec![FindingKind::NoTtl, FindingKind::NoTtl]
+        );
+        assert_eq!(
+            known_absent.overlaps[0].cause,
+            crate::analysis::Cause::LockVanished
+        );
+        let log = crate::analysis::leases::tests::ttl_unknown(log_of(&rows));
+        let a = analyze(&log, &Settings::default());
+        assert!(a.findings.is_empty(), "{:?}", a.findings);
+        assert_eq!(a.overlaps.len(), 1);
+        assert_eq!(a.overlaps[0].cause, crate::analysis::Cause::TtlUnknown);
+        assert_eq!(a.incidents[0].cause, crate::analysis::Cause::TtlUnknown);
     }
 
     #[test]

@@ -124,6 +124,28 @@ impl Building {
         }
     }
 
+    /// A renewal at `t` carrying `ttl_ms` (rule 3 of [`reconstruct_leases`]):
+    /// before expiry it moves the expiry; after expiry it is late; after
+    /// the holder's own release it is a ghost (a watchdog that outlived the
+    /// unlock) and extends nothing.
+    fn renew(&mut self, t: i64, ttl_ms: Option<i64>) {
+        if !self.window_open && self.lease.window_end == WindowEnd::Released {
+            self.lease.ghost_renewals_ns.push(t);
+        } else if self.valid_at(t) {
+            let ttl = ttl_ms.or(self.lease.ttl_ms).filter(|&ttl| ttl >= 0);
+            self.lease.renewals_ns.push(t);
+            if self.lease.ttl_ms.is_none() {
+                self.lease.ttl_ms = ttl;
+            }
+            self.lease.expiry_ns = ttl.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
+        } else if self.lease.expiry_ns.is_some_and(|exp| t > exp) {
+            self.lease.late_renewals_ns.push(t);
+        }
+        if self.window_open {
+            self.last_event_ns = t;
+        }
+    }
+
     /// Still valid at `now_ns`? A key is gone once now > its deadline
     /// (Redis expiry semantics, redis.io/docs/latest/commands/expire).
     fn valid_at(&self, now_ns: i64) -> bool {
@@ -138,9 +160,11 @@ impl Building {
 /// 1. the live lock expires once time passes its expiry;
 /// 2. `acquired` starts a new hold; a live lock of another holder then ended
 ///    either by log lag (its holder's own successful release follows within
-///    `log_lag_tolerance_ms`) or it vanished;
+///    `log_lag_tolerance_ms`) or it vanished (or, with an unknown TTL,
+///    [`LockEnd::Unknown`]: expired or vanished);
 /// 3. `renewed` before expiry moves the expiry to renewal + TTL; after expiry
-///    it does not count;
+///    it does not count; after the holder's own release it is a ghost
+///    renewal and does not count either;
 /// 4. `released` closes the believed window (at its time minus
 ///    `elapsed_ms`); a successful delete ends the holder's own live lock, or,
 ///    when the releaser's lock had already ended, another holder's live lock
@@ -290,10 +314,19 @@ fn reconstruct_key(
                             holds[l].release_absorbed = true;
                             lag.push((l, new, lag_ns));
                         }
+                        // Without a known TTL it may as well have expired.
+                        None if holds[l].lease.ttl_unknown => {
+                            holds[l].end_lock(LockEnd::Unknown, t, None);
+                        }
                         None => holds[l].end_lock(LockEnd::Vanished, t, None),
                     }
                 }
                 let ttl_ms = e.ttl_ms().filter(|&ttl| ttl >= 0);
+                let ttl_unknown = ttl_ms.is_none()
+                    && log
+                        .sources
+                        .get(usize::from(e.source.file))
+                        .is_some_and(|s| s.ttl_unknown);
                 let expiry_ns = ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
                 holds.push(Building {
                     lease: Lease {
@@ -304,8 +337,10 @@ fn reconstruct_key(
                         thread: e.thread,
                         acquired_ns: t,
                         ttl_ms,
+                        ttl_unknown,
                         renewals_ns: Vec::new(),
                         late_renewals_ns: Vec::new(),
+                        ghost_renewals_ns: Vec::new(),
                         expiry_ns,
                         window_end_ns: t,
                         window_end: WindowEnd::LastEvent,
@@ -325,22 +360,8 @@ fn reconstruct_key(
             }
             EventKind::Renewed => {
                 let Some(h) = mine else { continue };
-                let b = &mut holds[h];
-                b.lease.lines.push(e.source);
-                if b.valid_at(t) {
-                    let ttl = e.ttl_ms().or(b.lease.ttl_ms).filter(|&ttl| ttl >= 0);
-                    b.lease.renewals_ns.push(t);
-                    if b.lease.ttl_ms.is_none() {
-                        b.lease.ttl_ms = ttl;
-                    }
-                    b.lease.expiry_ns =
-                        ttl.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
-                } else if b.lease.expiry_ns.is_some_and(|exp| t > exp) {
-                    b.lease.late_renewals_ns.push(t);
-                }
-                if b.window_open {
-                    b.last_event_ns = t;
-                }
+                holds[h].lease.lines.push(e.source);
+                holds[h].renew(t, e.ttl_ms());
             }
             EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost => {
                 let elapsed_ns = e
@@ -601,6 +622,47 @@ pub(crate) mod tests {
         assert_eq!(a.window_end_ns, 5 * NS_PER_MS);
         assert_eq!(a.lock_end, LockEnd::StillHeld);
         assert_eq!(a.expiry_ns, None);
+    }
+
+    #[test]
+    fn renewal_after_own_release_is_a_ghost_that_extends_nothing() {
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (500, Released, "k", "A", None),
+            (900, Renewed, "k", "A", Some(1000)),
+            (1900, Renewed, "k", "A", Some(1000)),
+        ]);
+        let a = &leases_of(&log).leases[0];
+        assert_eq!(a.ghost_renewals_ns, vec![900 * NS_PER_MS, 1900 * NS_PER_MS]);
+        assert!(a.renewals_ns.is_empty());
+        assert!(a.late_renewals_ns.is_empty());
+        assert_eq!(a.lock_end, LockEnd::OwnRelease);
+        assert_eq!(a.expiry_ns, Some(1000 * NS_PER_MS));
+    }
+
+    /// `log` as if its only file had no TTL field.
+    pub(crate) fn ttl_unknown(mut log: LoadedLog) -> LoadedLog {
+        let mut info = crate::model::SourceInfo::new("app.jsonl", crate::model::Dialect::JsonLines);
+        info.ttl_unknown = true;
+        log.sources = vec![info];
+        log
+    }
+
+    #[test]
+    fn with_an_unknown_ttl_a_superseded_lock_ended_unknown_not_vanished() {
+        let log = ttl_unknown(log_of(&[
+            (0, Acquired, "k", "A", None),
+            (2100, Acquired, "k", "B", None),
+            (3000, ReleaseFailed, "k", "A", None),
+            (3100, Released, "k", "B", None),
+        ]));
+        let set = leases_of(&log);
+        let a = &set.leases[0];
+        assert!(a.ttl_unknown);
+        assert_eq!(a.lock_end, LockEnd::Unknown);
+        assert_eq!(a.lock_end_ns, 2100 * NS_PER_MS);
+        assert_eq!(a.zombie_ns(), Some((2100 * NS_PER_MS, 3000 * NS_PER_MS)));
+        assert_eq!(set.leases[1].lock_end, LockEnd::OwnRelease);
     }
 
     #[test]

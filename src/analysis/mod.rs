@@ -94,6 +94,10 @@ pub enum LockEnd {
     /// The next holder acquired while the lease was still valid and nobody
     /// deleted it (failover, flush, eviction).
     Vanished,
+    /// The next holder acquired, nobody deleted it, and the TTL is unknown
+    /// (its file has no TTL field): it expired or vanished, the log cannot
+    /// say which (docs/semantics.md §3).
+    Unknown,
     /// The same holder acquired again (re-entrant or retried acquire).
     Reacquired,
     /// Still held at the end of the log (no TTL, or TTL beyond the log).
@@ -119,12 +123,19 @@ pub struct Lease {
     pub thread: Option<Sym>,
     /// Grant time, ns (host offset applied).
     pub acquired_ns: i64,
-    /// TTL of the grant, ms. `None`: the lock never expires (`no_ttl`).
+    /// TTL of the grant, ms. `None`: the lock never expires (`no_ttl`),
+    /// unless `ttl_unknown`.
     pub ttl_ms: Option<i64>,
+    /// True when the TTL is unknown, not absent: the acquire's file carries
+    /// no TTL field and no TTL was given for it (docs/semantics.md §3).
+    pub ttl_unknown: bool,
     /// Times of renewals that counted (logged before expiry), ns.
     pub renewals_ns: Vec<i64>,
     /// Times of renewals logged after expiry (not counted), ns.
     pub late_renewals_ns: Vec<i64>,
+    /// Times of renewals logged after the holder's own release (a watchdog
+    /// that outlived the unlock; not counted, no `renewal_gap`), ns.
+    pub ghost_renewals_ns: Vec<i64>,
     /// When the lease expires after counted renewals, ns; `None` without TTL.
     pub expiry_ns: Option<i64>,
     /// End of the believed window, ns (a release with `elapsed_ms` ends the
@@ -166,7 +177,7 @@ impl Lease {
         (self.lock_end_ns < self.window_end_ns
             && matches!(
                 self.lock_end,
-                LockEnd::Expired | LockEnd::ForeignRelease | LockEnd::Vanished
+                LockEnd::Expired | LockEnd::ForeignRelease | LockEnd::Vanished | LockEnd::Unknown
             ))
         .then_some((self.lock_end_ns, self.window_end_ns))
     }
@@ -182,6 +193,10 @@ pub enum Cause {
     ForeignRelease,
     /// The earlier lock disappeared while valid (failover, flush, eviction).
     LockVanished,
+    /// The earlier lock was gone when the later holder acquired, nobody
+    /// deleted it, and its TTL is unknown: expiry or a vanished lock, the
+    /// log cannot tell which (docs/semantics.md §4).
+    TtlUnknown,
 }
 
 impl Cause {
@@ -191,6 +206,7 @@ impl Cause {
             Cause::LeaseExpired => "lease_expired",
             Cause::ForeignRelease => "foreign_release",
             Cause::LockVanished => "lock_vanished",
+            Cause::TtlUnknown => "ttl_unknown",
         }
     }
 }
@@ -343,6 +359,9 @@ pub enum FindingKind {
     /// A renewal after expiry, or a gap longer than the TTL between
     /// consecutive grants / window end of a renewed hold.
     RenewalGap,
+    /// A renewal logged after its holder's own release (a watchdog that
+    /// outlived the unlock).
+    GhostRenewal,
     /// An acquire with no TTL.
     NoTtl,
     /// A successful delete of another holder's live lock.
@@ -360,6 +379,7 @@ impl FindingKind {
             FindingKind::NearMiss => "near_miss",
             FindingKind::NearMissStreak => "near_miss_streak",
             FindingKind::RenewalGap => "renewal_gap",
+            FindingKind::GhostRenewal => "ghost_renewal",
             FindingKind::NoTtl => "no_ttl",
             FindingKind::ForeignRelease => "foreign_release",
             FindingKind::ClockSkew => "clock_skew",

@@ -98,6 +98,7 @@ fn cause_of(lease: &Lease) -> Option<Cause> {
         LockEnd::Expired => Some(Cause::LeaseExpired),
         LockEnd::ForeignRelease => Some(Cause::ForeignRelease),
         LockEnd::Vanished => Some(Cause::LockVanished),
+        LockEnd::Unknown => Some(Cause::TtlUnknown),
         LockEnd::OwnRelease | LockEnd::Reacquired | LockEnd::StillHeld => None,
     }
 }

@@ -136,6 +136,8 @@ fn synonyms(role: Role) -> &'static [(&'static str, Unit)] {
             ("timems", Ms),
             ("timestampms", Ms),
             ("time.local", Ms),
+            // Serilog CLEF (`@t`).
+            ("t", Ms),
         ],
         Role::Key => &[
             ("key", Ms),
@@ -161,6 +163,11 @@ fn synonyms(role: Role) -> &'static [(&'static str, Unit)] {
             ("ownerid", Ms),
             ("holderid", Ms),
             ("client", Ms),
+            // RedLock.net / DistributedLock: `Resource` is the key, `LockId`
+            // the holder's unique value (the key role is resolved first, so
+            // a file whose only lock field is `lockId` keeps it as the key).
+            ("lockid", Ms),
+            ("leaseid", Ms),
         ],
         Role::Event => &[
             ("event", Ms),
@@ -171,6 +178,8 @@ fn synonyms(role: Role) -> &'static [(&'static str, Unit)] {
             ("type", Ms),
             ("op", Ms),
             ("operation", Ms),
+            // Microsoft.Extensions.Logging's `EventId.Name` (Serilog).
+            ("eventid.name", Ms),
         ],
         Role::Ttl => &[
             ("ttlms", Ms),
@@ -190,6 +199,53 @@ fn synonyms(role: Role) -> &'static [(&'static str, Unit)] {
             ("expiresec", S),
             ("ex", S),
             ("seconds", S),
+            // The families lock libraries use (issue 14 item 6), below the
+            // names above so that existing files keep their choice; the unit
+            // comes from the suffix, unit-less names are ms.
+            ("ttlmillis", Ms),
+            ("ttlmilliseconds", Ms),
+            ("lockttl", Ms),
+            ("lockttlms", Ms),
+            ("leasemillis", Ms),
+            ("leasetimemillis", Ms),
+            ("leaseduration", Ms),
+            ("leasedurationms", Ms),
+            ("lockleasetime", Ms),
+            ("lockleasems", Ms),
+            ("expire", Ms),
+            ("expiry", Ms),
+            ("expiration", Ms),
+            ("expirationms", Ms),
+            ("expirytime", Ms),
+            ("expiretime", Ms),
+            ("expiretimems", Ms),
+            ("expireafter", Ms),
+            ("expireafterms", Ms),
+            ("expiryinms", Ms),
+            ("locktimeout", Ms),
+            ("locktimeoutms", Ms),
+            ("timeoutms", Ms),
+            ("timeout", Ms),
+            ("durationms", Ms),
+            ("duration", Ms),
+            ("lease", Ms),
+            ("ttlsecs", S),
+            ("leaseseconds", S),
+            ("leasesecs", S),
+            ("leasetimeseconds", S),
+            ("leasetimesec", S),
+            ("expireseconds", S),
+            ("expiresecs", S),
+            ("expiryseconds", S),
+            ("expirysec", S),
+            ("expirationseconds", S),
+            ("expireafterseconds", S),
+            ("expireafters", S),
+            ("locktimeoutseconds", S),
+            ("timeoutseconds", S),
+            ("timeoutsec", S),
+            ("durationseconds", S),
+            ("durationsec", S),
         ],
         Role::Host => &[
             ("host", Ms),
@@ -234,8 +290,36 @@ fn synonyms(role: Role) -> &'static [(&'static str, Unit)] {
         Role::Fencing => &[("fencingtoken", Ms), ("fence", Ms), ("fencetoken", Ms)],
         Role::Elapsed => &[("elapsedms", Ms)],
         Role::Deleted => &[("deleted", Ms), ("delresult", Ms), ("result", Ms)],
-        Role::Message => &[("msg", Ms), ("message", Ms)],
+        // Serilog CLEF: `@mt` (message template), `@m` (rendered message).
+        Role::Message => &[("msg", Ms), ("message", Ms), ("mt", Ms), ("m", Ms)],
     }
+}
+
+/// TTL names that may well mean something else (a request's `duration`, a
+/// client `timeout`, an `expire` time), in normal form: choosing one is noted.
+const GUESSED_TTL: &[&str] = &[
+    "duration",
+    "durationms",
+    "durationsec",
+    "durationseconds",
+    "timeout",
+    "timeoutms",
+    "timeoutsec",
+    "timeoutseconds",
+    "locktimeout",
+    "locktimeoutms",
+    "locktimeoutseconds",
+    "lease",
+    "expire",
+    "expiry",
+    "expiration",
+];
+
+/// True when `field` (its last dotted segment) is one of [`GUESSED_TTL`].
+fn guessed_ttl(field: &str) -> bool {
+    let n = normalize_key(field);
+    let last = n.rsplit('.').next().unwrap_or(&n);
+    GUESSED_TTL.contains(&last)
 }
 
 /// Meaning-based rules for headers with Chinese (or other) words in them.
@@ -497,6 +581,26 @@ impl Detector {
                 }
             }
         });
+        // A TTL field present but null or blank is still the TTL field
+        // (its acquires are `no_ttl`, not of unknown TTL).
+        rec.visit_empty(&mut |k| {
+            let roles = memo.entry(k.to_string()).or_insert_with(|| roles_of(k));
+            for &(role, rank, unit) in roles.iter().filter(|r| r.0 == Role::Ttl) {
+                if late && seen.contains(&role) {
+                    continue;
+                }
+                // A null or blank value is the application's own field.
+                cands
+                    .entry((role, k.to_string(), false))
+                    .or_insert(Cand {
+                        rank,
+                        unit,
+                        seen: 0,
+                        resolution_ns: i64::MAX,
+                    })
+                    .seen += 1;
+            }
+        });
     }
 
     /// True when some observed record had a field named `field`.
@@ -527,6 +631,7 @@ impl Detector {
         };
         let mut notes = Vec::new();
         let mut used: Vec<String> = Vec::new();
+        let mut unsure: Vec<(Role, String, Vec<String>)> = Vec::new();
         if let Some(m) = mapping {
             for (role, unit, field) in m.field_roles() {
                 fields.picks[role.index()] = Some(Pick {
@@ -590,18 +695,12 @@ impl Detector {
             );
             let mut others: Vec<String> = Vec::new();
             for (g, _, _) in &c[1..] {
-                let g = format!("`{g}`");
-                if *g.trim_matches('`') != **f && !others.contains(&g) {
-                    others.push(g);
+                if **g != *f && !others.contains(g) {
+                    others.push((*g).clone());
                 }
             }
             if core && !others.is_empty() {
-                notes.push(format!(
-                    "{}: using `{}`; also present: {}",
-                    role.name(),
-                    f,
-                    others.join(", ")
-                ));
+                unsure.push((role, f.clone(), others));
             }
             if role == Role::Time
                 && let Some((g, _, _)) = c[1..].iter().find(|x| whole_seconds(x.2))
@@ -612,6 +711,31 @@ impl Detector {
                     resolution_name(best.resolution_ns)
                 ));
             }
+        }
+        // Candidates that another role took are no alternative.
+        for (role, chosen, others) in unsure {
+            let others: Vec<String> = others
+                .iter()
+                .filter(|f| !used.contains(f))
+                .map(|f| format!("`{f}`"))
+                .collect();
+            if !others.is_empty() {
+                notes.push(format!(
+                    "{}: using `{chosen}`; also present: {}",
+                    role.name(),
+                    others.join(", ")
+                ));
+            }
+        }
+        if let Some(p) = fields.get(Role::Ttl)
+            && mapping.is_none_or(|m| !m.field_roles().iter().any(|(r, ..)| *r == Role::Ttl))
+            && guessed_ttl(&p.field)
+        {
+            let unit = if p.unit == Unit::S { "seconds" } else { "ms" };
+            notes.push(format!(
+                "ttl: `{}` is read as the lease TTL in {unit}, by its name only (map `ttl_ms` or `ttl_s` to another field if it is not)",
+                p.field
+            ));
         }
         if fields.get(Role::Event).is_none() && fields.get(Role::Message).is_some() {
             fields.event_from_message = true;
@@ -646,6 +770,25 @@ fn english_kind(n: &str) -> Option<EventKind> {
         "acquired" | "lock_acquired" | "acquire_ok" | "acquire_success" | "acquire_succeeded"
         | "locked" | "lock_ok" | "lock_success" | "lock_obtained" | "obtained" | "got_lock"
         | "lock_granted" | "granted" | "acquire_lock_ok" | "lock_acquire_ok" => Acquired,
+        // Tair / TairString: `EXSET key value NX PX ms` took the lock.
+        "exset" | "exset_nx" | "exset_ok" | "exset_nx_ok" | "exset_success" => Acquired,
+        "exset_failed" | "exset_nx_failed" | "exset_fail" | "exset_nil" => AcquireFailed,
+        // `CAD key value` / `EXCAD`: delete when the value matches (a release).
+        "cad" | "excad" | "cad_ok" | "excad_ok" | "cad_success" => Released,
+        "cad_failed" | "excad_failed" | "cad_fail" | "cad_mismatch" | "excad_mismatch" => {
+            ReleaseFailed
+        }
+        // A write refused by its version (`EXCAS`, `CAS`, `EXSET ... VER n`):
+        // fencing that worked.
+        "excas_rejected"
+        | "excas_failed"
+        | "cas_rejected"
+        | "cas_failed"
+        | "excas_version_mismatch"
+        | "exset_ver_rejected"
+        | "exset_version_mismatch"
+        | "version_mismatch"
+        | "version_rejected" => WriteRejected,
         "acquire_failed"
         | "lock_busy"
         | "acquire_timeout"
@@ -737,13 +880,36 @@ pub(crate) fn event_kind(
     {
         return Some(k);
     }
-    english_kind(buf).or_else(|| {
-        if raw.is_ascii() {
-            None
-        } else {
-            chinese_kind(raw)
+    english_kind(buf)
+        .or_else(|| camel_kind(raw, mapping, buf))
+        .or_else(|| {
+            if raw.is_ascii() {
+                None
+            } else {
+                chinese_kind(raw)
+            }
+        })
+}
+
+/// PascalCase / camelCase names (`LockAcquired`, `EventId.Name` in .NET
+/// logs) split at each lower-to-upper step and matched again.
+fn camel_kind(raw: &str, mapping: Option<&Mapping>, buf: &mut String) -> Option<EventKind> {
+    let mut split = String::with_capacity(raw.len() + 4);
+    let mut prev_lower = false;
+    for c in raw.chars() {
+        if c.is_ascii_uppercase() && prev_lower {
+            split.push('_');
         }
-    })
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        split.push(c);
+    }
+    if split.len() == raw.len() {
+        return None;
+    }
+    normalize_event(&split, buf);
+    mapping
+        .and_then(|m| m.event_kind(buf))
+        .or_else(|| english_kind(buf))
 }
 
 #[cfg(test)]
@@ -774,8 +940,23 @@ mod tests {
             kind("Could not obtain lock"),
             Some(EventKind::AcquireFailed)
         );
+        assert_eq!(kind("LockAcquired"), Some(EventKind::Acquired));
+        assert_eq!(kind("lockReleased"), Some(EventKind::Released));
+        assert_eq!(kind("AcquireAttempt"), None);
         assert_eq!(kind("acquire_attempt"), None);
         assert_eq!(kind("sold_out"), None);
+    }
+
+    #[test]
+    fn tair_event_names() {
+        assert_eq!(kind("EXSET"), Some(EventKind::Acquired));
+        assert_eq!(kind("exset_nx_failed"), Some(EventKind::AcquireFailed));
+        assert_eq!(kind("CAD"), Some(EventKind::Released));
+        assert_eq!(kind("excad"), Some(EventKind::Released));
+        assert_eq!(kind("cad_failed"), Some(EventKind::ReleaseFailed));
+        assert_eq!(kind("EXCAS rejected"), Some(EventKind::WriteRejected));
+        assert_eq!(kind("cas-rejected"), Some(EventKind::WriteRejected));
+        assert_eq!(kind("exget"), None);
     }
 
     #[test]
@@ -831,5 +1012,39 @@ mod tests {
         assert_eq!(role("slot_token"), None);
         assert_eq!(role("lock_value"), None);
         assert_eq!(role("stock_key"), None);
+    }
+
+    #[test]
+    fn lease_name_families_and_their_units() {
+        for (name, unit) in [
+            ("expire_seconds", S),
+            ("expireAfter", Ms),
+            ("expireAfterSeconds", S),
+            ("duration", Ms),
+            ("durationMs", Ms),
+            ("lease_seconds", S),
+            ("leaseMillis", Ms),
+            ("lockTimeout", Ms),
+            ("timeout_ms", Ms),
+            ("timeout_seconds", S),
+            ("ttlSecs", S),
+        ] {
+            assert_eq!(role(name), Some((Role::Ttl, unit)), "{name}");
+        }
+        // Waits and elapsed times are no lease.
+        assert_eq!(role("waitedMs"), None);
+        assert_eq!(role("acquireTimeoutMs"), None);
+        assert_eq!(role("LockId"), Some((Role::Key, Ms)));
+        assert!(roles_of("LockId").iter().any(|r| r.0 == Role::Holder));
+    }
+
+    #[test]
+    fn serilog_clef_names() {
+        assert_eq!(role("@t"), Some((Role::Time, Ms)));
+        assert_eq!(role("@mt"), Some((Role::Message, Ms)));
+        assert_eq!(role("@m"), Some((Role::Message, Ms)));
+        assert_eq!(role("EventId.Name"), Some((Role::Event, Ms)));
+        assert_eq!(role("@l"), None);
+        assert_eq!(role("@x"), None);
     }
 }

@@ -18,6 +18,7 @@ use super::{IngestError, TzSpec, parse_tz};
 ///
 /// ```toml
 /// tz = "Asia/Shanghai"          # zone of times without an offset (a --tz option wins)
+/// ttl_ms = 2000                 # TTL of files with no TTL field (a --ttl-ms option wins)
 ///
 /// [fields]                      # role = field name (dotted paths for nested JSON)
 /// time = "log_time"
@@ -62,6 +63,9 @@ pub struct Mapping {
     /// Per event kind, a regex over the message whose named groups are
     /// roles; the first that matches gives the line's event.
     pub messages: Vec<(EventKind, Rx)>,
+    /// TTL, ms, of files read with this mapping whose records carry no TTL
+    /// field (`ttl_ms = 2000`); a `--ttl-ms` option wins.
+    pub ttl_ms: Option<i64>,
 }
 
 /// A compiled regex that compares by its pattern.
@@ -87,6 +91,7 @@ struct RawMapping {
     line_regex: Option<String>,
     #[serde(default)]
     messages: toml::Table,
+    ttl_ms: Option<i64>,
 }
 
 impl Mapping {
@@ -187,6 +192,13 @@ impl FromStr for Mapping {
                 )));
             }
         }
+        if let Some(ms) = raw.ttl_ms
+            && ms <= 0
+        {
+            return Err(bad(format!(
+                "ttl_ms must be a positive number of ms, got {ms}"
+            )));
+        }
         Ok(Mapping {
             fields: raw.fields,
             events,
@@ -195,6 +207,7 @@ impl FromStr for Mapping {
             date: raw.date,
             line_regex,
             messages,
+            ttl_ms: raw.ttl_ms,
         })
     }
 }
@@ -207,6 +220,7 @@ mod tests {
     fn toml_and_json_mappings() {
         let m: Mapping = r#"
 tz = "+08:00"
+ttl_ms = 2000
 [fields]
 time = "log_time"
 holder = "who"
@@ -219,6 +233,7 @@ ttl_s = "exp"
         assert_eq!(m.fields.get("holder").map(String::as_str), Some("who"));
         assert_eq!(m.event_kind("lock_ok"), Some(EventKind::Acquired));
         assert!(m.tz.is_some());
+        assert_eq!(m.ttl_ms, Some(2000));
         assert!(m.field_roles().contains(&(Role::Ttl, Unit::S, "exp")));
         let j: Mapping = r#"{"fields":{"key":"res"},"events":{"Lock-Gone":"lock_lost"}}"#
             .parse()
@@ -232,6 +247,8 @@ ttl_s = "exp"
             "[fields]\nwho = \"x\"",
             "[events]\nX = \"grabbed\"",
             "tz = \"Mars/Olympus\"",
+            "ttl_ms = 0",
+            "ttl_ms = \"2s\"",
             "nonsense = 1",
             "{not json",
         ] {

@@ -46,6 +46,72 @@ pub struct IngestOptions {
     pub mapping: Option<Mapping>,
     /// Options for `redis-cli monitor` captures.
     pub monitor: monitor::MonitorOptions,
+    /// TTLs for files whose records carry no TTL field (`--ttl-ms`); they
+    /// win over the mapping's `ttl_ms`.
+    pub ttl: FileTtl,
+}
+
+/// The TTL of files that never say it: for every such file, or by file.
+/// Files whose records carry a TTL field are not affected.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FileTtl {
+    /// For every file without a TTL field, ms.
+    pub all_ms: Option<i64>,
+    /// By file (the path as given, or its file name), ms; wins over
+    /// `all_ms`.
+    pub by_file_ms: std::collections::BTreeMap<String, i64>,
+}
+
+impl FileTtl {
+    /// Parses `N` (every file) and `FILE=N` items, N in ms; items may also
+    /// be given comma-separated in one string (the window's field).
+    ///
+    /// # Errors
+    /// [`IngestError::BadTtl`] naming the item that is not `N` or `FILE=N`
+    /// with N a positive whole number of ms.
+    pub fn parse<S: AsRef<str>>(items: &[S]) -> Result<FileTtl, IngestError> {
+        let mut out = FileTtl::default();
+        for item in items.iter().flat_map(|s| s.as_ref().split(',')) {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let (file, ms) = match item.rsplit_once('=') {
+                Some((f, ms)) => (Some(f.trim()), ms.trim()),
+                None => (None, item),
+            };
+            let ms = ms
+                .parse::<i64>()
+                .ok()
+                .filter(|&v| v > 0 && file.is_none_or(|f| !f.is_empty()))
+                .ok_or_else(|| IngestError::BadTtl(item.to_string()))?;
+            match file {
+                Some(f) => {
+                    out.by_file_ms.insert(f.to_string(), ms);
+                }
+                None => out.all_ms = Some(ms),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The TTL given for the file shown as `name`, ms.
+    pub fn for_file(&self, name: &str) -> Option<i64> {
+        let base = Path::new(name)
+            .file_name()
+            .and_then(|f| f.to_str())
+            .unwrap_or(name);
+        self.by_file_ms
+            .get(name)
+            .or_else(|| self.by_file_ms.get(base))
+            .copied()
+            .or(self.all_ms)
+    }
+
+    /// True when no TTL is given at all.
+    pub fn is_empty(&self) -> bool {
+        self.all_ms.is_none() && self.by_file_ms.is_empty()
+    }
 }
 
 /// A time zone for naive timestamps: a fixed offset or an IANA zone.
@@ -144,6 +210,11 @@ pub enum IngestError {
     /// A time-zone option is invalid.
     #[error("unknown time zone {0:?} (use +08:00, UTC or a name like Asia/Shanghai)")]
     BadTz(String),
+    /// A TTL setting is not `N` or `FILE=N` (ms).
+    #[error(
+        "TTL setting {0:?} is not MS or FILE=MS with MS a positive whole number of milliseconds"
+    )]
+    BadTtl(String),
     /// More input files than a [`SourceRef`](crate::model::SourceRef) can index.
     #[error("too many input files (at most 65535)")]
     TooManySources,
@@ -213,6 +284,7 @@ pub fn read_source<R: Read>(
     }
     let raw_len = raw.len() as u64;
     let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
+    let first_event = builder.log.events.len();
     let (bytes, compression, gz_err) = decode::decompress_if_needed(raw);
     let gzip = compression == decode::Compression::Gzip;
     if let Some(e) = gz_err {
@@ -289,6 +361,7 @@ pub fn read_source<R: Read>(
         builder.warn("file", name, 0, "the file has no records");
     }
     builder.add_source(info);
+    settle_ttl(builder, file, first_event, opts);
     progress.bytes_read.store(base + raw_len, Ordering::Relaxed);
     Ok(())
 }
@@ -486,6 +559,53 @@ pub(crate) fn note_naive_times(info: &mut SourceInfo, tz: Option<&TzSpec>) {
         }
     };
     info.notes.push(note);
+}
+
+/// After a file is read: when its records carry no TTL field (and it has
+/// acquires), its holds get the TTL given for it (`--ttl-ms`, else the
+/// mapping's `ttl_ms`), or the file is marked [`SourceInfo::ttl_unknown`]:
+/// an unknown TTL, not an infinite one (docs/semantics.md §3). A note says
+/// which, once per file. `first_event` is the file's first event.
+fn settle_ttl(builder: &mut LogBuilder, file: u16, first_event: usize, opts: &IngestOptions) {
+    let log = &mut builder.log;
+    let Some(info) = log.sources.get_mut(usize::from(file)) else {
+        return;
+    };
+    let has_ttl_field = info.fields.iter().any(|(role, _)| role.starts_with("ttl"));
+    let ours = |e: &crate::model::Event| e.source.file == file && !e.inferred;
+    let events = log.events.get_mut(first_event..).unwrap_or_default();
+    let acquires = events
+        .iter()
+        .any(|e| ours(e) && e.kind == crate::model::EventKind::Acquired);
+    if has_ttl_field || info.dialect == Dialect::RedisMonitor || !acquires {
+        return;
+    }
+    let mapped = opts.mapping.as_ref().and_then(|m| m.ttl_ms);
+    match opts.ttl.for_file(&info.name).or(mapped) {
+        Some(ms) => {
+            for e in events
+                .iter_mut()
+                .filter(|e| ours(e) && e.ttl_ms().is_none())
+            {
+                if matches!(
+                    e.kind,
+                    crate::model::EventKind::Acquired | crate::model::EventKind::Renewed
+                ) {
+                    e.set_ttl_ms(Some(ms));
+                }
+            }
+            info.notes.push(format!(
+                "no TTL field: holds use the TTL given for this file, {ms} ms"
+            ));
+        }
+        None => {
+            info.ttl_unknown = true;
+            info.notes.push(format!(
+                "no TTL field: the lock TTL is unknown (not infinite), so no lease is said to expire and no hold to lack a TTL; give it with a mapped field (`[fields] ttl_ms = \"...\"` in a mapping file) or a TTL for this file (`--ttl-ms {}=MS`, `ttl_ms = MS` in a mapping file, or the TTL setting in the window)",
+                info.name
+            ));
+        }
+    }
 }
 
 fn placeholder() -> SourceInfo {

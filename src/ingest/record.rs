@@ -210,6 +210,37 @@ impl<'a> Rec<'a> {
         }
     }
 
+    /// Calls `f` with the name of every field that is present but null or
+    /// blank (skipped by [`Rec::visit`]): a TTL field that is there but
+    /// empty is still the file's TTL field.
+    pub fn visit_empty(&self, f: &mut dyn FnMut(&str)) {
+        match self {
+            Rec::Json { main, extra } => {
+                let mut prefix = String::new();
+                empty_leaves(main, &mut prefix, 0, f);
+                if let Some(e) = extra {
+                    prefix.clear();
+                    empty_leaves(e, &mut prefix, 0, f);
+                }
+            }
+            Rec::Pairs(pairs) => {
+                for (k, v) in pairs.iter() {
+                    if v.trim().is_empty() {
+                        f(k);
+                    }
+                }
+            }
+            Rec::Slots { names, vals, .. } => {
+                for (k, v) in names.iter().zip(vals.iter()) {
+                    if v.is_none() {
+                        f(k);
+                    }
+                }
+            }
+            Rec::Nested { inner, .. } => inner.visit_empty(f),
+        }
+    }
+
     /// Calls `f` with every scalar leaf as (dotted path, value). Nested objects
     /// are flattened to dotted paths (depth <= 5); PHP `DateTime` objects are
     /// leaves; arrays are skipped.
@@ -240,6 +271,31 @@ impl<'a> Rec<'a> {
             Rec::Nested { .. } => self.visit_scoped(&mut |k, v, _| f(k, v)),
         }
     }
+}
+
+/// The dotted paths of `map`'s null and blank leaves (the ones
+/// [`Rec::visit`] skips), depth <= 5.
+fn empty_leaves(
+    map: &Map<String, Value>,
+    prefix: &mut String,
+    depth: usize,
+    f: &mut dyn FnMut(&str),
+) {
+    let base = prefix.len();
+    for (k, v) in map {
+        prefix.truncate(base);
+        prefix.push_str(k);
+        match v {
+            Value::Object(o) if !is_php_date(o) && depth < 5 => {
+                prefix.push('.');
+                empty_leaves(o, prefix, depth + 1, f);
+            }
+            Value::Null => f(prefix),
+            Value::String(s) if s.trim().is_empty() => f(prefix),
+            _ => {}
+        }
+    }
+    prefix.truncate(base);
 }
 
 fn flatten(

@@ -323,8 +323,10 @@ fn read_jsonl_sized(
     if info.lines_read == 0 {
         fb.warn("file", name, 0, "the file has no records");
     }
+    let first_event = builder.log.events.len();
     absorb(builder, fb);
     builder.add_source(info);
+    super::settle_ttl(builder, file, first_event, opts);
     progress
         .bytes_read
         .store(base + total_len.max(done_bytes), Ordering::Relaxed);

@@ -186,3 +186,64 @@ fn a_zone_with_a_multibyte_character_is_an_error_not_a_panic() {
     );
     assert_eq!(log.events.len(), 1);
 }
+
+const NO_TTL_FIELD: &[u8] =
+    b"{\"ts\":1700000000000,\"event\":\"acquired\",\"key\":\"k\",\"owner\":\"A\"}\n\
+{\"ts\":1700000000500,\"event\":\"renewed\",\"key\":\"k\",\"owner\":\"A\"}\n\
+{\"ts\":1700000000900,\"event\":\"released\",\"key\":\"k\",\"owner\":\"A\"}\n";
+
+#[test]
+fn a_file_without_ttl_field_is_marked_unknown_once_unless_a_ttl_is_given() {
+    let log = load(NO_TTL_FIELD, &IngestOptions::default());
+    let src = &log.sources[0];
+    assert!(src.ttl_unknown);
+    let said: Vec<&String> = src
+        .notes
+        .iter()
+        .filter(|n| n.contains("TTL is unknown"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:?}", src.notes);
+    assert!(said[0].contains("--ttl-ms mem=MS"), "{}", said[0]);
+    assert!(log.events.iter().all(|e| e.ttl_ms().is_none()));
+
+    for opts in [
+        IngestOptions {
+            ttl: FileTtl::parse(&["mem=1500"]).expect("ttl"),
+            ..IngestOptions::default()
+        },
+        IngestOptions {
+            mapping: Some("ttl_ms = 1500".parse().expect("mapping")),
+            ..IngestOptions::default()
+        },
+    ] {
+        let log = load(NO_TTL_FIELD, &opts);
+        assert!(!log.sources[0].ttl_unknown);
+        let ttls: Vec<Option<i64>> = log.events.iter().map(|e| e.ttl_ms()).collect();
+        assert_eq!(ttls, vec![Some(1500), Some(1500), None]);
+    }
+    // A file with a TTL field is not touched.
+    let log = load(
+        b"{\"ts\":1700000000000,\"event\":\"acquired\",\"key\":\"k\",\"owner\":\"A\",\"ttl\":null}\n",
+        &IngestOptions {
+            ttl: FileTtl::parse(&["1500"]).expect("ttl"),
+            ..IngestOptions::default()
+        },
+    );
+    assert!(!log.sources[0].ttl_unknown);
+    assert_eq!(log.events[0].ttl_ms(), None);
+}
+
+#[test]
+fn ttl_settings_parse_all_and_by_file() {
+    let t = FileTtl::parse(&["2000", "a.jsonl=3000, logs/b.csv=4000"]).expect("parses");
+    assert_eq!(t.for_file("x.jsonl"), Some(2000));
+    assert_eq!(t.for_file("/var/log/a.jsonl"), Some(3000));
+    assert_eq!(t.for_file("logs/b.csv"), Some(4000));
+    assert!(FileTtl::parse::<&str>(&[]).expect("empty").is_empty());
+    for bad in ["2s", "0", "-5", "=100", "a=", "1.5"] {
+        assert!(
+            matches!(FileTtl::parse(&[bad]), Err(IngestError::BadTtl(_))),
+            "{bad}"
+        );
+    }
+}

@@ -70,6 +70,12 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
                 window_end_words(earlier)
             ));
         }
+        Cause::TtlUnknown => out.push_str(&format!(
+            "By {} its lock was gone: the next holder acquired and nobody had deleted it. The log gives no TTL, so whether the lease expired or the lock vanished cannot be told; it believed it held the lock until {} ({}).",
+            r.time(earlier.lock_end_ns),
+            r.time(earlier.window_end_ns),
+            window_end_words(earlier)
+        )),
         Cause::LockVanished => out.push_str(&format!(
             "At {} its lock vanished from the server while the lease was still valid (failover, flush or eviction); it believed it held the lock until {} ({}).",
             r.time(earlier.lock_end_ns),

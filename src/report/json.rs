@@ -55,7 +55,7 @@ pub struct JsonOverlap {
     pub end: String,
     /// Length of the intersection, ms.
     pub duration_ms: f64,
-    /// `lease_expired`, `foreign_release` or `lock_vanished`.
+    /// `lease_expired`, `foreign_release`, `lock_vanished` or `ttl_unknown`.
     pub cause: String,
     /// True when either hold was inferred from a MONITOR replay.
     #[serde(default)]
@@ -71,10 +71,16 @@ pub struct JsonHold {
     pub host: Option<String>,
     /// Grant, RFC 3339.
     pub acquired: String,
-    /// TTL of the grant, ms; `null` for a lock without TTL.
+    /// TTL of the grant, ms; `null` for a lock without TTL (or with an
+    /// unknown one, see `ttl_unknown`).
     pub ttl_ms: Option<i64>,
+    /// True when the TTL is unknown, not absent: the file has no TTL field
+    /// and none was given for it (added within `lockreplay/1`).
+    #[serde(default)]
+    pub ttl_unknown: bool,
     /// How the lock ended on the server: `own_release`, `expired`,
-    /// `foreign_release`, `vanished`, `reacquired` or `still_held`.
+    /// `foreign_release`, `vanished`, `unknown` (TTL unknown: expired or
+    /// vanished), `reacquired` or `still_held`.
     pub lock_end: String,
     /// When it ended on the server, RFC 3339.
     pub lock_end_at: String,
@@ -149,7 +155,7 @@ pub struct JsonIncident {
 /// A finding.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JsonFinding {
-    /// `near_miss`, `near_miss_streak`, `renewal_gap`, `no_ttl`,
+    /// `near_miss`, `near_miss_streak`, `renewal_gap`, `ghost_renewal`, `no_ttl`,
     /// `foreign_release`, `clock_skew` or `fencing_violation`.
     pub kind: String,
     /// Lock key.
@@ -284,6 +290,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                         host: l.host.map(s),
                         acquired: r.rfc3339(l.acquired_ns),
                         ttl_ms: l.ttl_ms,
+                        ttl_unknown: l.ttl_unknown,
                         lock_end: snake_name(&l.lock_end),
                         lock_end_at: r.rfc3339(l.lock_end_ns),
                         believed_until: r.rfc3339(l.window_end_ns),

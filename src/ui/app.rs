@@ -49,6 +49,10 @@ pub struct AppState {
     /// Zone of times written without an offset (`+08:00`, `Asia/Shanghai`),
     /// for the next load; `None` reads them as UTC. `--tz` overrides it.
     pub read_tz: Option<String>,
+    /// TTL of files whose records carry no TTL field, for the next load:
+    /// `MS` for all of them, or `FILE=MS` items, comma-separated.
+    /// `--ttl-ms` overrides it; `None` leaves their TTL unknown.
+    pub read_ttl: Option<String>,
 }
 
 impl Default for AppState {
@@ -67,6 +71,7 @@ impl Default for AppState {
             mapping: None,
             cjk_font: None,
             read_tz: None,
+            read_ttl: None,
         }
     }
 }
@@ -218,6 +223,8 @@ pub struct App {
     offset_edit: (String, f64),
     /// The settings window's text for [`AppState::read_tz`].
     tz_edit: String,
+    /// The settings window's text for [`AppState::read_ttl`].
+    ttl_edit: String,
     /// False when no CJK font could be installed.
     pub cjk_ok: bool,
     fonts_done: bool,
@@ -270,6 +277,7 @@ impl App {
             sort: (SortBy::Start, true),
             offset_edit: (String::new(), 0.0),
             tz_edit: String::new(),
+            ttl_edit: String::new(),
             cjk_ok: true,
             fonts_done: false,
             ctx: None,
@@ -304,6 +312,12 @@ impl App {
             && let Ok(tz) = crate::ingest::parse_tz(zone)
         {
             opts.tz = Some(tz);
+        }
+        if self.cli_args.ttl_ms.is_empty()
+            && let Some(ttl) = &self.state.read_ttl
+            && let Ok(ttl) = crate::ingest::FileTtl::parse(&[ttl])
+        {
+            opts.ttl = ttl;
         }
         if opts.mapping.is_none()
             && let Some(p) = &self.state.mapping
@@ -405,6 +419,18 @@ impl App {
             .is_some_and(|s| s.log.sources.iter().any(|src| src.naive_read_as_utc))
         {
             self.notice = Some(tr(self.state.lang, "naive_utc").to_string());
+        }
+        // A file without TTL: its TTL is unknown; say where to give it.
+        if self
+            .session
+            .as_ref()
+            .is_some_and(|s| s.log.sources.iter().any(|src| src.ttl_unknown))
+        {
+            let ttl = tr(self.state.lang, "ttl_unknown");
+            self.notice = Some(match self.notice.take() {
+                Some(n) => format!("{n} {ttl}"),
+                None => ttl.to_string(),
+            });
         }
         self.state.view.fit(&self.model);
         let speed = self.playback.speed;
@@ -1762,6 +1788,12 @@ impl App {
                         }
                     });
                     ui.end_row();
+                    match ttl_setting_ui(ui, lang, &mut self.ttl_edit, &mut self.state.read_ttl) {
+                        Ok(true) => self.commands.push(Command::Reload),
+                        Ok(false) => {}
+                        Err(e) => self.notice = Some(e),
+                    }
+                    ui.end_row();
                     ui.label(tr(lang, "language"));
                     ui.horizontal(|ui| {
                         ui.radio_value(&mut self.state.lang, Lang::En, "English");
@@ -1853,7 +1885,13 @@ impl App {
     /// Opens the settings window, its zone field showing the saved zone.
     pub fn open_settings(&mut self) {
         self.tz_edit = self.state.read_tz.clone().unwrap_or_default();
+        self.ttl_edit = self.state.read_ttl.clone().unwrap_or_default();
         self.show_settings = true;
+    }
+
+    /// The settings window's TTL text (tests).
+    pub fn ttl_edit_text(&self) -> &str {
+        &self.ttl_edit
     }
 
     fn sources_window(&mut self, ctx: &egui::Context) {
@@ -1931,6 +1969,41 @@ pub fn lease_status_text(lang: Lang, status: &LeaseStatus) -> String {
             trf(lang, key, &[&format_ms(*ago_ms)])
         }
     }
+}
+
+/// The settings row for [`AppState::read_ttl`]: the TTL of files without a
+/// TTL field. Returns `Ok(true)` when the text was applied (reload), or the
+/// reason it is not a TTL setting.
+fn ttl_setting_ui(
+    ui: &mut egui::Ui,
+    lang: Lang,
+    edit: &mut String,
+    saved: &mut Option<String>,
+) -> Result<bool, String> {
+    let l = ui.label(tr(lang, "read_ttl"));
+    let mut applied = Ok(false);
+    ui.horizontal(|ui| {
+        let field = ui
+            .add(
+                egui::TextEdit::singleline(edit)
+                    .hint_text(tr(lang, "unknown"))
+                    .desired_width(120.0),
+            )
+            .labelled_by(l.id);
+        let enter = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        if ui.button(tr(lang, "apply_ttl")).clicked() || enter {
+            let text = edit.trim();
+            applied = match crate::ingest::FileTtl::parse(&[text]) {
+                Ok(_) => {
+                    // Empty leaves such files' TTL unknown again.
+                    *saved = (!text.is_empty()).then(|| text.to_string());
+                    Ok(true)
+                }
+                Err(e) => Err(e.to_string()),
+            };
+        }
+    });
+    applied
 }
 
 /// The incident table's Cause cell: the first pair's cause, then `+N` when

@@ -67,6 +67,18 @@ const TABLE: &[(&str, &str, &str)] = &[
         "无偏移时间的时区",
     ),
     ("apply_reload", "Apply and reload", "应用并重新加载"),
+    (
+        "read_ttl",
+        "TTL of files without one (ms, or FILE=ms)",
+        "无 TTL 文件的 TTL（毫秒，或 文件=毫秒）",
+    ),
+    ("apply_ttl", "Apply TTL and reload", "应用 TTL 并重新加载"),
+    (
+        "ttl_unknown",
+        "A file has no TTL field: its lock TTL is unknown, so no lease is said to expire. Give it with \"TTL of files without one\" in Settings, a mapped field, or --ttl-ms.",
+        "有文件没有 TTL 字段：锁的 TTL 未知，因此不判断租约是否过期。请在“设置”中填写“无 TTL 文件的 TTL”，或映射字段，或使用 --ttl-ms。",
+    ),
+    ("unknown", "unknown", "未知"),
     ("near_misses", "near-misses", "险情"),
     ("near_miss_one", "near-miss", "险情"),
     ("incident_one", "incident", "起事故"),

@@ -634,3 +634,53 @@ fn a_file_nothing_was_read_from_is_said_in_the_window_not_no_incidents() {
     );
     h.get_by_label("Not readable: no all-clear");
 }
+
+#[test]
+fn a_file_without_ttl_says_so_and_the_ttl_setting_gives_it_and_is_kept() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = dir.path().join("app.jsonl");
+    std::fs::write(
+        &file,
+        [
+            r#"{"ts":"2026-01-01T00:00:00.000Z","event":"acquired","key":"k","owner":"A"}"#,
+            r#"{"ts":"2026-01-01T00:00:02.100Z","event":"acquired","key":"k","owner":"B"}"#,
+            r#"{"ts":"2026-01-01T00:00:03.000Z","event":"release_failed","key":"k","owner":"A"}"#,
+            r#"{"ts":"2026-01-01T00:00:03.100Z","event":"released","key":"k","owner":"B"}"#,
+        ]
+        .join("\n"),
+    )
+    .expect("write");
+    let state = AppState {
+        lang: Lang::En,
+        ..AppState::default()
+    };
+    let mut app = App::new(state, AnalysisArgs::default());
+    app.load_blocking(Source::Files(vec![file]));
+    let cause = |app: &App| app.session.as_ref().map(|s| s.analysis.incidents[0].cause);
+    assert_eq!(cause(&app), Some(crate::analysis::Cause::TtlUnknown));
+    let notice = app.notice.clone().unwrap_or_default();
+    assert!(notice.contains("TTL of files without one"), "{notice}");
+    app.open_settings();
+    let mut h = harness(app);
+    h.run();
+    let label = "TTL of files without one (ms, or FILE=ms)";
+    h.get_by_role_and_label(egui::accesskit::Role::TextInput, label)
+        .focus();
+    h.run();
+    h.get_by_role_and_label(egui::accesskit::Role::TextInput, label)
+        .type_text("2000");
+    h.run();
+    assert_eq!(h.state().ttl_edit_text(), "2000");
+    h.get_by_label("Apply TTL and reload").click();
+    h.run_steps(1);
+    step_until(&mut h, |app| !app.is_loading());
+    h.run();
+    let app = h.state();
+    assert_eq!(app.state.read_ttl.as_deref(), Some("2000"));
+    assert_eq!(cause(app), Some(crate::analysis::Cause::LeaseExpired));
+    assert_eq!(app.notice, None);
+    // Kept like the other settings.
+    let saved = serde_json::to_string(&app.state_to_save()).expect("json");
+    let back: AppState = serde_json::from_str(&saved).expect("state");
+    assert_eq!(back.read_ttl.as_deref(), Some("2000"));
+}
