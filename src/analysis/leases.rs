@@ -65,30 +65,74 @@ impl EventView {
     /// The primary and, when some key is described by both an application
     /// log and a MONITOR capture, the server view of those keys.
     ///
-    /// Primary: everything except the inferred events of such keys. Server:
-    /// only the inferred events of such keys.
+    /// Primary: everything except the inferred events of such keys, and
+    /// except the inferred stock and order events of a capture of the same
+    /// run when the application logs stock or orders itself (they are the
+    /// same sales seen twice: docs/semantics.md §9). A capture is of the same
+    /// run when one of its events is on such a key, or one of its orders
+    /// carries an order id or a holder the application logged. Server: only
+    /// the inferred events of such keys.
     pub fn split(log: &LoadedLog) -> (EventView, Option<EventView>) {
-        let mut app_keys = std::collections::HashSet::new();
-        let mut inferred_keys = std::collections::HashSet::new();
+        use std::collections::HashSet;
+        let mut app_keys = HashSet::new();
+        let mut inferred_keys = HashSet::new();
+        let mut app_business = false;
+        let mut app_orders = HashSet::new();
+        let mut app_holders = HashSet::new();
         for e in &log.events {
-            if let Some(k) = e.key {
-                if e.inferred {
+            if e.inferred {
+                if let Some(k) = e.key {
                     inferred_keys.insert(k);
-                } else if e.kind == EventKind::Acquired || e.kind.is_business() {
-                    app_keys.insert(k);
+                }
+                continue;
+            }
+            app_business |= e.kind.is_business();
+            if let Some(h) = e.holder {
+                app_holders.insert(h);
+            }
+            if e.kind == EventKind::OrderCreated
+                && let Some(o) = e.detail().order_id
+            {
+                app_orders.insert(o);
+            }
+            if let Some(k) = e.key
+                && (e.kind == EventKind::Acquired || e.kind.is_business())
+            {
+                app_keys.insert(k);
+            }
+        }
+        let mixed: HashSet<Sym> = app_keys.intersection(&inferred_keys).copied().collect();
+        // Captures of the same run as the application log.
+        let mut same_run: HashSet<u16> = HashSet::new();
+        if app_business {
+            for e in log.events.iter().filter(|e| e.inferred) {
+                let linked = e.key.is_some_and(|k| mixed.contains(&k))
+                    || (e.kind == EventKind::OrderCreated
+                        && (e.holder.is_some_and(|h| app_holders.contains(&h))
+                            || e.detail().order_id.is_some_and(|o| app_orders.contains(&o))));
+                if linked {
+                    same_run.insert(e.source.file);
                 }
             }
         }
-        let mixed: std::collections::HashSet<Sym> =
-            app_keys.intersection(&inferred_keys).copied().collect();
-        if mixed.is_empty() {
+        if mixed.is_empty() && same_run.is_empty() {
             return (EventView::all(), None);
         }
         let on_mixed =
             |e: &crate::model::Event| e.inferred && e.key.is_some_and(|k| mixed.contains(&k));
-        let primary = EventView {
-            skip: log.events.iter().map(on_mixed).collect(),
+        let seen_twice = |e: &crate::model::Event| {
+            e.inferred && e.kind.is_business() && same_run.contains(&e.source.file)
         };
+        let primary = EventView {
+            skip: log
+                .events
+                .iter()
+                .map(|e| on_mixed(e) || seen_twice(e))
+                .collect(),
+        };
+        if mixed.is_empty() {
+            return (primary, None);
+        }
         let server = EventView {
             skip: log.events.iter().map(|e| !on_mixed(e)).collect(),
         };

@@ -11,6 +11,7 @@ mod decode;
 mod extract;
 mod fast;
 mod fields;
+mod link;
 mod mapping;
 pub mod monitor;
 mod payload;
@@ -678,6 +679,7 @@ pub fn load_paths(
     }
     let mut log = builder.finish();
     monitor::combine_redlock_nodes(&mut log);
+    link::link_capture_keys(&mut log);
     tie::tie_by_thread(&mut log);
     for e in &log.events {
         if e.kind.is_lock()

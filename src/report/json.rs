@@ -1,6 +1,8 @@
 //! The JSON report: a stable, documented schema (`docs/json-schema.md`) that
 //! other tools read. Typed structs, so the schema is the code.
 
+use std::collections::HashMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::{ReportInput, explain_incident, snake_name};
@@ -89,6 +91,25 @@ pub struct JsonHold {
     /// True when the hold was inferred from a MONITOR replay (its acquire is
     /// a replayed `SET NX` that won, not a line the application logged).
     pub inferred: bool,
+    /// The same hold as the server saw it, when a MONITOR capture of the
+    /// lock was loaded beside the application log (added within
+    /// `lockreplay/1`; omitted otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<JsonServerHold>,
+}
+
+/// A hold as a MONITOR capture shows it: the server's truth beside the
+/// application's belief (docs/semantics.md §9).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JsonServerHold {
+    /// When the server granted it, RFC 3339.
+    pub acquired: String,
+    /// How the lock ended on the server (the names of `lock_end`).
+    pub lock_end: String,
+    /// When, RFC 3339.
+    pub lock_end_at: String,
+    /// `file:line` of the granting command in the capture.
+    pub source: String,
 }
 
 /// A sale inside an incident.
@@ -112,6 +133,11 @@ pub struct JsonOrder {
     /// replay.
     #[serde(default)]
     pub inferred: bool,
+    /// `file:line` of the same order (same order id) in a MONITOR capture
+    /// loaded beside the application log (added within `lockreplay/1`;
+    /// omitted otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_source: Option<String>,
 }
 
 /// One incident.
@@ -262,9 +288,45 @@ pub struct JsonReport {
     pub warnings_unlisted: u64,
 }
 
+/// The server view's hold of `l`'s key and holder granted nearest to `l`'s
+/// acquire (a holder can hold a key several times: Redisson reuses its
+/// `uuid:threadId`).
+fn server_hold(r: &ReportInput<'_>, l: &crate::analysis::Lease) -> Option<JsonServerHold> {
+    let sv = r
+        .analysis
+        .server_view
+        .iter()
+        .filter(|s| s.key == l.key && s.holder == l.holder)
+        .min_by_key(|s| s.acquired_ns.abs_diff(l.acquired_ns))?;
+    let src = *sv.lines.first()?;
+    Some(JsonServerHold {
+        acquired: r.rfc3339(sv.acquired_ns),
+        lock_end: snake_name(&sv.lock_end),
+        lock_end_at: r.rfc3339(sv.lock_end_ns),
+        source: format!("{}:{}", r.log.source_name(src), src.line),
+    })
+}
+
+/// Order id -> the capture line of the first inferred order with that id.
+fn captured_orders(
+    log: &crate::model::LoadedLog,
+) -> HashMap<crate::model::Sym, crate::model::SourceRef> {
+    let mut out = HashMap::new();
+    for e in &log.events {
+        if e.inferred
+            && e.kind == crate::model::EventKind::OrderCreated
+            && let Some(o) = e.detail().order_id
+        {
+            out.entry(o).or_insert(e.source);
+        }
+    }
+    out
+}
+
 /// Builds the typed report.
 pub fn build(r: &ReportInput<'_>) -> JsonReport {
     let a = r.analysis;
+    let captured_orders = captured_orders(r.log);
     let s = |sym| r.log.strings.get(sym).to_string();
     let money = |amount| Money {
         amount,
@@ -295,6 +357,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                         lock_end_at: r.rfc3339(l.lock_end_ns),
                         believed_until: r.rfc3339(l.window_end_ns),
                         inferred: l.inferred,
+                        server: server_hold(r, l),
                     }
                 })
                 .collect(),
@@ -333,6 +396,11 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                         oversold_units: x.oversold_units,
                         source: format!("{}:{}", r.log.source_name(src), src.line),
                         inferred: r.sale_inferred(x),
+                        server_source: x
+                            .order_id
+                            .filter(|_| !r.sale_inferred(x))
+                            .and_then(|o| captured_orders.get(&o))
+                            .map(|&src| format!("{}:{}", r.log.source_name(src), src.line)),
                     }
                 })
                 .collect(),
