@@ -15,6 +15,7 @@ mod mapping;
 pub mod monitor;
 mod payload;
 mod record;
+pub mod redlock;
 mod stream;
 mod text;
 mod tie;
@@ -677,7 +678,7 @@ pub fn load_paths(
         builder.saw_offset(tz.offset_at(first));
     }
     let mut log = builder.finish();
-    monitor::combine_redlock_nodes(&mut log);
+    redlock::combine_redlock_nodes(&mut log);
     tie::tie_by_thread(&mut log);
     for e in &log.events {
         if e.kind.is_lock()
