@@ -255,13 +255,33 @@ fn redisson_unlock(ms: i64, client: &str, name: &str, holds: bool) -> Vec<String
     lines
 }
 
-#[test]
-fn a_failover_with_redisson_tokens_on_both_nodes_is_not_a_redlock() {
-    // The old master grants thread 57 the lock at 1.0 s and dies before
-    // replicating it; its capture ends. The promoted replica (its capture
-    // starts at the promotion) grants thread 61 the same lock at 3.0 s:
-    // the lock was lost in the failover. Both threads' `uuid:threadId`
-    // appear on both servers, as Redisson reuses them for every lock.
+/// What a replica's MONITOR shows of its master's Redisson lock or
+/// unlock (Redis 7 replicates a script's effects in `MULTI` ... `EXEC`,
+/// with absolute expiry times), from the master's address.
+fn replicated(ms: i64, name: &str, lock: bool) -> Vec<String> {
+    let link = "10.0.0.1:6379";
+    let chan = format!("redisson_lock__channel:{{{RKEY}}}");
+    let at = (T0 * 1000 + ms + 30_000).to_string();
+    let mut lines = vec![mon(ms, link, &["MULTI"])];
+    if lock {
+        lines.push(mon(ms, link, &["hincrby", RKEY, name, "1"]));
+        lines.push(mon(ms, link, &["PEXPIREAT", RKEY, &at]));
+    } else {
+        lines.push(mon(ms, link, &["hincrby", RKEY, name, "-1"]));
+        lines.push(mon(ms, link, &["del", RKEY]));
+        lines.push(mon(ms, link, &["publish", &chan, "0"]));
+    }
+    lines.push(mon(ms, link, &["EXEC"]));
+    lines
+}
+
+/// The old master grants thread 57 the lock at 1.0 s and dies before
+/// replicating it; its capture ends. The promoted replica grants thread 61
+/// the same lock at 3.0 s: the lock was lost in the failover. Both
+/// threads' `uuid:threadId` appear on both servers, as Redisson reuses them
+/// for every lock. With `copies`, the replica's capture began before the
+/// failure and shows the replicated writes before its own.
+fn failover(copies: bool) {
     let dir = tempfile::tempdir().expect("tempdir");
     let (t57, t61) = (
         "8743c9c0-0795-4907-87fd-6c719a6b4586:57",
@@ -276,6 +296,13 @@ fn a_failover_with_redisson_tokens_on_both_nodes_is_not_a_redlock() {
     master.extend(redisson_lock(1000, c57, t57));
     let (n57, n61) = ("10.0.0.5:40101", "10.0.0.6:40102");
     let mut promoted = Vec::new();
+    if copies {
+        promoted.push(mon(50, "10.0.0.1:6379", &["SELECT", "0"]));
+        promoted.extend(replicated(101, t57, true));
+        promoted.extend(replicated(301, t57, false));
+        promoted.extend(replicated(401, t61, true));
+        promoted.extend(replicated(601, t61, false));
+    }
     promoted.extend(redisson_lock(3000, n61, t61));
     promoted.extend(redisson_unlock(4000, n57, t57, false));
     promoted.extend(redisson_unlock(5000, n61, t61, true));
@@ -291,7 +318,7 @@ fn a_failover_with_redisson_tokens_on_both_nodes_is_not_a_redlock() {
     assert_eq!(
         tids,
         ["57", "61", "57", "61", "57"],
-        "every hold of either server is kept"
+        "every hold of either server is kept, once"
     );
     assert_eq!(a.overlaps.len(), 1, "{:?}", a.overlaps);
     let o = &a.overlaps[0];
@@ -314,6 +341,22 @@ fn a_failover_with_redisson_tokens_on_both_nodes_is_not_a_redlock() {
         );
         assert!(!notes.contains("quorum"), "{notes}");
     }
+    let replica = notes(&log, 1);
+    assert_eq!(
+        replica.contains("Replica: client `10.0.0.1:6379` only repeats the writes of"),
+        copies,
+        "{replica}"
+    );
+}
+
+#[test]
+fn a_failover_with_redisson_tokens_on_both_nodes_is_not_a_redlock() {
+    failover(false);
+}
+
+#[test]
+fn a_replicas_copies_of_its_masters_writes_are_no_redlock_grants() {
+    failover(true);
 }
 
 #[test]
@@ -339,7 +382,8 @@ fn a_redlock_whose_tokens_are_on_every_node_still_merges_each_grant() {
         .collect();
     let (log, a) = load(&files);
     assert_eq!(holders(&log, &a), ["uuid-a:1", "uuid-b:1", "uuid-a:1"]);
-    // Granted at the second node's SET, released at the first node's.
+    // Granted at the second node's SET; released at the second node's
+    // delete, which leaves it fewer than a quorum.
     let ms = |l: usize| {
         (
             a.leases[l].acquired_ns / 1_000_000 - T0 * 1000,
@@ -348,7 +392,7 @@ fn a_redlock_whose_tokens_are_on_every_node_still_merges_each_grant() {
     };
     assert_eq!(
         [ms(0), ms(1), ms(2)],
-        [(12, 501), (1002, 1401), (2002, 2301)]
+        [(12, 502), (1002, 1402), (2002, 2302)]
     );
     assert!(a.leases.iter().all(|l| l.lock_end == LockEnd::OwnRelease));
     assert!(a.overlaps.is_empty());

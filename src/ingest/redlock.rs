@@ -14,6 +14,10 @@
 //!   order lists is no lock node and never counts toward a quorum.
 //! - **Quorum**: a majority of the key's lock nodes, `N / 2 + 1` (the Redis
 //!   page: a client that "was not able to lock N/2+1 instances" failed).
+//! - **Replica copies**: a client of one capture that only repeats another
+//!   capture's lock writes, made by several clients there, is a replica's
+//!   replication link ([`replication_links`]); its events are copies and
+//!   leave the log before anything else is decided.
 //! - **Redlock or failover**, decided per set of lock nodes from the
 //!   evidence, not from a token seen on two nodes (Redisson names every lock
 //!   a thread takes `uuid:threadId`, `getLockName(threadId)`, so one token
@@ -188,6 +192,150 @@ fn handoffs(active: &BTreeMap<u16, (i64, i64)>) -> Option<Vec<(u16, u16, i64)>> 
         .collect()
 }
 
+/// A client of one capture whose lock events all repeat another capture's:
+/// a replica's link to its master, as the replica's MONITOR shows it (the
+/// master's writes, as `MULTI` ... `EXEC` from the master's address).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplicationLink {
+    /// The replica's capture.
+    pub replica: u16,
+    /// The client address the copies come from on the replica.
+    pub client: Sym,
+    /// The master's capture.
+    pub master: u16,
+    /// Lock events of the link (every one a copy).
+    pub events: usize,
+}
+
+/// Share of a link's events that must repeat the master's, and of the
+/// master's writes in the link's time that the link must repeat.
+const LINK_SHARE: (usize, usize) = (9, 10);
+
+/// What an event says about the lock, for matching a copy with its
+/// original: a grant (acquire, or renewal: a replica gets Redisson's
+/// `hincrby` and `pexpire` as two commands), a delete, a failure.
+fn category(kind: EventKind) -> u8 {
+    match kind {
+        EventKind::Acquired | EventKind::Renewed => 0,
+        EventKind::Released => 1,
+        _ => 2,
+    }
+}
+
+/// Times (and clients) of the lock events per (capture, client or `None`
+/// for all clients, key, holder, [`category`]), sorted by time.
+type Index = HashMap<(u16, Option<Sym>, Sym, Sym, u8), Vec<(i64, Option<Sym>)>>;
+
+/// The client of the first event of `index` under `k` in `from..=to`
+/// (`Some(None)`: an event without a client), `None` when there is none.
+fn first_between(
+    index: &Index,
+    k: &(u16, Option<Sym>, Sym, Sym, u8),
+    from: i64,
+    to: i64,
+) -> Option<Option<Sym>> {
+    let times = index.get(k)?;
+    let i = times.partition_point(|&(t, _)| t < from);
+    times
+        .get(i)
+        .filter(|&&(t, _)| t <= to)
+        .map(|&(_, host)| host)
+}
+
+/// Finds the replication links among the lock events `events` of the
+/// captures (docs/semantics.md §8): a client of capture R is a link from
+/// capture M when
+/// - it has two or more lock events and none is a failed acquire or a
+///   failed release (a replica receives only the writes that happened);
+/// - at least 90 % of them repeat an event of M of the same kind, key and
+///   holder at most [`REDLOCK_SPAN_MS`] earlier, and those originals come
+///   from two or more clients of M (one link carries every client's
+///   writes; a Redlock client's connection to one node repeats only its own
+///   process's requests);
+/// - it repeats at least 90 % of M's grants and deletes in its own time.
+pub fn replication_links<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<ReplicationLink> {
+    let mut index: Index = HashMap::new();
+    let mut by_client: BTreeMap<(u16, Sym), Vec<&Event>> = BTreeMap::new();
+    let mut nodes: BTreeSet<u16> = BTreeSet::new();
+    for e in events {
+        let (Some(key), Some(holder)) = (e.key, e.holder) else {
+            continue;
+        };
+        let (node, cat) = (e.source.file, category(e.kind));
+        nodes.insert(node);
+        index
+            .entry((node, None, key, holder, cat))
+            .or_default()
+            .push((e.at_ns, e.host));
+        if let Some(host) = e.host {
+            index
+                .entry((node, Some(host), key, holder, cat))
+                .or_default()
+                .push((e.at_ns, e.host));
+            by_client.entry((node, host)).or_default().push(e);
+        }
+    }
+    for times in index.values_mut() {
+        times.sort_unstable_by_key(|&(t, _)| t);
+    }
+    let span = span_ns(None);
+    let (num, den) = LINK_SHARE;
+    let mut links = Vec::new();
+    for (&(replica, client), list) in &by_client {
+        if list.len() < 2 || list.iter().any(|e| category(e.kind) == 2) {
+            continue;
+        }
+        let first = list.iter().map(|e| e.at_ns).min().unwrap_or(0);
+        let last = list.iter().map(|e| e.at_ns).max().unwrap_or(0);
+        let link = nodes.iter().filter(|&&m| m != replica).find_map(|&master| {
+            let mut repeated = 0usize;
+            let mut origins: BTreeSet<Option<Sym>> = BTreeSet::new();
+            for e in list {
+                let (Some(key), Some(holder)) = (e.key, e.holder) else {
+                    continue;
+                };
+                let k = (master, None, key, holder, category(e.kind));
+                if let Some(host) = first_between(&index, &k, e.at_ns.saturating_sub(span), e.at_ns)
+                {
+                    repeated += 1;
+                    origins.insert(host);
+                }
+            }
+            if repeated * den < list.len() * num || origins.len() < 2 {
+                return None;
+            }
+            // The master's writes in the link's time, and how many it repeats.
+            let (mut writes, mut copied) = (0usize, 0usize);
+            for (k, times) in &index {
+                let &(node, None, key, holder, cat) = k else {
+                    continue;
+                };
+                if node != master || cat == 2 {
+                    continue;
+                }
+                for &(t, _) in times
+                    .iter()
+                    .filter(|&&(t, _)| t >= first - span && t <= last)
+                {
+                    writes += 1;
+                    let mine = (replica, Some(client), key, holder, cat);
+                    if first_between(&index, &mine, t, t.saturating_add(span)).is_some() {
+                        copied += 1;
+                    }
+                }
+            }
+            (copied * den >= writes * num).then_some(ReplicationLink {
+                replica,
+                client,
+                master,
+                events: list.len(),
+            })
+        });
+        links.extend(link);
+    }
+    links
+}
+
 /// One node's copy of a lock key: its holder and when it expires (`None`:
 /// never).
 #[derive(Clone, Copy, Debug)]
@@ -214,6 +362,9 @@ struct Attempt {
     quorum: bool,
     /// Index in the output of the quorum hold's release, once released.
     release: Option<usize>,
+    /// That release is the delete that broke the quorum (no later line of
+    /// the round replaces it).
+    release_final: bool,
     /// A failed attempt whose `AcquireFailed` is out.
     closed: bool,
     /// A quorum hold that lost its quorum to another holder's delete.
@@ -281,6 +432,7 @@ impl Merge {
                 last: e.clone(),
                 quorum: false,
                 release: None,
+                release_final: false,
                 closed: false,
                 lost: false,
             });
@@ -344,30 +496,35 @@ impl Merge {
             None
         };
         let own_delete = victim.is_some_and(|v| v.holder == holder);
+        // Its own delete that leaves it fewer than a quorum of live nodes:
+        // the moment its lock stops being held by a majority.
+        let breaks = own_delete && self.live(key, holder, t).0 < self.quorum;
         let mut emitted = false;
         match self.attempts.get(&(key, holder)).cloned() {
-            // The quorum hold's first release line ends its believed window.
+            // The quorum hold's first release line ends it, unless a later
+            // delete of the same round is the one that breaks the quorum.
             Some(a) if a.quorum && a.release.is_none() => {
                 if let Some(a) = self.attempts.get_mut(&(key, holder)) {
                     a.release = Some(self.out.len());
+                    a.release_final = breaks;
                 }
                 self.out.push(e.clone());
                 emitted = true;
             }
-            // The rest of the release round: a delete of its own lock makes
-            // the round's release a successful one.
             Some(Attempt {
                 quorum: true,
                 release: Some(i),
+                release_final: false,
                 span_ns,
                 ..
-            }) if own_delete => {
+            }) if breaks => {
                 if let Some(r) = self.out.get_mut(i)
                     && t - r.at_ns <= span_ns
-                    && r.deleted() != Some(true)
                 {
-                    r.kind = EventKind::Released;
-                    r.update_detail(|d| d.deleted = Some(true));
+                    *r = e.clone();
+                }
+                if let Some(a) = self.attempts.get_mut(&(key, holder)) {
+                    a.release_final = true;
                 }
             }
             // A holder that never reached a quorum releases the nodes it
@@ -420,10 +577,11 @@ impl Merge {
 ///   quorum gives one `AcquireFailed` at its last try; its per-node
 ///   acquires, renewals and releases give nothing: deleting the node it won
 ///   is its own release of a hold it never had, never a foreign release.
-/// - a quorum hold's renewals are kept; its first release line is kept and
-///   ends it. When the same round then deletes the holder's own key on a
-///   node (within the attempt's span), that release is a successful one.
-///   Later release lines of the round give nothing.
+/// - a quorum hold's renewals are kept. Its release round (release lines
+///   within the attempt's span of the first) gives one release: the
+///   holder's own delete that leaves it fewer than a quorum of live nodes
+///   (when its lock stops being held by a majority), else the round's
+///   first line (compare-and-deletes that found nothing).
 /// - a delete of a quorum holder's node by another holder that leaves it
 ///   short of a quorum is kept (the analysis sees a foreign release).
 /// - per-node failed acquires give nothing on their own (the quorum
@@ -561,11 +719,30 @@ pub fn combine_redlock_nodes(log: &mut LoadedLog) {
     }
     let on_node =
         |e: &Event| e.inferred && is_lock_kind(e.kind) && captures.contains(&e.source.file);
-    let mut nodes_of: HashMap<Sym, BTreeSet<u16>> = HashMap::new();
-    for e in log.events.iter().filter(|e| on_node(e)) {
-        if let Some(k) = e.key {
-            nodes_of.entry(k).or_default().insert(e.source.file);
+    let count_nodes = |events: &[Event]| {
+        let mut nodes_of: HashMap<Sym, BTreeSet<u16>> = HashMap::new();
+        for e in events.iter().filter(|e| on_node(e)) {
+            if let Some(k) = e.key {
+                nodes_of.entry(k).or_default().insert(e.source.file);
+            }
         }
+        nodes_of
+    };
+    let mut nodes_of = count_nodes(&log.events);
+    // A replica's copies of its master's writes are no grants of their
+    // own: they leave the log (all of the link's events), and the nodes
+    // are counted again without them.
+    let shared = |k: Option<Sym>| {
+        k.and_then(|k| nodes_of.get(&k))
+            .is_some_and(|n| n.len() >= 2)
+    };
+    let links = replication_links(log.events.iter().filter(|e| on_node(e) && shared(e.key)));
+    if !links.is_empty() {
+        let copy: HashSet<(u16, Sym)> = links.iter().map(|l| (l.replica, l.client)).collect();
+        log.events
+            .retain(|e| !e.host.is_some_and(|h| copy.contains(&(e.source.file, h))));
+        nodes_of = count_nodes(&log.events);
+        note_links(log, &links);
     }
     // Keys grouped by their set of lock nodes (two or more).
     let mut groups: BTreeMap<Vec<u16>, Vec<Sym>> = BTreeMap::new();
@@ -613,6 +790,27 @@ pub fn combine_redlock_nodes(log: &mut LoadedLog) {
         log.events = rest;
     }
     note_verdicts(log, &captures, &nodes_of, &decided);
+}
+
+/// Says on each replica's capture which client was its replication link
+/// and that its copies were left out.
+fn note_links(log: &mut LoadedLog, links: &[ReplicationLink]) {
+    for l in links {
+        let master = log
+            .sources
+            .get(usize::from(l.master))
+            .map_or("?", |s| s.name.as_str());
+        let note = format!(
+            "Replica: client `{}` only repeats the writes of `{master}` (its {} lock events each \
+             follow the same one there, and none failed): the replication link; its copies are \
+             left out, so that each grant counts once",
+            log.strings.get(l.client),
+            l.events
+        );
+        if let Some(s) = log.sources.get_mut(usize::from(l.replica)) {
+            s.notes.push(note);
+        }
+    }
 }
 
 /// Writes each decision on its captures, and a data-node note on the
@@ -785,14 +983,15 @@ mod tests {
     }
 
     #[test]
-    fn a_release_round_that_deletes_the_holders_key_is_a_successful_release() {
+    fn a_release_round_ends_the_hold_at_the_delete_that_breaks_the_quorum() {
         use EventKind::*;
         let mut b = LogBuilder::new();
         let events = vec![
             ev(&mut b, 0, 9, Acquired, "C", Some(2000)),
             ev(&mut b, 1, 10, Acquired, "A", Some(2000)),
             ev(&mut b, 2, 11, Acquired, "A", Some(2000)),
-            // A's compare-and-delete reaches node 0 (C's) first.
+            // A's compare-and-delete reaches node 0 (C's) first; its delete
+            // on node 1 leaves it one node: the lock ends there.
             ev(&mut b, 0, 500, ReleaseFailed, "A", None),
             {
                 let e = ev(&mut b, 1, 501, Released, "A", None);
@@ -808,7 +1007,7 @@ mod tests {
             vec![
                 (AcquireFailed, "C".into(), 9, None, None),
                 (Acquired, "A".into(), 11, Some(1999), None),
-                (Released, "A".into(), 500, None, Some(true)),
+                (Released, "A".into(), 501, None, Some(true)),
             ]
         );
     }
@@ -833,10 +1032,71 @@ mod tests {
                 (Renewed, "u:1".into(), 10_010, Some(30000), None),
                 (Renewed, "u:1".into(), 10_011, Some(30000), None),
                 (Renewed, "u:1".into(), 10_012, Some(30000), None),
-                (Released, "u:1".into(), 15_010, None, Some(true)),
+                (Released, "u:1".into(), 15_011, None, Some(true)),
                 (Acquired, "u:1".into(), 20_011, Some(29999), None),
             ]
         );
+    }
+
+    fn from(mut e: Event, b: &mut LogBuilder, host: &str) -> Event {
+        e.host = Some(b.intern(host));
+        e
+    }
+
+    #[test]
+    fn a_client_repeating_every_write_of_another_capture_is_a_replication_link() {
+        use EventKind::*;
+        let mut b = LogBuilder::new();
+        let mut events = Vec::new();
+        for (t, kind, holder, host) in [
+            (100, Acquired, "A", "app-1:1"),
+            (200, Released, "A", "app-1:1"),
+            (300, Acquired, "B", "app-2:1"),
+            (400, Released, "B", "app-2:1"),
+        ] {
+            let e = ev(&mut b, 0, t, kind, holder, Some(2000));
+            events.push(from(e, &mut b, host));
+            let copy = ev(&mut b, 1, t + 1, kind, holder, Some(2000));
+            events.push(from(copy, &mut b, "master:6379"));
+        }
+        // The promoted replica's own client, later.
+        let own = ev(&mut b, 1, 3000, Acquired, "B", Some(2000));
+        events.push(from(own, &mut b, "app-2:2"));
+        let link = b.intern("master:6379");
+        assert_eq!(
+            replication_links(&events),
+            vec![ReplicationLink {
+                replica: 1,
+                client: link,
+                master: 0,
+                events: 4
+            }]
+        );
+    }
+
+    #[test]
+    fn a_redlock_clients_connections_are_no_replication_links() {
+        use EventKind::*;
+        let mut b = LogBuilder::new();
+        let mut events = Vec::new();
+        // One process, one connection per node, trying node 0 then node 1:
+        // its node-1 connection repeats only its own requests.
+        for (t, kind, holder) in [
+            (100, Acquired, "A"),
+            (200, Released, "A"),
+            (300, Acquired, "B"),
+        ] {
+            let e = ev(&mut b, 0, t, kind, holder, Some(2000));
+            events.push(from(e, &mut b, "app:1"));
+            let e = ev(&mut b, 1, t + 1, kind, holder, Some(2000));
+            events.push(from(e, &mut b, "app:2"));
+        }
+        // Another process whose tries on node 1 lose: no replica loses.
+        for (n, kind) in [(0u16, Acquired), (1, AcquireFailed)] {
+            let e = ev(&mut b, n, 310 + i64::from(n), kind, "C", Some(2000));
+            events.push(from(e, &mut b, "other:1"));
+        }
+        assert!(replication_links(&events).is_empty());
     }
 
     #[test]
