@@ -113,8 +113,9 @@ pub fn classify_nodes<'a>(
 ) -> NodesVerdict {
     // Per node: first and last lock event.
     let mut active: BTreeMap<u16, (i64, i64)> = BTreeMap::new();
-    // (key, holder) → node → times of its tries (won or lost).
-    let mut tries: HashMap<(Sym, Sym), BTreeMap<u16, Vec<i64>>> = HashMap::new();
+    // Tries (won or lost) as (key, holder, node, time), sorted: one flat
+    // vector, not a map per token (a capture can hold a token per acquire).
+    let mut tries: Vec<(Sym, Sym, u16, i64)> = Vec::new();
     let mut won: Vec<(Sym, Sym, u16, i64, Option<i64>)> = Vec::new();
     for e in events {
         let node = e.source.file;
@@ -128,8 +129,7 @@ pub fn classify_nodes<'a>(
             continue;
         };
         if matches!(e.kind, EventKind::Acquired | EventKind::AcquireFailed) {
-            let times = tries.entry((key, holder)).or_default();
-            times.entry(node).or_default().push(e.at_ns);
+            tries.push((key, holder, node, e.at_ns));
         }
         if e.kind == EventKind::Acquired {
             won.push((key, holder, node, e.at_ns, e.ttl_ms()));
@@ -145,24 +145,19 @@ pub fn classify_nodes<'a>(
     if let Some(handoffs) = handoffs(&active) {
         return NodesVerdict::Failover { handoffs };
     }
-    for per_node in tries.values_mut() {
-        for times in per_node.values_mut() {
-            times.sort_unstable();
-        }
-    }
+    tries.sort_unstable();
     let matched = won
         .iter()
         .filter(|&&(key, holder, node, at, ttl)| {
             let span = span_ns(ttl);
-            tries.get(&(key, holder)).is_some_and(|per_node| {
-                per_node.iter().any(|(&other, times)| {
-                    other != node && {
-                        let from = times.partition_point(|&t| t < at.saturating_sub(span));
-                        times
-                            .get(from)
-                            .is_some_and(|&t| t <= at.saturating_add(span))
-                    }
-                })
+            active.keys().any(|&other| {
+                other != node && {
+                    let from = (key, holder, other, at.saturating_sub(span));
+                    let i = tries.partition_point(|t| *t < from);
+                    tries.get(i).is_some_and(|&(k, h, n, t)| {
+                        (k, h, n) == (key, holder, other) && t <= at.saturating_add(span)
+                    })
+                }
             })
         })
         .count();
@@ -222,24 +217,23 @@ fn category(kind: EventKind) -> u8 {
     }
 }
 
-/// Times (and clients) of the lock events per (capture, client or `None`
-/// for all clients, key, holder, [`category`]), sorted by time.
-type Index = HashMap<(u16, Option<Sym>, Sym, Sym, u8), Vec<(i64, Option<Sym>)>>;
+/// Where a lock event is looked up: (capture, client or `None` for any
+/// client, key, holder, [`category`]).
+type Slot = (u16, Option<Sym>, Sym, Sym, u8);
 
-/// The client of the first event of `index` under `k` in `from..=to`
-/// (`Some(None)`: an event without a client), `None` when there is none.
-fn first_between(
-    index: &Index,
-    k: &(u16, Option<Sym>, Sym, Sym, u8),
-    from: i64,
-    to: i64,
-) -> Option<Option<Sym>> {
-    let times = index.get(k)?;
-    let i = times.partition_point(|&(t, _)| t < from);
-    times
+/// The lock events as (slot, time, client), sorted: one flat vector, not
+/// a map per token (a capture can hold a token per acquire).
+type Index = Vec<(Slot, i64, Option<Sym>)>;
+
+/// The client of the first event of `index` in slot `k` within
+/// `from..=to` (`Some(None)`: an event without a client), `None` when
+/// there is none.
+fn first_between(index: &Index, k: Slot, from: i64, to: i64) -> Option<Option<Sym>> {
+    let i = index.partition_point(|&(slot, t, _)| (slot, t) < (k, from));
+    index
         .get(i)
-        .filter(|&&(t, _)| t <= to)
-        .map(|&(_, host)| host)
+        .filter(|&&(slot, t, _)| slot == k && t <= to)
+        .map(|&(_, _, host)| host)
 }
 
 /// Finds the replication links among the lock events `events` of the
@@ -254,7 +248,7 @@ fn first_between(
 ///   process's requests);
 /// - it repeats at least 90 % of M's grants and deletes in its own time.
 pub fn replication_links<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<ReplicationLink> {
-    let mut index: Index = HashMap::new();
+    let mut index: Index = Vec::new();
     let mut by_client: BTreeMap<(u16, Sym), Vec<&Event>> = BTreeMap::new();
     let mut nodes: BTreeSet<u16> = BTreeSet::new();
     for e in events {
@@ -263,21 +257,13 @@ pub fn replication_links<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec
         };
         let (node, cat) = (e.source.file, category(e.kind));
         nodes.insert(node);
-        index
-            .entry((node, None, key, holder, cat))
-            .or_default()
-            .push((e.at_ns, e.host));
+        index.push(((node, None, key, holder, cat), e.at_ns, e.host));
         if let Some(host) = e.host {
-            index
-                .entry((node, Some(host), key, holder, cat))
-                .or_default()
-                .push((e.at_ns, e.host));
+            index.push(((node, Some(host), key, holder, cat), e.at_ns, e.host));
             by_client.entry((node, host)).or_default().push(e);
         }
     }
-    for times in index.values_mut() {
-        times.sort_unstable_by_key(|&(t, _)| t);
-    }
+    index.sort_unstable();
     let span = span_ns(None);
     let (num, den) = LINK_SHARE;
     let mut links = Vec::new();
@@ -290,15 +276,19 @@ pub fn replication_links<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec
         let link = nodes.iter().filter(|&&m| m != replica).find_map(|&master| {
             let mut repeated = 0usize;
             let mut origins: BTreeSet<Option<Sym>> = BTreeSet::new();
-            for e in list {
+            // Past this many events that repeat nothing, it is no link.
+            let may_miss = list.len() - (list.len() * num).div_ceil(den);
+            for (seen, e) in list.iter().enumerate() {
                 let (Some(key), Some(holder)) = (e.key, e.holder) else {
                     continue;
                 };
                 let k = (master, None, key, holder, category(e.kind));
-                if let Some(host) = first_between(&index, &k, e.at_ns.saturating_sub(span), e.at_ns)
+                if let Some(host) = first_between(&index, k, e.at_ns.saturating_sub(span), e.at_ns)
                 {
                     repeated += 1;
                     origins.insert(host);
+                } else if seen + 1 - repeated > may_miss {
+                    return None;
                 }
             }
             if repeated * den < list.len() * num || origins.len() < 2 {
@@ -306,22 +296,15 @@ pub fn replication_links<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec
             }
             // The master's writes in the link's time, and how many it repeats.
             let (mut writes, mut copied) = (0usize, 0usize);
-            for (k, times) in &index {
-                let &(node, None, key, holder, cat) = k else {
-                    continue;
-                };
-                if node != master || cat == 2 {
+            let from = first.saturating_sub(span);
+            for &((node, host, key, holder, cat), t, _) in &index {
+                if node != master || host.is_some() || cat == 2 || t < from || t > last {
                     continue;
                 }
-                for &(t, _) in times
-                    .iter()
-                    .filter(|&&(t, _)| t >= first - span && t <= last)
-                {
-                    writes += 1;
-                    let mine = (replica, Some(client), key, holder, cat);
-                    if first_between(&index, &mine, t, t.saturating_add(span)).is_some() {
-                        copied += 1;
-                    }
+                writes += 1;
+                let mine = (replica, Some(client), key, holder, cat);
+                if first_between(&index, mine, t, t.saturating_add(span)).is_some() {
+                    copied += 1;
                 }
             }
             (copied * den >= writes * num).then_some(ReplicationLink {
@@ -414,7 +397,7 @@ impl Merge {
         let t = e.at_ns;
         let fresh = match self.attempts.get(&(key, holder)) {
             None => true,
-            Some(a) => a.release.is_some() || a.closed || t - a.first_ns > a.span_ns,
+            Some(a) => a.release.is_some() || a.closed || t.saturating_sub(a.first_ns) > a.span_ns,
         };
         if fresh
             && let Some(old) = self.attempts.remove(&(key, holder))
@@ -461,7 +444,7 @@ impl Merge {
         let (count, first_deadline) = self.live(key, holder, t);
         if count >= self.quorum {
             let mut q = e.clone();
-            q.set_ttl_ms(first_deadline.map(|d| (d - t).div_euclid(NS_PER_MS)));
+            q.set_ttl_ms(first_deadline.map(|d| d.saturating_sub(t).div_euclid(NS_PER_MS)));
             self.out.push(q);
             if let Some(a) = self.attempts.get_mut(&(key, holder)) {
                 a.quorum = true;
@@ -519,7 +502,7 @@ impl Merge {
                 ..
             }) if breaks => {
                 if let Some(r) = self.out.get_mut(i)
-                    && t - r.at_ns <= span_ns
+                    && t.saturating_sub(r.at_ns) <= span_ns
                 {
                     *r = e.clone();
                 }
