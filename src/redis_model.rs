@@ -14,6 +14,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use hashbrown::HashMap;
 use hashbrown::hash_map::EntryRef;
 
+pub mod tair;
+
 /// A value stored at a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
@@ -23,13 +25,21 @@ pub enum Value {
     Hash(HashFields),
     /// A list (`RPUSH`, `LPUSH`).
     List(VecDeque<Vec<u8>>),
+    /// A TairString (`EXSET`; the module's `exstrtype`): a string with a
+    /// version that every write increments ([`tair`]).
+    ExStr {
+        /// The string.
+        value: Vec<u8>,
+        /// Its version (1 after the first `EXSET`, unless `ABS` set it).
+        version: i64,
+    },
 }
 
 impl Value {
     /// The integer in a string value, if it is one.
     pub fn as_int(&self) -> Option<i64> {
         match self {
-            Value::Str(s) => parse_i64(s),
+            Value::Str(s) | Value::ExStr { value: s, .. } => parse_i64(s),
             _ => None,
         }
     }
@@ -72,6 +82,14 @@ pub enum Outcome {
         written: bool,
         /// The previous live value.
         old: Option<Vec<u8>>,
+    },
+    /// A TairString write refused because the version it named is not the
+    /// key's (`EXSET ... VER v`: the wire reply is `ERR update version is
+    /// stale`; `EXCAS`: `CAS_FAILED`, the value, the version). Nothing was
+    /// written.
+    Stale {
+        /// The key's version.
+        version: i64,
     },
     /// `QUEUED` inside `MULTI`.
     Queued,
@@ -423,6 +441,8 @@ impl Keyspace {
             b"INCR" | b"DECR" | b"INCRBY" | b"DECRBY" => self.cmd_incr(now_ms, db, c, args),
             b"RPUSH" | b"LPUSH" => self.cmd_push(now_ms, db, c, args),
             b"LLEN" => self.cmd_llen(now_ms, db, cmd, args),
+            b"EXSET" | b"EXGET" | b"EXSETVER" | b"EXINCRBY" | b"EXCAS" | b"EXCAD" | b"CAS"
+            | b"CAD" => self.apply_tair(now_ms, db, c, args, want_old),
             b"FLUSHDB" => {
                 self.flush_db(db);
                 Outcome::Ok
