@@ -26,12 +26,17 @@
 //!     key → `Released` with `deleted = Some(true)`. Its holder is the token
 //!     the key held, unless the releaser is known to be someone else: in a
 //!     script, when no `ARGV` element equals the deleted token (holder = the
-//!     first non-numeric `ARGV`); for a plain `DEL`, when the client's last
-//!     winning acquire on that key used another token (holder = that token).
-//!     The analysis then sees a delete by a holder whose lock had ended while
-//!     another was live: a foreign release. A plain `DEL` of an absent lock
-//!     key by a client that acquired it → `Released` with
-//!     `deleted = Some(false)`.
+//!     first non-numeric `ARGV`); for a plain `DEL`, when the connection's
+//!     request chain names another owner ([`requests`]: an order pushed, a
+//!     read of the lock, a token, or its winning acquire). The analysis then
+//!     sees a delete by a holder whose lock had ended while another was
+//!     live: a foreign release. A plain `DEL` whose chain names nobody is
+//!     the holder's own release with [`Event::holder_guessed`] set. A plain
+//!     `DEL` of an absent lock key whose chain names an owner → `Released`
+//!     with `deleted = Some(false)`.
+//!   - Tair: `EXSET ... NX` as `SET ... NX`; `CAS`/`EXCAS` renewals,
+//!     `CAD`/`EXCAD` releases, writes refused for a stale version →
+//!     `WriteRejected` ([`tair`]).
 //!   - A script that reads a lock key (`get`, `hexists`, ...) and writes
 //!     nothing to it → `ReleaseFailed` (a compare-and-delete whose compare
 //!     failed) with the script's token, unless the script is known to be a
@@ -41,7 +46,8 @@
 //!     derives nothing.
 //!   - Expiry is modelled (so later `SET NX` outcomes are right) but emits no
 //!     event: the analysis computes leases from acquire + TTL + renewals.
-//! - Stock keys (glob [`MonitorOptions::stock_pattern`]): a `SET` of an
+//! - Stock keys (glob [`MonitorOptions::stock_pattern`]; Tair's `EXSET`,
+//!   `EXGET`, `EXCAS`, `CAS`, `EXINCRBY` as in [`tair`]): a `SET` of an
 //!   absent key (the first, or after a `DEL`/`FLUSHALL`) → `StockInitialized`;
 //!   `GET` →
 //!   `StockRead` with the modelled value; a later `SET` (read-modify-write)
@@ -73,6 +79,9 @@ use hashbrown::{HashMap, HashSet};
 
 use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceRef, Sym};
 use crate::redis_model::{Connection, Keyspace, Outcome, Step, Upper, Value, parse_i64};
+
+mod requests;
+mod tair;
 
 /// Options for MONITOR replay.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -600,7 +609,7 @@ fn lossy(b: &[u8]) -> String {
 /// The token a lock value names: the string, or a hash's first field.
 fn token_of(v: &Value) -> Option<Vec<u8>> {
     match v {
-        Value::Str(s) => Some(s.clone()),
+        Value::Str(s) | Value::ExStr { value: s, .. } => Some(s.clone()),
         Value::Hash(h) => h.first().map(|(f, _)| f.clone()),
         Value::List(_) => None,
     }
@@ -633,24 +642,29 @@ fn new_client(name: &str, id: u32) -> Client {
 }
 
 /// Which of the lock keys' holders (client, key) last acquired with each
-/// token, both ways: what [`Replay::lock_removed`] asks, and a way to forget
-/// every (client, key) of a released token without scanning them all.
+/// token, and in which of the client's request chains
+/// ([`requests::Requests::chain`]), both ways: what [`Replay::lock_removed`]
+/// asks, and a way to forget every (client, key) of a released token
+/// without scanning them all.
 #[derive(Debug, Default)]
 struct LastTokens {
-    by_client_key: HashMap<ClientKey, Vec<u8>>,
+    by_client_key: HashMap<ClientKey, (Vec<u8>, u32)>,
     by_token: HashMap<Vec<u8>, Vec<ClientKey>>,
 }
 
 impl LastTokens {
-    fn get(&self, client: u32, key: &[u8]) -> Option<&Vec<u8>> {
+    fn get(&self, client: u32, key: &[u8]) -> Option<&(Vec<u8>, u32)> {
         self.by_client_key.get(&ClientKeyRef(client, key))
     }
 
-    fn set(&mut self, client: u32, key: &[u8], token: &[u8]) {
+    fn set(&mut self, client: u32, key: &[u8], token: &[u8], chain: u32) {
         match self.by_client_key.get_mut(&ClientKeyRef(client, key)) {
-            Some(t) if t.as_slice() == token => return,
+            Some(t) if t.0.as_slice() == token => {
+                t.1 = chain;
+                return;
+            }
             Some(t) => {
-                let old = std::mem::replace(t, token.to_vec());
+                let old = std::mem::replace(t, (token.to_vec(), chain)).0;
                 if let Some(list) = self.by_token.get_mut(old.as_slice()) {
                     list.retain(|ck| !(ck.0 == client && ck.1 == key));
                     if list.is_empty() {
@@ -660,7 +674,7 @@ impl LastTokens {
             }
             None => {
                 self.by_client_key
-                    .insert(ClientKey(client, key.to_vec()), token.to_vec());
+                    .insert(ClientKey(client, key.to_vec()), (token.to_vec(), chain));
             }
         }
         self.by_token
@@ -797,6 +811,8 @@ struct Replay {
     kinds: HashMap<Vec<u8>, ScriptKind>,
     /// (client, lock key) → token of that client's last winning acquire.
     last_token: LastTokens,
+    /// Each connection's request chain, to tell who sent a `DEL`.
+    requests: requests::Requests,
     /// What each key seen matches, and its symbol once an event interned
     /// it (at most [`KEY_CACHE_MAX`] keys; then it starts over).
     keys: HashMap<Box<[u8]>, KeyInfo>,
@@ -873,7 +889,27 @@ impl Replay {
     }
 
     fn set_last_token(&mut self, client: &Client, key: &[u8], token: &[u8]) {
-        self.last_token.set(client.id, key, token);
+        let chain = self.requests.chain(client.id);
+        self.last_token.set(client.id, key, token, chain);
+        self.requests.won(token);
+        self.requests.acquired(client.id, token);
+    }
+
+    /// Who the current request of `client` says it is, for a delete of lock
+    /// `key` that names no token (docs/semantics.md §8): the owner its
+    /// chain named, else the token of its winning acquire of `key` while
+    /// that still speaks for the connection
+    /// ([`requests::Requests::acquire_holds`]).
+    fn request_owner(&mut self, client: u32, key: &[u8]) -> Option<Vec<u8>> {
+        if let Some(n) = self.requests.named(client) {
+            let n = n.to_vec();
+            self.requests.by_request += 1;
+            return Some(n);
+        }
+        self.last_token
+            .get(client, key)
+            .filter(|(_, chain)| self.requests.acquire_holds(client, *chain))
+            .map(|(t, _)| t.clone())
     }
 
     fn new_event(
@@ -1047,6 +1083,8 @@ impl Replay {
                 // The line names the database the command ran in.
                 let db = cl.db;
                 if matches!(c, b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO") {
+                    self.requests.touch(client.id, cl.at_ns);
+                    self.requests.restart(client.id);
                     self.script = Some(start_script(&client, c, args));
                 }
                 self.exec(b, cl.at_ns, line, &client, db, cmd, &up, args);
@@ -1087,6 +1125,12 @@ impl Replay {
         let lock0 = info.is_some_and(|i| i.lock);
         let stock0 = !lock0 && info.is_some_and(|i| i.stock);
         let del = matches!(c, b"DEL" | b"UNLINK");
+        // Not a script's line, nor a module's own call (Tair's `CAS`/`CAD`
+        // show their internal `GET` from client `?:0`).
+        let direct = self.script.is_none() && !client.name.starts_with('?');
+        if direct {
+            self.requests.touch(client.id, at_ns);
+        }
         // What the rules below need of the keys before the command runs (the
         // keyspace is already expired to `now_ms`, so looking changes
         // nothing): a lock key's value for the commands that create or
@@ -1097,11 +1141,33 @@ impl Replay {
             if lock0
                 && matches!(
                     c,
-                    b"HSET" | b"HINCRBY" | b"DEL" | b"UNLINK" | b"GETDEL" | b"HDEL"
+                    b"HSET"
+                        | b"HINCRBY"
+                        | b"DEL"
+                        | b"UNLINK"
+                        | b"GETDEL"
+                        | b"HDEL"
+                        | b"CAS"
+                        | b"EXCAS"
+                        | b"CAD"
+                        | b"EXCAD"
                 )
             {
                 before0 = self.ks.get_live(now_ms, db, k).map(|e| e.value.clone());
-            } else if stock0 && matches!(c, b"SET" | b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR") {
+            } else if stock0
+                && matches!(
+                    c,
+                    b"SET"
+                        | b"DECR"
+                        | b"DECRBY"
+                        | b"INCRBY"
+                        | b"INCR"
+                        | b"EXSET"
+                        | b"EXCAS"
+                        | b"CAS"
+                        | b"EXINCRBY"
+                )
+            {
                 stock_before = self
                     .ks
                     .get_live(now_ms, db, k)
@@ -1136,20 +1202,91 @@ impl Replay {
         let Some(key) = key else {
             return;
         };
+        let order = matches!(c, b"RPUSH" | b"LPUSH") && info.is_some_and(|i| i.order);
         if lock0 {
             if !info.is_some_and(|i| i.noted) {
                 self.note_lock_key(key);
             }
+            if direct {
+                self.request_starts(client, c, args);
+            }
             self.lock_cmd(b, at_ns, line, client, db, c, args, before0, &out);
         } else if stock0 {
             self.stock_cmd(b, at_ns, line, client, c, args, stock_before, &out);
-        } else if matches!(c, b"RPUSH" | b"LPUSH") && info.is_some_and(|i| i.order) {
+        } else if order {
             self.order_cmd(b, at_ns, line, client, args);
         }
+        let deleted_lock = lock0 || !other_locks.is_empty();
         // Other keys a multi-key DEL names.
         for (k, v) in other_locks {
             self.note_lock_key(k);
             self.lock_removed(b, at_ns, line, client, k, v.as_ref());
+        }
+        if direct {
+            self.request_names(client, c, args, lock0, deleted_lock && del, order, &out);
+        }
+    }
+
+    /// Before a lock command runs: an acquire attempt (`SET ... NX`,
+    /// `SETNX`, `EXSET ... NX`) starts a new request chain on its
+    /// connection; another write of a token (a renewal by `SET`, `EXSET`,
+    /// `GETSET`, `CAS`, `EXCAS`) names it. Either way a token first sent on
+    /// another connection shows a pooled client.
+    fn request_starts(&mut self, client: &Client, c: &[u8], args: &[&[u8]]) {
+        let nx = || {
+            args.get(2..)
+                .is_some_and(|o| o.iter().any(|o| o.eq_ignore_ascii_case(b"NX")))
+        };
+        let (token, acquire) = match c {
+            b"SETNX" => (args.get(1), true),
+            b"SET" | b"EXSET" => (args.get(1), nx()),
+            b"GETSET" | b"EXCAS" => (args.get(1), false),
+            b"CAS" => (args.get(2), false),
+            _ => (None, false),
+        };
+        match (token, acquire) {
+            (Some(t), true) => {
+                self.requests.restart(client.id);
+                self.requests.sent(client.id, t);
+            }
+            (Some(t), false) => self.requests.name(client.id, t),
+            (None, _) => {}
+        }
+    }
+
+    /// After a command of a connection (not a script's line): what it says
+    /// about the connection's request. A read of a lock key names the holder
+    /// it read; a delete of a lock ends the request; an argument equal to a
+    /// token that won a lock names that token (orders name their owner in
+    /// [`Replay::order_cmd`]).
+    #[allow(clippy::too_many_arguments)]
+    fn request_names(
+        &mut self,
+        client: &Client,
+        c: &[u8],
+        args: &[&[u8]],
+        lock: bool,
+        deleted_lock: bool,
+        order: bool,
+        out: &Outcome,
+    ) {
+        if deleted_lock || (lock && matches!(c, b"GETDEL" | b"CAD" | b"EXCAD")) {
+            self.requests.restart(client.id);
+        } else if lock && matches!(c, b"GET" | b"EXGET") {
+            let read = match out {
+                Outcome::Bulk(v) => Some(v),
+                Outcome::Array(a) => match a.first() {
+                    Some(Outcome::Bulk(v)) => Some(v),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(v) = read {
+                let v = v.clone();
+                self.requests.name(client.id, &v);
+            }
+        } else if !lock && !order {
+            self.requests.name_known_token(client.id, args);
         }
     }
 
@@ -1171,7 +1308,7 @@ impl Replay {
         let in_script = self.script.is_some();
         let is_write = !matches!(
             c,
-            b"GET" | b"EXISTS" | b"HEXISTS" | b"HGET" | b"TTL" | b"PTTL" | b"HGETALL"
+            b"GET" | b"EXGET" | b"EXISTS" | b"HEXISTS" | b"HGET" | b"TTL" | b"PTTL" | b"HGETALL"
         );
         if let Some(s) = self.script.as_mut() {
             if is_write {
@@ -1182,7 +1319,7 @@ impl Replay {
             if c == b"PTTL" || c == b"TTL" {
                 note_key(&mut s.pttl, key);
             }
-            if matches!(c, b"DEL" | b"UNLINK" | b"GETDEL") {
+            if matches!(c, b"DEL" | b"UNLINK" | b"GETDEL" | b"CAD" | b"EXCAD") {
                 s.deleted = true;
             }
             if c.ends_with(b"EXPIRE") || c.ends_with(b"EXPIREAT") {
@@ -1195,11 +1332,16 @@ impl Replay {
                 .map(|d| d - now_ms)
         };
         match c {
-            b"SET" => {
+            b"SET" | b"EXSET" => {
                 let Some(&token) = args.get(1) else {
                     return;
                 };
                 let nx = args[2..].iter().any(|o| o.eq_ignore_ascii_case(b"NX"));
+                if let Outcome::Stale { .. } = out {
+                    let e = self.version_rejected(b, at_ns, line, client, key, Some(token), args);
+                    self.emit(b, e);
+                    return;
+                }
                 let Outcome::Set { written, old } = out else {
                     return;
                 };
@@ -1269,7 +1411,7 @@ impl Replay {
                     self.lock_removed(b, at_ns, line, client, key, before.as_ref());
                 }
             }
-            _ => {}
+            _ => self.tair_lock_cmd(b, at_ns, line, client, db, c, args, before.as_ref(), out),
         }
     }
 
@@ -1284,27 +1426,26 @@ impl Replay {
         before: Option<&Value>,
     ) {
         let token = before.and_then(token_of);
-        let releaser = match (&self.script, &token) {
-            (Some(s), Some(t)) => Some(s.holder_for(t)),
-            (Some(_), None) => None,
-            (None, _) => self
-                .last_token
-                .get(client.id, key)
-                .cloned()
-                .or_else(|| token.clone()),
+        // Nothing deleted by a plain DEL: only worth an event when the
+        // connection's request says who sent it.
+        let (releaser, guessed) = match (&self.script, &token) {
+            (Some(s), Some(t)) => (Some(s.holder_for(t)), false),
+            (Some(_), None) => (None, false),
+            (None, _) => match self.request_owner(client.id, key) {
+                Some(owner) => (Some(owner), false),
+                None => (token.clone(), token.is_some()),
+            },
         };
         let Some(holder) = releaser else {
             return;
         };
-        if token.is_none() && self.script.is_none() {
-            // Nothing deleted: only worth an event when this client acquired it.
-            if self.last_token.get(client.id, key).is_none() {
-                return;
-            }
-        }
         let mut e = self.new_event(b, EventKind::Released, at_ns, line, client, key);
         e.holder = Some(b.intern_bytes(&holder));
         e.update_detail(|d| d.deleted = Some(token.is_some()));
+        if guessed {
+            e.set_holder_guessed(true);
+            self.requests.guessed += 1;
+        }
         if token.as_ref() == Some(&holder) {
             self.last_token.forget(&holder);
         }
@@ -1369,7 +1510,10 @@ impl Replay {
                 });
                 e
             }
-            _ => return,
+            _ => match self.tair_stock_event(b, at_ns, line, client, c, args, prev, out) {
+                Some(e) => e,
+                None => return,
+            },
         };
         e.key = None;
         let product = b.intern(product_part(&String::from_utf8_lossy(key)));
@@ -1408,6 +1552,9 @@ impl Replay {
                 .and_then(|v| v.as_f64());
             if let Some(o) = owner {
                 e.holder = Some(b.intern(&o));
+                if self.script.is_none() && !client.name.starts_with('?') {
+                    self.requests.name(client.id, o.as_bytes());
+                }
             }
             let order_sym: Option<Sym> = order_id.map(|o| b.intern(&o));
             let product_sym = b.intern(product);
@@ -1615,6 +1762,7 @@ pub fn read_monitor<R: BufRead>(
         script: None,
         kinds: HashMap::new(),
         last_token: LastTokens::default(),
+        requests: requests::Requests::default(),
         keys: HashMap::new(),
         unknown: BTreeMap::new(),
         lock_keys: HashSet::new(),
@@ -1693,6 +1841,7 @@ pub fn read_monitor<R: BufRead>(
         "replayed {} commands ({} inside Lua scripts) through the keyspace model",
         r.commands, r.lua_commands
     ));
+    info.notes.extend(r.requests.notes());
     if !r.unknown.is_empty() {
         let list: Vec<String> = r.unknown.iter().map(|(c, n)| format!("{c} x{n}")).collect();
         info.notes
@@ -2174,5 +2323,229 @@ mod tests {
         assert_eq!(s.get_or_empty(o.holder), "A");
         assert_eq!(log.events[6].detail().quantity, Some(1));
         assert!(info.notes.iter().any(|n| n == "unknown commands: FROB x2"));
+    }
+
+    /// (kind, holder, deleted, holder guessed) of every release.
+    fn releases(log: &crate::model::LoadedLog) -> Vec<(EventKind, String, Option<bool>, bool)> {
+        log.events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Released | EventKind::ReleaseFailed))
+            .map(|e| {
+                (
+                    e.kind,
+                    log.strings.get_or_empty(e.holder).to_string(),
+                    e.deleted(),
+                    e.holder_guessed(),
+                )
+            })
+            .collect()
+    }
+
+    /// Two lines that show a pooled client: loser Z retries its `SET NX` on
+    /// another connection.
+    const POOL_SIGNAL: &str = "0.900 [0 c:8] \"SET\" \"lock:other\" \"Z0\" \"NX\" \"PX\" \"10\"\n\
+         0.910 [0 c:9] \"SET\" \"lock:other\" \"Z0\" \"NX\" \"PX\" \"10\"\n";
+
+    #[test]
+    fn a_pooled_del_after_an_order_is_the_orders_owner() {
+        // A's lease runs out, B acquires; A's request then pushes its order
+        // and sends the DEL on a third connection: A deleted B's lock.
+        let text = format!(
+            "{POOL_SIGNAL}\
+             1.000 [0 c:1] \"SET\" \"product:7:lock\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.150 [0 c:2] \"SET\" \"product:7:lock\" \"B\" \"NX\" \"PX\" \"1000\"\n\
+             1.200 [0 c:3] \"RPUSH\" \"product:7:orders\" \"{{\\\"order_id\\\": \\\"O1\\\", \\\"lock_owner\\\": \\\"A\\\"}}\"\n\
+             1.201 [0 c:3] \"DEL\" \"product:7:lock\"\n"
+        );
+        let (log, info) = replay(&text);
+        assert_eq!(
+            releases(&log),
+            vec![(EventKind::Released, "A".into(), Some(true), false)]
+        );
+        assert!(
+            info.notes.iter().any(|n| n.starts_with("pooled client")),
+            "{:?}",
+            info.notes
+        );
+    }
+
+    #[test]
+    fn a_pooled_del_on_another_requests_connection_is_no_foreign_release() {
+        // A acquires on c:1 and its lease runs out; B acquires on c:2 and
+        // its DEL comes, 150 ms later, on c:1. Connection reuse alone says
+        // nothing: B's own release, holder guessed (not A deleting B's lock).
+        let text = format!(
+            "{POOL_SIGNAL}\
+             1.000 [0 c:1] \"SET\" \"lock:k\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.150 [0 c:2] \"SET\" \"lock:k\" \"B\" \"NX\" \"PX\" \"1000\"\n\
+             1.300 [0 c:1] \"DEL\" \"lock:k\"\n"
+        );
+        let (log, info) = replay(&text);
+        assert_eq!(
+            releases(&log),
+            vec![(EventKind::Released, "B".into(), Some(true), true)]
+        );
+        assert!(
+            info.notes
+                .iter()
+                .any(|n| n.starts_with("1 DEL(s) of a lock came with nothing")),
+            "{:?}",
+            info.notes
+        );
+        // The same lines from one connection per worker (no token moved):
+        // c:1's last acquire speaks for it, A deleted B's lock.
+        let (log, _) = replay(&text[POOL_SIGNAL.len()..]);
+        assert_eq!(
+            releases(&log),
+            vec![(EventKind::Released, "A".into(), Some(true), false)]
+        );
+    }
+
+    #[test]
+    fn a_check_then_delete_names_the_holder_it_read() {
+        // c:5 reads A's token, A's lease runs out, B acquires, c:5 deletes:
+        // the holder it read (A) deleted B's lock.
+        let text = "1.000 [0 c:1] \"SET\" \"lock:k\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.099 [0 c:5] \"GET\" \"lock:k\"\n\
+             1.120 [0 c:2] \"SET\" \"lock:k\" \"B\" \"NX\" \"PX\" \"1000\"\n\
+             1.130 [0 c:5] \"DEL\" \"lock:k\"\n\
+             1.140 [0 c:2] \"DEL\" \"lock:k\"\n";
+        let (log, _) = replay(text);
+        assert_eq!(
+            releases(&log),
+            vec![
+                (EventKind::Released, "A".into(), Some(true), false),
+                (EventKind::Released, "B".into(), Some(false), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_known_token_in_a_write_names_the_request() {
+        let text = "1.000 [0 c:1] \"SET\" \"lock:k\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.150 [0 c:2] \"SET\" \"lock:k\" \"B\" \"NX\" \"PX\" \"1000\"\n\
+             1.160 [0 c:4] \"SET\" \"audit:last_buyer\" \"A\"\n\
+             1.161 [0 c:4] \"DEL\" \"lock:k\"\n";
+        let (log, info) = replay(text);
+        assert_eq!(
+            releases(&log),
+            vec![(EventKind::Released, "A".into(), Some(true), false)]
+        );
+        assert!(
+            info.notes
+                .iter()
+                .any(|n| n.starts_with("1 DEL(s) of a lock credited"))
+        );
+    }
+
+    #[test]
+    fn tair_plain_string_lock_cas_renews_and_cad_releases() {
+        let text = "1.000 [0 c:1] \"SET\" \"lock:k\" \"A\" \"NX\" \"PX\" \"200\"\n\
+             1.002 [0 ?:0] \"GET\" \"lock:k\"\n\
+             1.002 [0 c:1] \"CAS\" \"lock:k\" \"A\" \"A\" \"PX\" \"300\"\n\
+             1.010 [0 c:1] \"CAD\" \"lock:k\" \"A\"\n\
+             1.020 [0 c:2] \"SET\" \"lock:k\" \"B\" \"NX\" \"PX\" \"50\"\n\
+             1.080 [0 c:3] \"SET\" \"lock:k\" \"C\" \"NX\" \"PX\" \"50\"\n\
+             1.090 [0 c:2] \"CAD\" \"lock:k\" \"B\"\n\
+             1.095 [0 c:3] \"CAS\" \"lock:k\" \"B\" \"B\" \"PX\" \"50\"\n\
+             1.100 [0 c:3] \"CAD\" \"lock:k\" \"C\"\n\
+             1.110 [0 c:3] \"CAD\" \"lock:k\" \"C\"\n";
+        let (log, info) = replay(text);
+        assert_eq!(
+            summary(&log),
+            vec![
+                (EventKind::Acquired, "A".into(), Some(200), 1),
+                (EventKind::Renewed, "A".into(), Some(300), 3),
+                (EventKind::Released, "A".into(), None, 4),
+                (EventKind::Acquired, "B".into(), Some(50), 5),
+                (EventKind::Acquired, "C".into(), Some(50), 6),
+                (EventKind::ReleaseFailed, "B".into(), None, 7),
+                (EventKind::Released, "C".into(), None, 9),
+                (EventKind::ReleaseFailed, "C".into(), None, 10),
+            ]
+        );
+        assert!(
+            !info.notes.iter().any(|n| n.contains("unknown")),
+            "{:?}",
+            info.notes
+        );
+    }
+
+    #[test]
+    fn tair_exset_lock_renewals_versions_and_excad() {
+        let text = "1.000 [0 c:1] \"EXSET\" \"lock:k\" \"D\" \"NX\" \"PX\" \"300\"\n\
+             1.001 [0 c:2] \"EXSET\" \"lock:k\" \"E\" \"NX\" \"PX\" \"300\"\n\
+             1.002 [0 c:1] \"EXSET\" \"lock:k\" \"D\" \"XX\" \"PX\" \"400\" \"VER\" \"1\"\n\
+             1.003 [0 c:1] \"EXSET\" \"lock:k\" \"D\" \"XX\" \"PX\" \"400\" \"VER\" \"1\"\n\
+             1.004 [0 c:1] \"CAD\" \"lock:k\" \"D\"\n\
+             1.005 [0 c:1] \"EXCAD\" \"lock:k\" \"1\"\n\
+             1.006 [0 c:1] \"EXCAD\" \"lock:k\" \"2\"\n\
+             1.010 [0 c:3] \"EXSET\" \"lock:k\" \"G\" \"NX\" \"EX\" \"1\" \"ABS\" \"10\"\n\
+             1.011 [0 c:3] \"EXCAS\" \"lock:k\" \"G\" \"10\" \"PX\" \"300\"\n\
+             1.012 [0 c:4] \"EXCAS\" \"lock:k\" \"H\" \"10\"\n";
+        let (log, _) = replay(text);
+        assert_eq!(
+            summary(&log),
+            vec![
+                (EventKind::Acquired, "D".into(), Some(300), 1),
+                (EventKind::AcquireFailed, "E".into(), None, 2),
+                (EventKind::Renewed, "D".into(), Some(400), 3),
+                (EventKind::WriteRejected, "D".into(), None, 4),
+                (EventKind::ReleaseFailed, "D".into(), None, 6),
+                (EventKind::Released, "D".into(), None, 7),
+                (EventKind::Acquired, "G".into(), Some(1000), 8),
+                (EventKind::Renewed, "G".into(), Some(300), 9),
+                (EventKind::WriteRejected, "H".into(), None, 10),
+            ]
+        );
+        assert_eq!(log.events[3].fencing_token(), Some(1));
+        assert_eq!(log.events[8].fencing_token(), Some(10));
+        assert_eq!(log.events[5].deleted(), Some(true));
+    }
+
+    #[test]
+    fn tair_stock_writes_reads_and_rejections() {
+        let text = "1.000 [0 c:1] \"EXSET\" \"product:7:stock\" \"3\"\n\
+             1.001 [0 c:1] \"SET\" \"product:7:lock\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.002 [0 c:1] \"EXGET\" \"product:7:stock\"\n\
+             1.003 [0 c:1] \"EXCAS\" \"product:7:stock\" \"2\" \"1\"\n\
+             1.004 [0 c:2] \"SET\" \"product:7:lock\" \"B\" \"NX\" \"PX\" \"100\"\n\
+             1.150 [0 c:2] \"SET\" \"product:7:lock\" \"B\" \"NX\" \"PX\" \"100\"\n\
+             1.151 [0 c:2] \"EXCAS\" \"product:7:stock\" \"1\" \"1\"\n\
+             1.152 [0 c:2] \"EXINCRBY\" \"product:7:stock\" \"-2\" \"MIN\" \"0\"\n\
+             1.153 [0 c:2] \"EXINCRBY\" \"product:7:stock\" \"-1\" \"MIN\" \"0\"\n\
+             1.154 [0 c:2] \"EXINCRBY\" \"product:7:stock\" \"-1\" \"MIN\" \"0\"\n";
+        let (log, _) = replay(text);
+        let got: Vec<(EventKind, String, Option<i64>, Option<i64>)> = log
+            .events
+            .iter()
+            .map(|e| {
+                let d = e.detail();
+                (
+                    e.kind,
+                    log.strings.get_or_empty(e.holder).to_string(),
+                    d.stock.or(d.stock_after),
+                    d.quantity.or(d.fencing_token),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (EventKind::StockInitialized, String::new(), Some(3), None),
+                (EventKind::Acquired, "A".into(), None, None),
+                (EventKind::StockRead, String::new(), Some(3), None),
+                (EventKind::StockDeducted, String::new(), Some(2), Some(1)),
+                (EventKind::AcquireFailed, "B".into(), None, None),
+                (EventKind::Acquired, "B".into(), None, None),
+                (EventKind::WriteRejected, "B".into(), None, Some(1)),
+                (EventKind::StockDeducted, String::new(), Some(0), Some(2)),
+            ]
+        );
+        assert!(
+            log.events
+                .iter()
+                .all(|e| log.strings.get_or_empty(e.key) == "product:7:lock")
+        );
     }
 }

@@ -1,0 +1,243 @@
+//! Who sent a delete that names no token: MONITOR shows the connection a
+//! command came on, not the request. A client with one connection per
+//! worker sends a request's `SET NX` and its `DEL` on the same connection;
+//! a pooled client (redis-py's `ConnectionPool`, Jedis' `JedisPool`,
+//! Lettuce's pool) borrows any free connection for each command, so the
+//! `DEL` may travel on a connection that another request used for its
+//! acquire (issue #14, item 4).
+//!
+//! The rule (docs/semantics.md §8): a connection's *request chain* is the
+//! run of commands it sent since its last acquire attempt, delete or
+//! script; on a pooled capture the chain also breaks at a pause longer than
+//! [`REQUEST_GAP_NS`]. Within a chain, the commands name the request's
+//! owner: an order pushed with `lock_owner`/`owner`, a `GET`/`EXGET` of a
+//! lock key (the holder the request read), an argument equal to a token
+//! that won a lock. A token-less delete is credited to the owner its chain
+//! named last, else to the winning acquire in its chain (on a capture that
+//! is not pooled: the connection's last winning acquire of that key, as
+//! before), else to the key's holder as its own release, marked guessed
+//! ([`crate::model::Event::holder_guessed`]). Connection reuse alone never
+//! makes a foreign release.
+//!
+//! A capture is taken as pooled once the same token is sent on two
+//! connections (a retry of `SET NX` that moved, an order pushed on another
+//! connection than its acquire); commands before that were read as one
+//! connection per worker.
+
+use hashbrown::{HashMap, HashSet};
+
+/// Longest pause between two commands of one request on one connection of
+/// a pooled capture, ns: a request's own commands come back to back (a
+/// stock write, the order push and the `DEL` within a millisecond in the
+/// redis-py pool capture, `tests/fixtures/monitor/pool/`), while a
+/// connection left idle longer goes back to the pool.
+pub(super) const REQUEST_GAP_NS: i64 = 50_000_000;
+
+/// Tokens remembered before the sets start over (a bound on memory).
+const TOKENS_MAX: usize = 1 << 20;
+
+/// One connection's current request chain.
+#[derive(Clone, Debug, Default)]
+struct Chain {
+    /// Bumped each time the chain breaks.
+    id: u32,
+    /// Time of the connection's last command, ns.
+    last_ns: i64,
+    /// The owner the chain named last.
+    named: Option<Vec<u8>>,
+    /// The token of the chain's winning acquire.
+    acquired: Option<Vec<u8>>,
+}
+
+impl Chain {
+    fn restart(&mut self) {
+        self.id = self.id.wrapping_add(1);
+        self.named = None;
+        self.acquired = None;
+    }
+}
+
+/// The request chains of every connection of one capture, and what tells
+/// a pooled client.
+#[derive(Debug, Default)]
+pub(super) struct Requests {
+    chains: HashMap<u32, Chain>,
+    /// Token → the connection that first sent it.
+    first_sent: HashMap<Vec<u8>, u32>,
+    /// Tokens that won a lock key.
+    won: HashSet<Vec<u8>>,
+    /// True once the capture showed a pooled client.
+    pub(super) pooled: bool,
+    /// Deletes credited to the key's holder for want of evidence.
+    pub(super) guessed: u64,
+    /// Deletes credited from the chain to someone else than the
+    /// connection's last winning acquire (what the old rule said).
+    pub(super) by_request: u64,
+}
+
+impl Requests {
+    /// A command from `client` at `at_ns` (not a script's own lines): on a
+    /// pooled capture, a pause longer than [`REQUEST_GAP_NS`] ends the
+    /// chain.
+    pub(super) fn touch(&mut self, client: u32, at_ns: i64) {
+        let pooled = self.pooled;
+        let c = self.chains.entry(client).or_default();
+        if pooled && at_ns.saturating_sub(c.last_ns) > REQUEST_GAP_NS {
+            c.restart();
+        }
+        c.last_ns = at_ns;
+    }
+
+    /// Starts a new chain on `client` (an acquire attempt, a delete, a
+    /// script).
+    pub(super) fn restart(&mut self, client: u32) {
+        self.chains.entry(client).or_default().restart();
+    }
+
+    /// `client`'s chain won a lock with `token`.
+    pub(super) fn acquired(&mut self, client: u32, token: &[u8]) {
+        self.chains.entry(client).or_default().acquired = Some(token.to_vec());
+    }
+
+    /// Who `client`'s current request is: the owner its chain named, else
+    /// the token its chain acquired with (for a write a version refused).
+    pub(super) fn owner(&self, client: u32) -> Option<&[u8]> {
+        let c = self.chains.get(&client)?;
+        c.named.as_deref().or(c.acquired.as_deref())
+    }
+
+    /// The chain number of `client`, to tell later whether an acquire is
+    /// still in the connection's current request.
+    pub(super) fn chain(&self, client: u32) -> u32 {
+        self.chains.get(&client).map_or(0, |c| c.id)
+    }
+
+    /// True when an acquire made in chain `id` of `client` may still speak
+    /// for the connection: always on a capture of one connection per
+    /// worker, only within the same chain on a pooled one.
+    pub(super) fn acquire_holds(&self, client: u32, id: u32) -> bool {
+        !self.pooled || self.chain(client) == id
+    }
+
+    /// The owner the current chain of `client` named.
+    pub(super) fn named(&self, client: u32) -> Option<&[u8]> {
+        self.chains.get(&client).and_then(|c| c.named.as_deref())
+    }
+
+    /// `client`'s chain names `owner`; a token first sent on another
+    /// connection shows a pooled client.
+    pub(super) fn name(&mut self, client: u32, owner: &[u8]) {
+        self.sent(client, owner);
+        self.chains.entry(client).or_default().named = Some(owner.to_vec());
+    }
+
+    /// `client` sent `token` (in an acquire attempt or an order); notes a
+    /// pooled client when another connection sent it first.
+    pub(super) fn sent(&mut self, client: u32, token: &[u8]) {
+        match self.first_sent.get(token) {
+            Some(&first) if first != client => self.pooled = true,
+            Some(_) => {}
+            None => {
+                if self.first_sent.len() >= TOKENS_MAX {
+                    self.first_sent.clear();
+                }
+                self.first_sent.insert(token.to_vec(), client);
+            }
+        }
+    }
+
+    /// `token` won a lock key.
+    pub(super) fn won(&mut self, token: &[u8]) {
+        if !self.won.contains(token) {
+            if self.won.len() >= TOKENS_MAX {
+                self.won.clear();
+            }
+            self.won.insert(token.to_vec());
+        }
+    }
+
+    /// Names the first of `args` that is a token which won a lock, if any
+    /// (`SET order:9:owner <token>`, `HSET order:9 owner <token>`).
+    pub(super) fn name_known_token(&mut self, client: u32, args: &[&[u8]]) {
+        if self.won.is_empty() {
+            return;
+        }
+        if let Some(t) = args.iter().find(|a| self.won.contains(**a)) {
+            let t = t.to_vec();
+            self.name(client, &t);
+        }
+    }
+
+    /// The notes a capture gets about how its deletes were attributed.
+    pub(super) fn notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.pooled {
+            out.push(format!(
+                "pooled client: the same token was sent on several connections, so a DEL is tied to \
+                 a request only by commands on its own connection, each within {} ms of the last",
+                REQUEST_GAP_NS / 1_000_000
+            ));
+        }
+        if self.by_request > 0 {
+            out.push(format!(
+                "{} DEL(s) of a lock credited to the owner their connection's request named just \
+                 before (an order, a read of the lock, a token) (inferred)",
+                self.by_request
+            ));
+        }
+        if self.guessed > 0 {
+            out.push(format!(
+                "{} DEL(s) of a lock came with nothing in the capture saying who sent them: each is \
+                 credited to the key's holder as its own release (inferred, holder guessed)",
+                self.guessed
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_on_two_connections_shows_a_pool() {
+        let mut r = Requests::default();
+        r.sent(1, b"A");
+        r.sent(1, b"A");
+        assert!(!r.pooled);
+        r.sent(2, b"A");
+        assert!(r.pooled);
+    }
+
+    #[test]
+    fn chains_break_on_restart_and_on_long_pauses_once_pooled() {
+        let mut r = Requests::default();
+        r.touch(1, 0);
+        r.name(1, b"A");
+        // One connection per worker: a pause keeps the chain.
+        r.touch(1, 10 * REQUEST_GAP_NS);
+        assert_eq!(r.named(1), Some(&b"A"[..]));
+        let id = r.chain(1);
+        r.pooled = true;
+        assert!(r.acquire_holds(1, id));
+        r.touch(1, 10 * REQUEST_GAP_NS + REQUEST_GAP_NS);
+        assert_eq!(r.named(1), Some(&b"A"[..]));
+        r.touch(1, 12 * REQUEST_GAP_NS + 1);
+        assert_eq!(r.named(1), None);
+        assert!(!r.acquire_holds(1, id));
+        r.name(1, b"B");
+        r.restart(1);
+        assert_eq!(r.named(1), None);
+    }
+
+    #[test]
+    fn known_tokens_name_the_request() {
+        let mut r = Requests::default();
+        r.name_known_token(3, &[b"x", b"A"]);
+        assert_eq!(r.named(3), None);
+        r.won(b"A");
+        r.name_known_token(3, &[b"x", b"A"]);
+        assert_eq!(r.named(3), Some(&b"A"[..]));
+    }
+}
