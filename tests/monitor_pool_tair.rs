@@ -230,8 +230,19 @@ fn the_pooled_capture_gives_the_app_logs_answer() {
     assert!(
         notes.iter().any(|n| n.starts_with("pooled client")),
         "{notes:?}"
-    );
+    ); // The deletes nothing ties to a request end their holds as guessed own
+    // releases, and the JSON report says so.
+    let guessed: Vec<&str> = cap
+        .leases
+        .iter()
+        .filter(|l| l.release_guessed)
+        .map(|l| cap_log.strings.get(l.holder))
+        .collect();
+    assert_eq!(guessed.len(), GUESSED, "{guessed:?}");
 }
+
+/// Holds of the pool capture whose lock ended by a guessed own release.
+const GUESSED: usize = 3;
 
 /// Overlap pairs in the application log of the pool capture.
 const TRUE_OVERLAPS: usize = 20;

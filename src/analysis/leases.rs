@@ -392,6 +392,7 @@ fn reconstruct_key(
                         lock_end: LockEnd::StillHeld,
                         ended_by: None,
                         inferred: e.inferred,
+                        release_guessed: false,
                         lines: smallvec::smallvec![e.source],
                     },
                     window_open: true,
@@ -434,6 +435,7 @@ fn reconstruct_key(
                 match (live, mine) {
                     (Some(l), Some(h)) if l == h => {
                         holds[l].end_lock(LockEnd::OwnRelease, t, None);
+                        holds[l].lease.release_guessed = e.holder_guessed();
                         live = None;
                     }
                     // The releaser's own lock had already ended (or it never

@@ -91,6 +91,12 @@ pub struct JsonHold {
     /// True when the hold was inferred from a MONITOR replay (its acquire is
     /// a replayed `SET NX` that won, not a line the application logged).
     pub inferred: bool,
+    /// True when the lock ended by the holder's own release whose holder
+    /// was guessed: a replayed `DEL` nothing in the capture ties to a
+    /// request, credited to the key's holder (docs/semantics.md §8).
+    /// Omitted when false (added within `lockreplay/1`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub release_guessed: bool,
     /// The same hold as the server saw it, when a MONITOR capture of the
     /// lock was loaded beside the application log (added within
     /// `lockreplay/1`; omitted otherwise).
@@ -357,6 +363,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
                         lock_end_at: r.rfc3339(l.lock_end_ns),
                         believed_until: r.rfc3339(l.window_end_ns),
                         inferred: l.inferred,
+                        release_guessed: l.release_guessed,
                         server: server_hold(r, l),
                     }
                 })
@@ -508,5 +515,20 @@ mod tests {
             "loss": {"amount": 0.0, "currency": "CNY"}, "explanation": "x"}"#;
         let i: Result<JsonIncident, _> = serde_json::from_str(incident);
         assert!(i.is_ok_and(|i| !i.inferred && i.holds.is_empty()));
+    }
+
+    #[test]
+    fn a_guessed_release_is_written_only_when_true() {
+        let hold = r#"{"holder": "a", "host": null, "acquired": "t", "ttl_ms": 100,
+            "lock_end": "own_release", "lock_end_at": "t", "believed_until": "t",
+            "inferred": true}"#;
+        let Ok(mut h) = serde_json::from_str::<JsonHold>(hold) else {
+            panic!("a hold written before release_guessed reads");
+        };
+        assert!(!h.release_guessed);
+        let text = |h: &JsonHold| serde_json::to_string(h).unwrap_or_default();
+        assert!(!text(&h).contains("release_guessed"));
+        h.release_guessed = true;
+        assert!(text(&h).contains(r#""release_guessed":true"#));
     }
 }
