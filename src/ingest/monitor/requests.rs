@@ -24,6 +24,8 @@
 //! connection than its acquire); commands before that were read as one
 //! connection per worker.
 
+use std::hash::BuildHasher;
+
 use hashbrown::{HashMap, HashSet};
 
 /// Longest pause between two commands of one request on one connection of
@@ -35,6 +37,11 @@ pub(super) const REQUEST_GAP_NS: i64 = 50_000_000;
 
 /// Tokens remembered before the sets start over (a bound on memory).
 const TOKENS_MAX: usize = 1 << 20;
+
+/// Tokens are kept as 64-bit hashes: no allocation per token (a capture may
+/// send a new token with every `SET NX`), and a collision only makes one
+/// capture read as pooled or one argument name a request.
+type TokenHash = u64;
 
 /// One connection's current request chain.
 #[derive(Clone, Debug, Default)]
@@ -63,9 +70,10 @@ impl Chain {
 pub(super) struct Requests {
     chains: HashMap<u32, Chain>,
     /// Token → the connection that first sent it.
-    first_sent: HashMap<Vec<u8>, u32>,
+    first_sent: HashMap<TokenHash, u32>,
     /// Tokens that won a lock key.
-    won: HashSet<Vec<u8>>,
+    won: HashSet<TokenHash>,
+    hasher: foldhash::fast::FixedState,
     /// True once the capture showed a pooled client.
     pub(super) pooled: bool,
     /// Deletes credited to the key's holder for want of evidence.
@@ -134,26 +142,31 @@ impl Requests {
     /// `client` sent `token` (in an acquire attempt or an order); notes a
     /// pooled client when another connection sent it first.
     pub(super) fn sent(&mut self, client: u32, token: &[u8]) {
-        match self.first_sent.get(token) {
-            Some(&first) if first != client => self.pooled = true,
+        if self.pooled {
+            return; // nothing more to learn
+        }
+        let h = self.hasher.hash_one(token);
+        match self.first_sent.get(&h) {
+            Some(&first) if first != client => {
+                self.pooled = true;
+                self.first_sent = HashMap::new();
+            }
             Some(_) => {}
             None => {
                 if self.first_sent.len() >= TOKENS_MAX {
                     self.first_sent.clear();
                 }
-                self.first_sent.insert(token.to_vec(), client);
+                self.first_sent.insert(h, client);
             }
         }
     }
 
     /// `token` won a lock key.
     pub(super) fn won(&mut self, token: &[u8]) {
-        if !self.won.contains(token) {
-            if self.won.len() >= TOKENS_MAX {
-                self.won.clear();
-            }
-            self.won.insert(token.to_vec());
+        if self.won.len() >= TOKENS_MAX {
+            self.won.clear();
         }
+        self.won.insert(self.hasher.hash_one(token));
     }
 
     /// Names the first of `args` that is a token which won a lock, if any
@@ -162,9 +175,11 @@ impl Requests {
         if self.won.is_empty() {
             return;
         }
-        if let Some(t) = args.iter().find(|a| self.won.contains(**a)) {
-            let t = t.to_vec();
-            self.name(client, &t);
+        if let Some(t) = args
+            .iter()
+            .find(|a| self.won.contains(&self.hasher.hash_one(**a)))
+        {
+            self.name(client, t);
         }
     }
 
