@@ -171,6 +171,9 @@ fn the_tair_capture_replays_to_lock_and_stock_events() {
             want(WriteRejected, l3, ""),
         ]
     );
+    // Every delete is tied to its request: D retried its EXCAD with the
+    // right version on the same connection, G and E deleted their own.
+    assert!(log.events.iter().all(|e| !e.holder_guessed()));
     // B worked past its TTL and sold under C's lock; C's write was refused
     // by version: one overlap, fencing contained C.
     let a = analyze(&log, &Settings::default());

@@ -899,17 +899,16 @@ impl Replay {
     /// `key` that names no token (docs/semantics.md §8): the owner its
     /// chain named, else the token of its winning acquire of `key` while
     /// that still speaks for the connection
-    /// ([`requests::Requests::acquire_holds`]).
-    fn request_owner(&mut self, client: u32, key: &[u8]) -> Option<Vec<u8>> {
+    /// ([`requests::Requests::acquire_holds`]). True beside it when the
+    /// chain named it.
+    fn request_owner(&self, client: u32, key: &[u8]) -> Option<(Vec<u8>, bool)> {
         if let Some(n) = self.requests.named(client) {
-            let n = n.to_vec();
-            self.requests.by_request += 1;
-            return Some(n);
+            return Some((n.to_vec(), true));
         }
         self.last_token
             .get(client, key)
             .filter(|(_, chain)| self.requests.acquire_holds(client, *chain))
-            .map(|(t, _)| t.clone())
+            .map(|(t, _)| (t.clone(), false))
     }
 
     fn new_event(
@@ -1270,7 +1269,14 @@ impl Replay {
         order: bool,
         out: &Outcome,
     ) {
-        if deleted_lock || (lock && matches!(c, b"GETDEL" | b"CAD" | b"EXCAD")) {
+        // A compare-and-delete that deleted nothing may be retried (with
+        // the right version): the request goes on.
+        let removed = match c {
+            b"GETDEL" => true,
+            b"CAD" | b"EXCAD" => *out == Outcome::Int(1),
+            _ => false,
+        };
+        if deleted_lock || (lock && removed) {
             self.requests.restart(client.id);
         } else if lock && matches!(c, b"GET" | b"EXGET") {
             let read = match out {
@@ -1432,7 +1438,10 @@ impl Replay {
             (Some(s), Some(t)) => (Some(s.holder_for(t)), false),
             (Some(_), None) => (None, false),
             (None, _) => match self.request_owner(client.id, key) {
-                Some(owner) => (Some(owner), false),
+                Some((owner, named)) => {
+                    self.requests.by_request += u64::from(named);
+                    (Some(owner), false)
+                }
                 None => (token.clone(), token.is_some()),
             },
         };

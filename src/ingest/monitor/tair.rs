@@ -137,7 +137,7 @@ impl Replay {
                 let holder = if c == b"CAD" {
                     args.get(1).map(|t| t.to_vec())
                 } else {
-                    self.request_owner(client.id, key)
+                    self.request_owner(client.id, key).map(|(owner, _)| owner)
                 };
                 let Some(holder) = holder else { return };
                 let mut e = self.new_event(b, EventKind::ReleaseFailed, at_ns, line, client, key);
