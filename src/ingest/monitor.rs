@@ -70,7 +70,7 @@
 //! nodes of one Redlock or one server over time, and merges a Redlock's
 //! per-node lock events.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 use std::rc::Rc;
@@ -629,6 +629,8 @@ struct ClientInfo {
     name: Box<str>,
     id: u32,
     sym: Cell<Option<Sym>>,
+    /// Its current request chain ([`requests`]).
+    chain: RefCell<requests::Chain>,
 }
 
 type Client = Rc<ClientInfo>;
@@ -638,6 +640,7 @@ fn new_client(name: &str, id: u32) -> Client {
         name: name.into(),
         id,
         sym: Cell::new(None),
+        chain: RefCell::default(),
     })
 }
 
@@ -889,10 +892,10 @@ impl Replay {
     }
 
     fn set_last_token(&mut self, client: &Client, key: &[u8], token: &[u8]) {
-        let chain = self.requests.chain(client.id);
+        let chain = self.requests.chain(client);
         self.last_token.set(client.id, key, token, chain);
         self.requests.won(token);
-        self.requests.acquired(client.id, token);
+        self.requests.acquired(client, token);
     }
 
     /// Who the current request of `client` says it is, for a delete of lock
@@ -901,12 +904,12 @@ impl Replay {
     /// that still speaks for the connection
     /// ([`requests::Requests::acquire_holds`]). True beside it when the
     /// chain named it.
-    fn request_owner(&self, client: u32, key: &[u8]) -> Option<(Vec<u8>, bool)> {
+    fn request_owner(&self, client: &ClientInfo, key: &[u8]) -> Option<(Vec<u8>, bool)> {
         if let Some(n) = self.requests.named(client) {
-            return Some((n.to_vec(), true));
+            return Some((n, true));
         }
         self.last_token
-            .get(client, key)
+            .get(client.id, key)
             .filter(|(_, chain)| self.requests.acquire_holds(client, *chain))
             .map(|(t, _)| (t.clone(), false))
     }
@@ -1082,8 +1085,8 @@ impl Replay {
                 // The line names the database the command ran in.
                 let db = cl.db;
                 if matches!(c, b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO") {
-                    self.requests.touch(client.id, cl.at_ns);
-                    self.requests.restart(client.id);
+                    self.requests.touch(&client, cl.at_ns);
+                    self.requests.restart(&client);
                     self.script = Some(start_script(&client, c, args));
                 }
                 self.exec(b, cl.at_ns, line, &client, db, cmd, &up, args);
@@ -1128,7 +1131,7 @@ impl Replay {
         // show their internal `GET` from client `?:0`).
         let direct = self.script.is_none() && !client.name.starts_with('?');
         if direct {
-            self.requests.touch(client.id, at_ns);
+            self.requests.touch(client, at_ns);
         }
         // What the rules below need of the keys before the command runs (the
         // keyspace is already expired to `now_ms`, so looking changes
@@ -1245,10 +1248,10 @@ impl Replay {
         };
         match (token, acquire) {
             (Some(t), true) => {
-                self.requests.restart(client.id);
+                self.requests.restart(client);
                 self.requests.sent(client.id, t);
             }
-            (Some(t), false) => self.requests.name(client.id, t),
+            (Some(t), false) => self.requests.name(client, t),
             (None, _) => {}
         }
     }
@@ -1277,7 +1280,7 @@ impl Replay {
             _ => false,
         };
         if deleted_lock || (lock && removed) {
-            self.requests.restart(client.id);
+            self.requests.restart(client);
         } else if lock && matches!(c, b"GET" | b"EXGET") {
             let read = match out {
                 Outcome::Bulk(v) => Some(v),
@@ -1289,10 +1292,11 @@ impl Replay {
             };
             if let Some(v) = read {
                 let v = v.clone();
-                self.requests.name(client.id, &v);
+                self.requests.name(client, &v);
             }
         } else if !lock && !order {
-            self.requests.name_known_token(client.id, args);
+            self.requests
+                .name_known_token(client, args.get(1..).unwrap_or(&[]));
         }
     }
 
@@ -1437,7 +1441,7 @@ impl Replay {
         let (releaser, guessed) = match (&self.script, &token) {
             (Some(s), Some(t)) => (Some(s.holder_for(t)), false),
             (Some(_), None) => (None, false),
-            (None, _) => match self.request_owner(client.id, key) {
+            (None, _) => match self.request_owner(client, key) {
                 Some((owner, named)) => {
                     self.requests.by_request += u64::from(named);
                     (Some(owner), false)
@@ -1562,7 +1566,7 @@ impl Replay {
             if let Some(o) = owner {
                 e.holder = Some(b.intern(&o));
                 if self.script.is_none() && !client.name.starts_with('?') {
-                    self.requests.name(client.id, o.as_bytes());
+                    self.requests.name(client, o.as_bytes());
                 }
             }
             let order_sym: Option<Sym> = order_id.map(|o| b.intern(&o));

@@ -24,9 +24,12 @@
 //! connection than its acquire); commands before that were read as one
 //! connection per worker.
 
+use std::cell::RefCell;
 use std::hash::BuildHasher;
 
 use hashbrown::{HashMap, HashSet};
+
+use super::ClientInfo;
 
 /// Longest pause between two commands of one request on one connection of
 /// a pooled capture, ns: a request's own commands come back to back (a
@@ -43,9 +46,10 @@ const TOKENS_MAX: usize = 1 << 20;
 /// capture read as pooled or one argument name a request.
 type TokenHash = u64;
 
-/// One connection's current request chain.
+/// One connection's current request chain, kept in its
+/// [`ClientInfo`] (no map lookup per command).
 #[derive(Clone, Debug, Default)]
-struct Chain {
+pub(super) struct Chain {
     /// Bumped each time the chain breaks.
     id: u32,
     /// Time of the connection's last command, ns.
@@ -64,11 +68,10 @@ impl Chain {
     }
 }
 
-/// The request chains of every connection of one capture, and what tells
-/// a pooled client.
+/// What tells a pooled client in one capture, and the rules over each
+/// connection's [`Chain`].
 #[derive(Debug, Default)]
 pub(super) struct Requests {
-    chains: HashMap<u32, Chain>,
     /// Token → the connection that first sent it.
     first_sent: HashMap<TokenHash, u32>,
     /// Tokens that won a lock key.
@@ -83,60 +86,63 @@ pub(super) struct Requests {
     pub(super) by_request: u64,
 }
 
+/// The chain of a client.
+fn chain(c: &ClientInfo) -> &RefCell<Chain> {
+    &c.chain
+}
+
 impl Requests {
-    /// A command from `client` at `at_ns` (not a script's own lines): on a
+    /// A command from `c` at `at_ns` (not a script's own lines): on a
     /// pooled capture, a pause longer than [`REQUEST_GAP_NS`] ends the
     /// chain.
-    pub(super) fn touch(&mut self, client: u32, at_ns: i64) {
-        let pooled = self.pooled;
-        let c = self.chains.entry(client).or_default();
-        if pooled && at_ns.saturating_sub(c.last_ns) > REQUEST_GAP_NS {
-            c.restart();
+    pub(super) fn touch(&self, c: &ClientInfo, at_ns: i64) {
+        let mut ch = chain(c).borrow_mut();
+        if self.pooled && at_ns.saturating_sub(ch.last_ns) > REQUEST_GAP_NS {
+            ch.restart();
         }
-        c.last_ns = at_ns;
+        ch.last_ns = at_ns;
     }
 
-    /// Starts a new chain on `client` (an acquire attempt, a delete, a
-    /// script).
-    pub(super) fn restart(&mut self, client: u32) {
-        self.chains.entry(client).or_default().restart();
+    /// Starts a new chain on `c` (an acquire attempt, a delete, a script).
+    pub(super) fn restart(&self, c: &ClientInfo) {
+        chain(c).borrow_mut().restart();
     }
 
-    /// `client`'s chain won a lock with `token`.
-    pub(super) fn acquired(&mut self, client: u32, token: &[u8]) {
-        self.chains.entry(client).or_default().acquired = Some(token.to_vec());
+    /// `c`'s chain won a lock with `token`.
+    pub(super) fn acquired(&self, c: &ClientInfo, token: &[u8]) {
+        chain(c).borrow_mut().acquired = Some(token.to_vec());
     }
 
-    /// Who `client`'s current request is: the owner its chain named, else
-    /// the token its chain acquired with (for a write a version refused).
-    pub(super) fn owner(&self, client: u32) -> Option<&[u8]> {
-        let c = self.chains.get(&client)?;
-        c.named.as_deref().or(c.acquired.as_deref())
+    /// Who `c`'s current request is: the owner its chain named, else the
+    /// token its chain acquired with (for a write a version refused).
+    pub(super) fn owner(&self, c: &ClientInfo) -> Option<Vec<u8>> {
+        let ch = chain(c).borrow();
+        ch.named.clone().or_else(|| ch.acquired.clone())
     }
 
-    /// The chain number of `client`, to tell later whether an acquire is
-    /// still in the connection's current request.
-    pub(super) fn chain(&self, client: u32) -> u32 {
-        self.chains.get(&client).map_or(0, |c| c.id)
+    /// The chain number of `c`, to tell later whether an acquire is still
+    /// in the connection's current request.
+    pub(super) fn chain(&self, c: &ClientInfo) -> u32 {
+        chain(c).borrow().id
     }
 
-    /// True when an acquire made in chain `id` of `client` may still speak
-    /// for the connection: always on a capture of one connection per
-    /// worker, only within the same chain on a pooled one.
-    pub(super) fn acquire_holds(&self, client: u32, id: u32) -> bool {
-        !self.pooled || self.chain(client) == id
+    /// True when an acquire made in chain `id` of `c` may still speak for
+    /// the connection: always on a capture of one connection per worker,
+    /// only within the same chain on a pooled one.
+    pub(super) fn acquire_holds(&self, c: &ClientInfo, id: u32) -> bool {
+        !self.pooled || self.chain(c) == id
     }
 
-    /// The owner the current chain of `client` named.
-    pub(super) fn named(&self, client: u32) -> Option<&[u8]> {
-        self.chains.get(&client).and_then(|c| c.named.as_deref())
+    /// The owner the current chain of `c` named.
+    pub(super) fn named(&self, c: &ClientInfo) -> Option<Vec<u8>> {
+        chain(c).borrow().named.clone()
     }
 
-    /// `client`'s chain names `owner`; a token first sent on another
-    /// connection shows a pooled client.
-    pub(super) fn name(&mut self, client: u32, owner: &[u8]) {
-        self.sent(client, owner);
-        self.chains.entry(client).or_default().named = Some(owner.to_vec());
+    /// `c`'s chain names `owner`; a token first sent on another connection
+    /// shows a pooled client.
+    pub(super) fn name(&mut self, c: &ClientInfo, owner: &[u8]) {
+        self.sent(c.id, owner);
+        chain(c).borrow_mut().named = Some(owner.to_vec());
     }
 
     /// `client` sent `token` (in an acquire attempt or an order); notes a
@@ -169,17 +175,18 @@ impl Requests {
         self.won.insert(self.hasher.hash_one(token));
     }
 
-    /// Names the first of `args` that is a token which won a lock, if any
-    /// (`SET order:9:owner <token>`, `HSET order:9 owner <token>`).
-    pub(super) fn name_known_token(&mut self, client: u32, args: &[&[u8]]) {
+    /// Names the first of `values` (a command's arguments after its key)
+    /// that is a token which won a lock, if any (`SET order:9:owner
+    /// <token>`, `HSET order:9 owner <token>`).
+    pub(super) fn name_known_token(&mut self, c: &ClientInfo, values: &[&[u8]]) {
         if self.won.is_empty() {
             return;
         }
-        if let Some(t) = args
+        if let Some(t) = values
             .iter()
             .find(|a| self.won.contains(&self.hasher.hash_one(**a)))
         {
-            self.name(client, t);
+            self.name(c, t);
         }
     }
 
@@ -215,6 +222,15 @@ impl Requests {
 mod tests {
     use super::*;
 
+    fn client(id: u32) -> ClientInfo {
+        ClientInfo {
+            name: "c".into(),
+            id,
+            sym: std::cell::Cell::new(None),
+            chain: RefCell::default(),
+        }
+    }
+
     #[test]
     fn a_token_on_two_connections_shows_a_pool() {
         let mut r = Requests::default();
@@ -228,31 +244,34 @@ mod tests {
     #[test]
     fn chains_break_on_restart_and_on_long_pauses_once_pooled() {
         let mut r = Requests::default();
-        r.touch(1, 0);
-        r.name(1, b"A");
+        let c = client(1);
+        r.touch(&c, 0);
+        r.name(&c, b"A");
         // One connection per worker: a pause keeps the chain.
-        r.touch(1, 10 * REQUEST_GAP_NS);
-        assert_eq!(r.named(1), Some(&b"A"[..]));
-        let id = r.chain(1);
+        r.touch(&c, 10 * REQUEST_GAP_NS);
+        assert_eq!(r.named(&c).as_deref(), Some(&b"A"[..]));
+        let id = r.chain(&c);
         r.pooled = true;
-        assert!(r.acquire_holds(1, id));
-        r.touch(1, 10 * REQUEST_GAP_NS + REQUEST_GAP_NS);
-        assert_eq!(r.named(1), Some(&b"A"[..]));
-        r.touch(1, 12 * REQUEST_GAP_NS + 1);
-        assert_eq!(r.named(1), None);
-        assert!(!r.acquire_holds(1, id));
-        r.name(1, b"B");
-        r.restart(1);
-        assert_eq!(r.named(1), None);
+        assert!(r.acquire_holds(&c, id));
+        r.touch(&c, 10 * REQUEST_GAP_NS + REQUEST_GAP_NS);
+        assert_eq!(r.named(&c).as_deref(), Some(&b"A"[..]));
+        r.touch(&c, 12 * REQUEST_GAP_NS + 1);
+        assert_eq!(r.named(&c), None);
+        assert!(!r.acquire_holds(&c, id));
+        r.name(&c, b"B");
+        r.restart(&c);
+        assert_eq!(r.named(&c), None);
     }
 
     #[test]
     fn known_tokens_name_the_request() {
         let mut r = Requests::default();
-        r.name_known_token(3, &[b"x", b"A"]);
-        assert_eq!(r.named(3), None);
+        let c = client(3);
+        r.name_known_token(&c, &[b"x", b"A"]);
+        assert_eq!(r.named(&c), None);
         r.won(b"A");
-        r.name_known_token(3, &[b"x", b"A"]);
-        assert_eq!(r.named(3), Some(&b"A"[..]));
+        r.name_known_token(&c, &[b"x", b"A"]);
+        assert_eq!(r.named(&c).as_deref(), Some(&b"A"[..]));
+        assert_eq!(r.owner(&c).as_deref(), Some(&b"A"[..]));
     }
 }

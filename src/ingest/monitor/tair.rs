@@ -67,8 +67,10 @@ impl Replay {
         args: &[&[u8]],
     ) -> Event {
         let mut e = self.new_event(b, EventKind::WriteRejected, at_ns, line, client, key);
-        let owner = holder.or_else(|| self.requests.owner(client.id));
-        e.holder = owner.map(|h| b.intern_bytes(h));
+        let owner = holder
+            .map(<[u8]>::to_vec)
+            .or_else(|| self.requests.owner(client));
+        e.holder = owner.map(|h| b.intern_bytes(&h));
         let version = version_named(args);
         e.update_detail(|d| d.fencing_token = version);
         e
@@ -137,7 +139,7 @@ impl Replay {
                 let holder = if c == b"CAD" {
                     args.get(1).map(|t| t.to_vec())
                 } else {
-                    self.request_owner(client.id, key).map(|(owner, _)| owner)
+                    self.request_owner(client, key).map(|(owner, _)| owner)
                 };
                 let Some(holder) = holder else { return };
                 let mut e = self.new_event(b, EventKind::ReleaseFailed, at_ns, line, client, key);
