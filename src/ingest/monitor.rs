@@ -27,7 +27,7 @@
 //!     the key held, unless the releaser is known to be someone else: in a
 //!     script, when no `ARGV` element equals the deleted token (holder = the
 //!     first non-numeric `ARGV`); for a plain `DEL`, when the connection's
-//!     request chain names another owner ([`requests`]: an order pushed, a
+//!     request chain names another owner (`monitor/requests.rs`: an order pushed, a
 //!     read of the lock, a token, or its winning acquire). The analysis then
 //!     sees a delete by a holder whose lock had ended while another was
 //!     live: a foreign release. A plain `DEL` whose chain names nobody is
@@ -36,7 +36,7 @@
 //!     with `deleted = Some(false)`.
 //!   - Tair: `EXSET ... NX` as `SET ... NX`; `CAS`/`EXCAS` renewals,
 //!     `CAD`/`EXCAD` releases, writes refused for a stale version →
-//!     `WriteRejected` ([`tair`]).
+//!     `WriteRejected` (`monitor/tair.rs`).
 //!   - A script that reads a lock key (`get`, `hexists`, ...) and writes
 //!     nothing to it → `ReleaseFailed` (a compare-and-delete whose compare
 //!     failed) with the script's token, unless the script is known to be a
@@ -47,7 +47,7 @@
 //!   - Expiry is modelled (so later `SET NX` outcomes are right) but emits no
 //!     event: the analysis computes leases from acquire + TTL + renewals.
 //! - Stock keys (glob [`MonitorOptions::stock_pattern`]; Tair's `EXSET`,
-//!   `EXGET`, `EXCAS`, `CAS`, `EXINCRBY` as in [`tair`]): a `SET` of an
+//!   `EXGET`, `EXCAS`, `CAS`, `EXINCRBY` as in `monitor/tair.rs`): a `SET` of an
 //!   absent key (the first, or after a `DEL`/`FLUSHALL`) → `StockInitialized`;
 //!   `GET` →
 //!   `StockRead` with the modelled value; a later `SET` (read-modify-write)
