@@ -82,10 +82,12 @@ use crate::redis_model::{Connection, Keyspace, Outcome, Step, Upper, Value, pars
 
 mod glob;
 mod line;
+mod orders;
 mod requests;
 mod tair;
 
 use glob::Glob;
+use orders::Order;
 
 pub use glob::glob_match;
 pub use line::{CommandLine, LineParser, MonitorLine, looks_like_monitor, parse_line};
@@ -1065,33 +1067,19 @@ impl Replay {
         for elem in &args[1..] {
             let mut e = self.new_event(b, EventKind::OrderCreated, at_ns, line, client, key);
             e.key = None;
-            let mut f: OrderFields = serde_json::from_slice(elem).unwrap_or_default();
-            let qty = f
-                .first(&["qty", "quantity"])
-                .and_then(|v| {
-                    v.as_i64()
-                        .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
-                })
-                .unwrap_or(1);
-            let order_id = f.first(&["order_id", "orderId"]).map(json_text);
-            let owner = f
-                .first(&["lock_owner", "owner", "lockOwner"])
-                .map(json_text);
-            let price = f
-                .first(&["unit_price", "unitPrice", "price"])
-                .and_then(|v| v.as_f64());
-            if let Some(o) = owner {
+            let order = Order::read(elem);
+            if let Some(o) = order.owner {
                 e.holder = Some(b.intern(&o));
                 if self.script.is_none() && !client.name.starts_with('?') {
                     self.requests.name(client, o.as_bytes());
                 }
             }
-            let order_sym: Option<Sym> = order_id.map(|o| b.intern(&o));
+            let order_sym: Option<Sym> = order.order_id.map(|o| b.intern(&o));
             let product_sym = b.intern(product);
             e.update_detail(|d| {
-                d.quantity = Some(qty);
+                d.quantity = Some(order.quantity);
                 d.order_id = order_sym;
-                d.unit_price = price;
+                d.unit_price = order.unit_price;
                 d.product = Some(product_sym);
             });
             self.emit_business(e);
@@ -1127,111 +1115,6 @@ impl Replay {
             e.key = key;
             b.push(e);
         }
-    }
-}
-
-/// A member of a JSON object: absent, or present (`null` included), as
-/// `serde_json::Map::get` tells them apart.
-#[derive(Debug, Default)]
-enum Member {
-    #[default]
-    Absent,
-    Present(serde_json::Value),
-}
-
-/// The members of an order (a JSON object pushed on an order list) that the
-/// replay reads, by name.
-const ORDER_MEMBERS: [&str; 10] = [
-    "qty",
-    "quantity",
-    "order_id",
-    "orderId",
-    "lock_owner",
-    "owner",
-    "lockOwner",
-    "unit_price",
-    "unitPrice",
-    "price",
-];
-
-/// Those members of one order. Read as `serde_json::Value` would read the
-/// whole object, so that the same elements fail (bad JSON, not an object,
-/// too deep) and a repeated member keeps its last value, but without
-/// building the map.
-#[derive(Debug, Default)]
-struct OrderFields {
-    members: [Member; ORDER_MEMBERS.len()],
-}
-
-impl OrderFields {
-    /// The first of `names` present in the object, unless it is `null`.
-    fn first(&mut self, names: &[&str]) -> Option<serde_json::Value> {
-        let i = names
-            .iter()
-            .filter_map(|n| ORDER_MEMBERS.iter().position(|m| m == n))
-            .find(|&i| matches!(self.members[i], Member::Present(_)))?;
-        match std::mem::take(&mut self.members[i]) {
-            Member::Present(v) if !v.is_null() => Some(v),
-            _ => None,
-        }
-    }
-}
-
-/// An object member's name: the index of one of [`ORDER_MEMBERS`], or
-/// `None`. Read without allocating.
-struct MemberName(Option<usize>);
-
-impl<'de> serde::Deserialize<'de> for MemberName {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl serde::de::Visitor<'_> for Visit {
-            type Value = MemberName;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a member name")
-            }
-
-            fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<MemberName, E> {
-                Ok(MemberName(ORDER_MEMBERS.iter().position(|m| *m == name)))
-            }
-        }
-        d.deserialize_str(Visit)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for OrderFields {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit;
-        impl<'de> serde::de::Visitor<'de> for Visit {
-            type Value = OrderFields;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON object")
-            }
-
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<OrderFields, A::Error> {
-                let mut out = OrderFields::default();
-                while let Some(MemberName(slot)) = map.next_key()? {
-                    let value: serde_json::Value = map.next_value()?;
-                    if let Some(i) = slot {
-                        out.members[i] = Member::Present(value);
-                    }
-                }
-                Ok(out)
-            }
-        }
-        d.deserialize_map(Visit)
-    }
-}
-
-/// A JSON value as text: a string's own text, else its JSON.
-fn json_text(v: serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s,
-        other => other.to_string(),
     }
 }
 
