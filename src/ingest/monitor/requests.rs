@@ -29,7 +29,7 @@ use std::hash::BuildHasher;
 
 use hashbrown::{HashMap, HashSet};
 
-use super::ClientInfo;
+use super::replay::ClientInfo;
 
 /// Longest pause between two commands of one request on one connection of
 /// a pooled capture, ns: a request's own commands come back to back (a
@@ -220,7 +220,9 @@ impl Requests {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_support::replay;
     use super::*;
+    use crate::model::EventKind;
 
     fn client(id: u32) -> ClientInfo {
         ClientInfo {
@@ -273,5 +275,118 @@ mod tests {
         r.name_known_token(&c, &[b"x", b"A"]);
         assert_eq!(r.named(&c).as_deref(), Some(&b"A"[..]));
         assert_eq!(r.owner(&c).as_deref(), Some(&b"A"[..]));
+    }
+
+    /// (kind, holder, deleted, holder guessed) of every release.
+    fn releases(log: &crate::model::LoadedLog) -> Vec<(EventKind, String, Option<bool>, bool)> {
+        log.events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Released | EventKind::ReleaseFailed))
+            .map(|e| {
+                (
+                    e.kind,
+                    log.strings.get_or_empty(e.holder).to_string(),
+                    e.deleted(),
+                    e.holder_guessed(),
+                )
+            })
+            .collect()
+    }
+
+    /// Two lines that show a pooled client: loser Z retries its `SET NX` on
+    /// another connection.
+    const POOL_SIGNAL: &str = "0.900 [0 c:8] \"SET\" \"lock:other\" \"Z0\" \"NX\" \"PX\" \"10\"\n\
+         0.910 [0 c:9] \"SET\" \"lock:other\" \"Z0\" \"NX\" \"PX\" \"10\"\n";
+
+    #[test]
+    fn a_pooled_del_after_an_order_is_the_orders_owner() {
+        // A's lease runs out, B acquires; A's request then pushes its order
+        // and sends the DEL on a third connection: A deleted B's lock.
+        let text = format!(
+            "{POOL_SIGNAL}\
+             1.000 [0 c:1] \"SET\" \"product:7:lock\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.150 [0 c:2] \"SET\" \"product:7:lock\" \"B\" \"NX\" \"PX\" \"1000\"\n\
+             1.200 [0 c:3] \"RPUSH\" \"product:7:orders\" \"{{\\\"order_id\\\": \\\"O1\\\", \\\"lock_owner\\\": \\\"A\\\"}}\"\n\
+             1.201 [0 c:3] \"DEL\" \"product:7:lock\"\n"
+        );
+        let (log, info) = replay(&text);
+        assert_eq!(
+            releases(&log),
+            vec![(EventKind::Released, "A".into(), Some(true), false)]
+        );
+        assert!(
+            info.notes.iter().any(|n| n.starts_with("pooled client")),
+            "{:?}",
+            info.notes
+        );
+    }
+
+    #[test]
+    fn a_pooled_del_on_another_requests_connection_is_no_foreign_release() {
+        // A acquires on c:1 and its lease runs out; B acquires on c:2 and
+        // its DEL comes, 150 ms later, on c:1. Connection reuse alone says
+        // nothing: B's own release, holder guessed (not A deleting B's lock).
+        let text = format!(
+            "{POOL_SIGNAL}\
+             1.000 [0 c:1] \"SET\" \"lock:k\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.150 [0 c:2] \"SET\" \"lock:k\" \"B\" \"NX\" \"PX\" \"1000\"\n\
+             1.300 [0 c:1] \"DEL\" \"lock:k\"\n"
+        );
+        let (log, info) = replay(&text);
+        assert_eq!(
+            releases(&log),
+            vec![(EventKind::Released, "B".into(), Some(true), true)]
+        );
+        assert!(
+            info.notes
+                .iter()
+                .any(|n| n.starts_with("1 DEL(s) of a lock came with nothing")),
+            "{:?}",
+            info.notes
+        );
+        // The same lines from one connection per worker (no token moved):
+        // c:1's last acquire speaks for it, A deleted B's lock.
+        let (log, _) = replay(&text[POOL_SIGNAL.len()..]);
+        assert_eq!(
+            releases(&log),
+            vec![(EventKind::Released, "A".into(), Some(true), false)]
+        );
+    }
+
+    #[test]
+    fn a_check_then_delete_names_the_holder_it_read() {
+        // c:5 reads A's token, A's lease runs out, B acquires, c:5 deletes:
+        // the holder it read (A) deleted B's lock.
+        let text = "1.000 [0 c:1] \"SET\" \"lock:k\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.099 [0 c:5] \"GET\" \"lock:k\"\n\
+             1.120 [0 c:2] \"SET\" \"lock:k\" \"B\" \"NX\" \"PX\" \"1000\"\n\
+             1.130 [0 c:5] \"DEL\" \"lock:k\"\n\
+             1.140 [0 c:2] \"DEL\" \"lock:k\"\n";
+        let (log, _) = replay(text);
+        assert_eq!(
+            releases(&log),
+            vec![
+                (EventKind::Released, "A".into(), Some(true), false),
+                (EventKind::Released, "B".into(), Some(false), false),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_known_token_in_a_write_names_the_request() {
+        let text = "1.000 [0 c:1] \"SET\" \"lock:k\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.150 [0 c:2] \"SET\" \"lock:k\" \"B\" \"NX\" \"PX\" \"1000\"\n\
+             1.160 [0 c:4] \"SET\" \"audit:last_buyer\" \"A\"\n\
+             1.161 [0 c:4] \"DEL\" \"lock:k\"\n";
+        let (log, info) = replay(text);
+        assert_eq!(
+            releases(&log),
+            vec![(EventKind::Released, "A".into(), Some(true), false)]
+        );
+        assert!(
+            info.notes
+                .iter()
+                .any(|n| n.starts_with("1 DEL(s) of a lock credited"))
+        );
     }
 }

@@ -23,9 +23,9 @@
 //! - On stock keys `EXSET`, `EXCAS`, `CAS` and `EXINCRBY` are the stock
 //!   writes `SET` and `DECRBY` are, and `EXGET` is a read.
 
-use super::{Client, Replay, Value, token_of};
+use super::replay::{Client, Replay, token_of};
 use crate::model::{Event, EventKind, LogBuilder};
-use crate::redis_model::{Outcome, parse_i64};
+use crate::redis_model::{Outcome, Value, parse_i64};
 
 /// The version a refused write named: `VER v` among `EXSET`/`EXINCRBY`'s
 /// options, or `EXCAS`'s third argument.
@@ -208,5 +208,122 @@ impl Replay {
             d.quantity = prev.map(|p| p - after).filter(|&q| q > 0);
         });
         Some(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::{replay, summary};
+    use super::*;
+
+    #[test]
+    fn tair_plain_string_lock_cas_renews_and_cad_releases() {
+        let text = "1.000 [0 c:1] \"SET\" \"lock:k\" \"A\" \"NX\" \"PX\" \"200\"\n\
+             1.002 [0 ?:0] \"GET\" \"lock:k\"\n\
+             1.002 [0 c:1] \"CAS\" \"lock:k\" \"A\" \"A\" \"PX\" \"300\"\n\
+             1.010 [0 c:1] \"CAD\" \"lock:k\" \"A\"\n\
+             1.020 [0 c:2] \"SET\" \"lock:k\" \"B\" \"NX\" \"PX\" \"50\"\n\
+             1.080 [0 c:3] \"SET\" \"lock:k\" \"C\" \"NX\" \"PX\" \"50\"\n\
+             1.090 [0 c:2] \"CAD\" \"lock:k\" \"B\"\n\
+             1.095 [0 c:3] \"CAS\" \"lock:k\" \"B\" \"B\" \"PX\" \"50\"\n\
+             1.100 [0 c:3] \"CAD\" \"lock:k\" \"C\"\n\
+             1.110 [0 c:3] \"CAD\" \"lock:k\" \"C\"\n";
+        let (log, info) = replay(text);
+        assert_eq!(
+            summary(&log),
+            vec![
+                (EventKind::Acquired, "A".into(), Some(200), 1),
+                (EventKind::Renewed, "A".into(), Some(300), 3),
+                (EventKind::Released, "A".into(), None, 4),
+                (EventKind::Acquired, "B".into(), Some(50), 5),
+                (EventKind::Acquired, "C".into(), Some(50), 6),
+                (EventKind::ReleaseFailed, "B".into(), None, 7),
+                (EventKind::Released, "C".into(), None, 9),
+                (EventKind::ReleaseFailed, "C".into(), None, 10),
+            ]
+        );
+        assert!(
+            !info.notes.iter().any(|n| n.contains("unknown")),
+            "{:?}",
+            info.notes
+        );
+    }
+
+    #[test]
+    fn tair_exset_lock_renewals_versions_and_excad() {
+        let text = "1.000 [0 c:1] \"EXSET\" \"lock:k\" \"D\" \"NX\" \"PX\" \"300\"\n\
+             1.001 [0 c:2] \"EXSET\" \"lock:k\" \"E\" \"NX\" \"PX\" \"300\"\n\
+             1.002 [0 c:1] \"EXSET\" \"lock:k\" \"D\" \"XX\" \"PX\" \"400\" \"VER\" \"1\"\n\
+             1.003 [0 c:1] \"EXSET\" \"lock:k\" \"D\" \"XX\" \"PX\" \"400\" \"VER\" \"1\"\n\
+             1.004 [0 c:1] \"CAD\" \"lock:k\" \"D\"\n\
+             1.005 [0 c:1] \"EXCAD\" \"lock:k\" \"1\"\n\
+             1.006 [0 c:1] \"EXCAD\" \"lock:k\" \"2\"\n\
+             1.010 [0 c:3] \"EXSET\" \"lock:k\" \"G\" \"NX\" \"EX\" \"1\" \"ABS\" \"10\"\n\
+             1.011 [0 c:3] \"EXCAS\" \"lock:k\" \"G\" \"10\" \"PX\" \"300\"\n\
+             1.012 [0 c:4] \"EXCAS\" \"lock:k\" \"H\" \"10\"\n";
+        let (log, _) = replay(text);
+        assert_eq!(
+            summary(&log),
+            vec![
+                (EventKind::Acquired, "D".into(), Some(300), 1),
+                (EventKind::AcquireFailed, "E".into(), None, 2),
+                (EventKind::Renewed, "D".into(), Some(400), 3),
+                (EventKind::WriteRejected, "D".into(), None, 4),
+                (EventKind::ReleaseFailed, "D".into(), None, 6),
+                (EventKind::Released, "D".into(), None, 7),
+                (EventKind::Acquired, "G".into(), Some(1000), 8),
+                (EventKind::Renewed, "G".into(), Some(300), 9),
+                (EventKind::WriteRejected, "H".into(), None, 10),
+            ]
+        );
+        assert_eq!(log.events[3].fencing_token(), Some(1));
+        assert_eq!(log.events[8].fencing_token(), Some(10));
+        assert_eq!(log.events[5].deleted(), Some(true));
+    }
+
+    #[test]
+    fn tair_stock_writes_reads_and_rejections() {
+        let text = "1.000 [0 c:1] \"EXSET\" \"product:7:stock\" \"3\"\n\
+             1.001 [0 c:1] \"SET\" \"product:7:lock\" \"A\" \"NX\" \"PX\" \"100\"\n\
+             1.002 [0 c:1] \"EXGET\" \"product:7:stock\"\n\
+             1.003 [0 c:1] \"EXCAS\" \"product:7:stock\" \"2\" \"1\"\n\
+             1.004 [0 c:2] \"SET\" \"product:7:lock\" \"B\" \"NX\" \"PX\" \"100\"\n\
+             1.150 [0 c:2] \"SET\" \"product:7:lock\" \"B\" \"NX\" \"PX\" \"100\"\n\
+             1.151 [0 c:2] \"EXCAS\" \"product:7:stock\" \"1\" \"1\"\n\
+             1.152 [0 c:2] \"EXINCRBY\" \"product:7:stock\" \"-2\" \"MIN\" \"0\"\n\
+             1.153 [0 c:2] \"EXINCRBY\" \"product:7:stock\" \"-1\" \"MIN\" \"0\"\n\
+             1.154 [0 c:2] \"EXINCRBY\" \"product:7:stock\" \"-1\" \"MIN\" \"0\"\n";
+        let (log, _) = replay(text);
+        let got: Vec<(EventKind, String, Option<i64>, Option<i64>)> = log
+            .events
+            .iter()
+            .map(|e| {
+                let d = e.detail();
+                (
+                    e.kind,
+                    log.strings.get_or_empty(e.holder).to_string(),
+                    d.stock.or(d.stock_after),
+                    d.quantity.or(d.fencing_token),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (EventKind::StockInitialized, String::new(), Some(3), None),
+                (EventKind::Acquired, "A".into(), None, None),
+                (EventKind::StockRead, String::new(), Some(3), None),
+                (EventKind::StockDeducted, String::new(), Some(2), Some(1)),
+                (EventKind::AcquireFailed, "B".into(), None, None),
+                (EventKind::Acquired, "B".into(), None, None),
+                (EventKind::WriteRejected, "B".into(), None, Some(1)),
+                (EventKind::StockDeducted, String::new(), Some(0), Some(2)),
+            ]
+        );
+        assert!(
+            log.events
+                .iter()
+                .all(|e| log.strings.get_or_empty(e.key) == "product:7:lock")
+        );
     }
 }
