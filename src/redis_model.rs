@@ -151,30 +151,26 @@ pub fn parse_i64(s: &[u8]) -> Option<i64> {
 /// this model knows is short. A longer name becomes empty, which matches
 /// nothing (the caller words an unknown command from its own bytes).
 #[derive(Clone, Copy)]
-pub(crate) struct Upper {
-    buf: [u8; Upper::MAX],
+pub(crate) struct UppercaseName {
+    buf: [u8; UppercaseName::MAX],
     len: usize,
 }
 
-impl Upper {
+impl UppercaseName {
     const MAX: usize = 24;
 
-    pub(crate) fn new(s: &[u8]) -> Upper {
-        let mut buf = [0u8; Upper::MAX];
-        let len = if s.len() <= Upper::MAX { s.len() } else { 0 };
+    pub(crate) fn new(s: &[u8]) -> UppercaseName {
+        let mut buf = [0u8; Self::MAX];
+        let len = if s.len() <= Self::MAX { s.len() } else { 0 };
         for (d, c) in buf.iter_mut().zip(&s[..len]) {
             *d = c.to_ascii_uppercase();
         }
-        Upper { buf, len }
+        UppercaseName { buf, len }
     }
 
     pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
-}
-
-fn upper(s: &[u8]) -> Upper {
-    Upper::new(s)
 }
 
 /// An option of `SET`, named in any case.
@@ -397,7 +393,7 @@ impl Keyspace {
         args: &[A],
     ) -> Outcome {
         with_refs(args, |args| {
-            self.apply_upper(now_ms, db, cmd, &upper(cmd), args, true)
+            self.apply_upper(now_ms, db, cmd, &UppercaseName::new(cmd), args, true)
         })
     }
 
@@ -410,7 +406,7 @@ impl Keyspace {
         now_ms: i64,
         db: u32,
         cmd: &[u8],
-        up: &Upper,
+        up: &UppercaseName,
         args: &[&[u8]],
         want_old: bool,
     ) -> Outcome {
@@ -909,14 +905,14 @@ impl Connection {
 
     /// Decides what to do with `cmd args`.
     pub fn step<A: AsRef<[u8]>>(&mut self, cmd: &[u8], args: &[A]) -> Step {
-        self.step_upper(cmd, &upper(cmd), args)
+        self.step_upper(cmd, &UppercaseName::new(cmd), args)
     }
 
     /// [`Connection::step`] with the command name already upper-cased.
     pub(crate) fn step_upper<A: AsRef<[u8]>>(
         &mut self,
         cmd: &[u8],
-        up: &Upper,
+        up: &UppercaseName,
         args: &[A],
     ) -> Step {
         let c = up.as_bytes();

@@ -16,7 +16,7 @@ use super::orders::Order;
 use super::requests;
 use super::{CommandLine, LineParser, MonitorOptions, lossy, product_part};
 use crate::model::{Event, EventKind, LogBuilder, SourceRef, Sym};
-use crate::redis_model::{Connection, Keyspace, Outcome, Step, Upper, Value, parse_i64};
+use crate::redis_model::{Connection, Keyspace, Outcome, Step, UppercaseName, Value, parse_i64};
 
 /// The token a lock value names: the string, or a hash's first field.
 pub(super) fn token_of(v: &Value) -> Option<Vec<u8>> {
@@ -552,13 +552,13 @@ impl Replay {
                 &client,
                 cl.db,
                 cmd,
-                &Upper::new(cmd),
+                &UppercaseName::new(cmd),
                 args,
             );
             return;
         }
         self.finish_script(b);
-        let up = Upper::new(cmd);
+        let up = UppercaseName::new(cmd);
         let c = up.as_bytes();
         let (client, conn) = self.client(cl.client);
         match conn.step_upper(cmd, &up, args) {
@@ -577,7 +577,8 @@ impl Replay {
                 for full in q {
                     if let Some((qc, qa)) = full.split_first() {
                         let qa: Vec<&[u8]> = qa.iter().map(Vec::as_slice).collect();
-                        self.exec(b, cl.at_ns, line, &client, db, qc, &Upper::new(qc), &qa);
+                        let queued = UppercaseName::new(qc);
+                        self.exec(b, cl.at_ns, line, &client, db, qc, &queued, &qa);
                     }
                 }
             }
@@ -596,7 +597,7 @@ impl Replay {
         client: &Client,
         db: u32,
         cmd: &[u8],
-        up: &Upper,
+        up: &UppercaseName,
         args: &[&[u8]],
     ) {
         self.commands += 1;
