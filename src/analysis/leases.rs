@@ -3,7 +3,7 @@
 //!
 //! One pass per lock key in time order keeps a model of the server: which
 //! hold's lock is live, and when it expires. The rules are the handed cases'
-//! (`../shared/cases/README.md`, "The rules behind the answers").
+//! (`tests/fixtures/cases/README.md`, "The rules behind the answers").
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -22,7 +22,7 @@ pub struct LeaseSet {
 }
 
 /// Event times with per-host clock offsets applied: `true = logged - offset`
-/// (`../shared/cases/README.md`, `host_offsets_ms`). Parallel to
+/// (`tests/fixtures/cases/README.md`, `host_offsets_ms`). Parallel to
 /// `log.events`.
 pub fn apply_host_offsets(log: &LoadedLog, host_offsets_ms: &BTreeMap<String, f64>) -> Vec<i64> {
     let by_sym: HashMap<Sym, i64> = host_offsets_ms

@@ -41,7 +41,7 @@ fn key_of(
 
 /// Computes per-product stock accounting and the list of sales.
 ///
-/// Rules (`../shared/cases/README.md`, "Oversold, per product"):
+/// Rules (`tests/fixtures/cases/README.md`, "Oversold, per product"):
 /// - product = the line's product field, else its lock key;
 /// - sold = sum of order quantities, or of deducted quantities when there
 ///   are no orders (quantity 1 when absent); a `write_rejected` is no sale;
