@@ -239,8 +239,8 @@ pub(super) struct Replay {
     order_glob: Glob,
     file: u16,
     name: String,
-    pub(super) ks: Keyspace,
-    conns: HashMap<Box<[u8]>, (Client, Connection)>,
+    pub(super) keyspace: Keyspace,
+    connections: HashMap<Box<[u8]>, (Client, Connection)>,
     /// The client of a `lua` line outside any script.
     lua: Client,
     script: Option<Script>,
@@ -273,8 +273,8 @@ impl Replay {
             order_glob: Glob::new(opts.order_pattern.as_bytes()),
             file,
             name,
-            ks: Keyspace::new(),
-            conns: HashMap::new(),
+            keyspace: Keyspace::new(),
+            connections: HashMap::new(),
             lua: new_client("lua", u32::MAX),
             script: None,
             kinds: HashMap::new(),
@@ -356,8 +356,8 @@ impl Replay {
     /// The client named `name` (registered on first sight) and its
     /// connection state.
     fn client(&mut self, name: &[u8]) -> (Client, &mut Connection) {
-        let id = u32::try_from(self.conns.len()).unwrap_or(u32::MAX - 1);
-        let (client, conn) = self.conns.entry_ref(name).or_insert_with(|| {
+        let id = u32::try_from(self.connections.len()).unwrap_or(u32::MAX - 1);
+        let (client, conn) = self.connections.entry_ref(name).or_insert_with(|| {
             (
                 new_client(&String::from_utf8_lossy(name), id),
                 Connection::default(),
@@ -602,7 +602,7 @@ impl Replay {
     ) {
         self.commands += 1;
         let now_ms = at_ns.div_euclid(1_000_000);
-        self.ks.expire_due(now_ms);
+        self.keyspace.expire_due(now_ms);
         let c = up.as_bytes();
         let key = args.first().copied();
         let info = key.map(|k| self.key_info(k));
@@ -637,7 +637,10 @@ impl Replay {
                         | b"EXCAD"
                 )
             {
-                before0 = self.ks.get_live(now_ms, db, k).map(|e| e.value.clone());
+                before0 = self
+                    .keyspace
+                    .get_live(now_ms, db, k)
+                    .map(|e| e.value.clone());
             } else if stock0
                 && matches!(
                     c,
@@ -653,7 +656,7 @@ impl Replay {
                 )
             {
                 stock_before = self
-                    .ks
+                    .keyspace
                     .get_live(now_ms, db, k)
                     .and_then(|e| e.value.as_int());
             }
@@ -662,7 +665,10 @@ impl Replay {
         if del {
             for &k in args.iter().skip(1) {
                 if self.is_lock(k) {
-                    let v = self.ks.get_live(now_ms, db, k).map(|e| e.value.clone());
+                    let v = self
+                        .keyspace
+                        .get_live(now_ms, db, k)
+                        .map(|e| e.value.clone());
                     other_locks.push((k, v));
                 }
             }
@@ -672,7 +678,9 @@ impl Replay {
             && !args
                 .get(2..)
                 .is_some_and(|o| o.iter().any(|o| o.eq_ignore_ascii_case(b"NX")));
-        let out = self.ks.apply_upper(now_ms, db, cmd, up, args, want_old);
+        let out = self
+            .keyspace
+            .apply_upper(now_ms, db, cmd, up, args, want_old);
         if matches!(out, Outcome::Unknown) {
             *self
                 .unknown
@@ -818,8 +826,9 @@ impl Replay {
                 s.expired = true;
             }
         }
-        let ttl_left = |ks: &mut Keyspace| {
-            ks.get_live(now_ms, db, key)
+        let ttl_left = |keyspace: &mut Keyspace| {
+            keyspace
+                .get_live(now_ms, db, key)
                 .and_then(|e| e.deadline_ms)
                 .map(|d| d - now_ms)
         };
@@ -847,7 +856,7 @@ impl Replay {
                 let mut e = self.new_event(b, kind, at_ns, line, client, key);
                 e.holder = Some(b.intern_bytes(token));
                 if kind != EventKind::AcquireFailed {
-                    e.set_ttl_ms(ttl_left(&mut self.ks));
+                    e.set_ttl_ms(ttl_left(&mut self.keyspace));
                 }
                 if kind == EventKind::Acquired {
                     self.set_last_token(client, key, token);
@@ -877,7 +886,7 @@ impl Replay {
                 {
                     let mut e = self.new_event(b, EventKind::Acquired, at_ns, line, client, key);
                     e.holder = Some(b.intern_bytes(field));
-                    e.set_ttl_ms(ttl_left(&mut self.ks));
+                    e.set_ttl_ms(ttl_left(&mut self.keyspace));
                     self.set_last_token(client, key, field);
                     self.emit(b, e);
                 }
@@ -886,16 +895,20 @@ impl Replay {
                 if *out != Outcome::Int(1) {
                     return;
                 }
-                let Some(v) = self.ks.get_live(now_ms, db, key).map(|e| e.value.clone()) else {
+                let Some(v) = self
+                    .keyspace
+                    .get_live(now_ms, db, key)
+                    .map(|e| e.value.clone())
+                else {
                     return; // a deadline in the past deleted it
                 };
                 let mut e = self.new_event(b, EventKind::Renewed, at_ns, line, client, key);
                 e.holder = token_of(&v).map(|t| b.intern_bytes(&t));
-                e.set_ttl_ms(ttl_left(&mut self.ks));
+                e.set_ttl_ms(ttl_left(&mut self.keyspace));
                 self.emit(b, e);
             }
             b"DEL" | b"UNLINK" | b"GETDEL" | b"HDEL" => {
-                let gone = self.ks.get_live(now_ms, db, key).is_none();
+                let gone = self.keyspace.get_live(now_ms, db, key).is_none();
                 if c == b"HDEL" && !(gone && before.is_some()) {
                     return;
                 }

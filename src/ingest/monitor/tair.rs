@@ -114,7 +114,7 @@ impl Replay {
                 let mut e = self.new_event(b, kind, at_ns, line, client, key);
                 e.holder = Some(b.intern_bytes(new));
                 let ttl = self
-                    .ks
+                    .keyspace
                     .get_live(now_ms, db, key)
                     .and_then(|e| e.deadline_ms)
                     .map(|d| d - now_ms);
