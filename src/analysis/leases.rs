@@ -151,6 +151,47 @@ struct Building {
 }
 
 impl Building {
+    /// A new hold: `e` (an acquire at `t`, host offset applied) granted
+    /// `key` to `holder` for `ttl_ms`; its window open, its lock held.
+    fn start(
+        e: &crate::model::Event,
+        id: usize,
+        key: Sym,
+        holder: Sym,
+        t: i64,
+        ttl_ms: Option<i64>,
+        ttl_unknown: bool,
+    ) -> Building {
+        Building {
+            lease: Lease {
+                id,
+                key,
+                holder,
+                host: e.host,
+                thread: e.thread,
+                acquired_ns: t,
+                ttl_ms,
+                ttl_unknown,
+                renewals_ns: Vec::new(),
+                late_renewals_ns: Vec::new(),
+                ghost_renewals_ns: Vec::new(),
+                expiry_ns: ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS))),
+                window_end_ns: t,
+                window_end: WindowEnd::LastEvent,
+                lock_end_ns: t,
+                lock_end: LockEnd::StillHeld,
+                ended_by: None,
+                inferred: e.inferred,
+                release_guessed: false,
+                lines: smallvec::smallvec![e.source],
+            },
+            window_open: true,
+            last_event_ns: t,
+            lock_ended: false,
+            release_absorbed: false,
+        }
+    }
+
     fn end_lock(&mut self, end: LockEnd, at_ns: i64, by: Option<usize>) {
         if !self.lock_ended {
             self.lock_ended = true;
@@ -371,35 +412,15 @@ fn reconstruct_key(
                         .sources
                         .get(usize::from(e.source.file))
                         .is_some_and(|s| s.ttl_unknown);
-                let expiry_ns = ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
-                holds.push(Building {
-                    lease: Lease {
-                        id: base + new,
-                        key,
-                        holder,
-                        host: e.host,
-                        thread: e.thread,
-                        acquired_ns: t,
-                        ttl_ms,
-                        ttl_unknown,
-                        renewals_ns: Vec::new(),
-                        late_renewals_ns: Vec::new(),
-                        ghost_renewals_ns: Vec::new(),
-                        expiry_ns,
-                        window_end_ns: t,
-                        window_end: WindowEnd::LastEvent,
-                        lock_end_ns: t,
-                        lock_end: LockEnd::StillHeld,
-                        ended_by: None,
-                        inferred: e.inferred,
-                        release_guessed: false,
-                        lines: smallvec::smallvec![e.source],
-                    },
-                    window_open: true,
-                    last_event_ns: t,
-                    lock_ended: false,
-                    release_absorbed: false,
-                });
+                holds.push(Building::start(
+                    e,
+                    base + new,
+                    key,
+                    holder,
+                    t,
+                    ttl_ms,
+                    ttl_unknown,
+                ));
                 latest_of.insert(holder, new);
                 live = Some(new);
             }
@@ -460,6 +481,19 @@ fn reconstruct_key(
         }
     }
 
+    finish_key(holds, lag, base, out);
+}
+
+/// Closes the holds of one key (rule: a window without an end closes at its
+/// last event; a lock without one expires with its lease, or is still held
+/// without TTL) and moves them and the key's log-lag artefacts into `out`,
+/// their ids offset by `base`.
+fn finish_key(
+    mut holds: Vec<Building>,
+    lag: Vec<(usize, usize, i64)>,
+    base: usize,
+    out: &mut LeaseSet,
+) {
     for b in &mut holds {
         let last = b.last_event_ns;
         b.close_window(WindowEnd::LastEvent, last);
