@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::i18n::{Lang, count_label, tr, trf};
 use super::loader::{self, Job, Loading, Source};
-use super::swimlane::{
+use super::timeline::{
     Filters, SwimlaneModel, TimeDisplay, TimelineEvent, TimelineOptions, TimelineView, timeline_ui,
 };
 use crate::analysis::{Analysis, Cause, Settings};

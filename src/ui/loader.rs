@@ -12,7 +12,7 @@ use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::replay::StateIndex;
 
-use super::swimlane::{Filters, SwimlaneModel};
+use super::timeline::{Filters, SwimlaneModel};
 
 /// The start-up sample's display name (its path in the repository): the seed
 /// incident from the simulator (`sample-logs/README.md`): 500 requests, TTL

@@ -7,7 +7,7 @@ pub mod fonts;
 pub mod i18n;
 pub mod loader;
 pub mod render;
-pub mod swimlane;
+pub mod timeline;
 
 #[cfg(test)]
 mod tests;

@@ -440,10 +440,10 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         settings,
         analysis,
     };
-    let model = super::swimlane::SwimlaneModel::build(
+    let model = super::timeline::SwimlaneModel::build(
         &loaded.log,
         &loaded.analysis,
-        &super::swimlane::Filters::default(),
+        &super::timeline::Filters::default(),
     );
     let lane = model
         .groups
