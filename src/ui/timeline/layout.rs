@@ -205,7 +205,7 @@ pub enum LaneItem<'a> {
         bar: &'a LeaseBar,
         /// Where it is drawn.
         geometry: LeaseGeometry,
-        /// The x span the pointer hits (before [`HIT_PAD`]).
+        /// The x span the pointer hits (before the hit margin).
         hit: (f32, f32),
     },
 }

@@ -32,7 +32,7 @@ pub use view::{TimeScale, TimelineView};
 
 use crate::ui::i18n::Lang;
 use layout::{Rows, hit_test, max_scroll};
-use paint::{Frame, Palette};
+use paint::{Palette, TimelineRects};
 
 /// What the timeline widget reports back.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -81,12 +81,12 @@ pub fn timeline_ui(
     let scale = TimeScale::new(plot, view);
     let seek = input::seek(ui, &response, full, plot, &scale, opts.cursor_s);
 
-    let frame = Frame { full, plot };
+    let rects = TimelineRects { full, plot };
     let rows = Rows::new(plot, view.scroll_y);
-    paint::axis(&painter, frame, &scale, model, opts.time_display, &palette);
+    paint::axis(&painter, rects, &scale, model, opts.time_display, &palette);
     paint::groups(
         &painter,
-        frame,
+        rects,
         &rows,
         &scale,
         model,
@@ -103,13 +103,13 @@ pub fn timeline_ui(
         None
     };
     if let Some(c) = opts.cursor_s {
-        paint::cursor(&painter, frame, &scale, c, &palette);
+        paint::cursor(&painter, rects, &scale, c, &palette);
     }
     let max_scroll = max_scroll(model, plot.height());
     let content_height = model.content_height();
     paint::edges(
         &painter,
-        frame,
+        rects,
         content_height,
         view.scroll_y,
         max_scroll,

@@ -91,14 +91,14 @@ impl Palette {
 
 /// The rectangles of one frame of the timeline.
 #[derive(Clone, Copy, Debug)]
-pub struct Frame {
+pub struct TimelineRects {
     /// The whole widget.
     pub full: Rect,
     /// The lanes' area: right of the label column, below the axis.
     pub plot: Rect,
 }
 
-impl Frame {
+impl TimelineRects {
     /// The axis strip above the plot.
     fn axis(&self) -> Rect {
         Rect::from_min_max(
@@ -112,14 +112,14 @@ impl Frame {
 /// the corner with the date, the tick spacing and the zone.
 pub fn axis(
     painter: &Painter,
-    frame: Frame,
+    rects: TimelineRects,
     scale: &TimeScale,
     model: &SwimlaneModel,
     display: TimeDisplay,
     palette: &Palette,
 ) {
-    let Frame { full, plot } = frame;
-    let axis = frame.axis();
+    let TimelineRects { full, plot } = rects;
+    let axis = rects.axis();
     let ticks = AxisTicks::new(scale);
     painter.rect_filled(
         Rect::from_min_max(full.min, pos2(full.right(), plot.top())),
@@ -186,7 +186,7 @@ pub fn axis(
 /// windows, lanes and orders. `selected` is the selected incident.
 pub fn groups(
     painter: &Painter,
-    frame: Frame,
+    rects: TimelineRects,
     rows: &Rows,
     scale: &TimeScale,
     model: &SwimlaneModel,
@@ -195,12 +195,12 @@ pub fn groups(
 ) {
     // Labels may use the label column; bars stay inside the plot.
     let labels = painter.with_clip_rect(Rect::from_min_max(
-        pos2(frame.full.left(), frame.plot.top()),
-        frame.full.max,
+        pos2(rects.full.left(), rects.plot.top()),
+        rects.full.max,
     ));
-    let bars = painter.with_clip_rect(frame.plot);
+    let bars = painter.with_clip_rect(rects.plot);
     for group in rows.visible_groups(model) {
-        group_labels(&labels, frame.full, rows, &group, palette);
+        group_labels(&labels, rects.full, rows, &group, palette);
         overlaps(&bars, scale, &group, selected, palette);
         for (li, lane) in group.group.lanes.iter().enumerate() {
             let top = group.lane_top(li);
@@ -450,12 +450,12 @@ fn hatch(painter: &Painter, rect: Rect, color: Color32) {
 /// on the axis mark the present.
 pub fn cursor(
     painter: &Painter,
-    frame: Frame,
+    rects: TimelineRects,
     scale: &TimeScale,
     cursor_s: f64,
     palette: &Palette,
 ) {
-    let Frame { full, plot } = frame;
+    let TimelineRects { full, plot } = rects;
     let x = scale.x_from_time(cursor_s);
     if x < plot.right() {
         let from = x.max(plot.left());
@@ -483,13 +483,13 @@ pub fn cursor(
 /// than the plot (`scroll_y` of at most `max_scroll`).
 pub fn edges(
     painter: &Painter,
-    frame: Frame,
+    rects: TimelineRects,
     content_height: f32,
     scroll_y: f32,
     max_scroll: f32,
     palette: &Palette,
 ) {
-    let Frame { full, plot } = frame;
+    let TimelineRects { full, plot } = rects;
     painter.line_segment(
         [
             pos2(plot.left(), full.top()),

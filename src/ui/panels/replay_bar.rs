@@ -1,0 +1,81 @@
+//! The replay bar: play/pause, steps, speed, loop, jump to the incident
+//! start, and the cursor's time.
+
+use egui::{RichText, Ui};
+
+use super::PanelContext;
+use crate::replay::{PlaybackCommand, SPEED_PRESETS};
+use crate::ui::i18n::{Lang, tr};
+use crate::ui::state::Command;
+
+/// `1× (real time)`, `10×`.
+fn speed_text(lang: Lang, v: f64) -> String {
+    if v == 1.0 {
+        format!("1× ({})", tr(lang, "real_time"))
+    } else {
+        format!("{v}×")
+    }
+}
+
+/// The replay bar.
+pub fn replay_bar_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
+    let lang = ctx.lang();
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(tr(lang, "replay")).strong());
+        ui.add_enabled_ui(ctx.session.is_some(), |ui| buttons_ui(ui, ctx));
+    });
+}
+
+fn buttons_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
+    let lang = ctx.lang();
+    let playback = |c| Command::Playback(c);
+    let jump = egui::Button::new(tr(lang, "jump_incident_start"));
+    if ui
+        .add_enabled(ctx.selection.incident.is_some(), jump)
+        .clicked()
+    {
+        ctx.send(Command::JumpToIncidentStart);
+    }
+    if ui.button(tr(lang, "step_back")).clicked() {
+        ctx.send(playback(PlaybackCommand::StepBack));
+    }
+    let play_label = if ctx.playback.playing {
+        tr(lang, "pause")
+    } else {
+        tr(lang, "play")
+    };
+    if ui.button(play_label).clicked() {
+        ctx.send(playback(PlaybackCommand::TogglePlay));
+    }
+    if ui.button(tr(lang, "step_forward")).clicked() {
+        ctx.send(playback(PlaybackCommand::StepForward));
+    }
+    let mut speed = ctx.playback.speed;
+    let l = ui.label(tr(lang, "speed"));
+    egui::ComboBox::from_id_salt("speed")
+        .selected_text(speed_text(lang, speed))
+        .show_ui(ui, |ui| {
+            for v in SPEED_PRESETS {
+                ui.selectable_value(&mut speed, v, speed_text(lang, v));
+            }
+        })
+        .response
+        .labelled_by(l.id);
+    if speed != ctx.playback.speed {
+        ctx.send(playback(PlaybackCommand::SetSpeed(speed)));
+    }
+    if ui.selectable_label(ctx.loop_on, tr(lang, "loop")).clicked() {
+        ctx.send(Command::ToggleLoop);
+    }
+    ui.separator();
+    if let Some(s) = ctx.session {
+        ui.label(
+            RichText::new(format!(
+                "{}: {}",
+                tr(lang, "cursor"),
+                s.input().time(ctx.playback.cursor_ns)
+            ))
+            .monospace(),
+        );
+    }
+}
