@@ -722,3 +722,26 @@ fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
     assert_eq!(h.state().selection.incident, Some(0));
     assert_eq!(h.state().state.view, view, "selected without zooming");
 }
+
+#[test]
+fn details_say_how_a_lease_ended_in_the_report_s_words() {
+    let loaded = sample_loaded(200.0);
+    let inc = &loaded.analysis.incidents[0];
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label(&inc.label()).click();
+    h.run();
+    // The first holder's lease expired and its release then failed.
+    assert!(h.query_all_by_label_contains("(expired)").next().is_some());
+    assert!(
+        h.query_all_by_label_contains("(release_failed)")
+            .next()
+            .is_some()
+    );
+    for debug_name in ["(Expired)", "(ReleaseFailed)", "(OwnRelease)"] {
+        assert!(
+            h.query_by_label_contains(debug_name).is_none(),
+            "{debug_name} on screen"
+        );
+    }
+}

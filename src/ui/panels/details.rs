@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 
 use super::{ALERT, PanelContext};
 use crate::analysis::{Incident, Lease};
-use crate::report::{ReportInput, explain_incident, format_ms};
+use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
 use crate::ui::i18n::{Lang, tr};
 use crate::ui::session::Session;
 use crate::ui::state::Command;
@@ -95,12 +95,12 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
                 row(
                     ui,
                     tr(lang, "lease_ended"),
-                    format!("{} ({:?})", time(l.lock_end_ns), l.lock_end),
+                    format!("{} ({})", time(l.lock_end_ns), snake_name(&l.lock_end)),
                 );
                 row(
                     ui,
                     tr(lang, "believed_until"),
-                    format!("{} ({:?})", time(l.window_end_ns), l.window_end),
+                    format!("{} ({})", time(l.window_end_ns), snake_name(&l.window_end)),
                 );
                 let ttl = l
                     .ttl_ms

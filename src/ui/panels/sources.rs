@@ -5,6 +5,7 @@ use egui::{RichText, Ui};
 
 use super::PanelContext;
 use crate::model::SourceInfo;
+use crate::report::snake_name;
 use crate::ui::i18n::{Lang, tr};
 use crate::ui::state::{Command, Panel};
 
@@ -37,8 +38,8 @@ fn source_ui(ui: &mut Ui, lang: Lang, src: &SourceInfo) {
         .show(ui, |ui| {
             ui.label(tr(lang, "dialect"));
             ui.label(format!(
-                "{:?}{}",
-                src.dialect,
+                "{}{}",
+                snake_name(&src.dialect),
                 if src.gzip { " (gzip)" } else { "" }
             ));
             ui.end_row();

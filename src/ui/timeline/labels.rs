@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::layout::Hit;
 use super::model::SwimlaneModel;
-use crate::report::{format_ms, format_time};
+use crate::report::{format_ms, format_time, snake_name};
 use crate::ui::i18n::{Lang, tr};
 
 /// How the time axis labels times.
@@ -116,7 +116,7 @@ pub fn hover_text(
     match hit {
         Hit::Lease(lane, b) => {
             let mut t = format!(
-                "{}: {}\n{}: {}\n{}: {}\n{}: {}\n{}: {} ({:?})\n{}: {} ({:?})\n{}: {} / {}\n{}: {}",
+                "{}: {}\n{}: {}\n{}: {}\n{}: {}\n{}: {} ({})\n{}: {} ({})\n{}: {} / {}\n{}: {}",
                 tr(lang, "holder"),
                 lane.holder,
                 tr(lang, "host"),
@@ -127,10 +127,10 @@ pub fn hover_text(
                 at(b.start_s),
                 tr(lang, "lease_ended"),
                 at(b.lock_end_s),
-                b.lock_end,
+                snake_name(&b.lock_end),
                 tr(lang, "believed_until"),
                 at(b.window_end_s),
-                b.window_end,
+                snake_name(&b.window_end),
                 tr(lang, "hold_vs_ttl"),
                 format_ms(b.hold_ms),
                 b.ttl_ms
