@@ -14,11 +14,11 @@ use crate::ui::i18n::{Lang, tr, trf};
 const MAX_KEYS: usize = 6;
 
 /// The "State at cursor" panel.
-pub fn cursor_state_ui(ui: &mut Ui, ctx: &PanelContext<'_>) {
-    let lang = ctx.lang();
+pub fn cursor_state_ui(ui: &mut Ui, context: &PanelContext<'_>) {
+    let lang = context.lang();
     ui.heading(tr(lang, "state_at_cursor"));
-    let Some(s) = ctx.session else { return };
-    let st = s.index.state_at(&s.analysis, ctx.playback.cursor_ns);
+    let Some(s) = context.session else { return };
+    let st = s.index.state_at(&s.analysis, context.playback.cursor_ns);
     stock_ui(ui, lang, &s.log, &st, &s.settings.currency);
     if st.keys.is_empty() {
         ui.label(RichText::new(tr(lang, "no_lock_held")).weak());

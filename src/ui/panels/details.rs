@@ -12,11 +12,11 @@ use crate::ui::session::Session;
 use crate::ui::state::Command;
 
 /// The details panel.
-pub fn details_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-    let lang = ctx.lang();
+pub fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
     ui.heading(tr(lang, "details"));
-    let Some(s) = ctx.session else { return };
-    let Some(inc) = ctx
+    let Some(s) = context.session else { return };
+    let Some(inc) = context
         .selection
         .incident
         .and_then(|i| s.analysis.incidents.get(i))
@@ -32,7 +32,7 @@ pub fn details_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
                 ui.label(RichText::new(inc.label()).strong().size(16.0));
                 ui.label(RichText::new(s.log.strings.get(inc.key)).monospace());
                 if ui.button(tr(lang, "zoom_incident")).clicked() {
-                    ctx.send(Command::ZoomToSelected);
+                    context.send(Command::ZoomToSelected);
                 }
             });
             ui.label(RichText::new(tr(lang, "explanation")).strong());

@@ -27,10 +27,10 @@ pub struct IncidentsPanel {
 
 impl IncidentsPanel {
     /// The panel.
-    pub fn ui(&mut self, ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-        let lang = ctx.lang();
+    pub fn ui(&mut self, ui: &mut Ui, context: &mut PanelContext<'_>) {
+        let lang = context.lang();
         ui.heading(tr(lang, "incidents"));
-        let Some(s) = ctx.session else { return };
+        let Some(s) = context.session else { return };
         let problems = crate::ingest::load_problems(&s.log);
         if !problems.is_empty() {
             ui.colored_label(ui.visuals().error_fg_color, tr(lang, "not_readable"));
@@ -45,13 +45,13 @@ impl IncidentsPanel {
             }
             return;
         }
-        if let Some(id) = self.table_ui(ui, ctx, s) {
-            ctx.send(Command::ShowIncident(id));
+        if let Some(id) = self.table_ui(ui, context, s) {
+            context.send(Command::ShowIncident(id));
         }
     }
 
     /// The table; returns the incident clicked.
-    fn table_ui(&mut self, ui: &mut Ui, ctx: &PanelContext<'_>, s: &Session) -> Option<usize> {
+    fn table_ui(&mut self, ui: &mut Ui, context: &PanelContext<'_>, s: &Session) -> Option<usize> {
         let order = sorted(&s.analysis, &s.log, self.sort);
         let mut clicked = None;
         ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
@@ -67,11 +67,11 @@ impl IncidentsPanel {
             .column(Column::initial(96.0).clip(true))
             .column(Column::auto().at_least(56.0))
             .column(Column::remainder().at_least(60.0))
-            .header(HEADER_H, |mut h| self.header_ui(&mut h, ctx))
+            .header(HEADER_H, |mut h| self.header_ui(&mut h, context))
             .body(|body| {
                 body.rows(ROW_H, order.len(), |mut row| {
                     let inc = &s.analysis.incidents[order[row.index()]];
-                    if row_ui(&mut row, ctx, s, inc) {
+                    if row_ui(&mut row, context, s, inc) {
                         clicked = Some(inc.id);
                     }
                 });
@@ -80,8 +80,8 @@ impl IncidentsPanel {
     }
 
     /// The header; a click on a sortable column sorts by it.
-    fn header_ui(&mut self, h: &mut TableRow<'_, '_>, ctx: &PanelContext<'_>) {
-        let lang = ctx.lang();
+    fn header_ui(&mut self, h: &mut TableRow<'_, '_>, context: &PanelContext<'_>) {
+        let lang = context.lang();
         let columns = [
             ("#", None),
             (tr(lang, "start"), Some(SortBy::Start)),
@@ -131,9 +131,14 @@ fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize
 }
 
 /// One incident's row; true when it was clicked.
-fn row_ui(row: &mut TableRow<'_, '_>, ctx: &PanelContext<'_>, s: &Session, inc: &Incident) -> bool {
+fn row_ui(
+    row: &mut TableRow<'_, '_>,
+    context: &PanelContext<'_>,
+    s: &Session,
+    inc: &Incident,
+) -> bool {
     let a = &s.analysis;
-    let selected = ctx.selection.incident == Some(inc.id);
+    let selected = context.selection.incident == Some(inc.id);
     row.set_selected(selected);
     let mut hit = false;
     row.col(|ui| {

@@ -18,39 +18,39 @@ fn speed_text(lang: Lang, v: f64) -> String {
 }
 
 /// The replay bar.
-pub fn replay_bar_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-    let lang = ctx.lang();
+pub fn replay_bar_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
     ui.horizontal(|ui| {
         ui.label(RichText::new(tr(lang, "replay")).strong());
-        ui.add_enabled_ui(ctx.session.is_some(), |ui| buttons_ui(ui, ctx));
+        ui.add_enabled_ui(context.session.is_some(), |ui| buttons_ui(ui, context));
     });
 }
 
-fn buttons_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-    let lang = ctx.lang();
+fn buttons_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
     let playback = |c| Command::Playback(c);
     let jump = egui::Button::new(tr(lang, "jump_incident_start"));
     if ui
-        .add_enabled(ctx.selection.incident.is_some(), jump)
+        .add_enabled(context.selection.incident.is_some(), jump)
         .clicked()
     {
-        ctx.send(Command::JumpToIncidentStart);
+        context.send(Command::JumpToIncidentStart);
     }
     if ui.button(tr(lang, "step_back")).clicked() {
-        ctx.send(playback(PlaybackCommand::StepBack));
+        context.send(playback(PlaybackCommand::StepBack));
     }
-    let play_label = if ctx.playback.playing {
+    let play_label = if context.playback.playing {
         tr(lang, "pause")
     } else {
         tr(lang, "play")
     };
     if ui.button(play_label).clicked() {
-        ctx.send(playback(PlaybackCommand::TogglePlay));
+        context.send(playback(PlaybackCommand::TogglePlay));
     }
     if ui.button(tr(lang, "step_forward")).clicked() {
-        ctx.send(playback(PlaybackCommand::StepForward));
+        context.send(playback(PlaybackCommand::StepForward));
     }
-    let mut speed = ctx.playback.speed;
+    let mut speed = context.playback.speed;
     let l = ui.label(tr(lang, "speed"));
     egui::ComboBox::from_id_salt("speed")
         .selected_text(speed_text(lang, speed))
@@ -61,19 +61,22 @@ fn buttons_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
         })
         .response
         .labelled_by(l.id);
-    if speed != ctx.playback.speed {
-        ctx.send(playback(PlaybackCommand::SetSpeed(speed)));
+    if speed != context.playback.speed {
+        context.send(playback(PlaybackCommand::SetSpeed(speed)));
     }
-    if ui.selectable_label(ctx.loop_on, tr(lang, "loop")).clicked() {
-        ctx.send(Command::ToggleLoop);
+    if ui
+        .selectable_label(context.loop_on, tr(lang, "loop"))
+        .clicked()
+    {
+        context.send(Command::ToggleLoop);
     }
     ui.separator();
-    if let Some(s) = ctx.session {
+    if let Some(s) = context.session {
         ui.label(
             RichText::new(format!(
                 "{}: {}",
                 tr(lang, "cursor"),
-                s.input().time(ctx.playback.cursor_ns)
+                s.input().time(context.playback.cursor_ns)
             ))
             .monospace(),
         );

@@ -33,41 +33,41 @@ impl SettingsWindow {
     }
 
     /// The window, when open.
-    pub fn show(&mut self, egui_ctx: &egui::Context, ctx: &mut PanelContext<'_>) {
-        let lang = ctx.lang();
-        let mut open = ctx.open.settings;
-        let mut settings = ctx.state.settings.clone();
+    pub fn show(&mut self, egui_context: &egui::Context, context: &mut PanelContext<'_>) {
+        let lang = context.lang();
+        let mut open = context.open.settings;
+        let mut settings = context.state.settings.clone();
         let mut reanalyze = false;
         egui::Window::new(tr(lang, "settings"))
             .open(&mut open)
             .resizable(false)
-            .show(egui_ctx, |ui| {
+            .show(egui_context, |ui| {
                 egui::Grid::new("settings").num_columns(2).show(ui, |ui| {
                     reanalyze |= analysis_rows_ui(ui, lang, &mut settings);
-                    time_display_row_ui(ui, ctx);
-                    self.read_tz_row_ui(ui, ctx);
+                    time_display_row_ui(ui, context);
+                    self.read_tz_row_ui(ui, context);
                     match ttl_setting_ui(ui, lang, &mut self.read_ttl) {
-                        TtlEdit::Apply(ttl) => ctx.send(Command::SetReadTtl(ttl)),
+                        TtlEdit::Apply(ttl) => context.send(Command::SetReadTtl(ttl)),
                         TtlEdit::Unchanged => {}
-                        TtlEdit::Invalid(e) => ctx.send(Command::SetNotice(Some(e))),
+                        TtlEdit::Invalid(e) => context.send(Command::SetNotice(Some(e))),
                     }
                     ui.end_row();
-                    display_rows_ui(ui, ctx);
+                    display_rows_ui(ui, context);
                 });
                 ui.separator();
                 reanalyze |= self.host_offsets_ui(ui, lang, &mut settings);
             });
-        if open != ctx.open.settings {
-            ctx.send(Command::SetPanelOpen(Panel::Settings, open));
+        if open != context.open.settings {
+            context.send(Command::SetPanelOpen(Panel::Settings, open));
         }
         if reanalyze {
-            ctx.send(Command::SetSettings(settings));
+            context.send(Command::SetSettings(settings));
         }
     }
 
     /// The zone of times without offset, applied by reloading.
-    fn read_tz_row_ui(&mut self, ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-        let lang = ctx.lang();
+    fn read_tz_row_ui(&mut self, ui: &mut Ui, context: &mut PanelContext<'_>) {
+        let lang = context.lang();
         let l = ui.label(tr(lang, "read_tz"));
         ui.horizontal(|ui| {
             let edit = ui
@@ -82,8 +82,10 @@ impl SettingsWindow {
                 // Empty reads naive times as UTC again.
                 let zone = self.read_tz.trim();
                 match crate::ingest::parse_tz(zone) {
-                    Err(e) if !zone.is_empty() => ctx.send(Command::SetNotice(Some(e.to_string()))),
-                    _ => ctx.send(Command::SetReadZone(
+                    Err(e) if !zone.is_empty() => {
+                        context.send(Command::SetNotice(Some(e.to_string())))
+                    }
+                    _ => context.send(Command::SetReadZone(
                         (!zone.is_empty()).then(|| zone.to_string()),
                     )),
                 }
@@ -181,10 +183,10 @@ fn analysis_rows_ui(ui: &mut Ui, lang: Lang, st: &mut Settings) -> bool {
 }
 
 /// How times are shown: the log's zone, UTC, local, relative.
-fn time_display_row_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-    let lang = ctx.lang();
+fn time_display_row_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
     ui.label(tr(lang, "time_zone"));
-    let mut display = ctx.state.time_display;
+    let mut display = context.state.time_display;
     ui.horizontal(|ui| {
         for (d, k) in [
             (TimeDisplay::LogZone, "tz_log"),
@@ -195,16 +197,16 @@ fn time_display_row_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
             ui.radio_value(&mut display, d, tr(lang, k));
         }
     });
-    if display != ctx.state.time_display {
-        ctx.send(Command::SetTimeDisplay(display));
+    if display != context.state.time_display {
+        context.send(Command::SetTimeDisplay(display));
     }
     ui.end_row();
 }
 
 /// Language, theme, mapping file and CJK font.
-fn display_rows_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-    let lang = ctx.lang();
-    let state = ctx.state;
+fn display_rows_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
+    let state = context.state;
     ui.label(tr(lang, "language"));
     let mut chosen = state.lang;
     ui.horizontal(|ui| {
@@ -212,7 +214,7 @@ fn display_rows_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
         ui.radio_value(&mut chosen, Lang::Zh, "简体中文");
     });
     if chosen != state.lang {
-        ctx.send(Command::SetLang(chosen));
+        context.send(Command::SetLang(chosen));
     }
     ui.end_row();
     ui.label(tr(lang, "theme"));
@@ -222,7 +224,7 @@ fn display_rows_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
         ui.radio_value(&mut dark, true, tr(lang, "dark"));
     });
     if dark != state.dark {
-        ctx.send(Command::SetDarkTheme(dark));
+        context.send(Command::SetDarkTheme(dark));
     }
     ui.end_row();
     ui.label(tr(lang, "mapping_file"));
@@ -233,7 +235,7 @@ fn display_rows_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
             .map_or_else(|| tr(lang, "none").to_string(), |p| p.display().to_string());
         ui.label(m);
         if ui.button("…").clicked() {
-            ctx.send(Command::MappingDialog);
+            context.send(Command::MappingDialog);
         }
     });
     ui.end_row();
@@ -248,7 +250,7 @@ fn display_rows_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
         .labelled_by(font_label.id)
         .lost_focus()
     {
-        ctx.send(Command::SetCjkFont(
+        context.send(Command::SetCjkFont(
             (!font.is_empty()).then(|| PathBuf::from(&font)),
         ));
     }

@@ -10,14 +10,14 @@ use crate::ui::i18n::{Lang, tr};
 use crate::ui::state::{Command, Panel};
 
 /// The window, when open.
-pub fn sources_window(egui_ctx: &egui::Context, ctx: &mut PanelContext<'_>) {
-    let Some(s) = ctx.session else { return };
-    let lang = ctx.lang();
-    let mut open = ctx.open.sources;
+pub fn sources_window(egui_context: &egui::Context, context: &mut PanelContext<'_>) {
+    let Some(s) = context.session else { return };
+    let lang = context.lang();
+    let mut open = context.open.sources;
     egui::Window::new(tr(lang, "sources"))
         .open(&mut open)
         .default_width(520.0)
-        .show(egui_ctx, |ui| {
+        .show(egui_context, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
                 for src in &s.log.sources {
                     egui::CollapsingHeader::new(&src.name)
@@ -26,8 +26,8 @@ pub fn sources_window(egui_ctx: &egui::Context, ctx: &mut PanelContext<'_>) {
                 }
             });
         });
-    if open != ctx.open.sources {
-        ctx.send(Command::SetPanelOpen(Panel::Sources, open));
+    if open != context.open.sources {
+        context.send(Command::SetPanelOpen(Panel::Sources, open));
     }
 }
 

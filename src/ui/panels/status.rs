@@ -9,15 +9,15 @@ use crate::ui::loader::{self, Source};
 use crate::ui::state::{Command, Panel};
 
 /// The status bar.
-pub fn status_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-    let lang = ctx.lang();
+pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
     ui.horizontal(|ui| {
-        progress_ui(ui, ctx);
-        if let Some(e) = ctx.error {
+        progress_ui(ui, context);
+        if let Some(e) = context.error {
             ui.label(RichText::new(format!("{}: {e}", tr(lang, "load_failed"))).color(ALERT));
             ui.separator();
         }
-        if let Some(s) = ctx.session {
+        if let Some(s) = context.session {
             let name = match &s.source {
                 Source::Sample => format!("{} ({})", loader::SAMPLE_NAME, tr(lang, "sample")),
                 Source::Files(f) => f
@@ -30,19 +30,25 @@ pub fn status_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
             ui.separator();
             let w = s.log.warnings.total();
             let warnings = format!("⚠ {} {}", w, tr(lang, "warnings_lc"));
-            if ui.selectable_label(ctx.open.warnings, warnings).clicked() {
-                ctx.send(Command::SetPanelOpen(Panel::Warnings, !ctx.open.warnings));
+            if ui
+                .selectable_label(context.open.warnings, warnings)
+                .clicked()
+            {
+                context.send(Command::SetPanelOpen(
+                    Panel::Warnings,
+                    !context.open.warnings,
+                ));
             }
         }
-        if !ctx.cjk_ok {
+        if !context.cjk_ok {
             ui.separator();
             ui.label(RichText::new(tr(lang, "no_cjk_font")).color(NOTICE));
         }
-        if let Some(n) = ctx.notice {
+        if let Some(n) = context.notice {
             ui.separator();
             ui.label(RichText::new(n).color(NOTICE));
             if ui.small_button("×").clicked() {
-                ctx.send(Command::SetNotice(None));
+                context.send(Command::SetNotice(None));
             }
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -52,9 +58,9 @@ pub fn status_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
 }
 
 /// A re-analysis spinner, or the load's progress bar with Cancel.
-fn progress_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-    let lang = ctx.lang();
-    let Some(l) = ctx.loading else { return };
+fn progress_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
+    let Some(l) = context.loading else { return };
     if l.reanalysis {
         ui.spinner();
         ui.label(tr(lang, "analysing"));
@@ -67,7 +73,7 @@ fn progress_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
                 .text(format!("{} / {} KB", read >> 10, total >> 10)),
         );
         if ui.button(tr(lang, "cancel")).clicked() {
-            ctx.send(Command::CancelLoad);
+            context.send(Command::CancelLoad);
         }
     }
     ui.separator();

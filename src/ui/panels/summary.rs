@@ -26,21 +26,21 @@ pub fn summary_text(session: Option<&Session>, lang: Lang) -> String {
 }
 
 /// The summary bar.
-pub fn summary_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
+pub fn summary_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     ui.horizontal(|ui| {
-        let Some(s) = ctx.session else {
+        let Some(s) = context.session else {
             ui.label("—");
             return;
         };
-        counts_ui(ui, ctx, s);
+        counts_ui(ui, context, s);
         ui.separator();
-        filters_ui(ui, ctx);
+        filters_ui(ui, context);
     });
 }
 
 /// The counts; the warning count toggles the warnings panel.
-fn counts_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>, s: &Session) {
-    let lang = ctx.lang();
+fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
+    let lang = context.lang();
     let sum = &s.analysis.summary;
     if !crate::ingest::load_problems(&s.log).is_empty() {
         // A count of 0 incidents here would read as an all-clear.
@@ -82,7 +82,10 @@ fn counts_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>, s: &Session) {
     ui.separator();
     let warnings = count_label(lang, sum.warnings, "warning_one", "warnings_lc");
     if ui.link(warnings).clicked() {
-        ctx.send(Command::SetPanelOpen(Panel::Warnings, !ctx.open.warnings));
+        context.send(Command::SetPanelOpen(
+            Panel::Warnings,
+            !context.open.warnings,
+        ));
     }
     ui.separator();
     ui.label(
@@ -96,9 +99,9 @@ fn counts_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>, s: &Session) {
 }
 
 /// The key, holder and host filters and "only incidents".
-fn filters_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
-    let lang = ctx.lang();
-    let mut filters = ctx.state.filters.clone();
+fn filters_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
+    let mut filters = context.state.filters.clone();
     ui.label(tr(lang, "filters"));
     let mut changed = false;
     for (text, hint, width) in [
@@ -117,10 +120,10 @@ fn filters_ui(ui: &mut Ui, ctx: &mut PanelContext<'_>) {
     changed |= ui
         .checkbox(&mut filters.only_incidents, tr(lang, "only_incidents"))
         .changed();
-    if ctx.model.bad_regex {
+    if context.model.bad_regex {
         ui.label(RichText::new(tr(lang, "bad_regex")).color(ALERT));
     }
     if changed {
-        ctx.send(Command::SetFilters(filters));
+        context.send(Command::SetFilters(filters));
     }
 }

@@ -7,11 +7,11 @@ use super::PanelContext;
 use crate::ui::i18n::tr;
 
 /// The warnings panel.
-pub fn warnings_ui(ui: &mut Ui, ctx: &PanelContext<'_>) {
-    let Some(s) = ctx.session else { return };
+pub fn warnings_ui(ui: &mut Ui, context: &PanelContext<'_>) {
+    let Some(s) = context.session else { return };
     ui.heading(format!(
         "{} ({})",
-        tr(ctx.lang(), "warnings"),
+        tr(context.lang(), "warnings"),
         s.log.warnings.total()
     ));
     egui::ScrollArea::vertical()
