@@ -678,7 +678,16 @@ pub fn load_paths(
         // Ignored when an explicit offset was already seen (the first wins).
         builder.saw_offset(tz.offset_at(first));
     }
-    let mut log = builder.finish();
+    Ok(settle(builder.finish()))
+}
+
+/// What every load does once all its files are read: the Redlock merge of
+/// MONITOR captures, capture keys linked to the application's, lines tied
+/// to holds by thread, and per file the count of lock events and the reason
+/// it is unreadable when no event was read. [`load_paths`] calls it; a
+/// caller that reads sources itself with [`read_source`] (the window's
+/// embedded sample) calls it on [`LogBuilder::finish`]'s log.
+pub fn settle(mut log: LoadedLog) -> LoadedLog {
     redlock::combine_redlock_nodes(&mut log);
     link::link_capture_keys(&mut log);
     tie::tie_by_thread(&mut log);
@@ -692,7 +701,7 @@ pub fn load_paths(
     for s in &mut log.sources {
         s.unreadable = unreadable_reason(s);
     }
-    Ok(log)
+    log
 }
 
 #[cfg(test)]

@@ -124,7 +124,7 @@ pub fn load_now(
             let mut builder = LogBuilder::new();
             read_source(SAMPLE_NAME, SAMPLE_BYTES, opts, &mut builder, progress)
                 .map_err(|e| e.to_string())?;
-            Arc::new(builder.finish())
+            Arc::new(crate::ingest::settle(builder.finish()))
         }
         Job::Load(Source::Files(paths)) => {
             Arc::new(load_paths(paths, opts, progress).map_err(|e| e.to_string())?)

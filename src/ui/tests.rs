@@ -745,3 +745,16 @@ fn details_say_how_a_lease_ended_in_the_report_s_words() {
         );
     }
 }
+
+#[test]
+fn the_embedded_sample_is_read_as_a_whole_load_not_as_an_unreadable_file() {
+    // The sample is read with read_source, not load_paths: it must be
+    // settled like any load (lock events counted), or the window says
+    // "Not readable: no all-clear" over a sample full of lock events.
+    let app = sample_app();
+    let session = app.session.as_ref().expect("sample loaded");
+    assert!(session.log.sources.iter().all(|s| s.lock_events > 0));
+    let mut h = harness(app);
+    h.run();
+    assert!(h.query_by_label("Not readable: no all-clear").is_none());
+}
