@@ -11,7 +11,7 @@
 //! Time is integer milliseconds; there are no threads and no wall clock: a
 //! seed fixes every line. The model keeps its own ground truth (units sold
 //! beyond the initial stock, overlap pairs under the rules of
-//! `../shared/cases/README.md`) from its view of the stock and the Redis key,
+//! `tests/fixtures/cases/README.md`) from its view of the stock and the Redis key,
 //! never from `crate::analysis`.
 
 use std::cmp::Reverse;
@@ -24,6 +24,12 @@ use serde::{Deserialize, Serialize};
 
 /// Default number of buyers per wave.
 pub const DEFAULT_BUYERS: u32 = 500;
+/// Default products (lock keys) per wave.
+pub const DEFAULT_PRODUCTS: u32 = 1;
+/// Default number of hosts.
+pub const DEFAULT_HOSTS: u32 = 2;
+/// Default seed of the pseudo-random generator.
+pub const DEFAULT_SEED: u64 = 1;
 /// Default lock TTL, ms.
 pub const DEFAULT_TTL_MS: i64 = 2000;
 /// Default probability that a supplier-page parse is slow.
@@ -47,64 +53,47 @@ const LOG_OFFSET_S: i64 = 8 * 3600;
 /// Quiet time between two waves, ms.
 const WAVE_GAP_MS: i64 = 1000;
 
-/// `lockreplay simulate` arguments.
-#[derive(Clone, Debug, clap::Args)]
+/// What to simulate and where to write it (`lockreplay simulate` maps its
+/// flags onto this; the defaults are the `DEFAULT_*` constants).
+#[derive(Clone, Debug)]
 pub struct SimArgs {
     /// Buyers per wave (concurrent requests).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUYERS)]
     pub buyers: u32,
     /// Products (SKUs) per wave; each has its own lock key and stock.
-    #[arg(long, value_name = "K", default_value_t = 1)]
     pub products: u32,
     /// Hosts the buyers are spread over.
-    #[arg(long, value_name = "H", default_value_t = 2)]
     pub hosts: u32,
     /// Lock TTL, ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_TTL_MS)]
     pub ttl_ms: i64,
     /// Probability (0..=1) that a supplier-page parse is slow.
-    #[arg(long, value_name = "P", default_value_t = DEFAULT_SLOW_PROB)]
     pub slow_prob: f64,
     /// Length of a slow parse, ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_SLOW_MS)]
     pub slow_ms: i64,
     /// Run a watchdog that renews the lease while its holder works.
-    #[arg(long)]
     pub watchdog: bool,
     /// Watchdog interval, ms (default: half the TTL).
-    #[arg(long, value_name = "MS")]
     pub renew_every_ms: Option<i64>,
     /// The naive pattern: SETNX + separate EXPIRE, release by plain DEL
     /// without an owner check.
-    #[arg(long)]
     pub naive: bool,
     /// Initial stock per product, units.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_INITIAL_STOCK)]
     pub initial_stock: i64,
     /// List price per unit, CNY (logged on orders; not the loss).
-    #[arg(long, value_name = "PRICE", default_value_t = DEFAULT_UNIT_PRICE)]
     pub unit_price: f64,
     /// Seed of the pseudo-random generator; the same seed gives the same log.
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Poll interval of a blocked acquire, ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_RETRY_MS)]
     pub retry_ms: i64,
     /// How long a buyer waits for the lock before giving up, ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_BLOCKING_TIMEOUT_MS)]
     pub blocking_timeout_ms: i64,
     /// Buyers of a wave arrive spread over this many ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_ARRIVAL_MS)]
     pub arrival_ms: i64,
     /// Target event count (benchmarks): keep generating waves of buyers on
     /// fresh products until at least this many lines are written.
-    #[arg(long, value_name = "N")]
     pub events: Option<u64>,
     /// Where to write the JSON Lines, atomically (stdout when absent).
-    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Where to write the ground truth as JSON.
-    #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
 }
 
@@ -112,8 +101,8 @@ impl Default for SimArgs {
     fn default() -> Self {
         SimArgs {
             buyers: DEFAULT_BUYERS,
-            products: 1,
-            hosts: 2,
+            products: DEFAULT_PRODUCTS,
+            hosts: DEFAULT_HOSTS,
             ttl_ms: DEFAULT_TTL_MS,
             slow_prob: DEFAULT_SLOW_PROB,
             slow_ms: DEFAULT_SLOW_MS,
@@ -122,7 +111,7 @@ impl Default for SimArgs {
             naive: false,
             initial_stock: DEFAULT_INITIAL_STOCK,
             unit_price: DEFAULT_UNIT_PRICE,
-            seed: 1,
+            seed: DEFAULT_SEED,
             retry_ms: DEFAULT_RETRY_MS,
             blocking_timeout_ms: DEFAULT_BLOCKING_TIMEOUT_MS,
             arrival_ms: DEFAULT_ARRIVAL_MS,
@@ -933,41 +922,16 @@ fn overlap_pairs(products: &[Product], holds: &[Hold]) -> Vec<TruthOverlap> {
     pairs
 }
 
-/// Runs the simulator with `args`: JSON Lines to `--out` (atomically, via a
-/// temporary file in the same folder) or stdout, ground truth to `--truth`.
+/// Runs the simulator with `args`: JSON Lines to `out` (atomically, via a
+/// temporary file in the same folder) or stdout, ground truth to `truth`.
 ///
 /// # Errors
 /// When the output cannot be written or an argument is out of range.
 pub fn run(args: &SimArgs) -> anyhow::Result<()> {
     let truth = match &args.out {
-        Some(path) => {
-            let dir = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            let tmp = tempfile::NamedTempFile::new_in(dir)
-                .with_context(|| format!("cannot write in {}", dir.display()))?;
-            let mut w = io::BufWriter::with_capacity(1 << 20, tmp);
-            let truth = simulate(args, &mut w).with_context(|| format!("{}", path.display()))?;
-            let tmp = w
-                .into_inner()
-                .map_err(|e| e.into_error())
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            tmp.as_file()
-                .sync_all()
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                // A temporary file is private (0600); a log is not.
-                let _ = tmp
-                    .as_file()
-                    .set_permissions(std::fs::Permissions::from_mode(0o644));
-            }
-            tmp.persist(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            truth
-        }
+        Some(path) => crate::fsio::write_atomic_with(path, &[], |w| {
+            simulate(args, w).with_context(|| format!("{}", path.display()))
+        })?,
         None => {
             let stdout = io::stdout();
             let w = io::BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -978,7 +942,7 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
         let mut json = serde_json::to_vec_pretty(&truth)?;
         json.push(b'\n');
         let inputs: Vec<PathBuf> = args.out.iter().cloned().collect();
-        crate::cli::write_atomic(path, &json, &inputs)?;
+        crate::fsio::write_atomic(path, &json, &inputs)?;
     }
     Ok(())
 }
