@@ -599,283 +599,481 @@ fn step_buyer<W: Write>(
     step: Step,
     order_no: &mut u64,
 ) -> io::Result<()> {
+    let turn = Turn::of(wave, hosts, now, b);
+    match step {
+        Step::Arrive => arrive(wave, out, &turn),
+        Step::TryAcquire => try_acquire(wave, rng, out, &turn),
+        Step::GiveUp => give_up(wave, out, truth, &turn),
+        Step::ReadStock => read_stock(wave, out, &turn),
+        Step::SoldOut => sold_out(wave, out, &turn),
+        Step::Parsed => parsed(wave, out, &turn),
+        Step::Deduct => deduct(wave, out, &turn),
+        Step::Order => order(wave, out, order_no, &turn),
+        Step::Release => release(wave, out, truth, &turn),
+        Step::Renew => renew(wave, out, truth, &turn),
+    }
+}
+
+/// What a step knows of its buyer, copied out of the wave so that the step
+/// can change the wave.
+struct Turn<'h> {
+    /// The time of the step, ms.
+    now: i64,
+    /// The buyer's index.
+    b: usize,
+    host: &'h Host,
+    product: usize,
+    /// The product's lock key.
+    key: String,
+    /// The token of the buyer's hold, once it acquired.
+    token: Option<String>,
+    thread: String,
+    request_id: String,
+    user_id: String,
+    arrival_ms: i64,
+    qty: i64,
+    work_ms: i64,
+    read_stock: i64,
+    hold: Option<usize>,
+    working: bool,
+}
+
+impl<'h> Turn<'h> {
+    fn of(wave: &Wave<'_>, hosts: &'h [Host], now: i64, b: usize) -> Turn<'h> {
+        let by = &wave.buyers[b];
+        Turn {
+            now,
+            b,
+            host: &hosts[by.host],
+            product: by.product,
+            key: wave.products[by.product].key.clone(),
+            token: by.hold.map(|h| wave.holds[h].token.clone()),
+            thread: by.thread.clone(),
+            request_id: by.request_id.clone(),
+            user_id: by.user_id.clone(),
+            arrival_ms: by.arrival_ms,
+            qty: by.qty,
+            work_ms: by.work_ms,
+            read_stock: by.read_stock,
+            hold: by.hold,
+            working: by.working,
+        }
+    }
+
+    /// The hold's token as logged (`owner`), empty before it acquired.
+    fn owner(&self) -> &str {
+        self.token.as_deref().unwrap_or("")
+    }
+}
+
+/// The buyer arrives and logs its attempt.
+fn arrive<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
     let args = wave.args;
     let ttl = args.ttl_ms;
-    let by = &wave.buyers[b];
-    let host = &hosts[by.host];
-    let p = by.product;
-    let key = wave.products[p].key.clone();
-    let token = by.hold.map(|h| wave.holds[h].token.clone());
-    let owner = token.as_deref().unwrap_or("");
-    let thread = by.thread.clone();
-    let rid = by.request_id.clone();
-    let user = by.user_id.clone();
-    let (arrival_ms, qty, work_ms, read_stock, held, working) = (
-        by.arrival_ms,
-        by.qty,
-        by.work_ms,
-        by.read_stock,
-        by.hold,
-        by.working,
-    );
-    match step {
-        Step::Arrive => {
-            out.line(
-                now,
-                "INFO",
-                "acquire_attempt",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"blocking_timeout_ms\": {}",
-                    user, args.blocking_timeout_ms
-                ),
-            )?;
-            wave.schedule(now, b, Step::TryAcquire);
+    let host = t.host;
+    let key = &t.key;
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let user = &t.user_id;
+    let now = t.now;
+    let b = t.b;
+    out.line(
+        now,
+        "INFO",
+        "acquire_attempt",
+        host,
+        thread,
+        &format!(
+            ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"blocking_timeout_ms\": {}",
+            user, args.blocking_timeout_ms
+        ),
+    )?;
+    wave.schedule(now, b, Step::TryAcquire);
+    Ok(())
+}
+
+/// `SET NX PX` (or `SETNX` + `EXPIRE`): takes the lock when it is free,
+/// else polls again after `retry_ms` or gives up after `blocking_timeout_ms`.
+fn try_acquire<W: Write>(
+    wave: &mut Wave<'_>,
+    rng: &mut Rng,
+    out: &mut Out<W>,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let args = wave.args;
+    let ttl = args.ttl_ms;
+    let host = t.host;
+    let p = t.product;
+    let key = &t.key;
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let user = &t.user_id;
+    let arrival_ms = t.arrival_ms;
+    let now = t.now;
+    let b = t.b;
+    if wave.live(p, now).is_some() {
+        let next = now + args.retry_ms;
+        if next - arrival_ms > args.blocking_timeout_ms {
+            let give_up = (arrival_ms + args.blocking_timeout_ms).max(now);
+            wave.schedule(give_up, b, Step::GiveUp);
+        } else {
+            wave.schedule(next, b, Step::TryAcquire);
         }
-        Step::TryAcquire => {
-            if wave.live(p, now).is_some() {
-                let next = now + args.retry_ms;
-                if next - arrival_ms > args.blocking_timeout_ms {
-                    let give_up = (arrival_ms + args.blocking_timeout_ms).max(now);
-                    wave.schedule(give_up, b, Step::GiveUp);
+        return Ok(());
+    }
+    // SET NX PX, or SETNX then EXPIRE in the same millisecond.
+    let token = if args.watchdog {
+        format!("{}:{}:{}:{}", host.instance, host.pid, thread, rng.hex(16))
+    } else {
+        format!("{}02fc00000001", rng.hex(20))
+    };
+    let hold = wave.holds.len();
+    wave.holds.push(Hold {
+        product: p,
+        token: token.clone(),
+        acquired_ms: now,
+        window_end_ms: now,
+        lock_end: None,
+    });
+    wave.products[p].redis = Some(KeyState {
+        hold,
+        deadline_ms: now + ttl,
+    });
+    let waited = now - arrival_ms;
+    let by = &mut wave.buyers[b];
+    by.hold = Some(hold);
+    by.working = true;
+    let cmd = if args.naive {
+        ", \"command\": \"SETNX+EXPIRE\""
+    } else {
+        ""
+    };
+    out.line(
+        now,
+        "INFO",
+        "acquired",
+        host,
+        thread,
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{token}\", \"ttl_ms\": {ttl}, \"user_id\": \"{user}\", \"request_id\": \"{rid}\", \"waited_ms\": {waited}{cmd}"
+        ),
+    )?;
+    wave.schedule(now + 1, b, Step::ReadStock);
+    if args.watchdog {
+        let every = args.renew_every_ms.unwrap_or((ttl / 2).max(1));
+        wave.schedule(now + every, b, Step::Renew);
+    }
+    Ok(())
+}
+
+/// The buyer stops waiting for the lock.
+fn give_up<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut Out<W>,
+    truth: &mut Truth,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let ttl = wave.args.ttl_ms;
+    let host = t.host;
+    let key = &t.key;
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let user = &t.user_id;
+    let arrival_ms = t.arrival_ms;
+    let now = t.now;
+    truth.acquire_timeouts += 1;
+    out.line(
+        now,
+        "WARNING",
+        "acquire_timeout",
+        host,
+        thread,
+        &format!(
+            ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"waited_ms\": {}",
+            user,
+            now - arrival_ms
+        ),
+    )?;
+    Ok(())
+}
+
+/// The holder reads the stock; enough left means parsing the supplier page,
+/// else sold out.
+fn read_stock<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+    let host = t.host;
+    let p = t.product;
+    let key = &t.key;
+    let owner = t.owner();
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let qty = t.qty;
+    let work_ms = t.work_ms;
+    let now = t.now;
+    let b = t.b;
+    let stock = wave.products[p].stock;
+    wave.buyers[b].read_stock = stock;
+    out.line(
+        now,
+        "INFO",
+        "stock_read",
+        host,
+        thread,
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {stock}, \"request_id\": \"{rid}\""
+        ),
+    )?;
+    if stock >= qty && stock > 0 {
+        wave.schedule(now + work_ms, b, Step::Parsed);
+    } else {
+        wave.schedule(now + 1, b, Step::SoldOut);
+    }
+    Ok(())
+}
+
+/// Nothing left to sell: the holder logs it and releases.
+fn sold_out<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+    let host = t.host;
+    let key = &t.key;
+    let owner = t.owner();
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let user = &t.user_id;
+    let read_stock = t.read_stock;
+    let now = t.now;
+    let b = t.b;
+    out.line(
+        now,
+        "WARNING",
+        "sold_out",
+        host,
+        thread,
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {}, \"user_id\": \"{}\", \"request_id\": \"{rid}\"",
+            read_stock, user
+        ),
+    )?;
+    wave.schedule(now + 1, b, Step::Release);
+    Ok(())
+}
+
+/// The supplier page is parsed (slowly, sometimes).
+fn parsed<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+    let host = t.host;
+    let key = &t.key;
+    let owner = t.owner();
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let work_ms = t.work_ms;
+    let now = t.now;
+    let b = t.b;
+    out.line(
+        now,
+        "INFO",
+        "product_page_parsed",
+        host,
+        thread,
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"source\": \"1688\", \"elapsed_ms\": {}, \"request_id\": \"{rid}\"",
+            work_ms
+        ),
+    )?;
+    wave.schedule(now + 1, b, Step::Deduct);
+    Ok(())
+}
+
+/// The stale write: stock = what was read - quantity.
+fn deduct<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+    let host = t.host;
+    let p = t.product;
+    let key = &t.key;
+    let owner = t.owner();
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let qty = t.qty;
+    let read_stock = t.read_stock;
+    let now = t.now;
+    let b = t.b;
+    // The stale write: stock = what was read - qty.
+    let before = read_stock;
+    let after = before - qty;
+    wave.products[p].stock = after;
+    out.line(
+        now,
+        "INFO",
+        "stock_deducted",
+        host,
+        thread,
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"quantity\": {qty}, \"stock_before\": {before}, \"stock_after\": {after}, \"request_id\": \"{rid}\""
+        ),
+    )?;
+    wave.schedule(now + 1, b, Step::Order);
+    Ok(())
+}
+
+/// The order is created and counted as sold.
+fn order<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut Out<W>,
+    order_no: &mut u64,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let args = wave.args;
+    let host = t.host;
+    let p = t.product;
+    let key = &t.key;
+    let owner = t.owner();
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let user = &t.user_id;
+    let qty = t.qty;
+    let now = t.now;
+    let b = t.b;
+    *order_no += 1;
+    let price = args.unit_price;
+    let amount = price * qty as f64;
+    out.line(
+        now,
+        "INFO",
+        "order_created",
+        host,
+        thread,
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"order_id\": \"DG1261129{:010}\", \"user_id\": \"{}\", \"quantity\": {qty}, \"unit_price\": {price:.1}, \"amount\": {amount:.1}, \"currency\": \"CNY\", \"request_id\": \"{rid}\"",
+            *order_no, user
+        ),
+    )?;
+    let prod = &mut wave.products[p];
+    prod.sold += qty;
+    prod.orders += 1;
+    wave.schedule(now + 1, b, Step::Release);
+    Ok(())
+}
+
+/// Release: a plain `DEL` in naive mode, else a Lua compare-and-delete
+/// that fails when the token no longer matches.
+fn release<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut Out<W>,
+    truth: &mut Truth,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let args = wave.args;
+    let ttl = args.ttl_ms;
+    let host = t.host;
+    let p = t.product;
+    let key = &t.key;
+    let owner = t.owner();
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let now = t.now;
+    let b = t.b;
+    let Some(hold) = t.hold else { return Ok(()) };
+    wave.buyers[b].working = false;
+    wave.holds[hold].window_end_ms = now;
+    let live = wave.live(p, now);
+    if args.naive {
+        // Plain DEL: removes whatever is there.
+        let deleted = match live {
+            Some(ks) => {
+                if ks.hold == hold {
+                    wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
                 } else {
-                    wave.schedule(next, b, Step::TryAcquire);
+                    truth.foreign_deletes += 1;
+                    wave.end_lock(ks.hold, TruthLockEnd::ForeignRelease, now);
                 }
-                return Ok(());
+                wave.products[p].redis = None;
+                true
             }
-            // SET NX PX, or SETNX then EXPIRE in the same millisecond.
-            let token = if args.watchdog {
-                format!("{}:{}:{}:{}", host.instance, host.pid, thread, rng.hex(16))
-            } else {
-                format!("{}02fc00000001", rng.hex(20))
-            };
-            let hold = wave.holds.len();
-            wave.holds.push(Hold {
-                product: p,
-                token: token.clone(),
-                acquired_ms: now,
-                window_end_ms: now,
-                lock_end: None,
-            });
+            None => false,
+        };
+        out.line(
+            now,
+            "INFO",
+            "released",
+            host,
+            thread,
+            &format!(
+                ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"command\": \"DEL\", \"deleted\": {deleted}, \"request_id\": \"{rid}\""
+            ),
+        )?;
+    } else if live.is_some_and(|ks| ks.hold == hold) {
+        // Lua compare-and-delete, token matches.
+        wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
+        wave.products[p].redis = None;
+        out.line(
+            now,
+            "INFO",
+            "released",
+            host,
+            thread,
+            &format!(
+                ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"request_id\": \"{rid}\""
+            ),
+        )?;
+    } else {
+        out.line(
+            now,
+            "ERROR",
+            "release_failed",
+            host,
+            thread,
+            &format!(
+                ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"reason\": \"lock_not_owned\", \"detail\": \"Cannot release a lock that's no longer owned\", \"request_id\": \"{rid}\""
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// The watchdog renews the lease while the holder works and the token
+/// still matches; it stops quietly once the lock is lost.
+fn renew<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut Out<W>,
+    truth: &mut Truth,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let args = wave.args;
+    let ttl = args.ttl_ms;
+    let host = t.host;
+    let p = t.product;
+    let key = &t.key;
+    let owner = t.owner();
+    let thread = &t.thread;
+    let rid = &t.request_id;
+    let now = t.now;
+    let b = t.b;
+    let Some(hold) = t.hold else { return Ok(()) };
+    if !t.working {
+        return Ok(());
+    }
+    // Lua compare-and-pexpire: only while the token still matches.
+    match wave.live(p, now) {
+        Some(ks) if ks.hold == hold => {
             wave.products[p].redis = Some(KeyState {
                 hold,
                 deadline_ms: now + ttl,
             });
-            let waited = now - arrival_ms;
+            truth.renewals += 1;
             let by = &mut wave.buyers[b];
-            by.hold = Some(hold);
-            by.working = true;
-            let cmd = if args.naive {
-                ", \"command\": \"SETNX+EXPIRE\""
-            } else {
-                ""
-            };
+            by.renew_no += 1;
+            let n = by.renew_no;
             out.line(
                 now,
                 "INFO",
-                "acquired",
+                "renewed",
                 host,
-                &thread,
+                &format!("{thread}-watchdog"),
                 &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{token}\", \"ttl_ms\": {ttl}, \"user_id\": \"{user}\", \"request_id\": \"{rid}\", \"waited_ms\": {waited}{cmd}"
+                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"renew_no\": {n}, \"request_id\": \"{rid}\""
                 ),
             )?;
-            wave.schedule(now + 1, b, Step::ReadStock);
-            if args.watchdog {
-                let every = args.renew_every_ms.unwrap_or((ttl / 2).max(1));
-                wave.schedule(now + every, b, Step::Renew);
-            }
+            let every = args.renew_every_ms.unwrap_or((ttl / 2).max(1));
+            wave.schedule(now + every, b, Step::Renew);
         }
-        Step::GiveUp => {
-            truth.acquire_timeouts += 1;
-            out.line(
-                now,
-                "WARNING",
-                "acquire_timeout",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"waited_ms\": {}",
-                    user,
-                    now - arrival_ms
-                ),
-            )?;
-        }
-        Step::ReadStock => {
-            let stock = wave.products[p].stock;
-            wave.buyers[b].read_stock = stock;
-            out.line(
-                now,
-                "INFO",
-                "stock_read",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {stock}, \"request_id\": \"{rid}\""
-                ),
-            )?;
-            if stock >= qty && stock > 0 {
-                wave.schedule(now + work_ms, b, Step::Parsed);
-            } else {
-                wave.schedule(now + 1, b, Step::SoldOut);
-            }
-        }
-        Step::SoldOut => {
-            out.line(
-                now,
-                "WARNING",
-                "sold_out",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {}, \"user_id\": \"{}\", \"request_id\": \"{rid}\"",
-                    read_stock, user
-                ),
-            )?;
-            wave.schedule(now + 1, b, Step::Release);
-        }
-        Step::Parsed => {
-            out.line(
-                now,
-                "INFO",
-                "product_page_parsed",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"source\": \"1688\", \"elapsed_ms\": {}, \"request_id\": \"{rid}\"",
-                    work_ms
-                ),
-            )?;
-            wave.schedule(now + 1, b, Step::Deduct);
-        }
-        Step::Deduct => {
-            // The stale write: stock = what was read - qty.
-            let before = read_stock;
-            let after = before - qty;
-            wave.products[p].stock = after;
-            out.line(
-                now,
-                "INFO",
-                "stock_deducted",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"quantity\": {qty}, \"stock_before\": {before}, \"stock_after\": {after}, \"request_id\": \"{rid}\""
-                ),
-            )?;
-            wave.schedule(now + 1, b, Step::Order);
-        }
-        Step::Order => {
-            *order_no += 1;
-            let price = args.unit_price;
-            let amount = price * qty as f64;
-            out.line(
-                now,
-                "INFO",
-                "order_created",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"order_id\": \"DG1261129{:010}\", \"user_id\": \"{}\", \"quantity\": {qty}, \"unit_price\": {price:.1}, \"amount\": {amount:.1}, \"currency\": \"CNY\", \"request_id\": \"{rid}\"",
-                    *order_no, user
-                ),
-            )?;
-            let prod = &mut wave.products[p];
-            prod.sold += qty;
-            prod.orders += 1;
-            wave.schedule(now + 1, b, Step::Release);
-        }
-        Step::Release => {
-            let Some(hold) = held else { return Ok(()) };
-            wave.buyers[b].working = false;
-            wave.holds[hold].window_end_ms = now;
-            let live = wave.live(p, now);
-            if args.naive {
-                // Plain DEL: removes whatever is there.
-                let deleted = match live {
-                    Some(ks) => {
-                        if ks.hold == hold {
-                            wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
-                        } else {
-                            truth.foreign_deletes += 1;
-                            wave.end_lock(ks.hold, TruthLockEnd::ForeignRelease, now);
-                        }
-                        wave.products[p].redis = None;
-                        true
-                    }
-                    None => false,
-                };
-                out.line(
-                    now,
-                    "INFO",
-                    "released",
-                    host,
-                    &thread,
-                    &format!(
-                        ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"command\": \"DEL\", \"deleted\": {deleted}, \"request_id\": \"{rid}\""
-                    ),
-                )?;
-            } else if live.is_some_and(|ks| ks.hold == hold) {
-                // Lua compare-and-delete, token matches.
-                wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
-                wave.products[p].redis = None;
-                out.line(
-                    now,
-                    "INFO",
-                    "released",
-                    host,
-                    &thread,
-                    &format!(
-                        ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"request_id\": \"{rid}\""
-                    ),
-                )?;
-            } else {
-                out.line(
-                    now,
-                    "ERROR",
-                    "release_failed",
-                    host,
-                    &thread,
-                    &format!(
-                        ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"reason\": \"lock_not_owned\", \"detail\": \"Cannot release a lock that's no longer owned\", \"request_id\": \"{rid}\""
-                    ),
-                )?;
-            }
-        }
-        Step::Renew => {
-            let Some(hold) = held else { return Ok(()) };
-            if !working {
-                return Ok(());
-            }
-            // Lua compare-and-pexpire: only while the token still matches.
-            match wave.live(p, now) {
-                Some(ks) if ks.hold == hold => {
-                    wave.products[p].redis = Some(KeyState {
-                        hold,
-                        deadline_ms: now + ttl,
-                    });
-                    truth.renewals += 1;
-                    let by = &mut wave.buyers[b];
-                    by.renew_no += 1;
-                    let n = by.renew_no;
-                    out.line(
-                        now,
-                        "INFO",
-                        "renewed",
-                        host,
-                        &format!("{thread}-watchdog"),
-                        &format!(
-                            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"renew_no\": {n}, \"request_id\": \"{rid}\""
-                        ),
-                    )?;
-                    let every = args.renew_every_ms.unwrap_or((ttl / 2).max(1));
-                    wave.schedule(now + every, b, Step::Renew);
-                }
-                // Lost the lock: the watchdog stops quietly.
-                _ => {}
-            }
-        }
+        // Lost the lock: the watchdog stops quietly.
+        _ => {}
     }
     Ok(())
 }
