@@ -326,13 +326,13 @@ impl Clock {
 }
 
 /// The writer plus what was written.
-struct Out<W: Write> {
+struct LogWriter<W: Write> {
     w: W,
     clock: Clock,
     lines: u64,
 }
 
-impl<W: Write> Out<W> {
+impl<W: Write> LogWriter<W> {
     /// Writes one line: the common head, then `rest` (already JSON, starting
     /// with `, `) and the closing brace.
     #[allow(clippy::too_many_arguments)]
@@ -432,7 +432,7 @@ pub fn simulate<W: Write>(args: &SimArgs, out: W) -> io::Result<Truth> {
             pid: 24000 + 2 * h + (rng.next_u64() % 2000) as u32 * 16,
         })
         .collect();
-    let mut out = Out {
+    let mut out = LogWriter {
         w: out,
         clock: Clock {
             second: 0,
@@ -480,7 +480,7 @@ fn run_wave<W: Write>(
     args: &SimArgs,
     rng: &mut Rng,
     hosts: &[Host],
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     truth: &mut Truth,
     start_ms: i64,
     product_base: u64,
@@ -592,7 +592,7 @@ fn step_buyer<W: Write>(
     wave: &mut Wave<'_>,
     rng: &mut Rng,
     hosts: &[Host],
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     truth: &mut Truth,
     now: i64,
     b: usize,
@@ -667,7 +667,7 @@ impl<'h> Turn<'h> {
 }
 
 /// The buyer arrives and logs its attempt.
-fn arrive<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+fn arrive<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
     let args = wave.args;
     let ttl = args.ttl_ms;
     let host = t.host;
@@ -697,7 +697,7 @@ fn arrive<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::
 fn try_acquire<W: Write>(
     wave: &mut Wave<'_>,
     rng: &mut Rng,
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     t: &Turn<'_>,
 ) -> io::Result<()> {
     let args = wave.args;
@@ -769,7 +769,7 @@ fn try_acquire<W: Write>(
 /// The buyer stops waiting for the lock.
 fn give_up<W: Write>(
     wave: &mut Wave<'_>,
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     truth: &mut Truth,
     t: &Turn<'_>,
 ) -> io::Result<()> {
@@ -799,7 +799,11 @@ fn give_up<W: Write>(
 
 /// The holder reads the stock; enough left means parsing the supplier page,
 /// else sold out.
-fn read_stock<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+fn read_stock<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut LogWriter<W>,
+    t: &Turn<'_>,
+) -> io::Result<()> {
     let host = t.host;
     let p = t.product;
     let key = &t.key;
@@ -831,7 +835,7 @@ fn read_stock<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> 
 }
 
 /// Nothing left to sell: the holder logs it and releases.
-fn sold_out<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+fn sold_out<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
     let host = t.host;
     let key = &t.key;
     let owner = t.owner();
@@ -857,7 +861,7 @@ fn sold_out<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io
 }
 
 /// The supplier page is parsed (slowly, sometimes).
-fn parsed<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+fn parsed<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
     let host = t.host;
     let key = &t.key;
     let owner = t.owner();
@@ -882,7 +886,7 @@ fn parsed<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::
 }
 
 /// The stale write: stock = what was read - quantity.
-fn deduct<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::Result<()> {
+fn deduct<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
     let host = t.host;
     let p = t.product;
     let key = &t.key;
@@ -914,7 +918,7 @@ fn deduct<W: Write>(wave: &mut Wave<'_>, out: &mut Out<W>, t: &Turn<'_>) -> io::
 /// The order is created and counted as sold.
 fn order<W: Write>(
     wave: &mut Wave<'_>,
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     order_no: &mut u64,
     t: &Turn<'_>,
 ) -> io::Result<()> {
@@ -954,7 +958,7 @@ fn order<W: Write>(
 /// that fails when the token no longer matches.
 fn release<W: Write>(
     wave: &mut Wave<'_>,
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     truth: &mut Truth,
     t: &Turn<'_>,
 ) -> io::Result<()> {
@@ -1030,7 +1034,7 @@ fn release<W: Write>(
 /// still matches; it stops quietly once the lock is lost.
 fn renew<W: Write>(
     wave: &mut Wave<'_>,
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     truth: &mut Truth,
     t: &Turn<'_>,
 ) -> io::Result<()> {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::model::EventKind;
 
 use super::mapping::Mapping;
-use super::record::{Rec, Scope};
+use super::record::{Record, Scope};
 
 /// What a field means to the importer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -466,7 +466,7 @@ pub(crate) struct Pick {
 
 impl Pick {
     /// The field's value in `rec`.
-    pub fn value<'a>(&self, rec: &Rec<'a>) -> Option<super::record::Val<'a>> {
+    pub fn value<'a>(&self, rec: &Record<'a>) -> Option<super::record::FieldValue<'a>> {
         rec.get_in(&self.field, self.scope)
     }
 }
@@ -500,7 +500,7 @@ impl Fields {
     }
 
     /// The value for `role` in `rec`: the chosen field, else the fallback.
-    pub fn value<'a>(&self, rec: &Rec<'a>, role: Role) -> Option<super::record::Val<'a>> {
+    pub fn value<'a>(&self, rec: &Record<'a>, role: Role) -> Option<super::record::FieldValue<'a>> {
         self.get(role)
             .and_then(|p| p.value(rec))
             .or_else(|| self.fallback(role).and_then(|p| p.value(rec)))
@@ -538,7 +538,7 @@ impl Fields {
 
 /// What detection counted for one candidate field of one role.
 #[derive(Clone, Copy, Debug)]
-struct Cand {
+struct Candidate {
     rank: u32,
     unit: Unit,
     /// Records seen with the field.
@@ -571,7 +571,7 @@ pub(crate) fn resolution_name(ns: i64) -> &'static str {
 #[derive(Debug, Default)]
 pub(crate) struct Detector {
     /// (role, field, from the envelope) -> what was counted
-    cands: HashMap<(Role, String, bool), Cand>,
+    cands: HashMap<(Role, String, bool), Candidate>,
     /// Field name -> its roles (memo).
     memo: HashMap<String, Vec<(Role, u32, Unit)>>,
     /// Records observed.
@@ -594,7 +594,7 @@ impl Detector {
 
     /// Adds one record's fields. After [`Detector::WINDOW`] records only
     /// roles not yet seen are counted.
-    pub fn observe(&mut self, rec: &Rec<'_>) {
+    pub fn observe(&mut self, rec: &Record<'_>) {
         self.records += 1;
         let late = self.records > Self::WINDOW;
         let seen: Vec<Role> = if late {
@@ -621,12 +621,14 @@ impl Detector {
                 if late && seen.contains(&role) {
                     continue;
                 }
-                let c = cands.entry((role, k.to_string(), outer)).or_insert(Cand {
-                    rank,
-                    unit,
-                    seen: 0,
-                    resolution_ns: i64::MAX,
-                });
+                let c = cands
+                    .entry((role, k.to_string(), outer))
+                    .or_insert(Candidate {
+                        rank,
+                        unit,
+                        seen: 0,
+                        resolution_ns: i64::MAX,
+                    });
                 c.seen += 1;
                 if role == Role::Time
                     && let Ok((ns, _)) = super::time::parse_time_detail(&v.text(), None)
@@ -646,7 +648,7 @@ impl Detector {
                 // A null or blank value is the application's own field.
                 cands
                     .entry((role, k.to_string(), false))
-                    .or_insert(Cand {
+                    .or_insert(Candidate {
                         rank,
                         unit,
                         seen: 0,
@@ -696,12 +698,12 @@ impl Detector {
                 used.push(field.to_string());
             }
         }
-        let whole_seconds = |c: &Cand| c.resolution_ns >= 1_000_000_000;
+        let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
         for role in Role::ALL {
             if fields.picks[role.index()].is_some() {
                 continue;
             }
-            let mut c: Vec<(&String, bool, &Cand)> = self
+            let mut c: Vec<(&String, bool, &Candidate)> = self
                 .cands
                 .iter()
                 .filter(|((r, f, _), _)| *r == role && !used.contains(f))
@@ -712,7 +714,7 @@ impl Detector {
             // one; then synonym rank, then the field seen in more records.
             c.sort_by(|a, b| {
                 let time_key =
-                    |x: &(&String, bool, &Cand)| role == Role::Time && whole_seconds(x.2);
+                    |x: &(&String, bool, &Candidate)| role == Role::Time && whole_seconds(x.2);
                 time_key(a)
                     .cmp(&time_key(b))
                     .then(a.1.cmp(&b.1))

@@ -22,7 +22,7 @@ use super::containers::{self, Container, json_reason};
 use super::extract::Collector;
 use super::fast::scan_line;
 use super::fields::{Fields, Role};
-use super::record::{Rec, Val};
+use super::record::{FieldValue, Record};
 use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
 
 /// Bytes read before deciding: field detection must finish inside them.
@@ -539,7 +539,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
         info,
     );
     let names: Vec<&str> = context.names.iter().map(String::as_str).collect();
-    let mut vals: Vec<Option<Val<'_>>> = vec![None; names.len()];
+    let mut vals: Vec<Option<FieldValue<'_>>> = vec![None; names.len()];
     let mut lines = 0u64;
     let mut rest = text;
     while !rest.is_empty() {
@@ -557,7 +557,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
             let _ =
                 containers::text_line(line, None, &mut partial, lines, 0, &mut |no, _, item| {
                     match item {
-                        containers::Item::Rec(r) => col.record(&mut b, no, &r),
+                        containers::Item::Record(r) => col.record(&mut b, no, &r),
                         containers::Item::Skip => col.skip(),
                         containers::Item::Bad(kind, reason) => col.bad(&mut b, kind, no, reason),
                     }
@@ -571,22 +571,22 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
         {
             let inner_names: Vec<&str> = plan.inner.iter().map(String::as_str).collect();
             let outer_names: Vec<&str> = plan.outer.iter().map(String::as_str).collect();
-            let mut ivals: Vec<Option<Val<'_>>> = vec![None; inner_names.len()];
-            let mut ovals: Vec<Option<Val<'_>>> = vec![None; outer_names.len()];
+            let mut ivals: Vec<Option<FieldValue<'_>>> = vec![None; inner_names.len()];
+            let mut ovals: Vec<Option<FieldValue<'_>>> = vec![None; outer_names.len()];
             if scan_line(inner_text.trim(), &inner_names, &mut ivals)
                 && scan_line(line, &outer_names, &mut ovals)
             {
-                let inner = Rec::Slots {
+                let inner = Record::Slots {
                     names: &inner_names,
                     vals: &ivals,
                     by_role: &[],
                 };
-                let outer = Rec::Slots {
+                let outer = Record::Slots {
                     names: &outer_names,
                     vals: &ovals,
                     by_role: &[],
                 };
-                let rec = Rec::Nested {
+                let rec = Record::Nested {
                     inner: &inner,
                     outer: &outer,
                     skip: &plan.field,
@@ -596,7 +596,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
             }
         }
         if !names.is_empty() && scan_line(line, &names, &mut vals) {
-            let rec = Rec::Slots {
+            let rec = Record::Slots {
                 names: &names,
                 vals: &vals,
                 by_role: &context.by_role,
@@ -608,7 +608,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
             Ok(Value::Object(o)) => col.record(
                 &mut b,
                 lines,
-                &Rec::Json {
+                &Record::Json {
                     main: containers::unwrap_hit(&o),
                     extra: None,
                 },
