@@ -26,7 +26,7 @@ pub use oversell::{attribute_oversell, compute_oversell};
 pub const NS_PER_MS: i64 = 1_000_000;
 
 /// User settings that change the answers. Defaults follow
-/// `../shared/cases/README.md`.
+/// `tests/fixtures/cases/README.md`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
