@@ -125,7 +125,7 @@ fn is_php_date(o: &Map<String, Value>) -> bool {
     matches!(o.get("date"), Some(Value::String(_))) && o.contains_key("timezone")
 }
 
-fn to_val(v: &Value) -> Option<FieldValue<'_>> {
+fn to_field_value(v: &Value) -> Option<FieldValue<'_>> {
     match v {
         Value::String(s) if !s.trim().is_empty() => Some(FieldValue::Str(s)),
         Value::Number(n) => Some(FieldValue::Num(n.clone())),
@@ -161,9 +161,13 @@ impl<'a> Record<'a> {
     /// The non-empty scalar at `field`, if any.
     pub fn get(&self, field: &str) -> Option<FieldValue<'a>> {
         match self {
-            Record::Json { main, extra } => get_path(main, field)
-                .and_then(to_val)
-                .or_else(|| extra.and_then(|e| get_path(e, field)).and_then(to_val)),
+            Record::Json { main, extra } => {
+                get_path(main, field).and_then(to_field_value).or_else(|| {
+                    extra
+                        .and_then(|e| get_path(e, field))
+                        .and_then(to_field_value)
+                })
+            }
             Record::Pairs(pairs) => pairs
                 .iter()
                 .find(|(k, _)| *k == field)
@@ -316,7 +320,7 @@ fn flatten(
                 }
             }
             _ => {
-                if let Some(val) = to_val(v) {
+                if let Some(val) = to_field_value(v) {
                     f(prefix, &val);
                 }
             }
