@@ -660,6 +660,18 @@ impl<'h> Turn<'h> {
         }
     }
 
+    /// Writes one line of this buyer at the step's time, on its host and
+    /// thread.
+    fn log<W: Write>(
+        &self,
+        out: &mut LogWriter<W>,
+        level: &str,
+        event: &str,
+        rest: &str,
+    ) -> io::Result<()> {
+        out.line(self.now, level, event, self.host, &self.thread, rest)
+    }
+
     /// The hold's token as logged (`owner`), empty before it acquired.
     fn owner(&self) -> &str {
         self.token.as_deref().unwrap_or("")
@@ -670,19 +682,11 @@ impl<'h> Turn<'h> {
 fn arrive<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
     let args = wave.args;
     let ttl = args.ttl_ms;
-    let host = t.host;
-    let key = &t.key;
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let user = &t.user_id;
-    let now = t.now;
-    let b = t.b;
-    out.line(
-        now,
+    let (key, rid, user, now, b) = (&t.key, &t.request_id, &t.user_id, t.now, t.b);
+    t.log(
+        out,
         "INFO",
         "acquire_attempt",
-        host,
-        thread,
         &format!(
             ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"blocking_timeout_ms\": {}",
             user, args.blocking_timeout_ms
@@ -702,15 +706,17 @@ fn try_acquire<W: Write>(
 ) -> io::Result<()> {
     let args = wave.args;
     let ttl = args.ttl_ms;
-    let host = t.host;
-    let p = t.product;
-    let key = &t.key;
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let user = &t.user_id;
-    let arrival_ms = t.arrival_ms;
-    let now = t.now;
-    let b = t.b;
+    let (host, p, key, thread, rid, user, arrival_ms, now, b) = (
+        t.host,
+        t.product,
+        &t.key,
+        &t.thread,
+        &t.request_id,
+        &t.user_id,
+        t.arrival_ms,
+        t.now,
+        t.b,
+    );
     if wave.live(p, now).is_some() {
         let next = now + args.retry_ms;
         if next - arrival_ms > args.blocking_timeout_ms {
@@ -748,12 +754,10 @@ fn try_acquire<W: Write>(
     } else {
         ""
     };
-    out.line(
-        now,
+    t.log(
+        out,
         "INFO",
         "acquired",
-        host,
-        thread,
         &format!(
             ", \"lock_key\": \"{key}\", \"owner\": \"{token}\", \"ttl_ms\": {ttl}, \"user_id\": \"{user}\", \"request_id\": \"{rid}\", \"waited_ms\": {waited}{cmd}"
         ),
@@ -774,20 +778,13 @@ fn give_up<W: Write>(
     t: &Turn<'_>,
 ) -> io::Result<()> {
     let ttl = wave.args.ttl_ms;
-    let host = t.host;
-    let key = &t.key;
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let user = &t.user_id;
-    let arrival_ms = t.arrival_ms;
-    let now = t.now;
+    let (key, rid, user, arrival_ms, now) =
+        (&t.key, &t.request_id, &t.user_id, t.arrival_ms, t.now);
     truth.acquire_timeouts += 1;
-    out.line(
-        now,
+    t.log(
+        out,
         "WARNING",
         "acquire_timeout",
-        host,
-        thread,
         &format!(
             ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"waited_ms\": {}",
             user,
@@ -804,24 +801,22 @@ fn read_stock<W: Write>(
     out: &mut LogWriter<W>,
     t: &Turn<'_>,
 ) -> io::Result<()> {
-    let host = t.host;
-    let p = t.product;
-    let key = &t.key;
-    let owner = t.owner();
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let qty = t.qty;
-    let work_ms = t.work_ms;
-    let now = t.now;
-    let b = t.b;
+    let (p, key, owner, rid, qty, work_ms, now, b) = (
+        t.product,
+        &t.key,
+        t.owner(),
+        &t.request_id,
+        t.qty,
+        t.work_ms,
+        t.now,
+        t.b,
+    );
     let stock = wave.products[p].stock;
     wave.buyers[b].read_stock = stock;
-    out.line(
-        now,
+    t.log(
+        out,
         "INFO",
         "stock_read",
-        host,
-        thread,
         &format!(
             ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {stock}, \"request_id\": \"{rid}\""
         ),
@@ -836,21 +831,19 @@ fn read_stock<W: Write>(
 
 /// Nothing left to sell: the holder logs it and releases.
 fn sold_out<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
-    let host = t.host;
-    let key = &t.key;
-    let owner = t.owner();
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let user = &t.user_id;
-    let read_stock = t.read_stock;
-    let now = t.now;
-    let b = t.b;
-    out.line(
-        now,
+    let (key, owner, rid, user, read_stock, now, b) = (
+        &t.key,
+        t.owner(),
+        &t.request_id,
+        &t.user_id,
+        t.read_stock,
+        t.now,
+        t.b,
+    );
+    t.log(
+        out,
         "WARNING",
         "sold_out",
-        host,
-        thread,
         &format!(
             ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {}, \"user_id\": \"{}\", \"request_id\": \"{rid}\"",
             read_stock, user
@@ -862,20 +855,12 @@ fn sold_out<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>)
 
 /// The supplier page is parsed (slowly, sometimes).
 fn parsed<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
-    let host = t.host;
-    let key = &t.key;
-    let owner = t.owner();
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let work_ms = t.work_ms;
-    let now = t.now;
-    let b = t.b;
-    out.line(
-        now,
+    let (key, owner, rid, work_ms, now, b) =
+        (&t.key, t.owner(), &t.request_id, t.work_ms, t.now, t.b);
+    t.log(
+        out,
         "INFO",
         "product_page_parsed",
-        host,
-        thread,
         &format!(
             ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"source\": \"1688\", \"elapsed_ms\": {}, \"request_id\": \"{rid}\"",
             work_ms
@@ -887,26 +872,24 @@ fn parsed<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -
 
 /// The stale write: stock = what was read - quantity.
 fn deduct<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
-    let host = t.host;
-    let p = t.product;
-    let key = &t.key;
-    let owner = t.owner();
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let qty = t.qty;
-    let read_stock = t.read_stock;
-    let now = t.now;
-    let b = t.b;
+    let (p, key, owner, rid, qty, read_stock, now, b) = (
+        t.product,
+        &t.key,
+        t.owner(),
+        &t.request_id,
+        t.qty,
+        t.read_stock,
+        t.now,
+        t.b,
+    );
     // The stale write: stock = what was read - qty.
     let before = read_stock;
     let after = before - qty;
     wave.products[p].stock = after;
-    out.line(
-        now,
+    t.log(
+        out,
         "INFO",
         "stock_deducted",
-        host,
-        thread,
         &format!(
             ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"quantity\": {qty}, \"stock_before\": {before}, \"stock_after\": {after}, \"request_id\": \"{rid}\""
         ),
@@ -923,25 +906,23 @@ fn order<W: Write>(
     t: &Turn<'_>,
 ) -> io::Result<()> {
     let args = wave.args;
-    let host = t.host;
-    let p = t.product;
-    let key = &t.key;
-    let owner = t.owner();
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let user = &t.user_id;
-    let qty = t.qty;
-    let now = t.now;
-    let b = t.b;
+    let (p, key, owner, rid, user, qty, now, b) = (
+        t.product,
+        &t.key,
+        t.owner(),
+        &t.request_id,
+        &t.user_id,
+        t.qty,
+        t.now,
+        t.b,
+    );
     *order_no += 1;
     let price = args.unit_price;
     let amount = price * qty as f64;
-    out.line(
-        now,
+    t.log(
+        out,
         "INFO",
         "order_created",
-        host,
-        thread,
         &format!(
             ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"order_id\": \"DG1261129{:010}\", \"user_id\": \"{}\", \"quantity\": {qty}, \"unit_price\": {price:.1}, \"amount\": {amount:.1}, \"currency\": \"CNY\", \"request_id\": \"{rid}\"",
             *order_no, user
@@ -964,14 +945,7 @@ fn release<W: Write>(
 ) -> io::Result<()> {
     let args = wave.args;
     let ttl = args.ttl_ms;
-    let host = t.host;
-    let p = t.product;
-    let key = &t.key;
-    let owner = t.owner();
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let now = t.now;
-    let b = t.b;
+    let (p, key, owner, rid, now, b) = (t.product, &t.key, t.owner(), &t.request_id, t.now, t.b);
     let Some(hold) = t.hold else { return Ok(()) };
     wave.buyers[b].working = false;
     wave.holds[hold].window_end_ms = now;
@@ -991,12 +965,10 @@ fn release<W: Write>(
             }
             None => false,
         };
-        out.line(
-            now,
+        t.log(
+            out,
             "INFO",
             "released",
-            host,
-            thread,
             &format!(
                 ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"command\": \"DEL\", \"deleted\": {deleted}, \"request_id\": \"{rid}\""
             ),
@@ -1005,23 +977,19 @@ fn release<W: Write>(
         // Lua compare-and-delete, token matches.
         wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
         wave.products[p].redis = None;
-        out.line(
-            now,
+        t.log(
+            out,
             "INFO",
             "released",
-            host,
-            thread,
             &format!(
                 ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"request_id\": \"{rid}\""
             ),
         )?;
     } else {
-        out.line(
-            now,
+        t.log(
+            out,
             "ERROR",
             "release_failed",
-            host,
-            thread,
             &format!(
                 ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"reason\": \"lock_not_owned\", \"detail\": \"Cannot release a lock that's no longer owned\", \"request_id\": \"{rid}\""
             ),
@@ -1040,14 +1008,16 @@ fn renew<W: Write>(
 ) -> io::Result<()> {
     let args = wave.args;
     let ttl = args.ttl_ms;
-    let host = t.host;
-    let p = t.product;
-    let key = &t.key;
-    let owner = t.owner();
-    let thread = &t.thread;
-    let rid = &t.request_id;
-    let now = t.now;
-    let b = t.b;
+    let (host, p, key, owner, thread, rid, now, b) = (
+        t.host,
+        t.product,
+        &t.key,
+        t.owner(),
+        &t.thread,
+        &t.request_id,
+        t.now,
+        t.b,
+    );
     let Some(hold) = t.hold else { return Ok(()) };
     if !t.working {
         return Ok(());
