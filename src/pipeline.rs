@@ -154,7 +154,8 @@ fn total_size(files: &[PathBuf]) -> u64 {
 }
 
 /// Prints the report `print` makes of `loaded` on stdout (ending with a
-/// line end) and returns the exit code.
+/// line end) and returns the exit code. The last step of a process:
+/// `loaded` is not freed.
 pub fn print_report(loaded: AnalyzedLog, print: fn(&ReportInput<'_>) -> String) -> u8 {
     let started = Instant::now();
     let out = print(&loaded.input());
@@ -164,7 +165,7 @@ pub fn print_report(loaded: AnalyzedLog, print: fn(&ReportInput<'_>) -> String) 
         println!();
     }
     let code = loaded.exit_code();
-    // The process ends here: freeing millions of events one by one would
+    // The process ends next: freeing millions of events one by one would
     // only delay the exit (the OS takes the memory back at once).
     std::mem::forget(loaded);
     code
