@@ -23,7 +23,7 @@ use lockreplay::cli::AnalysisArgs;
 use lockreplay::sim::{SimArgs, run as simulate};
 use lockreplay::ui::i18n::Lang;
 use lockreplay::ui::loader::Source;
-use lockreplay::ui::swimlane::{
+use lockreplay::ui::timeline::{
     SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
 };
 use lockreplay::ui::{App, AppState};

@@ -81,6 +81,7 @@ fn synthetic(events: usize) -> (LoadedLog, Analysis) {
             lock_end,
             ended_by: None,
             inferred: false,
+            release_guessed: false,
             lines: Default::default(),
         });
         sales.push(Sale {

@@ -446,7 +446,7 @@ impl Event {
 
     /// True when the line carried any business / release field.
     pub fn has_detail(&self) -> bool {
-        self.detail_mask != 0
+        self.detail_mask & !D_HOLDER_GUESSED != 0
     }
 
     /// The fencing token, without decoding the rest when there is none.
@@ -464,9 +464,29 @@ impl Event {
     }
 
     /// Replaces the business / release fields (an all-`None` detail stores
-    /// nothing).
+    /// nothing). Keeps [`Event::holder_guessed`].
     pub fn set_detail(&mut self, d: Detail) {
+        let guessed = self.detail_mask & D_HOLDER_GUESSED;
         (self.detail_mask, self.detail) = pack_detail(&d);
+        self.detail_mask |= guessed;
+    }
+
+    /// True when the line did not say who its holder is and the ingest
+    /// credited one by a default rule that the evidence could not confirm:
+    /// a replayed MONITOR `DEL` whose sender the capture cannot tell is
+    /// credited to the key's holder as its own release (docs/semantics.md
+    /// §8). Read from the inline mask alone.
+    pub fn holder_guessed(&self) -> bool {
+        self.detail_mask & D_HOLDER_GUESSED != 0
+    }
+
+    /// Marks the holder as guessed (see [`Event::holder_guessed`]).
+    pub fn set_holder_guessed(&mut self, guessed: bool) {
+        if guessed {
+            self.detail_mask |= D_HOLDER_GUESSED;
+        } else {
+            self.detail_mask &= !D_HOLDER_GUESSED;
+        }
     }
 
     /// Changes the business / release fields in place: `f` gets the decoded
@@ -497,6 +517,8 @@ const D_ELAPSED: u16 = 1 << 8;
 const D_DELETED: u16 = 1 << 9;
 const D_DELETED_TRUE: u16 = 1 << 10;
 const D_MESSAGE: u16 = 1 << 11;
+/// Not a field of [`Detail`]: [`Event::holder_guessed`], no bytes.
+const D_HOLDER_GUESSED: u16 = 1 << 12;
 
 fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -1038,6 +1060,21 @@ mod tests {
         assert_eq!(e.ttl_ms(), Some(0));
         e.set_ttl_ms(None);
         assert_eq!(e.ttl_ms(), None);
+    }
+
+    #[test]
+    fn a_guessed_holder_survives_detail_changes() {
+        let mut e = Event::new(0, EventKind::Released, SourceRef { file: 0, line: 1 });
+        assert!(!e.holder_guessed());
+        e.set_holder_guessed(true);
+        e.update_detail(|d| d.deleted = Some(true));
+        assert!(e.holder_guessed());
+        assert_eq!(e.deleted(), Some(true));
+        assert_eq!(e.detail().deleted, Some(true));
+        e.set_detail(Detail::default());
+        assert!(e.holder_guessed() && e.detail() == Detail::default());
+        e.set_holder_guessed(false);
+        assert!(!e.holder_guessed() && !e.has_detail());
     }
 
     #[test]

@@ -14,6 +14,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use hashbrown::HashMap;
 use hashbrown::hash_map::EntryRef;
 
+pub mod tair;
+
 /// A value stored at a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Value {
@@ -23,13 +25,21 @@ pub enum Value {
     Hash(HashFields),
     /// A list (`RPUSH`, `LPUSH`).
     List(VecDeque<Vec<u8>>),
+    /// A TairString (`EXSET`; the module's `exstrtype`): a string with a
+    /// version that every write increments ([`tair`]).
+    ExStr {
+        /// The string.
+        value: Vec<u8>,
+        /// Its version (1 after the first `EXSET`, unless `ABS` set it).
+        version: i64,
+    },
 }
 
 impl Value {
     /// The integer in a string value, if it is one.
     pub fn as_int(&self) -> Option<i64> {
         match self {
-            Value::Str(s) => parse_i64(s),
+            Value::Str(s) | Value::ExStr { value: s, .. } => parse_i64(s),
             _ => None,
         }
     }
@@ -72,6 +82,14 @@ pub enum Outcome {
         written: bool,
         /// The previous live value.
         old: Option<Vec<u8>>,
+    },
+    /// A TairString write refused because the version it named is not the
+    /// key's (`EXSET ... VER v`: the wire reply is `ERR update version is
+    /// stale`; `EXCAS`: `CAS_FAILED`, the value, the version). Nothing was
+    /// written.
+    Stale {
+        /// The key's version.
+        version: i64,
     },
     /// `QUEUED` inside `MULTI`.
     Queued,
@@ -133,30 +151,26 @@ pub fn parse_i64(s: &[u8]) -> Option<i64> {
 /// this model knows is short. A longer name becomes empty, which matches
 /// nothing (the caller words an unknown command from its own bytes).
 #[derive(Clone, Copy)]
-pub(crate) struct Upper {
-    buf: [u8; Upper::MAX],
+pub(crate) struct UppercaseName {
+    buf: [u8; UppercaseName::MAX],
     len: usize,
 }
 
-impl Upper {
+impl UppercaseName {
     const MAX: usize = 24;
 
-    pub(crate) fn new(s: &[u8]) -> Upper {
-        let mut buf = [0u8; Upper::MAX];
-        let len = if s.len() <= Upper::MAX { s.len() } else { 0 };
+    pub(crate) fn new(s: &[u8]) -> UppercaseName {
+        let mut buf = [0u8; Self::MAX];
+        let len = if s.len() <= Self::MAX { s.len() } else { 0 };
         for (d, c) in buf.iter_mut().zip(&s[..len]) {
             *d = c.to_ascii_uppercase();
         }
-        Upper { buf, len }
+        UppercaseName { buf, len }
     }
 
     pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
-}
-
-fn upper(s: &[u8]) -> Upper {
-    Upper::new(s)
 }
 
 /// An option of `SET`, named in any case.
@@ -379,7 +393,7 @@ impl Keyspace {
         args: &[A],
     ) -> Outcome {
         with_refs(args, |args| {
-            self.apply_upper(now_ms, db, cmd, &upper(cmd), args, true)
+            self.apply_upper(now_ms, db, cmd, &UppercaseName::new(cmd), args, true)
         })
     }
 
@@ -392,7 +406,7 @@ impl Keyspace {
         now_ms: i64,
         db: u32,
         cmd: &[u8],
-        up: &Upper,
+        up: &UppercaseName,
         args: &[&[u8]],
         want_old: bool,
     ) -> Outcome {
@@ -423,6 +437,8 @@ impl Keyspace {
             b"INCR" | b"DECR" | b"INCRBY" | b"DECRBY" => self.cmd_incr(now_ms, db, c, args),
             b"RPUSH" | b"LPUSH" => self.cmd_push(now_ms, db, c, args),
             b"LLEN" => self.cmd_llen(now_ms, db, cmd, args),
+            b"EXSET" | b"EXGET" | b"EXSETVER" | b"EXINCRBY" | b"EXCAS" | b"EXCAD" | b"CAS"
+            | b"CAD" => self.apply_tair(now_ms, db, c, args, want_old),
             b"FLUSHDB" => {
                 self.flush_db(db);
                 Outcome::Ok
@@ -889,14 +905,14 @@ impl Connection {
 
     /// Decides what to do with `cmd args`.
     pub fn step<A: AsRef<[u8]>>(&mut self, cmd: &[u8], args: &[A]) -> Step {
-        self.step_upper(cmd, &upper(cmd), args)
+        self.step_upper(cmd, &UppercaseName::new(cmd), args)
     }
 
     /// [`Connection::step`] with the command name already upper-cased.
     pub(crate) fn step_upper<A: AsRef<[u8]>>(
         &mut self,
         cmd: &[u8],
-        up: &Upper,
+        up: &UppercaseName,
         args: &[A],
     ) -> Step {
         let c = up.as_bytes();

@@ -363,6 +363,7 @@ fn holds_from(rows: &[(u8, i64, u8, i64, usize, i64)], strings: &mut Interner) -
             lock_end: LOCK_ENDS[lock_end],
             ended_by: None,
             inferred: false,
+            release_guessed: false,
             lines: Default::default(),
         });
     }

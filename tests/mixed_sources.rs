@@ -128,8 +128,11 @@ fn data_node() -> Vec<String> {
     ]
 }
 
-/// (pairs, oversold units, loss, [(earlier, later, cause, duration_ms)]).
-fn answer(v: &Value) -> (i64, i64, f64, Vec<(String, String, String, i64)>) {
+/// (earlier, later, cause, duration_ms) of one overlap.
+type Pair = (String, String, String, i64);
+
+/// (pairs, oversold units, loss, every overlap).
+fn answer(v: &Value) -> (i64, i64, f64, Vec<Pair>) {
     let overlaps = v["incidents"]
         .as_array()
         .into_iter()

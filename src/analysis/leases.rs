@@ -3,7 +3,7 @@
 //!
 //! One pass per lock key in time order keeps a model of the server: which
 //! hold's lock is live, and when it expires. The rules are the handed cases'
-//! (`../shared/cases/README.md`, "The rules behind the answers").
+//! (`tests/fixtures/cases/README.md`, "The rules behind the answers").
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -22,7 +22,7 @@ pub struct LeaseSet {
 }
 
 /// Event times with per-host clock offsets applied: `true = logged - offset`
-/// (`../shared/cases/README.md`, `host_offsets_ms`). Parallel to
+/// (`tests/fixtures/cases/README.md`, `host_offsets_ms`). Parallel to
 /// `log.events`.
 pub fn apply_host_offsets(log: &LoadedLog, host_offsets_ms: &BTreeMap<String, f64>) -> Vec<i64> {
     let by_sym: HashMap<Sym, i64> = host_offsets_ms
@@ -151,6 +151,47 @@ struct Building {
 }
 
 impl Building {
+    /// A new hold: `e` (an acquire at `t`, host offset applied) granted
+    /// `key` to `holder` for `ttl_ms`; its window open, its lock held.
+    fn start(
+        e: &crate::model::Event,
+        id: usize,
+        key: Sym,
+        holder: Sym,
+        t: i64,
+        ttl_ms: Option<i64>,
+        ttl_unknown: bool,
+    ) -> Building {
+        Building {
+            lease: Lease {
+                id,
+                key,
+                holder,
+                host: e.host,
+                thread: e.thread,
+                acquired_ns: t,
+                ttl_ms,
+                ttl_unknown,
+                renewals_ns: Vec::new(),
+                late_renewals_ns: Vec::new(),
+                ghost_renewals_ns: Vec::new(),
+                expiry_ns: ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS))),
+                window_end_ns: t,
+                window_end: WindowEnd::LastEvent,
+                lock_end_ns: t,
+                lock_end: LockEnd::StillHeld,
+                ended_by: None,
+                inferred: e.inferred,
+                release_guessed: false,
+                lines: smallvec::smallvec![e.source],
+            },
+            window_open: true,
+            last_event_ns: t,
+            lock_ended: false,
+            release_absorbed: false,
+        }
+    }
+
     fn end_lock(&mut self, end: LockEnd, at_ns: i64, by: Option<usize>) {
         if !self.lock_ended {
             self.lock_ended = true;
@@ -371,34 +412,15 @@ fn reconstruct_key(
                         .sources
                         .get(usize::from(e.source.file))
                         .is_some_and(|s| s.ttl_unknown);
-                let expiry_ns = ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
-                holds.push(Building {
-                    lease: Lease {
-                        id: base + new,
-                        key,
-                        holder,
-                        host: e.host,
-                        thread: e.thread,
-                        acquired_ns: t,
-                        ttl_ms,
-                        ttl_unknown,
-                        renewals_ns: Vec::new(),
-                        late_renewals_ns: Vec::new(),
-                        ghost_renewals_ns: Vec::new(),
-                        expiry_ns,
-                        window_end_ns: t,
-                        window_end: WindowEnd::LastEvent,
-                        lock_end_ns: t,
-                        lock_end: LockEnd::StillHeld,
-                        ended_by: None,
-                        inferred: e.inferred,
-                        lines: smallvec::smallvec![e.source],
-                    },
-                    window_open: true,
-                    last_event_ns: t,
-                    lock_ended: false,
-                    release_absorbed: false,
-                });
+                holds.push(Building::start(
+                    e,
+                    base + new,
+                    key,
+                    holder,
+                    t,
+                    ttl_ms,
+                    ttl_unknown,
+                ));
                 latest_of.insert(holder, new);
                 live = Some(new);
             }
@@ -434,6 +456,7 @@ fn reconstruct_key(
                 match (live, mine) {
                     (Some(l), Some(h)) if l == h => {
                         holds[l].end_lock(LockEnd::OwnRelease, t, None);
+                        holds[l].lease.release_guessed = e.holder_guessed();
                         live = None;
                     }
                     // The releaser's own lock had already ended (or it never
@@ -458,6 +481,19 @@ fn reconstruct_key(
         }
     }
 
+    finish_key(holds, lag, base, out);
+}
+
+/// Closes the holds of one key (rule: a window without an end closes at its
+/// last event; a lock without one expires with its lease, or is still held
+/// without TTL) and moves them and the key's log-lag artefacts into `out`,
+/// their ids offset by `base`.
+fn finish_key(
+    mut holds: Vec<Building>,
+    lag: Vec<(usize, usize, i64)>,
+    base: usize,
+    out: &mut LeaseSet,
+) {
     for b in &mut holds {
         let last = b.last_event_ns;
         b.close_window(WindowEnd::LastEvent, last);

@@ -151,6 +151,11 @@ pub struct Lease {
     pub ended_by: Option<usize>,
     /// True when the acquire was inferred from a MONITOR replay.
     pub inferred: bool,
+    /// True when the lock ended by an own release whose holder was guessed:
+    /// a replayed `DEL` that nothing in the capture ties to a request,
+    /// credited to the holder (docs/semantics.md §8,
+    /// [`crate::model::Event::holder_guessed`]).
+    pub release_guessed: bool,
     /// Source lines of this hold's events (acquire first). Two inline (an
     /// acquire and its release need no allocation: 13 bytes/event at 10 M
     /// events, docs/performance.md).

@@ -16,6 +16,7 @@ mod mapping;
 pub mod monitor;
 mod payload;
 mod record;
+pub mod redlock;
 mod stream;
 mod text;
 mod tie;
@@ -678,7 +679,7 @@ pub fn load_paths(
         builder.saw_offset(tz.offset_at(first));
     }
     let mut log = builder.finish();
-    monitor::combine_redlock_nodes(&mut log);
+    redlock::combine_redlock_nodes(&mut log);
     link::link_capture_keys(&mut log);
     tie::tie_by_thread(&mut log);
     for e in &log.events {

@@ -91,6 +91,12 @@ pub struct JsonHold {
     /// True when the hold was inferred from a MONITOR replay (its acquire is
     /// a replayed `SET NX` that won, not a line the application logged).
     pub inferred: bool,
+    /// True when the lock ended by the holder's own release whose holder
+    /// was guessed: a replayed `DEL` nothing in the capture ties to a
+    /// request, credited to the key's holder (docs/semantics.md §8).
+    /// Omitted when false (added within `lockreplay/1`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub release_guessed: bool,
     /// The same hold as the server saw it, when a MONITOR capture of the
     /// lock was loaded beside the application log (added within
     /// `lockreplay/1`; omitted otherwise).
@@ -323,6 +329,95 @@ fn captured_orders(
     out
 }
 
+/// One incident of the report: its holds (with the server's view when a
+/// capture was loaded beside the application log), overlaps and sales.
+fn incident(
+    r: &ReportInput<'_>,
+    inc: &crate::analysis::Incident,
+    captured_orders: &HashMap<crate::model::Sym, crate::model::SourceRef>,
+) -> JsonIncident {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym).to_string();
+    let money = |amount| Money {
+        amount,
+        currency: r.settings.currency.clone(),
+    };
+    JsonIncident {
+        id: inc.label(),
+        key: s(inc.key),
+        start: r.rfc3339(inc.start_ns),
+        end: r.rfc3339(inc.end_ns),
+        duration_ms: inc.duration_ms(),
+        holders: inc.leases.iter().map(|&l| s(a.leases[l].holder)).collect(),
+        holds: inc
+            .leases
+            .iter()
+            .map(|&l| {
+                let l = &a.leases[l];
+                JsonHold {
+                    holder: s(l.holder),
+                    host: l.host.map(s),
+                    acquired: r.rfc3339(l.acquired_ns),
+                    ttl_ms: l.ttl_ms,
+                    ttl_unknown: l.ttl_unknown,
+                    lock_end: snake_name(&l.lock_end),
+                    lock_end_at: r.rfc3339(l.lock_end_ns),
+                    believed_until: r.rfc3339(l.window_end_ns),
+                    inferred: l.inferred,
+                    release_guessed: l.release_guessed,
+                    server: server_hold(r, l),
+                }
+            })
+            .collect(),
+        inferred: r.incident_inferred(inc),
+        cause: inc.cause.as_str().to_string(),
+        overlaps: inc
+            .overlaps
+            .iter()
+            .map(|&o| {
+                let o = &a.overlaps[o];
+                JsonOverlap {
+                    key: s(o.key),
+                    earlier: s(a.leases[o.earlier].holder),
+                    later: s(a.leases[o.later].holder),
+                    start: r.rfc3339(o.start_ns),
+                    end: r.rfc3339(o.end_ns),
+                    duration_ms: o.duration_ms(),
+                    cause: o.cause.as_str().to_string(),
+                    inferred: r.overlap_inferred(o),
+                }
+            })
+            .collect(),
+        overlaps_unlisted: inc.overlaps_unlisted,
+        orders: inc
+            .sales
+            .iter()
+            .map(|&i| {
+                let x = &a.sales[i];
+                let src = r.log.events[x.event].source;
+                JsonOrder {
+                    order_id: x.order_id.map(s),
+                    holder: x.holder.map(s),
+                    product: x.product.map(s),
+                    at: r.rfc3339(x.at_ns),
+                    quantity: x.quantity,
+                    oversold_units: x.oversold_units,
+                    source: format!("{}:{}", r.log.source_name(src), src.line),
+                    inferred: r.sale_inferred(x),
+                    server_source: x
+                        .order_id
+                        .filter(|_| !r.sale_inferred(x))
+                        .and_then(|o| captured_orders.get(&o))
+                        .map(|&src| format!("{}:{}", r.log.source_name(src), src.line)),
+                }
+            })
+            .collect(),
+        oversold_units: inc.oversold_units,
+        loss: money(inc.loss),
+        explanation: explain_incident(r, inc),
+    }
+}
+
 /// Builds the typed report.
 pub fn build(r: &ReportInput<'_>) -> JsonReport {
     let a = r.analysis;
@@ -335,79 +430,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
     let incidents = a
         .incidents
         .iter()
-        .map(|inc| JsonIncident {
-            id: inc.label(),
-            key: s(inc.key),
-            start: r.rfc3339(inc.start_ns),
-            end: r.rfc3339(inc.end_ns),
-            duration_ms: inc.duration_ms(),
-            holders: inc.leases.iter().map(|&l| s(a.leases[l].holder)).collect(),
-            holds: inc
-                .leases
-                .iter()
-                .map(|&l| {
-                    let l = &a.leases[l];
-                    JsonHold {
-                        holder: s(l.holder),
-                        host: l.host.map(s),
-                        acquired: r.rfc3339(l.acquired_ns),
-                        ttl_ms: l.ttl_ms,
-                        ttl_unknown: l.ttl_unknown,
-                        lock_end: snake_name(&l.lock_end),
-                        lock_end_at: r.rfc3339(l.lock_end_ns),
-                        believed_until: r.rfc3339(l.window_end_ns),
-                        inferred: l.inferred,
-                        server: server_hold(r, l),
-                    }
-                })
-                .collect(),
-            inferred: r.incident_inferred(inc),
-            cause: inc.cause.as_str().to_string(),
-            overlaps: inc
-                .overlaps
-                .iter()
-                .map(|&o| {
-                    let o = &a.overlaps[o];
-                    JsonOverlap {
-                        key: s(o.key),
-                        earlier: s(a.leases[o.earlier].holder),
-                        later: s(a.leases[o.later].holder),
-                        start: r.rfc3339(o.start_ns),
-                        end: r.rfc3339(o.end_ns),
-                        duration_ms: o.duration_ms(),
-                        cause: o.cause.as_str().to_string(),
-                        inferred: r.overlap_inferred(o),
-                    }
-                })
-                .collect(),
-            overlaps_unlisted: inc.overlaps_unlisted,
-            orders: inc
-                .sales
-                .iter()
-                .map(|&i| {
-                    let x = &a.sales[i];
-                    let src = r.log.events[x.event].source;
-                    JsonOrder {
-                        order_id: x.order_id.map(s),
-                        holder: x.holder.map(s),
-                        product: x.product.map(s),
-                        at: r.rfc3339(x.at_ns),
-                        quantity: x.quantity,
-                        oversold_units: x.oversold_units,
-                        source: format!("{}:{}", r.log.source_name(src), src.line),
-                        inferred: r.sale_inferred(x),
-                        server_source: x
-                            .order_id
-                            .filter(|_| !r.sale_inferred(x))
-                            .and_then(|o| captured_orders.get(&o))
-                            .map(|&src| format!("{}:{}", r.log.source_name(src), src.line)),
-                    }
-                })
-                .collect(),
-            oversold_units: inc.oversold_units,
-            loss: money(inc.loss),
-            explanation: explain_incident(r, inc),
-        })
+        .map(|inc| incident(r, inc, &captured_orders))
         .collect();
     JsonReport {
         schema: super::JSON_SCHEMA_VERSION.to_string(),
@@ -508,5 +531,20 @@ mod tests {
             "loss": {"amount": 0.0, "currency": "CNY"}, "explanation": "x"}"#;
         let i: Result<JsonIncident, _> = serde_json::from_str(incident);
         assert!(i.is_ok_and(|i| !i.inferred && i.holds.is_empty()));
+    }
+
+    #[test]
+    fn a_guessed_release_is_written_only_when_true() {
+        let hold = r#"{"holder": "a", "host": null, "acquired": "t", "ttl_ms": 100,
+            "lock_end": "own_release", "lock_end_at": "t", "believed_until": "t",
+            "inferred": true}"#;
+        let Ok(mut h) = serde_json::from_str::<JsonHold>(hold) else {
+            panic!("a hold written before release_guessed reads");
+        };
+        assert!(!h.release_guessed);
+        let text = |h: &JsonHold| serde_json::to_string(h).unwrap_or_default();
+        assert!(!text(&h).contains("release_guessed"));
+        h.release_guessed = true;
+        assert!(text(&h).contains(r#""release_guessed":true"#));
     }
 }

@@ -7,12 +7,13 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{Receiver, channel};
 
-use crate::analysis::{Analysis, Settings, analyze};
+use crate::analysis::{Settings, analyze};
 use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::replay::StateIndex;
 
-use super::swimlane::{Filters, SwimlaneModel};
+use super::session::Session;
+use super::timeline::{Filters, SwimlaneModel};
 
 /// The start-up sample's display name (its path in the repository): the seed
 /// incident from the simulator (`sample-logs/README.md`): 500 requests, TTL
@@ -54,19 +55,11 @@ impl Job {
     }
 }
 
-/// A finished load: the log, its analysis and everything the window draws
-/// from them, all built off the UI thread.
+/// A finished load: the session (log, analysis, replay index) and the
+/// timeline's display list, all built off the UI thread.
 pub struct LoadResult {
-    /// What was loaded.
-    pub source: Source,
-    /// The log.
-    pub log: Arc<LoadedLog>,
-    /// Its analysis with the settings sent.
-    pub analysis: Analysis,
-    /// Those settings.
-    pub settings: Settings,
-    /// The replay's index over the analysis.
-    pub index: StateIndex,
+    /// The log and its analysis.
+    pub session: Session,
     /// The timeline's display list, built with `filters`.
     pub model: SwimlaneModel,
     /// The filters the display list was built with.
@@ -141,11 +134,13 @@ pub fn load_now(
     let index = StateIndex::build(&log, &analysis, settings.unit_loss);
     let model = SwimlaneModel::build(&log, &analysis, filters);
     Ok(LoadResult {
-        source: job.source().clone(),
-        log,
-        analysis,
-        settings: settings.clone(),
-        index,
+        session: Session {
+            source: job.source().clone(),
+            log,
+            analysis: Arc::new(analysis),
+            settings: settings.clone(),
+            index: Arc::new(index),
+        },
         model,
         filters: filters.clone(),
         reanalysis: matches!(job, Job::Reanalyze { .. }),

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::i18n::Lang;
-use super::swimlane::{
+use super::timeline::{
     Filters, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
 };
 use crate::fsio::write_atomic;

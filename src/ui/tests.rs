@@ -5,9 +5,10 @@
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-use super::app::{App, AppState};
+use super::app::App;
 use super::i18n::Lang;
 use super::loader::{SAMPLE_BYTES, SAMPLE_NAME, Source};
+use super::state::AppState;
 use crate::analysis::{Settings, analyze};
 use crate::cli::AnalysisArgs;
 use crate::ingest::{IngestOptions, Progress, read_source};
@@ -441,10 +442,10 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         settings,
         analysis,
     };
-    let model = super::swimlane::SwimlaneModel::build(
+    let model = super::timeline::SwimlaneModel::build(
         &loaded.log,
         &loaded.analysis,
-        &super::swimlane::Filters::default(),
+        &super::timeline::Filters::default(),
     );
     let lane = model
         .groups
@@ -684,4 +685,64 @@ fn a_file_without_ttl_says_so_and_the_ttl_setting_gives_it_and_is_kept() {
     let saved = serde_json::to_string(&app.state_to_save()).expect("json");
     let back: AppState = serde_json::from_str(&saved).expect("state");
     assert_eq!(back.read_ttl.as_deref(), Some("2000"));
+}
+
+#[test]
+fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
+    use super::timeline::TimeScale;
+    use super::timeline::layout::{AXIS_H, HEADER_H, LABEL_W, Rows, overlap_rect};
+    let mut h = harness(sample_app());
+    h.run();
+    let app = h.state();
+    assert_eq!(app.selection.incident, None);
+    let rect = app.timeline_rect().expect("the timeline is drawn");
+    let plot = egui::Rect::from_min_max(
+        egui::pos2(rect.left() + LABEL_W, rect.top() + AXIS_H),
+        rect.max,
+    );
+    let view = app.state.view.clone();
+    let scale = TimeScale::new(plot, &view);
+    let rows = Rows::new(plot, view.scroll_y);
+    let groups = rows.visible_groups(&app.model);
+    let (group, overlap) = groups
+        .iter()
+        .find_map(|g| {
+            let o = g.group.overlaps.iter().find(|o| o.incident == Some(0))?;
+            Some((g, o))
+        })
+        .expect("INC-1's overlap on screen");
+    let r = overlap_rect(overlap, group, &scale).expect("in view");
+    // In the key's header row, where the overlap window is its own item.
+    let p = egui::pos2(r.center().x, group.top + HEADER_H / 2.0);
+    h.hover_at(p);
+    h.run();
+    h.drag_at(p);
+    h.step();
+    h.drop_at(p);
+    h.run();
+    assert_eq!(h.state().selection.incident, Some(0));
+    assert_eq!(h.state().state.view, view, "selected without zooming");
+}
+
+#[test]
+fn details_say_how_a_lease_ended_in_the_report_s_words() {
+    let loaded = sample_loaded(200.0);
+    let inc = &loaded.analysis.incidents[0];
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label(&inc.label()).click();
+    h.run();
+    // The first holder's lease expired and its release then failed.
+    assert!(h.query_all_by_label_contains("(expired)").next().is_some());
+    assert!(
+        h.query_all_by_label_contains("(release_failed)")
+            .next()
+            .is_some()
+    );
+    for debug_name in ["(Expired)", "(ReleaseFailed)", "(OwnRelease)"] {
+        assert!(
+            h.query_by_label_contains(debug_name).is_none(),
+            "{debug_name} on screen"
+        );
+    }
 }

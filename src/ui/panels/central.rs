@@ -1,0 +1,69 @@
+//! The central area: the timeline, or, before a log is shown, the spinner,
+//! why the load failed, or how to open one.
+
+use egui::{Rect, RichText, Ui};
+
+use super::PanelContext;
+use crate::replay::PlaybackCommand;
+use crate::ui::i18n::tr;
+use crate::ui::state::{Command, Selection};
+use crate::ui::timeline::{TimelineEvent, TimelineOptions, timeline_ui};
+
+/// The central area. Returns where the timeline was drawn, if it was.
+pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
+    if context.session.is_none() {
+        placeholder_ui(ui, context);
+        return None;
+    }
+    let model = context.model;
+    let opts = TimelineOptions {
+        time_display: context.state.time_display,
+        selected: context.selection.incident,
+        lang: context.lang(),
+        cursor_s: Some((context.playback.cursor_ns - model.t0_ns) as f64 / 1e9),
+    };
+    let rect = ui.max_rect();
+    let mut view = context.state.view.clone();
+    let event = timeline_ui(ui, model, &mut view, opts);
+    if view != context.state.view {
+        context.send_first(Command::SetView(view));
+    }
+    match event {
+        Some(TimelineEvent::IncidentClicked(id)) => {
+            context.send(Command::Select(Selection { incident: Some(id) }))
+        }
+        Some(TimelineEvent::Seek(at_s)) => {
+            let t = model.t0_ns + (at_s * 1e9).round() as i64;
+            context.send(Command::Playback(PlaybackCommand::Seek(t)));
+        }
+        None => {}
+    }
+    Some(rect)
+}
+
+/// The spinner while loading, why the load failed, or how to open a log.
+fn placeholder_ui(ui: &mut Ui, context: &PanelContext<'_>) {
+    let lang = context.lang();
+    // The central panel has no frame (the timeline paints its own
+    // background): paint one, or the message sits on the clear colour.
+    ui.painter()
+        .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
+    ui.centered_and_justified(|ui| {
+        if context.loading.is_some() {
+            ui.spinner();
+        } else if let Some(e) = context.error {
+            // Files were given but did not load: say why, and what next.
+            ui.label(
+                RichText::new(format!(
+                    "{}: {e}\n\n{}",
+                    tr(lang, "load_failed"),
+                    tr(lang, "open_hint")
+                ))
+                .size(16.0)
+                .color(ui.visuals().error_fg_color),
+            );
+        } else {
+            ui.label(RichText::new(tr(lang, "open_hint")).size(16.0));
+        }
+    });
+}

@@ -1,0 +1,87 @@
+//! "State at cursor": the replay's tickers and stock, and per key who holds
+//! the lock on the server and who believe they hold it.
+
+use egui::{RichText, Ui};
+
+use super::{ALERT, PanelContext, stock::stock_ui};
+use crate::analysis::LockEnd;
+use crate::model::LoadedLog;
+use crate::replay::{KeyState, LeaseStatus};
+use crate::report::format_ms;
+use crate::ui::i18n::{Lang, tr, trf};
+
+/// Keys listed in full; the rest are counted.
+const MAX_KEYS: usize = 6;
+
+/// The "State at cursor" panel.
+pub fn cursor_state_ui(ui: &mut Ui, context: &PanelContext<'_>) {
+    let lang = context.lang();
+    ui.heading(tr(lang, "state_at_cursor"));
+    let Some(s) = context.session else { return };
+    let st = s.index.state_at(&s.analysis, context.playback.cursor_ns);
+    stock_ui(ui, lang, &s.log, &st, &s.settings.currency);
+    if st.keys.is_empty() {
+        ui.label(RichText::new(tr(lang, "no_lock_held")).weak());
+    }
+    for k in st.keys.iter().take(MAX_KEYS) {
+        key_ui(ui, lang, &s.log, k);
+    }
+    if st.keys.len() > MAX_KEYS {
+        ui.label(trf(
+            lang,
+            "more_keys",
+            &[&(st.keys.len() - MAX_KEYS).to_string()],
+        ));
+    }
+}
+
+/// One key: the server's holder and the believers, red when more than one
+/// believes or a believer's lock already ended.
+fn key_ui(ui: &mut Ui, lang: Lang, log: &LoadedLog, k: &KeyState) {
+    let name = |sym| log.strings.get(sym);
+    ui.add_space(4.0);
+    ui.label(RichText::new(name(k.key)).monospace().strong());
+    ui.indent(("key_state", k.key.index()), |ui| {
+        ui.label(match k.server_holder {
+            Some(h) => trf(lang, "server_holds", &[name(h)]),
+            None => tr(lang, "server_free").to_string(),
+        });
+        let n = k.believers.len();
+        let believers = RichText::new(trf(lang, "believers", &[&n.to_string()]));
+        ui.label(if n > 1 {
+            believers.color(ALERT).strong()
+        } else {
+            believers
+        });
+        for b in &k.believers {
+            let text = format!(
+                "{} — {}",
+                name(b.holder),
+                lease_status_text(lang, &b.status)
+            );
+            let zombie = matches!(b.status, LeaseStatus::EndedStillWorking { .. });
+            let rt = RichText::new(text).monospace();
+            ui.label(if zombie { rt.color(ALERT) } else { rt });
+        }
+    });
+}
+
+/// A holder's lease at the cursor in words: time left, or how long ago the
+/// lock ended while the holder kept working.
+pub fn lease_status_text(lang: Lang, status: &LeaseStatus) -> String {
+    match status {
+        LeaseStatus::Valid {
+            remaining_ms: Some(ms),
+        } => trf(lang, "valid_left", &[&format_ms(*ms)]),
+        LeaseStatus::Valid { remaining_ms: None } => tr(lang, "valid_no_ttl").to_string(),
+        LeaseStatus::EndedStillWorking { end, ago_ms } => {
+            let key = match end {
+                LockEnd::Expired => "expired_ago",
+                LockEnd::ForeignRelease => "deleted_ago",
+                LockEnd::Vanished => "vanished_ago",
+                _ => "ended_ago",
+            };
+            trf(lang, key, &[&format_ms(*ago_ms)])
+        }
+    }
+}

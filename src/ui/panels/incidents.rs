@@ -1,0 +1,232 @@
+//! The incident table on the left: one row per incident, sortable by
+//! column; a click selects the incident and zooms to it. Above it, why a
+//! file could not be read, when that is so.
+
+use egui::{RichText, Ui};
+use egui_extras::{Column, TableBuilder, TableRow};
+
+use super::{ALERT, PanelContext};
+use crate::analysis::{Analysis, Cause, Incident};
+use crate::model::LoadedLog;
+use crate::report::{format_money, format_ms, format_time};
+use crate::ui::i18n::tr;
+use crate::ui::session::Session;
+use crate::ui::state::{Command, IncidentSort, SortBy};
+
+/// Height of the header row, points.
+const HEADER_H: f32 = 22.0;
+/// Height of a row, points.
+const ROW_H: f32 = 20.0;
+
+/// The incident table's own state.
+#[derive(Debug, Default)]
+pub struct IncidentsPanel {
+    /// How it is sorted.
+    pub sort: IncidentSort,
+}
+
+impl IncidentsPanel {
+    /// The panel.
+    pub fn ui(&mut self, ui: &mut Ui, context: &mut PanelContext<'_>) {
+        let lang = context.lang();
+        ui.heading(tr(lang, "incidents"));
+        let Some(s) = context.session else { return };
+        let problems = crate::ingest::load_problems(&s.log);
+        if !problems.is_empty() {
+            ui.colored_label(ui.visuals().error_fg_color, tr(lang, "not_readable"));
+            for p in &problems {
+                ui.add(egui::Label::new(p.as_str()).wrap());
+            }
+            ui.separator();
+        }
+        if s.analysis.incidents.is_empty() {
+            if problems.is_empty() {
+                ui.label(tr(lang, "no_incidents"));
+            }
+            return;
+        }
+        if let Some(id) = self.table_ui(ui, context, s) {
+            context.send(Command::ShowIncident(id));
+        }
+    }
+
+    /// The table; returns the incident clicked.
+    fn table_ui(&mut self, ui: &mut Ui, context: &PanelContext<'_>, s: &Session) -> Option<usize> {
+        let order = sorted(&s.analysis, &s.log, self.sort);
+        let mut clicked = None;
+        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
+        TableBuilder::new(ui)
+            .striped(true)
+            .resizable(true)
+            .sense(egui::Sense::click())
+            .column(Column::auto().at_least(52.0))
+            .column(Column::auto().at_least(90.0))
+            .column(Column::initial(96.0).clip(true))
+            .column(Column::auto())
+            .column(Column::auto())
+            .column(Column::initial(96.0).clip(true))
+            .column(Column::auto().at_least(56.0))
+            .column(Column::remainder().at_least(60.0))
+            .header(HEADER_H, |mut h| self.header_ui(&mut h, context))
+            .body(|body| {
+                body.rows(ROW_H, order.len(), |mut row| {
+                    let inc = &s.analysis.incidents[order[row.index()]];
+                    if row_ui(&mut row, context, s, inc) {
+                        clicked = Some(inc.id);
+                    }
+                });
+            });
+        clicked
+    }
+
+    /// The header; a click on a sortable column sorts by it.
+    fn header_ui(&mut self, h: &mut TableRow<'_, '_>, context: &PanelContext<'_>) {
+        let lang = context.lang();
+        let columns = [
+            ("#", None),
+            (tr(lang, "start"), Some(SortBy::Start)),
+            (tr(lang, "key"), Some(SortBy::Key)),
+            (tr(lang, "holders"), None),
+            (tr(lang, "duration"), Some(SortBy::Duration)),
+            (tr(lang, "cause"), None),
+            (tr(lang, "oversold_col"), Some(SortBy::Oversold)),
+            (tr(lang, "loss"), Some(SortBy::Loss)),
+        ];
+        for (label, column) in columns {
+            h.col(|ui| {
+                let arrow = match column {
+                    Some(c) if c == self.sort.by && self.sort.ascending => " ▲",
+                    Some(c) if c == self.sort.by => " ▼",
+                    _ => "",
+                };
+                let r = ui.add(
+                    egui::Button::new(RichText::new(format!("{label}{arrow}")).strong())
+                        .frame(false),
+                );
+                if r.clicked()
+                    && let Some(c) = column
+                {
+                    self.sort = self.sort.clicked(c);
+                }
+            });
+        }
+    }
+}
+
+/// Indices of `analysis`'s incidents in the order of `sort`.
+fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..analysis.incidents.len()).collect();
+    order.sort_by(|&x, &y| {
+        let (i, j) = (&analysis.incidents[x], &analysis.incidents[y]);
+        let o = match sort.by {
+            SortBy::Start => i.start_ns.cmp(&j.start_ns),
+            SortBy::Key => log.strings.get(i.key).cmp(log.strings.get(j.key)),
+            SortBy::Duration => i.duration_ms().total_cmp(&j.duration_ms()),
+            SortBy::Oversold => i.oversold_units.cmp(&j.oversold_units),
+            SortBy::Loss => i.loss.total_cmp(&j.loss),
+        };
+        if sort.ascending { o } else { o.reverse() }
+    });
+    order
+}
+
+/// One incident's row; true when it was clicked.
+fn row_ui(
+    row: &mut TableRow<'_, '_>,
+    context: &PanelContext<'_>,
+    s: &Session,
+    inc: &Incident,
+) -> bool {
+    let a = &s.analysis;
+    let selected = context.selection.incident == Some(inc.id);
+    row.set_selected(selected);
+    let mut hit = false;
+    row.col(|ui| {
+        hit |= ui.selectable_label(selected, inc.label()).clicked();
+    });
+    row.col(|ui| {
+        let t = format_time(inc.start_ns, s.log.display_offset_s);
+        ui.label(t.get(11..23).unwrap_or(&t));
+    });
+    row.col(|ui| {
+        ui.label(s.log.strings.get(inc.key));
+    });
+    row.col(|ui| {
+        ui.label(inc.leases.len().to_string());
+    });
+    row.col(|ui| {
+        ui.label(format_ms(inc.duration_ms()));
+    });
+    row.col(|ui| {
+        let causes = inc.overlaps.iter().map(|&o| a.overlaps[o].cause);
+        match cause_label(inc.cause, causes) {
+            (label, Some(all)) => {
+                ui.label(label).on_hover_text(all);
+            }
+            (label, None) => {
+                ui.label(label);
+            }
+        }
+    });
+    row.col(|ui| {
+        let t = inc.oversold_units.to_string();
+        if inc.oversold_units > 0 {
+            ui.label(RichText::new(t).color(ALERT).strong());
+        } else {
+            ui.label(t);
+        }
+    });
+    row.col(|ui| {
+        ui.label(format_money(inc.loss, &s.settings.currency));
+    });
+    hit || row.response().clicked()
+}
+
+/// The incident table's Cause cell: the first pair's cause, then `+N` when
+/// the incident's pairs have N other causes, and (for the hover) all of
+/// them. `causes` are the listed pairs' causes, in any order.
+fn cause_label(first: Cause, causes: impl Iterator<Item = Cause>) -> (String, Option<String>) {
+    let mut all: Vec<Cause> = causes.collect();
+    all.sort_unstable();
+    all.dedup();
+    let others = all.iter().filter(|&&c| c != first).count();
+    if others == 0 {
+        return (first.as_str().to_string(), None);
+    }
+    let names: Vec<&str> = all.iter().map(|c| c.as_str()).collect();
+    (
+        format!("{} +{others}", first.as_str()),
+        Some(names.join(", ")),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_cause_is_shown_alone_and_more_are_counted() {
+        let one = cause_label(
+            Cause::LeaseExpired,
+            [Cause::LeaseExpired, Cause::LeaseExpired].into_iter(),
+        );
+        assert_eq!(one, ("lease_expired".to_string(), None));
+        let three = cause_label(
+            Cause::LeaseExpired,
+            [
+                Cause::ForeignRelease,
+                Cause::LeaseExpired,
+                Cause::LockVanished,
+                Cause::ForeignRelease,
+            ]
+            .into_iter(),
+        );
+        assert_eq!(
+            three,
+            (
+                "lease_expired +2".to_string(),
+                Some("lease_expired, foreign_release, lock_vanished".to_string())
+            )
+        );
+    }
+}

@@ -1,0 +1,80 @@
+//! The status bar: load progress and Cancel, the load error, the files
+//! shown, the warning toggle, the notice, and the navigation hint.
+
+use egui::{RichText, Ui};
+
+use super::{ALERT, NOTICE, PanelContext};
+use crate::ui::i18n::tr;
+use crate::ui::loader::{self, Source};
+use crate::ui::state::{Command, Panel};
+
+/// The status bar.
+pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
+    ui.horizontal(|ui| {
+        progress_ui(ui, context);
+        if let Some(e) = context.error {
+            ui.label(RichText::new(format!("{}: {e}", tr(lang, "load_failed"))).color(ALERT));
+            ui.separator();
+        }
+        if let Some(s) = context.session {
+            let name = match &s.source {
+                Source::Sample => format!("{} ({})", loader::SAMPLE_NAME, tr(lang, "sample")),
+                Source::Files(f) => f
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            ui.label(RichText::new(name).weak());
+            ui.separator();
+            let w = s.log.warnings.total();
+            let warnings = format!("⚠ {} {}", w, tr(lang, "warnings_lc"));
+            if ui
+                .selectable_label(context.open.warnings, warnings)
+                .clicked()
+            {
+                context.send(Command::SetPanelOpen(
+                    Panel::Warnings,
+                    !context.open.warnings,
+                ));
+            }
+        }
+        if !context.cjk_ok {
+            ui.separator();
+            ui.label(RichText::new(tr(lang, "no_cjk_font")).color(NOTICE));
+        }
+        if let Some(n) = context.notice {
+            ui.separator();
+            ui.label(RichText::new(n).color(NOTICE));
+            if ui.small_button("×").clicked() {
+                context.send(Command::SetNotice(None));
+            }
+        }
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            ui.label(RichText::new(tr(lang, "help_nav")).weak().small());
+        });
+    });
+}
+
+/// A re-analysis spinner, or the load's progress bar with Cancel.
+fn progress_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
+    let Some(l) = context.loading else { return };
+    if l.reanalysis {
+        ui.spinner();
+        ui.label(tr(lang, "analysing"));
+    } else {
+        let (read, total) = l.bytes();
+        ui.label(tr(lang, "loading"));
+        ui.add(
+            egui::ProgressBar::new(l.fraction())
+                .desired_width(240.0)
+                .text(format!("{} / {} KB", read >> 10, total >> 10)),
+        );
+        if ui.button(tr(lang, "cancel")).clicked() {
+            context.send(Command::CancelLoad);
+        }
+    }
+    ui.separator();
+}

@@ -1,0 +1,129 @@
+//! The summary bar under the menu: incident, oversold, near-miss, warning,
+//! event and key counts, and the lane filters.
+
+use egui::{RichText, Ui};
+
+use super::{ALERT, PanelContext};
+use crate::report::format_money;
+use crate::ui::i18n::{Lang, count_label, tr};
+use crate::ui::session::Session;
+use crate::ui::state::{Command, Panel};
+
+/// The summary line, `3 oversold · ¥600`.
+pub fn summary_text(session: Option<&Session>, lang: Lang) -> String {
+    match session {
+        Some(s) => {
+            let sum = &s.analysis.summary;
+            format!(
+                "{} {} · {}",
+                sum.oversold_units,
+                tr(lang, "oversold"),
+                format_money(sum.loss, &s.settings.currency)
+            )
+        }
+        None => String::new(),
+    }
+}
+
+/// The summary bar.
+pub fn summary_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    ui.horizontal(|ui| {
+        let Some(s) = context.session else {
+            ui.label("—");
+            return;
+        };
+        counts_ui(ui, context, s);
+        ui.separator();
+        filters_ui(ui, context);
+    });
+}
+
+/// The counts; the warning count toggles the warnings panel.
+fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
+    let lang = context.lang();
+    let sum = &s.analysis.summary;
+    if !crate::ingest::load_problems(&s.log).is_empty() {
+        // A count of 0 incidents here would read as an all-clear.
+        ui.label(
+            RichText::new(tr(lang, "not_readable_short"))
+                .strong()
+                .color(ALERT),
+        );
+        ui.separator();
+    }
+    ui.label(
+        RichText::new(count_label(
+            lang,
+            sum.incidents as u64,
+            "incident_one",
+            "incidents_lc",
+        ))
+        .strong()
+        .color(if sum.incidents > 0 {
+            ALERT
+        } else {
+            ui.visuals().text_color()
+        }),
+    );
+    ui.separator();
+    let summary = RichText::new(summary_text(Some(s), lang)).strong();
+    ui.label(if sum.oversold_units > 0 {
+        summary.color(ALERT)
+    } else {
+        summary
+    });
+    ui.separator();
+    ui.label(count_label(
+        lang,
+        sum.near_misses as u64,
+        "near_miss_one",
+        "near_misses",
+    ));
+    ui.separator();
+    let warnings = count_label(lang, sum.warnings, "warning_one", "warnings_lc");
+    if ui.link(warnings).clicked() {
+        context.send(Command::SetPanelOpen(
+            Panel::Warnings,
+            !context.open.warnings,
+        ));
+    }
+    ui.separator();
+    ui.label(
+        RichText::new(format!(
+            "{} · {}",
+            count_label(lang, sum.events as u64, "event_one", "events"),
+            count_label(lang, sum.keys as u64, "key_one", "keys"),
+        ))
+        .weak(),
+    );
+}
+
+/// The key, holder and host filters and "only incidents".
+fn filters_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+    let lang = context.lang();
+    let mut filters = context.state.filters.clone();
+    ui.label(tr(lang, "filters"));
+    let mut changed = false;
+    for (text, hint, width) in [
+        (&mut filters.key, "filter_key", 140.0),
+        (&mut filters.holder, "filter_holder", 90.0),
+        (&mut filters.host, "filter_host", 90.0),
+    ] {
+        changed |= ui
+            .add(
+                egui::TextEdit::singleline(text)
+                    .hint_text(tr(lang, hint))
+                    .desired_width(width),
+            )
+            .changed();
+    }
+    changed |= ui
+        .checkbox(&mut filters.only_incidents, tr(lang, "only_incidents"))
+        .changed();
+    if context.model.bad_regex {
+        ui.label(RichText::new(tr(lang, "bad_regex")).color(ALERT));
+    }
+    if changed {
+        context.send(Command::SetFilters(filters));
+    }
+}

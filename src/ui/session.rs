@@ -1,0 +1,131 @@
+//! The log on screen and how it is read: the immutable [`Session`] (log,
+//! analysis, replay index), the settings the command-line flags gave this
+//! window, and the reading options from them and the saved state.
+
+use std::sync::Arc;
+
+use super::i18n::{Lang, tr};
+use super::loader::Source;
+use super::state::AppState;
+use crate::analysis::{Analysis, Settings};
+use crate::cli::AnalysisArgs;
+use crate::ingest::{IngestOptions, Mapping};
+use crate::model::LoadedLog;
+use crate::replay::StateIndex;
+use crate::report::ReportInput;
+
+/// A loaded log and its analysis; replaced whole, never edited.
+pub struct Session {
+    /// What was loaded.
+    pub source: Source,
+    /// The log.
+    pub log: Arc<LoadedLog>,
+    /// The analysis with `settings`.
+    pub analysis: Arc<Analysis>,
+    /// Settings of that analysis.
+    pub settings: Settings,
+    /// The replay's index over the analysis.
+    pub index: Arc<StateIndex>,
+}
+
+impl Session {
+    /// The printers' view.
+    pub fn input(&self) -> ReportInput<'_> {
+        ReportInput {
+            log: &self.log,
+            settings: &self.settings,
+            analysis: &self.analysis,
+        }
+    }
+
+    /// The files it was read from (never written over); none for the
+    /// sample.
+    pub fn files(&self) -> &[std::path::PathBuf] {
+        match &self.source {
+            Source::Files(f) => f,
+            Source::Sample => &[],
+        }
+    }
+
+    /// The status bar's notice after a load: local times read as UTC shift
+    /// every time shown, and a file without TTL has unknown lease ends; both
+    /// say which setting fixes them (the command line prints the same).
+    pub fn load_notice(&self, lang: Lang) -> Option<String> {
+        let sources = &self.log.sources;
+        let naive = sources
+            .iter()
+            .any(|src| src.naive_read_as_utc)
+            .then(|| tr(lang, "naive_utc"));
+        let no_ttl = sources
+            .iter()
+            .any(|src| src.ttl_unknown)
+            .then(|| tr(lang, "ttl_unknown"));
+        match (naive, no_ttl) {
+            (Some(n), Some(t)) => Some(format!("{n} {t}")),
+            (n, t) => n.or(t).map(str::to_string),
+        }
+    }
+}
+
+/// The analysis flags this window was started with. They apply to this
+/// window only: the settings saved before them are what is saved again,
+/// unless the user changed the settings in the window.
+pub struct FlagSettings {
+    /// The flags.
+    pub args: AnalysisArgs,
+    /// The saved settings and the settings as the flags made them, when the
+    /// flags changed anything.
+    before_flags: Option<(Settings, Settings)>,
+}
+
+impl FlagSettings {
+    /// Applies `args` to `state`'s settings, remembering the saved ones.
+    pub fn apply(args: AnalysisArgs, state: &mut AppState) -> FlagSettings {
+        let mut before_flags = None;
+        if let Ok(s) = args.settings(&state.settings)
+            && s != state.settings
+        {
+            let saved = std::mem::replace(&mut state.settings, s.clone());
+            before_flags = Some((saved, s));
+        }
+        FlagSettings { args, before_flags }
+    }
+
+    /// The state to persist: the settings given as command-line flags are
+    /// not saved (the next window without flags gets the saved ones back),
+    /// unless they were changed in this window, which saves what is shown.
+    pub fn state_to_save(&self, state: &AppState) -> AppState {
+        let mut s = state.clone();
+        if let Some((saved, from_flags)) = &self.before_flags
+            && state.settings == *from_flags
+        {
+            s.settings = saved.clone();
+        }
+        s
+    }
+
+    /// How to read files: the flags, then the saved zone, TTL and mapping
+    /// where no flag gives them.
+    pub fn ingest_options(&self, state: &AppState) -> IngestOptions {
+        let mut opts = self.args.ingest_options().unwrap_or_default();
+        if self.args.tz.is_none()
+            && let Some(zone) = &state.read_tz
+            && let Ok(tz) = crate::ingest::parse_tz(zone)
+        {
+            opts.tz = Some(tz);
+        }
+        if self.args.ttl_ms.is_empty()
+            && let Some(ttl) = &state.read_ttl
+            && let Ok(ttl) = crate::ingest::FileTtl::parse(&[ttl])
+        {
+            opts.ttl = ttl;
+        }
+        if opts.mapping.is_none()
+            && let Some(p) = &state.mapping
+            && let Ok(m) = Mapping::from_path(p)
+        {
+            opts.mapping = Some(m);
+        }
+        opts
+    }
+}

@@ -1,0 +1,284 @@
+//! What the window remembers and what it can be asked to do: the persisted
+//! [`AppState`], the [`Selection`], which panels are open, and the
+//! [`Command`]s the panels send, applied once after each frame.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::i18n::Lang;
+use super::timeline::{Filters, TimeDisplay, TimelineView};
+use crate::analysis::Settings;
+use crate::replay::PlaybackCommand;
+
+/// Storage key for [`AppState`].
+pub const STORAGE_KEY: &str = "lockreplay-state";
+
+/// What survives a restart.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AppState {
+    /// Analysis settings.
+    pub settings: Settings,
+    /// Visible range.
+    pub view: TimelineView,
+    /// Recently opened file sets, newest first.
+    pub recent: Vec<Vec<PathBuf>>,
+    /// UI language.
+    pub lang: Lang,
+    /// Dark theme.
+    pub dark: bool,
+    /// Axis labels.
+    pub time_display: TimeDisplay,
+    /// Filters.
+    pub filters: Filters,
+    /// Mapping file for the next load.
+    pub mapping: Option<PathBuf>,
+    /// A CJK font file chosen by the user.
+    pub cjk_font: Option<PathBuf>,
+    /// Zone of times written without an offset (`+08:00`, `Asia/Shanghai`),
+    /// for the next load; `None` reads them as UTC. `--tz` overrides it.
+    pub read_tz: Option<String>,
+    /// TTL of files whose records carry no TTL field, for the next load:
+    /// `MS` for all of them, or `FILE=MS` items, comma-separated.
+    /// `--ttl-ms` overrides it; `None` leaves their TTL unknown.
+    pub read_ttl: Option<String>,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState {
+            settings: Settings {
+                unit_loss: 200.0,
+                ..Settings::default()
+            },
+            view: TimelineView::default(),
+            recent: Vec::new(),
+            lang: Lang::from_env(),
+            dark: false,
+            time_display: TimeDisplay::default(),
+            filters: Filters::default(),
+            mapping: None,
+            cjk_font: None,
+            read_tz: None,
+            read_ttl: None,
+        }
+    }
+}
+
+impl AppState {
+    /// Puts `files` first in the recent list (once), keeping ten.
+    pub fn remember(&mut self, files: &[PathBuf]) {
+        self.recent.retain(|p| p != files);
+        self.recent.insert(0, files.to_vec());
+        self.recent.truncate(10);
+    }
+}
+
+/// What is selected.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Selection {
+    /// Incident id.
+    pub incident: Option<usize>,
+}
+
+/// A panel or window that can be shown or hidden.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Panel {
+    /// The settings window.
+    Settings,
+    /// The sources window.
+    Sources,
+    /// The warnings panel at the bottom.
+    Warnings,
+}
+
+/// Which panels and windows are shown (not persisted).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenPanels {
+    /// The settings window.
+    pub settings: bool,
+    /// The sources window.
+    pub sources: bool,
+    /// The warnings panel.
+    pub warnings: bool,
+}
+
+impl OpenPanels {
+    /// Whether `panel` is shown.
+    pub fn get(&self, panel: Panel) -> bool {
+        match panel {
+            Panel::Settings => self.settings,
+            Panel::Sources => self.sources,
+            Panel::Warnings => self.warnings,
+        }
+    }
+
+    /// Shows or hides `panel`.
+    pub fn set(&mut self, panel: Panel, open: bool) {
+        match panel {
+            Panel::Settings => self.settings = open,
+            Panel::Sources => self.sources = open,
+            Panel::Warnings => self.warnings = open,
+        }
+    }
+}
+
+/// Incident table sort column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SortBy {
+    /// Start time.
+    Start,
+    /// Lock key.
+    Key,
+    /// Duration of the overlap.
+    Duration,
+    /// Oversold units.
+    Oversold,
+    /// Money lost.
+    Loss,
+}
+
+/// How the incident table is sorted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IncidentSort {
+    /// The column.
+    pub by: SortBy,
+    /// Smallest first.
+    pub ascending: bool,
+}
+
+impl Default for IncidentSort {
+    fn default() -> Self {
+        IncidentSort {
+            by: SortBy::Start,
+            ascending: true,
+        }
+    }
+}
+
+impl IncidentSort {
+    /// The sort after clicking column `by`: the same column flips the
+    /// direction, another column sorts ascending.
+    pub fn clicked(self, by: SortBy) -> IncidentSort {
+        IncidentSort {
+            by,
+            ascending: self.by != by || !self.ascending,
+        }
+    }
+}
+
+/// What part of the window a screenshot shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScreenshotArea {
+    /// The whole window.
+    Window,
+    /// The timeline only.
+    Timeline,
+}
+
+/// Where a screenshot goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScreenshotDestination {
+    /// A PNG file.
+    File,
+    /// The clipboard.
+    Clipboard,
+}
+
+/// A screenshot to take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScreenshotRequest {
+    /// What it shows.
+    pub area: ScreenshotArea,
+    /// Where it goes.
+    pub destination: ScreenshotDestination,
+}
+
+/// A change requested while drawing, applied after the frame: the only way
+/// the panels change the window's state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Load files.
+    Open(Vec<PathBuf>),
+    /// Show the open dialog.
+    OpenDialog,
+    /// Choose a mapping file.
+    MappingDialog,
+    /// Load the current source again.
+    Reload,
+    /// Stop loading.
+    CancelLoad,
+    /// Select (the timeline's click), without moving the view.
+    Select(Selection),
+    /// Select an incident and zoom to it.
+    ShowIncident(usize),
+    /// Zoom to the selected incident.
+    ZoomToSelected,
+    /// Show everything.
+    FitAll,
+    /// The timeline's pan, zoom or scroll.
+    SetView(TimelineView),
+    /// New filters: rebuild the swimlane model.
+    SetFilters(Filters),
+    /// New analysis settings: re-run the analysis.
+    SetSettings(Settings),
+    /// Zone of times without offset, then reload.
+    SetReadZone(Option<String>),
+    /// TTL of files without one, then reload.
+    SetReadTtl(Option<String>),
+    /// Mapping file, then reload.
+    SetMapping(Option<PathBuf>),
+    /// The UI language.
+    SetLang(Lang),
+    /// Dark (or light) theme.
+    SetDarkTheme(bool),
+    /// How times are shown.
+    SetTimeDisplay(TimeDisplay),
+    /// A CJK font file (installed on the next frame).
+    SetCjkFont(Option<PathBuf>),
+    /// Open the settings window, its fields showing the saved values.
+    OpenSettings,
+    /// Show or hide a panel.
+    SetPanelOpen(Panel, bool),
+    /// Show or hide the status bar's notice.
+    SetNotice(Option<String>),
+    /// Change the replay's time cursor or playback.
+    Playback(PlaybackCommand),
+    /// Pause and put the cursor at the start of the selected incident.
+    JumpToIncidentStart,
+    /// Loop the selected incident (or the visible range) on or off.
+    ToggleLoop,
+    /// Take a screenshot and save or copy it.
+    Screenshot(ScreenshotRequest),
+    /// Write the report folder (the headless `report`), choosing the folder
+    /// with a dialog.
+    ExportReport,
+    /// Close the window.
+    Quit,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clicking_a_column_sorts_by_it_and_again_reverses() {
+        let start = IncidentSort::default();
+        let by_loss = start.clicked(SortBy::Loss);
+        assert_eq!(
+            by_loss,
+            IncidentSort {
+                by: SortBy::Loss,
+                ascending: true
+            }
+        );
+        assert!(!by_loss.clicked(SortBy::Loss).ascending);
+        assert!(
+            by_loss
+                .clicked(SortBy::Loss)
+                .clicked(SortBy::Loss)
+                .ascending
+        );
+    }
+}

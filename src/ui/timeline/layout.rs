@@ -1,0 +1,624 @@
+//! Where everything on the timeline goes, as plain numbers: the rows of key
+//! groups and holder lanes, each lane's items at the frame's [`TimeScale`]
+//! (sub-pixel quiet leases merged, anomalies always kept visible), and the
+//! one hit test that says what lies under a point. Nothing here paints or
+//! reads input, so it is tested with tiny hand-built lanes.
+
+use egui::{Pos2, Rect, pos2};
+
+use super::model::{Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
+use super::view::TimeScale;
+
+/// Width of the label column on the left, points.
+pub const LABEL_W: f32 = 236.0;
+/// Height of the time axis, points.
+pub const AXIS_H: f32 = 34.0;
+/// Height of a key's header row, points.
+pub const HEADER_H: f32 = 22.0;
+/// Height of a holder lane, points.
+pub const LANE_H: f32 = 18.0;
+/// Gap after each key group, points.
+pub const GROUP_GAP: f32 = 6.0;
+/// An anomaly (overlap, zombie hold, near-miss, no TTL) is never narrower
+/// than this, points, so it stays visible at any zoom.
+pub const ANOMALY_MIN_W: f32 = 2.0;
+/// A quiet lease is never narrower than this, points.
+pub const QUIET_MIN_W: f32 = 1.0;
+/// Width over which an open-ended lease (no TTL) fades out, points.
+pub const OPEN_END_FADE_W: f32 = 80.0;
+/// Radius of an oversold order's diamond, points.
+pub const SALE_BAD_R: f32 = 6.0;
+/// Radius of an order's diamond, points.
+pub const SALE_OK_R: f32 = 4.5;
+/// How far beside a lease or an order the pointer still hits it, points.
+const HIT_PAD: f32 = 2.0;
+/// How far beside an overlap window a click still selects its incident,
+/// points.
+const OVERLAP_CLICK_PAD: f32 = 3.0;
+
+impl LaneGroup {
+    /// Height in points.
+    pub fn height(&self) -> f32 {
+        HEADER_H + self.lanes.len() as f32 * LANE_H + GROUP_GAP
+    }
+}
+
+impl SwimlaneModel {
+    /// Total height of the lanes, points.
+    pub fn content_height(&self) -> f32 {
+        self.groups.iter().map(LaneGroup::height).sum()
+    }
+
+    /// Top of group `g` relative to the first group, points.
+    pub fn group_top(&self, g: usize) -> f32 {
+        self.groups.iter().take(g).map(LaneGroup::height).sum()
+    }
+}
+
+/// How far the lanes scroll in a plot `plot_height` points high.
+pub fn max_scroll(model: &SwimlaneModel, plot_height: f32) -> f32 {
+    (model.content_height() - plot_height).max(0.0)
+}
+
+/// The vertical placement of the rows for one frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rows {
+    /// Top of the first group (the plot's top minus the scroll), points.
+    pub first_top: f32,
+    /// Top of the plot (below the axis), points.
+    pub plot_top: f32,
+    /// Bottom of the plot, points.
+    pub plot_bottom: f32,
+}
+
+/// A key group placed on screen.
+#[derive(Clone, Copy, Debug)]
+pub struct PlacedGroup<'a> {
+    /// The group.
+    pub group: &'a LaneGroup,
+    /// Its top (the header row's top), points.
+    pub top: f32,
+}
+
+impl PlacedGroup<'_> {
+    /// Top of the first lane, below the header row.
+    pub fn lanes_top(&self) -> f32 {
+        self.top + HEADER_H
+    }
+
+    /// Bottom of the last lane.
+    pub fn lanes_bottom(&self) -> f32 {
+        self.lanes_top() + self.group.lanes.len() as f32 * LANE_H
+    }
+
+    /// Top of lane `li`.
+    pub fn lane_top(&self, li: usize) -> f32 {
+        self.lanes_top() + li as f32 * LANE_H
+    }
+}
+
+impl Rows {
+    /// The rows of `plot` scrolled down by `scroll_y`.
+    pub fn new(plot: Rect, scroll_y: f32) -> Rows {
+        Rows {
+            first_top: plot.top() - scroll_y,
+            plot_top: plot.top(),
+            plot_bottom: plot.bottom(),
+        }
+    }
+
+    /// The groups that reach into the plot, top to bottom.
+    pub fn visible_groups<'a>(&self, model: &'a SwimlaneModel) -> Vec<PlacedGroup<'a>> {
+        let mut out = Vec::new();
+        let mut y = self.first_top;
+        for group in &model.groups {
+            let height = group.height();
+            if y > self.plot_bottom {
+                break;
+            }
+            if y + height >= self.plot_top {
+                out.push(PlacedGroup { group, top: y });
+            }
+            y += height;
+        }
+        out
+    }
+
+    /// True when a lane whose top is at `lane_top` reaches into the plot.
+    pub fn lane_visible(&self, lane_top: f32) -> bool {
+        !(lane_top > self.plot_bottom || lane_top + LANE_H < self.plot_top)
+    }
+}
+
+/// Where one lease is drawn at a scale, points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LeaseGeometry {
+    /// Grant.
+    pub x0: f32,
+    /// End of the solid bar: the lock's end, at least the minimum width,
+    /// and through the view for an open-ended lock.
+    pub bar_x1: f32,
+    /// No TTL: the bar fades out from `bar_x1` to here.
+    pub fade_to: Option<f32>,
+    /// The zombie part, at least [`ANOMALY_MIN_W`] wide.
+    pub zombie: Option<(f32, f32)>,
+    /// The right end of everything drawn for it.
+    pub end_x: f32,
+}
+
+impl LeaseGeometry {
+    /// The geometry of `bar` at `scale`.
+    pub fn new(bar: &LeaseBar, scale: &TimeScale) -> LeaseGeometry {
+        let x0 = scale.x_from_time(bar.start_s);
+        let mut bar_x1 = scale.x_from_time(bar.lock_end_s);
+        let min_w = if bar.anomalous() {
+            ANOMALY_MIN_W
+        } else {
+            QUIET_MIN_W
+        };
+        if bar_x1 - x0 < min_w {
+            bar_x1 = x0 + min_w;
+        }
+        if bar.open_ended() {
+            // A lock without TTL still held when the log ends never
+            // expires: it is held through the whole visible range, then
+            // fades out.
+            bar_x1 = bar_x1.max(scale.right - OPEN_END_FADE_W);
+        }
+        let fade_to = bar
+            .no_ttl
+            .then(|| (bar_x1 + OPEN_END_FADE_W).min(scale.right));
+        let mut end_x = fade_to.unwrap_or(bar_x1);
+        let zombie = bar.zombie.map(|(z0, z1)| {
+            let zx0 = scale.x_from_time(z0);
+            let mut zx1 = scale.x_from_time(z1);
+            if zx1 - zx0 < ANOMALY_MIN_W {
+                zx1 = zx0 + ANOMALY_MIN_W;
+            }
+            end_x = end_x.max(zx1);
+            (zx0, zx1)
+        });
+        LeaseGeometry {
+            x0,
+            bar_x1,
+            fade_to,
+            zombie,
+            end_x,
+        }
+    }
+}
+
+/// One thing drawn in a lane, in paint order.
+#[derive(Clone, Debug)]
+pub enum LaneItem<'a> {
+    /// Quiet leases narrower than a point, merged into one run per pixel
+    /// column (level of detail).
+    Merged {
+        /// Left edge.
+        x0: f32,
+        /// Right edge.
+        x1: f32,
+    },
+    /// A lease drawn as itself.
+    Lease {
+        /// The lease.
+        bar: &'a LeaseBar,
+        /// Where it is drawn.
+        geometry: LeaseGeometry,
+        /// The x span the pointer hits (before the hit margin).
+        hit: (f32, f32),
+    },
+}
+
+/// The leases of `lane` visible at `scale`, in paint order: quiet leases
+/// (those at least a point wide as themselves, the narrower ones merged
+/// into runs), then every anomalous lease on top, each at least
+/// [`ANOMALY_MIN_W`] wide, however far out the view is zoomed (Tracy's
+/// lock lanes: contention is never hidden by quiet regions).
+pub fn lane_items<'a>(lane: &'a Lane, scale: &TimeScale) -> Vec<LaneItem<'a>> {
+    let from = lane
+        .leases
+        .partition_point(|b| b.start_s < scale.start_s - lane.max_len_s);
+    let mut items = Vec::new();
+    let mut run: Option<(f32, f32)> = None;
+    let mut anomalies: Vec<&LeaseBar> = Vec::new();
+    for bar in &lane.leases[from..] {
+        if bar.start_s > scale.end_s {
+            break;
+        }
+        if bar.end_s() < scale.start_s && !bar.no_ttl {
+            continue;
+        }
+        if bar.anomalous() {
+            anomalies.push(bar);
+            continue;
+        }
+        let x0 = scale.x_from_time(bar.start_s);
+        let x1 = scale.x_from_time(bar.end_s());
+        if x1 - x0 < 1.0 {
+            match &mut run {
+                Some((_, run_end)) if x0 <= *run_end + 1.0 => {
+                    *run_end = run_end.max(x1.max(x0 + 1.0));
+                }
+                _ => {
+                    if let Some((x0, x1)) = run.take() {
+                        items.push(LaneItem::Merged { x0, x1 });
+                    }
+                    run = Some((x0, x0 + 1.0));
+                }
+            }
+            continue;
+        }
+        let geometry = LeaseGeometry::new(bar, scale);
+        items.push(LaneItem::Lease {
+            bar,
+            geometry,
+            hit: (x0, x1),
+        });
+    }
+    if let Some((x0, x1)) = run {
+        items.push(LaneItem::Merged { x0, x1 });
+    }
+    for bar in anomalies {
+        let geometry = LeaseGeometry::new(bar, scale);
+        items.push(LaneItem::Lease {
+            bar,
+            geometry,
+            hit: (geometry.x0, geometry.end_x),
+        });
+    }
+    items
+}
+
+/// The sales of `lane` inside the visible range, by time.
+pub fn visible_sales<'a>(lane: &'a Lane, scale: &TimeScale) -> &'a [SaleMark] {
+    let from = lane.sales.partition_point(|s| s.at_s < scale.start_s);
+    let to = from + lane.sales[from..].partition_point(|s| s.at_s <= scale.end_s);
+    &lane.sales[from..to]
+}
+
+/// The diamond of `sale` in a lane whose top is `lane_top`: centre and
+/// radius.
+pub fn sale_diamond(sale: &SaleMark, scale: &TimeScale, lane_top: f32) -> (Pos2, f32) {
+    let centre = pos2(scale.x_from_time(sale.at_s), lane_top + LANE_H / 2.0);
+    let r = if sale.oversold_units > 0 {
+        SALE_BAD_R
+    } else {
+        SALE_OK_R
+    };
+    (centre, r)
+}
+
+/// The box of overlap `o` of `group` (under the bars, from the header row
+/// down to the last lane), at least [`ANOMALY_MIN_W`] wide; `None` when it
+/// is outside the visible range.
+pub fn overlap_rect(o: &OverlapBox, group: &PlacedGroup<'_>, scale: &TimeScale) -> Option<Rect> {
+    if o.end_s < scale.start_s || o.start_s > scale.end_s {
+        return None;
+    }
+    let x0 = scale.x_from_time(o.start_s).max(scale.left - 2.0);
+    let mut x1 = scale.x_from_time(o.end_s).min(scale.right + 2.0);
+    if x1 - x0 < ANOMALY_MIN_W {
+        x1 = x0 + ANOMALY_MIN_W;
+    }
+    Some(Rect::from_min_max(
+        pos2(x0, group.top + 2.0),
+        pos2(x1, group.lanes_bottom()),
+    ))
+}
+
+/// What an item under the pointer is.
+#[derive(Clone, Copy, Debug)]
+pub enum Hit<'a> {
+    /// A lease bar in a holder's lane.
+    Lease(&'a Lane, &'a LeaseBar),
+    /// An order's diamond in a holder's lane.
+    Sale(&'a Lane, &'a SaleMark),
+    /// An overlap window, at the part of it in the key's header row.
+    Overlap(&'a OverlapBox),
+}
+
+/// What lies under a point of the timeline.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct HitResult<'a> {
+    /// The topmost item drawn there (what the tooltip describes).
+    pub item: Option<Hit<'a>>,
+    /// The first overlap window of the key group under the point that
+    /// spans the point's time (give or take a few points), anywhere in the
+    /// group's rows.
+    pub window: Option<&'a OverlapBox>,
+}
+
+impl HitResult<'_> {
+    /// The incident a click there selects: the overlap under the pointer in
+    /// the header row, else the overlap window spanning that time.
+    pub fn incident(&self) -> Option<usize> {
+        match self.item {
+            Some(Hit::Overlap(o)) if o.incident.is_some() => o.incident,
+            _ => self.window.and_then(|o| o.incident),
+        }
+    }
+}
+
+/// What lies under `p`: walks the groups down to the one under the point
+/// and, in its rows, the lane under the point only.
+pub fn hit_test<'a>(
+    model: &'a SwimlaneModel,
+    rows: &Rows,
+    scale: &TimeScale,
+    p: Pos2,
+) -> HitResult<'a> {
+    let mut y = rows.first_top;
+    for group in &model.groups {
+        if y > p.y {
+            break;
+        }
+        let height = group.height();
+        if p.y < y + height {
+            let placed = PlacedGroup { group, top: y };
+            let visible = y <= rows.plot_bottom && y + height >= rows.plot_top;
+            return HitResult {
+                item: if visible {
+                    hit_in_group(&placed, rows, scale, p)
+                } else {
+                    None
+                },
+                window: window_at(group, scale, p.x),
+            };
+        }
+        y += height;
+    }
+    HitResult::default()
+}
+
+/// The topmost item under `p` in `group`: an overlap in the header row, or
+/// a lease or order in the lane under the point (orders over anomalies over
+/// quiet leases; later over earlier).
+fn hit_in_group<'a>(
+    group: &PlacedGroup<'a>,
+    rows: &Rows,
+    scale: &TimeScale,
+    p: Pos2,
+) -> Option<Hit<'a>> {
+    let mut hit = None;
+    if p.y < group.lanes_top() {
+        for o in &group.group.overlaps {
+            if overlap_rect(o, group, scale).is_some_and(|r| r.contains(p)) {
+                hit = Some(Hit::Overlap(o));
+            }
+        }
+        return hit;
+    }
+    let lanes = group.group.lanes.iter().enumerate();
+    let (li, lane) = lanes.into_iter().find(|&(li, _)| {
+        let top = group.lane_top(li);
+        rows.lane_visible(top) && p.y >= top && p.y < top + LANE_H
+    })?;
+    let lane_top = group.lane_top(li);
+    for item in lane_items(lane, scale) {
+        if let LaneItem::Lease {
+            bar, hit: (x0, x1), ..
+        } = item
+            && p.x >= x0 - HIT_PAD
+            && p.x <= x1 + HIT_PAD
+        {
+            hit = Some(Hit::Lease(lane, bar));
+        }
+    }
+    for sale in visible_sales(lane, scale) {
+        let (centre, r) = sale_diamond(sale, scale, lane_top);
+        if (p - centre).length() <= r + HIT_PAD {
+            hit = Some(Hit::Sale(lane, sale));
+        }
+    }
+    hit
+}
+
+/// The first overlap of `group` whose window spans the time at `x`, give
+/// or take [`OVERLAP_CLICK_PAD`] points.
+fn window_at<'a>(group: &'a LaneGroup, scale: &TimeScale, x: f32) -> Option<&'a OverlapBox> {
+    let t = scale.time_from_x(x);
+    let pad = OVERLAP_CLICK_PAD as f64 / scale.px_per_s();
+    group
+        .overlaps
+        .iter()
+        .find(|o| t >= o.start_s - pad && t <= o.end_s + pad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Cause, LockEnd, WindowEnd};
+    use crate::ui::timeline::view::TimelineView;
+
+    /// A quiet lease from `start_s` to `end_s`.
+    fn bar(start_s: f64, end_s: f64) -> LeaseBar {
+        LeaseBar {
+            lease: 0,
+            start_s,
+            lock_end_s: end_s,
+            window_end_s: end_s,
+            zombie: None,
+            renewals: Vec::new(),
+            late_renewals: Vec::new(),
+            released_s: Some(end_s),
+            no_ttl: false,
+            near_miss: false,
+            in_overlap: false,
+            inferred: false,
+            ttl_ms: Some(2000),
+            hold_ms: (end_s - start_s) * 1000.0,
+            lock_end: LockEnd::OwnRelease,
+            window_end: WindowEnd::Released,
+        }
+    }
+
+    fn lane(leases: Vec<LeaseBar>) -> Lane {
+        let max_len_s = leases
+            .iter()
+            .map(|b| b.end_s() - b.start_s)
+            .fold(0.0, f64::max);
+        Lane {
+            holder: "A".into(),
+            host: String::new(),
+            thread: String::new(),
+            leases: leases
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| LeaseBar { lease: i, ..b })
+                .collect(),
+            max_len_s,
+            sales: Vec::new(),
+        }
+    }
+
+    /// 1 s per 100 points from x = 0: one point is 10 ms.
+    fn scale(start_s: f64, end_s: f64) -> TimeScale {
+        TimeScale {
+            left: 0.0,
+            right: ((end_s - start_s) * 100.0) as f32,
+            start_s,
+            end_s,
+        }
+    }
+
+    fn leases_of<'a>(items: &[LaneItem<'a>]) -> Vec<usize> {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                LaneItem::Lease { bar, .. } => Some(bar.lease),
+                LaneItem::Merged { .. } => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn two_sub_pixel_leases_a_fifth_of_a_point_apart_merge_into_one_run() {
+        // 1 ms leases (0.1 pt) starting 2 ms apart (0.2 pt).
+        let l = lane(vec![bar(1.000, 1.001), bar(1.002, 1.003)]);
+        let items = lane_items(&l, &scale(0.0, 10.0));
+        assert_eq!(items.len(), 1, "{items:?}");
+        let LaneItem::Merged { x0, x1 } = items[0] else {
+            panic!("{items:?}")
+        };
+        // From the first start to a point past the last start.
+        assert!((x0 - 100.0).abs() < 1e-3, "{x0}");
+        assert!((x1 - 101.2).abs() < 1e-3, "{x1}");
+    }
+
+    #[test]
+    fn sub_pixel_leases_far_apart_make_two_runs_and_wide_ones_stay_themselves() {
+        let l = lane(vec![bar(1.0, 1.001), bar(2.0, 2.5), bar(5.0, 5.001)]);
+        let items = lane_items(&l, &scale(0.0, 10.0));
+        assert_eq!(items.len(), 3, "{items:?}");
+        assert!(matches!(items[0], LaneItem::Lease { bar, .. } if bar.lease == 1));
+        assert!(matches!(items[1], LaneItem::Merged { .. }));
+        assert!(matches!(items[2], LaneItem::Merged { .. }));
+    }
+
+    #[test]
+    fn an_overlap_inside_a_merged_run_stays_its_own_item_on_top() {
+        let mut overlapping = bar(1.002, 1.003);
+        overlapping.in_overlap = true;
+        let l = lane(vec![bar(1.000, 1.001), overlapping, bar(1.004, 1.005)]);
+        let items = lane_items(&l, &scale(0.0, 10.0));
+        // The quiet ones still merge around it; the overlap is painted after
+        // the run, at least two points wide.
+        assert_eq!(items.len(), 2, "{items:?}");
+        assert!(matches!(items[0], LaneItem::Merged { .. }));
+        let LaneItem::Lease { bar, geometry, .. } = &items[1] else {
+            panic!("{items:?}")
+        };
+        assert_eq!(bar.lease, 1);
+        assert!(geometry.bar_x1 - geometry.x0 >= ANOMALY_MIN_W);
+    }
+
+    #[test]
+    fn a_zombie_hold_stays_visible_zoomed_out() {
+        // The lock ended at 1.001 s; the holder kept working 1 ms more.
+        let mut zombie = bar(1.0, 1.001);
+        zombie.window_end_s = 1.002;
+        zombie.zombie = Some((1.001, 1.002));
+        let l = lane(vec![bar(0.990, 0.991), zombie]);
+        let items = lane_items(&l, &scale(0.0, 1000.0));
+        assert_eq!(leases_of(&items), [1]);
+        let LaneItem::Lease { geometry, .. } = items[1] else {
+            panic!("{items:?}")
+        };
+        let (z0, z1) = geometry.zombie.expect("zombie part drawn");
+        assert!(z1 - z0 >= ANOMALY_MIN_W);
+        assert!(geometry.end_x >= z1);
+    }
+
+    #[test]
+    fn leases_outside_the_view_are_left_out() {
+        let l = lane(vec![bar(0.0, 1.0), bar(3.0, 4.0), bar(8.0, 9.0)]);
+        let items = lane_items(&l, &scale(2.0, 6.0));
+        assert_eq!(leases_of(&items), [1]);
+    }
+
+    fn model_with_overlap() -> SwimlaneModel {
+        let mut a = bar(1.0, 3.0);
+        a.in_overlap = true;
+        let mut b = bar(2.0, 4.0);
+        b.in_overlap = true;
+        let mut lane_b = lane(vec![b]);
+        lane_b.holder = "B".into();
+        lane_b.sales.push(SaleMark {
+            sale: 0,
+            at_s: 2.5,
+            oversold_units: 1,
+            quantity: 1,
+            order_id: "o-1".into(),
+        });
+        SwimlaneModel {
+            groups: vec![LaneGroup {
+                key: "lock:k".into(),
+                lanes: vec![lane(vec![a]), lane_b],
+                overlaps: vec![OverlapBox {
+                    overlap: 0,
+                    start_s: 2.0,
+                    end_s: 3.0,
+                    cause: Cause::LeaseExpired,
+                    incident: Some(0),
+                    holders: ("A".into(), "B".into()),
+                }],
+                loose_sales: Vec::new(),
+                incidents: 1,
+            }],
+            ..SwimlaneModel::default()
+        }
+    }
+
+    #[test]
+    fn hit_test_finds_the_item_under_a_point() {
+        let model = model_with_overlap();
+        let scale = scale(0.0, 5.0);
+        let plot = Rect::from_min_max(pos2(0.0, 0.0), pos2(500.0, 300.0));
+        let rows = Rows::new(plot, TimelineView::default().scroll_y);
+        let at = |x: f32, y: f32| hit_test(&model, &rows, &scale, pos2(x, y));
+        let lane_a = HEADER_H + LANE_H / 2.0;
+        let lane_b = HEADER_H + LANE_H * 1.5;
+        // A's lease at 1.5 s, in A's lane.
+        assert!(matches!(at(150.0, lane_a).item, Some(Hit::Lease(l, _)) if l.holder == "A"));
+        // B's oversold order sits on B's lease and wins.
+        assert!(
+            matches!(at(250.0, lane_b).item, Some(Hit::Sale(l, s)) if l.holder == "B" && s.order_id == "o-1")
+        );
+        assert!(matches!(at(350.0, lane_b).item, Some(Hit::Lease(l, _)) if l.holder == "B"));
+        // The overlap window in the header row.
+        let header = at(250.0, HEADER_H / 2.0);
+        assert!(matches!(header.item, Some(Hit::Overlap(o)) if o.overlap == 0));
+        assert_eq!(header.incident(), Some(0));
+        // A click on a lane inside the window selects its incident too.
+        let in_lane = at(220.0, lane_a);
+        assert!(matches!(in_lane.item, Some(Hit::Lease(..))));
+        assert_eq!(in_lane.incident(), Some(0));
+        // Outside the window (and its 3-point margin) nothing is selected.
+        assert_eq!(at(150.0, lane_a).incident(), None);
+        assert_eq!(at(197.5, lane_a).incident(), Some(0));
+        // Below the last group: nothing.
+        let below = at(250.0, 200.0);
+        assert!(below.item.is_none() && below.window.is_none());
+    }
+}

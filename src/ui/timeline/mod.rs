@@ -1,0 +1,128 @@
+//! The swimlane timeline: a display list ([`SwimlaneModel`]) built from the
+//! analysis only when data or filters change, and a widget
+//! ([`timeline_ui`]) that only maps it to the screen.
+//!
+//! Custom painter rather than egui_plot: lanes are rows of bars with a
+//! fixed-width label column, sub-pixel quiet leases are merged into one rect
+//! per pixel column (level of detail) while anomalies are painted on top at
+//! least 2 px wide (Tracy's lock lanes), zombie windows are hatched, and
+//! hit-testing walks the lane under the pointer only. egui_plot would
+//! tessellate every item as its own shape each frame and has no such
+//! merging, so 10 M events would not stay fast.
+//!
+//! One frame: [`input`] turns the pointer and keys into a new
+//! [`TimelineView`]; the view gives the frame's one [`TimeScale`]; [`layout`]
+//! places rows and lane items at that scale (pure, unit-tested); [`paint`]
+//! draws them; [`layout::hit_test`] says what the pointer is over, for the
+//! tooltip ([`labels`]) and the click.
+
+pub mod input;
+pub mod labels;
+pub mod layout;
+pub mod model;
+pub mod paint;
+pub mod view;
+
+use egui::{Rect, Sense, Ui, pos2};
+
+pub use labels::{TimeDisplay, format_at};
+pub use layout::{AXIS_H, GROUP_GAP, HEADER_H, LABEL_W, LANE_H};
+pub use model::{Filters, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
+pub use view::{TimeScale, TimelineView};
+
+use crate::ui::i18n::Lang;
+use layout::{Rows, hit_test, max_scroll};
+use paint::{Palette, TimelineRects};
+
+/// What the timeline widget reports back.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TimelineEvent {
+    /// An overlap window of this incident was clicked.
+    IncidentClicked(usize),
+    /// The time axis was clicked, or the cursor dragged, to this time
+    /// (s since the first event).
+    Seek(f64),
+}
+
+/// Options for drawing the timeline.
+#[derive(Clone, Copy, Debug)]
+pub struct TimelineOptions {
+    /// How to label the axis.
+    pub time_display: TimeDisplay,
+    /// Selected incident.
+    pub selected: Option<usize>,
+    /// Language of the tooltips.
+    pub lang: Lang,
+    /// The replay's time cursor, s since the first event: drawn as a line,
+    /// with what lies after it faded.
+    pub cursor_s: Option<f64>,
+}
+
+/// Draws the timeline of `model` into the rest of `ui`, handling zoom, pan,
+/// box zoom and keys (which change `view`). Returns what was clicked.
+pub fn timeline_ui(
+    ui: &mut Ui,
+    model: &SwimlaneModel,
+    view: &mut TimelineView,
+    opts: TimelineOptions,
+) -> Option<TimelineEvent> {
+    let palette = Palette::new(ui.visuals().dark_mode);
+    let (full, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+    let painter = ui.painter_at(full);
+    painter.rect_filled(full, 0.0, palette.bg());
+    let plot = Rect::from_min_max(pos2(full.left() + LABEL_W, full.top() + AXIS_H), full.max);
+    if plot.width() < 10.0 || plot.height() < 10.0 {
+        return None;
+    }
+    if !view.is_valid() {
+        view.fit(model);
+    }
+    let box_start = input::navigate(ui, &response, plot, model, view);
+    let scale = TimeScale::new(plot, view);
+    let seek = input::seek(ui, &response, full, plot, &scale, opts.cursor_s);
+
+    let rects = TimelineRects { full, plot };
+    let rows = Rows::new(plot, view.scroll_y);
+    paint::axis(&painter, rects, &scale, model, opts.time_display, &palette);
+    paint::groups(
+        &painter,
+        rects,
+        &rows,
+        &scale,
+        model,
+        opts.selected,
+        &palette,
+    );
+    let hover = response.hover_pos();
+    let hits = hover
+        .map(|p| hit_test(model, &rows, &scale, p))
+        .unwrap_or_default();
+    let clicked = if response.clicked() && hover.is_some() {
+        hits.incident().map(TimelineEvent::IncidentClicked)
+    } else {
+        None
+    };
+    if let Some(c) = opts.cursor_s {
+        paint::cursor(&painter, rects, &scale, c, &palette);
+    }
+    let max_scroll = max_scroll(model, plot.height());
+    let content_height = model.content_height();
+    paint::edges(
+        &painter,
+        rects,
+        content_height,
+        view.scroll_y,
+        max_scroll,
+        &palette,
+    );
+    if let (Some(start), Some(now)) = (box_start, response.interact_pointer_pos().or(hover)) {
+        paint::rubber_band(&painter, plot, start, now);
+    }
+    if let Some(item) = hits.item {
+        let text = labels::hover_text(model, &item, opts.time_display, opts.lang);
+        response.on_hover_ui_at_pointer(|ui| {
+            ui.label(text);
+        });
+    }
+    seek.map(TimelineEvent::Seek).or(clicked)
+}

@@ -1,0 +1,522 @@
+//! Pixels: paints the axis, the key groups with their lanes, the time
+//! cursor and the frame's decorations from the layout, in a fixed order
+//! (later shapes on top). No decisions about what is visible are made here.
+
+use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKind, pos2, vec2};
+
+use super::labels::{TimeDisplay, corner_time, tick_label, truncate};
+use super::layout::{
+    AXIS_H, HEADER_H, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, lane_items, overlap_rect,
+    sale_diamond, visible_sales,
+};
+use super::model::{LeaseBar, SwimlaneModel};
+use super::view::{AxisTicks, TimeScale};
+use crate::report::format_ms;
+
+/// Colours of the timeline for one theme.
+pub struct Palette {
+    bg: Color32,
+    lane_alt: Color32,
+    header_bg: Color32,
+    text: Color32,
+    weak: Color32,
+    grid: Color32,
+    lease: Color32,
+    lease_edge: Color32,
+    quiet_lod: Color32,
+    zombie: Color32,
+    zombie_hatch: Color32,
+    overlap: Color32,
+    overlap_edge: Color32,
+    near: Color32,
+    sale_ok: Color32,
+    sale_bad: Color32,
+    selection: Color32,
+    cursor: Color32,
+}
+
+impl Palette {
+    /// The dark or the light palette.
+    pub fn new(dark: bool) -> Palette {
+        if dark {
+            Palette {
+                bg: Color32::from_rgb(24, 26, 30),
+                lane_alt: Color32::from_rgb(30, 33, 38),
+                header_bg: Color32::from_rgb(40, 44, 52),
+                text: Color32::from_rgb(220, 224, 230),
+                weak: Color32::from_rgb(140, 146, 156),
+                grid: Color32::from_rgb(52, 56, 64),
+                lease: Color32::from_rgb(66, 133, 214),
+                lease_edge: Color32::from_rgb(120, 176, 240),
+                quiet_lod: Color32::from_rgb(70, 110, 160),
+                zombie: Color32::from_rgba_unmultiplied(220, 50, 50, 150),
+                zombie_hatch: Color32::from_rgb(255, 120, 110),
+                overlap: Color32::from_rgba_unmultiplied(235, 40, 40, 60),
+                overlap_edge: Color32::from_rgb(240, 80, 80),
+                near: Color32::from_rgb(240, 170, 40),
+                sale_ok: Color32::from_rgb(90, 190, 110),
+                sale_bad: Color32::from_rgb(255, 70, 70),
+                selection: Color32::from_rgb(255, 220, 80),
+                cursor: Color32::from_rgb(255, 170, 40),
+            }
+        } else {
+            Palette {
+                bg: Color32::from_rgb(252, 252, 253),
+                lane_alt: Color32::from_rgb(243, 245, 248),
+                header_bg: Color32::from_rgb(226, 231, 238),
+                text: Color32::from_rgb(30, 34, 40),
+                weak: Color32::from_rgb(100, 108, 120),
+                grid: Color32::from_rgb(222, 226, 232),
+                lease: Color32::from_rgb(60, 120, 200),
+                lease_edge: Color32::from_rgb(30, 80, 150),
+                quiet_lod: Color32::from_rgb(120, 150, 190),
+                zombie: Color32::from_rgba_unmultiplied(215, 40, 40, 120),
+                zombie_hatch: Color32::from_rgb(190, 20, 20),
+                overlap: Color32::from_rgba_unmultiplied(230, 30, 30, 45),
+                overlap_edge: Color32::from_rgb(210, 40, 40),
+                near: Color32::from_rgb(230, 150, 20),
+                sale_ok: Color32::from_rgb(40, 150, 70),
+                sale_bad: Color32::from_rgb(220, 20, 20),
+                selection: Color32::from_rgb(150, 0, 0),
+                cursor: Color32::from_rgb(230, 120, 0),
+            }
+        }
+    }
+
+    /// The background.
+    pub fn bg(&self) -> Color32 {
+        self.bg
+    }
+}
+
+/// The rectangles of one frame of the timeline.
+#[derive(Clone, Copy, Debug)]
+pub struct TimelineRects {
+    /// The whole widget.
+    pub full: Rect,
+    /// The lanes' area: right of the label column, below the axis.
+    pub plot: Rect,
+}
+
+impl TimelineRects {
+    /// The axis strip above the plot.
+    fn axis(&self) -> Rect {
+        Rect::from_min_max(
+            pos2(self.plot.left(), self.full.top()),
+            pos2(self.full.right(), self.plot.top()),
+        )
+    }
+}
+
+/// The axis: its background, minor and labelled ticks with the grid, and
+/// the corner with the date, the tick spacing and the zone.
+pub fn axis(
+    painter: &Painter,
+    rects: TimelineRects,
+    scale: &TimeScale,
+    model: &SwimlaneModel,
+    display: TimeDisplay,
+    palette: &Palette,
+) {
+    let TimelineRects { full, plot } = rects;
+    let axis = rects.axis();
+    let ticks = AxisTicks::new(scale);
+    painter.rect_filled(
+        Rect::from_min_max(full.min, pos2(full.right(), plot.top())),
+        0.0,
+        palette.header_bg,
+    );
+    for t in ticks.minor(scale) {
+        let x = scale.x_from_time(t);
+        if x < plot.left() {
+            continue;
+        }
+        painter.line_segment(
+            [pos2(x, axis.bottom() - 4.0), pos2(x, axis.bottom())],
+            Stroke::new(1.0, palette.weak),
+        );
+    }
+    let font = FontId::proportional(12.0);
+    for t in ticks.major(scale) {
+        let x = scale.x_from_time(t);
+        if x < plot.left() || x > plot.right() {
+            continue;
+        }
+        painter.line_segment(
+            [pos2(x, plot.top()), pos2(x, plot.bottom())],
+            Stroke::new(1.0, palette.grid),
+        );
+        painter.line_segment(
+            [pos2(x, axis.bottom() - 9.0), pos2(x, axis.bottom())],
+            Stroke::new(1.0, palette.text),
+        );
+        painter.text(
+            pos2(x + 3.0, axis.bottom() - 10.0),
+            Align2::LEFT_BOTTOM,
+            tick_label(model, display, t, ticks.major_step),
+            font.clone(),
+            palette.text,
+        );
+    }
+    // Corner: date / zone / scale.
+    let corner = corner_time(model, display, scale.start_s);
+    let corner_rect = Rect::from_min_max(full.min, pos2(plot.left(), plot.top()));
+    painter.rect_filled(corner_rect, 0.0, palette.header_bg);
+    painter.text(
+        corner_rect.left_top() + vec2(6.0, 4.0),
+        Align2::LEFT_TOP,
+        corner.get(..10).unwrap_or(&corner),
+        FontId::proportional(11.0),
+        palette.weak,
+    );
+    painter.text(
+        corner_rect.left_bottom() + vec2(6.0, -4.0),
+        Align2::LEFT_BOTTOM,
+        format!(
+            "{} / div · {}",
+            format_ms(ticks.major_step * 1000.0),
+            corner.get(24..).unwrap_or("")
+        ),
+        FontId::proportional(11.0),
+        palette.weak,
+    );
+}
+
+/// Every key group reaching into the plot: header, lane labels, overlap
+/// windows, lanes and orders. `selected` is the selected incident.
+pub fn groups(
+    painter: &Painter,
+    rects: TimelineRects,
+    rows: &Rows,
+    scale: &TimeScale,
+    model: &SwimlaneModel,
+    selected: Option<usize>,
+    palette: &Palette,
+) {
+    // Labels may use the label column; bars stay inside the plot.
+    let labels = painter.with_clip_rect(Rect::from_min_max(
+        pos2(rects.full.left(), rects.plot.top()),
+        rects.full.max,
+    ));
+    let bars = painter.with_clip_rect(rects.plot);
+    for group in rows.visible_groups(model) {
+        group_labels(&labels, rects.full, rows, &group, palette);
+        overlaps(&bars, scale, &group, selected, palette);
+        for (li, lane) in group.group.lanes.iter().enumerate() {
+            let top = group.lane_top(li);
+            if !rows.lane_visible(top) {
+                continue;
+            }
+            let (bar_top, bar_bottom) = (top + 3.0, top + LANE_H - 3.0);
+            for item in lane_items(lane, scale) {
+                match item {
+                    LaneItem::Merged { x0, x1 } => {
+                        let run = Rect::from_min_max(pos2(x0, bar_top), pos2(x1, bar_bottom));
+                        bars.rect_filled(run, 0.0, palette.quiet_lod);
+                    }
+                    LaneItem::Lease { bar, geometry, .. } => {
+                        lease(&bars, scale, bar, &geometry, bar_top, bar_bottom, palette);
+                    }
+                }
+            }
+            // Sales on top.
+            for sale in visible_sales(lane, scale) {
+                let (c, r) = sale_diamond(sale, scale, top);
+                let color = if sale.oversold_units > 0 {
+                    palette.sale_bad
+                } else {
+                    palette.sale_ok
+                };
+                bars.add(Shape::convex_polygon(
+                    vec![
+                        c + vec2(0.0, -r),
+                        c + vec2(r, 0.0),
+                        c + vec2(0.0, r),
+                        c + vec2(-r, 0.0),
+                    ],
+                    color,
+                    Stroke::new(1.0, palette.bg),
+                ));
+            }
+        }
+        for sale in &group.group.loose_sales {
+            if !scale.shows(sale.at_s) {
+                continue;
+            }
+            let x = scale.x_from_time(sale.at_s);
+            let color = if sale.oversold_units > 0 {
+                palette.sale_bad
+            } else {
+                palette.sale_ok
+            };
+            bars.circle_filled(pos2(x, group.top + HEADER_H - 5.0), 3.5, color);
+        }
+    }
+}
+
+/// A group's header row with the key, and each visible lane's background
+/// and holder / thread label.
+fn group_labels(
+    painter: &Painter,
+    full: Rect,
+    rows: &Rows,
+    group: &PlacedGroup<'_>,
+    palette: &Palette,
+) {
+    let g = group.group;
+    let header = Rect::from_min_size(pos2(full.left(), group.top), vec2(full.width(), HEADER_H));
+    painter.rect_filled(header, 0.0, palette.header_bg);
+    let key_label = if g.incidents > 0 {
+        format!("{}   ⚠ {}", g.key, g.incidents)
+    } else {
+        g.key.clone()
+    };
+    painter.text(
+        pos2(full.left() + 6.0, group.top + HEADER_H / 2.0),
+        Align2::LEFT_CENTER,
+        key_label,
+        FontId::proportional(13.0),
+        palette.text,
+    );
+    for (li, lane) in g.lanes.iter().enumerate() {
+        let top = group.lane_top(li);
+        if !rows.lane_visible(top) {
+            continue;
+        }
+        let row = Rect::from_min_size(pos2(full.left(), top), vec2(full.width(), LANE_H));
+        if li % 2 == 1 {
+            painter.rect_filled(row, 0.0, palette.lane_alt);
+        }
+        let holder = painter.text(
+            pos2(full.left() + 14.0, top + LANE_H / 2.0),
+            Align2::LEFT_CENTER,
+            truncate(&lane.holder, 14),
+            FontId::monospace(11.0),
+            palette.text,
+        );
+        let who = if lane.thread.is_empty() {
+            &lane.host
+        } else {
+            &lane.thread
+        };
+        painter.text(
+            pos2(holder.right() + 6.0, top + LANE_H / 2.0),
+            Align2::LEFT_CENTER,
+            truncate(who, 18),
+            FontId::proportional(10.5),
+            palette.weak,
+        );
+    }
+}
+
+/// A group's overlap windows across its lanes (under the bars), the
+/// selected incident's outlined, with the cause when there is room.
+fn overlaps(
+    painter: &Painter,
+    scale: &TimeScale,
+    group: &PlacedGroup<'_>,
+    selected: Option<usize>,
+    palette: &Palette,
+) {
+    for o in &group.group.overlaps {
+        let Some(r) = overlap_rect(o, group, scale) else {
+            continue;
+        };
+        painter.rect_filled(r, 0.0, palette.overlap);
+        let is_selected = o.incident.is_some() && o.incident == selected;
+        let stroke = if is_selected {
+            Stroke::new(2.0, palette.selection)
+        } else {
+            Stroke::new(1.0, palette.overlap_edge)
+        };
+        painter.rect_stroke(r, 0.0, stroke, StrokeKind::Inside);
+        if r.width() > 40.0 {
+            painter.text(
+                pos2(r.left() + 3.0, group.top + HEADER_H / 2.0),
+                Align2::LEFT_CENTER,
+                o.cause.as_str(),
+                FontId::proportional(11.0),
+                palette.overlap_edge,
+            );
+        }
+    }
+}
+
+/// One lease at `geometry`: the bar, an open end's fade, the zombie part
+/// hatched, renewal ticks, late renewals and the own release.
+fn lease(
+    painter: &Painter,
+    scale: &TimeScale,
+    b: &LeaseBar,
+    geometry: &LeaseGeometry,
+    top: f32,
+    bottom: f32,
+    palette: &Palette,
+) {
+    let LeaseGeometry { x0, bar_x1, .. } = *geometry;
+    let fill = if b.near_miss {
+        palette.near
+    } else {
+        palette.lease
+    };
+    let bar = Rect::from_min_max(pos2(x0, top), pos2(bar_x1, bottom));
+    painter.rect_filled(bar, 2.0, fill);
+    if bar_x1 - x0 > 4.0 {
+        painter.rect_stroke(
+            bar,
+            2.0,
+            Stroke::new(1.0, palette.lease_edge),
+            StrokeKind::Inside,
+        );
+    }
+    if let Some(fade_to) = geometry.fade_to {
+        open_end(painter, bar_x1, fade_to, top, bottom, fill);
+    }
+    if let Some((zx0, zx1)) = geometry.zombie {
+        let r = Rect::from_min_max(pos2(zx0, top), pos2(zx1, bottom));
+        painter.rect_filled(r, 0.0, palette.zombie);
+        if zx1 - zx0 > 6.0 {
+            hatch(painter, r, palette.zombie_hatch);
+        }
+        painter.rect_stroke(
+            r,
+            0.0,
+            Stroke::new(1.0, palette.zombie_hatch),
+            StrokeKind::Inside,
+        );
+    }
+    let tick = Stroke::new(1.5, palette.text);
+    for &r in &b.renewals {
+        let x = scale.x_from_time(r);
+        painter.line_segment([pos2(x, top - 2.0), pos2(x, top + 4.0)], tick);
+    }
+    for &r in &b.late_renewals {
+        let x = scale.x_from_time(r);
+        painter.line_segment(
+            [pos2(x, top - 2.0), pos2(x, bottom + 2.0)],
+            Stroke::new(1.5, palette.sale_bad),
+        );
+    }
+    if let Some(r) = b.released_s {
+        let x = scale.x_from_time(r);
+        painter.line_segment(
+            [pos2(x, top - 1.0), pos2(x, bottom + 1.0)],
+            Stroke::new(2.0, palette.text),
+        );
+    }
+}
+
+/// An open-ended lease (no TTL) fading out from `x1` to `fade_to`, with an
+/// arrow.
+fn open_end(painter: &Painter, x1: f32, fade_to: f32, top: f32, bottom: f32, fill: Color32) {
+    let n = 8;
+    for i in 0..n {
+        let a = x1 + (fade_to - x1) * i as f32 / n as f32;
+        let e = x1 + (fade_to - x1) * (i + 1) as f32 / n as f32;
+        let alpha = (200.0 * (1.0 - i as f32 / n as f32)) as u8;
+        painter.rect_filled(
+            Rect::from_min_max(pos2(a, top), pos2(e, bottom)),
+            0.0,
+            Color32::from_rgba_unmultiplied(fill.r(), fill.g(), fill.b(), alpha),
+        );
+    }
+    let mid = (top + bottom) / 2.0;
+    painter.line_segment(
+        [pos2(fade_to - 6.0, top), pos2(fade_to, mid)],
+        Stroke::new(1.5, fill),
+    );
+    painter.line_segment(
+        [pos2(fade_to - 6.0, bottom), pos2(fade_to, mid)],
+        Stroke::new(1.5, fill),
+    );
+}
+
+/// Diagonal hatching over `rect`.
+fn hatch(painter: &Painter, rect: Rect, color: Color32) {
+    let p = painter.with_clip_rect(rect.intersect(painter.clip_rect()));
+    let step = 6.0;
+    let h = rect.height();
+    let mut x = rect.left() - h;
+    while x < rect.right() {
+        p.line_segment(
+            [pos2(x, rect.bottom()), pos2(x + h, rect.top())],
+            Stroke::new(1.2, color),
+        );
+        x += step;
+    }
+}
+
+/// The time cursor: what lies in the future is faded; the line and a handle
+/// on the axis mark the present.
+pub fn cursor(
+    painter: &Painter,
+    rects: TimelineRects,
+    scale: &TimeScale,
+    cursor_s: f64,
+    palette: &Palette,
+) {
+    let TimelineRects { full, plot } = rects;
+    let x = scale.x_from_time(cursor_s);
+    if x < plot.right() {
+        let from = x.max(plot.left());
+        painter.rect_filled(
+            Rect::from_min_max(pos2(from, plot.top()), plot.max),
+            0.0,
+            palette.bg.gamma_multiply(0.6),
+        );
+    }
+    if x >= plot.left() && x <= plot.right() {
+        painter.line_segment(
+            [pos2(x, full.top()), pos2(x, full.bottom())],
+            Stroke::new(2.0, palette.cursor),
+        );
+        let top = full.top() + AXIS_H - 12.0;
+        painter.add(Shape::convex_polygon(
+            vec![pos2(x - 6.0, top), pos2(x + 6.0, top), pos2(x, top + 10.0)],
+            palette.cursor,
+            Stroke::NONE,
+        ));
+    }
+}
+
+/// The label column's edge, and the scrollbar when the lanes are taller
+/// than the plot (`scroll_y` of at most `max_scroll`).
+pub fn edges(
+    painter: &Painter,
+    rects: TimelineRects,
+    content_height: f32,
+    scroll_y: f32,
+    max_scroll: f32,
+    palette: &Palette,
+) {
+    let TimelineRects { full, plot } = rects;
+    painter.line_segment(
+        [
+            pos2(plot.left(), full.top()),
+            pos2(plot.left(), full.bottom()),
+        ],
+        Stroke::new(1.0, palette.grid),
+    );
+    if max_scroll > 0.0 {
+        let frac = plot.height() / content_height;
+        let h = (plot.height() * frac).max(20.0);
+        let top = plot.top() + (plot.height() - h) * (scroll_y / max_scroll);
+        painter.rect_filled(
+            Rect::from_min_size(pos2(full.right() - 5.0, top), vec2(4.0, h)),
+            2.0,
+            palette.weak,
+        );
+    }
+}
+
+/// The box-zoom rubber band from `start` to `now` across the plot.
+pub fn rubber_band(painter: &Painter, plot: Rect, start: Pos2, now: Pos2) {
+    let r = Rect::from_two_pos(pos2(start.x, plot.top()), pos2(now.x, plot.bottom()));
+    painter.rect_filled(r, 0.0, Color32::from_rgba_unmultiplied(80, 140, 255, 40));
+    painter.rect_stroke(
+        r,
+        0.0,
+        Stroke::new(1.0, Color32::from_rgb(80, 140, 255)),
+        StrokeKind::Inside,
+    );
+}

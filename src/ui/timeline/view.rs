@@ -1,0 +1,242 @@
+//! What part of the timeline is on screen: the persisted [`TimelineView`]
+//! (time range and vertical scroll), the frame's [`TimeScale`] between time
+//! and x, and the axis ticks at that scale.
+
+use egui::Rect;
+use serde::{Deserialize, Serialize};
+
+use super::model::SwimlaneModel;
+
+/// The visible time range and vertical scroll.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimelineView {
+    /// Left edge, s since the first event.
+    pub start_s: f64,
+    /// Right edge.
+    pub end_s: f64,
+    /// Vertical scroll, points.
+    pub scroll_y: f32,
+}
+
+impl Default for TimelineView {
+    fn default() -> Self {
+        TimelineView {
+            start_s: 0.0,
+            end_s: 1.0,
+            scroll_y: 0.0,
+        }
+    }
+}
+
+impl TimelineView {
+    /// Shows all of `model` with a small margin.
+    pub fn fit(&mut self, model: &SwimlaneModel) {
+        let (a, b) = model.extent;
+        let pad = (b - a) * 0.02;
+        self.start_s = a - pad;
+        self.end_s = b + pad;
+        self.scroll_y = 0.0;
+    }
+
+    /// Shows `[a, b]` with context either side, and scrolls to group `g`.
+    pub fn zoom_to(&mut self, model: &SwimlaneModel, a: f64, b: f64, g: Option<usize>) {
+        let span = (b - a).max(0.001);
+        self.start_s = a - span * 0.6;
+        self.end_s = b + span * 0.6;
+        if let Some(g) = g {
+            self.scroll_y = model.group_top(g);
+        }
+    }
+
+    /// Zooms to incident `id`.
+    pub fn zoom_to_incident(&mut self, model: &SwimlaneModel, id: usize) {
+        if let Some(Some((a, b, g))) = model.incidents.get(id) {
+            self.zoom_to(model, *a, *b, Some(*g));
+        }
+    }
+
+    /// True when the range runs forwards (a saved or fresh view may not).
+    pub fn is_valid(&self) -> bool {
+        self.end_s.partial_cmp(&self.start_s) == Some(std::cmp::Ordering::Greater)
+    }
+
+    /// Zooms by `factor` (below 1 zooms in) keeping `around_s` in place.
+    pub fn zoom(&mut self, factor: f64, around_s: f64) {
+        let factor = factor.clamp(0.01, 100.0);
+        let new_start = around_s - (around_s - self.start_s) * factor;
+        let new_end = around_s + (self.end_s - around_s) * factor;
+        if new_end - new_start > 1e-7 && new_end - new_start < 1e9 {
+            self.start_s = new_start;
+            self.end_s = new_end;
+        }
+    }
+
+    /// Moves the range by `ds` seconds.
+    pub fn pan(&mut self, ds: f64) {
+        self.start_s += ds;
+        self.end_s += ds;
+    }
+
+    /// The visible span, s.
+    pub fn span_s(&self) -> f64 {
+        self.end_s - self.start_s
+    }
+}
+
+/// The mapping between time (s since the first event) and x (points) for
+/// one frame: the plot's horizontal extent and the view's time range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeScale {
+    /// Left edge of the plot, points.
+    pub left: f32,
+    /// Right edge of the plot, points.
+    pub right: f32,
+    /// Time at `left`.
+    pub start_s: f64,
+    /// Time at `right`.
+    pub end_s: f64,
+}
+
+impl TimeScale {
+    /// The scale of `view` drawn across `plot`.
+    pub fn new(plot: Rect, view: &TimelineView) -> TimeScale {
+        TimeScale {
+            left: plot.left(),
+            right: plot.right(),
+            start_s: view.start_s,
+            end_s: view.end_s,
+        }
+    }
+
+    /// Width of the plot, points.
+    pub fn width(&self) -> f32 {
+        self.right - self.left
+    }
+
+    /// The x of time `s`.
+    pub fn x_from_time(&self, s: f64) -> f32 {
+        let t = (s - self.start_s) / (self.end_s - self.start_s);
+        (self.left as f64 + t * self.width() as f64) as f32
+    }
+
+    /// The time at `x`.
+    pub fn time_from_x(&self, x: f32) -> f64 {
+        self.start_s + (x - self.left) as f64 / self.width() as f64 * (self.end_s - self.start_s)
+    }
+
+    /// Points per second.
+    pub fn px_per_s(&self) -> f64 {
+        self.width() as f64 / (self.end_s - self.start_s)
+    }
+
+    /// True when `t` is inside the visible range.
+    pub fn shows(&self, t: f64) -> bool {
+        t >= self.start_s && t <= self.end_s
+    }
+}
+
+/// Minimum spacing of labelled ticks, points.
+const MAJOR_TICK_MIN_PX: f64 = 110.0;
+/// Minimum spacing of unlabelled ticks, points.
+const MINOR_TICK_MIN_PX: f64 = 22.0;
+/// More minor ticks than this are not drawn (the axis would be solid).
+const MAX_MINOR_TICKS: i64 = 2000;
+
+/// The axis ticks at one scale: labelled major ticks with grid lines, and
+/// short minor ticks between them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AxisTicks {
+    /// Seconds between major ticks.
+    pub major_step: f64,
+    /// Seconds between minor ticks.
+    pub minor_step: f64,
+}
+
+impl AxisTicks {
+    /// The ticks for `scale`.
+    pub fn new(scale: &TimeScale) -> AxisTicks {
+        AxisTicks {
+            major_step: tick_step(scale.px_per_s(), MAJOR_TICK_MIN_PX),
+            minor_step: tick_step(scale.px_per_s(), MINOR_TICK_MIN_PX),
+        }
+    }
+
+    /// Times of the major ticks covering the view (some may be off the plot).
+    pub fn major(&self, scale: &TimeScale) -> impl Iterator<Item = f64> + use<> {
+        steps(scale, self.major_step)
+    }
+
+    /// Times of the minor ticks covering the view, none when too many.
+    pub fn minor(&self, scale: &TimeScale) -> impl Iterator<Item = f64> + use<> {
+        let first = (scale.start_s / self.minor_step).floor() as i64;
+        let last = (scale.end_s / self.minor_step).ceil() as i64;
+        let n = if last - first < MAX_MINOR_TICKS {
+            last - first + 1
+        } else {
+            0
+        };
+        let step = self.minor_step;
+        (0..n).map(move |i| (first + i) as f64 * step)
+    }
+}
+
+/// Multiples of `step` from just before the view to just after it.
+fn steps(scale: &TimeScale, step: f64) -> impl Iterator<Item = f64> + use<> {
+    let first = (scale.start_s / step).floor() as i64;
+    let last = (scale.end_s / step).ceil() as i64;
+    (first..=last).map(move |k| k as f64 * step)
+}
+
+/// Nice tick steps in seconds: the smallest 1-2-5 step (or minute/hour
+/// step) at least `min_px` apart.
+pub fn tick_step(px_per_s: f64, min_px: f64) -> f64 {
+    let mut steps = Vec::new();
+    for exp in -7..=3 {
+        let base = 10f64.powi(exp);
+        for m in [1.0, 2.0, 5.0] {
+            let v = m * base;
+            if v < 60.0 {
+                steps.push(v);
+            }
+        }
+    }
+    steps.extend([
+        60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 21600.0, 43200.0, 86400.0,
+    ]);
+    steps
+        .into_iter()
+        .find(|s| s * px_per_s >= min_px)
+        .unwrap_or(86400.0 * 7.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_use_round_units() {
+        assert_eq!(tick_step(1000.0, 100.0), 0.1);
+        assert_eq!(tick_step(10.0, 100.0), 10.0);
+        assert_eq!(tick_step(1.0, 100.0), 120.0);
+    }
+
+    #[test]
+    fn time_and_x_map_both_ways() {
+        let view = TimelineView {
+            start_s: 10.0,
+            end_s: 20.0,
+            scroll_y: 0.0,
+        };
+        let scale = TimeScale::new(
+            Rect::from_min_max(egui::pos2(100.0, 0.0), egui::pos2(1100.0, 50.0)),
+            &view,
+        );
+        assert_eq!(scale.x_from_time(10.0), 100.0);
+        assert_eq!(scale.x_from_time(15.0), 600.0);
+        assert_eq!(scale.time_from_x(1100.0), 20.0);
+        assert_eq!(scale.px_per_s(), 100.0);
+        let ticks = AxisTicks::new(&scale);
+        assert_eq!(ticks.major_step, 2.0);
+        assert_eq!(ticks.major(&scale).next(), Some(10.0));
+    }
+}
