@@ -15,7 +15,7 @@ use lockreplay::ingest::{
     IngestOptions, Mapping, Progress, TzSpec, parse_time, parse_tz, read_source,
 };
 use lockreplay::model::{Dialect, LoadedLog, LogBuilder, SourceInfo, Warnings};
-use lockreplay::report::{ReportInput, to_json, to_markdown, to_text};
+use lockreplay::report::{MarkdownImages, ReportInput, to_json, to_markdown, to_text};
 
 /// Every target, in the order `fuzz/run.sh all` runs them (used by the
 /// replay test; each fuzz binary uses only `run`).
@@ -240,5 +240,5 @@ pub fn analyse_and_print(log: &LoadedLog) {
     let json = to_json(&r);
     assert!(!json.is_empty());
     let _ = to_text(&r);
-    let _ = to_markdown(&r, &|_| None);
+    let _ = to_markdown(&r, &MarkdownImages::default());
 }

@@ -1,29 +1,22 @@
-//! The command line: `lockreplay analyze`, `report`, `simulate`, `render`,
-//! and (with no subcommand) the window. Exit codes follow ripgrep: 0 no
-//! incident, 1 incidents found, 2 error.
+//! The command line: the clap types of `lockreplay analyze`, `report`,
+//! `render`, `simulate` and (with no subcommand) the window, and the one
+//! dispatch of every subcommand ([`run`]). The work itself is
+//! [`crate::pipeline`]'s; the window and the pictures are lent by `main`
+//! ([`Frontend`]), so this module never imports `ui`. Exit codes follow
+//! ripgrep: 0 no incident, 1 incidents found, 2 error.
 
 use std::collections::BTreeMap;
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::analysis::{Analysis, Settings, analyze};
-use crate::ingest::{IngestOptions, Mapping, Progress, load_paths, parse_tz};
-use crate::model::LoadedLog;
-use crate::report::{ReportInput, to_json, to_markdown, to_text};
-
-/// Exit code: no incident.
-pub const EXIT_CLEAN: u8 = 0;
-/// Exit code: at least one incident.
-pub const EXIT_INCIDENTS: u8 = 1;
-/// Exit code: an error (bad arguments, unreadable file).
-pub const EXIT_ERROR: u8 = 2;
+use crate::analysis::Settings;
+use crate::ingest::{IngestOptions, Mapping, parse_tz};
+use crate::pipeline::{AnalyzedLog, DrawTimeline, EXIT_CLEAN, EXIT_ERROR};
+use crate::report::{MarkdownImages, ReportInput, to_json, to_markdown, to_text};
+use crate::sim::{self, SimArgs};
 
 /// lockreplay: replays distributed-lock incidents from their logs.
 ///
@@ -62,7 +55,7 @@ pub enum Command {
     /// Render the swimlane timeline to a PNG without a window.
     Render(RenderArgs),
     /// Write a simulated flash sale as app-style JSON Lines.
-    Simulate(crate::sim::SimArgs),
+    Simulate(SimulateArgs),
 }
 
 /// Output format of `analyze`.
@@ -74,6 +67,17 @@ pub enum Format {
     Md,
     /// JSON (schema `lockreplay/1`, docs/json-schema.md).
     Json,
+}
+
+impl Format {
+    /// The printer of this format (Markdown without pictures).
+    pub fn printer(self) -> fn(&ReportInput<'_>) -> String {
+        match self {
+            Format::Text => to_text,
+            Format::Md => |r| to_markdown(r, &MarkdownImages::default()),
+            Format::Json => to_json,
+        }
+    }
 }
 
 /// Settings shared by every command that analyses.
@@ -167,6 +171,18 @@ impl AnalysisArgs {
         opts.ttl = crate::ingest::FileTtl::parse(&self.ttl_ms)?;
         Ok(opts)
     }
+
+    /// Loads and analyses `files` with these flags
+    /// ([`crate::pipeline::load_and_analyze`]).
+    ///
+    /// # Errors
+    /// Bad flags ([`AnalysisArgs::ingest_options`],
+    /// [`AnalysisArgs::settings`]) or unreadable files.
+    pub fn load(&self, files: &[PathBuf]) -> anyhow::Result<AnalyzedLog> {
+        let opts = self.ingest_options()?;
+        let settings = self.settings(&Settings::default())?;
+        crate::pipeline::load_and_analyze(files, &opts, settings)
+    }
 }
 
 /// Parses `HOST=MS` pairs.
@@ -245,6 +261,93 @@ pub struct RenderArgs {
     pub analysis: AnalysisArgs,
 }
 
+/// `lockreplay simulate` arguments.
+#[derive(Clone, Debug, Args)]
+pub struct SimulateArgs {
+    /// Buyers per wave (concurrent requests).
+    #[arg(long, value_name = "N", default_value_t = sim::DEFAULT_BUYERS)]
+    pub buyers: u32,
+    /// Products (SKUs) per wave; each has its own lock key and stock.
+    #[arg(long, value_name = "K", default_value_t = sim::DEFAULT_PRODUCTS)]
+    pub products: u32,
+    /// Hosts the buyers are spread over.
+    #[arg(long, value_name = "H", default_value_t = sim::DEFAULT_HOSTS)]
+    pub hosts: u32,
+    /// Lock TTL, ms.
+    #[arg(long, value_name = "MS", default_value_t = sim::DEFAULT_TTL_MS)]
+    pub ttl_ms: i64,
+    /// Probability (0..=1) that a supplier-page parse is slow.
+    #[arg(long, value_name = "P", default_value_t = sim::DEFAULT_SLOW_PROB)]
+    pub slow_prob: f64,
+    /// Length of a slow parse, ms.
+    #[arg(long, value_name = "MS", default_value_t = sim::DEFAULT_SLOW_MS)]
+    pub slow_ms: i64,
+    /// Run a watchdog that renews the lease while its holder works.
+    #[arg(long)]
+    pub watchdog: bool,
+    /// Watchdog interval, ms (default: half the TTL).
+    #[arg(long, value_name = "MS")]
+    pub renew_every_ms: Option<i64>,
+    /// The naive pattern: SETNX + separate EXPIRE, release by plain DEL
+    /// without an owner check.
+    #[arg(long)]
+    pub naive: bool,
+    /// Initial stock per product, units.
+    #[arg(long, value_name = "N", default_value_t = sim::DEFAULT_INITIAL_STOCK)]
+    pub initial_stock: i64,
+    /// List price per unit, CNY (logged on orders; not the loss).
+    #[arg(long, value_name = "PRICE", default_value_t = sim::DEFAULT_UNIT_PRICE)]
+    pub unit_price: f64,
+    /// Seed of the pseudo-random generator; the same seed gives the same log.
+    #[arg(long, default_value_t = sim::DEFAULT_SEED)]
+    pub seed: u64,
+    /// Poll interval of a blocked acquire, ms.
+    #[arg(long, value_name = "MS", default_value_t = sim::DEFAULT_RETRY_MS)]
+    pub retry_ms: i64,
+    /// How long a buyer waits for the lock before giving up, ms.
+    #[arg(long, value_name = "MS", default_value_t = sim::DEFAULT_BLOCKING_TIMEOUT_MS)]
+    pub blocking_timeout_ms: i64,
+    /// Buyers of a wave arrive spread over this many ms.
+    #[arg(long, value_name = "MS", default_value_t = sim::DEFAULT_ARRIVAL_MS)]
+    pub arrival_ms: i64,
+    /// Target event count (benchmarks): keep generating waves of buyers on
+    /// fresh products until at least this many lines are written.
+    #[arg(long, value_name = "N")]
+    pub events: Option<u64>,
+    /// Where to write the JSON Lines, atomically (stdout when absent).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Where to write the ground truth as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub truth: Option<PathBuf>,
+}
+
+impl SimulateArgs {
+    /// The simulator's arguments from these flags.
+    pub fn sim_args(&self) -> SimArgs {
+        SimArgs {
+            buyers: self.buyers,
+            products: self.products,
+            hosts: self.hosts,
+            ttl_ms: self.ttl_ms,
+            slow_prob: self.slow_prob,
+            slow_ms: self.slow_ms,
+            watchdog: self.watchdog,
+            renew_every_ms: self.renew_every_ms,
+            naive: self.naive,
+            initial_stock: self.initial_stock,
+            unit_price: self.unit_price,
+            seed: self.seed,
+            retry_ms: self.retry_ms,
+            blocking_timeout_ms: self.blocking_timeout_ms,
+            arrival_ms: self.arrival_ms,
+            events: self.events,
+            out: self.out.clone(),
+            truth: self.truth.clone(),
+        }
+    }
+}
+
 /// Colour theme for pictures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Theme {
@@ -280,198 +383,99 @@ pub fn parse_cursor(spec: &str, first_ns: i64) -> anyhow::Result<i64> {
         .with_context(|| format!("--cursor {spec:?} is neither an RFC 3339 time nor +MS"))
 }
 
-/// A loaded and analysed set of files.
-pub struct Loaded {
-    /// The events and sources.
-    pub log: LoadedLog,
-    /// The settings used.
-    pub settings: Settings,
-    /// The analysis.
-    pub analysis: Analysis,
+/// What the window layer (the `gui` feature) lends the dispatch: `main`
+/// passes it in, so that this module never imports `ui`.
+pub struct Frontend {
+    /// Opens the window on the command line's files; returns the exit code.
+    pub window: fn(&Cli) -> anyhow::Result<u8>,
+    /// Draws a timeline picture (`render`, and the pictures of `report`).
+    pub draw_timeline: DrawTimeline,
 }
 
-impl Loaded {
-    /// What makes this load an error ([`crate::ingest::load_problems`]).
-    pub fn problems(&self) -> Vec<String> {
-        crate::ingest::load_problems(&self.log)
-    }
-
-    /// The exit code: 2 when a file gave no event or no lock event was read
-    /// (each reason printed on stderr), else 1 with incidents, 0 without.
-    /// Never a clean 0 for a file nothing was read from.
-    pub fn exit_code(&self) -> u8 {
-        let problems = self.problems();
-        for p in &problems {
-            eprintln!("lockreplay: {}", crate::report::terminal_safe(p));
-        }
-        if problems.is_empty() {
-            exit_code_for(&self.analysis)
-        } else {
-            EXIT_ERROR
-        }
-    }
-
-    /// The printers' view of it.
-    pub fn input(&self) -> ReportInput<'_> {
-        ReportInput {
-            log: &self.log,
-            settings: &self.settings,
-            analysis: &self.analysis,
+/// Runs a parsed command line: the one dispatch of every subcommand, with
+/// the window layer when this build has one. Errors are printed in
+/// ripgrep's style and give exit code 2.
+pub fn run(cli: &Cli, frontend: Option<&Frontend>) -> ExitCode {
+    match dispatch(cli, frontend) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            eprintln!("lockreplay: {err:#}");
+            ExitCode::from(EXIT_ERROR)
         }
     }
 }
 
-/// Loads and analyses `files`, showing progress on stderr when it is a
-/// terminal and the files are large.
-///
-/// # Errors
-/// Unreadable files, bad options.
-pub fn load_and_analyze(files: &[PathBuf], args: &AnalysisArgs) -> anyhow::Result<Loaded> {
-    let opts = args.ingest_options()?;
-    let settings = args.settings(&Settings::default())?;
-    let progress = Arc::new(Progress::default());
-    let show = std::io::stderr().is_terminal() && total_size(files) > 32 * 1024 * 1024;
-    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let printer = show.then(|| {
-        let (progress, done) = (progress.clone(), done.clone());
-        std::thread::Builder::new()
-            .name("progress".into())
-            .spawn(move || {
-                while !done.load(Ordering::Relaxed) {
-                    let read = progress.bytes_read.load(Ordering::Relaxed);
-                    let total = progress.bytes_total.load(Ordering::Relaxed).max(1);
-                    eprint!(
-                        "\rloading {:>5.1} % ({} / {} MB)",
-                        100.0 * read as f64 / total as f64,
-                        read >> 20,
-                        total >> 20
-                    );
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-                eprint!("\r\x1b[K");
-            })
-            .ok()
-    });
-    let started = std::time::Instant::now();
-    let log = load_paths(files, &opts, &progress);
-    done.store(true, Ordering::Relaxed);
-    phase_time("load", started);
-    if let Some(Some(h)) = printer {
-        let _ = h.join();
-    }
-    let log = log?;
-    let started = std::time::Instant::now();
-    let analysis = analyze(&log, &settings);
-    phase_time("analyze", started);
-    Ok(Loaded {
-        log,
-        settings,
-        analysis,
-    })
-}
-
-/// With `LOCKREPLAY_TIMINGS` set, prints how long a phase took on stderr
-/// (for `bench/` and profiling).
-fn phase_time(phase: &str, started: std::time::Instant) {
-    if std::env::var_os("LOCKREPLAY_TIMINGS").is_some() {
-        eprintln!("timing: {phase} {:.3} s", started.elapsed().as_secs_f64());
-    }
-}
-
-fn total_size(files: &[PathBuf]) -> u64 {
-    files
-        .iter()
-        .filter_map(|f| std::fs::metadata(f).ok())
-        .map(|m| m.len())
-        .sum()
-}
-
-/// Exit code for an analysis: 1 when it found incidents.
-pub fn exit_code_for(analysis: &Analysis) -> u8 {
-    if analysis.incidents.is_empty() {
-        EXIT_CLEAN
-    } else {
-        EXIT_INCIDENTS
-    }
-}
-
-/// `lockreplay analyze`: prints the report on stdout.
-///
-/// # Errors
-/// Unreadable files, bad options.
-pub fn run_analyze(args: &AnalyzeArgs) -> anyhow::Result<u8> {
-    let loaded = load_and_analyze(&args.files, &args.analysis)?;
-    let input = loaded.input();
-    let started = std::time::Instant::now();
-    let out = match args.format {
-        Format::Text => to_text(&input),
-        Format::Md => to_markdown(&input, &|_| None),
-        Format::Json => to_json(&input),
+fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
+    let no_window = || {
+        anyhow::anyhow!(
+            "this build has no window (built without the `gui` feature); use `lockreplay analyze`"
+        )
     };
-    phase_time("report", started);
-    print!("{out}");
-    if !out.ends_with('\n') {
-        println!();
-    }
-    let code = loaded.exit_code();
-    // The process ends here: freeing millions of events one by one would
-    // only delay the exit (the OS takes the memory back at once).
-    std::mem::forget(loaded);
-    Ok(code)
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder,
-/// then a rename. A failure leaves no partial file at `path`. Refuses to
-/// write over any of `inputs`.
-///
-/// # Errors
-/// I/O failures, or `path` being one of the inputs.
-pub fn write_atomic(path: &Path, bytes: &[u8], inputs: &[PathBuf]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    for input in inputs {
-        if std::fs::canonicalize(input).is_ok_and(|i| i == target) {
-            bail!("refusing to write over the input file {}", input.display());
-        }
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot write in {}", dir.display()))?;
-    // A temporary file is private (0600); an export is an ordinary file.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        tmp.as_file()
-            .set_permissions(std::fs::Permissions::from_mode(0o644))
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
-/// Runs a parsed command line that needs no window; `None` for the ones that
-/// do (the window, `render`, and `report` with images), which `main` hands
-/// to the UI layer.
-pub fn run_headless(cli: &Cli) -> Option<anyhow::Result<u8>> {
     match &cli.command {
-        Some(Command::Analyze(a)) => Some(run_analyze(a)),
-        Some(Command::Simulate(s)) => Some(crate::sim::run(s).map(|()| EXIT_CLEAN)),
-        Some(Command::Report(r)) if r.no_images => Some(crate::export::write_report(r, None)),
-        _ => None,
+        Some(Command::Analyze(args)) => {
+            let loaded = args.analysis.load(&args.files)?;
+            Ok(crate::pipeline::print_report(loaded, args.format.printer()))
+        }
+        Some(Command::Report(args)) => {
+            let loaded = args.analysis.load(&args.files)?;
+            let draw = frontend
+                .filter(|_| !args.no_images)
+                .map(|f| f.draw_timeline);
+            crate::pipeline::write_report_folder(&loaded, &args.out, &args.files, draw)?;
+            Ok(loaded.exit_code())
+        }
+        Some(Command::Render(args)) => render(args, frontend.ok_or_else(no_window)?),
+        Some(Command::Simulate(args)) => sim::run(&args.sim_args()).map(|()| EXIT_CLEAN),
+        None => (frontend.ok_or_else(no_window)?.window)(cli),
     }
 }
 
-/// Prints an error in ripgrep's style and returns exit code 2.
-pub fn fail(err: &anyhow::Error) -> ExitCode {
-    eprintln!("lockreplay: {err:#}");
-    ExitCode::from(EXIT_ERROR)
+/// `lockreplay render`: the timeline of the files (zoomed to `--incident`)
+/// as a PNG.
+fn render(args: &RenderArgs, frontend: &Frontend) -> anyhow::Result<u8> {
+    let loaded = args.analysis.load(&args.files)?;
+    let size = parse_size(&args.size)?;
+    let incident = match &args.incident {
+        None => None,
+        Some(spec) => Some(parse_incident(spec, loaded.analysis.incidents.len())?),
+    };
+    (frontend.draw_timeline)(
+        &loaded,
+        incident,
+        size,
+        args.theme == Theme::Dark,
+        &args.out,
+    )?;
+    Ok(loaded.exit_code())
+}
+
+/// Parses `--size WIDTHxHEIGHT`.
+fn parse_size(spec: &str) -> anyhow::Result<(u32, u32)> {
+    spec.split_once(['x', 'X'])
+        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
+        .with_context(|| format!("--size {spec:?} is not WIDTHxHEIGHT"))
+}
+
+/// Parses `--incident INC-N` or `N` into an incident id, given how many
+/// incidents there are.
+fn parse_incident(spec: &str, incidents: usize) -> anyhow::Result<usize> {
+    let n: usize = spec
+        .trim()
+        .trim_start_matches("INC-")
+        .trim_start_matches("inc-")
+        .parse()
+        .with_context(|| format!("--incident {spec:?} is not INC-N or N"))?;
+    if n == 0 || n > incidents {
+        bail!(
+            "--incident {spec}: {}",
+            match incidents {
+                0 => "there are no incidents".to_string(),
+                1 => "there is 1 incident".to_string(),
+                n => format!("there are {n} incidents"),
+            }
+        );
+    }
+    Ok(n - 1)
 }
 
 #[cfg(test)]

@@ -1,13 +1,16 @@
 //! lockreplay: replays distributed-lock incidents from their logs.
 //!
-//! Layers, one arrow: `model <- ingest <- analysis <- report <- cli`, with `ui`
-//! on top behind the `gui` feature. Nothing below `ui` imports egui.
+//! Layers, one arrow: `model <- ingest <- analysis <- report <- pipeline <-
+//! cli`, with `ui` on top behind the `gui` feature. Nothing below `ui`
+//! imports egui. Beside them: `fsio` (atomic writes, used by every layer
+//! that writes) and `sim` (the flash-sale simulator, used by `cli`).
 
 pub mod analysis;
 pub mod cli;
-pub mod export;
+pub mod fsio;
 pub mod ingest;
 pub mod model;
+pub mod pipeline;
 pub mod redis_model;
 pub mod replay;
 pub mod report;

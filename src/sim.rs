@@ -11,7 +11,7 @@
 //! Time is integer milliseconds; there are no threads and no wall clock: a
 //! seed fixes every line. The model keeps its own ground truth (units sold
 //! beyond the initial stock, overlap pairs under the rules of
-//! `../shared/cases/README.md`) from its view of the stock and the Redis key,
+//! `tests/fixtures/cases/README.md`) from its view of the stock and the Redis key,
 //! never from `crate::analysis`.
 
 use std::cmp::Reverse;
@@ -24,6 +24,12 @@ use serde::{Deserialize, Serialize};
 
 /// Default number of buyers per wave.
 pub const DEFAULT_BUYERS: u32 = 500;
+/// Default products (lock keys) per wave.
+pub const DEFAULT_PRODUCTS: u32 = 1;
+/// Default number of hosts.
+pub const DEFAULT_HOSTS: u32 = 2;
+/// Default seed of the pseudo-random generator.
+pub const DEFAULT_SEED: u64 = 1;
 /// Default lock TTL, ms.
 pub const DEFAULT_TTL_MS: i64 = 2000;
 /// Default probability that a supplier-page parse is slow.
@@ -47,64 +53,47 @@ const LOG_OFFSET_S: i64 = 8 * 3600;
 /// Quiet time between two waves, ms.
 const WAVE_GAP_MS: i64 = 1000;
 
-/// `lockreplay simulate` arguments.
-#[derive(Clone, Debug, clap::Args)]
+/// What to simulate and where to write it (`lockreplay simulate` maps its
+/// flags onto this; the defaults are the `DEFAULT_*` constants).
+#[derive(Clone, Debug)]
 pub struct SimArgs {
     /// Buyers per wave (concurrent requests).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_BUYERS)]
     pub buyers: u32,
     /// Products (SKUs) per wave; each has its own lock key and stock.
-    #[arg(long, value_name = "K", default_value_t = 1)]
     pub products: u32,
     /// Hosts the buyers are spread over.
-    #[arg(long, value_name = "H", default_value_t = 2)]
     pub hosts: u32,
     /// Lock TTL, ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_TTL_MS)]
     pub ttl_ms: i64,
     /// Probability (0..=1) that a supplier-page parse is slow.
-    #[arg(long, value_name = "P", default_value_t = DEFAULT_SLOW_PROB)]
     pub slow_prob: f64,
     /// Length of a slow parse, ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_SLOW_MS)]
     pub slow_ms: i64,
     /// Run a watchdog that renews the lease while its holder works.
-    #[arg(long)]
     pub watchdog: bool,
     /// Watchdog interval, ms (default: half the TTL).
-    #[arg(long, value_name = "MS")]
     pub renew_every_ms: Option<i64>,
     /// The naive pattern: SETNX + separate EXPIRE, release by plain DEL
     /// without an owner check.
-    #[arg(long)]
     pub naive: bool,
     /// Initial stock per product, units.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_INITIAL_STOCK)]
     pub initial_stock: i64,
     /// List price per unit, CNY (logged on orders; not the loss).
-    #[arg(long, value_name = "PRICE", default_value_t = DEFAULT_UNIT_PRICE)]
     pub unit_price: f64,
     /// Seed of the pseudo-random generator; the same seed gives the same log.
-    #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Poll interval of a blocked acquire, ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_RETRY_MS)]
     pub retry_ms: i64,
     /// How long a buyer waits for the lock before giving up, ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_BLOCKING_TIMEOUT_MS)]
     pub blocking_timeout_ms: i64,
     /// Buyers of a wave arrive spread over this many ms.
-    #[arg(long, value_name = "MS", default_value_t = DEFAULT_ARRIVAL_MS)]
     pub arrival_ms: i64,
     /// Target event count (benchmarks): keep generating waves of buyers on
     /// fresh products until at least this many lines are written.
-    #[arg(long, value_name = "N")]
     pub events: Option<u64>,
     /// Where to write the JSON Lines, atomically (stdout when absent).
-    #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     /// Where to write the ground truth as JSON.
-    #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
 }
 
@@ -112,8 +101,8 @@ impl Default for SimArgs {
     fn default() -> Self {
         SimArgs {
             buyers: DEFAULT_BUYERS,
-            products: 1,
-            hosts: 2,
+            products: DEFAULT_PRODUCTS,
+            hosts: DEFAULT_HOSTS,
             ttl_ms: DEFAULT_TTL_MS,
             slow_prob: DEFAULT_SLOW_PROB,
             slow_ms: DEFAULT_SLOW_MS,
@@ -122,7 +111,7 @@ impl Default for SimArgs {
             naive: false,
             initial_stock: DEFAULT_INITIAL_STOCK,
             unit_price: DEFAULT_UNIT_PRICE,
-            seed: 1,
+            seed: DEFAULT_SEED,
             retry_ms: DEFAULT_RETRY_MS,
             blocking_timeout_ms: DEFAULT_BLOCKING_TIMEOUT_MS,
             arrival_ms: DEFAULT_ARRIVAL_MS,
@@ -337,13 +326,13 @@ impl Clock {
 }
 
 /// The writer plus what was written.
-struct Out<W: Write> {
+struct LogWriter<W: Write> {
     w: W,
     clock: Clock,
     lines: u64,
 }
 
-impl<W: Write> Out<W> {
+impl<W: Write> LogWriter<W> {
     /// Writes one line: the common head, then `rest` (already JSON, starting
     /// with `, `) and the closing brace.
     #[allow(clippy::too_many_arguments)]
@@ -443,7 +432,7 @@ pub fn simulate<W: Write>(args: &SimArgs, out: W) -> io::Result<Truth> {
             pid: 24000 + 2 * h + (rng.next_u64() % 2000) as u32 * 16,
         })
         .collect();
-    let mut out = Out {
+    let mut out = LogWriter {
         w: out,
         clock: Clock {
             second: 0,
@@ -491,7 +480,7 @@ fn run_wave<W: Write>(
     args: &SimArgs,
     rng: &mut Rng,
     hosts: &[Host],
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     truth: &mut Truth,
     start_ms: i64,
     product_base: u64,
@@ -603,290 +592,462 @@ fn step_buyer<W: Write>(
     wave: &mut Wave<'_>,
     rng: &mut Rng,
     hosts: &[Host],
-    out: &mut Out<W>,
+    out: &mut LogWriter<W>,
     truth: &mut Truth,
     now: i64,
     b: usize,
     step: Step,
     order_no: &mut u64,
 ) -> io::Result<()> {
+    let turn = Turn::of(wave, hosts, now, b);
+    match step {
+        Step::Arrive => arrive(wave, out, &turn),
+        Step::TryAcquire => try_acquire(wave, rng, out, &turn),
+        Step::GiveUp => give_up(wave, out, truth, &turn),
+        Step::ReadStock => read_stock(wave, out, &turn),
+        Step::SoldOut => sold_out(wave, out, &turn),
+        Step::Parsed => parsed(wave, out, &turn),
+        Step::Deduct => deduct(wave, out, &turn),
+        Step::Order => order(wave, out, order_no, &turn),
+        Step::Release => release(wave, out, truth, &turn),
+        Step::Renew => renew(wave, out, truth, &turn),
+    }
+}
+
+/// What a step knows of its buyer, copied out of the wave so that the step
+/// can change the wave.
+struct Turn<'h> {
+    /// The time of the step, ms.
+    now: i64,
+    /// The buyer's index.
+    b: usize,
+    host: &'h Host,
+    product: usize,
+    /// The product's lock key.
+    key: String,
+    /// The token of the buyer's hold, once it acquired.
+    token: Option<String>,
+    thread: String,
+    request_id: String,
+    user_id: String,
+    arrival_ms: i64,
+    qty: i64,
+    work_ms: i64,
+    read_stock: i64,
+    hold: Option<usize>,
+    working: bool,
+}
+
+impl<'h> Turn<'h> {
+    fn of(wave: &Wave<'_>, hosts: &'h [Host], now: i64, b: usize) -> Turn<'h> {
+        let by = &wave.buyers[b];
+        Turn {
+            now,
+            b,
+            host: &hosts[by.host],
+            product: by.product,
+            key: wave.products[by.product].key.clone(),
+            token: by.hold.map(|h| wave.holds[h].token.clone()),
+            thread: by.thread.clone(),
+            request_id: by.request_id.clone(),
+            user_id: by.user_id.clone(),
+            arrival_ms: by.arrival_ms,
+            qty: by.qty,
+            work_ms: by.work_ms,
+            read_stock: by.read_stock,
+            hold: by.hold,
+            working: by.working,
+        }
+    }
+
+    /// Writes one line of this buyer at the step's time, on its host and
+    /// thread.
+    fn log<W: Write>(
+        &self,
+        out: &mut LogWriter<W>,
+        level: &str,
+        event: &str,
+        rest: &str,
+    ) -> io::Result<()> {
+        out.line(self.now, level, event, self.host, &self.thread, rest)
+    }
+
+    /// The hold's token as logged (`owner`), empty before it acquired.
+    fn owner(&self) -> &str {
+        self.token.as_deref().unwrap_or("")
+    }
+}
+
+/// The buyer arrives and logs its attempt.
+fn arrive<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
     let args = wave.args;
     let ttl = args.ttl_ms;
-    let by = &wave.buyers[b];
-    let host = &hosts[by.host];
-    let p = by.product;
-    let key = wave.products[p].key.clone();
-    let token = by.hold.map(|h| wave.holds[h].token.clone());
-    let owner = token.as_deref().unwrap_or("");
-    let thread = by.thread.clone();
-    let rid = by.request_id.clone();
-    let user = by.user_id.clone();
-    let (arrival_ms, qty, work_ms, read_stock, held, working) = (
-        by.arrival_ms,
-        by.qty,
-        by.work_ms,
-        by.read_stock,
-        by.hold,
-        by.working,
+    let (key, rid, user, now, b) = (&t.key, &t.request_id, &t.user_id, t.now, t.b);
+    t.log(
+        out,
+        "INFO",
+        "acquire_attempt",
+        &format!(
+            ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"blocking_timeout_ms\": {}",
+            user, args.blocking_timeout_ms
+        ),
+    )?;
+    wave.schedule(now, b, Step::TryAcquire);
+    Ok(())
+}
+
+/// `SET NX PX` (or `SETNX` + `EXPIRE`): takes the lock when it is free,
+/// else polls again after `retry_ms` or gives up after `blocking_timeout_ms`.
+fn try_acquire<W: Write>(
+    wave: &mut Wave<'_>,
+    rng: &mut Rng,
+    out: &mut LogWriter<W>,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let args = wave.args;
+    let ttl = args.ttl_ms;
+    let (host, p, key, thread, rid, user, arrival_ms, now, b) = (
+        t.host,
+        t.product,
+        &t.key,
+        &t.thread,
+        &t.request_id,
+        &t.user_id,
+        t.arrival_ms,
+        t.now,
+        t.b,
     );
-    match step {
-        Step::Arrive => {
-            out.line(
-                now,
-                "INFO",
-                "acquire_attempt",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"blocking_timeout_ms\": {}",
-                    user, args.blocking_timeout_ms
-                ),
-            )?;
-            wave.schedule(now, b, Step::TryAcquire);
+    if wave.live(p, now).is_some() {
+        let next = now + args.retry_ms;
+        if next - arrival_ms > args.blocking_timeout_ms {
+            let give_up = (arrival_ms + args.blocking_timeout_ms).max(now);
+            wave.schedule(give_up, b, Step::GiveUp);
+        } else {
+            wave.schedule(next, b, Step::TryAcquire);
         }
-        Step::TryAcquire => {
-            if wave.live(p, now).is_some() {
-                let next = now + args.retry_ms;
-                if next - arrival_ms > args.blocking_timeout_ms {
-                    let give_up = (arrival_ms + args.blocking_timeout_ms).max(now);
-                    wave.schedule(give_up, b, Step::GiveUp);
+        return Ok(());
+    }
+    // SET NX PX, or SETNX then EXPIRE in the same millisecond.
+    let token = if args.watchdog {
+        format!("{}:{}:{}:{}", host.instance, host.pid, thread, rng.hex(16))
+    } else {
+        format!("{}02fc00000001", rng.hex(20))
+    };
+    let hold = wave.holds.len();
+    wave.holds.push(Hold {
+        product: p,
+        token: token.clone(),
+        acquired_ms: now,
+        window_end_ms: now,
+        lock_end: None,
+    });
+    wave.products[p].redis = Some(KeyState {
+        hold,
+        deadline_ms: now + ttl,
+    });
+    let waited = now - arrival_ms;
+    let by = &mut wave.buyers[b];
+    by.hold = Some(hold);
+    by.working = true;
+    let cmd = if args.naive {
+        ", \"command\": \"SETNX+EXPIRE\""
+    } else {
+        ""
+    };
+    t.log(
+        out,
+        "INFO",
+        "acquired",
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{token}\", \"ttl_ms\": {ttl}, \"user_id\": \"{user}\", \"request_id\": \"{rid}\", \"waited_ms\": {waited}{cmd}"
+        ),
+    )?;
+    wave.schedule(now + 1, b, Step::ReadStock);
+    if args.watchdog {
+        let every = args.renew_every_ms.unwrap_or((ttl / 2).max(1));
+        wave.schedule(now + every, b, Step::Renew);
+    }
+    Ok(())
+}
+
+/// The buyer stops waiting for the lock.
+fn give_up<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut LogWriter<W>,
+    truth: &mut Truth,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let ttl = wave.args.ttl_ms;
+    let (key, rid, user, arrival_ms, now) =
+        (&t.key, &t.request_id, &t.user_id, t.arrival_ms, t.now);
+    truth.acquire_timeouts += 1;
+    t.log(
+        out,
+        "WARNING",
+        "acquire_timeout",
+        &format!(
+            ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"waited_ms\": {}",
+            user,
+            now - arrival_ms
+        ),
+    )?;
+    Ok(())
+}
+
+/// The holder reads the stock; enough left means parsing the supplier page,
+/// else sold out.
+fn read_stock<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut LogWriter<W>,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let (p, key, owner, rid, qty, work_ms, now, b) = (
+        t.product,
+        &t.key,
+        t.owner(),
+        &t.request_id,
+        t.qty,
+        t.work_ms,
+        t.now,
+        t.b,
+    );
+    let stock = wave.products[p].stock;
+    wave.buyers[b].read_stock = stock;
+    t.log(
+        out,
+        "INFO",
+        "stock_read",
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {stock}, \"request_id\": \"{rid}\""
+        ),
+    )?;
+    if stock >= qty && stock > 0 {
+        wave.schedule(now + work_ms, b, Step::Parsed);
+    } else {
+        wave.schedule(now + 1, b, Step::SoldOut);
+    }
+    Ok(())
+}
+
+/// Nothing left to sell: the holder logs it and releases.
+fn sold_out<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
+    let (key, owner, rid, user, read_stock, now, b) = (
+        &t.key,
+        t.owner(),
+        &t.request_id,
+        &t.user_id,
+        t.read_stock,
+        t.now,
+        t.b,
+    );
+    t.log(
+        out,
+        "WARNING",
+        "sold_out",
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {}, \"user_id\": \"{}\", \"request_id\": \"{rid}\"",
+            read_stock, user
+        ),
+    )?;
+    wave.schedule(now + 1, b, Step::Release);
+    Ok(())
+}
+
+/// The supplier page is parsed (slowly, sometimes).
+fn parsed<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
+    let (key, owner, rid, work_ms, now, b) =
+        (&t.key, t.owner(), &t.request_id, t.work_ms, t.now, t.b);
+    t.log(
+        out,
+        "INFO",
+        "product_page_parsed",
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"source\": \"1688\", \"elapsed_ms\": {}, \"request_id\": \"{rid}\"",
+            work_ms
+        ),
+    )?;
+    wave.schedule(now + 1, b, Step::Deduct);
+    Ok(())
+}
+
+/// The stale write: stock = what was read - quantity.
+fn deduct<W: Write>(wave: &mut Wave<'_>, out: &mut LogWriter<W>, t: &Turn<'_>) -> io::Result<()> {
+    let (p, key, owner, rid, qty, read_stock, now, b) = (
+        t.product,
+        &t.key,
+        t.owner(),
+        &t.request_id,
+        t.qty,
+        t.read_stock,
+        t.now,
+        t.b,
+    );
+    // The stale write: stock = what was read - qty.
+    let before = read_stock;
+    let after = before - qty;
+    wave.products[p].stock = after;
+    t.log(
+        out,
+        "INFO",
+        "stock_deducted",
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"quantity\": {qty}, \"stock_before\": {before}, \"stock_after\": {after}, \"request_id\": \"{rid}\""
+        ),
+    )?;
+    wave.schedule(now + 1, b, Step::Order);
+    Ok(())
+}
+
+/// The order is created and counted as sold.
+fn order<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut LogWriter<W>,
+    order_no: &mut u64,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let args = wave.args;
+    let (p, key, owner, rid, user, qty, now, b) = (
+        t.product,
+        &t.key,
+        t.owner(),
+        &t.request_id,
+        &t.user_id,
+        t.qty,
+        t.now,
+        t.b,
+    );
+    *order_no += 1;
+    let price = args.unit_price;
+    let amount = price * qty as f64;
+    t.log(
+        out,
+        "INFO",
+        "order_created",
+        &format!(
+            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"order_id\": \"DG1261129{:010}\", \"user_id\": \"{}\", \"quantity\": {qty}, \"unit_price\": {price:.1}, \"amount\": {amount:.1}, \"currency\": \"CNY\", \"request_id\": \"{rid}\"",
+            *order_no, user
+        ),
+    )?;
+    let prod = &mut wave.products[p];
+    prod.sold += qty;
+    prod.orders += 1;
+    wave.schedule(now + 1, b, Step::Release);
+    Ok(())
+}
+
+/// Release: a plain `DEL` in naive mode, else a Lua compare-and-delete
+/// that fails when the token no longer matches.
+fn release<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut LogWriter<W>,
+    truth: &mut Truth,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let args = wave.args;
+    let ttl = args.ttl_ms;
+    let (p, key, owner, rid, now, b) = (t.product, &t.key, t.owner(), &t.request_id, t.now, t.b);
+    let Some(hold) = t.hold else { return Ok(()) };
+    wave.buyers[b].working = false;
+    wave.holds[hold].window_end_ms = now;
+    let live = wave.live(p, now);
+    if args.naive {
+        // Plain DEL: removes whatever is there.
+        let deleted = match live {
+            Some(ks) => {
+                if ks.hold == hold {
+                    wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
                 } else {
-                    wave.schedule(next, b, Step::TryAcquire);
+                    truth.foreign_deletes += 1;
+                    wave.end_lock(ks.hold, TruthLockEnd::ForeignRelease, now);
                 }
-                return Ok(());
+                wave.products[p].redis = None;
+                true
             }
-            // SET NX PX, or SETNX then EXPIRE in the same millisecond.
-            let token = if args.watchdog {
-                format!("{}:{}:{}:{}", host.instance, host.pid, thread, rng.hex(16))
-            } else {
-                format!("{}02fc00000001", rng.hex(20))
-            };
-            let hold = wave.holds.len();
-            wave.holds.push(Hold {
-                product: p,
-                token: token.clone(),
-                acquired_ms: now,
-                window_end_ms: now,
-                lock_end: None,
-            });
+            None => false,
+        };
+        t.log(
+            out,
+            "INFO",
+            "released",
+            &format!(
+                ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"command\": \"DEL\", \"deleted\": {deleted}, \"request_id\": \"{rid}\""
+            ),
+        )?;
+    } else if live.is_some_and(|ks| ks.hold == hold) {
+        // Lua compare-and-delete, token matches.
+        wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
+        wave.products[p].redis = None;
+        t.log(
+            out,
+            "INFO",
+            "released",
+            &format!(
+                ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"request_id\": \"{rid}\""
+            ),
+        )?;
+    } else {
+        t.log(
+            out,
+            "ERROR",
+            "release_failed",
+            &format!(
+                ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"reason\": \"lock_not_owned\", \"detail\": \"Cannot release a lock that's no longer owned\", \"request_id\": \"{rid}\""
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// The watchdog renews the lease while the holder works and the token
+/// still matches; it stops quietly once the lock is lost.
+fn renew<W: Write>(
+    wave: &mut Wave<'_>,
+    out: &mut LogWriter<W>,
+    truth: &mut Truth,
+    t: &Turn<'_>,
+) -> io::Result<()> {
+    let args = wave.args;
+    let ttl = args.ttl_ms;
+    let (host, p, key, owner, thread, rid, now, b) = (
+        t.host,
+        t.product,
+        &t.key,
+        t.owner(),
+        &t.thread,
+        &t.request_id,
+        t.now,
+        t.b,
+    );
+    let Some(hold) = t.hold else { return Ok(()) };
+    if !t.working {
+        return Ok(());
+    }
+    // Lua compare-and-pexpire: only while the token still matches.
+    match wave.live(p, now) {
+        Some(ks) if ks.hold == hold => {
             wave.products[p].redis = Some(KeyState {
                 hold,
                 deadline_ms: now + ttl,
             });
-            let waited = now - arrival_ms;
+            truth.renewals += 1;
             let by = &mut wave.buyers[b];
-            by.hold = Some(hold);
-            by.working = true;
-            let cmd = if args.naive {
-                ", \"command\": \"SETNX+EXPIRE\""
-            } else {
-                ""
-            };
+            by.renew_no += 1;
+            let n = by.renew_no;
             out.line(
                 now,
                 "INFO",
-                "acquired",
+                "renewed",
                 host,
-                &thread,
+                &format!("{thread}-watchdog"),
                 &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{token}\", \"ttl_ms\": {ttl}, \"user_id\": \"{user}\", \"request_id\": \"{rid}\", \"waited_ms\": {waited}{cmd}"
+                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"renew_no\": {n}, \"request_id\": \"{rid}\""
                 ),
             )?;
-            wave.schedule(now + 1, b, Step::ReadStock);
-            if args.watchdog {
-                let every = args.renew_every_ms.unwrap_or((ttl / 2).max(1));
-                wave.schedule(now + every, b, Step::Renew);
-            }
+            let every = args.renew_every_ms.unwrap_or((ttl / 2).max(1));
+            wave.schedule(now + every, b, Step::Renew);
         }
-        Step::GiveUp => {
-            truth.acquire_timeouts += 1;
-            out.line(
-                now,
-                "WARNING",
-                "acquire_timeout",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"ttl_ms\": {ttl}, \"user_id\": \"{}\", \"request_id\": \"{rid}\", \"waited_ms\": {}",
-                    user,
-                    now - arrival_ms
-                ),
-            )?;
-        }
-        Step::ReadStock => {
-            let stock = wave.products[p].stock;
-            wave.buyers[b].read_stock = stock;
-            out.line(
-                now,
-                "INFO",
-                "stock_read",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {stock}, \"request_id\": \"{rid}\""
-                ),
-            )?;
-            if stock >= qty && stock > 0 {
-                wave.schedule(now + work_ms, b, Step::Parsed);
-            } else {
-                wave.schedule(now + 1, b, Step::SoldOut);
-            }
-        }
-        Step::SoldOut => {
-            out.line(
-                now,
-                "WARNING",
-                "sold_out",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"stock\": {}, \"user_id\": \"{}\", \"request_id\": \"{rid}\"",
-                    read_stock, user
-                ),
-            )?;
-            wave.schedule(now + 1, b, Step::Release);
-        }
-        Step::Parsed => {
-            out.line(
-                now,
-                "INFO",
-                "product_page_parsed",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"source\": \"1688\", \"elapsed_ms\": {}, \"request_id\": \"{rid}\"",
-                    work_ms
-                ),
-            )?;
-            wave.schedule(now + 1, b, Step::Deduct);
-        }
-        Step::Deduct => {
-            // The stale write: stock = what was read - qty.
-            let before = read_stock;
-            let after = before - qty;
-            wave.products[p].stock = after;
-            out.line(
-                now,
-                "INFO",
-                "stock_deducted",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"quantity\": {qty}, \"stock_before\": {before}, \"stock_after\": {after}, \"request_id\": \"{rid}\""
-                ),
-            )?;
-            wave.schedule(now + 1, b, Step::Order);
-        }
-        Step::Order => {
-            *order_no += 1;
-            let price = args.unit_price;
-            let amount = price * qty as f64;
-            out.line(
-                now,
-                "INFO",
-                "order_created",
-                host,
-                &thread,
-                &format!(
-                    ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"order_id\": \"DG1261129{:010}\", \"user_id\": \"{}\", \"quantity\": {qty}, \"unit_price\": {price:.1}, \"amount\": {amount:.1}, \"currency\": \"CNY\", \"request_id\": \"{rid}\"",
-                    *order_no, user
-                ),
-            )?;
-            let prod = &mut wave.products[p];
-            prod.sold += qty;
-            prod.orders += 1;
-            wave.schedule(now + 1, b, Step::Release);
-        }
-        Step::Release => {
-            let Some(hold) = held else { return Ok(()) };
-            wave.buyers[b].working = false;
-            wave.holds[hold].window_end_ms = now;
-            let live = wave.live(p, now);
-            if args.naive {
-                // Plain DEL: removes whatever is there.
-                let deleted = match live {
-                    Some(ks) => {
-                        if ks.hold == hold {
-                            wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
-                        } else {
-                            truth.foreign_deletes += 1;
-                            wave.end_lock(ks.hold, TruthLockEnd::ForeignRelease, now);
-                        }
-                        wave.products[p].redis = None;
-                        true
-                    }
-                    None => false,
-                };
-                out.line(
-                    now,
-                    "INFO",
-                    "released",
-                    host,
-                    &thread,
-                    &format!(
-                        ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"command\": \"DEL\", \"deleted\": {deleted}, \"request_id\": \"{rid}\""
-                    ),
-                )?;
-            } else if live.is_some_and(|ks| ks.hold == hold) {
-                // Lua compare-and-delete, token matches.
-                wave.end_lock(hold, TruthLockEnd::OwnRelease, now);
-                wave.products[p].redis = None;
-                out.line(
-                    now,
-                    "INFO",
-                    "released",
-                    host,
-                    &thread,
-                    &format!(
-                        ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"request_id\": \"{rid}\""
-                    ),
-                )?;
-            } else {
-                out.line(
-                    now,
-                    "ERROR",
-                    "release_failed",
-                    host,
-                    &thread,
-                    &format!(
-                        ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"reason\": \"lock_not_owned\", \"detail\": \"Cannot release a lock that's no longer owned\", \"request_id\": \"{rid}\""
-                    ),
-                )?;
-            }
-        }
-        Step::Renew => {
-            let Some(hold) = held else { return Ok(()) };
-            if !working {
-                return Ok(());
-            }
-            // Lua compare-and-pexpire: only while the token still matches.
-            match wave.live(p, now) {
-                Some(ks) if ks.hold == hold => {
-                    wave.products[p].redis = Some(KeyState {
-                        hold,
-                        deadline_ms: now + ttl,
-                    });
-                    truth.renewals += 1;
-                    let by = &mut wave.buyers[b];
-                    by.renew_no += 1;
-                    let n = by.renew_no;
-                    out.line(
-                        now,
-                        "INFO",
-                        "renewed",
-                        host,
-                        &format!("{thread}-watchdog"),
-                        &format!(
-                            ", \"lock_key\": \"{key}\", \"owner\": \"{owner}\", \"ttl_ms\": {ttl}, \"renew_no\": {n}, \"request_id\": \"{rid}\""
-                        ),
-                    )?;
-                    let every = args.renew_every_ms.unwrap_or((ttl / 2).max(1));
-                    wave.schedule(now + every, b, Step::Renew);
-                }
-                // Lost the lock: the watchdog stops quietly.
-                _ => {}
-            }
-        }
+        // Lost the lock: the watchdog stops quietly.
+        _ => {}
     }
     Ok(())
 }
@@ -933,41 +1094,16 @@ fn overlap_pairs(products: &[Product], holds: &[Hold]) -> Vec<TruthOverlap> {
     pairs
 }
 
-/// Runs the simulator with `args`: JSON Lines to `--out` (atomically, via a
-/// temporary file in the same folder) or stdout, ground truth to `--truth`.
+/// Runs the simulator with `args`: JSON Lines to `out` (atomically, via a
+/// temporary file in the same folder) or stdout, ground truth to `truth`.
 ///
 /// # Errors
 /// When the output cannot be written or an argument is out of range.
 pub fn run(args: &SimArgs) -> anyhow::Result<()> {
     let truth = match &args.out {
-        Some(path) => {
-            let dir = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            let tmp = tempfile::NamedTempFile::new_in(dir)
-                .with_context(|| format!("cannot write in {}", dir.display()))?;
-            let mut w = io::BufWriter::with_capacity(1 << 20, tmp);
-            let truth = simulate(args, &mut w).with_context(|| format!("{}", path.display()))?;
-            let tmp = w
-                .into_inner()
-                .map_err(|e| e.into_error())
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            tmp.as_file()
-                .sync_all()
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                // A temporary file is private (0600); a log is not.
-                let _ = tmp
-                    .as_file()
-                    .set_permissions(std::fs::Permissions::from_mode(0o644));
-            }
-            tmp.persist(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            truth
-        }
+        Some(path) => crate::fsio::write_atomic_with(path, &[], |w| {
+            simulate(args, w).with_context(|| format!("{}", path.display()))
+        })?,
         None => {
             let stdout = io::stdout();
             let w = io::BufWriter::with_capacity(1 << 20, stdout.lock());
@@ -978,7 +1114,7 @@ pub fn run(args: &SimArgs) -> anyhow::Result<()> {
         let mut json = serde_json::to_vec_pretty(&truth)?;
         json.push(b'\n');
         let inputs: Vec<PathBuf> = args.out.iter().cloned().collect();
-        crate::cli::write_atomic(path, &json, &inputs)?;
+        crate::fsio::write_atomic(path, &json, &inputs)?;
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use lockreplay::export::Trace;
+use lockreplay::report::Trace;
 use serde_json::Value;
 
 fn bin() -> Command {
@@ -314,11 +314,11 @@ fn exports_never_overwrite_an_input() {
 fn atomic_write_failure_leaves_no_partial_file() {
     let dir = tempfile::tempdir().expect("tmp");
     let target = dir.path().join("missing-dir").join("out.json");
-    let err = lockreplay::cli::write_atomic(&target, b"{}", &[]);
+    let err = lockreplay::fsio::write_atomic(&target, b"{}", &[]);
     assert!(err.is_err());
     assert!(!target.exists());
     let ok = dir.path().join("out.json");
-    lockreplay::cli::write_atomic(&ok, b"{\"a\":1}", &[]).expect("write");
+    lockreplay::fsio::write_atomic(&ok, b"{\"a\":1}", &[]).expect("write");
     assert_eq!(std::fs::read(&ok).expect("read"), b"{\"a\":1}");
     #[cfg(unix)]
     {

@@ -9,13 +9,13 @@ use serde_json::{Map, Value};
 
 use crate::model::Dialect;
 
-use super::record::{Rec, parse_logfmt};
+use super::record::{Record, parse_logfmt};
 
 /// What a walker hands to its visitor for each record.
 #[derive(Debug)]
 pub(crate) enum Item<'a> {
     /// A readable record.
-    Rec(Rec<'a>),
+    Record(Record<'a>),
     /// A line that is no record and needs no warning (a stack-trace line
     /// under a text log's entry, a CRI partial line joined to the next).
     Skip,
@@ -408,7 +408,7 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
                         visit(
                             no,
                             off,
-                            Item::Rec(Rec::Json {
+                            Item::Record(Record::Json {
                                 main: &r.main,
                                 extra: r.extra.as_ref(),
                             }),
@@ -417,7 +417,7 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
                     Ok(Value::Object(o)) => visit(
                         no,
                         off,
-                        Item::Rec(Rec::Json {
+                        Item::Record(Record::Json {
                             main: unwrap_hit(&o),
                             extra: None,
                         }),
@@ -433,7 +433,7 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
                 let item = if r.main.is_empty() {
                     Item::Bad("json", "record without _source".into())
                 } else {
-                    Item::Rec(Rec::Json {
+                    Item::Record(Record::Json {
                         main: &r.main,
                         extra: r.extra.as_ref(),
                     })
@@ -448,7 +448,7 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
             if pairs.is_empty() {
                 visit(no, off, Item::Bad("logfmt", "not a key=value line".into()))
             } else {
-                visit(no, off, Item::Rec(Rec::Pairs(&pairs)))
+                visit(no, off, Item::Record(Record::Pairs(&pairs)))
             }
         }),
         Container::Csv { delim } => walk_csv(text, *delim, visit),
@@ -500,7 +500,7 @@ pub(crate) fn text_line(
     if let Some(r) = rules
         && let Some(pairs) = r.pairs(line)
     {
-        return visit(no, off, Item::Rec(Rec::Pairs(&pairs)));
+        return visit(no, off, Item::Record(Record::Pairs(&pairs)));
     }
     let mut parts = line.splitn(4, ' ');
     let (ts, stream, tag) = (parts.next(), parts.next(), parts.next());
@@ -547,15 +547,15 @@ fn visit_text(
         });
         return match serde_json::from_str::<Map<String, Value>>(t.message) {
             Ok(map) => {
-                let inner = Rec::Json {
+                let inner = Record::Json {
                     main: &map,
                     extra: None,
                 };
-                let outer = Rec::Pairs(&prefix);
+                let outer = Record::Pairs(&prefix);
                 visit(
                     no,
                     off,
-                    Item::Rec(Rec::Nested {
+                    Item::Record(Record::Nested {
                         inner: &inner,
                         outer: &outer,
                         skip: "",
@@ -566,7 +566,7 @@ fn visit_text(
         };
     }
     let pairs = to_pairs(t);
-    visit(no, off, Item::Rec(Rec::Pairs(&pairs)))
+    visit(no, off, Item::Record(Record::Pairs(&pairs)))
 }
 
 /// Calls `f` for each non-blank line with its 1-based number. A line ends at
@@ -679,7 +679,7 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
                     let r = visit(
                         start_line,
                         start,
-                        Item::Rec(Rec::Json {
+                        Item::Record(Record::Json {
                             main: unwrap_hit(&o),
                             extra: None,
                         }),
@@ -753,7 +753,7 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                     .filter(|(_, v)| !matches!(v.trim(), "" | "-"))
                     .map(|(k, v)| (k.as_str(), Cow::Borrowed(v.trim())))
                     .collect();
-                if visit(no, off, Item::Rec(Rec::Pairs(&pairs))).is_break() {
+                if visit(no, off, Item::Record(Record::Pairs(&pairs))).is_break() {
                     return;
                 }
             }
@@ -784,7 +784,7 @@ mod tests {
         let mut bad = Vec::new();
         walk(&c, text, &mut |line, _, item| {
             match item {
-                Item::Rec(_) => n += 1,
+                Item::Record(_) => n += 1,
                 Item::Skip => {}
                 Item::Bad(_, r) => bad.push(format!("{line}: {r}")),
             }

@@ -7,7 +7,7 @@ use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceRef};
 use super::TzSpec;
 use super::fields::{Fields, Role, Unit, event_kind};
 use super::mapping::Mapping;
-use super::record::{Rec, Val};
+use super::record::{FieldValue, Record};
 use super::time::{TimeOrigin, parse_time_detail};
 
 /// Per-file state of the extraction.
@@ -34,12 +34,12 @@ const KIND_CACHE: usize = 4096;
 
 /// A duration in ms: a number in `unit`, or text with its own unit suffix
 /// (`2000ms`, `2s`, `1.5 s`, `1m`, `30秒`, `500毫秒`), which wins over `unit`.
-pub(crate) fn duration_ms(v: &Val<'_>, unit: Unit) -> Option<f64> {
+pub(crate) fn duration_ms(v: &FieldValue<'_>, unit: Unit) -> Option<f64> {
     let scale = |u: Unit| if u == Unit::S { 1000.0 } else { 1.0 };
     if let Some(n) = v.as_f64() {
         return Some(n * scale(unit));
     }
-    let Val::Str(s) = v else { return None };
+    let FieldValue::Str(s) = v else { return None };
     let s = s.trim();
     let split = s
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -99,8 +99,8 @@ impl<'o> Collector<'o> {
         self.info.lines_skipped += 1;
     }
 
-    fn get<'a>(&self, rec: &Rec<'a>, role: Role) -> Option<Val<'a>> {
-        if let Rec::Slots { vals, by_role, .. } = rec {
+    fn get<'a>(&self, rec: &Record<'a>, role: Role) -> Option<FieldValue<'a>> {
+        if let Record::Slots { vals, by_role, .. } = rec {
             // The fast path knows where each role's field is.
             let i = by_role.get(role as usize).copied().flatten()?;
             return vals.get(i).cloned().flatten();
@@ -108,7 +108,7 @@ impl<'o> Collector<'o> {
         self.fields.value(rec, role)
     }
 
-    fn sym(&self, b: &mut LogBuilder, rec: &Rec<'_>, role: Role) -> Option<crate::model::Sym> {
+    fn sym(&self, b: &mut LogBuilder, rec: &Record<'_>, role: Role) -> Option<crate::model::Sym> {
         let v = self.get(rec, role)?;
         let t = v.text();
         let t = t.trim();
@@ -118,10 +118,10 @@ impl<'o> Collector<'o> {
     /// Reads one record: pushes an event, or counts it as skipped or warned.
     /// When the file's records are envelopes, the application's record is
     /// taken out of the payload field first (`payload.rs`).
-    pub fn record(&mut self, b: &mut LogBuilder, line: u64, rec: &Rec<'_>) {
+    pub fn record(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         match self.fields.payload.take() {
             // A nested record was already taken out of its envelope.
-            Some(field) if !matches!(rec, Rec::Slots { .. } | Rec::Nested { .. }) => {
+            Some(field) if !matches!(rec, Record::Slots { .. } | Record::Nested { .. }) => {
                 super::payload::with_inner(rec, &field, &mut |r| self.record_one(b, line, r));
                 self.fields.payload = Some(field);
             }
@@ -132,7 +132,7 @@ impl<'o> Collector<'o> {
         }
     }
 
-    fn record_one(&mut self, b: &mut LogBuilder, line: u64, rec: &Rec<'_>) {
+    fn record_one(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         // Time.
         let Some(tpick) = self.fields.get(Role::Time) else {
             self.bad(b, "time", line, "no time field".into());
@@ -144,14 +144,14 @@ impl<'o> Collector<'o> {
             return;
         };
         let parsed = match &tv {
-            Val::Date { date, tz } => {
+            FieldValue::Date { date, tz } => {
                 let zone = tz.and_then(|z| super::parse_tz(z).ok());
                 parse_time_detail(date, zone.as_ref().or(self.tz)).map(|(ns, o)| match (o, zone) {
                     (TimeOrigin::Naive(off), Some(_)) => (ns, TimeOrigin::Explicit(off)),
                     other => (ns, other.0),
                 })
             }
-            Val::Bool(_) => Err(super::time::TimeError::Unrecognised),
+            FieldValue::Bool(_) => Err(super::time::TimeError::Unrecognised),
             other => self.parse_text_time(&other.text()),
         };
         let (at_ns, origin) = match parsed {
@@ -261,8 +261,8 @@ impl<'o> Collector<'o> {
 
     /// Business, release and message fields; the box is only made when one
     /// of them is present.
-    fn detail(&self, b: &mut LogBuilder, rec: &Rec<'_>, e: &mut Event) {
-        let int = |role| self.get(rec, role).and_then(|v: Val<'_>| v.as_i64());
+    fn detail(&self, b: &mut LogBuilder, rec: &Record<'_>, e: &mut Event) {
+        let int = |role| self.get(rec, role).and_then(|v: FieldValue<'_>| v.as_i64());
         let release = matches!(e.kind, EventKind::Released | EventKind::ReleaseFailed);
         let product = self.sym(b, rec, Role::Product);
         let order_id = self.sym(b, rec, Role::OrderId);

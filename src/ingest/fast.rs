@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde_json::Number;
 
-use super::record::Val;
+use super::record::FieldValue;
 
 /// Deeper than this, the general parser decides (it has its own limit).
 const MAX_DEPTH: u32 = 64;
@@ -19,7 +19,11 @@ const MAX_DEPTH: u32 = 64;
 /// wanted field names; `out[i]` gets the value of `names[i]` (`None` when
 /// absent, null, blank text, or an array or object that is not wanted).
 /// Returns false when the general parser must read the line instead.
-pub(crate) fn scan_line<'a>(line: &'a str, names: &[&str], out: &mut [Option<Val<'a>>]) -> bool {
+pub(crate) fn scan_line<'a>(
+    line: &'a str,
+    names: &[&str],
+    out: &mut [Option<FieldValue<'a>>],
+) -> bool {
     for o in out.iter_mut() {
         *o = None;
     }
@@ -244,19 +248,23 @@ impl<'a> Scan<'a> {
 
     /// A wanted value: `Some(None)` for null, blank text, arrays (which the
     /// general path also ignores); `None` to give up (objects, escapes).
-    fn wanted_value(&mut self) -> Option<Option<Val<'a>>> {
+    fn wanted_value(&mut self) -> Option<Option<FieldValue<'a>>> {
         match self.b.get(self.i)? {
             b'"' => {
                 let s = self.plain_string()?;
-                Some((!s.trim().is_empty()).then_some(Val::Str(s)))
+                Some((!s.trim().is_empty()).then_some(FieldValue::Str(s)))
             }
-            b't' => self.literal(b"true").then_some(Some(Val::Bool(true))),
-            b'f' => self.literal(b"false").then_some(Some(Val::Bool(false))),
+            b't' => self
+                .literal(b"true")
+                .then_some(Some(FieldValue::Bool(true))),
+            b'f' => self
+                .literal(b"false")
+                .then_some(Some(FieldValue::Bool(false))),
             b'n' => self.literal(b"null").then_some(None),
             b'[' => self.skip_value(0).then_some(None),
             b'-' | b'0'..=b'9' => {
                 let t = self.number()?;
-                Some(Some(Val::Num(number(t)?)))
+                Some(Some(FieldValue::Num(number(t)?)))
             }
             _ => None,
         }
@@ -349,7 +357,7 @@ fn number(t: &str) -> Option<Number> {
 mod tests {
     use super::*;
 
-    fn scan<'a>(line: &'a str, names: &[&str]) -> Option<Vec<Option<Val<'a>>>> {
+    fn scan<'a>(line: &'a str, names: &[&str]) -> Option<Vec<Option<FieldValue<'a>>>> {
         let mut out = vec![None; names.len()];
         scan_line(line, names, &mut out).then_some(out)
     }
@@ -361,10 +369,13 @@ mod tests {
             &["ts", "n", "f", "b", "nil", "blank", "missing"],
         )
         .expect("fast");
-        assert_eq!(got[0], Some(Val::Str("2026-11-29T16:10:39.627+08:00")));
-        assert_eq!(got[1], Some(Val::Num(Number::from(-12))));
-        assert_eq!(got[2].as_ref().and_then(Val::as_f64), Some(0.5));
-        assert_eq!(got[3], Some(Val::Bool(true)));
+        assert_eq!(
+            got[0],
+            Some(FieldValue::Str("2026-11-29T16:10:39.627+08:00"))
+        );
+        assert_eq!(got[1], Some(FieldValue::Num(Number::from(-12))));
+        assert_eq!(got[2].as_ref().and_then(FieldValue::as_f64), Some(0.5));
+        assert_eq!(got[3], Some(FieldValue::Bool(true)));
         assert_eq!(&got[4..], &[None, None, None]);
     }
 
@@ -425,6 +436,6 @@ mod tests {
     #[test]
     fn last_repeated_key_wins() {
         let got = scan(r#"{"a": 1, "a": 2}"#, &["a"]).expect("fast");
-        assert_eq!(got[0], Some(Val::Num(Number::from(2))));
+        assert_eq!(got[0], Some(FieldValue::Num(Number::from(2))));
     }
 }

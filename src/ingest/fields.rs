@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::model::EventKind;
 
 use super::mapping::Mapping;
-use super::record::{Rec, Scope};
+use super::record::{Record, Scope};
 
 /// What a field means to the importer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -122,178 +122,232 @@ use Unit::{Ms, S};
 /// Synonyms per role in normal form, best first.
 fn synonyms(role: Role) -> &'static [(&'static str, Unit)] {
     match role {
-        Role::Time => &[
-            ("ts", Ms),
-            ("time", Ms),
-            ("timestamp", Ms),
-            ("tsms", Ms),
-            ("created", Ms),
-            ("datetime", Ms),
-            ("date", Ms),
-            ("eventtime", Ms),
-            ("logtime", Ms),
-            ("asctime", Ms),
-            ("timems", Ms),
-            ("timestampms", Ms),
-            ("time.local", Ms),
-            // Serilog CLEF (`@t`).
-            ("t", Ms),
-        ],
-        Role::Key => &[
-            ("key", Ms),
-            ("lockkey", Ms),
-            ("resource", Ms),
-            ("lock", Ms),
-            ("lockname", Ms),
-            ("lock.key", Ms),
-            ("lock.name", Ms),
-            ("lockid", Ms),
-            ("mutex", Ms),
-            ("mutexname", Ms),
-            ("resourcekey", Ms),
-        ],
-        Role::Holder => &[
-            ("owner", Ms),
-            ("holder", Ms),
-            ("token", Ms),
-            ("locktoken", Ms),
-            ("clientid", Ms),
-            ("lockowner", Ms),
-            ("lockholder", Ms),
-            ("ownerid", Ms),
-            ("holderid", Ms),
-            ("client", Ms),
-            // RedLock.net / DistributedLock: `Resource` is the key, `LockId`
-            // the holder's unique value (the key role is resolved first, so
-            // a file whose only lock field is `lockId` keeps it as the key).
-            ("lockid", Ms),
-            ("leaseid", Ms),
-        ],
-        Role::Event => &[
-            ("event", Ms),
-            ("event.action", Ms),
-            ("action", Ms),
-            ("eventtype", Ms),
-            ("eventname", Ms),
-            ("type", Ms),
-            ("op", Ms),
-            ("operation", Ms),
-            // Microsoft.Extensions.Logging's `EventId.Name` (Serilog).
-            ("eventid.name", Ms),
-        ],
-        Role::Ttl => &[
-            ("ttlms", Ms),
-            ("leasems", Ms),
-            ("expirems", Ms),
-            ("expiryms", Ms),
-            ("leasetimems", Ms),
-            ("ttl", Ms),
-            ("leasetime", Ms),
-            ("px", Ms),
-            ("ttls", S),
-            ("ttlsec", S),
-            ("ttlseconds", S),
-            ("leases", S),
-            ("leasesec", S),
-            ("expires", S),
-            ("expiresec", S),
-            ("ex", S),
-            ("seconds", S),
-            // The families lock libraries use (issue 14 item 6), below the
-            // names above so that existing files keep their choice; the unit
-            // comes from the suffix, unit-less names are ms.
-            ("ttlmillis", Ms),
-            ("ttlmilliseconds", Ms),
-            ("lockttl", Ms),
-            ("lockttlms", Ms),
-            ("leasemillis", Ms),
-            ("leasetimemillis", Ms),
-            ("leaseduration", Ms),
-            ("leasedurationms", Ms),
-            ("lockleasetime", Ms),
-            ("lockleasems", Ms),
-            ("expire", Ms),
-            ("expiry", Ms),
-            ("expiration", Ms),
-            ("expirationms", Ms),
-            ("expirytime", Ms),
-            ("expiretime", Ms),
-            ("expiretimems", Ms),
-            ("expireafter", Ms),
-            ("expireafterms", Ms),
-            ("expiryinms", Ms),
-            ("locktimeout", Ms),
-            ("locktimeoutms", Ms),
-            ("timeoutms", Ms),
-            ("timeout", Ms),
-            ("durationms", Ms),
-            ("duration", Ms),
-            ("lease", Ms),
-            ("ttlsecs", S),
-            ("leaseseconds", S),
-            ("leasesecs", S),
-            ("leasetimeseconds", S),
-            ("leasetimesec", S),
-            ("expireseconds", S),
-            ("expiresecs", S),
-            ("expiryseconds", S),
-            ("expirysec", S),
-            ("expirationseconds", S),
-            ("expireafterseconds", S),
-            ("expireafters", S),
-            ("locktimeoutseconds", S),
-            ("timeoutseconds", S),
-            ("timeoutsec", S),
-            ("durationseconds", S),
-            ("durationsec", S),
-        ],
-        Role::Host => &[
-            ("host", Ms),
-            ("hostname", Ms),
-            ("host.name", Ms),
-            ("host.hostname", Ms),
-            ("tag:hostname", Ms),
-            ("pod", Ms),
-            ("podname", Ms),
-            ("kubernetes.pod.name", Ms),
-            ("server", Ms),
-            ("node", Ms),
-            ("instance", Ms),
-        ],
-        Role::Thread => &[
-            ("thread", Ms),
-            ("threadname", Ms),
-            ("thread.name", Ms),
-            ("process.thread.name", Ms),
-            ("tid", Ms),
-        ],
-        Role::Product => &[
-            ("sku", Ms),
-            ("product", Ms),
-            ("productid", Ms),
-            ("itemid", Ms),
-            ("skuid", Ms),
-            ("goodsid", Ms),
-            ("item", Ms),
-        ],
-        Role::Quantity => &[("quantity", Ms), ("qty", Ms), ("count", Ms)],
-        Role::Stock => &[
-            ("stock", Ms),
-            ("stocklevel", Ms),
-            ("inventory", Ms),
-            ("stockleft", Ms),
-        ],
-        Role::StockBefore => &[("stockbefore", Ms)],
-        Role::StockAfter => &[("stockafter", Ms)],
-        Role::OrderId => &[("orderid", Ms), ("orderno", Ms), ("ordernumber", Ms)],
-        Role::UnitPrice => &[("unitprice", Ms), ("price", Ms)],
-        Role::Fencing => &[("fencingtoken", Ms), ("fence", Ms), ("fencetoken", Ms)],
-        Role::Elapsed => &[("elapsedms", Ms)],
-        Role::Deleted => &[("deleted", Ms), ("delresult", Ms), ("result", Ms)],
-        // Serilog CLEF: `@mt` (message template), `@m` (rendered message).
-        Role::Message => &[("msg", Ms), ("message", Ms), ("mt", Ms), ("m", Ms)],
+        Role::Time => TIME_NAMES,
+        Role::Key => KEY_NAMES,
+        Role::Holder => HOLDER_NAMES,
+        Role::Event => EVENT_NAMES,
+        Role::Ttl => TTL_NAMES,
+        Role::Host => HOST_NAMES,
+        Role::Thread => THREAD_NAMES,
+        Role::Product => PRODUCT_NAMES,
+        Role::Quantity => QUANTITY_NAMES,
+        Role::Stock => STOCK_NAMES,
+        Role::StockBefore => STOCK_BEFORE_NAMES,
+        Role::StockAfter => STOCK_AFTER_NAMES,
+        Role::OrderId => ORDER_ID_NAMES,
+        Role::UnitPrice => UNIT_PRICE_NAMES,
+        Role::Fencing => FENCING_NAMES,
+        Role::Elapsed => ELAPSED_NAMES,
+        Role::Deleted => DELETED_NAMES,
+        Role::Message => MESSAGE_NAMES,
     }
 }
+
+/// Names of the time role, best first.
+const TIME_NAMES: &[(&str, Unit)] = &[
+    ("ts", Ms),
+    ("time", Ms),
+    ("timestamp", Ms),
+    ("tsms", Ms),
+    ("created", Ms),
+    ("datetime", Ms),
+    ("date", Ms),
+    ("eventtime", Ms),
+    ("logtime", Ms),
+    ("asctime", Ms),
+    ("timems", Ms),
+    ("timestampms", Ms),
+    ("time.local", Ms),
+    // Serilog CLEF (`@t`).
+    ("t", Ms),
+];
+
+/// Names of the key role, best first.
+const KEY_NAMES: &[(&str, Unit)] = &[
+    ("key", Ms),
+    ("lockkey", Ms),
+    ("resource", Ms),
+    ("lock", Ms),
+    ("lockname", Ms),
+    ("lock.key", Ms),
+    ("lock.name", Ms),
+    ("lockid", Ms),
+    ("mutex", Ms),
+    ("mutexname", Ms),
+    ("resourcekey", Ms),
+];
+
+/// Names of the holder role, best first.
+const HOLDER_NAMES: &[(&str, Unit)] = &[
+    ("owner", Ms),
+    ("holder", Ms),
+    ("token", Ms),
+    ("locktoken", Ms),
+    ("clientid", Ms),
+    ("lockowner", Ms),
+    ("lockholder", Ms),
+    ("ownerid", Ms),
+    ("holderid", Ms),
+    ("client", Ms),
+    // RedLock.net / DistributedLock: `Resource` is the key, `LockId`
+    // the holder's unique value (the key role is resolved first, so
+    // a file whose only lock field is `lockId` keeps it as the key).
+    ("lockid", Ms),
+    ("leaseid", Ms),
+];
+
+/// Names of the event role, best first.
+const EVENT_NAMES: &[(&str, Unit)] = &[
+    ("event", Ms),
+    ("event.action", Ms),
+    ("action", Ms),
+    ("eventtype", Ms),
+    ("eventname", Ms),
+    ("type", Ms),
+    ("op", Ms),
+    ("operation", Ms),
+    // Microsoft.Extensions.Logging's `EventId.Name` (Serilog).
+    ("eventid.name", Ms),
+];
+
+/// Names of the TTL role, best first; the unit comes from the suffix.
+const TTL_NAMES: &[(&str, Unit)] = &[
+    ("ttlms", Ms),
+    ("leasems", Ms),
+    ("expirems", Ms),
+    ("expiryms", Ms),
+    ("leasetimems", Ms),
+    ("ttl", Ms),
+    ("leasetime", Ms),
+    ("px", Ms),
+    ("ttls", S),
+    ("ttlsec", S),
+    ("ttlseconds", S),
+    ("leases", S),
+    ("leasesec", S),
+    ("expires", S),
+    ("expiresec", S),
+    ("ex", S),
+    ("seconds", S),
+    // The families lock libraries use (issue 14 item 6), below the
+    // names above so that existing files keep their choice; the unit
+    // comes from the suffix, unit-less names are ms.
+    ("ttlmillis", Ms),
+    ("ttlmilliseconds", Ms),
+    ("lockttl", Ms),
+    ("lockttlms", Ms),
+    ("leasemillis", Ms),
+    ("leasetimemillis", Ms),
+    ("leaseduration", Ms),
+    ("leasedurationms", Ms),
+    ("lockleasetime", Ms),
+    ("lockleasems", Ms),
+    ("expire", Ms),
+    ("expiry", Ms),
+    ("expiration", Ms),
+    ("expirationms", Ms),
+    ("expirytime", Ms),
+    ("expiretime", Ms),
+    ("expiretimems", Ms),
+    ("expireafter", Ms),
+    ("expireafterms", Ms),
+    ("expiryinms", Ms),
+    ("locktimeout", Ms),
+    ("locktimeoutms", Ms),
+    ("timeoutms", Ms),
+    ("timeout", Ms),
+    ("durationms", Ms),
+    ("duration", Ms),
+    ("lease", Ms),
+    ("ttlsecs", S),
+    ("leaseseconds", S),
+    ("leasesecs", S),
+    ("leasetimeseconds", S),
+    ("leasetimesec", S),
+    ("expireseconds", S),
+    ("expiresecs", S),
+    ("expiryseconds", S),
+    ("expirysec", S),
+    ("expirationseconds", S),
+    ("expireafterseconds", S),
+    ("expireafters", S),
+    ("locktimeoutseconds", S),
+    ("timeoutseconds", S),
+    ("timeoutsec", S),
+    ("durationseconds", S),
+    ("durationsec", S),
+];
+
+/// Names of the host role, best first.
+const HOST_NAMES: &[(&str, Unit)] = &[
+    ("host", Ms),
+    ("hostname", Ms),
+    ("host.name", Ms),
+    ("host.hostname", Ms),
+    ("tag:hostname", Ms),
+    ("pod", Ms),
+    ("podname", Ms),
+    ("kubernetes.pod.name", Ms),
+    ("server", Ms),
+    ("node", Ms),
+    ("instance", Ms),
+];
+
+/// Names of the thread role, best first.
+const THREAD_NAMES: &[(&str, Unit)] = &[
+    ("thread", Ms),
+    ("threadname", Ms),
+    ("thread.name", Ms),
+    ("process.thread.name", Ms),
+    ("tid", Ms),
+];
+
+/// Names of the product role, best first.
+const PRODUCT_NAMES: &[(&str, Unit)] = &[
+    ("sku", Ms),
+    ("product", Ms),
+    ("productid", Ms),
+    ("itemid", Ms),
+    ("skuid", Ms),
+    ("goodsid", Ms),
+    ("item", Ms),
+];
+
+/// Names of the quantity role, best first.
+const QUANTITY_NAMES: &[(&str, Unit)] = &[("quantity", Ms), ("qty", Ms), ("count", Ms)];
+
+/// Names of the stock role, best first.
+const STOCK_NAMES: &[(&str, Unit)] = &[
+    ("stock", Ms),
+    ("stocklevel", Ms),
+    ("inventory", Ms),
+    ("stockleft", Ms),
+];
+
+/// Names of the stock before role, best first.
+const STOCK_BEFORE_NAMES: &[(&str, Unit)] = &[("stockbefore", Ms)];
+
+/// Names of the stock after role, best first.
+const STOCK_AFTER_NAMES: &[(&str, Unit)] = &[("stockafter", Ms)];
+
+/// Names of the order id role, best first.
+const ORDER_ID_NAMES: &[(&str, Unit)] = &[("orderid", Ms), ("orderno", Ms), ("ordernumber", Ms)];
+
+/// Names of the unit price role, best first.
+const UNIT_PRICE_NAMES: &[(&str, Unit)] = &[("unitprice", Ms), ("price", Ms)];
+
+/// Names of the fencing role, best first.
+const FENCING_NAMES: &[(&str, Unit)] = &[("fencingtoken", Ms), ("fence", Ms), ("fencetoken", Ms)];
+
+/// Names of the elapsed role, best first.
+const ELAPSED_NAMES: &[(&str, Unit)] = &[("elapsedms", Ms)];
+
+/// Names of the deleted role, best first.
+const DELETED_NAMES: &[(&str, Unit)] = &[("deleted", Ms), ("delresult", Ms), ("result", Ms)];
+
+/// Names of the message role, best first.
+/// Serilog CLEF: `@mt` (message template), `@m` (rendered message).
+const MESSAGE_NAMES: &[(&str, Unit)] = &[("msg", Ms), ("message", Ms), ("mt", Ms), ("m", Ms)];
 
 /// TTL names that may well mean something else (a request's `duration`, a
 /// client `timeout`, an `expire` time), in normal form: choosing one is noted.
@@ -412,7 +466,7 @@ pub(crate) struct Pick {
 
 impl Pick {
     /// The field's value in `rec`.
-    pub fn value<'a>(&self, rec: &Rec<'a>) -> Option<super::record::Val<'a>> {
+    pub fn value<'a>(&self, rec: &Record<'a>) -> Option<super::record::FieldValue<'a>> {
         rec.get_in(&self.field, self.scope)
     }
 }
@@ -446,7 +500,7 @@ impl Fields {
     }
 
     /// The value for `role` in `rec`: the chosen field, else the fallback.
-    pub fn value<'a>(&self, rec: &Rec<'a>, role: Role) -> Option<super::record::Val<'a>> {
+    pub fn value<'a>(&self, rec: &Record<'a>, role: Role) -> Option<super::record::FieldValue<'a>> {
         self.get(role)
             .and_then(|p| p.value(rec))
             .or_else(|| self.fallback(role).and_then(|p| p.value(rec)))
@@ -484,7 +538,7 @@ impl Fields {
 
 /// What detection counted for one candidate field of one role.
 #[derive(Clone, Copy, Debug)]
-struct Cand {
+struct Candidate {
     rank: u32,
     unit: Unit,
     /// Records seen with the field.
@@ -517,7 +571,7 @@ pub(crate) fn resolution_name(ns: i64) -> &'static str {
 #[derive(Debug, Default)]
 pub(crate) struct Detector {
     /// (role, field, from the envelope) -> what was counted
-    cands: HashMap<(Role, String, bool), Cand>,
+    cands: HashMap<(Role, String, bool), Candidate>,
     /// Field name -> its roles (memo).
     memo: HashMap<String, Vec<(Role, u32, Unit)>>,
     /// Records observed.
@@ -540,7 +594,7 @@ impl Detector {
 
     /// Adds one record's fields. After [`Detector::WINDOW`] records only
     /// roles not yet seen are counted.
-    pub fn observe(&mut self, rec: &Rec<'_>) {
+    pub fn observe(&mut self, rec: &Record<'_>) {
         self.records += 1;
         let late = self.records > Self::WINDOW;
         let seen: Vec<Role> = if late {
@@ -567,12 +621,14 @@ impl Detector {
                 if late && seen.contains(&role) {
                     continue;
                 }
-                let c = cands.entry((role, k.to_string(), outer)).or_insert(Cand {
-                    rank,
-                    unit,
-                    seen: 0,
-                    resolution_ns: i64::MAX,
-                });
+                let c = cands
+                    .entry((role, k.to_string(), outer))
+                    .or_insert(Candidate {
+                        rank,
+                        unit,
+                        seen: 0,
+                        resolution_ns: i64::MAX,
+                    });
                 c.seen += 1;
                 if role == Role::Time
                     && let Ok((ns, _)) = super::time::parse_time_detail(&v.text(), None)
@@ -592,7 +648,7 @@ impl Detector {
                 // A null or blank value is the application's own field.
                 cands
                     .entry((role, k.to_string(), false))
-                    .or_insert(Cand {
+                    .or_insert(Candidate {
                         rank,
                         unit,
                         seen: 0,
@@ -642,12 +698,12 @@ impl Detector {
                 used.push(field.to_string());
             }
         }
-        let whole_seconds = |c: &Cand| c.resolution_ns >= 1_000_000_000;
+        let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
         for role in Role::ALL {
             if fields.picks[role.index()].is_some() {
                 continue;
             }
-            let mut c: Vec<(&String, bool, &Cand)> = self
+            let mut c: Vec<(&String, bool, &Candidate)> = self
                 .cands
                 .iter()
                 .filter(|((r, f, _), _)| *r == role && !used.contains(f))
@@ -658,7 +714,7 @@ impl Detector {
             // one; then synonym rank, then the field seen in more records.
             c.sort_by(|a, b| {
                 let time_key =
-                    |x: &(&String, bool, &Cand)| role == Role::Time && whole_seconds(x.2);
+                    |x: &(&String, bool, &Candidate)| role == Role::Time && whole_seconds(x.2);
                 time_key(a)
                     .cmp(&time_key(b))
                     .then(a.1.cmp(&b.1))

@@ -59,10 +59,10 @@ pub struct Mapping {
     /// A text line's layout: a regex whose named groups are roles (or any
     /// name) plus `message`, which the built-in message reading or
     /// [`Mapping::messages`] then reads.
-    pub line_regex: Option<Rx>,
+    pub line_regex: Option<Pattern>,
     /// Per event kind, a regex over the message whose named groups are
     /// roles; the first that matches gives the line's event.
-    pub messages: Vec<(EventKind, Rx)>,
+    pub messages: Vec<(EventKind, Pattern)>,
     /// TTL, ms, of files read with this mapping whose records carry no TTL
     /// field (`ttl_ms = 2000`); a `--ttl-ms` option wins.
     pub ttl_ms: Option<i64>,
@@ -70,10 +70,10 @@ pub struct Mapping {
 
 /// A compiled regex that compares by its pattern.
 #[derive(Clone, Debug)]
-pub struct Rx(pub regex::Regex);
+pub struct Pattern(pub regex::Regex);
 
-impl PartialEq for Rx {
-    fn eq(&self, other: &Rx) -> bool {
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Pattern) -> bool {
         self.0.as_str() == other.0.as_str()
     }
 }
@@ -163,7 +163,7 @@ impl FromStr for Mapping {
             regex::RegexBuilder::new(p)
                 .size_limit(1 << 20)
                 .build()
-                .map(Rx)
+                .map(Pattern)
                 .map_err(|e| bad(format!("bad regex for {what}: {e}")))
         };
         let line_regex = match &raw.line_regex {

@@ -232,7 +232,7 @@ pub(crate) fn detect_fields(container: &Container, text: &str) -> Detector {
     det.payload = payload::detect(container, text);
     let field = det.payload.clone();
     containers::walk(container, text, &mut |_, _, item| {
-        if let Item::Rec(r) = item {
+        if let Item::Record(r) = item {
             match &field {
                 Some(f) => payload::with_inner(&r, f, &mut |inner| det.observe(inner)),
                 None => det.observe(&r),
@@ -423,7 +423,7 @@ fn parse_records(
                 .store(base + done as u64, Ordering::Relaxed);
         }
         match item {
-            Item::Rec(r) => col.record(builder, line, &r),
+            Item::Record(r) => col.record(builder, line, &r),
             Item::Skip => col.skip(),
             Item::Bad(kind, reason) => col.bad(builder, kind, line, reason),
         }

@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::containers::{self, Container, Item};
 use super::fields::{Role, roles_of};
-use super::record::{Rec, Val};
+use super::record::{FieldValue, Record};
 use super::text::{self, Layout};
 
 /// Records looked at to decide the payload field.
@@ -23,7 +23,7 @@ const MIN_LEN: usize = 8;
 
 /// How much lock evidence one record carries: 2 for an event name that maps
 /// to a lock or business event, 1 for each of lock key and holder.
-fn evidence(rec: &Rec<'_>) -> u32 {
+fn evidence(rec: &Record<'_>) -> u32 {
     let mut score = 0;
     let mut buf = String::new();
     let (mut key, mut holder, mut event) = (false, false, false);
@@ -48,14 +48,14 @@ fn evidence(rec: &Rec<'_>) -> u32 {
 /// Calls `f` with the record a string holds, if it holds one: a JSON
 /// object, or a text line (with its prefix's fields as the outer part when
 /// the line's payload is JSON). Returns `None` when `s` is no record.
-pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Rec<'_>) -> R) -> Option<R> {
+pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Option<R> {
     let s = s.trim();
     if s.len() < MIN_LEN {
         return None;
     }
     if s.starts_with('{') {
         return match serde_json::from_str::<Map<String, Value>>(s) {
-            Ok(map) => Some(f(&Rec::Json {
+            Ok(map) => Some(f(&Record::Json {
                 main: &map,
                 extra: None,
             })),
@@ -66,28 +66,28 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Rec<'_>) -> R) -> Optio
     if t.layout == Layout::Json {
         let map = serde_json::from_str::<Map<String, Value>>(t.message).ok()?;
         let prefix = text::to_pairs(&text::TextLine { message: "", ..t });
-        let inner = Rec::Json {
+        let inner = Record::Json {
             main: &map,
             extra: None,
         };
-        let outer = Rec::Pairs(&prefix);
-        return Some(f(&Rec::Nested {
+        let outer = Record::Pairs(&prefix);
+        return Some(f(&Record::Nested {
             inner: &inner,
             outer: &outer,
             skip: "",
         }));
     }
     let pairs = text::to_pairs(&t);
-    Some(f(&Rec::Pairs(&pairs)))
+    Some(f(&Record::Pairs(&pairs)))
 }
 
 /// Calls `f` with `rec` seen through its payload field: the application's
 /// record inside, the envelope outside. A record whose payload field is
 /// missing or holds no record is handed over as it is.
-pub(crate) fn with_inner(rec: &Rec<'_>, field: &str, f: &mut dyn FnMut(&Rec<'_>)) {
+pub(crate) fn with_inner(rec: &Record<'_>, field: &str, f: &mut dyn FnMut(&Record<'_>)) {
     let done = match rec.get(field) {
-        Some(Val::Str(s)) => with_string(s, &mut |inner| {
-            f(&Rec::Nested {
+        Some(FieldValue::Str(s)) => with_string(s, &mut |inner| {
+            f(&Record::Nested {
                 inner,
                 outer: rec,
                 skip: field,
@@ -110,12 +110,12 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
     // field -> (records where its string read as a record, evidence summed)
     let mut scores: Vec<(String, u32, u32)> = Vec::new();
     containers::walk(container, text, &mut |_, _, item| {
-        if let Item::Rec(r) = item {
+        if let Item::Record(r) = item {
             records += 1;
             outer_score += evidence(&r);
             let mut strings: Vec<(String, String)> = Vec::new();
             r.visit(&mut |k, v| {
-                if let Val::Str(s) = v
+                if let FieldValue::Str(s) = v
                     && s.trim().len() >= MIN_LEN
                 {
                     strings.push((k.to_string(), (*s).to_string()));
@@ -176,13 +176,13 @@ mod tests {
     fn inner_fields_win_and_the_envelope_fills_in() {
         let line = r#"{"__tag__:__hostname__":"web-01","content":"{\"event\":\"acquired\",\"owner\":\"a\"}"}"#;
         let v: Map<String, Value> = serde_json::from_str(line).expect("json");
-        let outer = Rec::Json {
+        let outer = Record::Json {
             main: &v,
             extra: None,
         };
         let mut seen = Vec::new();
         with_inner(&outer, "content", &mut |r| {
-            let text = |v: Option<Val<'_>>| v.map(|v| v.text().into_owned());
+            let text = |v: Option<FieldValue<'_>>| v.map(|v| v.text().into_owned());
             seen.push((
                 text(r.get("owner")),
                 text(r.get("__tag__:__hostname__")),

@@ -8,7 +8,7 @@ use serde_json::{Map, Number, Value};
 
 /// A scalar field value borrowed from a record.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Val<'a> {
+pub(crate) enum FieldValue<'a> {
     /// Text (never empty).
     Str(&'a str),
     /// A JSON number.
@@ -19,22 +19,22 @@ pub(crate) enum Val<'a> {
     Date { date: &'a str, tz: Option<&'a str> },
 }
 
-impl<'a> Val<'a> {
+impl<'a> FieldValue<'a> {
     /// The value as text (numbers in their shortest decimal form).
     pub fn text(&self) -> Cow<'a, str> {
         match self {
-            Val::Str(s) => Cow::Borrowed(s),
-            Val::Num(n) => Cow::Owned(n.to_string()),
-            Val::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
-            Val::Date { date, .. } => Cow::Borrowed(date),
+            FieldValue::Str(s) => Cow::Borrowed(s),
+            FieldValue::Num(n) => Cow::Owned(n.to_string()),
+            FieldValue::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+            FieldValue::Date { date, .. } => Cow::Borrowed(date),
         }
     }
 
     /// The value as an integer (floats rounded; text parsed).
     pub fn as_i64(&self) -> Option<i64> {
         match self {
-            Val::Num(n) => n.as_i64().or_else(|| n.as_f64().and_then(f64_to_i64)),
-            Val::Str(s) => {
+            FieldValue::Num(n) => n.as_i64().or_else(|| n.as_f64().and_then(f64_to_i64)),
+            FieldValue::Str(s) => {
                 let s = s.trim();
                 s.parse::<i64>()
                     .ok()
@@ -47,8 +47,8 @@ impl<'a> Val<'a> {
     /// The value as a float (text parsed). Non-finite values are `None`.
     pub fn as_f64(&self) -> Option<f64> {
         let f = match self {
-            Val::Num(n) => n.as_f64(),
-            Val::Str(s) => s.trim().parse::<f64>().ok(),
+            FieldValue::Num(n) => n.as_f64(),
+            FieldValue::Str(s) => s.trim().parse::<f64>().ok(),
             _ => None,
         }?;
         f.is_finite().then_some(f)
@@ -57,18 +57,18 @@ impl<'a> Val<'a> {
     /// The value as a boolean: `true`/`false`, 1/0, `yes`/`no`, `ok`.
     pub fn as_bool(&self) -> Option<bool> {
         match self {
-            Val::Bool(b) => Some(*b),
-            Val::Num(n) => match n.as_i64() {
+            FieldValue::Bool(b) => Some(*b),
+            FieldValue::Num(n) => match n.as_i64() {
                 Some(1) => Some(true),
                 Some(0) => Some(false),
                 _ => None,
             },
-            Val::Str(s) => match s.trim().to_ascii_lowercase().as_str() {
+            FieldValue::Str(s) => match s.trim().to_ascii_lowercase().as_str() {
                 "true" | "1" | "yes" | "ok" => Some(true),
                 "false" | "0" | "no" => Some(false),
                 _ => None,
             },
-            Val::Date { .. } => None,
+            FieldValue::Date { .. } => None,
         }
     }
 }
@@ -79,7 +79,7 @@ fn f64_to_i64(f: f64) -> Option<i64> {
 
 /// One record.
 #[derive(Debug)]
-pub(crate) enum Rec<'a> {
+pub(crate) enum Record<'a> {
     /// A JSON object, with fields looked up in `main` first, then `extra`
     /// (Loki labels and timestamp).
     Json {
@@ -92,7 +92,7 @@ pub(crate) enum Rec<'a> {
     /// JSON Lines scanner (`fast.rs`): `vals[i]` is the value of `names[i]`.
     Slots {
         names: &'a [&'a str],
-        vals: &'a [Option<Val<'a>>],
+        vals: &'a [Option<FieldValue<'a>>],
         /// For each role (`Role as usize`), its index in `names`.
         by_role: &'a [Option<usize>],
     },
@@ -102,13 +102,13 @@ pub(crate) enum Rec<'a> {
     /// (host, labels, the shipper's time). `skip` is the outer field that
     /// held `inner`: it plays no role of its own.
     Nested {
-        inner: &'a Rec<'a>,
-        outer: &'a Rec<'a>,
+        inner: &'a Record<'a>,
+        outer: &'a Record<'a>,
         skip: &'a str,
     },
 }
 
-/// Which part of a [`Rec::Nested`] a field is looked up in.
+/// Which part of a [`Record::Nested`] a field is looked up in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub(crate) enum Scope {
     /// The inner record first, then the outer one (any record that is not
@@ -125,13 +125,13 @@ fn is_php_date(o: &Map<String, Value>) -> bool {
     matches!(o.get("date"), Some(Value::String(_))) && o.contains_key("timezone")
 }
 
-fn to_val(v: &Value) -> Option<Val<'_>> {
+fn to_field_value(v: &Value) -> Option<FieldValue<'_>> {
     match v {
-        Value::String(s) if !s.trim().is_empty() => Some(Val::Str(s)),
-        Value::Number(n) => Some(Val::Num(n.clone())),
-        Value::Bool(b) => Some(Val::Bool(*b)),
+        Value::String(s) if !s.trim().is_empty() => Some(FieldValue::Str(s)),
+        Value::Number(n) => Some(FieldValue::Num(n.clone())),
+        Value::Bool(b) => Some(FieldValue::Bool(*b)),
         Value::Object(o) if is_php_date(o) => match o.get("date") {
-            Some(Value::String(d)) => Some(Val::Date {
+            Some(Value::String(d)) => Some(FieldValue::Date {
                 date: d,
                 tz: o.get("timezone").and_then(Value::as_str),
             }),
@@ -157,36 +157,40 @@ fn get_path<'a>(map: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
     None
 }
 
-impl<'a> Rec<'a> {
+impl<'a> Record<'a> {
     /// The non-empty scalar at `field`, if any.
-    pub fn get(&self, field: &str) -> Option<Val<'a>> {
+    pub fn get(&self, field: &str) -> Option<FieldValue<'a>> {
         match self {
-            Rec::Json { main, extra } => get_path(main, field)
-                .and_then(to_val)
-                .or_else(|| extra.and_then(|e| get_path(e, field)).and_then(to_val)),
-            Rec::Pairs(pairs) => pairs
+            Record::Json { main, extra } => {
+                get_path(main, field).and_then(to_field_value).or_else(|| {
+                    extra
+                        .and_then(|e| get_path(e, field))
+                        .and_then(to_field_value)
+                })
+            }
+            Record::Pairs(pairs) => pairs
                 .iter()
                 .find(|(k, _)| *k == field)
                 .map(|(_, v)| v.as_ref())
                 .filter(|v| !v.trim().is_empty())
-                .map(Val::Str),
-            Rec::Slots { names, vals, .. } => names
+                .map(FieldValue::Str),
+            Record::Slots { names, vals, .. } => names
                 .iter()
                 .position(|n| *n == field)
                 .and_then(|i| vals.get(i))
                 .and_then(Clone::clone),
-            Rec::Nested { inner, outer, skip } => inner
+            Record::Nested { inner, outer, skip } => inner
                 .get(field)
                 .or_else(|| (field != *skip).then(|| outer.get(field)).flatten()),
         }
     }
 
     /// The non-empty scalar at `field` in the part `scope` names.
-    pub fn get_in(&self, field: &str, scope: Scope) -> Option<Val<'a>> {
+    pub fn get_in(&self, field: &str, scope: Scope) -> Option<FieldValue<'a>> {
         match (self, scope) {
             (_, Scope::Any) => self.get(field),
-            (Rec::Nested { inner, .. }, Scope::Inner) => inner.get(field),
-            (Rec::Nested { outer, skip, .. }, Scope::Outer) => {
+            (Record::Nested { inner, .. }, Scope::Inner) => inner.get(field),
+            (Record::Nested { outer, skip, .. }, Scope::Outer) => {
                 (field != *skip).then(|| outer.get(field)).flatten()
             }
             (_, Scope::Inner) => self.get(field),
@@ -194,11 +198,11 @@ impl<'a> Rec<'a> {
         }
     }
 
-    /// Like [`Rec::visit`], also telling whether each leaf is from the outer
+    /// Like [`Record::visit`], also telling whether each leaf is from the outer
     /// part of a nested record.
-    pub fn visit_scoped(&self, f: &mut dyn FnMut(&str, &Val<'_>, bool)) {
+    pub fn visit_scoped(&self, f: &mut dyn FnMut(&str, &FieldValue<'_>, bool)) {
         match self {
-            Rec::Nested { inner, outer, skip } => {
+            Record::Nested { inner, outer, skip } => {
                 inner.visit(&mut |k, v| f(k, v, false));
                 outer.visit(&mut |k, v| {
                     if k != *skip {
@@ -211,11 +215,11 @@ impl<'a> Rec<'a> {
     }
 
     /// Calls `f` with the name of every field that is present but null or
-    /// blank (skipped by [`Rec::visit`]): a TTL field that is there but
+    /// blank (skipped by [`Record::visit`]): a TTL field that is there but
     /// empty is still the file's TTL field.
     pub fn visit_empty(&self, f: &mut dyn FnMut(&str)) {
         match self {
-            Rec::Json { main, extra } => {
+            Record::Json { main, extra } => {
                 let mut prefix = String::new();
                 empty_leaves(main, &mut prefix, 0, f);
                 if let Some(e) = extra {
@@ -223,30 +227,30 @@ impl<'a> Rec<'a> {
                     empty_leaves(e, &mut prefix, 0, f);
                 }
             }
-            Rec::Pairs(pairs) => {
+            Record::Pairs(pairs) => {
                 for (k, v) in pairs.iter() {
                     if v.trim().is_empty() {
                         f(k);
                     }
                 }
             }
-            Rec::Slots { names, vals, .. } => {
+            Record::Slots { names, vals, .. } => {
                 for (k, v) in names.iter().zip(vals.iter()) {
                     if v.is_none() {
                         f(k);
                     }
                 }
             }
-            Rec::Nested { inner, .. } => inner.visit_empty(f),
+            Record::Nested { inner, .. } => inner.visit_empty(f),
         }
     }
 
     /// Calls `f` with every scalar leaf as (dotted path, value). Nested objects
     /// are flattened to dotted paths (depth <= 5); PHP `DateTime` objects are
     /// leaves; arrays are skipped.
-    pub fn visit(&self, f: &mut dyn FnMut(&str, &Val<'_>)) {
+    pub fn visit(&self, f: &mut dyn FnMut(&str, &FieldValue<'_>)) {
         match self {
-            Rec::Json { main, extra } => {
+            Record::Json { main, extra } => {
                 let mut prefix = String::new();
                 flatten(main, &mut prefix, 0, f);
                 if let Some(e) = extra {
@@ -254,27 +258,27 @@ impl<'a> Rec<'a> {
                     flatten(e, &mut prefix, 0, f);
                 }
             }
-            Rec::Pairs(pairs) => {
+            Record::Pairs(pairs) => {
                 for (k, v) in pairs.iter() {
                     if !v.trim().is_empty() {
-                        f(k, &Val::Str(v));
+                        f(k, &FieldValue::Str(v));
                     }
                 }
             }
-            Rec::Slots { names, vals, .. } => {
+            Record::Slots { names, vals, .. } => {
                 for (k, v) in names.iter().zip(vals.iter()) {
                     if let Some(v) = v {
                         f(k, v);
                     }
                 }
             }
-            Rec::Nested { .. } => self.visit_scoped(&mut |k, v, _| f(k, v)),
+            Record::Nested { .. } => self.visit_scoped(&mut |k, v, _| f(k, v)),
         }
     }
 }
 
 /// The dotted paths of `map`'s null and blank leaves (the ones
-/// [`Rec::visit`] skips), depth <= 5.
+/// [`Record::visit`] skips), depth <= 5.
 fn empty_leaves(
     map: &Map<String, Value>,
     prefix: &mut String,
@@ -302,7 +306,7 @@ fn flatten(
     map: &Map<String, Value>,
     prefix: &mut String,
     depth: usize,
-    f: &mut dyn FnMut(&str, &Val<'_>),
+    f: &mut dyn FnMut(&str, &FieldValue<'_>),
 ) {
     let base = prefix.len();
     for (k, v) in map {
@@ -316,7 +320,7 @@ fn flatten(
                 }
             }
             _ => {
-                if let Some(val) = to_val(v) {
+                if let Some(val) = to_field_value(v) {
                     f(prefix, &val);
                 }
             }
@@ -440,15 +444,15 @@ mod tests {
         )
         .expect("json");
         let m = v.as_object().expect("object");
-        let r = Rec::Json {
+        let r = Record::Json {
             main: m,
             extra: None,
         };
-        assert_eq!(r.get("host.name"), Some(Val::Str("vm")));
-        assert_eq!(r.get("context.client_id"), Some(Val::Str("w-a")));
+        assert_eq!(r.get("host.name"), Some(FieldValue::Str("vm")));
+        assert_eq!(r.get("context.client_id"), Some(FieldValue::Str("w-a")));
         assert!(matches!(
             r.get("datetime"),
-            Some(Val::Date {
+            Some(FieldValue::Date {
                 tz: Some("UTC"),
                 ..
             })

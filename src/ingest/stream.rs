@@ -22,7 +22,7 @@ use super::containers::{self, Container, json_reason};
 use super::extract::Collector;
 use super::fast::scan_line;
 use super::fields::{Fields, Role};
-use super::record::{Rec, Val};
+use super::record::{FieldValue, Record};
 use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
 
 /// Bytes read before deciding: field detection must finish inside them.
@@ -31,7 +31,7 @@ const HEAD_BYTES: usize = 32 << 20;
 const CHUNK_BYTES: usize = 8 << 20;
 
 /// What one file's parse needs, shared by the chunk workers.
-struct Ctx<'o> {
+struct ParseContext<'o> {
     file: u16,
     name: String,
     fields: Fields,
@@ -130,13 +130,92 @@ fn read_jsonl_sized(
     let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
     let mut f = std::fs::File::open(path).map_err(io_err)?;
     let total_len = f.metadata().map_err(io_err)?.len();
-    let (mut head, eof) = read_up_to(&mut f, head_bytes).map_err(io_err)?;
+    let Some(head) = read_head(&mut f, head_bytes).map_err(io_err)? else {
+        return Ok(false);
+    };
+    let Some((context, mut file_log)) = plan(&head, name, file, opts) else {
+        return Ok(false);
+    };
+
+    // Events expected, from the line length in the first MB (5 % spare).
+    let sample = &head.text.as_bytes()[..head.text.len().min(1 << 20)];
+    let per_line = sample.len() / memchr::memchr_iter(b'\n', sample).count().max(1);
+    let est = (total_len as usize / per_line.max(1)) * 21 / 20;
+    file_log.fb.log.events.reserve(est.min(1 << 31));
+    let mut bytes = ByteCount {
+        progress,
+        base: progress.bytes_read.load(Ordering::Relaxed),
+        done: 0,
+    };
+
+    if !parse_head(
+        head.text.as_bytes(),
+        chunk_bytes,
+        &context,
+        &mut file_log,
+        &mut bytes,
+    )? {
+        return Ok(false);
+    }
+    bytes.done = head.text.len() as u64;
+    let Head { text, carry, eof } = head;
+    drop(text);
+    if !eof
+        && !parse_rest(
+            path,
+            f,
+            carry,
+            chunk_bytes,
+            &context,
+            &mut file_log,
+            &mut bytes,
+        )?
+    {
+        return Ok(false);
+    }
+
+    let FileLog {
+        mut fb,
+        mut info,
+        naive_seen,
+        ..
+    } = file_log;
+    info.bytes = bytes.done;
+    if naive_seen {
+        super::note_naive_times(&mut info, context.tz);
+    }
+    if info.lines_read == 0 {
+        fb.warn("file", name, 0, "the file has no records");
+    }
+    let first_event = builder.log.events.len();
+    absorb(builder, fb);
+    builder.add_source(info);
+    super::settle_ttl(builder, file, first_event, opts);
+    progress
+        .bytes_read
+        .store(bytes.base + total_len.max(bytes.done), Ordering::Relaxed);
+    Ok(true)
+}
+
+/// The head of a file: valid UTF-8 up to its last line end, the bytes after
+/// it, and whether it is the whole file.
+struct Head {
+    text: String,
+    carry: Vec<u8>,
+    eof: bool,
+}
+
+/// Reads the head of a file (`None` when the file is compressed, starts with
+/// a byte-order mark, has no line end in the head, or is not UTF-8: the
+/// general path reads those).
+fn read_head(f: &mut std::fs::File, head_bytes: usize) -> std::io::Result<Option<Head>> {
+    let (mut head, eof) = read_up_to(f, head_bytes)?;
     if super::decode::is_compressed(&head)
         || head.starts_with(&[0xEF, 0xBB, 0xBF])
         || head.starts_with(&[0xFF, 0xFE])
         || head.starts_with(&[0xFE, 0xFF])
     {
-        return Ok(false);
+        return Ok(None);
     }
     // The head ends at a line end; the rest goes to the next chunk.
     let cut = if eof {
@@ -144,13 +223,25 @@ fn read_jsonl_sized(
     } else {
         match memchr::memrchr(b'\n', &head) {
             Some(i) => i + 1,
-            None => return Ok(false),
+            None => return Ok(None),
         }
     };
     let carry = head.split_off(cut);
-    let Ok(text) = std::str::from_utf8(&head) else {
-        return Ok(false);
-    };
+    Ok(String::from_utf8(head)
+        .ok()
+        .map(|text| Head { text, carry, eof }))
+}
+
+/// Decides from the head whether the file takes this path (JSON Lines of
+/// objects, or text lines without rules of their own), detects its fields,
+/// and prepares what the chunk workers share and the file's own log.
+fn plan<'o>(
+    head: &Head,
+    name: &str,
+    file: u16,
+    opts: &'o IngestOptions,
+) -> Option<(ParseContext<'o>, FileLog)> {
+    let text = head.text.as_str();
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let container = containers::detect(text, monitor::looks_like_monitor);
     // Text lines qualify unless a mapping brings its own rules or CRI
@@ -169,11 +260,11 @@ fn read_jsonl_sized(
             Some(Ok(Value::Object(_)))
         );
     if !json_lines && !text_lines {
-        return Ok(false);
+        return None;
     }
     let det = super::detect_fields(&container, text);
-    if !det.done() && !eof {
-        return Ok(false);
+    if !det.done() && !head.eof {
+        return None;
     }
 
     let mapping = opts.mapping.as_ref();
@@ -216,7 +307,7 @@ fn read_jsonl_sized(
         })
         .collect();
     let payload_fast = payload_plan(&fields);
-    let ctx = Ctx {
+    let context = ParseContext {
         file,
         name: name.to_string(),
         fields,
@@ -227,110 +318,127 @@ fn read_jsonl_sized(
         text_lines,
         payload_fast,
     };
+    let file_log = FileLog {
+        fb,
+        info,
+        next_line: 0,
+        naive_seen: false,
+    };
+    Some((context, file_log))
+}
 
-    // Events expected, from the line length in the first MB (5 % spare).
-    let sample = &head[..head.len().min(1 << 20)];
-    let per_line = sample.len() / memchr::memchr_iter(b'\n', sample).count().max(1);
-    let est = (total_len as usize / per_line.max(1)) * 21 / 20;
-    fb.log.events.reserve(est.min(1 << 31));
-    let mut next_line = 0u64;
-    let mut naive_seen = false;
-    let base = progress.bytes_read.load(Ordering::Relaxed);
-    let mut done_bytes = 0u64;
+/// Where the bytes of one file stand, for the progress bar.
+struct ByteCount<'p> {
+    progress: &'p Progress,
+    /// Bytes read before this file.
+    base: u64,
+    /// Bytes of this file handed to the parsers.
+    done: u64,
+}
 
-    // The head, in parallel pieces, a batch at a time so that progress moves
-    // and Cancel works even when the whole file fits in the head.
-    let batch = rayon::current_num_threads().max(1) * 2;
-    let pieces = split_lines(&head, chunk_bytes.min(2 << 20));
-    for group in pieces.chunks(batch) {
-        if progress.cancel.load(Ordering::Relaxed) {
+impl ByteCount<'_> {
+    /// Shows the bytes done so far.
+    fn show(&self) {
+        self.progress
+            .bytes_read
+            .store(self.base + self.done, Ordering::Relaxed);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.progress.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// Parallel pieces at a time: two per thread.
+fn batch_len() -> usize {
+    rayon::current_num_threads().max(1) * 2
+}
+
+/// Parses the head in parallel pieces, a batch at a time so that progress
+/// moves and Cancel works even when the whole file fits in the head.
+/// `Ok(false)` when a piece is not UTF-8 after all.
+fn parse_head(
+    head: &[u8],
+    chunk_bytes: usize,
+    context: &ParseContext<'_>,
+    file_log: &mut FileLog,
+    bytes: &mut ByteCount<'_>,
+) -> Result<bool, IngestError> {
+    let pieces = split_lines(head, chunk_bytes.min(2 << 20));
+    for group in pieces.chunks(batch_len()) {
+        if bytes.cancelled() {
             return Err(IngestError::Cancelled);
         }
-        done_bytes += group.iter().map(|c| c.len() as u64).sum::<u64>();
-        let outs: Vec<ChunkOut> = group.par_iter().map(|c| parse_chunk(c, &ctx)).collect();
-        if !merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, outs) {
+        bytes.done += group.iter().map(|c| c.len() as u64).sum::<u64>();
+        let outs: Vec<ChunkOut> = group.par_iter().map(|c| parse_chunk(c, context)).collect();
+        if !file_log.merge(outs) {
             return Ok(false);
         }
-        progress
-            .bytes_read
-            .store(base + done_bytes, Ordering::Relaxed);
+        bytes.show();
     }
-    done_bytes = head.len() as u64;
-    drop(head);
-
-    // The rest: a reader thread hands line-aligned chunks over a short queue.
-    if !eof {
-        let result =
-            std::thread::scope(|s| -> Result<bool, IngestError> {
-                let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(batch);
-                s.spawn(move || read_chunks(f, carry, chunk_bytes, &tx));
-                let mut pending: Vec<Vec<u8>> = Vec::with_capacity(batch);
-                // Each batch is parsed while the one before it is merged: the
-                // merge (re-interning, line shifts) is serial, so without the
-                // overlap one core idles through it.
-                let mut parsed: Option<Vec<ChunkOut>> = None;
-                let mut finished = false;
-                while !finished {
-                    if progress.cancel.load(Ordering::Relaxed) {
-                        return Err(IngestError::Cancelled);
-                    }
-                    pending.clear();
-                    while pending.len() < batch {
-                        match rx.recv() {
-                            Ok(Ok(c)) => pending.push(c),
-                            Ok(Err(e)) => return Err(io_err(e)),
-                            Err(_) => {
-                                finished = true;
-                                break;
-                            }
-                        }
-                    }
-                    done_bytes += pending.iter().map(|c| c.len() as u64).sum::<u64>();
-                    let previous = parsed.take();
-                    let (outs, merged) = rayon::join(
-                        || {
-                            pending
-                                .par_iter()
-                                .map(|c| parse_chunk(c, &ctx))
-                                .collect::<Vec<ChunkOut>>()
-                        },
-                        || {
-                            previous.is_none_or(|o| {
-                                merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, o)
-                            })
-                        },
-                    );
-                    if !merged {
-                        return Ok(false);
-                    }
-                    parsed = Some(outs);
-                    progress
-                        .bytes_read
-                        .store(base + done_bytes, Ordering::Relaxed);
-                }
-                Ok(parsed
-                    .is_none_or(|o| merge(&mut fb, &mut info, &mut next_line, &mut naive_seen, o)))
-            })?;
-        if !result {
-            return Ok(false);
-        }
-    }
-
-    info.bytes = done_bytes;
-    if naive_seen {
-        super::note_naive_times(&mut info, tz);
-    }
-    if info.lines_read == 0 {
-        fb.warn("file", name, 0, "the file has no records");
-    }
-    let first_event = builder.log.events.len();
-    absorb(builder, fb);
-    builder.add_source(info);
-    super::settle_ttl(builder, file, first_event, opts);
-    progress
-        .bytes_read
-        .store(base + total_len.max(done_bytes), Ordering::Relaxed);
     Ok(true)
+}
+
+/// Parses the rest of the file: a reader thread hands line-aligned chunks
+/// over a short queue, and each batch is parsed while the one before it is
+/// merged. `Ok(false)` when a chunk is not UTF-8.
+fn parse_rest(
+    path: &Path,
+    f: std::fs::File,
+    carry: Vec<u8>,
+    chunk_bytes: usize,
+    context: &ParseContext<'_>,
+    file_log: &mut FileLog,
+    bytes: &mut ByteCount<'_>,
+) -> Result<bool, IngestError> {
+    let batch = batch_len();
+    std::thread::scope(|s| -> Result<bool, IngestError> {
+        let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(batch);
+        s.spawn(move || read_chunks(f, carry, chunk_bytes, &tx));
+        let mut pending: Vec<Vec<u8>> = Vec::with_capacity(batch);
+        // The merge (re-interning, line shifts) is serial, so without the
+        // overlap one core idles through it.
+        let mut parsed: Option<Vec<ChunkOut>> = None;
+        let mut finished = false;
+        while !finished {
+            if bytes.cancelled() {
+                return Err(IngestError::Cancelled);
+            }
+            pending.clear();
+            while pending.len() < batch {
+                match rx.recv() {
+                    Ok(Ok(c)) => pending.push(c),
+                    Ok(Err(error)) => {
+                        return Err(IngestError::Io {
+                            path: path.to_path_buf(),
+                            error,
+                        });
+                    }
+                    Err(_) => {
+                        finished = true;
+                        break;
+                    }
+                }
+            }
+            bytes.done += pending.iter().map(|c| c.len() as u64).sum::<u64>();
+            let previous = parsed.take();
+            let (outs, merged) = rayon::join(
+                || {
+                    pending
+                        .par_iter()
+                        .map(|c| parse_chunk(c, context))
+                        .collect::<Vec<ChunkOut>>()
+                },
+                || previous.is_none_or(|o| file_log.merge(o)),
+            );
+            if !merged {
+                return Ok(false);
+            }
+            parsed = Some(outs);
+            bytes.show();
+        }
+        Ok(parsed.is_none_or(|o| file_log.merge(o)))
+    })
 }
 
 /// Reads until `limit` bytes or the end; returns (bytes, reached the end).
@@ -408,9 +516,9 @@ fn split_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
 
 /// Parses one chunk exactly as `containers::walk` + `Collector::record`
 /// would, taking the fast scanner where it is sure.
-fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
+fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
     let mut info = placeholder();
-    info.name = ctx.name.clone();
+    info.name = context.name.clone();
     let mut b = LogBuilder::new();
     // Room for the strings of a chunk without rehashing as it fills.
     b.log.strings = Interner::with_capacity(bytes.len() / 256, bytes.len() / 16);
@@ -424,14 +532,14 @@ fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
         };
     };
     let mut col = Collector::new(
-        ctx.file,
-        ctx.fields.clone(),
-        ctx.tz,
-        ctx.opts.mapping.as_ref(),
+        context.file,
+        context.fields.clone(),
+        context.tz,
+        context.opts.mapping.as_ref(),
         info,
     );
-    let names: Vec<&str> = ctx.names.iter().map(String::as_str).collect();
-    let mut vals: Vec<Option<Val<'_>>> = vec![None; names.len()];
+    let names: Vec<&str> = context.names.iter().map(String::as_str).collect();
+    let mut vals: Vec<Option<FieldValue<'_>>> = vec![None; names.len()];
     let mut lines = 0u64;
     let mut rest = text;
     while !rest.is_empty() {
@@ -444,12 +552,12 @@ fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
         if line.is_empty() {
             continue;
         }
-        if ctx.text_lines {
+        if context.text_lines {
             let mut partial = String::new();
             let _ =
                 containers::text_line(line, None, &mut partial, lines, 0, &mut |no, _, item| {
                     match item {
-                        containers::Item::Rec(r) => col.record(&mut b, no, &r),
+                        containers::Item::Record(r) => col.record(&mut b, no, &r),
                         containers::Item::Skip => col.skip(),
                         containers::Item::Bad(kind, reason) => col.bad(&mut b, kind, no, reason),
                     }
@@ -457,28 +565,28 @@ fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
                 });
             continue;
         }
-        if let Some(plan) = &ctx.payload_fast
+        if let Some(plan) = &context.payload_fast
             && let Some(inner_text) = super::fast::string_field(line, &plan.field)
             && inner_text.trim_start().starts_with('{')
         {
             let inner_names: Vec<&str> = plan.inner.iter().map(String::as_str).collect();
             let outer_names: Vec<&str> = plan.outer.iter().map(String::as_str).collect();
-            let mut ivals: Vec<Option<Val<'_>>> = vec![None; inner_names.len()];
-            let mut ovals: Vec<Option<Val<'_>>> = vec![None; outer_names.len()];
+            let mut ivals: Vec<Option<FieldValue<'_>>> = vec![None; inner_names.len()];
+            let mut ovals: Vec<Option<FieldValue<'_>>> = vec![None; outer_names.len()];
             if scan_line(inner_text.trim(), &inner_names, &mut ivals)
                 && scan_line(line, &outer_names, &mut ovals)
             {
-                let inner = Rec::Slots {
+                let inner = Record::Slots {
                     names: &inner_names,
                     vals: &ivals,
                     by_role: &[],
                 };
-                let outer = Rec::Slots {
+                let outer = Record::Slots {
                     names: &outer_names,
                     vals: &ovals,
                     by_role: &[],
                 };
-                let rec = Rec::Nested {
+                let rec = Record::Nested {
                     inner: &inner,
                     outer: &outer,
                     skip: &plan.field,
@@ -488,10 +596,10 @@ fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
             }
         }
         if !names.is_empty() && scan_line(line, &names, &mut vals) {
-            let rec = Rec::Slots {
+            let rec = Record::Slots {
                 names: &names,
                 vals: &vals,
-                by_role: &ctx.by_role,
+                by_role: &context.by_role,
             };
             col.record(&mut b, lines, &rec);
             continue;
@@ -500,7 +608,7 @@ fn parse_chunk(bytes: &[u8], ctx: &Ctx<'_>) -> ChunkOut {
             Ok(Value::Object(o)) => col.record(
                 &mut b,
                 lines,
-                &Rec::Json {
+                &Record::Json {
                     main: containers::unwrap_hit(&o),
                     extra: None,
                 },
@@ -530,9 +638,32 @@ fn trim_line(raw: &str) -> &str {
     }
 }
 
-/// Appends chunks in order to the file's builder, renumbering lines and
-/// re-interning strings. False when a chunk was not UTF-8.
-fn merge(
+/// The file's own log, built up as parsed chunks are merged into it in
+/// order.
+struct FileLog {
+    fb: LogBuilder,
+    info: SourceInfo,
+    /// Lines before the next chunk.
+    next_line: u64,
+    /// True when a chunk saw times without an offset.
+    naive_seen: bool,
+}
+
+impl FileLog {
+    /// Appends chunks in order, renumbering lines and re-interning strings.
+    /// False when a chunk was not UTF-8.
+    fn merge(&mut self, outs: Vec<ChunkOut>) -> bool {
+        let FileLog {
+            fb,
+            info,
+            next_line,
+            naive_seen,
+        } = self;
+        merge_chunks(fb, info, next_line, naive_seen, outs)
+    }
+}
+
+fn merge_chunks(
     fb: &mut LogBuilder,
     info: &mut SourceInfo,
     next_line: &mut u64,

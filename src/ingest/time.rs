@@ -235,12 +235,12 @@ fn epoch_ns(d: &Decimal) -> Result<i64, TimeError> {
 }
 
 /// A small cursor over ASCII bytes.
-struct Cur<'a> {
+struct Cursor<'a> {
     b: &'a [u8],
     i: usize,
 }
 
-impl Cur<'_> {
+impl Cursor<'_> {
     fn peek(&self) -> Option<u8> {
         self.b.get(self.i).copied()
     }
@@ -280,7 +280,7 @@ impl Cur<'_> {
 
 /// Parses an ISO-8601-like date-time.
 fn parse_iso(s: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), TimeError> {
-    let mut c = Cur {
+    let mut c = Cursor {
         b: s.as_bytes(),
         i: 0,
     };
@@ -409,7 +409,7 @@ fn parse_offset(rest: &[u8]) -> Result<Option<i32>, TimeError> {
         [] => Ok(None),
         b"Z" | b"z" | b"UTC" | b"GMT" => Ok(Some(0)),
         [sign @ (b'+' | b'-'), tail @ ..] => {
-            let mut c = Cur { b: tail, i: 0 };
+            let mut c = Cursor { b: tail, i: 0 };
             let (h, n) = c.digits(2).ok_or(bad.clone())?;
             if n != 2 {
                 return Err(bad);

@@ -15,17 +15,27 @@ fn window_end_words(l: &Lease) -> &'static str {
     }
 }
 
-/// Explains `incident` in plain words.
+/// Explains `incident` in plain words: who held the lock first and how its
+/// lease ended, who acquired it next and for how long both believed they
+/// held it, then what was sold and what it cost.
 pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
     let a = r.analysis;
-    let s = |sym| r.log.strings.get(sym);
     let Some(first) = incident.overlaps.first().and_then(|&o| a.overlaps.get(o)) else {
         return String::new();
     };
     let earlier = &a.leases[first.earlier];
     let later = &a.leases[first.later];
-    let key = s(incident.key);
     let mut out = String::new();
+    first_hold(&mut out, r, incident, earlier);
+    lease_end(&mut out, r, first.cause, earlier);
+    next_hold(&mut out, r, incident, later);
+    sales(&mut out, r, incident);
+    out
+}
+
+/// "Holder X on H acquired K at T with a N TTL and renewed it N times."
+fn first_hold(out: &mut String, r: &ReportInput<'_>, incident: &Incident, earlier: &Lease) {
+    let s = |sym| r.log.strings.get(sym);
     let host = earlier
         .host
         .map(|h| format!(" on {}", s(h)))
@@ -38,7 +48,7 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
         "Holder {}{} acquired {} at {} with {}",
         s(earlier.holder),
         host,
-        key,
+        s(incident.key),
         r.time(earlier.acquired_ns),
         ttl
     ));
@@ -49,7 +59,13 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
         ));
     }
     out.push_str(". ");
-    match first.cause {
+}
+
+/// How the earlier holder's lock ended (the overlap's cause), and until when
+/// it still believed it held the lock.
+fn lease_end(out: &mut String, r: &ReportInput<'_>, cause: Cause, earlier: &Lease) {
+    let s = |sym| r.log.strings.get(sym);
+    match cause {
         Cause::LeaseExpired => out.push_str(&format!(
             "Its lease expired at {} while it was still working: it believed it held the lock until {} ({}).",
             r.time(earlier.lock_end_ns),
@@ -59,7 +75,7 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
         Cause::ForeignRelease => {
             let by = earlier
                 .ended_by
-                .and_then(|b| a.leases.get(b))
+                .and_then(|b| r.analysis.leases.get(b))
                 .map_or("another holder".to_string(), |b| s(b.holder).to_string());
             out.push_str(&format!(
                 "At {} {}, whose own lock had already ended, deleted this lock; {} still believed it held the lock until {} ({}).",
@@ -83,6 +99,12 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
             window_end_words(earlier)
         )),
     }
+}
+
+/// Who acquired next (and how many more), and how long the holders believed
+/// they held the key at once.
+fn next_hold(out: &mut String, r: &ReportInput<'_>, incident: &Incident, later: &Lease) {
+    let s = |sym| r.log.strings.get(sym);
     let others = incident.leases.len().saturating_sub(2);
     out.push_str(&format!(
         " {} acquired the lock at {}",
@@ -108,8 +130,15 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
     out.push_str(&format!(
         ". For {} in all, {who} believed they held {} at once ({pairs}).",
         format_ms(incident.duration_ms()),
-        key,
+        s(incident.key),
     ));
+}
+
+/// What the incident's holders sold inside its window, the later sales tied
+/// to it, and the oversold units and their cost.
+fn sales(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
     let sales: Vec<_> = incident
         .sales
         .iter()
@@ -179,5 +208,4 @@ pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
     } else if !sales.is_empty() {
         out.push_str(" None of it was beyond the stock.");
     }
-    out
 }

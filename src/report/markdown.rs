@@ -1,26 +1,51 @@
 //! The Markdown report for the incident write-up: a summary table, one
 //! section per incident (explanation, holds, orders, loss), findings and
-//! stock. Images are referenced when the caller rendered them.
+//! stock. Pictures are linked when the caller drew them ([`MarkdownImages`]).
 
 use std::fmt::Write;
 
 use super::{
     INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name, units,
 };
-use crate::analysis::Lease;
+use crate::analysis::{Incident, Lease};
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// The Markdown report. `image_for(incident_id)` names the picture file of an
-/// incident (relative to the report) when one was rendered.
-pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<String>) -> String {
-    let a = r.analysis;
-    let s = |sym| r.log.strings.get(sym);
-    let sm = &a.summary;
+/// The pictures a Markdown report links to, as paths relative to the report;
+/// none by default.
+#[derive(Clone, Debug, Default)]
+pub struct MarkdownImages {
+    /// The overview timeline, shown under the title.
+    pub timeline: Option<String>,
+    /// The picture of each incident, by incident id.
+    pub incidents: Vec<Option<String>>,
+}
+
+/// The Markdown report, linking the pictures in `images`.
+pub fn to_markdown(r: &ReportInput<'_>, images: &MarkdownImages) -> String {
     let mut out = String::new();
+    summary(&mut out, r, images.timeline.as_deref());
+    incident_table(&mut out, r);
+    for inc in &r.analysis.incidents {
+        let image = images.incidents.get(inc.id).cloned().flatten();
+        incident_section(&mut out, r, inc, image.as_deref());
+    }
+    findings(&mut out, r);
+    stock(&mut out, r);
+    warnings(&mut out, r);
+    sources(&mut out, r);
+    out
+}
+
+/// The title, the overview picture, the files and the summary table.
+fn summary(out: &mut String, r: &ReportInput<'_>, timeline: Option<&str>) {
+    let sm = &r.analysis.summary;
     let _ = writeln!(out, "# Lock incident report\n");
+    if let Some(img) = timeline {
+        let _ = writeln!(out, "![Timeline]({img})\n");
+    }
     let files: Vec<&str> = r.log.sources.iter().map(|x| x.name.as_str()).collect();
     let _ = writeln!(out, "Source: {}\n", files.join(", "));
     let _ = writeln!(
@@ -51,134 +76,178 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
     if r.shows_inferred() {
         let _ = writeln!(out, "_{INFERRED_LEGEND}_\n");
     }
-    if !a.incidents.is_empty() {
-        let _ = writeln!(
-            out,
-            "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |"
-        );
-        let _ = writeln!(out, "|---|---|---|---:|---:|---|---:|---:|");
-        for inc in &a.incidents {
-            let _ = writeln!(
-                out,
-                "| {} | {} | `{}` | {} | {} | {}{} | {} | {} |",
-                inc.label(),
-                r.time(inc.start_ns),
-                cell(s(inc.key)),
-                inc.leases.len(),
-                format_ms(inc.duration_ms()),
-                inc.cause.as_str(),
-                inferred_suffix(r.incident_inferred(inc)),
-                inc.oversold_units,
-                r.money(inc.loss)
-            );
-        }
-        out.push('\n');
+}
+
+/// One row per incident.
+fn incident_table(out: &mut String, r: &ReportInput<'_>) {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
+    if a.incidents.is_empty() {
+        return;
     }
+    let _ = writeln!(
+        out,
+        "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---|---:|---:|");
     for inc in &a.incidents {
-        let _ = writeln!(out, "## {} on `{}`\n", inc.label(), cell(s(inc.key)));
-        let _ = writeln!(out, "{}\n", explain_incident(r, inc));
-        if let Some(img) = image_for(inc.id) {
-            let _ = writeln!(out, "![{} timeline]({})\n", inc.label(), img);
-        }
         let _ = writeln!(
             out,
-            "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |"
-        );
-        let _ = writeln!(out, "|---|---|---|---:|---:|---|---|---:|");
-        for &l in &inc.leases {
-            let l: &Lease = &a.leases[l];
-            let mark = inferred_suffix(l.inferred);
-            let ratio = l.ttl_ms.filter(|&t| t > 0).map_or("-".to_string(), |t| {
-                format!("{:.0} %", 100.0 * l.hold_ms() / t as f64)
-            });
-            let _ = writeln!(
-                out,
-                "| `{}`{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
-                cell(s(l.holder)),
-                mark,
-                cell(l.host.map_or("", s)),
-                r.time(l.acquired_ns),
-                l.ttl_ms.map_or("none".to_string(), |t| format!("{t} ms")),
-                l.renewals_ns.len(),
-                r.time(l.lock_end_ns),
-                snake_name(&l.lock_end),
-                r.time(l.window_end_ns),
-                snake_name(&l.window_end),
-                ratio
-            );
-        }
-        out.push('\n');
-        if !inc.sales.is_empty() {
-            let _ = writeln!(out, "| Order | Holder | At | Units | Oversold |");
-            let _ = writeln!(out, "|---|---|---|---:|---:|");
-            for &i in &inc.sales {
-                let x = &a.sales[i];
-                let _ = writeln!(
-                    out,
-                    "| {}{} | `{}` | {} | {} | {} |",
-                    cell(x.order_id.map_or("(deduction)", s)),
-                    inferred_suffix(r.sale_inferred(x)),
-                    cell(x.holder.map_or("", s)),
-                    r.time(x.at_ns),
-                    x.quantity,
-                    x.oversold_units
-                );
-            }
-            out.push('\n');
-        }
-        let _ = writeln!(
-            out,
-            "Oversold: **{}** · loss: **{}**\n",
-            units(inc.oversold_units),
+            "| {} | {} | `{}` | {} | {} | {}{} | {} | {} |",
+            inc.label(),
+            r.time(inc.start_ns),
+            cell(s(inc.key)),
+            inc.leases.len(),
+            format_ms(inc.duration_ms()),
+            inc.cause.as_str(),
+            inferred_suffix(r.incident_inferred(inc)),
+            inc.oversold_units,
             r.money(inc.loss)
         );
     }
-    if !a.findings.is_empty() {
-        let _ = writeln!(out, "## Findings\n");
-        let _ = writeln!(out, "| Kind | At | Key | Detail |");
-        let _ = writeln!(out, "|---|---|---|---|");
-        for f in &a.findings {
-            let _ = writeln!(
-                out,
-                "| {}{} | {} | `{}` | {} |",
-                f.kind.as_str(),
-                inferred_suffix(r.finding_inferred(f)),
-                r.time(f.at_ns),
-                cell(f.key.map_or("", s)),
-                cell(&f.detail)
-            );
-        }
-        out.push('\n');
+    out.push('\n');
+}
+
+/// An incident's section: its explanation, picture, holds, orders and loss.
+fn incident_section(out: &mut String, r: &ReportInput<'_>, inc: &Incident, image: Option<&str>) {
+    let s = |sym| r.log.strings.get(sym);
+    let _ = writeln!(out, "## {} on `{}`\n", inc.label(), cell(s(inc.key)));
+    let _ = writeln!(out, "{}\n", explain_incident(r, inc));
+    if let Some(img) = image {
+        let _ = writeln!(out, "![{} timeline]({})\n", inc.label(), img);
     }
-    if !a.products.is_empty() {
-        let _ = writeln!(out, "## Stock\n");
+    holds_table(out, r, inc);
+    if !inc.sales.is_empty() {
+        orders_table(out, r, inc);
+    }
+    let _ = writeln!(
+        out,
+        "Oversold: **{}** · loss: **{}**\n",
+        units(inc.oversold_units),
+        r.money(inc.loss)
+    );
+}
+
+/// The holds of an incident: grant, TTL, renewals, how the lease and the
+/// believed window ended.
+fn holds_table(out: &mut String, r: &ReportInput<'_>, inc: &Incident) {
+    let s = |sym| r.log.strings.get(sym);
+    let _ = writeln!(
+        out,
+        "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |"
+    );
+    let _ = writeln!(out, "|---|---|---|---:|---:|---|---|---:|");
+    for &l in &inc.leases {
+        let l: &Lease = &r.analysis.leases[l];
+        let mark = inferred_suffix(l.inferred);
+        let ratio = l.ttl_ms.filter(|&t| t > 0).map_or("-".to_string(), |t| {
+            format!("{:.0} %", 100.0 * l.hold_ms() / t as f64)
+        });
         let _ = writeln!(
             out,
-            "| Product | Initial | Sold | Oversold | Final | Lost updates |"
+            "| `{}`{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
+            cell(s(l.holder)),
+            mark,
+            cell(l.host.map_or("", s)),
+            r.time(l.acquired_ns),
+            l.ttl_ms.map_or("none".to_string(), |t| format!("{t} ms")),
+            l.renewals_ns.len(),
+            r.time(l.lock_end_ns),
+            snake_name(&l.lock_end),
+            r.time(l.window_end_ns),
+            snake_name(&l.window_end),
+            ratio
         );
-        let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
-        for p in &a.products {
-            let opt = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} | {} | {} | {} |",
-                cell(p.product.map_or("(unknown)", s)),
-                opt(p.initial_stock),
-                p.sold,
-                p.oversold,
-                opt(p.final_stock),
-                p.lost_updates
-            );
-        }
-        out.push('\n');
     }
-    if r.log.warnings.total() > 0 {
-        let _ = writeln!(out, "## Warnings ({})\n", r.log.warnings.total());
-        for w in r.log.warnings.kept().iter().take(100) {
-            let _ = writeln!(out, "- `{}:{}`: {}", cell(&w.file), w.line, cell(&w.reason));
-        }
-        out.push('\n');
+    out.push('\n');
+}
+
+/// The orders (or deductions) tied to an incident.
+fn orders_table(out: &mut String, r: &ReportInput<'_>, inc: &Incident) {
+    let s = |sym| r.log.strings.get(sym);
+    let _ = writeln!(out, "| Order | Holder | At | Units | Oversold |");
+    let _ = writeln!(out, "|---|---|---|---:|---:|");
+    for &i in &inc.sales {
+        let x = &r.analysis.sales[i];
+        let _ = writeln!(
+            out,
+            "| {}{} | `{}` | {} | {} | {} |",
+            cell(x.order_id.map_or("(deduction)", s)),
+            inferred_suffix(r.sale_inferred(x)),
+            cell(x.holder.map_or("", s)),
+            r.time(x.at_ns),
+            x.quantity,
+            x.oversold_units
+        );
     }
+    out.push('\n');
+}
+
+/// The findings, when there are any.
+fn findings(out: &mut String, r: &ReportInput<'_>) {
+    let s = |sym| r.log.strings.get(sym);
+    if r.analysis.findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Findings\n");
+    let _ = writeln!(out, "| Kind | At | Key | Detail |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for f in &r.analysis.findings {
+        let _ = writeln!(
+            out,
+            "| {}{} | {} | `{}` | {} |",
+            f.kind.as_str(),
+            inferred_suffix(r.finding_inferred(f)),
+            r.time(f.at_ns),
+            cell(f.key.map_or("", s)),
+            cell(&f.detail)
+        );
+    }
+    out.push('\n');
+}
+
+/// Stock accounting per product, when the log has any.
+fn stock(out: &mut String, r: &ReportInput<'_>) {
+    let s = |sym| r.log.strings.get(sym);
+    if r.analysis.products.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "## Stock\n");
+    let _ = writeln!(
+        out,
+        "| Product | Initial | Sold | Oversold | Final | Lost updates |"
+    );
+    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+    for p in &r.analysis.products {
+        let opt = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} | {} |",
+            cell(p.product.map_or("(unknown)", s)),
+            opt(p.initial_stock),
+            p.sold,
+            p.oversold,
+            opt(p.final_stock),
+            p.lost_updates
+        );
+    }
+    out.push('\n');
+}
+
+/// The first 100 load warnings, when there are any.
+fn warnings(out: &mut String, r: &ReportInput<'_>) {
+    if r.log.warnings.total() == 0 {
+        return;
+    }
+    let _ = writeln!(out, "## Warnings ({})\n", r.log.warnings.total());
+    for w in r.log.warnings.kept().iter().take(100) {
+        let _ = writeln!(out, "- `{}:{}`: {}", cell(&w.file), w.line, cell(&w.reason));
+    }
+    out.push('\n');
+}
+
+/// What was read from each file, then its unreadable reason and notes.
+fn sources(out: &mut String, r: &ReportInput<'_>) {
     let _ = writeln!(out, "## What was read\n");
     let _ = writeln!(
         out,
@@ -204,7 +273,7 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
             out,
             "| `{}` | {} ({}) | {} | {} | {} | {} | {} |",
             cell(&src.name),
-            super::snake_name(&src.dialect),
+            snake_name(&src.dialect),
             src.encoding,
             src.layout
                 .as_deref()
@@ -232,5 +301,4 @@ pub fn to_markdown(r: &ReportInput<'_>, image_for: &dyn Fn(usize) -> Option<Stri
             let _ = writeln!(out, "\n- `{}`: {}", cell(&src.name), cell(note));
         }
     }
-    out
 }

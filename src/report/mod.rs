@@ -1,21 +1,28 @@
 //! Printers over one [`Analysis`]: plain text for the terminal, Markdown for
-//! the incident write-up, and JSON with a stable schema (`docs/json-schema.md`).
+//! the incident write-up, JSON with a stable schema (`docs/json-schema.md`),
+//! CSV and a Chrome trace, and the report folder that holds them.
 //! Each incident is explained in one paragraph of plain words.
 
+mod csv;
 mod explain;
+mod folder;
 mod json;
 mod markdown;
 mod text;
+mod trace;
 
 use chrono::{DateTime, FixedOffset};
 
 use crate::analysis::{Analysis, Finding, Incident, Overlap, Sale, Settings};
 use crate::model::LoadedLog;
 
+pub use csv::{findings_csv, incidents_csv};
 pub use explain::explain_incident;
+pub use folder::{PictureFn, write_report_dir};
 pub use json::{JSON_SCHEMA_VERSION, to_json};
-pub use markdown::to_markdown;
+pub use markdown::{MarkdownImages, to_markdown};
 pub use text::to_text;
+pub use trace::{Trace, TraceEvent, chrome_trace};
 
 /// Everything a printer needs: the loaded log, the settings used, and the
 /// analysis computed from them.

@@ -18,9 +18,9 @@ mod tests;
 
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 
-use crate::cli::{self, Cli, Loaded, RenderArgs, Theme, load_and_analyze};
+use crate::cli::Cli;
 use shell::screenshot::ExitScreenshot;
 use shell::window::WindowApp;
 
@@ -28,64 +28,13 @@ pub use app::App;
 pub use render::render_png;
 pub use state::AppState;
 
-/// Runs what needs the UI layer: the window, `render`, `report` with
-/// pictures.
+/// Opens the window on the command line's files (or the embedded sample)
+/// and runs it until it closes; with `--screenshot`, writes the picture and
+/// exits.
 ///
 /// # Errors
-/// Window or renderer start-up failures.
-pub fn run_cli(cli: &Cli) -> anyhow::Result<u8> {
-    match &cli.command {
-        Some(cli::Command::Render(args)) => run_render(args),
-        Some(cli::Command::Report(args)) => {
-            let render_fn = |loaded: &Loaded, incident: Option<usize>, path: &std::path::Path| {
-                render_png(loaded, incident, (1600, 900), false, path)
-            };
-            crate::export::write_report(args, Some(&render_fn))
-        }
-        _ => run_window(cli),
-    }
-}
-
-fn run_render(args: &RenderArgs) -> anyhow::Result<u8> {
-    let loaded = load_and_analyze(&args.files, &args.analysis)?;
-    let (w, h) = args
-        .size
-        .split_once(['x', 'X'])
-        .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
-        .with_context(|| format!("--size {:?} is not WIDTHxHEIGHT", args.size))?;
-    let incident = match &args.incident {
-        None => None,
-        Some(s) => {
-            let n: usize = s
-                .trim()
-                .trim_start_matches("INC-")
-                .trim_start_matches("inc-")
-                .parse()
-                .with_context(|| format!("--incident {s:?} is not INC-N or N"))?;
-            if n == 0 || n > loaded.analysis.incidents.len() {
-                bail!(
-                    "--incident {s}: {}",
-                    match loaded.analysis.incidents.len() {
-                        0 => "there are no incidents".to_string(),
-                        1 => "there is 1 incident".to_string(),
-                        n => format!("there are {n} incidents"),
-                    }
-                );
-            }
-            Some(n - 1)
-        }
-    };
-    render_png(
-        &loaded,
-        incident,
-        (w, h),
-        args.theme == Theme::Dark,
-        &args.out,
-    )?;
-    Ok(loaded.exit_code())
-}
-
-fn run_window(cli: &Cli) -> anyhow::Result<u8> {
+/// Bad flags, a window that cannot open, or a screenshot not taken.
+pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
     let result = Arc::new(Mutex::new(None));
     let shot = cli
         .screenshot

@@ -9,7 +9,8 @@ use super::i18n::Lang;
 use super::timeline::{
     Filters, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
 };
-use crate::cli::{Loaded, write_atomic};
+use crate::fsio::write_atomic;
+use crate::pipeline::AnalyzedLog;
 
 /// Encodes `img` as PNG and writes it atomically, never over `inputs`.
 ///
@@ -31,7 +32,7 @@ pub fn write_png(img: &image::RgbaImage, path: &Path, inputs: &[PathBuf]) -> any
 /// # Errors
 /// When no wgpu adapter exists or rendering fails.
 pub fn render_image(
-    loaded: &Loaded,
+    loaded: &AnalyzedLog,
     incident: Option<usize>,
     size: (u32, u32),
     dark: bool,
@@ -87,7 +88,7 @@ pub fn render_image(
 /// # Errors
 /// No wgpu adapter, rendering or write failures.
 pub fn render_png(
-    loaded: &Loaded,
+    loaded: &AnalyzedLog,
     incident: Option<usize>,
     size: (u32, u32),
     dark: bool,

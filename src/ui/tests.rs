@@ -10,12 +10,13 @@ use super::i18n::Lang;
 use super::loader::{SAMPLE_BYTES, SAMPLE_NAME, Source};
 use super::state::AppState;
 use crate::analysis::{Settings, analyze};
-use crate::cli::{AnalysisArgs, Loaded};
+use crate::cli::AnalysisArgs;
 use crate::ingest::{IngestOptions, Progress, read_source};
 use crate::model::LogBuilder;
+use crate::pipeline::AnalyzedLog;
 use crate::report::{format_money, format_ms};
 
-fn sample_loaded(unit_loss: f64) -> Loaded {
+fn sample_loaded(unit_loss: f64) -> AnalyzedLog {
     let mut b = LogBuilder::new();
     read_source(
         SAMPLE_NAME,
@@ -31,7 +32,7 @@ fn sample_loaded(unit_loss: f64) -> Loaded {
         ..Settings::default()
     };
     let analysis = analyze(&log, &settings);
-    Loaded {
+    AnalyzedLog {
         log,
         settings,
         analysis,
@@ -436,7 +437,7 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
     let log = b.finish();
     let settings = Settings::default();
     let analysis = analyze(&log, &settings);
-    let loaded = Loaded {
+    let loaded = AnalyzedLog {
         log,
         settings,
         analysis,

@@ -37,22 +37,23 @@ pub fn export_report(
                 let _ = done.send(tr(lang, "cancel").to_string());
                 return;
             };
-            let loaded = crate::cli::Loaded {
+            let loaded = crate::pipeline::AnalyzedLog {
                 log: (*log).clone(),
                 settings,
                 analysis: (*analysis).clone(),
             };
-            let render_fn =
-                |loaded: &crate::cli::Loaded, incident: Option<usize>, path: &std::path::Path| {
-                    crate::ui::render_png(loaded, incident, (1600, 900), false, path)
-                };
             let shown = dir.display().to_string();
-            let msg =
-                match crate::export::write_report_dir(&loaded, &dir, &inputs, Some(&render_fn)) {
-                    Ok(()) if fallback => trf(lang, "no_dialog_report", &[&shown]),
-                    Ok(()) => trf(lang, "report_written", &[&shown]),
-                    Err(e) => trf(lang, "save_failed", &[&format!("{e:#}")]),
-                };
+            let written = crate::pipeline::write_report_folder(
+                &loaded,
+                &dir,
+                &inputs,
+                Some(crate::ui::render_png),
+            );
+            let msg = match written {
+                Ok(()) if fallback => trf(lang, "no_dialog_report", &[&shown]),
+                Ok(()) => trf(lang, "report_written", &[&shown]),
+                Err(e) => trf(lang, "save_failed", &[&format!("{e:#}")]),
+            };
             let _ = done.send(msg);
             if let Some(ctx) = ctx {
                 ctx.request_repaint();

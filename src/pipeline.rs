@@ -1,0 +1,198 @@
+//! The application's work between the command line (or the window) and the
+//! layers below: load files and analyse them, print a report, write the
+//! report folder, and the exit code that says what was found. Plain options
+//! in, results out; the flags that fill the options are `cli`'s.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::analysis::{Analysis, Settings, analyze};
+use crate::ingest::{IngestOptions, Progress, load_paths};
+use crate::model::LoadedLog;
+use crate::report::ReportInput;
+
+/// Exit code: no incident.
+pub const EXIT_CLEAN: u8 = 0;
+/// Exit code: at least one incident.
+pub const EXIT_INCIDENTS: u8 = 1;
+/// Exit code: an error (bad arguments, unreadable file).
+pub const EXIT_ERROR: u8 = 2;
+
+/// Size of the pictures in a report folder, pixels.
+pub const REPORT_PICTURE_SIZE: (u32, u32) = (1600, 900);
+
+/// A loaded log with its analysis and the settings it ran with: what the
+/// printers, the report folder and the pictures are made from.
+pub struct AnalyzedLog {
+    /// The events and sources.
+    pub log: LoadedLog,
+    /// The settings used.
+    pub settings: Settings,
+    /// The analysis.
+    pub analysis: Analysis,
+}
+
+impl AnalyzedLog {
+    /// What makes this load an error ([`crate::ingest::load_problems`]).
+    pub fn problems(&self) -> Vec<String> {
+        crate::ingest::load_problems(&self.log)
+    }
+
+    /// The exit code: 2 when a file gave no event or no lock event was read
+    /// (each reason printed on stderr), else 1 with incidents, 0 without.
+    /// Never a clean 0 for a file nothing was read from.
+    pub fn exit_code(&self) -> u8 {
+        let problems = self.problems();
+        for p in &problems {
+            eprintln!("lockreplay: {}", crate::report::terminal_safe(p));
+        }
+        if problems.is_empty() {
+            exit_code_for(&self.analysis)
+        } else {
+            EXIT_ERROR
+        }
+    }
+
+    /// The printers' view of it.
+    pub fn input(&self) -> ReportInput<'_> {
+        ReportInput {
+            log: &self.log,
+            settings: &self.settings,
+            analysis: &self.analysis,
+        }
+    }
+}
+
+/// Exit code for an analysis: 1 when it found incidents.
+pub fn exit_code_for(analysis: &Analysis) -> u8 {
+    if analysis.incidents.is_empty() {
+        EXIT_CLEAN
+    } else {
+        EXIT_INCIDENTS
+    }
+}
+
+/// Draws the timeline of a load into a PNG: zoomed to an incident when one
+/// is given, at a size in pixels, dark when `true`. Only the window layer
+/// draws (`ui::render_png`); it lends this to the layers below.
+pub type DrawTimeline =
+    fn(&AnalyzedLog, Option<usize>, (u32, u32), bool, &Path) -> anyhow::Result<()>;
+
+/// Loads `files` with `opts` and analyses them with `settings`, showing
+/// progress on stderr when it is a terminal and the files are large.
+///
+/// # Errors
+/// Unreadable files.
+pub fn load_and_analyze(
+    files: &[PathBuf],
+    opts: &IngestOptions,
+    settings: Settings,
+) -> anyhow::Result<AnalyzedLog> {
+    let progress = Arc::new(Progress::default());
+    let show = std::io::stderr().is_terminal() && total_size(files) > 32 * 1024 * 1024;
+    let done = Arc::new(AtomicBool::new(false));
+    let printer = show.then(|| spawn_progress_printer(progress.clone(), done.clone()));
+    let started = Instant::now();
+    let log = load_paths(files, opts, &progress);
+    done.store(true, Ordering::Relaxed);
+    phase_time("load", started);
+    if let Some(Some(h)) = printer {
+        let _ = h.join();
+    }
+    let log = log?;
+    let started = Instant::now();
+    let analysis = analyze(&log, &settings);
+    phase_time("analyze", started);
+    Ok(AnalyzedLog {
+        log,
+        settings,
+        analysis,
+    })
+}
+
+/// Prints the load's progress on stderr every 200 ms until `done`.
+fn spawn_progress_printer(
+    progress: Arc<Progress>,
+    done: Arc<AtomicBool>,
+) -> Option<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("progress".into())
+        .spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                let read = progress.bytes_read.load(Ordering::Relaxed);
+                let total = progress.bytes_total.load(Ordering::Relaxed).max(1);
+                eprint!(
+                    "\rloading {:>5.1} % ({} / {} MB)",
+                    100.0 * read as f64 / total as f64,
+                    read >> 20,
+                    total >> 20
+                );
+                std::thread::sleep(Duration::from_millis(200));
+            }
+            eprint!("\r\x1b[K");
+        })
+        .ok()
+}
+
+/// With `LOCKREPLAY_TIMINGS` set, prints how long a phase took on stderr
+/// (for `bench/` and profiling).
+fn phase_time(phase: &str, started: Instant) {
+    if std::env::var_os("LOCKREPLAY_TIMINGS").is_some() {
+        eprintln!("timing: {phase} {:.3} s", started.elapsed().as_secs_f64());
+    }
+}
+
+fn total_size(files: &[PathBuf]) -> u64 {
+    files
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Prints the report `print` makes of `loaded` on stdout (ending with a
+/// line end) and returns the exit code. The last step of a process:
+/// `loaded` is not freed.
+pub fn print_report(loaded: AnalyzedLog, print: fn(&ReportInput<'_>) -> String) -> u8 {
+    let started = Instant::now();
+    let out = print(&loaded.input());
+    phase_time("report", started);
+    print!("{out}");
+    if !out.ends_with('\n') {
+        println!();
+    }
+    let code = loaded.exit_code();
+    // The process ends next: freeing millions of events one by one would
+    // only delay the exit (the OS takes the memory back at once).
+    std::mem::forget(loaded);
+    code
+}
+
+/// Writes the report folder of `loaded` into `dir`, never over `inputs`;
+/// with `draw`, a picture per incident and an overview
+/// ([`REPORT_PICTURE_SIZE`], light theme). A picture that fails is said on
+/// stderr and left out of the report.
+///
+/// # Errors
+/// When `dir` cannot be created or a file cannot be written.
+pub fn write_report_folder(
+    loaded: &AnalyzedLog,
+    dir: &Path,
+    inputs: &[PathBuf],
+    draw: Option<DrawTimeline>,
+) -> anyhow::Result<()> {
+    let picture = draw.map(|draw| {
+        move |incident: Option<usize>, path: &Path| {
+            draw(loaded, incident, REPORT_PICTURE_SIZE, false, path)
+        }
+    });
+    crate::report::write_report_dir(
+        &loaded.input(),
+        dir,
+        inputs,
+        picture.as_ref().map(|p| p as crate::report::PictureFn<'_>),
+    )
+}
