@@ -101,6 +101,29 @@ fn check(name: &str, paths: &[PathBuf], tolerance_ms: f64) {
         "{name}: {s}"
     );
     assert_eq!(s["overlap_pairs"], t["overlap_pair_count"], "{name}: {s}");
+    // Every oversold unit is tied to the incident that sold it.
+    let in_incidents: i64 = v["incidents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|i| i["oversold_units"].as_i64().unwrap_or(0))
+        .sum();
+    assert_eq!(
+        Some(in_incidents),
+        s["oversold_units"].as_i64(),
+        "{name}: {s}"
+    );
+    // No product made up from an order list's name.
+    let products: Vec<&str> = v["products"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p["product"].as_str())
+        .collect();
+    assert!(
+        products.iter().all(|p| !p.contains("order")),
+        "{name}: {products:?}"
+    );
     assert_eq!(pairs(&v, false), pairs(&t, true), "{name}");
     for ((e1, l1, d1), (e2, l2, d2)) in durations(&v, false).iter().zip(durations(&t, true).iter())
     {

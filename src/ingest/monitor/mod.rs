@@ -61,7 +61,9 @@
 //!   `RPUSH`/`LPUSH` → `OrderCreated`, quantity from JSON `qty`/`quantity`
 //!   (else 1), `order_id`, `unit_price`, holder from `lock_owner`/`owner`.
 //! - Business events carry `product` = the key without its last
-//!   `:`-component (`product:1001:stock` → `product:1001`) and `key` = the
+//!   `:`-component (`product:1001:stock` → `product:1001`; for an order list,
+//!   the key without the parts that name the list: `orders:product:1001` and
+//!   `product:1001:orders` → `product:1001`) and `key` = the
 //!   lock key with the same product part seen anywhere in the capture
 //!   (`product:1001:lock`), as the application logs do.
 //!

@@ -1039,7 +1039,7 @@ impl Replay {
     ) {
         let key = args[0];
         let key_text = String::from_utf8_lossy(key);
-        let product = product_part(&key_text);
+        let product = order_list_product(&key_text);
         for elem in &args[1..] {
             let mut e = self.new_event(b, EventKind::OrderCreated, at_ns, line, client, key);
             e.key = None;
@@ -1051,7 +1051,7 @@ impl Replay {
                 }
             }
             let order_sym: Option<Sym> = order.order_id.map(|o| b.intern(&o));
-            let product_sym = b.intern(product);
+            let product_sym = b.intern(&product);
             e.update_detail(|d| {
                 d.quantity = Some(order.quantity);
                 d.order_id = order_sym;
@@ -1094,6 +1094,23 @@ impl Replay {
     }
 }
 
+/// The product an order list is for: its key without the parts that name
+/// the list (`orders:product:1001` and `product:1001:orders` are both
+/// `product:1001`, the product of the stock key `product:1001:stock`), so
+/// that a product's orders and its stock are one product; the whole key
+/// when every part names the list.
+fn order_list_product(key: &str) -> String {
+    let parts: Vec<&str> = key
+        .split(':')
+        .filter(|p| !p.to_ascii_lowercase().contains("order"))
+        .collect();
+    if parts.is_empty() {
+        key.to_string()
+    } else {
+        parts.join(":")
+    }
+}
+
 fn start_script(client: &Client, c: &[u8], args: &[&[u8]]) -> Script {
     let numkeys = args
         .get(1)
@@ -1124,6 +1141,15 @@ fn start_script(client: &Client, c: &[u8], args: &[&[u8]]) -> Script {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{replay, summary};
+
+    #[test]
+    fn an_order_lists_product_is_its_key_without_the_list_name() {
+        use super::order_list_product;
+        assert_eq!(order_list_product("orders:product:1001"), "product:1001");
+        assert_eq!(order_list_product("product:7:orders"), "product:7");
+        assert_eq!(order_list_product("shop:Order_List:sku-9"), "shop:sku-9");
+        assert_eq!(order_list_product("orders"), "orders");
+    }
     use super::*;
 
     #[test]
