@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::{ReportInput, explain_incident, snake_name};
+use crate::analysis::Lease;
+use crate::model::{EventKind, SourceRef, Sym};
 
 /// Version tag written as `schema`.
 pub const JSON_SCHEMA_VERSION: &str = "lockreplay/1";
@@ -294,39 +296,50 @@ pub struct JsonReport {
     pub warnings_unlisted: u64,
 }
 
-/// The server view's hold of `l`'s key and holder granted nearest to `l`'s
-/// acquire (a holder can hold a key several times: Redisson reuses its
-/// `uuid:threadId`).
-fn server_hold(r: &ReportInput<'_>, l: &crate::analysis::Lease) -> Option<JsonServerHold> {
-    let sv = r
-        .analysis
-        .server_view
-        .iter()
-        .filter(|s| s.key == l.key && s.holder == l.holder)
-        .min_by_key(|s| s.acquired_ns.abs_diff(l.acquired_ns))?;
-    let src = *sv.lines.first()?;
-    Some(JsonServerHold {
-        acquired: r.rfc3339(sv.acquired_ns),
-        lock_end: snake_name(&sv.lock_end),
-        lock_end_at: r.rfc3339(sv.lock_end_ns),
-        source: format!("{}:{}", r.log.source_name(src), src.line),
-    })
+/// What MONITOR captures loaded beside the application log say of its holds
+/// and orders (docs/semantics.md §9), indexed once per report.
+struct ServerEvidence<'a> {
+    /// The server view's holds by (key, holder), in server-view order.
+    holds: HashMap<(Sym, Sym), Vec<&'a Lease>>,
+    /// Order id -> the capture line of the first inferred order with that id.
+    orders: HashMap<Sym, SourceRef>,
 }
 
-/// Order id -> the capture line of the first inferred order with that id.
-fn captured_orders(
-    log: &crate::model::LoadedLog,
-) -> HashMap<crate::model::Sym, crate::model::SourceRef> {
-    let mut out = HashMap::new();
-    for e in &log.events {
-        if e.inferred
-            && e.kind == crate::model::EventKind::OrderCreated
-            && let Some(o) = e.detail().order_id
-        {
-            out.entry(o).or_insert(e.source);
+impl<'a> ServerEvidence<'a> {
+    fn new(r: &ReportInput<'a>) -> ServerEvidence<'a> {
+        let mut holds: HashMap<(Sym, Sym), Vec<&Lease>> = HashMap::new();
+        for s in &r.analysis.server_view {
+            holds.entry((s.key, s.holder)).or_default().push(s);
         }
+        let mut orders = HashMap::new();
+        for e in &r.log.events {
+            if e.inferred
+                && e.kind == EventKind::OrderCreated
+                && let Some(o) = e.detail().order_id
+            {
+                orders.entry(o).or_insert(e.source);
+            }
+        }
+        ServerEvidence { holds, orders }
     }
-    out
+
+    /// The server view's hold of `l`'s key and holder granted nearest to
+    /// `l`'s acquire (a holder can hold a key several times: Redisson reuses
+    /// its `uuid:threadId`).
+    fn hold(&self, r: &ReportInput<'_>, l: &Lease) -> Option<JsonServerHold> {
+        let sv = self
+            .holds
+            .get(&(l.key, l.holder))?
+            .iter()
+            .min_by_key(|s| s.acquired_ns.abs_diff(l.acquired_ns))?;
+        let src = *sv.lines.first()?;
+        Some(JsonServerHold {
+            acquired: r.rfc3339(sv.acquired_ns),
+            lock_end: snake_name(&sv.lock_end),
+            lock_end_at: r.rfc3339(sv.lock_end_ns),
+            source: format!("{}:{}", r.log.source_name(src), src.line),
+        })
+    }
 }
 
 /// One incident of the report: its holds (with the server's view when a
@@ -334,7 +347,7 @@ fn captured_orders(
 fn incident(
     r: &ReportInput<'_>,
     inc: &crate::analysis::Incident,
-    captured_orders: &HashMap<crate::model::Sym, crate::model::SourceRef>,
+    server: &ServerEvidence<'_>,
 ) -> JsonIncident {
     let a = r.analysis;
     let s = |sym| r.log.strings.get(sym).to_string();
@@ -365,7 +378,7 @@ fn incident(
                     believed_until: r.rfc3339(l.window_end_ns),
                     inferred: l.inferred,
                     release_guessed: l.release_guessed,
-                    server: server_hold(r, l),
+                    server: server.hold(r, l),
                 }
             })
             .collect(),
@@ -407,7 +420,7 @@ fn incident(
                     server_source: x
                         .order_id
                         .filter(|_| !r.sale_inferred(x))
-                        .and_then(|o| captured_orders.get(&o))
+                        .and_then(|o| server.orders.get(&o))
                         .map(|&src| format!("{}:{}", r.log.source_name(src), src.line)),
                 }
             })
@@ -421,7 +434,7 @@ fn incident(
 /// Builds the typed report.
 pub fn build(r: &ReportInput<'_>) -> JsonReport {
     let a = r.analysis;
-    let captured_orders = captured_orders(r.log);
+    let server = ServerEvidence::new(r);
     let s = |sym| r.log.strings.get(sym).to_string();
     let money = |amount| Money {
         amount,
@@ -430,7 +443,7 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
     let incidents = a
         .incidents
         .iter()
-        .map(|inc| incident(r, inc, &captured_orders))
+        .map(|inc| incident(r, inc, &server))
         .collect();
     JsonReport {
         schema: super::JSON_SCHEMA_VERSION.to_string(),
