@@ -3,19 +3,16 @@
 //! a library prefix, and a data node holding the stock and the orders), and
 //! as both, gives one answer: each hold, overlap and sale counted once.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
+use support::{CAD, monitor_line, write_lines};
 
 /// 2026-12-01T10:00:00+08:00 as epoch seconds.
 const T0: i64 = 1_796_090_400;
-
-fn write(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
-    path
-}
 
 fn analyze(files: &[&Path]) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
@@ -68,20 +65,10 @@ fn app_lines(key: &str) -> Vec<String> {
     ]
 }
 
+/// One MONITOR line at `ms` after `T0`.
 fn mon(ms: i64, client: &str, args: &[&str]) -> String {
-    let quoted: Vec<String> = args
-        .iter()
-        .map(|a| format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\"")))
-        .collect();
-    format!(
-        "{}.{:06} [0 {client}] {}",
-        T0 + ms / 1000,
-        (ms % 1000) * 1000,
-        quoted.join(" ")
-    )
+    monitor_line(T0, ms, client, args)
 }
-
-const CAD: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
 /// The lock node: pottery-style `redlock:` prefix on the key.
 fn lock_node(key: &str) -> Vec<String> {
@@ -158,13 +145,13 @@ fn answer(v: &Value) -> (i64, i64, f64, Vec<Pair>) {
 #[test]
 fn app_log_captures_and_both_give_one_answer() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let app = write(dir.path(), "shop.jsonl", &app_lines("product:1001:lock"));
-    let lock = write(
+    let app = write_lines(dir.path(), "shop.jsonl", &app_lines("product:1001:lock"));
+    let lock = write_lines(
         dir.path(),
         "node-6391.monitor.log",
         &lock_node("redlock:product:1001:lock"),
     );
-    let data = write(dir.path(), "node-6394.monitor.log", &data_node());
+    let data = write_lines(dir.path(), "node-6394.monitor.log", &data_node());
     let expected = (
         1,
         1,
@@ -223,8 +210,8 @@ fn a_key_linked_by_spelling_alone_is_said_to_be_inferred() {
         .into_iter()
         .map(|l| l.replace("tok-", "thread-"))
         .collect();
-    let app = write(dir.path(), "shop.jsonl", &app);
-    let lock = write(
+    let app = write_lines(dir.path(), "shop.jsonl", &app);
+    let lock = write_lines(
         dir.path(),
         "node.monitor.log",
         &lock_node("lock:product:1001:lock"),
@@ -240,8 +227,8 @@ fn orders_on_a_data_node_are_not_counted_twice_beside_the_app_log() {
     // The lock node's key equals the app's; only the data node could double
     // the sales.
     let dir = tempfile::tempdir().expect("tempdir");
-    let app = write(dir.path(), "shop.jsonl", &app_lines("product:1001:lock"));
-    let data = write(dir.path(), "node-6394.monitor.log", &data_node());
+    let app = write_lines(dir.path(), "shop.jsonl", &app_lines("product:1001:lock"));
+    let data = write_lines(dir.path(), "node-6394.monitor.log", &data_node());
     let v = analyze(&[&app, &data]);
     assert_eq!(v["summary"]["oversold_units"], 1, "{v:#}");
     let orders: usize = v["incidents"]

@@ -5,33 +5,23 @@
 //! release, and a failover (an old master and its promoted replica, with
 //! Redisson's `uuid:threadId` tokens on both) is not taken for a Redlock.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::PathBuf;
 
 use lockreplay::analysis::{Analysis, Cause, FindingKind, LockEnd, Settings, analyze};
 use lockreplay::ingest::{IngestOptions, Progress, load_paths};
 use lockreplay::model::LoadedLog;
+use support::{CAD, monitor_line, write_lines};
 
 /// 2025-12-01T14:40:00Z as epoch seconds.
 const T0: i64 = 1_764_600_000;
 
 const KEY: &str = "redlock:product:1001:lock";
 
-/// Compare-and-delete, as Redlock clients (pottery, redlock-py,
-/// node-redlock) release each node.
-const CAD: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
-
 /// One MONITOR line at `ms` after `T0`.
 fn mon(ms: i64, client: &str, args: &[&str]) -> String {
-    let quoted: Vec<String> = args
-        .iter()
-        .map(|a| format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\"")))
-        .collect();
-    format!(
-        "{}.{:06} [0 {client}] {}",
-        T0 + ms / 1000,
-        (ms % 1000) * 1000,
-        quoted.join(" ")
-    )
+    monitor_line(T0, ms, client, args)
 }
 
 /// A winning or losing `SET NX PX` try.
@@ -53,12 +43,6 @@ fn cad(ms: i64, client: &str, token: &str, deletes: bool) -> Vec<String> {
         lines.push(mon(ms, "lua", &["del", KEY]));
     }
     lines
-}
-
-fn write(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
-    path
 }
 
 fn load(files: &[PathBuf]) -> (LoadedLog, Analysis) {
@@ -127,9 +111,9 @@ fn quorum_is_a_majority_of_the_lock_nodes_not_of_every_capture() {
         lines
     };
     let mut files: Vec<PathBuf> = (1..=3)
-        .map(|n| write(dir.path(), &format!("node{n}.monitor.log"), &lock_node(n)))
+        .map(|n| write_lines(dir.path(), &format!("node{n}.monitor.log"), &lock_node(n)))
         .collect();
-    files.push(write(dir.path(), "data.monitor.log", &data_node()));
+    files.push(write_lines(dir.path(), "data.monitor.log", &data_node()));
     let (log, a) = load(&files);
     assert_eq!(
         holders(&log, &a),
@@ -182,7 +166,7 @@ fn a_one_node_contender_deleting_its_own_key_is_no_foreign_release() {
         lines
     };
     let files: Vec<PathBuf> = (1..=3)
-        .map(|n| write(dir.path(), &format!("node{n}.monitor.log"), &node(n)))
+        .map(|n| write_lines(dir.path(), &format!("node{n}.monitor.log"), &node(n)))
         .collect();
     let (log, a) = load(&files);
     assert_eq!(holders(&log, &a), ["tok-A", "tok-B"]);
@@ -309,8 +293,8 @@ fn failover(copies: bool) {
     promoted.extend(redisson_lock(6000, n57, t57));
     promoted.extend(redisson_unlock(6500, n57, t57, true));
     let files = vec![
-        write(dir.path(), "redis-6379.monitor.log", &master),
-        write(dir.path(), "redis-6380.monitor.log", &promoted),
+        write_lines(dir.path(), "redis-6379.monitor.log", &master),
+        write_lines(dir.path(), "redis-6380.monitor.log", &promoted),
     ];
     let (log, a) = load(&files);
     let tid = |h: String| h.rsplit(':').next().unwrap_or("").to_string();
@@ -378,7 +362,7 @@ fn a_redlock_whose_tokens_are_on_every_node_still_merges_each_grant() {
         lines
     };
     let files: Vec<PathBuf> = (1..=3)
-        .map(|n| write(dir.path(), &format!("node{n}.monitor.log"), &node(n)))
+        .map(|n| write_lines(dir.path(), &format!("node{n}.monitor.log"), &node(n)))
         .collect();
     let (log, a) = load(&files);
     assert_eq!(holders(&log, &a), ["uuid-a:1", "uuid-b:1", "uuid-a:1"]);
