@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
+use lockreplay::analysis::IncidentId;
 use lockreplay::cli::AnalysisArgs;
 use lockreplay::sim::{SimArgs, run as simulate};
 use lockreplay::ui::i18n::Lang;
@@ -46,7 +47,7 @@ fn cpu_now() -> Duration {
 /// grows with the number of incidents on screen, not with the log), in a
 /// 1200x800 window: median and maximum frame CPU time at fit-all and zoomed
 /// to the first incident, ms.
-fn timeline_only(model: SwimlaneModel, first_incident: Option<usize>) -> [(f64, f64); 2] {
+fn timeline_only(model: SwimlaneModel, first_incident: Option<IncidentId>) -> [(f64, f64); 2] {
     let mut view = TimelineView::default();
     view.fit(&model);
     let mut h = Harness::builder()

@@ -9,7 +9,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use lockreplay::analysis::{Analysis, Lease, LockEnd, ProductOversell, Sale, WindowEnd};
+use lockreplay::analysis::{
+    Analysis, EventId, Lease, LeaseId, LockEnd, ProductOversell, Sale, WindowEnd,
+};
 use lockreplay::model::{Event, EventKind, LoadedLog, LogBuilder, SourceRef};
 use lockreplay::replay::StateIndex;
 
@@ -63,7 +65,7 @@ fn synthetic(events: usize) -> (LoadedLog, Analysis) {
         ev(t0 + 3 * MS, EventKind::OrderCreated, 2, None);
         ev(end, EventKind::Released, 3, None);
         leases.push(Lease {
-            id: i,
+            id: LeaseId::new(i),
             key: keys[k],
             holder,
             host: None,
@@ -85,7 +87,7 @@ fn synthetic(events: usize) -> (LoadedLog, Analysis) {
             lines: Default::default(),
         });
         sales.push(Sale {
-            event: i * 4 + 2,
+            event: EventId::new(i * 4 + 2),
             at_ns: t0 + 3 * MS,
             product: Some(keys[k]),
             key: Some(keys[k]),
@@ -99,7 +101,7 @@ fn synthetic(events: usize) -> (LoadedLog, Analysis) {
     log.events.sort_by_key(|e| (e.at_ns, e.source.line));
     leases.sort_by_key(|l| (l.key, l.acquired_ns));
     for (i, l) in leases.iter_mut().enumerate() {
-        l.id = i;
+        l.id = LeaseId::new(i);
     }
     sales.sort_by_key(|s| s.at_ns);
     let products = keys

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::analysis::Settings;
+use crate::analysis::{IncidentId, Settings};
 use crate::ingest::{IngestOptions, Mapping, parse_tz};
 use crate::pipeline::{AnalyzedLog, DrawTimeline, EXIT_CLEAN, EXIT_ERROR};
 use crate::report::{MarkdownImages, ReportInput, to_json, to_markdown, to_text};
@@ -458,7 +458,7 @@ fn parse_size(spec: &str) -> anyhow::Result<(u32, u32)> {
 
 /// Parses `--incident INC-N` or `N` into an incident id, given how many
 /// incidents there are.
-fn parse_incident(spec: &str, incidents: usize) -> anyhow::Result<usize> {
+fn parse_incident(spec: &str, incidents: usize) -> anyhow::Result<IncidentId> {
     let n: usize = spec
         .trim()
         .trim_start_matches("INC-")
@@ -475,7 +475,7 @@ fn parse_incident(spec: &str, incidents: usize) -> anyhow::Result<usize> {
             }
         );
     }
-    Ok(n - 1)
+    Ok(IncidentId::new(n - 1))
 }
 
 #[cfg(test)]

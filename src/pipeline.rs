@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::analysis::{Analysis, Settings, analyze};
+use crate::analysis::{Analysis, IncidentId, Settings, analyze};
 use crate::ingest::{IngestOptions, Progress, load_paths};
 use crate::model::LoadedLog;
 use crate::report::ReportInput;
@@ -79,7 +79,7 @@ pub fn exit_code_for(analysis: &Analysis) -> u8 {
 /// is given, at a size in pixels, dark when `true`. Only the window layer
 /// draws (`ui::render_png`); it lends this to the layers below.
 pub type DrawTimeline =
-    fn(&AnalyzedLog, Option<usize>, (u32, u32), bool, &Path) -> anyhow::Result<()>;
+    fn(&AnalyzedLog, Option<IncidentId>, (u32, u32), bool, &Path) -> anyhow::Result<()>;
 
 /// Loads `files` with `opts` and analyses them with `settings`, showing
 /// progress on stderr when it is a terminal and the files are large.
@@ -185,7 +185,7 @@ pub fn write_report_folder(
     draw: Option<DrawTimeline>,
 ) -> anyhow::Result<()> {
     let picture = draw.map(|draw| {
-        move |incident: Option<usize>, path: &Path| {
+        move |incident: Option<IncidentId>, path: &Path| {
             draw(loaded, incident, REPORT_PICTURE_SIZE, false, path)
         }
     });

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::analysis::{Analysis, Lease, LockEnd};
+use crate::analysis::{Analysis, Lease, LeaseId, LockEnd};
 use crate::model::{EventKind, LoadedLog, Sym};
 
 /// Slowest playback speed.
@@ -300,8 +300,8 @@ pub enum LeaseStatus {
 /// A holder who believes it holds a key at the cursor.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Believer {
-    /// Index into [`Analysis::leases`].
-    pub lease: usize,
+    /// The hold.
+    pub lease: LeaseId,
     /// Holder.
     pub holder: Sym,
     /// Its state.
@@ -431,7 +431,7 @@ impl StateIndex {
         let sale_product: HashMap<usize, Option<Sym>> = analysis
             .sales
             .iter()
-            .map(|s| (s.event, s.product))
+            .map(|s| (s.event.index(), s.product))
             .collect();
         let product_slot: HashMap<Option<Sym>, usize> = analysis
             .products
@@ -535,7 +535,7 @@ impl StateIndex {
             }
             if t < l.window_end_ns {
                 ks.believers.push(Believer {
-                    lease: li,
+                    lease: LeaseId::new(li),
                     holder: l.holder,
                     status: lease_status(l, t),
                 });
@@ -755,14 +755,14 @@ mod tests {
         let mut t = lo - 1_000_000;
         while t <= hi + 1_000_000 {
             let st = idx.state_at(&a, t);
-            let mut believers: Vec<usize> = a
+            let mut believers: Vec<LeaseId> = a
                 .leases
                 .iter()
                 .filter(|l| l.acquired_ns <= t && t < l.window_end_ns)
                 .map(|l| l.id)
                 .collect();
             believers.sort_unstable();
-            let mut got: Vec<usize> = st
+            let mut got: Vec<LeaseId> = st
                 .keys
                 .iter()
                 .flat_map(|k| k.believers.iter().map(|b| b.lease))

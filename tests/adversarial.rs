@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
 use lockreplay::analysis::{
-    Cause, Incident, Lease, LockEnd, LogLagArtefact, Overlap, Settings, WindowEnd, analyze,
-    detect_overlaps,
+    Cause, Incident, IncidentId, Lease, LeaseId, LockEnd, LogLagArtefact, Overlap, OverlapId,
+    Settings, WindowEnd, analyze, detect_overlaps,
 };
 use lockreplay::model::{Event, EventKind, Interner, LoadedLog, LogBuilder, SourceRef};
 use proptest::prelude::*;
@@ -183,7 +183,7 @@ fn a_million_pairs_cost_a_sweep_not_a_list() {
     // holds 0 and 1 with 2, ...
     let first: Vec<(usize, usize)> = inc.overlaps[..4]
         .iter()
-        .map(|&o| (a.overlaps[o].earlier, a.overlaps[o].later))
+        .map(|&o| (a.overlaps[o].earlier.index(), a.overlaps[o].later.index()))
         .collect();
     assert_eq!(first, [(0, 1), (0, 2), (1, 2), (0, 3)]);
     // Every hold was in an overlap: no near-miss.
@@ -215,7 +215,7 @@ fn reference_pairs(
     let mut pairs = Vec::new();
     let mut artefacts = Vec::new();
     for later in leases {
-        for earlier in &leases[..later.id] {
+        for earlier in &leases[..later.id.index()] {
             if earlier.key != later.key
                 || earlier.holder == later.holder
                 || earlier.window_end_ns <= later.acquired_ns
@@ -263,7 +263,7 @@ fn reference_incidents(
     pairs: &[Overlap],
     cap: usize,
 ) -> (Vec<Incident>, Vec<Overlap>) {
-    let mut incidents: Vec<(Incident, HashSet<usize>, Vec<Overlap>)> = Vec::new();
+    let mut incidents: Vec<(Incident, HashSet<LeaseId>, Vec<Overlap>)> = Vec::new();
     for o in pairs {
         let joins = incidents.last().is_some_and(|(inc, holds, _)| {
             inc.key == o.key
@@ -274,7 +274,7 @@ fn reference_incidents(
         if !joins {
             incidents.push((
                 Incident {
-                    id: 0,
+                    id: IncidentId::default(),
                     key: o.key,
                     start_ns: o.start_ns,
                     end_ns: o.end_ns,
@@ -304,7 +304,9 @@ fn reference_incidents(
     for (mut inc, holds, listed) in incidents {
         inc.leases = holds.into_iter().collect();
         inc.leases.sort_by_key(|&l| (leases[l].acquired_ns, l));
-        inc.overlaps = (all_listed.len()..all_listed.len() + listed.len()).collect();
+        inc.overlaps = (all_listed.len()..all_listed.len() + listed.len())
+            .map(OverlapId::new)
+            .collect();
         all_listed.extend(listed);
         out.push(inc);
     }
@@ -314,7 +316,7 @@ fn reference_incidents(
     }
     out.sort_by_key(|i| (i.start_ns, rank[&i.key]));
     for (id, inc) in out.iter_mut().enumerate() {
-        inc.id = id;
+        inc.id = IncidentId::new(id);
     }
     (out, all_listed)
 }
@@ -345,7 +347,7 @@ fn holds_from(rows: &[(u8, i64, u8, i64, usize, i64)], strings: &mut Interner) -
         }
         t += step * MS;
         leases.push(Lease {
-            id: i,
+            id: LeaseId::new(i),
             key: strings.intern(&format!("k{key}")),
             holder: strings.intern(&format!("h{holder}")),
             host: None,
@@ -403,7 +405,11 @@ proptest! {
             .enumerate()
             .map(|(i, &(a, b))| {
                 let (a, b) = (a % n, b % n);
-                LogLagArtefact { earlier: a.min(b), later: a.max(b), lag_ms: i as f64 }
+                LogLagArtefact {
+                    earlier: LeaseId::new(a.min(b)),
+                    later: LeaseId::new(a.max(b)),
+                    lag_ms: i as f64,
+                }
             })
             .collect();
         check_against_reference(&leases, &log_lag, cap);

@@ -125,7 +125,7 @@ pub fn detect_findings(
             ));
         }
         if lease.lock_end == LockEnd::ForeignRelease {
-            let by = lease.ended_by.and_then(|b| set.leases.get(b));
+            let by = lease.ended_by.and_then(|b| set.leases.get(b.index()));
             let releaser = by.map_or("a holder with no acquire in the log", |b| name(b.holder));
             out.push(Finding {
                 kind: FindingKind::ForeignRelease,

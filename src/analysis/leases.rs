@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 
-use super::{Lease, LockEnd, LogLagArtefact, NS_PER_MS, Settings, WindowEnd};
+use super::{Lease, LeaseId, LockEnd, LogLagArtefact, NS_PER_MS, Settings, WindowEnd};
 use crate::model::{EventKind, LoadedLog, PARALLEL_MIN, Sym};
 
 /// Holds plus what the reconstruction learned on the way.
@@ -164,7 +164,7 @@ impl Building {
     ) -> Building {
         Building {
             lease: Lease {
-                id,
+                id: LeaseId::new(id),
                 key,
                 holder,
                 host: e.host,
@@ -192,7 +192,7 @@ impl Building {
         }
     }
 
-    fn end_lock(&mut self, end: LockEnd, at_ns: i64, by: Option<usize>) {
+    fn end_lock(&mut self, end: LockEnd, at_ns: i64, by: Option<LeaseId>) {
         if !self.lock_ended {
             self.lock_ended = true;
             self.lease.lock_end = end;
@@ -335,13 +335,13 @@ pub fn reconstruct_leases_in(
     for one in per_key {
         let base = out.leases.len();
         out.leases.extend(one.leases.into_iter().map(|mut l| {
-            l.id += base;
-            l.ended_by = l.ended_by.map(|b| b + base);
+            l.id = l.id.shifted(base);
+            l.ended_by = l.ended_by.map(|b| b.shifted(base));
             l
         }));
         out.log_lag.extend(one.log_lag.into_iter().map(|mut a| {
-            a.earlier += base;
-            a.later += base;
+            a.earlier = a.earlier.shifted(base);
+            a.later = a.later.shifted(base);
             a
         }));
     }
@@ -462,7 +462,11 @@ fn reconstruct_key(
                     // The releaser's own lock had already ended (or it never
                     // acquired in this log and says it deleted something).
                     (Some(l), by) if by.is_some() || e.deleted() == Some(true) => {
-                        holds[l].end_lock(LockEnd::ForeignRelease, t, by.map(|b| base + b));
+                        holds[l].end_lock(
+                            LockEnd::ForeignRelease,
+                            t,
+                            by.map(|b| LeaseId::new(base + b)),
+                        );
                         live = None;
                     }
                     _ => {}
@@ -511,8 +515,8 @@ fn finish_key(
     out.log_lag.extend(
         lag.into_iter()
             .map(|(earlier, later, lag_ns)| LogLagArtefact {
-                earlier: base + earlier,
-                later: base + later,
+                earlier: LeaseId::new(base + earlier),
+                later: LeaseId::new(base + later),
                 lag_ms: lag_ns as f64 / NS_PER_MS as f64,
             }),
     );
@@ -646,7 +650,7 @@ pub(crate) mod tests {
         let set = leases_of(&log);
         let b = &set.leases[1];
         assert_eq!(b.lock_end, LockEnd::ForeignRelease);
-        assert_eq!(b.ended_by, Some(0));
+        assert_eq!(b.ended_by, Some(LeaseId::new(0)));
         assert_eq!(b.lock_end_ns, 1500 * NS_PER_MS);
         assert_eq!(set.leases[0].lock_end, LockEnd::Expired);
     }

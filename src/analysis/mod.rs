@@ -6,6 +6,7 @@
 //! reports and snapshots are deterministic.
 
 mod findings;
+mod ids;
 mod leases;
 mod overlaps;
 mod oversell;
@@ -18,6 +19,7 @@ use smallvec::SmallVec;
 use crate::model::{LoadedLog, SourceRef, Sym};
 
 pub use findings::detect_findings;
+pub use ids::{EventId, IncidentId, LeaseId, OverlapId, SaleId};
 pub use leases::{EventView, apply_host_offsets, reconstruct_leases, reconstruct_leases_in};
 pub use overlaps::{OverlapSet, detect_overlaps};
 pub use oversell::{attribute_oversell, compute_oversell};
@@ -107,8 +109,8 @@ pub enum LockEnd {
 /// One hold: a holder's successful acquire of a lock key and what followed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Lease {
-    /// Index in [`Analysis::leases`].
-    pub id: usize,
+    /// Its id: the position in [`Analysis::leases`].
+    pub id: LeaseId,
     /// Lock key.
     #[serde(skip)]
     pub key: Sym,
@@ -148,7 +150,7 @@ pub struct Lease {
     /// How the lock ended on the server.
     pub lock_end: LockEnd,
     /// For [`LockEnd::ForeignRelease`]: the lease whose holder deleted it.
-    pub ended_by: Option<usize>,
+    pub ended_by: Option<LeaseId>,
     /// True when the acquire was inferred from a MONITOR replay.
     pub inferred: bool,
     /// True when the lock ended by an own release whose holder was guessed:
@@ -222,10 +224,10 @@ pub struct Overlap {
     /// Lock key.
     #[serde(skip)]
     pub key: Sym,
-    /// The earlier hold (index into [`Analysis::leases`]).
-    pub earlier: usize,
+    /// The earlier hold.
+    pub earlier: LeaseId,
     /// The later hold.
-    pub later: usize,
+    pub later: LeaseId,
     /// Start of the intersection, ns (the later acquire).
     pub start_ns: i64,
     /// End of the intersection, ns.
@@ -246,9 +248,9 @@ impl Overlap {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LogLagArtefact {
     /// The earlier hold.
-    pub earlier: usize,
+    pub earlier: LeaseId,
     /// The later hold.
-    pub later: usize,
+    pub later: LeaseId,
     /// How far the release line trails the later acquire, ms.
     pub lag_ms: f64,
 }
@@ -256,8 +258,8 @@ pub struct LogLagArtefact {
 /// A sale (order, or deduction when no orders exist) in the log.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Sale {
-    /// Index into [`LoadedLog::events`].
-    pub event: usize,
+    /// The event of the sale in [`LoadedLog::events`].
+    pub event: EventId,
     /// Time, ns (host offset applied).
     pub at_ns: i64,
     /// Product id (product field, else the lock key); `None` when unknown.
@@ -276,8 +278,8 @@ pub struct Sale {
     pub quantity: i64,
     /// Units of this sale beyond the initial stock.
     pub oversold_units: i64,
-    /// Incident it is attributed to (index into [`Analysis::incidents`]).
-    pub incident: Option<usize>,
+    /// Incident it is attributed to.
+    pub incident: Option<IncidentId>,
 }
 
 /// Stock accounting for one product.
@@ -306,8 +308,8 @@ pub struct ProductOversell {
 /// A group of overlaps on one key that touch in time.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Incident {
-    /// Index in [`Analysis::incidents`]; shown as `INC-{id+1}`.
-    pub id: usize,
+    /// Its id: the position in [`Analysis::incidents`]; shown as `INC-{id+1}`.
+    pub id: IncidentId,
     /// Lock key.
     #[serde(skip)]
     pub key: Sym,
@@ -315,17 +317,17 @@ pub struct Incident {
     pub start_ns: i64,
     /// End, ns (the latest overlap end).
     pub end_ns: i64,
-    /// Holds involved (indices into [`Analysis::leases`]), in acquire order.
-    pub leases: Vec<usize>,
-    /// Overlaps listed in full (indices into [`Analysis::overlaps`]): the
+    /// Holds involved, in acquire order.
+    pub leases: Vec<LeaseId>,
+    /// Overlaps listed in full: the
     /// first `Settings::max_listed_pairs` in (start, earlier, later) order.
-    pub overlaps: Vec<usize>,
+    pub overlaps: Vec<OverlapId>,
     /// Overlaps beyond `Settings::max_listed_pairs`, counted only.
     pub overlaps_unlisted: usize,
     /// Cause of the first overlap.
     pub cause: Cause,
-    /// Sales (indices into [`Analysis::sales`]) made inside the window.
-    pub sales: Vec<usize>,
+    /// Sales made inside the window.
+    pub sales: Vec<SaleId>,
     /// Oversold units attributed to this incident.
     pub oversold_units: i64,
     /// Loss, in `Settings::currency`.
@@ -333,9 +335,9 @@ pub struct Incident {
 }
 
 impl Incident {
-    /// The holds (indices into [`Analysis::leases`]) in any overlap: every
-    /// hold of an overlap is a hold of its incident, listed or not.
-    pub fn holds_in_overlaps(incidents: &[Incident]) -> std::collections::HashSet<usize> {
+    /// The holds in any overlap: every hold of an overlap is a hold of its
+    /// incident, listed or not.
+    pub fn holds_in_overlaps(incidents: &[Incident]) -> std::collections::HashSet<LeaseId> {
         incidents
             .iter()
             .flat_map(|i| i.leases.iter().copied())
@@ -344,7 +346,7 @@ impl Incident {
 
     /// Display id, `INC-1` for the first.
     pub fn label(&self) -> String {
-        format!("INC-{}", self.id + 1)
+        format!("INC-{}", self.id.index() + 1)
     }
 
     /// Length, ms.
@@ -405,7 +407,7 @@ pub struct Finding {
     #[serde(skip)]
     pub holder: Option<Sym>,
     /// The hold concerned, when there is one.
-    pub lease: Option<usize>,
+    pub lease: Option<LeaseId>,
     /// When, ns.
     pub at_ns: i64,
     /// Plain-words detail.

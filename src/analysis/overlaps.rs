@@ -5,7 +5,9 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, HashMap};
 
-use super::{Cause, Incident, Lease, LockEnd, LogLagArtefact, Overlap};
+use super::{
+    Cause, Incident, IncidentId, Lease, LeaseId, LockEnd, LogLagArtefact, Overlap, OverlapId,
+};
 use crate::model::Sym;
 
 /// What [`detect_overlaps`] found on a set of holds.
@@ -87,7 +89,7 @@ pub fn detect_overlaps(
     out.incidents
         .sort_by_key(|i| (i.start_ns, rank.get(&i.key).copied()));
     for (id, inc) in out.incidents.iter_mut().enumerate() {
-        inc.id = id;
+        inc.id = IncidentId::new(id);
     }
     out
 }
@@ -111,7 +113,10 @@ impl LagIndex {
     fn new(log_lag: &[LogLagArtefact]) -> LagIndex {
         let mut by_later: HashMap<usize, Vec<(usize, usize)>> = HashMap::new();
         for (i, a) in log_lag.iter().enumerate() {
-            by_later.entry(a.later).or_default().push((a.earlier, i));
+            by_later
+                .entry(a.later.index())
+                .or_default()
+                .push((a.earlier.index(), i));
         }
         for v in by_later.values_mut() {
             v.sort_unstable();
@@ -152,10 +157,10 @@ impl Zombies {
     }
 
     fn insert(&mut self, l: &Lease) {
-        self.by_id.insert(l.id);
-        self.by_window_end.insert((l.window_end_ns, l.id));
+        self.by_id.insert(l.id.index());
+        self.by_window_end.insert((l.window_end_ns, l.id.index()));
         *self.per_holder.entry(l.holder).or_default() += 1;
-        self.open[l.id] = true;
+        self.open[l.id.index()] = true;
     }
 
     /// Drops the zombies whose window ended at or before `t_ns`.
@@ -247,7 +252,7 @@ impl Sweep<'_> {
                     laters.push(l);
                 }
                 if let Some((lock_end_ns, _)) = later.zombie_ns() {
-                    self.pending.push(Reverse((lock_end_ns, later.id)));
+                    self.pending.push(Reverse((lock_end_ns, later.id.index())));
                 }
             }
             if !laters.is_empty() {
@@ -274,11 +279,11 @@ impl Sweep<'_> {
     /// Log-lag artefacts with `later`: its lagged earlier holds of this key
     /// whose window is still open and whose holder differs.
     fn artefacts(&mut self, later: &Lease, key_start: usize) {
-        for &(earlier, entry) in self.lag.of(later.id) {
+        for &(earlier, entry) in self.lag.of(later.id.index()) {
             let Some(e) = self.leases.get(earlier) else {
                 continue;
             };
-            if (key_start..later.id).contains(&earlier)
+            if (key_start..later.id.index()).contains(&earlier)
                 && e.window_end_ns > later.acquired_ns
                 && e.holder != later.holder
             {
@@ -294,7 +299,7 @@ impl Sweep<'_> {
         let own = z.per_holder.get(&later.holder).copied().unwrap_or(0);
         let lagged = self
             .lag
-            .of(later.id)
+            .of(later.id.index())
             .iter()
             .filter(|&&(e, _)| {
                 z.open.get(e).copied().unwrap_or(false) && self.leases[e].holder != later.holder
@@ -308,15 +313,15 @@ impl Sweep<'_> {
             .by_id
             .iter()
             .copied()
-            .find(|&e| !self.excluded(e, later.id))?;
+            .find(|&e| !self.excluded(e, later.id.index()))?;
         let latest = z
             .by_window_end
             .iter()
             .rev()
-            .find(|&&(_, e)| !self.excluded(e, later.id))?
+            .find(|&&(_, e)| !self.excluded(e, later.id.index()))?
             .0;
         Some(Later {
-            id: later.id,
+            id: later.id.index(),
             pairs,
             first,
             end_ns: latest.min(later.window_end_ns),
@@ -342,7 +347,7 @@ impl Sweep<'_> {
             Some(c) if joins => c,
             _ => {
                 self.out.incidents.push(Incident {
-                    id: 0,
+                    id: IncidentId::default(),
                     key,
                     start_ns: t_ns,
                     end_ns: t_ns,
@@ -367,7 +372,7 @@ impl Sweep<'_> {
         inc.overlaps_unlisted += pairs - listed;
         for l in laters {
             self.member_of[l.id] = c;
-            inc.leases.push(l.id);
+            inc.leases.push(LeaseId::new(l.id));
         }
         // A zombie joins when it is the earlier hold of some pair here.
         let mut unmarked = std::mem::take(&mut self.unmarked);
@@ -378,7 +383,7 @@ impl Sweep<'_> {
             let from = laters.partition_point(|l| l.id <= e);
             if laters[from..].iter().any(|l| !self.excluded(e, l.id)) {
                 self.member_of[e] = c;
-                self.out.incidents[c].leases.push(e);
+                self.out.incidents[c].leases.push(LeaseId::new(e));
                 return false;
             }
             true
@@ -415,11 +420,13 @@ impl Sweep<'_> {
         let best = best.into_sorted_vec();
         for &(e, l) in &best {
             let (earlier, later) = (&self.leases[e], &self.leases[l]);
-            self.out.incidents[c].overlaps.push(self.out.overlaps.len());
+            self.out.incidents[c]
+                .overlaps
+                .push(OverlapId::new(self.out.overlaps.len()));
             self.out.overlaps.push(Overlap {
                 key: later.key,
-                earlier: e,
-                later: l,
+                earlier: LeaseId::new(e),
+                later: LeaseId::new(l),
                 start_ns: t_ns,
                 end_ns: earlier.window_end_ns.min(later.window_end_ns),
                 cause: cause_of(earlier).unwrap_or(Cause::LeaseExpired),
@@ -433,7 +440,7 @@ impl Sweep<'_> {
 fn key_rank(leases: &[Lease]) -> HashMap<Sym, usize> {
     let mut rank = HashMap::new();
     for l in leases {
-        rank.entry(l.key).or_insert(l.id);
+        rank.entry(l.key).or_insert(l.id.index());
     }
     rank
 }
@@ -488,7 +495,7 @@ mod tests {
         assert_eq!(o.len(), 2);
         assert!(
             o.iter()
-                .all(|o| o.earlier == 0 && o.cause == Cause::LeaseExpired)
+                .all(|o| o.earlier.index() == 0 && o.cause == Cause::LeaseExpired)
         );
     }
 
@@ -542,7 +549,7 @@ mod tests {
             (3000, Released, "k", "C", None),
         ]);
         assert_eq!(o.len(), 1, "{o:?}");
-        assert_eq!(o[0].later, 1);
+        assert_eq!(o[0].later, LeaseId::new(1));
         assert_eq!(o[0].duration_ms(), 0.0);
     }
 

@@ -5,7 +5,9 @@ use std::cell::OnceCell;
 
 use foldhash::HashMap;
 
-use super::{EventView, Incident, Lease, ProductOversell, Sale};
+use super::{
+    EventId, EventView, Incident, IncidentId, Lease, LeaseId, ProductOversell, Sale, SaleId,
+};
 use crate::model::{Detail, Event, EventKind, LoadedLog, Sym};
 
 /// The lock key an event was made under: its own `key`, else the key of the
@@ -13,7 +15,7 @@ use crate::model::{Detail, Event, EventKind, LoadedLog, Sym};
 fn key_of(
     log: &LoadedLog,
     times_ns: &[i64],
-    by_holder: &OnceCell<Vec<(Sym, usize)>>,
+    by_holder: &OnceCell<Vec<(Sym, LeaseId)>>,
     leases: &[Lease],
     i: usize,
 ) -> Option<Sym> {
@@ -26,7 +28,7 @@ fn key_of(
     // (holder, lease id) sorted: one holder's leases are a run in id order.
     // Built only when a business line lacks its lock key (most logs name it).
     let by_holder = by_holder.get_or_init(|| {
-        let mut v: Vec<(Sym, usize)> = leases.iter().map(|l| (l.holder, l.id)).collect();
+        let mut v: Vec<(Sym, LeaseId)> = leases.iter().map(|l| (l.holder, l.id)).collect();
         v.sort_unstable();
         v
     });
@@ -228,7 +230,7 @@ fn settle_product(
     let first_sale = sales.len();
     for s in sale_events {
         sales.push(Sale {
-            event: s.event,
+            event: EventId::new(s.event),
             at_ns: s.at_ns,
             product,
             key: s.key,
@@ -317,8 +319,8 @@ pub fn attribute_oversell(
                 .map(|(n, _)| n)
         };
         if let Some(n) = by_window.or_else(by_holder).or_else(caused_by) {
-            sale.incident = Some(n);
-            incidents[n].sales.push(s_idx);
+            sale.incident = Some(IncidentId::new(n));
+            incidents[n].sales.push(SaleId::new(s_idx));
             incidents[n].oversold_units += sale.oversold_units;
         }
     }
@@ -330,7 +332,7 @@ pub fn attribute_oversell(
 #[cfg(test)]
 mod tests {
     use crate::analysis::leases::tests::log_of;
-    use crate::analysis::{Settings, analyze};
+    use crate::analysis::{IncidentId, Settings, analyze};
     use crate::model::EventKind::*;
 
     #[test]
@@ -367,6 +369,6 @@ mod tests {
             .iter()
             .find(|s| s.oversold_units == 1)
             .expect("oversold sale");
-        assert_eq!(late.incident, Some(0));
+        assert_eq!(late.incident, Some(IncidentId::new(0)));
     }
 }

@@ -20,7 +20,11 @@ fn window_end_words(l: &Lease) -> &'static str {
 /// held it, then what was sold and what it cost.
 pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
     let a = r.analysis;
-    let Some(first) = incident.overlaps.first().and_then(|&o| a.overlaps.get(o)) else {
+    let Some(first) = incident
+        .overlaps
+        .first()
+        .and_then(|&o| a.overlaps.get(o.index()))
+    else {
         return String::new();
     };
     let earlier = &a.leases[first.earlier];
@@ -75,7 +79,7 @@ fn lease_end(out: &mut String, r: &ReportInput<'_>, cause: Cause, earlier: &Leas
         Cause::ForeignRelease => {
             let by = earlier
                 .ended_by
-                .and_then(|b| r.analysis.leases.get(b))
+                .and_then(|b| r.analysis.leases.get(b.index()))
                 .map_or("another holder".to_string(), |b| s(b.holder).to_string());
             out.push_str(&format!(
                 "At {} {}, whose own lock had already ended, deleted this lock; {} still believed it held the lock until {} ({}).",
@@ -142,7 +146,7 @@ fn sales(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
     let sales: Vec<_> = incident
         .sales
         .iter()
-        .filter_map(|&i| a.sales.get(i))
+        .filter_map(|&i| a.sales.get(i.index()))
         .collect();
     // The incident's sales are those inside its window, and later ones tied
     // to it (`attribute_oversell`): a holder of the incident still believing

@@ -10,11 +10,12 @@ use anyhow::Context;
 
 use super::{MarkdownImages, ReportInput, chrome_trace, findings_csv, incidents_csv};
 use super::{to_json, to_markdown};
+use crate::analysis::IncidentId;
 use crate::fsio::write_atomic;
 
 /// Draws the picture of one incident (`Some(id)`) or of everything (`None`)
 /// into a PNG path. The window layer supplies it; this layer never draws.
-pub type PictureFn<'a> = &'a dyn Fn(Option<usize>, &Path) -> anyhow::Result<()>;
+pub type PictureFn<'a> = &'a dyn Fn(Option<IncidentId>, &Path) -> anyhow::Result<()>;
 
 /// File name of the overview picture in the folder.
 const TIMELINE_PNG: &str = "timeline.png";
@@ -65,7 +66,7 @@ fn draw_pictures(
         let name = format!("{}.png", inc.label());
         match picture(Some(inc.id), &dir.join(&name)) {
             Ok(()) => {
-                if let Some(slot) = images.incidents.get_mut(inc.id) {
+                if let Some(slot) = images.incidents.get_mut(inc.id.index()) {
                     *slot = Some(name);
                 }
             }

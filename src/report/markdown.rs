@@ -29,7 +29,7 @@ pub fn to_markdown(r: &ReportInput<'_>, images: &MarkdownImages) -> String {
     summary(&mut out, r, images.timeline.as_deref());
     incident_table(&mut out, r);
     for inc in &r.analysis.incidents {
-        let image = images.incidents.get(inc.id).cloned().flatten();
+        let image = images.incidents.get(inc.id.index()).cloned().flatten();
         incident_section(&mut out, r, inc, image.as_deref());
     }
     findings(&mut out, r);

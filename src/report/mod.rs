@@ -13,7 +13,7 @@ mod trace;
 
 use chrono::{DateTime, FixedOffset};
 
-use crate::analysis::{Analysis, Finding, Incident, Overlap, Sale, Settings};
+use crate::analysis::{Analysis, Finding, Incident, LeaseId, Overlap, Sale, Settings};
 use crate::model::LoadedLog;
 
 pub use csv::{findings_csv, incidents_csv};
@@ -53,10 +53,12 @@ impl ReportInput<'_> {
         format_money(amount, &self.settings.currency)
     }
 
-    /// True when hold `lease` (an index into the leases) was inferred from a
-    /// MONITOR replay.
-    pub fn lease_inferred(&self, lease: usize) -> bool {
-        self.analysis.leases.get(lease).is_some_and(|l| l.inferred)
+    /// True when hold `lease` was inferred from a MONITOR replay.
+    pub fn lease_inferred(&self, lease: LeaseId) -> bool {
+        self.analysis
+            .leases
+            .get(lease.index())
+            .is_some_and(|l| l.inferred)
     }
 
     /// True when either hold of an overlap was inferred.
@@ -66,7 +68,10 @@ impl ReportInput<'_> {
 
     /// True when the order or stock deduction of a sale was inferred.
     pub fn sale_inferred(&self, x: &Sale) -> bool {
-        self.log.events.get(x.event).is_some_and(|e| e.inferred)
+        self.log
+            .events
+            .get(x.event.index())
+            .is_some_and(|e| e.inferred)
     }
 
     /// True when any hold or sale of an incident was inferred.
@@ -75,7 +80,7 @@ impl ReportInput<'_> {
             || inc.sales.iter().any(|&i| {
                 self.analysis
                     .sales
-                    .get(i)
+                    .get(i.index())
                     .is_some_and(|x| self.sale_inferred(x))
             })
     }

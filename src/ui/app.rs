@@ -156,7 +156,7 @@ impl App {
             // incident list may have changed, so drop a stale selection.
             self.playback.extent = extent;
             let n = session.analysis.incidents.len();
-            if self.selection.incident.is_some_and(|i| i >= n) {
+            if self.selection.incident.is_some_and(|i| i.index() >= n) {
                 self.selection = Selection::default();
             }
             self.session = Some(session);
@@ -209,8 +209,12 @@ impl App {
     fn loop_range(&self) -> Option<(i64, i64)> {
         let s = self.session.as_ref()?;
         let a = &s.analysis;
-        if let Some(inc) = self.selection.incident.and_then(|i| a.incidents.get(i)) {
-            let leases = inc.leases.iter().filter_map(|&l| a.leases.get(l));
+        if let Some(inc) = self
+            .selection
+            .incident
+            .and_then(|i| a.incidents.get(i.index()))
+        {
+            let leases = inc.leases.iter().filter_map(|&l| a.leases.get(l.index()));
             let lo = leases.clone().map(|l| l.acquired_ns).min()?;
             let hi = leases.map(|l| l.window_end_ns.max(l.lock_end_ns)).max()?;
             return Some((lo, hi));
@@ -449,7 +453,7 @@ impl App {
         let Some(inc) = self
             .selection
             .incident
-            .and_then(|i| s.analysis.incidents.get(i))
+            .and_then(|i| s.analysis.incidents.get(i.index()))
         else {
             return;
         };

@@ -9,6 +9,7 @@ use super::i18n::Lang;
 use super::timeline::{
     Filters, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
 };
+use crate::analysis::IncidentId;
 use crate::fsio::write_atomic;
 use crate::pipeline::AnalyzedLog;
 
@@ -33,7 +34,7 @@ pub fn write_png(img: &image::RgbaImage, path: &Path, inputs: &[PathBuf]) -> any
 /// When no wgpu adapter exists or rendering fails.
 pub fn render_image(
     loaded: &AnalyzedLog,
-    incident: Option<usize>,
+    incident: Option<IncidentId>,
     size: (u32, u32),
     dark: bool,
 ) -> anyhow::Result<image::RgbaImage> {
@@ -45,7 +46,7 @@ pub fn render_image(
     }
     let opts = TimelineOptions {
         time_display: TimeDisplay::LogZone,
-        selected: incident,
+        selected: incident.map(IncidentId::index),
         lang: Lang::En,
         cursor_s: None,
     };
@@ -89,7 +90,7 @@ pub fn render_image(
 /// No wgpu adapter, rendering or write failures.
 pub fn render_png(
     loaded: &AnalyzedLog,
-    incident: Option<usize>,
+    incident: Option<IncidentId>,
     size: (u32, u32),
     dark: bool,
     path: &Path,

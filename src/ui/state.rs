@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::i18n::Lang;
 use super::timeline::{Filters, TimeDisplay, TimelineView};
-use crate::analysis::Settings;
+use crate::analysis::{IncidentId, Settings};
 use crate::replay::PlaybackCommand;
 
 /// Storage key for [`AppState`].
@@ -79,7 +79,7 @@ impl AppState {
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Selection {
     /// Incident id.
-    pub incident: Option<usize>,
+    pub incident: Option<IncidentId>,
 }
 
 /// A panel or window that can be shown or hidden.
@@ -212,7 +212,7 @@ pub enum Command {
     /// Select (the timeline's click), without moving the view.
     Select(Selection),
     /// Select an incident and zoom to it.
-    ShowIncident(usize),
+    ShowIncident(IncidentId),
     /// Zoom to the selected incident.
     ZoomToSelected,
     /// Show everything.

@@ -9,7 +9,7 @@ use super::app::App;
 use super::i18n::Lang;
 use super::loader::{SAMPLE_BYTES, SAMPLE_NAME, Source};
 use super::state::AppState;
-use crate::analysis::{Settings, analyze};
+use crate::analysis::{IncidentId, LeaseId, Settings, analyze};
 use crate::cli::AnalysisArgs;
 use crate::ingest::{IngestOptions, Progress, read_source};
 use crate::model::LogBuilder;
@@ -82,7 +82,7 @@ fn clicking_an_incident_shows_both_holders() {
     let loaded = sample_loaded(200.0);
     let inc = &loaded.analysis.incidents[0];
     let o = &loaded.analysis.overlaps[inc.overlaps[0]];
-    let holder = |l: usize| loaded.log.strings.get(loaded.analysis.leases[l].holder);
+    let holder = |l: LeaseId| loaded.log.strings.get(loaded.analysis.leases[l].holder);
     let (a, b) = (holder(o.earlier), holder(o.later));
     let mut h = harness(sample_app());
     h.run();
@@ -118,14 +118,15 @@ fn unit_loss_setting_reanalyses_at_once() {
 #[test]
 fn timeline_snapshot_of_the_first_incident() {
     let loaded = sample_loaded(200.0);
-    let img = match super::render::render_image(&loaded, Some(0), (1200, 500), false) {
-        Ok(img) => img,
-        Err(e) if e.to_string().contains("adapter") => {
-            println!("skipped: {e:#}");
-            return;
-        }
-        Err(e) => panic!("render failed: {e:#}"),
-    };
+    let img =
+        match super::render::render_image(&loaded, Some(IncidentId::new(0)), (1200, 500), false) {
+            Ok(img) => img,
+            Err(e) if e.to_string().contains("adapter") => {
+                println!("skipped: {e:#}");
+                return;
+            }
+            Err(e) => panic!("render failed: {e:#}"),
+        };
     // llvmpipe (GL) and lavapipe (Vulkan) rasterise edges and text slightly
     // differently: allow small per-pixel differences on a few pixels.
     let options = egui_kittest::SnapshotOptions::new()
@@ -455,14 +456,15 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         .expect("scheduler-1's lane");
     assert!(lane.max_len_s.is_infinite(), "{}", lane.max_len_s);
 
-    let img = match super::render::render_image(&loaded, Some(0), (1600, 900), false) {
-        Ok(img) => img,
-        Err(e) if e.to_string().contains("adapter") => {
-            println!("skipped: {e:#}");
-            return;
-        }
-        Err(e) => panic!("render failed: {e:#}"),
-    };
+    let img =
+        match super::render::render_image(&loaded, Some(IncidentId::new(0)), (1600, 900), false) {
+            Ok(img) => img,
+            Err(e) if e.to_string().contains("adapter") => {
+                println!("skipped: {e:#}");
+                return;
+            }
+            Err(e) => panic!("render failed: {e:#}"),
+        };
     // The lane is the fifth row; the bar runs across the plot (x 300..1400).
     let blue = |x: u32, y: u32| {
         let p = img.get_pixel(x, y);
@@ -720,7 +722,7 @@ fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
     h.step();
     h.drop_at(p);
     h.run();
-    assert_eq!(h.state().selection.incident, Some(0));
+    assert_eq!(h.state().selection.incident, Some(IncidentId::new(0)));
     assert_eq!(h.state().state.view, view, "selected without zooming");
 }
 

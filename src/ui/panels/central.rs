@@ -4,6 +4,7 @@
 use egui::{Rect, RichText, Ui};
 
 use super::PanelContext;
+use crate::analysis::IncidentId;
 use crate::replay::PlaybackCommand;
 use crate::ui::i18n::tr;
 use crate::ui::state::{Command, Selection};
@@ -18,7 +19,7 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
     let model = context.model;
     let opts = TimelineOptions {
         time_display: context.state.time_display,
-        selected: context.selection.incident,
+        selected: context.selection.incident.map(IncidentId::index),
         lang: context.lang(),
         cursor_s: Some((context.playback.cursor_ns - model.t0_ns) as f64 / 1e9),
     };
@@ -29,9 +30,9 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
         context.send_first(Command::SetView(view));
     }
     match event {
-        Some(TimelineEvent::IncidentClicked(id)) => {
-            context.send(Command::Select(Selection { incident: Some(id) }))
-        }
+        Some(TimelineEvent::IncidentClicked(id)) => context.send(Command::Select(Selection {
+            incident: Some(IncidentId::new(id)),
+        })),
         Some(TimelineEvent::Seek(at_s)) => {
             let t = model.t0_ns + (at_s * 1e9).round() as i64;
             context.send(Command::Playback(PlaybackCommand::Seek(t)));

@@ -19,7 +19,7 @@ pub fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let Some(inc) = context
         .selection
         .incident
-        .and_then(|i| s.analysis.incidents.get(i))
+        .and_then(|i| s.analysis.incidents.get(i.index()))
     else {
         ui.label(tr(lang, "select_incident"));
         return;

@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 use egui_extras::{Column, TableBuilder, TableRow};
 
 use super::{ALERT, PanelContext};
-use crate::analysis::{Analysis, Cause, Incident};
+use crate::analysis::{Analysis, Cause, Incident, IncidentId};
 use crate::model::LoadedLog;
 use crate::report::{format_money, format_ms, format_time};
 use crate::ui::i18n::tr;
@@ -51,9 +51,14 @@ impl IncidentsPanel {
     }
 
     /// The table; returns the incident clicked.
-    fn table_ui(&mut self, ui: &mut Ui, context: &PanelContext<'_>, s: &Session) -> Option<usize> {
+    fn table_ui(
+        &mut self,
+        ui: &mut Ui,
+        context: &PanelContext<'_>,
+        s: &Session,
+    ) -> Option<IncidentId> {
         let order = sorted(&s.analysis, &s.log, self.sort);
-        let mut clicked = None;
+        let mut clicked: Option<IncidentId> = None;
         ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
         TableBuilder::new(ui)
             .striped(true)

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, Cause, FindingKind, Incident, Lease, LockEnd, WindowEnd};
+use crate::analysis::{Analysis, Cause, FindingKind, Incident, Lease, LeaseId, LockEnd, WindowEnd};
 use crate::model::{LoadedLog, Sym};
 
 /// One lease as drawn, times in seconds since the first event.
@@ -255,7 +255,7 @@ impl Builder<'_> {
     fn lease_bar(&self, l: &Lease, near_miss: bool, in_overlap: bool) -> LeaseBar {
         let secs = |ns| self.secs(ns);
         LeaseBar {
-            lease: l.id,
+            lease: l.id.index(),
             start_s: secs(l.acquired_ns),
             lock_end_s: secs(l.lock_end_ns),
             window_end_s: secs(l.window_end_ns),
@@ -292,7 +292,7 @@ impl Builder<'_> {
             let Some(&g) = self.group_of_key.get(&o.key) else {
                 continue;
             };
-            let holder = |l: usize| self.name(analysis.leases[l].holder);
+            let holder = |l: LeaseId| self.name(analysis.leases[l].holder);
             let overlap = OverlapBox {
                 overlap: i,
                 start_s: self.secs(o.start_ns),
@@ -343,7 +343,7 @@ impl SwimlaneModel {
     pub fn build(log: &LoadedLog, analysis: &Analysis, filters: &Filters) -> SwimlaneModel {
         let t0_ns = analysis.times_ns.iter().copied().min().unwrap_or(0);
         let key_filter = KeyFilter::new(&filters.key);
-        let near: HashSet<usize> = analysis
+        let near: HashSet<LeaseId> = analysis
             .findings
             .iter()
             .filter(|f| f.kind == FindingKind::NearMiss)
@@ -355,7 +355,7 @@ impl SwimlaneModel {
         for inc in &analysis.incidents {
             *incidents_per_key.entry(inc.key).or_default() += 1;
             for &o in &inc.overlaps {
-                incident_of_overlap.insert(o, inc.id);
+                incident_of_overlap.insert(o.index(), inc.id.index());
             }
         }
         let mut b = Builder {

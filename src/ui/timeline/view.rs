@@ -6,6 +6,7 @@ use egui::Rect;
 use serde::{Deserialize, Serialize};
 
 use super::model::SwimlaneModel;
+use crate::analysis::IncidentId;
 
 /// The visible time range and vertical scroll.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,8 +50,8 @@ impl TimelineView {
     }
 
     /// Zooms to incident `id`.
-    pub fn zoom_to_incident(&mut self, model: &SwimlaneModel, id: usize) {
-        if let Some(Some((a, b, g))) = model.incidents.get(id) {
+    pub fn zoom_to_incident(&mut self, model: &SwimlaneModel, id: IncidentId) {
+        if let Some(Some((a, b, g))) = model.incidents.get(id.index()) {
             self.zoom_to(model, *a, *b, Some(*g));
         }
     }
