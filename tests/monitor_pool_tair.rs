@@ -6,15 +6,16 @@
 //! recorded beside the capture.
 
 use std::collections::BTreeSet;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 
 use lockreplay::analysis::{Analysis, Settings, analyze};
-use lockreplay::ingest::monitor::{MonitorOptions, parse_line, read_monitor};
+use lockreplay::ingest::monitor::parse_line;
 use lockreplay::ingest::{IngestOptions, Progress, load_paths};
-use lockreplay::model::{Dialect, EventKind, LoadedLog, LogBuilder, SourceInfo};
+use lockreplay::model::{EventKind, LoadedLog, SourceInfo};
 use lockreplay::redis_model::{Keyspace, Outcome};
 use serde_json::Value;
+
+mod support;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,19 +24,7 @@ fn fixture(path: &str) -> PathBuf {
 }
 
 fn replay(path: &str) -> (LoadedLog, SourceInfo) {
-    let f = std::fs::File::open(fixture(path)).expect("open capture");
-    let mut b = LogBuilder::new();
-    let mut i = SourceInfo::new(path, Dialect::RedisMonitor);
-    let file = b.add_source(i.clone());
-    read_monitor(
-        BufReader::new(f),
-        file,
-        &MonitorOptions::default(),
-        &mut b,
-        &mut i,
-    )
-    .expect("replay");
-    (b.finish(), i)
+    support::replay_capture(&fixture(path), path)
 }
 
 /// True when the model's `out` is what the client saw (`reply`, as

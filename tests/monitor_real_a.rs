@@ -3,8 +3,9 @@
 //! events against the application's own log of the same run.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::BufReader;
 use std::path::PathBuf;
+
+mod support;
 
 use lockreplay::ingest::monitor::{MonitorOptions, read_monitor};
 use lockreplay::model::{Dialect, EventKind, LoadedLog, LogBuilder, SourceInfo};
@@ -18,20 +19,8 @@ fn info(name: &str) -> SourceInfo {
 }
 
 fn replay() -> (LoadedLog, SourceInfo) {
-    let path = case_dir().join("a_redispy_lock_no_renewal.monitor.log");
-    let f = std::fs::File::open(&path).expect("open capture");
-    let mut b = LogBuilder::new();
-    let mut i = info("a_redispy_lock_no_renewal.monitor.log");
-    let file = b.add_source(i.clone());
-    read_monitor(
-        BufReader::new(f),
-        file,
-        &MonitorOptions::default(),
-        &mut b,
-        &mut i,
-    )
-    .expect("replay");
-    (b.finish(), i)
+    let name = "a_redispy_lock_no_renewal.monitor.log";
+    support::replay_capture(&case_dir().join(name), name)
 }
 
 /// owner → time (ns since the epoch) of each `acquired` line of the app log.

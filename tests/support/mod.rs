@@ -1,9 +1,35 @@
 //! Helpers shared by the integration tests that write MONITOR captures of
 //! their own (`mixed_sources.rs`, `redlock.rs`): one capture line in
 //! `redis-cli monitor`'s format, the compare-and-delete script lock
-//! libraries release with, and writing a file of lines.
+//! libraries release with, writing a file of lines, and replaying one
+//! capture file through the MONITOR reader (`monitor_pool_tair.rs`,
+//! `monitor_real_a.rs`).
 
+#![allow(dead_code)] // each test crate uses a part of these helpers
+
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
+
+use lockreplay::ingest::monitor::{MonitorOptions, read_monitor};
+use lockreplay::model::{Dialect, LoadedLog, LogBuilder, SourceInfo};
+
+/// Replays the capture at `path` alone (default options), named `name` in
+/// its source info: the log and what the replay noted about the file.
+pub fn replay_capture(path: &Path, name: &str) -> (LoadedLog, SourceInfo) {
+    let f = std::fs::File::open(path).expect("open capture");
+    let mut b = LogBuilder::new();
+    let mut i = SourceInfo::new(name, Dialect::RedisMonitor);
+    let file = b.add_source(i.clone());
+    read_monitor(
+        BufReader::new(f),
+        file,
+        &MonitorOptions::default(),
+        &mut b,
+        &mut i,
+    )
+    .expect("replay");
+    (b.finish(), i)
+}
 
 /// Compare-and-delete, as redis-py's `Lock` and Redlock clients (pottery,
 /// redlock-py, node-redlock) release a lock.

@@ -233,6 +233,62 @@ pub(super) struct Tally {
 /// (database, `MULTI` queue, request chain), the script being run, and what
 /// the events need (which keys match which pattern, the lock keys seen, the
 /// business events waiting for their lock key, the counts).
+/// The command being replayed: when and where it was seen, the connection
+/// that sent it, and what it is (its upper-cased name and its arguments,
+/// the key first). One value instead of six arguments for every rule below
+/// `Replay::exec`.
+#[derive(Clone, Copy)]
+pub(super) struct Cmd<'a> {
+    /// Capture time, ns.
+    pub at_ns: i64,
+    /// Line in the capture, 1-based.
+    pub line: u32,
+    /// The connection that sent it.
+    pub client: &'a Client,
+    /// The selected database.
+    pub db: u32,
+    /// The command name, upper-cased.
+    pub name: &'a [u8],
+    /// The arguments (the key first).
+    pub args: &'a [&'a [u8]],
+}
+
+/// The lock commands whose rules need the lock key's value before they run
+/// (a delete or a compare names the holder it removed or checked).
+const NEEDS_LOCK_BEFORE: &[&[u8]] = &[
+    b"HSET", b"HINCRBY", b"DEL", b"UNLINK", b"GETDEL", b"HDEL", b"CAS", b"EXCAS", b"CAD", b"EXCAD",
+];
+
+/// The stock commands whose rules need the stock level before they run (a
+/// deduction is the change from it).
+const NEEDS_STOCK_BEFORE: &[&[u8]] = &[
+    b"SET",
+    b"DECR",
+    b"DECRBY",
+    b"INCRBY",
+    b"INCR",
+    b"EXSET",
+    b"EXCAS",
+    b"CAS",
+    b"EXINCRBY",
+];
+
+/// What a command did to a stock key ([`Replay::stock_event`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum StockSeen {
+    /// It read this level.
+    Read(i64),
+    /// It created the key with this level.
+    Init(i64),
+    /// It changed the level from `prev` (`None`: unknown) to `after`;
+    /// `set_like` when it wrote a new value rather than an increment.
+    Write {
+        prev: Option<i64>,
+        after: i64,
+        set_like: bool,
+    },
+}
+
 pub(super) struct Replay {
     lock_glob: Glob,
     stock_glob: Glob,
@@ -604,6 +660,14 @@ impl Replay {
         let now_ms = at_ns.div_euclid(1_000_000);
         self.keyspace.expire_due(now_ms);
         let c = up.as_bytes();
+        let command = Cmd {
+            at_ns,
+            line,
+            client,
+            db,
+            name: c,
+            args,
+        };
         let key = args.first().copied();
         let info = key.map(|k| self.key_info(k));
         let lock0 = info.is_some_and(|i| i.lock);
@@ -622,39 +686,12 @@ impl Replay {
         let mut before0 = None;
         let mut stock_before = None;
         if let Some(k) = key {
-            if lock0
-                && matches!(
-                    c,
-                    b"HSET"
-                        | b"HINCRBY"
-                        | b"DEL"
-                        | b"UNLINK"
-                        | b"GETDEL"
-                        | b"HDEL"
-                        | b"CAS"
-                        | b"EXCAS"
-                        | b"CAD"
-                        | b"EXCAD"
-                )
-            {
+            if lock0 && NEEDS_LOCK_BEFORE.contains(&c) {
                 before0 = self
                     .keyspace
                     .get_live(now_ms, db, k)
                     .map(|e| e.value.clone());
-            } else if stock0
-                && matches!(
-                    c,
-                    b"SET"
-                        | b"DECR"
-                        | b"DECRBY"
-                        | b"INCRBY"
-                        | b"INCR"
-                        | b"EXSET"
-                        | b"EXCAS"
-                        | b"CAS"
-                        | b"EXINCRBY"
-                )
-            {
+            } else if stock0 && NEEDS_STOCK_BEFORE.contains(&c) {
                 stock_before = self
                     .keyspace
                     .get_live(now_ms, db, k)
@@ -702,9 +739,9 @@ impl Replay {
             if direct {
                 self.request_starts(client, c, args);
             }
-            self.lock_cmd(b, at_ns, line, client, db, c, args, before0, &out);
+            self.lock_cmd(b, &command, before0, &out);
         } else if stock0 {
-            self.stock_cmd(b, at_ns, line, client, c, args, stock_before, &out);
+            self.stock_cmd(b, &command, stock_before, &out);
         } else if order {
             self.order_cmd(b, at_ns, line, client, args);
         }
@@ -790,19 +827,21 @@ impl Replay {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn lock_cmd(
         &mut self,
         b: &mut LogBuilder,
-        at_ns: i64,
-        line: u32,
-        client: &Client,
-        db: u32,
-        c: &[u8],
-        args: &[&[u8]],
+        cmd: &Cmd<'_>,
         before: Option<Value>,
         out: &Outcome,
     ) {
+        let Cmd {
+            at_ns,
+            line,
+            client,
+            db,
+            name: c,
+            args,
+        } = *cmd;
         let key = args[0];
         let now_ms = at_ns.div_euclid(1_000_000);
         let in_script = self.script.is_some();
@@ -839,7 +878,7 @@ impl Replay {
                 };
                 let nx = args[2..].iter().any(|o| o.eq_ignore_ascii_case(b"NX"));
                 if let Outcome::Stale { .. } = out {
-                    let e = self.version_rejected(b, at_ns, line, client, key, Some(token), args);
+                    let e = self.version_rejected(b, cmd, Some(token));
                     self.emit(b, e);
                     return;
                 }
@@ -916,7 +955,7 @@ impl Replay {
                     self.lock_removed(b, at_ns, line, client, key, before.as_ref());
                 }
             }
-            _ => self.tair_lock_cmd(b, at_ns, line, client, db, c, args, before.as_ref(), out),
+            _ => self.tair_lock_cmd(b, cmd, before.as_ref(), out),
         }
     }
 
@@ -960,73 +999,92 @@ impl Replay {
         self.emit(b, e);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn stock_cmd(
-        &mut self,
-        b: &mut LogBuilder,
-        at_ns: i64,
-        line: u32,
-        client: &Client,
-        c: &[u8],
-        args: &[&[u8]],
-        prev: Option<i64>,
-        out: &Outcome,
-    ) {
-        let key = args[0];
-        let mut e = match c {
-            b"GET" => {
-                let Outcome::Bulk(v) = out else { return };
-                let Some(n) = parse_i64(v) else { return };
-                let mut e = self.new_event(b, EventKind::StockRead, at_ns, line, client, key);
-                e.update_detail(|d| d.stock = Some(n));
-                e
+    /// A command on stock key `args[0]`, which held `prev` before it
+    /// (`None` when absent): `GET` a read, `SET` an initialisation (key
+    /// absent) or a deduction, `DECR`/`DECRBY`/`INCR`/`INCRBY` a deduction
+    /// when they lower the stock (a missing key counts as 0, as Redis does);
+    /// Tair's commands in [`Replay::tair_stock_event`].
+    fn stock_cmd(&mut self, b: &mut LogBuilder, cmd: &Cmd<'_>, prev: Option<i64>, out: &Outcome) {
+        let key = cmd.args[0];
+        let seen = match (cmd.name, out) {
+            (b"GET", Outcome::Bulk(v)) => parse_i64(v).map(StockSeen::Read),
+            (b"SET", Outcome::Set { written: true, .. }) => cmd
+                .args
+                .get(1)
+                .and_then(|v| parse_i64(v))
+                .map(|n| match prev {
+                    None => StockSeen::Init(n),
+                    Some(_) => StockSeen::Write {
+                        prev,
+                        after: n,
+                        set_like: true,
+                    },
+                }),
+            (b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR", Outcome::Int(after)) => {
+                Some(StockSeen::Write {
+                    prev: Some(prev.unwrap_or(0)),
+                    after: *after,
+                    set_like: false,
+                })
             }
-            b"SET" => {
-                let Outcome::Set { written: true, .. } = out else {
+            (b"GET" | b"SET" | b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR", _) => None,
+            _ => {
+                let Some(e) = self.tair_stock_event(b, cmd, prev, out) else {
                     return;
                 };
-                let Some(n) = args.get(1).and_then(|v| parse_i64(v)) else {
-                    return;
-                };
-                if prev.is_none() {
-                    let mut e =
-                        self.new_event(b, EventKind::StockInitialized, at_ns, line, client, key);
-                    e.update_detail(|d| d.stock = Some(n));
-                    e
-                } else {
-                    let mut e =
-                        self.new_event(b, EventKind::StockDeducted, at_ns, line, client, key);
-                    e.update_detail(|d| {
-                        d.stock_before = prev;
-                        d.stock_after = Some(n);
-                        d.quantity = prev.map(|p| p - n).filter(|&q| q > 0);
-                    });
-                    e
-                }
+                self.emit_stock(b, e, key);
+                return;
             }
-            b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR" => {
-                let Outcome::Int(after) = out else { return };
-                let before_n = prev.unwrap_or(0);
-                if *after >= before_n {
-                    return; // a restock, not a sale
-                }
-                let mut e = self.new_event(b, EventKind::StockDeducted, at_ns, line, client, key);
-                e.update_detail(|d| {
-                    d.stock_before = Some(before_n);
-                    d.stock_after = Some(*after);
-                    d.quantity = Some(before_n - after);
-                });
-                e
-            }
-            _ => match self.tair_stock_event(b, at_ns, line, client, c, args, prev, out) {
-                Some(e) => e,
-                None => return,
-            },
         };
+        if let Some(e) = seen.and_then(|s| self.stock_event(b, cmd, s)) {
+            self.emit_stock(b, e, key);
+        }
+    }
+
+    /// Emits stock event `e` of stock key `key` as a business event of the
+    /// product the key names.
+    fn emit_stock(&mut self, b: &mut LogBuilder, mut e: Event, key: &[u8]) {
         e.key = None;
         let product = b.intern(product_part(&String::from_utf8_lossy(key)));
         e.update_detail(|d| d.product = Some(product));
         self.emit_business(e);
+    }
+
+    /// The stock event of `cmd`'s key for what the command did to it: a read,
+    /// an initialisation, or a write that is a deduction unless it is an
+    /// increment that does not lower the stock (a restock: `None`). A write
+    /// of a new value (`set_like`) is a read-modify-write: a deduction even
+    /// when it does not lower the stock (then a lost update, no quantity).
+    pub(super) fn stock_event(
+        &mut self,
+        b: &mut LogBuilder,
+        cmd: &Cmd<'_>,
+        seen: StockSeen,
+    ) -> Option<Event> {
+        let (at_ns, line, client, key) = (cmd.at_ns, cmd.line, cmd.client, cmd.args[0]);
+        let (kind, stock) = match seen {
+            StockSeen::Read(n) => (EventKind::StockRead, n),
+            StockSeen::Init(n) => (EventKind::StockInitialized, n),
+            StockSeen::Write {
+                prev,
+                after,
+                set_like,
+            } => {
+                if !set_like && prev.is_none_or(|p| after >= p) {
+                    return None;
+                }
+                let mut e = self.new_event(b, EventKind::StockDeducted, at_ns, line, client, key);
+                e.update_detail(|d| {
+                    d.stock_before = prev;
+                    d.stock_after = Some(after);
+                    d.quantity = prev.map(|p| p - after).filter(|&q| q > 0);
+                });
+                return Some(e);
+            }
+        };
+        let mut e = self.new_event(b, kind, at_ns, line, client, key);
+        e.update_detail(|d| d.stock = Some(stock));
+        Some(e)
     }
 
     fn order_cmd(

@@ -23,7 +23,7 @@
 //! - On stock keys `EXSET`, `EXCAS`, `CAS` and `EXINCRBY` are the stock
 //!   writes `SET` and `DECRBY` are, and `EXGET` is a read.
 
-use super::replay::{Client, Replay, token_of};
+use super::replay::{Cmd, Replay, StockSeen, token_of};
 use crate::model::{Event, EventKind, LogBuilder};
 use crate::redis_model::{Outcome, Value, parse_i64};
 
@@ -55,17 +55,20 @@ impl Replay {
     /// A write of `key` refused because its version was stale: a
     /// `WriteRejected` by `holder` (else the connection's request owner),
     /// with the version named as fencing token. The caller emits it.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn version_rejected(
         &mut self,
         b: &mut LogBuilder,
-        at_ns: i64,
-        line: u32,
-        client: &Client,
-        key: &[u8],
+        cmd: &Cmd<'_>,
         holder: Option<&[u8]>,
-        args: &[&[u8]],
     ) -> Event {
+        let Cmd {
+            at_ns,
+            line,
+            client,
+            args,
+            ..
+        } = *cmd;
+        let key = args[0];
         let mut e = self.new_event(b, EventKind::WriteRejected, at_ns, line, client, key);
         let owner = holder
             .map(<[u8]>::to_vec)
@@ -78,25 +81,26 @@ impl Replay {
 
     /// `CAS`, `EXCAS`, `CAD`, `EXCAD` on lock `key` (other lock commands
     /// give nothing here). `before` is the key's value before the command.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn tair_lock_cmd(
         &mut self,
         b: &mut LogBuilder,
-        at_ns: i64,
-        line: u32,
-        client: &Client,
-        db: u32,
-        c: &[u8],
-        args: &[&[u8]],
+        cmd: &Cmd<'_>,
         before: Option<&Value>,
         out: &Outcome,
     ) {
+        let Cmd {
+            at_ns,
+            line,
+            client,
+            db,
+            name: c,
+            args,
+        } = *cmd;
         let key = args[0];
         let now_ms = at_ns.div_euclid(1_000_000);
         match (c, out) {
             (b"CAS" | b"EXCAS", Outcome::Stale { .. }) => {
-                let e =
-                    self.version_rejected(b, at_ns, line, client, key, args.get(1).copied(), args);
+                let e = self.version_rejected(b, cmd, args.get(1).copied());
                 self.emit(b, e);
             }
             (b"CAS", Outcome::Int(1)) | (b"EXCAS", Outcome::Array(_)) => {
@@ -155,59 +159,47 @@ impl Replay {
     /// initialisation (key absent) or a deduction; `EXCAS`, `CAS`,
     /// `EXINCRBY` a deduction when they lower the stock; a stale version or
     /// a failed compare a `WriteRejected` of the connection's request owner.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn tair_stock_event(
         &mut self,
         b: &mut LogBuilder,
-        at_ns: i64,
-        line: u32,
-        client: &Client,
-        c: &[u8],
-        args: &[&[u8]],
+        cmd: &Cmd<'_>,
         prev: Option<i64>,
         out: &Outcome,
     ) -> Option<Event> {
-        let key = args[0];
+        let (c, args) = (cmd.name, cmd.args);
         if matches!(out, Outcome::Stale { .. }) || (c == b"CAS" && *out == Outcome::Int(0)) {
-            return Some(self.version_rejected(b, at_ns, line, client, key, None, args));
+            return Some(self.version_rejected(b, cmd, None));
         }
-        let (after, set_like) = match (c, out) {
+        let seen = match (c, out) {
             (b"EXGET", Outcome::Array(a)) => {
                 let Some(Outcome::Bulk(v)) = a.first() else {
                     return None;
                 };
-                let n = parse_i64(v)?;
-                let mut e = self.new_event(b, EventKind::StockRead, at_ns, line, client, key);
-                e.update_detail(|d| d.stock = Some(n));
-                return Some(e);
+                StockSeen::Read(parse_i64(v)?)
             }
             (b"EXSET", Outcome::Set { written: true, .. }) if prev.is_none() => {
-                let n = args.get(1).and_then(|v| parse_i64(v))?;
-                let mut e =
-                    self.new_event(b, EventKind::StockInitialized, at_ns, line, client, key);
-                e.update_detail(|d| d.stock = Some(n));
-                return Some(e);
+                StockSeen::Init(args.get(1).and_then(|v| parse_i64(v))?)
             }
             (b"EXSET", Outcome::Set { written: true, .. }) | (b"EXCAS", Outcome::Array(_)) => {
-                (args.get(1).and_then(|v| parse_i64(v))?, true)
+                StockSeen::Write {
+                    prev,
+                    after: args.get(1).and_then(|v| parse_i64(v))?,
+                    set_like: true,
+                }
             }
-            (b"CAS", Outcome::Int(1)) => (args.get(2).and_then(|v| parse_i64(v))?, true),
-            (b"EXINCRBY", _) => (int_reply(out)?, false),
+            (b"CAS", Outcome::Int(1)) => StockSeen::Write {
+                prev,
+                after: args.get(2).and_then(|v| parse_i64(v))?,
+                set_like: true,
+            },
+            (b"EXINCRBY", _) => StockSeen::Write {
+                prev,
+                after: int_reply(out)?,
+                set_like: false,
+            },
             _ => return None,
         };
-        // A write of a new value is a read-modify-write, as `SET` is (a lost
-        // update when it does not lower the stock); an increment that does
-        // not lower it is a restock.
-        if !set_like && prev.is_none_or(|p| after >= p) {
-            return None;
-        }
-        let mut e = self.new_event(b, EventKind::StockDeducted, at_ns, line, client, key);
-        e.update_detail(|d| {
-            d.stock_before = prev;
-            d.stock_after = Some(after);
-            d.quantity = prev.map(|p| p - after).filter(|&q| q > 0);
-        });
-        Some(e)
+        self.stock_event(b, cmd, seen)
     }
 }
 
