@@ -253,6 +253,20 @@ pub(super) struct Cmd<'a> {
     pub args: &'a [&'a [u8]],
 }
 
+impl<'a> Cmd<'a> {
+    /// Its fields as a tuple: `(at_ns, line, client, db, name, args)`.
+    pub fn parts(&self) -> (i64, u32, &'a Client, u32, &'a [u8], &'a [&'a [u8]]) {
+        (
+            self.at_ns,
+            self.line,
+            self.client,
+            self.db,
+            self.name,
+            self.args,
+        )
+    }
+}
+
 /// The lock commands whose rules need the lock key's value before they run
 /// (a delete or a compare names the holder it removed or checked).
 const NEEDS_LOCK_BEFORE: &[&[u8]] = &[
@@ -834,14 +848,7 @@ impl Replay {
         before: Option<Value>,
         out: &Outcome,
     ) {
-        let Cmd {
-            at_ns,
-            line,
-            client,
-            db,
-            name: c,
-            args,
-        } = *cmd;
+        let (at_ns, line, client, db, c, args) = cmd.parts();
         let key = args[0];
         let now_ms = at_ns.div_euclid(1_000_000);
         let in_script = self.script.is_some();

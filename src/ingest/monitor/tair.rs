@@ -61,15 +61,8 @@ impl Replay {
         cmd: &Cmd<'_>,
         holder: Option<&[u8]>,
     ) -> Event {
-        let Cmd {
-            at_ns,
-            line,
-            client,
-            args,
-            ..
-        } = *cmd;
-        let key = args[0];
-        let mut e = self.new_event(b, EventKind::WriteRejected, at_ns, line, client, key);
+        let (at_ns, line, client, _, _, args) = cmd.parts();
+        let mut e = self.new_event(b, EventKind::WriteRejected, at_ns, line, client, args[0]);
         let owner = holder
             .map(<[u8]>::to_vec)
             .or_else(|| self.requests.owner(client));
@@ -88,14 +81,7 @@ impl Replay {
         before: Option<&Value>,
         out: &Outcome,
     ) {
-        let Cmd {
-            at_ns,
-            line,
-            client,
-            db,
-            name: c,
-            args,
-        } = *cmd;
+        let (at_ns, line, client, db, c, args) = cmd.parts();
         let key = args[0];
         let now_ms = at_ns.div_euclid(1_000_000);
         match (c, out) {
