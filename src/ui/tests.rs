@@ -16,6 +16,19 @@ use crate::model::LogBuilder;
 use crate::pipeline::AnalyzedLog;
 use crate::report::{format_money, format_ms};
 
+/// The picture of `loaded`'s first incident at `size`; `None` (said on
+/// stdout) on a machine with no usable GPU adapter, software or not.
+fn render_first_incident(loaded: &AnalyzedLog, size: (u32, u32)) -> Option<image::RgbaImage> {
+    match super::render::render_image(loaded, Some(IncidentId::new(0)), size, false) {
+        Ok(img) => Some(img),
+        Err(e) if e.to_string().contains("adapter") => {
+            println!("skipped: {e:#}");
+            None
+        }
+        Err(e) => panic!("render failed: {e:#}"),
+    }
+}
+
 fn sample_loaded(unit_loss: f64) -> AnalyzedLog {
     let mut b = LogBuilder::new();
     read_source(
@@ -118,15 +131,9 @@ fn unit_loss_setting_reanalyses_at_once() {
 #[test]
 fn timeline_snapshot_of_the_first_incident() {
     let loaded = sample_loaded(200.0);
-    let img =
-        match super::render::render_image(&loaded, Some(IncidentId::new(0)), (1200, 500), false) {
-            Ok(img) => img,
-            Err(e) if e.to_string().contains("adapter") => {
-                println!("skipped: {e:#}");
-                return;
-            }
-            Err(e) => panic!("render failed: {e:#}"),
-        };
+    let Some(img) = render_first_incident(&loaded, (1200, 500)) else {
+        return;
+    };
     // llvmpipe (GL) and lavapipe (Vulkan) rasterise edges and text slightly
     // differently: allow small per-pixel differences on a few pixels.
     let options = egui_kittest::SnapshotOptions::new()
@@ -456,15 +463,9 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         .expect("scheduler-1's lane");
     assert!(lane.max_len_s.is_infinite(), "{}", lane.max_len_s);
 
-    let img =
-        match super::render::render_image(&loaded, Some(IncidentId::new(0)), (1600, 900), false) {
-            Ok(img) => img,
-            Err(e) if e.to_string().contains("adapter") => {
-                println!("skipped: {e:#}");
-                return;
-            }
-            Err(e) => panic!("render failed: {e:#}"),
-        };
+    let Some(img) = render_first_incident(&loaded, (1600, 900)) else {
+        return;
+    };
     // The lane is the fifth row; the bar runs across the plot (x 300..1400).
     let blue = |x: u32, y: u32| {
         let p = img.get_pixel(x, y);
