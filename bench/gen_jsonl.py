@@ -13,7 +13,10 @@ after expiry, both sell from the same stock read, so each stall is one overlap
 pair and one oversold unit (initial stock, logged by the inventory service at
 the start and appended at the end, is the number of planned sales). Prints "events overlaps oversold" on stderr.
 
-Usage: gen_jsonl.py EVENTS OUT [SEED]
+Usage: gen_jsonl.py EVENTS OUT [SEED [STALL]]
+
+STALL is the share of holds that overrun their TTL (default 0.005, one in
+200; issue #17's overlap-heavy log uses 0.1, one in ten).
 """
 
 import random
@@ -29,6 +32,7 @@ def main():
     n_events = int(sys.argv[1])
     out = sys.argv[2]
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else 7)
+    stall_rate = float(sys.argv[4]) if len(sys.argv) > 4 else 0.005
     n_keys = max(10, min(10_000, n_events // 100))
     hosts = [f"order-api-{h:02d}" for h in range(50)]
     # Per-key state: stock, next free time (ms since T0).
@@ -77,7 +81,7 @@ def main():
             emit(t, "acquired", host, pid, thread, k, f'{own}, "ttl_ms": 2000, "waited_ms": {rng.randrange(5)}')
             s = stock[k]
             emit(t + 1, "stock_read", host, pid, thread, k, f'{own}, "sku": "SKU-{k}", "stock": {s}')
-            stall = rng.random() < 0.005
+            stall = rng.random() < stall_rate
             if stall:
                 # A pauses past its TTL; B acquires after expiry and sells too.
                 h2 = (h + 1) % 50

@@ -15,5 +15,6 @@ pub mod redis_model;
 pub mod replay;
 pub mod report;
 pub mod sim;
+pub mod timing;
 #[cfg(feature = "gui")]
 pub mod ui;

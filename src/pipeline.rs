@@ -98,14 +98,14 @@ pub fn load_and_analyze(
     let started = Instant::now();
     let log = load_paths(files, opts, &progress);
     done.store(true, Ordering::Relaxed);
-    phase_time("load", started);
+    crate::timing::phase("load", started);
     if let Some(Some(h)) = printer {
         let _ = h.join();
     }
     let log = log?;
     let started = Instant::now();
     let analysis = analyze(&log, &settings);
-    phase_time("analyze", started);
+    crate::timing::phase("analyze", started);
     Ok(AnalyzedLog {
         log,
         settings,
@@ -137,14 +137,6 @@ fn spawn_progress_printer(
         .ok()
 }
 
-/// With `LOCKREPLAY_TIMINGS` set, prints how long a phase took on stderr
-/// (for `bench/` and profiling).
-fn phase_time(phase: &str, started: Instant) {
-    if std::env::var_os("LOCKREPLAY_TIMINGS").is_some() {
-        eprintln!("timing: {phase} {:.3} s", started.elapsed().as_secs_f64());
-    }
-}
-
 fn total_size(files: &[PathBuf]) -> u64 {
     files
         .iter()
@@ -159,7 +151,7 @@ fn total_size(files: &[PathBuf]) -> u64 {
 pub fn print_report(loaded: AnalyzedLog, print: fn(&ReportInput<'_>) -> String) -> u8 {
     let started = Instant::now();
     let out = print(&loaded.input());
-    phase_time("report", started);
+    crate::timing::phase("report", started);
     print!("{out}");
     if !out.ends_with('\n') {
         println!();

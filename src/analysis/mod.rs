@@ -12,11 +12,13 @@ mod overlaps;
 mod oversell;
 
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 use smallvec::SmallVec;
 
 use crate::model::{LoadedLog, SourceRef, Sym};
+use crate::timing;
 
 pub use findings::detect_findings;
 pub use ids::{EventId, IncidentId, LeaseId, OverlapId, SaleId};
@@ -474,30 +476,49 @@ pub struct Analysis {
 /// overlap pairs listed (at most `max_listed_pairs` per incident) and the
 /// holds of each incident, not the number of overlap pairs.
 pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
+    let started = Instant::now();
     let times_ns = apply_host_offsets(log, &settings.host_offsets_ms);
     let (primary, server) = EventView::split(log);
     let lease_set = reconstruct_leases_in(log, &times_ns, settings, &primary);
+    timing::phase("analyze/leases", started);
+    // The overlap sweep, the stock accounting and the server's own holds
+    // read the holds and the log only: they run side by side.
+    let started = Instant::now();
+    let ((overlap_set, server_view), (products, mut sales)) = rayon::join(
+        || {
+            let set = detect_overlaps(
+                &lease_set.leases,
+                &lease_set.log_lag,
+                settings.max_listed_pairs,
+            );
+            timing::phase("analyze/overlaps", started);
+            let server_view = server
+                .map(|view| reconstruct_leases_in(log, &times_ns, settings, &view).leases)
+                .unwrap_or_default();
+            (set, server_view)
+        },
+        || {
+            let oversell = compute_oversell(log, &times_ns, &lease_set.leases, &primary);
+            timing::phase("analyze/oversell", started);
+            oversell
+        },
+    );
     let OverlapSet {
         overlaps,
         pairs,
         artefacts,
         mut incidents,
-    } = detect_overlaps(
-        &lease_set.leases,
-        &lease_set.log_lag,
-        settings.max_listed_pairs,
-    );
-    let (products, mut sales) = compute_oversell(log, &times_ns, &lease_set.leases, &primary);
-    let server_view = server
-        .map(|view| reconstruct_leases_in(log, &times_ns, settings, &view).leases)
-        .unwrap_or_default();
+    } = overlap_set;
+    let started = Instant::now();
     attribute_oversell(
         &mut sales,
         &mut incidents,
         &lease_set.leases,
         settings.unit_loss,
     );
+    timing::phase("analyze/attribute", started);
 
+    let started = Instant::now();
     let mut findings = detect_findings(log, &times_ns, &lease_set, &incidents, settings);
     if !settings.host_offsets_ms.is_empty() {
         findings.extend(findings::clock_skew(
@@ -519,6 +540,7 @@ pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
         ))
     });
 
+    timing::phase("analyze/findings", started);
     let mut keys: Vec<Sym> = lease_set.leases.iter().map(|l| l.key).collect();
     keys.dedup();
     let mut holders: Vec<Sym> = lease_set.leases.iter().map(|l| l.holder).collect();
