@@ -15,7 +15,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::analysis::{IncidentId, Settings};
 use crate::ingest::{IngestOptions, Mapping, parse_tz};
 use crate::pipeline::{AnalyzedLog, DrawTimeline, EXIT_CLEAN, EXIT_ERROR};
-use crate::report::{MarkdownImages, ReportInput, to_json, to_markdown, to_text};
+use crate::report::{MarkdownImages, Printer, to_markdown, to_text, write_json};
 use crate::sim::{self, SimArgs};
 
 /// lockreplay: replays distributed-lock incidents from their logs.
@@ -70,12 +70,13 @@ pub enum Format {
 }
 
 impl Format {
-    /// The printer of this format (Markdown without pictures).
-    pub fn printer(self) -> fn(&ReportInput<'_>) -> String {
+    /// The printer of this format (Markdown without pictures). JSON is
+    /// streamed, incident by incident; text and Markdown are written whole.
+    pub fn printer(self) -> Printer {
         match self {
-            Format::Text => to_text,
-            Format::Md => |r| to_markdown(r, &MarkdownImages::default()),
-            Format::Json => to_json,
+            Format::Text => |r, w| w.write_all(to_text(r).as_bytes()),
+            Format::Md => |r, w| w.write_all(to_markdown(r, &MarkdownImages::default()).as_bytes()),
+            Format::Json => write_json,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! report folder, and the exit code that says what was found. Plain options
 //! in, results out; the flags that fill the options are `cli`'s.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -147,20 +147,53 @@ fn total_size(files: &[PathBuf]) -> u64 {
 
 /// Prints the report `print` makes of `loaded` on stdout (ending with a
 /// line end) and returns the exit code. The last step of a process:
-/// `loaded` is not freed.
-pub fn print_report(loaded: AnalyzedLog, print: fn(&ReportInput<'_>) -> String) -> u8 {
+/// `loaded` is not freed. A write that fails (a closed pipe, a full disk)
+/// is said on stderr and exits 2: a cut report is never a clean one.
+pub fn print_report(loaded: AnalyzedLog, print: crate::report::Printer) -> u8 {
     let started = Instant::now();
-    let out = print(&loaded.input());
+    let stdout = std::io::stdout();
+    let mut out = LastByte {
+        inner: std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
+        last: None,
+    };
+    let written = print(&loaded.input(), &mut out).and_then(|()| {
+        if out.last != Some(b'\n') {
+            out.write_all(b"\n")?;
+        }
+        out.flush()
+    });
     crate::timing::phase("report", started);
-    print!("{out}");
-    if !out.ends_with('\n') {
-        println!();
-    }
-    let code = loaded.exit_code();
+    let code = match written {
+        Ok(()) => loaded.exit_code(),
+        Err(e) => {
+            eprintln!("lockreplay: cannot write the report to standard output: {e}");
+            EXIT_ERROR
+        }
+    };
     // The process ends next: freeing millions of events one by one would
     // only delay the exit (the OS takes the memory back at once).
     std::mem::forget(loaded);
     code
+}
+
+/// A writer that remembers the last byte written through it.
+struct LastByte<W: Write> {
+    inner: W,
+    last: Option<u8>,
+}
+
+impl<W: Write> Write for LastByte<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
+        }
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Writes the report folder of `loaded` into `dir`, never over `inputs`;

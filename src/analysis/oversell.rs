@@ -332,18 +332,21 @@ impl OneKey {
     }
 }
 
-/// [`OneKey`] for every key, and each (key, holder)'s holds in an incident:
-/// `(position among the key's incidents, acquire ns, window end ns)`.
+/// A hold in an incident: `(position among its key's incidents, acquire
+/// ns, window end ns)`.
+type HeldIn = (usize, i64, i64);
+
+/// [`OneKey`] for every key, and each (key, holder)'s holds in an incident.
 struct KeyIncidents {
     by_key: HashMap<Sym, OneKey>,
-    holds: HashMap<(Sym, Sym), Vec<(usize, i64, i64)>>,
+    holds: HashMap<(Sym, Sym), Vec<HeldIn>>,
 }
 
 impl KeyIncidents {
     fn new(incidents: &[Incident], leases: &[Lease]) -> KeyIncidents {
         debug_assert!(incidents.windows(2).all(|w| w[0].start_ns <= w[1].start_ns));
         let mut by_key: HashMap<Sym, OneKey> = HashMap::default();
-        let mut holds: HashMap<(Sym, Sym), Vec<(usize, i64, i64)>> = HashMap::default();
+        let mut holds: HashMap<(Sym, Sym), Vec<HeldIn>> = HashMap::default();
         for (n, inc) in incidents.iter().enumerate() {
             let k = by_key.entry(inc.key).or_default();
             let end = k.max_end.last().map_or(inc.end_ns, |&e| e.max(inc.end_ns));
@@ -461,11 +464,21 @@ mod attribution_reference {
         (
             prop::collection::vec((0u8..3, 0u8..4, 0i64..100, 0i64..40), 1..20),
             prop::collection::vec(
-                (0u8..3, 0i64..100, 0i64..30, prop::collection::vec(0usize..20, 0..4)),
+                (
+                    0u8..3,
+                    0i64..100,
+                    0i64..30,
+                    prop::collection::vec(0usize..20, 0..4),
+                ),
                 0..12,
             ),
             prop::collection::vec(
-                (prop::option::of(0u8..3), prop::option::of(0u8..4), 0i64..140, 0i64..3),
+                (
+                    prop::option::of(0u8..3),
+                    prop::option::of(0u8..4),
+                    0i64..140,
+                    0i64..3,
+                ),
                 0..30,
             ),
         )

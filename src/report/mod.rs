@@ -19,7 +19,10 @@ use crate::model::LoadedLog;
 pub use csv::{findings_csv, incidents_csv};
 pub use explain::explain_incident;
 pub use folder::{PictureFn, write_report_dir};
-pub use json::{JSON_SCHEMA_VERSION, to_json};
+pub use json::{JSON_SCHEMA_VERSION, to_json, write_json};
+
+/// Writes a report of one format to a writer (`analyze`'s standard output).
+pub type Printer = fn(&ReportInput<'_>, &mut dyn std::io::Write) -> std::io::Result<()>;
 pub use markdown::{MarkdownImages, to_markdown};
 pub use text::to_text;
 pub use trace::{Trace, TraceEvent, chrome_trace};
