@@ -130,9 +130,25 @@ pub fn load_now(
             Arc::new(load_paths(paths, opts, progress).map_err(|e| e.to_string())?)
         }
     };
+    let started = std::time::Instant::now();
     let analysis = analyze(&log, settings);
-    let index = StateIndex::build(&log, &analysis, settings.unit_loss);
-    let model = SwimlaneModel::build(&log, &analysis, filters);
+    crate::timing::phase("window/analyze", started);
+    // The playback's index and the timeline's display list both read the
+    // analysis only: built side by side (issue #17).
+    let started = std::time::Instant::now();
+    let (index, model) = rayon::join(
+        || {
+            let index = StateIndex::build(&log, &analysis, settings.unit_loss);
+            crate::timing::phase("window/index", started);
+            index
+        },
+        || {
+            let model = SwimlaneModel::build(&log, &analysis, filters);
+            crate::timing::phase("window/model", started);
+            model
+        },
+    );
+    crate::timing::phase("window/index+model", started);
     Ok(LoadResult {
         session: Session {
             source: job.source().clone(),
