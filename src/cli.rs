@@ -39,6 +39,10 @@ pub struct Cli {
     /// first event.
     #[arg(long, value_name = "RFC3339|+MS")]
     pub cursor: Option<String>,
+    /// Open the What-if window (a watchdog tried on the incident's key);
+    /// with `--screenshot`, it is in the picture.
+    #[arg(long)]
+    pub whatif: bool,
     /// Analysis settings for the window (override the saved ones).
     #[command(flatten)]
     pub analysis: AnalysisArgs,
