@@ -453,8 +453,12 @@ impl WhatifArgs {
         };
         let loaded = args.load(&self.files)?;
         let r = loaded.input();
+        let started = std::time::Instant::now();
         let w =
             crate::whatif::what_if(r.log, r.analysis, r.settings, &policies, self.wait_limit_ms);
+        if std::env::var_os("LOCKREPLAY_TIMINGS").is_some() {
+            eprintln!("timing: whatif {:.3} s", started.elapsed().as_secs_f64());
+        }
         let out = match self.format {
             Format::Text => crate::report::whatif_text(&r, &w),
             Format::Md => crate::report::whatif_markdown(&r, &w),

@@ -97,6 +97,7 @@ const TABLE: &[(&str, &str, &str)] = &[
         "这是模型而非实测：每个持有者的工作保持日志中的样子，只改变锁的行为；遇到锁被占用的请求按到达顺序等待（docs/semantics.md §10）。",
     ),
     ("whatif_key", "Lock key", "锁键"),
+    ("whatif_busy", "Replaying…", "推演中…"),
     (
         "whatif_no_holds",
         "No holds to replay.",

@@ -246,8 +246,33 @@ pub fn what_if(
     policies: &[Policy],
     wait_limit_ms: Option<i64>,
 ) -> WhatIf {
-    let input = stock::Input::new(log, analysis);
-    let run = |p: &Policy| replay(&input, log, analysis, settings, p, wait_limit_ms);
+    let prepared = Prepared::new(log, analysis);
+    what_if_prepared(&prepared, log, analysis, settings, policies, wait_limit_ms)
+}
+
+/// What every replay of one analysis reads from its log (each hold's lines,
+/// the business lines, the initial stock), built once: most of a replay's
+/// cost on a large log, so the window keeps it while policies change.
+pub struct Prepared(stock::Input);
+
+impl Prepared {
+    /// Reads it from `log` and the `analysis` computed from it.
+    pub fn new(log: &LoadedLog, analysis: &Analysis) -> Prepared {
+        Prepared(stock::Input::new(log, analysis))
+    }
+}
+
+/// [`what_if`] over a [`Prepared`] of the same `log` and `analysis`.
+pub fn what_if_prepared(
+    prepared: &Prepared,
+    log: &LoadedLog,
+    analysis: &Analysis,
+    settings: &Settings,
+    policies: &[Policy],
+    wait_limit_ms: Option<i64>,
+) -> WhatIf {
+    let input = &prepared.0;
+    let run = |p: &Policy| replay(input, log, analysis, settings, p, wait_limit_ms);
     let as_logged = run(&Policy::default());
     let outcomes = policies.iter().map(run).collect();
     WhatIf {
@@ -260,7 +285,7 @@ pub fn what_if(
         as_logged,
         policies: outcomes,
         wait_limit_ms,
-        notes: notes(analysis, &input),
+        notes: notes(analysis, input),
     }
 }
 

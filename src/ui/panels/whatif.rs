@@ -13,8 +13,9 @@ use crate::analysis::{Analysis, Lease, LockEnd};
 use crate::model::{LoadedLog, Sym};
 use crate::report::{format_money, format_ms, snake_name};
 use crate::ui::i18n::{Lang, tr, trf};
+use crate::ui::session::Session;
 use crate::ui::state::{Command, Panel};
-use crate::whatif::{Outcome, Policy, ReplayedHold, WhatIf, what_if};
+use crate::whatif::{Outcome, Policy, Prepared, ReplayedHold, WhatIf, what_if_prepared};
 
 /// Height of one lane, points.
 const LANE_H: f32 = 14.0;
@@ -31,6 +32,11 @@ const HELD: Color32 = Color32::from_rgb(60, 120, 200);
 /// Colour of requests waiting for the lock.
 const WAITING: Color32 = Color32::from_rgb(150, 150, 150);
 
+/// Below this many events the replay runs on the UI thread (the seed's
+/// 2 500 take a few ms); above it, on a named thread while the window shows
+/// a spinner (a million events take seconds in a debug build).
+const BACKGROUND_MIN_EVENTS: usize = 200_000;
+
 /// The window's own state: the policy being tried and the last replay.
 pub struct WhatIfPanel {
     /// The policy tried.
@@ -39,7 +45,10 @@ pub struct WhatIfPanel {
     pub wait_limit_ms: Option<i64>,
     /// The text fields: TTL, watchdog interval, pause, wait limit.
     fields: [String; 4],
+    /// What every replay of the shown analysis reads, built once.
+    prepared: Option<(Arc<Analysis>, Arc<Prepared>)>,
     cache: Option<Cached>,
+    job: Option<Job>,
 }
 
 impl Default for WhatIfPanel {
@@ -51,11 +60,14 @@ impl Default for WhatIfPanel {
             },
             wait_limit_ms: None,
             fields: Default::default(),
+            prepared: None,
             cache: None,
+            job: None,
         }
     }
 }
 
+/// A replay: of which analysis, under which policy and wait limit.
 struct Cached {
     analysis: Arc<Analysis>,
     policy: Policy,
@@ -63,32 +75,117 @@ struct Cached {
     result: WhatIf,
 }
 
+/// A replay running on its thread.
+struct Job {
+    analysis: Arc<Analysis>,
+    policy: Policy,
+    wait_limit_ms: Option<i64>,
+    rx: std::sync::mpsc::Receiver<(Arc<Prepared>, WhatIf)>,
+}
+
 impl WhatIfPanel {
-    /// The replay of the shown analysis under the current policy, run again
-    /// only when either changed.
-    fn result(&mut self, context: &PanelContext<'_>) -> Option<&WhatIf> {
-        let s = context.session?;
-        let fresh = self.cache.as_ref().is_some_and(|c| {
-            Arc::ptr_eq(&c.analysis, &s.analysis)
-                && c.policy == self.policy
-                && c.wait_limit_ms == self.wait_limit_ms
-        });
-        if !fresh {
-            let result = what_if(
-                &s.log,
-                &s.analysis,
-                &s.settings,
-                std::slice::from_ref(&self.policy),
-                self.wait_limit_ms,
-            );
-            self.cache = Some(Cached {
-                analysis: s.analysis.clone(),
-                policy: self.policy.clone(),
-                wait_limit_ms: self.wait_limit_ms,
-                result,
-            });
+    fn wanted(
+        &self,
+        analysis: &Arc<Analysis>,
+        policy: &Policy,
+        wait: Option<i64>,
+        s: &Session,
+    ) -> bool {
+        Arc::ptr_eq(analysis, &s.analysis) && *policy == self.policy && wait == self.wait_limit_ms
+    }
+
+    /// Takes in a finished background replay.
+    fn poll_job(&mut self) {
+        let Some(job) = &self.job else { return };
+        match job.rx.try_recv() {
+            Ok((prepared, result)) => {
+                self.prepared = Some((job.analysis.clone(), prepared));
+                self.cache = Some(Cached {
+                    analysis: job.analysis.clone(),
+                    policy: job.policy.clone(),
+                    wait_limit_ms: job.wait_limit_ms,
+                    result,
+                });
+                self.job = None;
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.job = None,
         }
-        self.cache.as_ref().map(|c| &c.result)
+    }
+
+    /// The replay of the shown analysis under the current policy, run again
+    /// only when either changed (on a thread for a large log: meanwhile the
+    /// last replay of this analysis, if any, stays on screen).
+    fn result(&mut self, egui_context: &egui::Context, s: &Session) -> Option<&WhatIf> {
+        self.poll_job();
+        let fresh = self
+            .cache
+            .as_ref()
+            .is_some_and(|c| self.wanted(&c.analysis, &c.policy, c.wait_limit_ms, s));
+        let running = self
+            .job
+            .as_ref()
+            .is_some_and(|j| self.wanted(&j.analysis, &j.policy, j.wait_limit_ms, s));
+        if !fresh && !running {
+            self.start(egui_context, s);
+        }
+        self.cache
+            .as_ref()
+            .filter(|c| Arc::ptr_eq(&c.analysis, &s.analysis))
+            .map(|c| &c.result)
+    }
+
+    /// Replays the shown analysis under the current policy: here for a
+    /// small log, else on a thread.
+    fn start(&mut self, egui_context: &egui::Context, s: &Session) {
+        let prepared = self
+            .prepared
+            .as_ref()
+            .filter(|(a, _)| Arc::ptr_eq(a, &s.analysis))
+            .map(|(_, p)| p.clone());
+        let (log, analysis, settings) = (s.log.clone(), s.analysis.clone(), s.settings.clone());
+        let (policy, wait) = (self.policy.clone(), self.wait_limit_ms);
+        let compute = {
+            let analysis = analysis.clone();
+            let policy = policy.clone();
+            move || {
+                let prepared = prepared.unwrap_or_else(|| Arc::new(Prepared::new(&log, &analysis)));
+                let result = what_if_prepared(
+                    &prepared,
+                    &log,
+                    &analysis,
+                    &settings,
+                    std::slice::from_ref(&policy),
+                    wait,
+                );
+                (prepared, result)
+            }
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        let repaint = egui_context.clone();
+        let spawned = (s.log.events.len() >= BACKGROUND_MIN_EVENTS)
+            .then(|| {
+                let tx = tx.clone();
+                let compute = compute.clone();
+                std::thread::Builder::new()
+                    .name("whatif".into())
+                    .spawn(move || {
+                        let _ = tx.send(compute());
+                        repaint.request_repaint();
+                    })
+                    .ok()
+            })
+            .flatten();
+        if spawned.is_none() {
+            let _ = tx.send(compute());
+        }
+        self.job = Some(Job {
+            analysis,
+            policy,
+            wait_limit_ms: wait,
+            rx,
+        });
+        self.poll_job();
     }
 
     /// The window when open; its shortcut (F8; W-A-S-D move the
@@ -121,7 +218,22 @@ impl WhatIfPanel {
         let Some(s) = context.session else { return };
         let currency = s.settings.currency.clone();
         let key = selected_key(&s.analysis, context.selection.incident);
-        let Some(w) = self.result(context) else {
+        let busy = {
+            let w = self.result(ui.ctx(), s);
+            w.is_none()
+        } || self.job.is_some();
+        if busy {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(tr(lang, "whatif_busy"));
+            });
+        }
+        let Some(w) = self
+            .cache
+            .as_ref()
+            .filter(|c| Arc::ptr_eq(&c.analysis, &s.analysis))
+            .map(|c| &c.result)
+        else {
             return;
         };
         table_ui(ui, lang, w, &currency);
