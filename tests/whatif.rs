@@ -282,3 +282,17 @@ fn the_report_folder_has_a_whatif_section() {
     assert!(md.starts_with("# What-if"), "{md}");
     assert!(md.contains("owner-checked release"), "{md}");
 }
+
+#[test]
+fn the_model_reproduces_every_sample_log_as_logged() {
+    for name in [
+        "seed-incident.jsonl",
+        "seed-fixed-watchdog.jsonl",
+        "naive-setnx-expire-del.jsonl",
+    ] {
+        let loaded = load(&[root().join("sample-logs").join(name)]);
+        let w = run(&loaded, &[], None);
+        assert!(w.model_matches(), "{name}: {:?}", w.as_logged);
+        assert_eq!(w.as_logged.longest_wait_ms, 0.0, "{name}");
+    }
+}

@@ -116,6 +116,20 @@ fn pauses_ms(offsets: &[i64], pause_ms: Option<i64>) -> Vec<(i64, i64)> {
         .collect()
 }
 
+/// A line's place in the log: (file, line), the order of lines logged in
+/// the same instant.
+type Line = (u16, u32);
+
+/// Where a hold's acquire was logged.
+fn first_line(l: &Lease) -> Line {
+    l.lines.first().map_or((0, 0), |s| (s.file, s.line))
+}
+
+/// Where a hold's last line (its release, when it has one) was logged.
+fn last_line(l: &Lease) -> Line {
+    l.lines.last().map_or((0, 0), |s| (s.file, s.line))
+}
+
 /// True when the holder sent a release at the end of its work.
 fn sends_release(l: &Lease) -> bool {
     matches!(l.window_end, WindowEnd::Released | WindowEnd::ReleaseFailed)
@@ -170,8 +184,8 @@ struct KeySim<'a> {
     /// The lock: (hold, expiry).
     lock: Option<(usize, Option<i64>)>,
     queue: VecDeque<usize>,
-    /// Started holds whose work has not ended: (end, hold).
-    running: BinaryHeap<Reverse<(i64, usize)>>,
+    /// Started holds whose work has not ended: (end, its last line, hold).
+    running: BinaryHeap<Reverse<(i64, Line, usize)>>,
 }
 
 impl<'a> KeySim<'a> {
@@ -183,7 +197,7 @@ impl<'a> KeySim<'a> {
         wait_limit_ms: Option<i64>,
     ) -> KeySim<'a> {
         let mut arrivals: Vec<usize> = range.clone().collect();
-        arrivals.sort_by_key(|&i| (leases[i].acquired_ns, i));
+        arrivals.sort_by_key(|&i| (leases[i].acquired_ns, first_line(&leases[i]), i));
         let mut vanish: Vec<i64> = leases[range.clone()]
             .iter()
             .filter(|l| matches!(l.lock_end, LockEnd::Vanished | LockEnd::Unknown))
@@ -212,39 +226,50 @@ impl<'a> KeySim<'a> {
     /// lock goes to the head of the queue at once.
     fn run(mut self, out: &mut [ReplayedHold]) {
         let (mut next_arrival, mut next_vanish) = (0usize, 0usize);
+        const NO_LINE: Line = (0, 0);
         loop {
-            let work_end = self.running.peek().map(|Reverse((t, _))| *t);
-            let expiry = self.lock.and_then(|(_, e)| e);
-            let arrival = self
-                .arrivals
-                .get(next_arrival)
-                .map(|&i| self.leases[i].acquired_ns);
-            let vanish = self.vanish.get(next_vanish).copied();
+            // (time, class, line): at one instant a vanish, then an expiry,
+            // then work ends and arrivals in the log's own line order (an
+            // acquire logged before a stale holder's delete of the same
+            // millisecond is deleted by it), then timeouts.
+            let work_end = self
+                .running
+                .peek()
+                .map(|Reverse((t, line, _))| (*t, 2, *line));
+            let expiry = self.lock.and_then(|(_, e)| e).map(|t| (t, 1, NO_LINE));
+            let arrival = self.arrivals.get(next_arrival).map(|&i| {
+                let l = &self.leases[i];
+                (l.acquired_ns, 2, first_line(l))
+            });
+            let vanish = self.vanish.get(next_vanish).map(|&t| (t, 0, NO_LINE));
             let timeout = match (self.wait_limit_ns, self.queue.front()) {
-                (Some(w), Some(&i)) => Some(self.leases[i].acquired_ns.saturating_add(w)),
+                (Some(w), Some(&i)) => {
+                    Some((self.leases[i].acquired_ns.saturating_add(w), 3, NO_LINE))
+                }
                 _ => None,
             };
-            let Some(now) = [work_end, vanish, expiry, arrival, timeout]
+            let Some(next) = [work_end, vanish, expiry, arrival, timeout]
                 .into_iter()
                 .flatten()
                 .min()
             else {
                 break;
             };
-            if work_end == Some(now) {
-                if let Some(Reverse((_, i))) = self.running.pop() {
+            let now = next.0;
+            if work_end == Some(next) {
+                if let Some(Reverse((_, _, i))) = self.running.pop() {
                     self.work_ends(i, now, out);
                 }
-            } else if vanish == Some(now) {
+            } else if vanish == Some(next) {
                 next_vanish += 1;
                 if let Some((j, _)) = self.lock.take() {
                     end_lock(out, j, now, LockEnd::Vanished);
                 }
-            } else if expiry == Some(now) {
+            } else if expiry == Some(next) {
                 if let Some((j, _)) = self.lock.take() {
                     end_lock(out, j, now, LockEnd::Expired);
                 }
-            } else if arrival == Some(now) {
+            } else if arrival == Some(next) {
                 let i = self.arrivals[next_arrival];
                 next_arrival += 1;
                 self.arrive(i, now, out);
@@ -303,7 +328,7 @@ impl<'a> KeySim<'a> {
         h.waited_ms = ms(now - l.acquired_ns);
         let offsets = self.offsets.get(i).map_or(&[][..], Vec::as_slice);
         self.lock = Some((i, expiry_ns(l, now, offsets, self.policy)));
-        self.running.push(Reverse((end, i)));
+        self.running.push(Reverse((end, last_line(l), i)));
     }
 
     /// Hold `i`'s work ends at `now`: its release, when it sent one.
