@@ -296,3 +296,41 @@ fn the_model_reproduces_every_sample_log_as_logged() {
         assert_eq!(w.as_logged.longest_wait_ms, 0.0, "{name}");
     }
 }
+
+#[test]
+fn a_gc_pause_longer_than_the_ttl_defeats_the_watchdog_a_long_ttl_with_a_wait_limit_times_out() {
+    // BR-22: a holder's JVM pauses 11.8 s; its 10 s lease expires.
+    let case = root().join("tests/fixtures/cases/BR-22-gc-pause-lock-expires-early");
+    let loaded = load(&[case.join("inventory-svc.json.log")]);
+    assert_eq!(loaded.analysis.summary.oversold_units, 1);
+    let watchdog = Policy {
+        watchdog: true,
+        ..Policy::default()
+    };
+    assert_eq!(one(&loaded, watchdog.clone()).oversold_units, 0);
+    // The pause is a gap of the holder's own lines: its renewals stop too.
+    let paused = one(
+        &loaded,
+        Policy {
+            pause_ms: Some(5000),
+            ..watchdog
+        },
+    );
+    assert_eq!(paused.overlap_pairs, 1);
+    assert_eq!(paused.oversold_units, 1);
+    // A TTL longer than the pause, and buyers who wait at most 500 ms.
+    let long = run(
+        &loaded,
+        &[Policy {
+            ttl_ms: Some(60_000),
+            ..Policy::default()
+        }],
+        Some(500),
+    )
+    .policies
+    .remove(0);
+    assert_eq!(long.overlap_pairs, 0);
+    assert_eq!(long.oversold_units, 0);
+    assert_eq!(long.timed_out, 1);
+    assert_eq!(long.sales_not_made, 1);
+}
