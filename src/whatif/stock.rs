@@ -194,7 +194,7 @@ pub(super) fn replay_sales(
             (EventKind::StockDeducted | EventKind::OrderCreated, Some(h)) => {
                 let writes = e.kind == EventKind::StockDeducted || !st[h].wrote;
                 if writes && !st[h].blocked {
-                    if fencing && next_grant[h].is_some_and(|g| at >= g) {
+                    if fencing && next_grant[h].is_some_and(|g| at > g) {
                         st[h].blocked = true;
                         holds[h].rejected_writes += 1;
                     } else if st[h].read.is_some_and(|r| r < q) {
