@@ -558,6 +558,11 @@ impl App {
         self.open.set(panel, true);
     }
 
+    /// The What-if window's own state (tests).
+    pub fn whatif_panel(&mut self) -> &mut panels::whatif::WhatIfPanel {
+        &mut self.panels.whatif
+    }
+
     /// The settings window's zone text (tests).
     pub fn tz_edit_text(&self) -> &str {
         &self.panels.settings.read_tz

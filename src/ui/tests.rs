@@ -792,3 +792,35 @@ fn the_whatif_window_opens_from_the_view_menu_and_replays_the_chosen_policy() {
     h.run();
     assert!(h.query_by_role_and_label(checkbox, "Fencing").is_none());
 }
+
+#[test]
+fn the_whatif_window_replays_a_large_log_on_its_thread_and_shows_it_when_done() {
+    let mut app = sample_app();
+    // Every log counts as large here: the replay runs on the thread.
+    app.whatif_panel().background_min_events = 0;
+    app.open_panel(super::state::Panel::WhatIf);
+    let mut h = harness(app);
+    let done = "watchdog every TTL/3: 0 overlaps · 0 oversold · ¥0";
+    let t0 = std::time::Instant::now();
+    h.step();
+    while h.query_by_label(done).is_none() {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "the replay never arrived"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+    // A new policy starts a new replay; its result replaces the old one.
+    let checkbox = egui::accesskit::Role::CheckBox;
+    h.get_by_role_and_label(checkbox, "Fencing").click();
+    let fenced = "watchdog every TTL/3 + Fencing: 0 overlaps · 0 oversold · ¥0";
+    while h.query_by_label(fenced).is_none() {
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(60),
+            "no second replay"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        h.step();
+    }
+}

@@ -45,6 +45,9 @@ pub struct WhatIfPanel {
     pub wait_limit_ms: Option<i64>,
     /// The text fields: TTL, watchdog interval, pause, wait limit.
     fields: [String; 4],
+    /// Logs with at least this many events are replayed on a thread
+    /// ([`BACKGROUND_MIN_EVENTS`]; tests lower it).
+    pub background_min_events: usize,
     /// What every replay of the shown analysis reads, built once.
     prepared: Option<(Arc<Analysis>, Arc<Prepared>)>,
     cache: Option<Cached>,
@@ -60,6 +63,7 @@ impl Default for WhatIfPanel {
             },
             wait_limit_ms: None,
             fields: Default::default(),
+            background_min_events: BACKGROUND_MIN_EVENTS,
             prepared: None,
             cache: None,
             job: None,
@@ -163,7 +167,7 @@ impl WhatIfPanel {
         };
         let (tx, rx) = std::sync::mpsc::channel();
         let repaint = egui_context.clone();
-        let spawned = (s.log.events.len() >= BACKGROUND_MIN_EVENTS)
+        let spawned = (s.log.events.len() >= self.background_min_events)
             .then(|| {
                 let tx = tx.clone();
                 let compute = compute.clone();
