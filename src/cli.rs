@@ -39,6 +39,10 @@ pub struct Cli {
     /// first event.
     #[arg(long, value_name = "RFC3339|+MS")]
     pub cursor: Option<String>,
+    /// Open the What-if window (a watchdog tried on the incident's key);
+    /// with `--screenshot`, it is in the picture.
+    #[arg(long)]
+    pub whatif: bool,
     /// Analysis settings for the window (override the saved ones).
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -56,6 +60,9 @@ pub enum Command {
     Render(RenderArgs),
     /// Write a simulated flash sale as app-style JSON Lines.
     Simulate(SimulateArgs),
+    /// Replay the incident under another lock policy (TTL, watchdog,
+    /// owner-checked release, fencing) and compare with what happened.
+    Whatif(WhatifArgs),
 }
 
 /// Output format of `analyze`.
@@ -349,6 +356,120 @@ impl SimulateArgs {
     }
 }
 
+/// `lockreplay whatif`: the policy flags. Without any, the standard set
+/// is compared (a watchdog, an owner-checked release, fencing, all three).
+/// `--ttl-ms` is the policy's TTL here; the TTL of files without one is
+/// `--file-ttl-ms`.
+#[derive(Debug, Args)]
+pub struct WhatifArgs {
+    /// Log files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// The policy's TTL for every grant, ms (default: each hold's own).
+    #[arg(long = "ttl-ms", value_name = "MS")]
+    pub policy_ttl_ms: Option<i64>,
+    /// A watchdog renews the lease while its holder works.
+    #[arg(long)]
+    pub watchdog: bool,
+    /// Watchdog interval, ms (default: a third of the TTL).
+    #[arg(long, value_name = "MS", requires = "watchdog")]
+    pub renew_every_ms: Option<i64>,
+    /// Gaps of at least this many ms in a holder's own lines are pauses
+    /// (GC, partition): the watchdog cannot renew during them.
+    #[arg(long, value_name = "MS", requires = "watchdog")]
+    pub pause_ms: Option<i64>,
+    /// Releases delete only the releaser's own lock.
+    #[arg(long)]
+    pub owner_check: bool,
+    /// Writes are fenced: a stale holder's deduction is rejected.
+    #[arg(long)]
+    pub fencing: bool,
+    /// A request waiting longer than this for the lock gives up, ms.
+    #[arg(long, value_name = "MS")]
+    pub wait_limit_ms: Option<i64>,
+    /// TTL of the files whose records carry no TTL field, MS or FILE=MS
+    /// (`--ttl-ms` of `analyze`).
+    #[arg(long = "file-ttl-ms", value_name = "MS|FILE=MS")]
+    pub file_ttl_ms: Vec<String>,
+    /// Money lost per oversold unit (not the list price).
+    #[arg(long, value_name = "N")]
+    pub unit_loss: Option<f64>,
+    /// Currency of the unit loss (CNY, USD, EUR, ...).
+    #[arg(long, value_name = "CODE")]
+    pub currency: Option<String>,
+    /// Zone of timestamps without offset: +08:00, UTC, Asia/Shanghai.
+    #[arg(long, value_name = "ZONE")]
+    pub tz: Option<String>,
+    /// How far a host's clock runs ahead, HOST=MS (repeatable).
+    #[arg(long = "host-offset", value_name = "HOST=MS")]
+    pub host_offsets: Vec<String>,
+    /// Field and event-name mapping file (TOML or JSON).
+    #[arg(long, value_name = "FILE")]
+    pub mapping: Option<PathBuf>,
+    /// Glob for lock keys in MONITOR captures.
+    #[arg(long, value_name = "GLOB")]
+    pub lock_pattern: Option<String>,
+}
+
+impl WhatifArgs {
+    /// The policies asked for: the one the flags name, else the standard set.
+    ///
+    /// # Errors
+    /// A TTL, interval, pause or wait limit below 1 ms.
+    pub fn policies(&self) -> anyhow::Result<Vec<crate::whatif::Policy>> {
+        if let Some(w) = self.wait_limit_ms.filter(|&w| w < 0) {
+            bail!("--wait-limit-ms must be zero or more, got {w}");
+        }
+        let p = crate::whatif::Policy {
+            ttl_ms: self.policy_ttl_ms,
+            watchdog: self.watchdog,
+            renew_every_ms: self.renew_every_ms,
+            pause_ms: self.pause_ms,
+            owner_check: self.owner_check,
+            fencing: self.fencing,
+        };
+        p.validate().map_err(|e| anyhow::anyhow!("whatif: {e}"))?;
+        Ok(if p.is_as_logged() {
+            crate::report::default_policies()
+        } else {
+            vec![p]
+        })
+    }
+
+    /// Loads, analyses, replays and prints; the exit code of `analyze`.
+    fn run(&self) -> anyhow::Result<u8> {
+        let policies = self.policies()?;
+        let args = AnalysisArgs {
+            unit_loss: self.unit_loss,
+            currency: self.currency.clone(),
+            tz: self.tz.clone(),
+            host_offsets: self.host_offsets.clone(),
+            mapping: self.mapping.clone(),
+            lock_pattern: self.lock_pattern.clone(),
+            ttl_ms: self.file_ttl_ms.clone(),
+            ..AnalysisArgs::default()
+        };
+        let loaded = args.load(&self.files)?;
+        let r = loaded.input();
+        let started = std::time::Instant::now();
+        let w =
+            crate::whatif::what_if(r.log, r.analysis, r.settings, &policies, self.wait_limit_ms);
+        if std::env::var_os("LOCKREPLAY_TIMINGS").is_some() {
+            eprintln!("timing: whatif {:.3} s", started.elapsed().as_secs_f64());
+        }
+        let out = match self.format {
+            Format::Text => crate::report::whatif_text(&r, &w),
+            Format::Md => crate::report::whatif_markdown(&r, &w),
+            Format::Json => crate::report::whatif_json(&r, &w),
+        };
+        print!("{out}");
+        Ok(loaded.exit_code())
+    }
+}
+
 /// Colour theme for pictures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Theme {
@@ -427,6 +548,7 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
         }
         Some(Command::Render(args)) => render(args, frontend.ok_or_else(no_window)?),
         Some(Command::Simulate(args)) => sim::run(&args.sim_args()).map(|()| EXIT_CLEAN),
+        Some(Command::Whatif(args)) => args.run(),
         None => (frontend.ok_or_else(no_window)?.window)(cli),
     }
 }

@@ -3,7 +3,9 @@
 //! Layers, one arrow: `model <- ingest <- analysis <- report <- pipeline <-
 //! cli`, with `ui` on top behind the `gui` feature. Nothing below `ui`
 //! imports egui. Beside them: `fsio` (atomic writes, used by every layer
-//! that writes) and `sim` (the flash-sale simulator, used by `cli`).
+//! that writes), `sim` (the flash-sale simulator, used by `cli`) and
+//! `whatif` (the incident replayed under another lock policy, over the
+//! analysis).
 
 pub mod analysis;
 pub mod cli;
@@ -18,3 +20,4 @@ pub mod sim;
 pub mod timing;
 #[cfg(feature = "gui")]
 pub mod ui;
+pub mod whatif;

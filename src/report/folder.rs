@@ -51,6 +51,7 @@ pub fn write_report_dir(
     write_atomic(&dir.join("findings.csv"), &findings_csv(r)?, inputs)?;
     let trace = serde_json::to_vec(&chrome_trace(r)).context("cannot encode trace.json")?;
     write_atomic(&dir.join("trace.json"), &trace, inputs)?;
+    super::write_whatif_section(r, dir, inputs)?;
     Ok(())
 }
 

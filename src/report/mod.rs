@@ -10,6 +10,7 @@ mod json;
 mod markdown;
 mod text;
 mod trace;
+mod whatif;
 
 use chrono::{DateTime, FixedOffset};
 
@@ -26,6 +27,10 @@ pub type Printer = fn(&ReportInput<'_>, &mut dyn std::io::Write) -> std::io::Res
 pub use markdown::{MarkdownImages, to_markdown};
 pub use text::to_text;
 pub use trace::{Trace, TraceEvent, chrome_trace};
+pub use whatif::{
+    MODEL_NOTE, WHATIF_MD, WHATIF_SCHEMA, default_policies, whatif_json, whatif_markdown,
+    whatif_text, write_whatif_section,
+};
 
 /// Everything a printer needs: the loaded log, the settings used, and the
 /// analysis computed from them.

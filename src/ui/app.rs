@@ -535,6 +535,7 @@ impl App {
             .inner;
         p.settings.show(&ctx, &mut context);
         panels::sources::sources_window(&ctx, &mut context);
+        p.whatif.show(&ctx, &mut context);
         if timeline.is_some() {
             self.shell.timeline_rect = timeline;
         }
@@ -554,6 +555,16 @@ impl App {
     pub fn open_settings(&mut self) {
         self.panels.settings.reset(&self.state);
         self.open.set(Panel::Settings, true);
+    }
+
+    /// Shows `panel` (`--whatif`, tests).
+    pub fn open_panel(&mut self, panel: Panel) {
+        self.open.set(panel, true);
+    }
+
+    /// The What-if window's own state (tests).
+    pub fn whatif_panel(&mut self) -> &mut panels::whatif::WhatIfPanel {
+        &mut self.panels.whatif
     }
 
     /// The settings window's zone text (tests).

@@ -60,6 +60,7 @@ pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
         crate::cli::parse_cursor(c, 0)?;
     }
     let cursor = cli.cursor.clone();
+    let whatif = cli.whatif;
     eframe::run_native(
         "lockreplay",
         options,
@@ -73,6 +74,9 @@ pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
             };
             let mut app = App::new(state, args);
             app.initial_cursor = cursor;
+            if whatif {
+                app.open_panel(state::Panel::WhatIf);
+            }
             let source = if files.is_empty() {
                 loader::Source::Sample
             } else {

@@ -91,6 +91,8 @@ pub enum Panel {
     Sources,
     /// The warnings panel at the bottom.
     Warnings,
+    /// The What-if window.
+    WhatIf,
 }
 
 /// Which panels and windows are shown (not persisted).
@@ -102,6 +104,8 @@ pub struct OpenPanels {
     pub sources: bool,
     /// The warnings panel.
     pub warnings: bool,
+    /// The What-if window.
+    pub whatif: bool,
 }
 
 impl OpenPanels {
@@ -111,6 +115,7 @@ impl OpenPanels {
             Panel::Settings => self.settings,
             Panel::Sources => self.sources,
             Panel::Warnings => self.warnings,
+            Panel::WhatIf => self.whatif,
         }
     }
 
@@ -120,6 +125,7 @@ impl OpenPanels {
             Panel::Settings => self.settings = open,
             Panel::Sources => self.sources = open,
             Panel::Warnings => self.warnings = open,
+            Panel::WhatIf => self.whatif = open,
         }
     }
 }

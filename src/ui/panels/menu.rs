@@ -105,7 +105,11 @@ fn view_menu_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     if ui.button(tr(lang, "zoom_incident")).clicked() {
         choose(ui, context, Command::ZoomToSelected);
     }
-    for (panel, key) in [(Panel::Sources, "sources"), (Panel::Warnings, "warnings")] {
+    for (panel, key) in [
+        (Panel::Sources, "sources"),
+        (Panel::Warnings, "warnings"),
+        (Panel::WhatIf, "whatif_menu"),
+    ] {
         let mut open = context.open.get(panel);
         if ui.checkbox(&mut open, tr(lang, key)).changed() {
             context.send(Command::SetPanelOpen(panel, open));

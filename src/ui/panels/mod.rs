@@ -15,6 +15,7 @@ pub mod status;
 pub mod stock;
 pub mod summary;
 pub mod warnings;
+pub mod whatif;
 
 use egui::Color32;
 
@@ -85,4 +86,6 @@ pub struct Panels {
     pub incidents: incidents::IncidentsPanel,
     /// The settings window.
     pub settings: settings::SettingsWindow,
+    /// The What-if window.
+    pub whatif: whatif::WhatIfPanel,
 }

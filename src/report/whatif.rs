@@ -1,0 +1,263 @@
+//! The what-if printers (`lockreplay whatif`, `whatif.md` in the report
+//! folder): a side-by-side table of what happened, the model replayed as
+//! logged, and each policy, in text, Markdown and JSON, with the model's
+//! assumptions (docs/semantics.md §10).
+
+use serde::Serialize;
+
+use super::{ReportInput, format_money, format_ms};
+use crate::whatif::{Outcome, Policy, WhatIf};
+
+/// File name of the what-if section in the report folder.
+pub const WHATIF_MD: &str = "whatif.md";
+
+/// Schema name of the what-if JSON.
+pub const WHATIF_SCHEMA: &str = "lockreplay-whatif/1";
+
+/// The model in one paragraph, printed with every table.
+pub const MODEL_NOTE: &str = "This is a model, not a measurement (docs/semantics.md §10): each \
+holder keeps its logged work (when it asked for the lock, how long it worked, its stock reads and \
+deductions); only the lock changes. A request that would find the lock taken waits, in arrival \
+order, until it is free; its work and lines move by its wait. A holder that read too little \
+stock does not sell; requests that never got the lock in the log are not replayed.";
+
+/// The default policies of `whatif` when none is named.
+pub fn default_policies() -> Vec<Policy> {
+    Policy::standard_set()
+}
+
+/// One row of the table.
+struct Row {
+    label: String,
+    overlaps: String,
+    oversold: String,
+    loss: String,
+    wait: String,
+    timed_out: String,
+    rejected: String,
+}
+
+fn rows(r: &ReportInput<'_>, w: &WhatIf) -> Vec<Row> {
+    let money = |v: f64| format_money(v, &r.settings.currency);
+    let mut rows = vec![Row {
+        label: "What happened (log)".to_string(),
+        overlaps: w.actual.overlap_pairs.to_string(),
+        oversold: w.actual.oversold_units.to_string(),
+        loss: money(w.actual.loss),
+        wait: "-".to_string(),
+        timed_out: "-".to_string(),
+        rejected: "-".to_string(),
+    }];
+    for o in std::iter::once(&w.as_logged).chain(&w.policies) {
+        let timed_out = if o.still_waiting > 0 {
+            format!("{} (+{} never granted)", o.timed_out, o.still_waiting)
+        } else {
+            o.timed_out.to_string()
+        };
+        rows.push(Row {
+            label: o.label.clone(),
+            overlaps: o.overlap_pairs.to_string(),
+            oversold: if o.oversold_kept > 0 {
+                format!("{} ({} as logged)", o.oversold_units, o.oversold_kept)
+            } else {
+                o.oversold_units.to_string()
+            },
+            loss: money(o.loss),
+            wait: format_ms(o.longest_wait_ms),
+            timed_out,
+            rejected: o.rejected_writes.to_string(),
+        });
+    }
+    rows
+}
+
+const HEADERS: [&str; 7] = [
+    "Policy",
+    "Overlaps",
+    "Oversold",
+    "Loss",
+    "Longest wait",
+    "Timed out",
+    "Fenced writes",
+];
+
+fn cells(row: &Row) -> [String; 7] {
+    [
+        row.label.clone(),
+        row.overlaps.clone(),
+        row.oversold.clone(),
+        row.loss.clone(),
+        row.wait.clone(),
+        row.timed_out.clone(),
+        row.rejected.clone(),
+    ]
+}
+
+/// The lines after the table: the wait limit, the model check, the notes.
+fn footer(w: &WhatIf) -> Vec<String> {
+    let mut out = vec![match w.wait_limit_ms {
+        Some(ms) => format!("Wait limit: {ms} ms (a request waiting longer gives up: no sale)."),
+        None => "Wait limit: none (a request waits as long as it takes).".to_string(),
+    }];
+    if !w.model_matches() {
+        out.push(format!(
+            "Model check: replayed as logged, the model gives {} overlaps and {} oversold where \
+             the log shows {} and {}: compare the policies with the \"as logged (model)\" row, \
+             not with what happened.",
+            w.as_logged.overlap_pairs,
+            w.as_logged.oversold_units,
+            w.actual.overlap_pairs,
+            w.actual.oversold_units
+        ));
+    } else {
+        out.push(
+            "Model check: replayed as logged, the model gives what the log shows.".to_string(),
+        );
+    }
+    out.extend(w.notes.iter().map(|n| format!("Note: {n}.")));
+    out.push(MODEL_NOTE.to_string());
+    out
+}
+
+/// The what-if as plain text for the terminal.
+pub fn whatif_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
+    let rows = rows(r, w);
+    let table: Vec<[String; 7]> = std::iter::once(HEADERS.map(str::to_string))
+        .chain(rows.iter().map(cells))
+        .collect();
+    let mut width = [0usize; 7];
+    for row in &table {
+        for (c, cell) in row.iter().enumerate() {
+            width[c] = width[c].max(cell.chars().count());
+        }
+    }
+    let mut out = String::from("What-if: the incident replayed under other lock policies\n\n");
+    for row in &table {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            let pad = width[c] - cell.chars().count();
+            if c == 0 {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            } else {
+                line.push_str("  ");
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push('\n');
+    for line in footer(w) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// The what-if as Markdown (the report folder's `whatif.md`).
+pub fn whatif_markdown(r: &ReportInput<'_>, w: &WhatIf) -> String {
+    let mut out = String::from("# What-if: the incident under other lock policies\n\n");
+    out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
+    for row in rows(r, w) {
+        let c = cells(&row).map(|s| s.replace('|', "\\|"));
+        out.push_str(&format!("| {} |\n", c.join(" | ")));
+    }
+    out.push('\n');
+    for line in footer(w) {
+        out.push_str(&line);
+        out.push_str("\n\n");
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct JsonRow<'a> {
+    label: &'a str,
+    policy: &'a Policy,
+    overlap_pairs: usize,
+    incidents: usize,
+    oversold_units: i64,
+    oversold_kept: i64,
+    loss: f64,
+    longest_wait_ms: f64,
+    timed_out: usize,
+    still_waiting: usize,
+    rejected_writes: usize,
+    sales_not_made: usize,
+}
+
+impl<'a> JsonRow<'a> {
+    fn of(o: &'a Outcome) -> JsonRow<'a> {
+        JsonRow {
+            label: &o.label,
+            policy: &o.policy,
+            overlap_pairs: o.overlap_pairs,
+            incidents: o.incidents,
+            oversold_units: o.oversold_units,
+            oversold_kept: o.oversold_kept,
+            loss: o.loss,
+            longest_wait_ms: o.longest_wait_ms,
+            timed_out: o.timed_out,
+            still_waiting: o.still_waiting,
+            rejected_writes: o.rejected_writes,
+            sales_not_made: o.sales_not_made,
+        }
+    }
+}
+
+/// The what-if as JSON (schema [`WHATIF_SCHEMA`]): what happened, the
+/// model as logged, one row per policy, the notes.
+pub fn whatif_json(r: &ReportInput<'_>, w: &WhatIf) -> String {
+    #[derive(Serialize)]
+    struct Doc<'a> {
+        schema: &'a str,
+        currency: &'a str,
+        unit_loss: f64,
+        wait_limit_ms: Option<i64>,
+        model: &'a str,
+        model_matches_log: bool,
+        actual: &'a crate::whatif::Actual,
+        as_logged: JsonRow<'a>,
+        policies: Vec<JsonRow<'a>>,
+        notes: &'a [String],
+    }
+    let doc = Doc {
+        schema: WHATIF_SCHEMA,
+        currency: &r.settings.currency,
+        unit_loss: r.settings.unit_loss,
+        wait_limit_ms: w.wait_limit_ms,
+        model: MODEL_NOTE,
+        model_matches_log: w.model_matches(),
+        actual: &w.actual,
+        as_logged: JsonRow::of(&w.as_logged),
+        policies: w.policies.iter().map(JsonRow::of).collect(),
+        notes: &w.notes,
+    };
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_else(|e| {
+        format!("{{\"schema\": \"{WHATIF_SCHEMA}\", \"error\": \"cannot encode: {e}\"}}")
+    });
+    s.push('\n');
+    s
+}
+
+/// Writes the report folder's what-if section ([`WHATIF_MD`]): the standard
+/// policies ([`Policy::standard_set`]) with no wait limit, atomically and
+/// never over `inputs`.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_whatif_section(
+    r: &ReportInput<'_>,
+    dir: &std::path::Path,
+    inputs: &[std::path::PathBuf],
+) -> anyhow::Result<()> {
+    let w = crate::whatif::what_if(r.log, r.analysis, r.settings, &default_policies(), None);
+    crate::fsio::write_atomic(
+        &dir.join(WHATIF_MD),
+        whatif_markdown(r, &w).as_bytes(),
+        inputs,
+    )
+}

@@ -1,0 +1,530 @@
+//! What-if: replays the reconstructed holds of one file set under another
+//! lock policy (a TTL, a watchdog, an owner-checked release, fencing at the
+//! write) and counts what that policy would have changed: overlaps, oversold
+//! units, loss, waits and timeouts (docs/semantics.md §10).
+//!
+//! It is a model, not a second analysis: each holder's work (when it asked
+//! for the lock, how long it worked, its stock reads and deductions) is kept
+//! as logged; only the lock's behaviour changes. Overlaps of the replayed
+//! holds are found by the one rule, [`crate::analysis::detect_overlaps`].
+//! Entry point: [`what_if`].
+
+mod lock;
+mod stock;
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::{Analysis, LockEnd, NS_PER_MS, Settings};
+use crate::model::LoadedLog;
+
+pub use lock::watchdog_expiry_ms;
+
+/// A lock policy to replay the holds under. Each field left at its default
+/// keeps the log's own behaviour, so `Policy::default()` replays the
+/// incident as logged (the model check).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Policy {
+    /// Every grant's TTL, ms; `None` keeps each hold's own TTL.
+    pub ttl_ms: Option<i64>,
+    /// A watchdog renews the lease every `renew_every_ms` while its holder
+    /// works (the log's own renewals are then replaced by it).
+    pub watchdog: bool,
+    /// Watchdog interval, ms; `None`: a third of the TTL (Redisson's
+    /// `lockWatchdogTimeout / 3`).
+    pub renew_every_ms: Option<i64>,
+    /// A gap of at least this many ms between two of a holder's own logged
+    /// lines is taken as a pause (stop-the-world GC, partition): the
+    /// watchdog's renewals due inside it are sent only when it ends, and
+    /// fail if the lease expired meanwhile. `None`: no pauses.
+    pub pause_ms: Option<i64>,
+    /// Releases delete only the releaser's own lock (compare-and-delete): a
+    /// foreign release deletes nothing. `false` keeps the log's behaviour
+    /// (plain deletes on a key where the log shows a foreign release).
+    pub owner_check: bool,
+    /// Writes carry the hold's fencing token and the storage accepts only
+    /// the newest token granted on the key: a stale holder's deduction is
+    /// rejected.
+    pub fencing: bool,
+}
+
+impl Policy {
+    /// True when every field keeps the log's behaviour.
+    pub fn is_as_logged(&self) -> bool {
+        *self == Policy::default()
+    }
+
+    /// Short plain-words name: `TTL 5000 ms + watchdog every 1667 ms`.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(t) = self.ttl_ms {
+            parts.push(format!("TTL {t} ms"));
+        }
+        if self.watchdog {
+            parts.push(match (self.renew_every_ms, self.ttl_ms) {
+                (Some(r), _) => format!("watchdog every {r} ms"),
+                (None, Some(t)) => format!("watchdog every {} ms", (t / 3).max(1)),
+                (None, None) => "watchdog every TTL/3".to_string(),
+            });
+            if let Some(p) = self.pause_ms {
+                parts.push(format!("pauses >= {p} ms"));
+            }
+        }
+        if self.owner_check {
+            parts.push("owner-checked release".to_string());
+        }
+        if self.fencing {
+            parts.push("fencing".to_string());
+        }
+        if parts.is_empty() {
+            "as logged (model)".to_string()
+        } else {
+            parts.join(" + ")
+        }
+    }
+
+    /// Checks the numbers.
+    ///
+    /// # Errors
+    /// A TTL, interval or pause that is not at least 1 ms.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, v) in [
+            ("TTL", self.ttl_ms),
+            ("watchdog interval", self.renew_every_ms),
+            ("pause", self.pause_ms),
+        ] {
+            if let Some(v) = v.filter(|&v| v < 1) {
+                return Err(format!("the {name} must be at least 1 ms, got {v}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The standard set compared when no policy is named: a watchdog alone,
+    /// an owner-checked release alone, fencing alone, and all three.
+    pub fn standard_set() -> Vec<Policy> {
+        let watchdog = Policy {
+            watchdog: true,
+            ..Policy::default()
+        };
+        vec![
+            watchdog.clone(),
+            Policy {
+                owner_check: true,
+                ..Policy::default()
+            },
+            Policy {
+                fencing: true,
+                ..Policy::default()
+            },
+            Policy {
+                owner_check: true,
+                fencing: true,
+                ..watchdog
+            },
+        ]
+    }
+}
+
+/// One hold as replayed (parallel to [`Analysis::leases`]).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ReplayedHold {
+    /// The hold in [`Analysis::leases`].
+    pub lease: usize,
+    /// When it asked for the lock: its logged acquire, ns.
+    pub arrival_ns: i64,
+    /// When the replay granted it, ns; `None` when it timed out or was still
+    /// waiting when the replay ended.
+    pub start_ns: Option<i64>,
+    /// End of its work (start + the logged work length), ns.
+    pub end_ns: Option<i64>,
+    /// When its lock ended in the replay, ns.
+    pub lock_end_ns: Option<i64>,
+    /// How its lock ended in the replay.
+    pub lock_end: Option<LockEnd>,
+    /// Time spent waiting for the lock, ms (up to the wait limit when it
+    /// timed out).
+    pub waited_ms: f64,
+    /// Gave up after the wait limit: its work (and its sales) did not happen.
+    pub timed_out: bool,
+    /// Never granted: still waiting when the replay ended (a lock that is
+    /// never released, no wait limit).
+    pub still_waiting: bool,
+    /// Its writes rejected by fencing.
+    pub rejected_writes: usize,
+}
+
+/// What one policy gives on the file set.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Outcome {
+    /// The policy.
+    pub policy: Policy,
+    /// Its name in plain words.
+    pub label: String,
+    /// Overlap pairs of the replayed holds (docs/semantics.md §4).
+    pub overlap_pairs: usize,
+    /// Incidents of the replayed holds (§5).
+    pub incidents: usize,
+    /// Oversold units over all products (§7, with the replayed sales).
+    pub oversold_units: i64,
+    /// Of `oversold_units`, those kept as logged: products whose initial
+    /// stock is unknown cannot be replayed.
+    pub oversold_kept: i64,
+    /// Loss, in `Settings::currency`.
+    pub loss: f64,
+    /// The longest time a request waited for the lock, ms (the wait it adds:
+    /// in the log every hold was granted when it asked).
+    pub longest_wait_ms: f64,
+    /// Requests that gave up after the wait limit.
+    pub timed_out: usize,
+    /// Requests still waiting when the replay ended.
+    pub still_waiting: usize,
+    /// Deductions or orders rejected by fencing.
+    pub rejected_writes: usize,
+    /// Sales the replay did not make (timeouts, fencing, or a holder that
+    /// would have read that the stock was gone).
+    pub sales_not_made: usize,
+    /// Every hold, parallel to [`Analysis::leases`].
+    pub holds: Vec<ReplayedHold>,
+    /// Overlaps of the replayed holds as (earlier, later) lease ids.
+    pub overlaps: Vec<(usize, usize)>,
+}
+
+/// What actually happened, from the analysis: the first row of the table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Actual {
+    /// Overlap pairs.
+    pub overlap_pairs: usize,
+    /// Incidents.
+    pub incidents: usize,
+    /// Oversold units.
+    pub oversold_units: i64,
+    /// Loss, in `Settings::currency`.
+    pub loss: f64,
+}
+
+/// The what-if of one file set: what happened, the model replayed as
+/// logged, and each policy asked for.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct WhatIf {
+    /// What the analysis found.
+    pub actual: Actual,
+    /// The replay with the log's own behaviour ([`Policy::default`]): when
+    /// it differs from `actual`, the model does not reproduce this log and
+    /// the policies should be compared with this row.
+    pub as_logged: Outcome,
+    /// Each policy asked for, in order.
+    pub policies: Vec<Outcome>,
+    /// The wait limit used, ms.
+    pub wait_limit_ms: Option<i64>,
+    /// Caveats that concern this file set (unknown TTLs, unknown stock...).
+    pub notes: Vec<String>,
+}
+
+impl WhatIf {
+    /// True when the model replayed as logged gives what happened.
+    pub fn model_matches(&self) -> bool {
+        self.as_logged.overlap_pairs == self.actual.overlap_pairs
+            && self.as_logged.oversold_units == self.actual.oversold_units
+    }
+}
+
+/// Replays the holds of `analysis` (computed from `log` with `settings`)
+/// under each of `policies`, a request waiting at most `wait_limit_ms`
+/// (`None`: as long as it takes).
+///
+/// The model (docs/semantics.md §10): per lock key, each hold asks for the
+/// lock at its logged acquire; it is granted at once when the lock is free
+/// (or held by the same holder), else it waits in arrival order until the
+/// lock is free; it then works as long as its logged believed window, with
+/// its business lines shifted by its wait. Never panics; cost is O(n log n)
+/// in holds and business lines per policy.
+pub fn what_if(
+    log: &LoadedLog,
+    analysis: &Analysis,
+    settings: &Settings,
+    policies: &[Policy],
+    wait_limit_ms: Option<i64>,
+) -> WhatIf {
+    let prepared = Prepared::new(log, analysis);
+    what_if_prepared(&prepared, log, analysis, settings, policies, wait_limit_ms)
+}
+
+/// What every replay of one analysis reads from its log (each hold's lines,
+/// the business lines, the initial stock), built once: most of a replay's
+/// cost on a large log, so the window keeps it while policies change.
+pub struct Prepared(stock::Input);
+
+impl Prepared {
+    /// Reads it from `log` and the `analysis` computed from it.
+    pub fn new(log: &LoadedLog, analysis: &Analysis) -> Prepared {
+        Prepared(stock::Input::new(log, analysis))
+    }
+}
+
+/// [`what_if`] over a [`Prepared`] of the same `log` and `analysis`.
+pub fn what_if_prepared(
+    prepared: &Prepared,
+    log: &LoadedLog,
+    analysis: &Analysis,
+    settings: &Settings,
+    policies: &[Policy],
+    wait_limit_ms: Option<i64>,
+) -> WhatIf {
+    let input = &prepared.0;
+    let run = |p: &Policy| replay(input, log, analysis, settings, p, wait_limit_ms);
+    let as_logged = run(&Policy::default());
+    let outcomes = policies.iter().map(run).collect();
+    WhatIf {
+        actual: Actual {
+            overlap_pairs: analysis.summary.overlap_pairs,
+            incidents: analysis.summary.incidents,
+            oversold_units: analysis.summary.oversold_units,
+            loss: analysis.summary.loss,
+        },
+        as_logged,
+        policies: outcomes,
+        wait_limit_ms,
+        notes: notes(analysis, input),
+    }
+}
+
+/// One policy over the prepared input.
+fn replay(
+    input: &stock::Input,
+    log: &LoadedLog,
+    analysis: &Analysis,
+    settings: &Settings,
+    policy: &Policy,
+    wait_limit_ms: Option<i64>,
+) -> Outcome {
+    let holds = lock::replay_locks(analysis, &input.gaps, policy, wait_limit_ms);
+    let (overlap_pairs, incidents, overlaps) = lock::count_overlaps(analysis, &holds, settings);
+    let mut holds = holds;
+    let sales = stock::replay_sales(input, log, analysis, &mut holds, policy.fencing);
+    let oversold_units = sales.oversold_units;
+    let wait = |h: &ReplayedHold| h.waited_ms;
+    Outcome {
+        label: policy.label(),
+        policy: policy.clone(),
+        overlap_pairs,
+        incidents,
+        oversold_units,
+        oversold_kept: input.kept_oversold(),
+        loss: oversold_units as f64 * settings.unit_loss,
+        longest_wait_ms: holds.iter().map(wait).fold(0.0, f64::max),
+        timed_out: holds.iter().filter(|h| h.timed_out).count(),
+        still_waiting: holds.iter().filter(|h| h.still_waiting).count(),
+        rejected_writes: holds.iter().map(|h| h.rejected_writes).sum(),
+        sales_not_made: sales.not_made,
+        holds,
+        overlaps,
+    }
+}
+
+/// The caveats of this file set.
+fn notes(analysis: &Analysis, input: &stock::Input) -> Vec<String> {
+    let mut notes = Vec::new();
+    let unknown = analysis.leases.iter().filter(|l| l.ttl_unknown).count();
+    if unknown > 0 {
+        notes.push(format!(
+            "{unknown} hold(s) have an unknown TTL: where their lock ended by the next acquire, \
+             the replay assumes it vanished then (the worst case), under every policy"
+        ));
+    }
+    let vanished = analysis
+        .leases
+        .iter()
+        .filter(|l| l.lock_end == LockEnd::Vanished)
+        .count();
+    if vanished > 0 {
+        notes.push(format!(
+            "{vanished} lock(s) vanished on the server (failover, flush, eviction): the replay \
+             deletes whatever lock is held at those instants; no lock policy prevents that, \
+             only fencing contains it"
+        ));
+    }
+    if input.products_without_stock > 0 {
+        notes.push(format!(
+            "{} product(s) have no known initial stock: their oversold units are kept as logged \
+             under every policy",
+            input.products_without_stock
+        ));
+    }
+    if input.unheld_sales > 0 {
+        notes.push(format!(
+            "{} sale(s) were made outside any hold: kept as logged",
+            input.unheld_sales
+        ));
+    }
+    notes
+}
+
+/// ms from ns, for display.
+fn ms(ns: i64) -> f64 {
+    ns as f64 / NS_PER_MS as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::model::EventKind::{self, *};
+    use crate::model::{Event, LogBuilder, SourceRef};
+
+    /// `(ms, kind, key, holder, ttl_ms)` rows as a log.
+    fn log_of(rows: &[(i64, EventKind, &str, &str, Option<i64>)]) -> LoadedLog {
+        let mut b = LogBuilder::new();
+        for (n, &(at_ms, kind, key, holder, ttl)) in rows.iter().enumerate() {
+            let source = SourceRef {
+                file: 0,
+                line: n as u32 + 1,
+            };
+            let mut e = Event::new(at_ms * NS_PER_MS, kind, source);
+            e.key = Some(b.intern(key));
+            e.holder = Some(b.intern(holder));
+            e.set_ttl_ms(ttl);
+            b.push(e);
+        }
+        b.finish()
+    }
+
+    /// One key, holders `H0..`: (arrival ms, work ms, how the work ends).
+    fn log_from(holds: &[(i64, i64, u8)], ttl_ms: i64) -> LoadedLog {
+        let names: Vec<String> = (0..holds.len()).map(|i| format!("H{i}")).collect();
+        let mut rows: Vec<(i64, EventKind, &str, &str, Option<i64>)> = Vec::new();
+        for (i, &(at, work, end)) in holds.iter().enumerate() {
+            rows.push((at, Acquired, "k", &names[i], Some(ttl_ms)));
+            let kind = [Released, ReleaseFailed, Activity][usize::from(end % 3)];
+            rows.push((at + work, kind, "k", &names[i], None));
+        }
+        rows.sort_by_key(|r| r.0);
+        log_of(&rows)
+    }
+
+    /// `holds` as a lock would have granted them: in arrival order, each
+    /// acquire waits until the one before is released (a release before
+    /// its expiry) or has expired, plus 1 ms, so that the log has no lock
+    /// that vanished (§3).
+    fn granted(holds: &[(i64, i64, u8)], ttl_ms: i64) -> Vec<(i64, i64, u8)> {
+        let mut sorted = holds.to_vec();
+        sorted.sort_by_key(|h| h.0);
+        let mut free_at = i64::MIN;
+        for h in &mut sorted {
+            h.0 = h.0.max(free_at.saturating_add(1));
+            let released = h.2 % 3 == 0 && h.1 < ttl_ms;
+            free_at = h.0 + if released { h.1 } else { ttl_ms };
+        }
+        sorted
+    }
+
+    /// True when a lock in the log vanished or ended unknown: a server
+    /// event the replay keeps at its time, whoever holds the lock then.
+    fn has_vanish(log: &LoadedLog) -> bool {
+        analyze(log, &Settings::default())
+            .leases
+            .iter()
+            .any(|l| matches!(l.lock_end, LockEnd::Vanished | LockEnd::Unknown))
+    }
+
+    fn pairs(log: &LoadedLog, policy: &Policy) -> usize {
+        let a = analyze(log, &Settings::default());
+        what_if(
+            log,
+            &a,
+            &Settings::default(),
+            std::slice::from_ref(policy),
+            None,
+        )
+        .policies[0]
+            .overlap_pairs
+    }
+
+    #[test]
+    fn a_watchdog_stops_a_lease_expiry_overlap_an_owner_check_does_not() {
+        let log = log_from(&[(0, 300, 1), (150, 50, 0)], 100);
+        assert_eq!(pairs(&log, &Policy::default()), 1);
+        let checked = Policy {
+            owner_check: true,
+            ..Policy::default()
+        };
+        assert_eq!(pairs(&log, &checked), 1);
+        let watchdog = Policy {
+            watchdog: true,
+            ..Policy::default()
+        };
+        assert_eq!(pairs(&log, &watchdog), 0);
+    }
+
+    #[test]
+    fn a_longer_ttl_still_below_the_work_can_shift_holds_into_a_new_overlap() {
+        // The counterexample proptest found to "a longer TTL never gives
+        // more overlaps": H1 works 789..1332 ms, H0 asks at 1025 for 908 ms,
+        // H2 asks at 1933 for an instant. With TTL 100 H0 starts at 1025 and
+        // its window ends at 1933, when H2 acquires: 1 overlap. With TTL 237
+        // H0 waits 1 ms for H1's lease, so its window ends at 1934 and H2's
+        // acquire falls inside it: 2 overlaps (docs/semantics.md §10).
+        let log = log_from(&[(1025, 908, 0), (789, 543, 0), (1933, 0, 0)], 100);
+        assert_eq!(pairs(&log, &Policy::default()), 1);
+        let longer = Policy {
+            ttl_ms: Some(237),
+            ..Policy::default()
+        };
+        assert_eq!(pairs(&log, &longer), 2);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// A policy never gives more overlaps than a strictly stronger one,
+        /// for the strengthenings that leave no lease to run out while its
+        /// holder works: the same plus a watchdog (renewing within the TTL,
+        /// no pauses), or plus a TTL above every hold's work. Fencing
+        /// changes no overlap. (A longer TTL still below the work is not
+        /// such a strengthening: see the test above.) Logs where a lock
+        /// vanished are left out: the replay keeps a vanish at its logged
+        /// time, and a stronger policy that keeps a holder longer can have
+        /// it hit that holder (an acquire at the very deadline of a lease is
+        /// such a vanish in §3's terms, and random logs make many).
+        #[test]
+        fn a_stronger_policy_never_gives_more_overlaps(
+            holds in proptest::collection::vec((0i64..3000, 0i64..2500, 0u8..3), 1..7),
+            log_ttl in 100i64..2000,
+            ttl in proptest::option::of(100i64..2000),
+            extra_ttl in 1i64..2000,
+            owner_check: bool,
+            watchdog: bool,
+            which in 0u8..3,
+        ) {
+            let log = log_from(&granted(&holds, log_ttl), log_ttl);
+            prop_assume!(!has_vanish(&log));
+            let longest = holds.iter().map(|h| h.1).max().unwrap_or(0);
+            let weak = Policy { ttl_ms: ttl, watchdog, owner_check, ..Policy::default() };
+            let strong = match which {
+                0 => Policy { fencing: true, ..weak.clone() },
+                1 => Policy { watchdog: true, ..weak.clone() },
+                _ => Policy { ttl_ms: Some(longest + extra_ttl), ..weak.clone() },
+            };
+            let (w, s) = (pairs(&log, &weak), pairs(&log, &strong));
+            prop_assert!(s <= w, "weak {:?} gives {}, strong {:?} gives {}", weak, w, strong, s);
+            if which == 0 {
+                prop_assert_eq!(s, w, "fencing changes no overlap");
+            }
+        }
+
+        /// An owner-checked release, added alone, is checked the same way.
+        #[test]
+        fn an_owner_checked_release_never_gives_more_overlaps(
+            holds in proptest::collection::vec((0i64..3000, 0i64..2500, 0u8..3), 1..7),
+            log_ttl in 100i64..2000,
+        ) {
+            let log = log_from(&granted(&holds, log_ttl), log_ttl);
+            prop_assume!(!has_vanish(&log));
+            let checked = Policy { owner_check: true, ..Policy::default() };
+            let (w, s) = (pairs(&log, &Policy::default()), pairs(&log, &checked));
+            prop_assert!(s <= w, "as logged {}, owner-checked {}", w, s);
+        }
+    }
+}
