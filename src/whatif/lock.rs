@@ -8,7 +8,7 @@ use smallvec::SmallVec;
 
 use super::{Policy, ReplayedHold, ms};
 use crate::analysis::Analysis;
-use crate::analysis::{Lease, LockEnd, NS_PER_MS, Settings, WindowEnd, detect_overlaps};
+use crate::analysis::{Lease, LeaseId, LockEnd, NS_PER_MS, Settings, WindowEnd, detect_overlaps};
 
 /// When a lease kept alive by a watchdog expires, ms after its grant.
 ///
@@ -147,7 +147,7 @@ pub(super) fn replay_locks(
     let mut out: Vec<ReplayedHold> = leases
         .iter()
         .map(|l| ReplayedHold {
-            lease: l.id,
+            lease: l.id.index(),
             arrival_ns: l.acquired_ns,
             start_ns: None,
             end_ns: None,
@@ -378,7 +378,7 @@ pub(super) fn count_overlaps(
             let h = &holds[lease];
             let end = h.end_ns.unwrap_or(s);
             Lease {
-                id,
+                id: LeaseId::new(id),
                 acquired_ns: s,
                 window_end_ns: end,
                 lock_end_ns: h.lock_end_ns.unwrap_or(end),
@@ -398,7 +398,7 @@ pub(super) fn count_overlaps(
     let pairs = set
         .overlaps
         .iter()
-        .map(|o| (back(o.earlier), back(o.later)))
+        .map(|o| (back(o.earlier.index()), back(o.later.index())))
         .collect();
     (set.pairs, set.incidents.len(), pairs)
 }

@@ -44,8 +44,8 @@ impl Input {
             by_key_holder
                 .entry((l.key, l.holder))
                 .or_default()
-                .push(l.id);
-            by_holder.entry(l.holder).or_default().push(l.id);
+                .push(l.id.index());
+            by_holder.entry(l.holder).or_default().push(l.id.index());
         }
         for v in by_holder.values_mut() {
             v.sort_by_key(|&i| leases[i].acquired_ns);
@@ -61,7 +61,7 @@ impl Input {
         let sales: HashMap<usize, i64> = analysis
             .sales
             .iter()
-            .map(|s| (s.event, s.quantity))
+            .map(|s| (s.event.index(), s.quantity))
             .collect();
         let mut gaps = vec![Vec::new(); leases.len()];
         let mut biz = Vec::new();

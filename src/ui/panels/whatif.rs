@@ -9,7 +9,7 @@ use std::sync::Arc;
 use egui::{Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, vec2};
 
 use super::{ALERT, NOTICE, PanelContext};
-use crate::analysis::{Analysis, Lease, LockEnd};
+use crate::analysis::{Analysis, IncidentId, Lease, LockEnd};
 use crate::model::{LoadedLog, Sym};
 use crate::report::{format_money, format_ms, snake_name};
 use crate::ui::i18n::{Lang, tr, trf};
@@ -408,9 +408,9 @@ fn row_ui(ui: &mut Ui, lang: Lang, o: &Outcome, currency: &str) {
 
 /// The key shown: the selected incident's, else the first incident's,
 /// else the first hold's.
-fn selected_key(a: &Analysis, incident: Option<usize>) -> Option<Sym> {
+fn selected_key(a: &Analysis, incident: Option<IncidentId>) -> Option<Sym> {
     incident
-        .and_then(|i| a.incidents.get(i))
+        .and_then(|i| a.incidents.get(i.index()))
         .or(a.incidents.first())
         .map(|i| i.key)
         .or(a.leases.first().map(|l| l.key))
@@ -450,7 +450,7 @@ pub fn pack_lanes(bars: &[Bar]) -> Vec<Vec<Bar>> {
 
 fn logged_bar(l: &Lease) -> Bar {
     Bar {
-        lease: l.id,
+        lease: l.id.index(),
         start_ns: l.acquired_ns,
         end_ns: l.window_end_ns,
         lock_lost_ns: l.zombie_ns().map(|(s, _)| s),
