@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Whole-program benchmark for issue #7: lockreplay vs wc -l, DuckDB, pandas at
-# 10 k, 100 k, 1 M and 10 M events. Prints one Markdown table per size.
+# Whole-program benchmark for issues #7 and #17: lockreplay vs wc -l, DuckDB,
+# pandas at 10 k, 100 k, 1 M and 10 M events, on the simulator's log and on an
+# overlap-heavy one (one hold in ten overruns its TTL). Prints one Markdown
+# table per log.
 #
 #   bench/run.sh [SIZES...]        (default: 10000 100000 1000000 10000000)
 #
@@ -40,9 +42,16 @@ for n in "${sizes[@]}"; do
             python3 "$here/gen_jsonl.py" "$n" "$f" 2>/dev/null
         fi
     fi
-    cat "$f" > /dev/null # warm the page cache: every contender reads from memory
+    # Issue #17's overlap-heavy log: one hold in ten overruns its TTL.
+    heavy="$data/events-heavy-$n.jsonl"
+    [ -s "$heavy" ] || python3 "$here/gen_jsonl.py" "$n" "$heavy" 7 0.1 2>/dev/null
     rep="${REPEAT:-3}"
     [ "$n" -ge 10000000 ] && rep=1
-    python3 "$here/measure.py" "$f" "$(wc -l < "$f")" "$rep" "$bin" "$venv/bin/python"
-    echo "(load average after this size: $(cut -d' ' -f1-3 /proc/loadavg))"
+    for log in "$f" "$heavy"; do
+        echo
+        echo "#### $(basename "$log")"
+        cat "$log" > /dev/null # warm the page cache: every contender reads from memory
+        python3 "$here/measure.py" "$log" "$(wc -l < "$log")" "$rep" "$bin" "$venv/bin/python"
+        echo "(load average after this log: $(cut -d' ' -f1-3 /proc/loadavg))"
+    done
 done
