@@ -386,6 +386,13 @@ impl App {
                 }
             }
             Command::FitAll => self.state.view.fit(&self.model),
+            Command::StepIncident(forward) => self.step_incident(forward),
+            Command::ResetLayout => {
+                self.state.layout_generation = self.state.layout_generation.wrapping_add(1);
+                self.open.incidents = true;
+                self.open.details = true;
+            }
+            Command::GoTo { at_ns, key } => self.go_to(at_ns, key.as_deref()),
             Command::SetView(view) => self.state.view = view,
             Command::SetFilters(filters) => {
                 self.state.filters = filters;
@@ -418,8 +425,19 @@ impl App {
             }
             Command::OpenSettings => self.open_settings(),
             Command::SetPanelOpen(panel, open) => self.open.set(panel, open),
+            Command::TogglePanel(panel) => self.open.set(panel, !self.open.get(panel)),
             Command::SetNotice(notice) => self.notice = notice,
-            Command::Playback(command) => self.playback_apply(command),
+            Command::Playback(command) => {
+                self.playback_apply(command);
+                if matches!(
+                    command,
+                    PlaybackCommand::StepBack | PlaybackCommand::StepForward
+                ) {
+                    // A step never leaves the cursor off screen.
+                    let c = (self.playback.cursor_ns - self.model.t0_ns) as f64 / 1e9;
+                    self.state.view.keep_visible(c);
+                }
+            }
             Command::JumpToIncidentStart => self.jump_to_incident_start(),
             Command::ToggleLoop => self.loop_on = !self.loop_on,
             Command::Screenshot(request) => {
@@ -439,6 +457,35 @@ impl App {
                 }
             }
             Command::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+        }
+    }
+
+    /// Selects the next or previous incident in start order, zooms to it
+    /// and puts the cursor at its start.
+    fn step_incident(&mut self, forward: bool) {
+        let Some(s) = &self.session else { return };
+        let next = panels::incidents::step_incident(
+            &s.analysis.incidents,
+            self.selection.incident,
+            self.playback.cursor_ns,
+            forward,
+        );
+        if let Some(id) = next {
+            self.selection.incident = Some(id);
+            self.jump_to_incident_start();
+        }
+    }
+
+    /// Puts the cursor at `at_ns`, shows it on screen (keeping the zoom)
+    /// and scrolls to `key`'s lanes when they are shown.
+    fn go_to(&mut self, at_ns: i64, key: Option<&str>) {
+        self.playback_apply(PlaybackCommand::Pause);
+        self.playback_apply(PlaybackCommand::Seek(at_ns));
+        self.state
+            .view
+            .keep_visible((at_ns - self.model.t0_ns) as f64 / 1e9);
+        if let Some(g) = key.and_then(|k| self.model.groups.iter().position(|g| g.key == k)) {
+            self.state.view.scroll_y = self.model.group_top(g);
         }
     }
 
@@ -511,20 +558,39 @@ impl App {
                 .default_size(140.0)
                 .show(ui, |ui| panels::warnings::warnings_ui(ui, &context));
         }
-        // The timeline is what the window is for: the side panels start as
-        // narrow as their tables allow (both stay resizable).
-        egui::Panel::left("incidents")
+        // The timeline is what the window is for: the side panels together
+        // never take more than `SIDES_MAX_FRACTION` of the window, whatever
+        // width was saved; each collapses (`[`, `]`, View menu).
+        let widths = panels::sides::SideWidths::for_window(ui.max_rect().width());
+        let generation = context.state.layout_generation;
+        let (mut left_open, mut right_open) = (context.open.incidents, context.open.details);
+        egui::Panel::left(("incidents", generation))
             .resizable(true)
-            .default_size(560.0)
-            .show(ui, |ui| p.incidents.ui(ui, &mut context));
-        egui::Panel::right("details")
-            .resizable(true)
-            .default_size(330.0)
-            .show(ui, |ui| {
-                panels::cursor_state::cursor_state_ui(ui, &context);
-                ui.separator();
-                panels::details::details_ui(ui, &mut context);
+            .default_size(widths.left_default)
+            .size_range(widths.left_min()..=widths.left_max)
+            .show_collapsible(ui, &mut left_open, |ui| {
+                p.incidents.ui(ui, &mut context);
             });
+        egui::Panel::right(("details", generation))
+            .resizable(true)
+            .default_size(widths.right_default)
+            .size_range(widths.right_min()..=widths.right_max)
+            .show_collapsible(ui, &mut right_open, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("right_side")
+                    .auto_shrink(false)
+                    .show(ui, |ui| {
+                        panels::cursor_state::cursor_state_ui(ui, &context);
+                        ui.separator();
+                        panels::details::details_ui(ui, &mut context);
+                    });
+            });
+        if left_open != context.open.incidents {
+            context.send(Command::SetPanelOpen(Panel::Incidents, left_open));
+        }
+        if right_open != context.open.details {
+            context.send(Command::SetPanelOpen(Panel::Details, right_open));
+        }
         let timeline = egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| panels::central::central_ui(ui, &mut context))
@@ -584,6 +650,25 @@ fn window_keys(ctx: &egui::Context) -> Vec<Command> {
             ] {
                 if i.consume_key(egui::Modifiers::NONE, key) {
                     commands.push(Command::Playback(command));
+                }
+            }
+            for (key, command) in [
+                (egui::Key::N, Command::StepIncident(true)),
+                (egui::Key::P, Command::StepIncident(false)),
+            ] {
+                if i.consume_key(egui::Modifiers::NONE, key) {
+                    commands.push(command);
+                }
+            }
+            if i.consume_key(egui::Modifiers::SHIFT, egui::Key::N) {
+                commands.push(Command::StepIncident(false));
+            }
+            for (key, panel) in [
+                (egui::Key::OpenBracket, Panel::Incidents),
+                (egui::Key::CloseBracket, Panel::Details),
+            ] {
+                if i.consume_key(egui::Modifiers::NONE, key) {
+                    commands.push(Command::TogglePanel(panel));
                 }
             }
         });

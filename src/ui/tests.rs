@@ -759,3 +759,91 @@ fn the_embedded_sample_is_read_as_a_whole_load_not_as_an_unreadable_file() {
     h.run();
     assert!(h.query_by_label("Not readable: no all-clear").is_none());
 }
+
+/// `app` in a harness `w` x `h` points.
+fn harness_sized(app: App, w: f32, h: f32) -> Harness<'static, App> {
+    Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui_state(|ui, app: &mut App| app.ui(ui), app)
+}
+
+/// The timeline's share of a `w`-point-wide window.
+fn timeline_share(h: &Harness<'static, App>, w: f32) -> f32 {
+    h.state().timeline_rect().expect("timeline drawn").width() / w
+}
+
+#[test]
+fn at_1366x768_with_an_incident_selected_the_timeline_keeps_60_percent() {
+    let loaded = sample_loaded(200.0);
+    let inc = &loaded.analysis.incidents[0];
+    let mut h = harness_sized(sample_app(), 1366.0, 768.0);
+    h.run();
+    let before = timeline_share(&h, 1366.0);
+    assert!(before >= 0.6, "nothing selected: {before}");
+    h.get_by_label(&inc.label()).click();
+    h.run();
+    assert_eq!(h.state().selection.incident, Some(inc.id));
+    let after = timeline_share(&h, 1366.0);
+    assert!(after >= 0.6, "incident selected: timeline {after}");
+    // Collapsing both sides gives the timeline nearly all of it.
+    h.key_press(egui::Key::OpenBracket);
+    h.key_press(egui::Key::CloseBracket);
+    h.run();
+    let collapsed = timeline_share(&h, 1366.0);
+    assert!(collapsed > 0.95, "both sides collapsed: {collapsed}");
+    // View > Reset layout brings them back.
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("Reset layout").click();
+    h.run();
+    let reset = timeline_share(&h, 1366.0);
+    assert!((0.6..0.95).contains(&reset), "after reset: {reset}");
+}
+
+#[test]
+fn next_and_previous_incident_by_button_and_key() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-logs/naive-setnx-expire-del.jsonl"
+    );
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path.into()]));
+    let incs = app
+        .session
+        .as_ref()
+        .expect("loaded")
+        .analysis
+        .incidents
+        .clone();
+    let mut h = harness(app);
+    h.run();
+    let mut by_start: Vec<_> = incs.iter().collect();
+    by_start.sort_by_key(|i| i.start_ns);
+    assert!(
+        by_start.len() >= 2,
+        "the case has {} incidents",
+        by_start.len()
+    );
+    h.get_by_label("Next incident (N)").click();
+    h.run();
+    // The cursor rests at the end at first: from there the previous one
+    // is the last; from a selection, Next moves on in start order.
+    h.get_by_label("Previous incident (P)").click();
+    h.run();
+    let last = by_start[by_start.len() - 1];
+    assert_eq!(h.state().selection.incident, Some(last.id));
+    assert_eq!(h.state().playback.cursor_ns, last.start_ns);
+    h.key_press(egui::Key::P);
+    h.run();
+    let before_last = by_start[by_start.len() - 2];
+    assert_eq!(h.state().selection.incident, Some(before_last.id));
+    h.key_press(egui::Key::N);
+    h.run();
+    assert_eq!(h.state().selection.incident, Some(last.id));
+}

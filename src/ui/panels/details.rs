@@ -6,6 +6,7 @@ use egui::{RichText, Ui};
 
 use super::{ALERT, PanelContext};
 use crate::analysis::{Incident, Lease};
+use crate::model::SourceRef;
 use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
 use crate::ui::i18n::{Lang, tr};
 use crate::ui::session::Session;
@@ -25,35 +26,27 @@ pub fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
         return;
     };
     let input = s.input();
-    egui::ScrollArea::vertical()
-        .auto_shrink(false)
-        .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.label(RichText::new(inc.label()).strong().size(16.0));
-                ui.label(RichText::new(s.log.strings.get(inc.key)).monospace());
-                if ui.button(tr(lang, "zoom_incident")).clicked() {
-                    context.send(Command::ZoomToSelected);
-                }
-            });
-            ui.label(RichText::new(tr(lang, "explanation")).strong());
-            ui.label(explain_incident(&input, inc));
-            ui.separator();
-            ui.label(RichText::new(tr(lang, "leases")).strong());
-            for &li in &inc.leases {
-                lease_ui(ui, lang, &input, &s.analysis.leases[li]);
-            }
-            if !inc.sales.is_empty() {
-                ui.separator();
-                orders_ui(ui, lang, s, inc);
-            }
-            ui.separator();
-            ui.label(RichText::new(tr(lang, "source_lines")).strong());
-            for &li in &inc.leases {
-                for line in &s.analysis.leases[li].lines {
-                    ui.monospace(format!("{}:{}", s.log.source_name(*line), line.line));
-                }
-            }
-        });
+    // The right side scrolls as a whole (app.rs); text wraps to its width.
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(inc.label()).strong().size(16.0));
+        ui.add(egui::Label::new(RichText::new(s.log.strings.get(inc.key)).monospace()).wrap());
+        if ui.button(tr(lang, "zoom_incident")).clicked() {
+            context.send(Command::ZoomToSelected);
+        }
+    });
+    ui.label(RichText::new(tr(lang, "explanation")).strong());
+    ui.add(egui::Label::new(explain_incident(&input, inc)).wrap());
+    ui.separator();
+    ui.label(RichText::new(tr(lang, "leases")).strong());
+    for &li in &inc.leases {
+        lease_ui(ui, lang, &input, &s.analysis.leases[li]);
+    }
+    if !inc.sales.is_empty() {
+        ui.separator();
+        orders_ui(ui, lang, s, inc);
+    }
+    ui.separator();
+    source_lines_ui(ui, lang, s, inc);
 }
 
 /// One hold of the incident, in a frame.
@@ -148,4 +141,35 @@ fn orders_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
                 ui.end_row();
             }
         });
+}
+
+/// The incident's source lines as `file:line`, in file and line order,
+/// each once (a hold's lines, then the next hold's, may repeat or
+/// interleave); a click copies the line's reference.
+fn source_lines_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
+    ui.label(RichText::new(tr(lang, "source_lines")).strong());
+    let refs = incident_source_refs(&s.analysis.leases, inc);
+    for r in refs {
+        let text = format!("{}:{}", s.log.source_name(r), r.line);
+        let clicked = ui
+            .add(egui::Label::new(RichText::new(&text).monospace()).sense(egui::Sense::click()))
+            .on_hover_text(tr(lang, "click_to_copy"))
+            .clicked();
+        if clicked {
+            ui.ctx().copy_text(text);
+        }
+    }
+}
+
+/// The source lines of `inc`'s holds, sorted, each once.
+pub fn incident_source_refs(leases: &[Lease], inc: &Incident) -> Vec<SourceRef> {
+    let mut refs: Vec<SourceRef> = inc
+        .leases
+        .iter()
+        .filter_map(|&li| leases.get(li))
+        .flat_map(|l| l.lines.iter().copied())
+        .collect();
+    refs.sort_unstable();
+    refs.dedup();
+    refs
 }

@@ -45,7 +45,13 @@ impl IncidentsPanel {
             }
             return;
         }
-        if let Some(id) = self.table_ui(ui, context, s) {
+        // The panel may be narrower than the table: it scrolls sideways.
+        let clicked = egui::ScrollArea::horizontal()
+            .id_salt("incident_table")
+            .auto_shrink(false)
+            .show(ui, |ui| self.table_ui(ui, context, s))
+            .inner;
+        if let Some(id) = clicked {
             context.send(Command::ShowIncident(id));
         }
     }
@@ -130,6 +136,26 @@ fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize
     order
 }
 
+/// The incident after (`forward`) or before the one selected, in start
+/// order; without a selection, the first one starting after (or the last
+/// one starting before) `cursor_ns`. `None` at either end.
+pub fn step_incident(
+    incidents: &[Incident],
+    selected: Option<usize>,
+    cursor_ns: i64,
+    forward: bool,
+) -> Option<usize> {
+    let mut order: Vec<&Incident> = incidents.iter().collect();
+    order.sort_by_key(|i| (i.start_ns, i.id));
+    let pos = match selected.and_then(|s| order.iter().position(|i| i.id == s)) {
+        Some(p) if forward => p + 1,
+        Some(p) => p.checked_sub(1)?,
+        None if forward => order.iter().position(|i| i.start_ns > cursor_ns)?,
+        None => order.iter().rposition(|i| i.start_ns < cursor_ns)?,
+    };
+    order.get(pos).map(|i| i.id)
+}
+
 /// One incident's row; true when it was clicked.
 fn row_ui(
     row: &mut TableRow<'_, '_>,
@@ -203,6 +229,43 @@ fn cause_label(first: Cause, causes: impl Iterator<Item = Cause>) -> (String, Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn incident(id: usize, start_ns: i64, key: crate::model::Sym) -> Incident {
+        Incident {
+            id,
+            key,
+            start_ns,
+            end_ns: start_ns + 10,
+            leases: Vec::new(),
+            overlaps: Vec::new(),
+            overlaps_unlisted: 0,
+            cause: Cause::LeaseExpired,
+            sales: Vec::new(),
+            oversold_units: 0,
+            loss: 0.0,
+        }
+    }
+
+    #[test]
+    fn next_and_previous_incident_follow_start_order_and_stop_at_the_ends() {
+        let mut strings = crate::model::Interner::default();
+        let k = strings.intern("k");
+        // Ids out of start order, as after a sort by key.
+        let incs = [
+            incident(0, 300, k),
+            incident(1, 100, k),
+            incident(2, 200, k),
+        ];
+        assert_eq!(step_incident(&incs, Some(1), 0, true), Some(2));
+        assert_eq!(step_incident(&incs, Some(2), 0, true), Some(0));
+        assert_eq!(step_incident(&incs, Some(0), 0, true), None);
+        assert_eq!(step_incident(&incs, Some(0), 0, false), Some(2));
+        assert_eq!(step_incident(&incs, Some(1), 0, false), None);
+        // No selection: from the cursor.
+        assert_eq!(step_incident(&incs, None, 150, true), Some(2));
+        assert_eq!(step_incident(&incs, None, 150, false), Some(1));
+        assert_eq!(step_incident(&incs, None, 400, true), None);
+    }
 
     #[test]
     fn one_cause_is_shown_alone_and_more_are_counted() {

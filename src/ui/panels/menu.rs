@@ -105,10 +105,19 @@ fn view_menu_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     if ui.button(tr(lang, "zoom_incident")).clicked() {
         choose(ui, context, Command::ZoomToSelected);
     }
-    for (panel, key) in [(Panel::Sources, "sources"), (Panel::Warnings, "warnings")] {
+    ui.separator();
+    for (panel, key) in [
+        (Panel::Incidents, "incident_list_toggle"),
+        (Panel::Details, "details_toggle"),
+        (Panel::Sources, "sources"),
+        (Panel::Warnings, "warnings"),
+    ] {
         let mut open = context.open.get(panel);
         if ui.checkbox(&mut open, tr(lang, key)).changed() {
             context.send(Command::SetPanelOpen(panel, open));
         }
+    }
+    if ui.button(tr(lang, "reset_layout")).clicked() {
+        choose(ui, context, Command::ResetLayout);
     }
 }

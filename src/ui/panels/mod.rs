@@ -10,6 +10,7 @@ pub mod incidents;
 pub mod menu;
 pub mod replay_bar;
 pub mod settings;
+pub mod sides;
 pub mod sources;
 pub mod status;
 pub mod stock;

@@ -48,6 +48,17 @@ impl TimelineView {
         }
     }
 
+    /// Pans (keeping the zoom) so that `t_s` is on screen, with a tenth of
+    /// the span as margin, when it is not already inside that margin.
+    pub fn keep_visible(&mut self, t_s: f64) {
+        let span = self.span_s();
+        let margin = span * 0.1;
+        if t_s < self.start_s + margin || t_s > self.end_s - margin {
+            self.start_s = t_s - span / 2.0;
+            self.end_s = self.start_s + span;
+        }
+    }
+
     /// Zooms to incident `id`.
     pub fn zoom_to_incident(&mut self, model: &SwimlaneModel, id: usize) {
         if let Some(Some((a, b, g))) = model.incidents.get(id) {
@@ -212,6 +223,21 @@ pub fn tick_step(px_per_s: f64, min_px: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keep_visible_pans_only_when_the_time_is_near_an_edge_or_off_screen() {
+        let mut v = TimelineView {
+            start_s: 10.0,
+            end_s: 20.0,
+            scroll_y: 0.0,
+        };
+        v.keep_visible(15.0);
+        assert_eq!((v.start_s, v.end_s), (10.0, 20.0), "inside: unchanged");
+        v.keep_visible(35.0);
+        assert_eq!((v.start_s, v.end_s), (30.0, 40.0), "centred, same span");
+        v.keep_visible(30.5);
+        assert_eq!((v.start_s, v.end_s), (25.5, 35.5), "in the margin: centred");
+    }
 
     #[test]
     fn ticks_use_round_units() {
