@@ -10,6 +10,7 @@ mod json;
 mod markdown;
 mod text;
 mod trace;
+pub mod zh;
 
 use chrono::{DateTime, FixedOffset};
 

@@ -569,7 +569,7 @@ impl App {
             .default_size(widths.left_default)
             .size_range(widths.left_min()..=widths.left_max)
             .show_collapsible(ui, &mut left_open, |ui| {
-                p.incidents.ui(ui, &mut context);
+                left_side_ui(ui, p, &mut context);
             });
         egui::Panel::right(("details", generation))
             .resizable(true)
@@ -627,6 +627,26 @@ impl App {
     pub fn ttl_edit_text(&self) -> &str {
         &self.panels.settings.read_ttl
     }
+}
+
+/// The left side: the incident list, and under it the Findings list
+/// (the lower part, when there are findings).
+fn left_side_ui(ui: &mut Ui, p: &mut Panels, context: &mut PanelContext<'_>) {
+    let has_findings = context
+        .session
+        .is_some_and(|s| !s.analysis.findings.is_empty());
+    if !has_findings {
+        p.incidents.ui(ui, context);
+        return;
+    }
+    let top_h = (ui.available_height() * 0.55).max(120.0);
+    let size = egui::vec2(ui.available_width(), top_h);
+    ui.allocate_ui(size, |ui| {
+        ui.set_min_height(top_h);
+        p.incidents.ui(ui, context);
+    });
+    ui.separator();
+    panels::findings::findings_ui(ui, context);
 }
 
 /// The window's own keys: Ctrl+O, F5, and (unless a text field has the

@@ -45,6 +45,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("fit_all", "Fit all (F)", "全部显示 (F)"),
     ("zoom_incident", "Zoom to incident", "缩放到事故"),
     ("click_to_copy", "Click to copy", "点击复制"),
+    ("finding", "Finding", "发现"),
+    ("findings", "Findings", "发现"),
+    ("kind", "Kind", "类型"),
+    ("no_findings", "No findings.", "没有发现。"),
+    ("findings_count", "{} findings", "{} 项发现"),
+    ("finding_marker", "{} marker", "{} 标记"),
     ("reset_layout", "Reset layout", "重置布局"),
     ("incident_list_toggle", "Incident list  [", "事故列表  ["),
     ("details_toggle", "Details  ]", "详情  ]"),
@@ -313,6 +319,17 @@ const TABLE: &[(&str, &str, &str)] = &[
         "没有文件夹对话框：报告已写入 {}",
     ),
 ];
+
+/// A report word (a finding kind, a cause, how a lock or a belief ended:
+/// `fencing_violation`, `lease_expired`, `own_release`) in `lang`: itself
+/// in English, where the report's words are the names users search for;
+/// its Chinese name in Chinese; the word itself when there is none.
+pub fn term(lang: Lang, word: &str) -> String {
+    match lang {
+        Lang::En => word.to_string(),
+        Lang::Zh => crate::report::zh::term(word).unwrap_or(word).to_string(),
+    }
+}
 
 /// The label for `key` in `lang`; the key itself when it is missing (so a
 /// missing entry shows up in the window rather than panicking).

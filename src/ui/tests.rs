@@ -847,3 +847,98 @@ fn next_and_previous_incident_by_button_and_key() {
     h.run();
     assert_eq!(h.state().selection.incident, Some(last.id));
 }
+
+/// The handed case `dir` (under tests/fixtures/cases) loaded in an English
+/// window with its files, and the finding kinds `case.json` expects.
+fn case_app(dir: &str) -> (App, Vec<String>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cases");
+    let case: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(dir).join("case.json")).expect("case.json"),
+    )
+    .expect("case.json is JSON");
+    let files = case["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f.as_str())
+        .map(|f| root.join(dir).join(f))
+        .collect();
+    let expected = case["expect"]["findings_present"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(files));
+    assert!(app.session.is_some(), "{dir} loads: {:?}", app.error);
+    (app, expected)
+}
+
+#[test]
+fn every_finding_kind_of_the_handed_cases_has_a_row_and_a_marker() {
+    let mut seen = std::collections::BTreeSet::new();
+    for dir in [
+        "BR-02-aredis-asyncio-shared-token",
+        "BR-17-redsync-unlock-false-after-expiry",
+        "BR-19-laravel-cache-lock-release-chain",
+        "BR-23-kleppmann-gc-pause-fencing-token",
+    ] {
+        let (app, expected) = case_app(dir);
+        let findings = app
+            .session
+            .as_ref()
+            .expect("loaded")
+            .analysis
+            .findings
+            .clone();
+        let mut h = harness(app);
+        h.run();
+        // The summary bar and the list's heading count them.
+        let count = format!("{} findings", findings.len());
+        assert_eq!(h.query_all_by_label(&count).count(), 2, "{dir}: {count}");
+        let kinds: std::collections::BTreeSet<&str> =
+            findings.iter().map(|f| f.kind.as_str()).collect();
+        for want in expected.iter().filter(|k| *k != "overlap") {
+            assert!(kinds.contains(want.as_str()), "{dir}: {want} found");
+        }
+        for kind in &kinds {
+            // The list's row names the kind (the Cause column may too: at
+            // least one more than the cause cells).
+            let rows = h.query_all_by_label(kind).count();
+            assert!(rows >= 1, "{dir}: a Findings row for {kind}");
+            assert!(
+                h.query_all_by_label(&format!("{kind} marker"))
+                    .next()
+                    .is_some(),
+                "{dir}: a lane marker for {kind}"
+            );
+            seen.insert(kind.to_string());
+        }
+    }
+    for kind in ["fencing_violation", "foreign_release", "no_ttl"] {
+        assert!(
+            seen.contains(kind),
+            "{kind} among the handed cases' findings: {seen:?}"
+        );
+    }
+}
+
+#[test]
+fn clicking_a_finding_row_puts_the_cursor_at_it() {
+    let (app, _) = case_app("BR-23-kleppmann-gc-pause-fencing-token");
+    let f = app.session.as_ref().expect("loaded").analysis.findings[0].clone();
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label(f.kind.as_str()).click();
+    h.run();
+    assert_eq!(h.state().playback.cursor_ns, f.at_ns);
+}

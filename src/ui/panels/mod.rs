@@ -6,6 +6,7 @@
 pub mod central;
 pub mod cursor_state;
 pub mod details;
+pub mod findings;
 pub mod incidents;
 pub mod menu;
 pub mod replay_bar;

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::layout::Hit;
 use super::model::SwimlaneModel;
 use crate::report::{format_ms, format_time, snake_name};
-use crate::ui::i18n::{Lang, tr};
+use crate::ui::i18n::{Lang, term, tr};
 
 /// How the time axis labels times.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,10 +127,10 @@ pub fn hover_text(
                 at(b.start_s),
                 tr(lang, "lease_ended"),
                 at(b.lock_end_s),
-                snake_name(&b.lock_end),
+                term(lang, &snake_name(&b.lock_end)),
                 tr(lang, "believed_until"),
                 at(b.window_end_s),
-                snake_name(&b.window_end),
+                term(lang, &snake_name(&b.window_end)),
                 tr(lang, "hold_vs_ttl"),
                 format_ms(b.hold_ms),
                 b.ttl_ms
@@ -173,12 +173,19 @@ pub fn hover_text(
             tr(lang, "overlap"),
             o.incident
                 .map_or_else(String::new, |i| format!("INC-{}", i + 1)),
-            o.cause.as_str(),
+            term(lang, o.cause.as_str()),
             o.holders.0,
             o.holders.1,
             at(o.start_s),
             at(o.end_s),
             format_ms((o.end_s - o.start_s) * 1000.0)
+        ),
+        Hit::Finding(m) => format!(
+            "{}: {}\n{}\n{}",
+            tr(lang, "finding"),
+            term(lang, m.kind.as_str()),
+            at(m.at_s),
+            m.detail
         ),
     }
 }

@@ -6,7 +6,7 @@
 
 use egui::{Pos2, Rect, pos2};
 
-use super::model::{Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
+use super::model::{FindingMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
 use super::view::TimeScale;
 
 /// Width of the label column on the left, points.
@@ -30,6 +30,8 @@ pub const OPEN_END_FADE_W: f32 = 80.0;
 pub const SALE_BAD_R: f32 = 6.0;
 /// Radius of an order's diamond, points.
 pub const SALE_OK_R: f32 = 4.5;
+/// Width of a finding's marker (a flag with the kind's letter), points.
+pub const FINDING_W: f32 = 12.0;
 /// How far beside a lease or an order the pointer still hits it, points.
 const HIT_PAD: f32 = 2.0;
 /// How far beside an overlap window a click still selects its incident,
@@ -289,6 +291,24 @@ pub fn sale_diamond(sale: &SaleMark, scale: &TimeScale, lane_top: f32) -> (Pos2,
     (centre, r)
 }
 
+/// The findings of `marks` (sorted by time) inside the visible range.
+pub fn visible_findings<'a>(marks: &'a [FindingMark], scale: &TimeScale) -> &'a [FindingMark] {
+    let from = marks.partition_point(|m| m.at_s < scale.start_s);
+    let to = from + marks[from..].partition_point(|m| m.at_s <= scale.end_s);
+    &marks[from..to]
+}
+
+/// The marker of a finding at `at_s` in a row whose top is `row_top` and
+/// height `row_h`: a flag [`FINDING_W`] wide whose left edge is the time,
+/// so it never hides the bar's start it points at.
+pub fn finding_rect(at_s: f64, scale: &TimeScale, row_top: f32, row_h: f32) -> Rect {
+    let x = scale.x_from_time(at_s);
+    Rect::from_min_max(
+        pos2(x, row_top + 1.0),
+        pos2(x + FINDING_W, row_top + row_h - 1.0),
+    )
+}
+
 /// The box of overlap `o` of `group` (under the bars, from the header row
 /// down to the last lane), at least [`ANOMALY_MIN_W`] wide; `None` when it
 /// is outside the visible range.
@@ -316,6 +336,8 @@ pub enum Hit<'a> {
     Sale(&'a Lane, &'a SaleMark),
     /// An overlap window, at the part of it in the key's header row.
     Overlap(&'a OverlapBox),
+    /// A finding's marker, on a lane or the header row.
+    Finding(&'a FindingMark),
 }
 
 /// What lies under a point of the timeline.
@@ -387,6 +409,11 @@ fn hit_in_group<'a>(
                 hit = Some(Hit::Overlap(o));
             }
         }
+        for m in visible_findings(&group.group.findings, scale) {
+            if finding_rect(m.at_s, scale, group.top, HEADER_H).contains(p) {
+                hit = Some(Hit::Finding(m));
+            }
+        }
         return hit;
     }
     let lanes = group.group.lanes.iter().enumerate();
@@ -409,6 +436,11 @@ fn hit_in_group<'a>(
         let (centre, r) = sale_diamond(sale, scale, lane_top);
         if (p - centre).length() <= r + HIT_PAD {
             hit = Some(Hit::Sale(lane, sale));
+        }
+    }
+    for m in visible_findings(&lane.findings, scale) {
+        if finding_rect(m.at_s, scale, lane_top, LANE_H).contains(p) {
+            hit = Some(Hit::Finding(m));
         }
     }
     hit
@@ -469,6 +501,7 @@ mod tests {
                 .collect(),
             max_len_s,
             sales: Vec::new(),
+            findings: Vec::new(),
         }
     }
 
@@ -585,9 +618,43 @@ mod tests {
                 }],
                 loose_sales: Vec::new(),
                 incidents: 1,
+                findings: vec![FindingMark {
+                    finding: 0,
+                    kind: crate::analysis::FindingKind::FencingViolation,
+                    at_s: 4.0,
+                    detail: "token 33 after 34".into(),
+                }],
             }],
             ..SwimlaneModel::default()
         }
+    }
+
+    #[test]
+    fn a_finding_marker_is_hit_on_its_row_and_only_in_view() {
+        let mut model = model_with_overlap();
+        model.groups[0].lanes[1].findings.push(FindingMark {
+            finding: 1,
+            kind: crate::analysis::FindingKind::ForeignRelease,
+            at_s: 1.0,
+            detail: String::new(),
+        });
+        let narrow = scale(0.0, 0.5);
+        let scale = scale(0.0, 5.0);
+        let plot = Rect::from_min_max(pos2(0.0, 0.0), pos2(500.0, 300.0));
+        let rows = Rows::new(plot, 0.0);
+        let at = |x: f32, y: f32| hit_test(&model, &rows, &scale, pos2(x, y)).item;
+        // The header row's marker at 4 s (x = 400).
+        assert!(matches!(at(405.0, HEADER_H / 2.0), Some(Hit::Finding(m)) if m.finding == 0));
+        // Lane B's marker at 1 s (x = 100), on lane B only.
+        let lane_b = HEADER_H + LANE_H * 1.5;
+        assert!(matches!(at(104.0, lane_b), Some(Hit::Finding(m)) if m.finding == 1));
+        assert!(!matches!(
+            at(104.0, HEADER_H + LANE_H / 2.0),
+            Some(Hit::Finding(_))
+        ));
+        // Out of the view: not listed.
+        assert!(visible_findings(&model.groups[0].findings, &narrow).is_empty());
+        assert_eq!(visible_findings(&model.groups[0].findings, &scale).len(), 1);
     }
 
     #[test]

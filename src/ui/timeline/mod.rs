@@ -27,7 +27,9 @@ use egui::{Rect, Sense, Ui, pos2};
 
 pub use labels::{TimeDisplay, format_at};
 pub use layout::{AXIS_H, GROUP_GAP, HEADER_H, LABEL_W, LANE_H};
-pub use model::{Filters, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
+pub use model::{
+    Filters, FindingMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel,
+};
 pub use view::{TimeScale, TimelineView};
 
 use crate::ui::i18n::Lang;
@@ -118,11 +120,62 @@ pub fn timeline_ui(
     if let (Some(start), Some(now)) = (box_start, response.interact_pointer_pos().or(hover)) {
         paint::rubber_band(&painter, plot, start, now);
     }
+    let marker_seek = finding_widgets(ui, response.id, model, &rows, &scale, plot, opts.lang);
     if let Some(item) = hits.item {
         let text = labels::hover_text(model, &item, opts.time_display, opts.lang);
         response.on_hover_ui_at_pointer(|ui| {
             ui.label(text);
         });
     }
-    seek.map(TimelineEvent::Seek).or(clicked)
+    seek.or(marker_seek).map(TimelineEvent::Seek).or(clicked)
+}
+
+/// At most this many finding markers are accessible widgets in a frame (a
+/// zoomed-out big log may show thousands; they are all painted).
+const MAX_MARKER_WIDGETS: usize = 300;
+
+/// The visible finding markers as widgets named `<kind> marker` (so that
+/// screen readers and tests find them); a click on one asks for the time
+/// cursor at the finding. Returns that time.
+fn finding_widgets(
+    ui: &Ui,
+    id: egui::Id,
+    model: &SwimlaneModel,
+    rows: &Rows,
+    scale: &TimeScale,
+    plot: Rect,
+    lang: Lang,
+) -> Option<f64> {
+    let mut seek = None;
+    let mut n = 0;
+    for group in rows.visible_groups(model) {
+        let lanes = group.group.lanes.iter().enumerate();
+        let rows_of = lanes
+            .filter(|(li, _)| rows.lane_visible(group.lane_top(*li)))
+            .map(|(li, lane)| (&lane.findings, group.lane_top(li), LANE_H))
+            .chain([(&group.group.findings, group.top, HEADER_H)]);
+        for (marks, top, h) in rows_of {
+            for m in layout::visible_findings(marks, scale) {
+                if n >= MAX_MARKER_WIDGETS {
+                    return seek;
+                }
+                n += 1;
+                let r = layout::finding_rect(m.at_s, scale, top, h).intersect(plot);
+                if !r.is_positive() {
+                    continue;
+                }
+                let name = crate::ui::i18n::trf(
+                    lang,
+                    "finding_marker",
+                    &[&crate::ui::i18n::term(lang, m.kind.as_str())],
+                );
+                let r = ui.interact(r, id.with(("finding", m.finding)), Sense::click());
+                r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, name.clone()));
+                if r.clicked() {
+                    seek = Some(m.at_s);
+                }
+            }
+        }
+    }
+    seek
 }

@@ -78,6 +78,20 @@ pub struct SaleMark {
     pub order_id: String,
 }
 
+/// A finding's marker: on its holder's lane, or on the key's header row
+/// when the holder has no lane.
+#[derive(Clone, Debug)]
+pub struct FindingMark {
+    /// Index into [`Analysis::findings`].
+    pub finding: usize,
+    /// Kind.
+    pub kind: FindingKind,
+    /// Time.
+    pub at_s: f64,
+    /// The finding's plain-words detail (for the tooltip).
+    pub detail: String,
+}
+
 /// One holder's row.
 #[derive(Clone, Debug)]
 pub struct Lane {
@@ -93,6 +107,8 @@ pub struct Lane {
     pub max_len_s: f64,
     /// Sales sorted by time.
     pub sales: Vec<SaleMark>,
+    /// Findings on this holder and key, sorted by time.
+    pub findings: Vec<FindingMark>,
 }
 
 /// An overlap window across a key's lanes.
@@ -125,6 +141,9 @@ pub struct LaneGroup {
     pub loose_sales: Vec<SaleMark>,
     /// Number of incidents on this key.
     pub incidents: usize,
+    /// Findings on this key with no holder lane, sorted by time (drawn on
+    /// the header row).
+    pub findings: Vec<FindingMark>,
 }
 
 /// Filters applied when building the model.
@@ -229,6 +248,7 @@ impl Builder<'_> {
                     overlaps: Vec::new(),
                     loose_sales: Vec::new(),
                     incidents: incidents_on_key,
+                    findings: Vec::new(),
                 });
                 self.group_of_key.insert(l.key, self.groups.len() - 1);
                 self.groups.len() - 1
@@ -244,6 +264,7 @@ impl Builder<'_> {
             leases: Vec::new(),
             max_len_s: 0.0,
             sales: Vec::new(),
+            findings: Vec::new(),
         };
         let lanes = &mut self.groups[g].lanes;
         lanes.push(lane);
@@ -328,12 +349,35 @@ impl Builder<'_> {
         }
     }
 
+    /// Every finding on a shown key gets a marker: on its holder's lane,
+    /// else on the key's header row.
+    fn add_findings(&mut self, analysis: &Analysis) {
+        for (i, f) in analysis.findings.iter().enumerate() {
+            let Some(key) = f.key else { continue };
+            let Some(&g) = self.group_of_key.get(&key) else {
+                continue;
+            };
+            let mark = FindingMark {
+                finding: i,
+                kind: f.kind,
+                at_s: self.secs(f.at_ns),
+                detail: f.detail.clone(),
+            };
+            match f.holder.and_then(|h| self.lane_of.get(&(key, h))) {
+                Some(&(g, li)) => self.groups[g].lanes[li].findings.push(mark),
+                None => self.groups[g].findings.push(mark),
+            }
+        }
+    }
+
     fn sort_lanes(&mut self) {
         for g in &mut self.groups {
             for lane in &mut g.lanes {
                 lane.leases.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
                 lane.sales.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+                lane.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
             }
+            g.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
         }
     }
 }
@@ -385,6 +429,7 @@ impl SwimlaneModel {
         }
         b.add_overlaps(analysis, &incident_of_overlap);
         b.add_sales(analysis);
+        b.add_findings(analysis);
         b.sort_lanes();
         let incidents = analysis
             .incidents

@@ -6,11 +6,12 @@ use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKi
 
 use super::labels::{TimeDisplay, corner_time, tick_label, truncate};
 use super::layout::{
-    AXIS_H, HEADER_H, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, lane_items, overlap_rect,
-    sale_diamond, visible_sales,
+    AXIS_H, HEADER_H, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect, lane_items,
+    overlap_rect, sale_diamond, visible_findings, visible_sales,
 };
-use super::model::{LeaseBar, SwimlaneModel};
+use super::model::{FindingMark, LeaseBar, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
+use crate::analysis::FindingKind;
 use crate::report::format_ms;
 
 /// Colours of the timeline for one theme.
@@ -239,6 +240,13 @@ pub fn groups(
                 ));
             }
         }
+        for (li, lane) in group.group.lanes.iter().enumerate() {
+            let top = group.lane_top(li);
+            if rows.lane_visible(top) {
+                findings(&bars, scale, &lane.findings, top, LANE_H);
+            }
+        }
+        findings(&bars, scale, &group.group.findings, group.top, HEADER_H);
         for sale in &group.group.loose_sales {
             if !scale.shows(sale.at_s) {
                 continue;
@@ -251,6 +259,42 @@ pub fn groups(
             };
             bars.circle_filled(pos2(x, group.top + HEADER_H - 5.0), 3.5, color);
         }
+    }
+}
+
+/// The letter and colour of a finding kind's marker (the legend of the
+/// exported pictures uses the same).
+pub fn finding_style(kind: FindingKind) -> (&'static str, Color32) {
+    match kind {
+        FindingKind::FencingViolation => ("F", Color32::from_rgb(150, 30, 160)),
+        FindingKind::ClockSkew => ("C", Color32::from_rgb(20, 130, 140)),
+        FindingKind::ForeignRelease => ("R", Color32::from_rgb(200, 40, 40)),
+        FindingKind::NoTtl => ("T", Color32::from_rgb(120, 90, 40)),
+        FindingKind::RenewalGap => ("G", Color32::from_rgb(200, 100, 0)),
+        FindingKind::GhostRenewal => ("W", Color32::from_rgb(90, 90, 200)),
+        FindingKind::NearMiss => ("N", Color32::from_rgb(210, 150, 0)),
+        FindingKind::NearMissStreak => ("S", Color32::from_rgb(180, 110, 0)),
+    }
+}
+
+/// The findings of one row (a lane, or a key's header row): a line at
+/// the time and a flag with the kind's letter right of it.
+fn findings(painter: &Painter, scale: &TimeScale, marks: &[FindingMark], top: f32, h: f32) {
+    for m in visible_findings(marks, scale) {
+        let (letter, color) = finding_style(m.kind);
+        let r = finding_rect(m.at_s, scale, top, h);
+        painter.line_segment(
+            [pos2(r.left(), r.top()), pos2(r.left(), r.bottom())],
+            Stroke::new(2.0, color),
+        );
+        painter.rect_filled(r, 2.0, color);
+        painter.text(
+            r.center(),
+            Align2::CENTER_CENTER,
+            letter,
+            FontId::proportional(10.0),
+            Color32::WHITE,
+        );
     }
 }
 
