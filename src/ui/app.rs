@@ -593,7 +593,18 @@ impl App {
         }
         let timeline = egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
-            .show(ui, |ui| panels::central::central_ui(ui, &mut context))
+            .show(ui, |ui| {
+                if context.session.is_some() {
+                    egui::Frame::new()
+                        .fill(ui.visuals().panel_fill)
+                        .inner_margin(egui::Margin::symmetric(6, 3))
+                        .show(ui, |ui| {
+                            ui.set_width(ui.available_width());
+                            p.search.ui(ui, &mut context);
+                        });
+                }
+                panels::central::central_ui(ui, &mut context)
+            })
             .inner;
         p.settings.show(&ctx, &mut context);
         panels::sources::sources_window(&ctx, &mut context);

@@ -942,3 +942,81 @@ fn clicking_a_finding_row_puts_the_cursor_at_it() {
     h.run();
     assert_eq!(h.state().playback.cursor_ns, f.at_ns);
 }
+
+#[test]
+fn search_finds_a_holder_steps_to_it_and_says_no_match() {
+    let loaded = sample_loaded(200.0);
+    let a = &loaded.analysis;
+    let second = &a.leases[a.overlaps[a.incidents[0].overlaps[0]].later];
+    let holder = loaded.log.strings.get(second.holder).to_string();
+    let first_event = loaded
+        .log
+        .events
+        .iter()
+        .find(|e| e.holder == Some(second.holder))
+        .expect("the holder has events");
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label("Search").click();
+    h.run();
+    h.get_by_label("Search").type_text(&holder);
+    h.run();
+    assert!(h.query_by_label("No match").is_none());
+    h.get_by_label("Next match ▶").click();
+    h.run();
+    assert_eq!(h.state().playback.cursor_ns, first_event.at_ns);
+    assert!(
+        h.query_all_by_label_contains("Match 1 of ")
+            .next()
+            .is_some(),
+        "the count says which match"
+    );
+    // Something in no key, holder, thread, host or order id.
+    h.get_by_label("Search").click();
+    h.run();
+    h.get_by_label("Search").type_text("zz-no-such-thing");
+    h.run();
+    h.get_by_label("No match");
+}
+
+#[test]
+fn a_ctrl_drag_on_the_lanes_measures_the_span_without_panning() {
+    let mut h = harness(sample_app());
+    h.run();
+    let rect = h.state().timeline_rect().expect("timeline");
+    let view = h.state().state.view.clone();
+    let plot_left = rect.left() + super::timeline::LABEL_W;
+    let plot_w = rect.right() - plot_left;
+    let y = rect.top() + super::timeline::AXIS_H + 60.0;
+    let (x0, x1) = (plot_left + 100.0, plot_left + 300.0);
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::COMMAND));
+    h.hover_at(egui::pos2(x0, y));
+    h.step();
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(x0, y),
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::COMMAND,
+    });
+    h.step();
+    for x in [x0 + 50.0, x1] {
+        h.hover_at(egui::pos2(x, y));
+        h.step();
+    }
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(x1, y),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::COMMAND,
+    });
+    h.step();
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+    h.run();
+    let expected_ms = f64::from(x1 - x0) / f64::from(plot_w) * view.span_s() * 1000.0;
+    h.get_by_label(&format!("Measured: {}", format_ms(expected_ms)));
+    assert_eq!(h.state().state.view, view, "a measure does not pan");
+    // Esc forgets it.
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(h.query_all_by_label_contains("Measured: ").next().is_none());
+}

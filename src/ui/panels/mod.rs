@@ -10,6 +10,7 @@ pub mod findings;
 pub mod incidents;
 pub mod menu;
 pub mod replay_bar;
+pub mod search;
 pub mod settings;
 pub mod sides;
 pub mod sources;
@@ -87,4 +88,6 @@ pub struct Panels {
     pub incidents: incidents::IncidentsPanel,
     /// The settings window.
     pub settings: settings::SettingsWindow,
+    /// The search box above the timeline.
+    pub search: search::SearchPanel,
 }

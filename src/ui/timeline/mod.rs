@@ -120,6 +120,9 @@ pub fn timeline_ui(
     if let (Some(start), Some(now)) = (box_start, response.interact_pointer_pos().or(hover)) {
         paint::rubber_band(&painter, plot, start, now);
     }
+    if let Some(m) = input::measured(ui, &response) {
+        measure_ui(ui, &response, rects, &scale, &m, &palette, opts.lang);
+    }
     let marker_seek = finding_widgets(ui, response.id, model, &rows, &scale, plot, opts.lang);
     if let Some(item) = hits.item {
         let text = labels::hover_text(model, &item, opts.time_display, opts.lang);
@@ -128,6 +131,37 @@ pub fn timeline_ui(
         });
     }
     seek.or(marker_seek).map(TimelineEvent::Seek).or(clicked)
+}
+
+/// The measured span: a band over the lanes, its edges, and its length
+/// in a label at the top (an accessible `Measured: 1.2 s` widget).
+fn measure_ui(
+    ui: &Ui,
+    response: &egui::Response,
+    rects: TimelineRects,
+    scale: &TimeScale,
+    m: &input::Measure,
+    palette: &Palette,
+    lang: Lang,
+) {
+    let (a, b) = m.range();
+    let (x0, x1) = (scale.x_from_time(a), scale.x_from_time(b));
+    let plot = rects.plot;
+    let band = Rect::from_x_y_ranges(x0..=x1.max(x0 + 1.0), plot.top()..=plot.bottom());
+    let text = crate::report::format_ms(m.duration_ms());
+    paint::measure(&ui.painter_at(rects.full), plot, band, &text, palette);
+    let label = crate::ui::i18n::trf(lang, "measured", &[&text]);
+    let tag = Rect::from_center_size(
+        pos2(
+            band.center()
+                .x
+                .clamp(plot.left() + 40.0, plot.right() - 40.0),
+            plot.top() + 10.0,
+        ),
+        egui::vec2(80.0, 18.0),
+    );
+    let r = ui.interact(tag, response.id.with("measure_label"), Sense::hover());
+    r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, label.clone()));
 }
 
 /// At most this many finding markers are accessible widgets in a frame (a

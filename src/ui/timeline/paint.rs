@@ -262,6 +262,29 @@ pub fn groups(
     }
 }
 
+/// A measured span: a translucent band over the plot, its edges, and its
+/// length in a tag at the top.
+pub fn measure(painter: &Painter, plot: Rect, band: Rect, text: &str, palette: &Palette) {
+    let painter = painter.with_clip_rect(plot);
+    let c = palette.cursor;
+    painter.rect_filled(band, 0.0, c.gamma_multiply(0.15));
+    for x in [band.left(), band.right()] {
+        painter.line_segment(
+            [pos2(x, plot.top()), pos2(x, plot.bottom())],
+            Stroke::new(1.0, c),
+        );
+    }
+    let x = band
+        .center()
+        .x
+        .clamp(plot.left() + 40.0, plot.right() - 40.0);
+    let galley = painter.layout_no_wrap(text.to_string(), FontId::monospace(12.0), palette.text);
+    let tag = Rect::from_center_size(pos2(x, plot.top() + 10.0), galley.size() + vec2(8.0, 4.0));
+    painter.rect_filled(tag, 3.0, palette.bg);
+    painter.rect_stroke(tag, 3.0, Stroke::new(1.0, c), StrokeKind::Inside);
+    painter.galley(tag.min + vec2(4.0, 2.0), galley, palette.text);
+}
+
 /// The letter and colour of a finding kind's marker (the legend of the
 /// exported pictures uses the same).
 pub fn finding_style(kind: FindingKind) -> (&'static str, Color32) {
