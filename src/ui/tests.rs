@@ -115,6 +115,48 @@ fn unit_loss_setting_reanalyses_at_once() {
     assert_eq!(h.state().summary_text(), "3 oversold · ¥900");
 }
 
+/// The picture `render` draws of the handed case `dir`'s first incident
+/// (None without a wgpu adapter).
+fn case_picture(dir: &str) -> Option<image::RgbaImage> {
+    let (app, _) = case_app(dir);
+    let s = app.session.expect("loaded");
+    let loaded = AnalyzedLog {
+        log: (*s.log).clone(),
+        settings: s.settings.clone(),
+        analysis: (*s.analysis).clone(),
+    };
+    match super::render::render_image(&loaded, Some(0), (1600, 900), false) {
+        Ok(img) => Some(img),
+        Err(e) if e.to_string().contains("adapter") => {
+            println!("skipped: {e:#}");
+            None
+        }
+        Err(e) => panic!("render failed: {e:#}"),
+    }
+}
+
+#[test]
+fn render_snapshots_of_three_handed_cases_with_title_legend_and_caption() {
+    let options = egui_kittest::SnapshotOptions::new()
+        .threshold(2.0)
+        .max_failed_pixels(2500);
+    for (dir, name) in [
+        ("BR-19-laravel-cache-lock-release-chain", "render_br19"),
+        ("BR-23-kleppmann-gc-pause-fencing-token", "render_br23"),
+        ("BR-02-aredis-asyncio-shared-token", "render_br02"),
+    ] {
+        let Some(img) = case_picture(dir) else { return };
+        // Cropped to the incident's key: far less than the 900 rows asked.
+        assert!(
+            img.height() < 400,
+            "{dir}: {}x{}",
+            img.width(),
+            img.height()
+        );
+        egui_kittest::image_snapshot_options(&img, name, &options);
+    }
+}
+
 #[test]
 fn timeline_snapshot_of_the_first_incident() {
     let loaded = sample_loaded(200.0);
@@ -455,7 +497,8 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         .expect("scheduler-1's lane");
     assert!(lane.max_len_s.is_infinite(), "{}", lane.max_len_s);
 
-    let img = match super::render::render_image(&loaded, Some(0), (1600, 900), false) {
+    // The whole log: the incident's key first, then reports:nightly.
+    let img = match super::render::render_image(&loaded, None, (1600, 900), false) {
         Ok(img) => img,
         Err(e) if e.to_string().contains("adapter") => {
             println!("skipped: {e:#}");
@@ -463,13 +506,24 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         }
         Err(e) => panic!("render failed: {e:#}"),
     };
-    // The lane is the fifth row; the bar runs across the plot (x 300..1400).
+    let g = model
+        .groups
+        .iter()
+        .position(|g| g.lanes.iter().any(|l| l.holder == "scheduler-1"))
+        .expect("scheduler-1's key");
+    assert_eq!(g, 1, "keys with incidents come first");
+    let lanes_top = super::render::TITLE_H
+        + super::timeline::AXIS_H
+        + model.group_top(g)
+        + super::timeline::HEADER_H;
+    // The bar runs from its grant (a quarter in) to the plot's right end.
     let blue = |x: u32, y: u32| {
         let p = img.get_pixel(x, y);
         i32::from(p[2]) > i32::from(p[0]) + 60
     };
-    let rows_with_bar = (140..170)
-        .filter(|&y| (300..1400).step_by(50).all(|x| blue(x, y)))
+    let top = lanes_top as u32;
+    let rows_with_bar = (top..top + super::timeline::LANE_H as u32)
+        .filter(|&y| (750..1400).step_by(50).all(|x| blue(x, y)))
         .count();
     assert!(
         rows_with_bar >= 4,
@@ -871,13 +925,17 @@ fn case_app(dir: &str) -> (App, Vec<String>) {
                 .collect()
         })
         .unwrap_or_default();
-    let mut app = App::new(
-        AppState {
-            lang: Lang::En,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
+    let mut state = AppState {
+        lang: Lang::En,
+        ..AppState::default()
+    };
+    if let Some(loss) = case["settings"]["unit_loss"].as_f64() {
+        state.settings.unit_loss = loss;
+    }
+    if let Some(c) = case["settings"]["currency"].as_str() {
+        state.settings.currency = c.to_string();
+    }
+    let mut app = App::new(state, AnalysisArgs::default());
     app.load_blocking(Source::Files(files));
     assert!(app.session.is_some(), "{dir} loads: {:?}", app.error);
     (app, expected)

@@ -327,6 +327,29 @@ pub fn overlap_rect(o: &OverlapBox, group: &PlacedGroup<'_>, scale: &TimeScale) 
     ))
 }
 
+/// Padding around a label inside its box and between two labels, points.
+pub const LABEL_PAD: f32 = 3.0;
+
+/// Which of a row's labels are drawn: each label `(box_left, box_right,
+/// text_w)` (boxes sorted by left edge) is drawn at its box's left when
+/// the whole text fits inside the box and clears the label drawn before
+/// it, so labels are never cut and never collide.
+pub fn place_labels(labels: &[(f32, f32, f32)]) -> Vec<bool> {
+    let mut end = f32::NEG_INFINITY;
+    labels
+        .iter()
+        .map(|&(left, right, w)| {
+            let x0 = left + LABEL_PAD;
+            let x1 = x0 + w;
+            let fits = x1 + LABEL_PAD <= right && x0 >= end + LABEL_PAD;
+            if fits {
+                end = x1;
+            }
+            fits
+        })
+        .collect()
+}
+
 /// What an item under the pointer is.
 #[derive(Clone, Copy, Debug)]
 pub enum Hit<'a> {
@@ -627,6 +650,18 @@ mod tests {
             }],
             ..SwimlaneModel::default()
         }
+    }
+
+    #[test]
+    fn labels_that_do_not_fit_or_would_collide_are_left_out() {
+        // Fits; too narrow a box; overlaps the first label; fits after it.
+        let placed = place_labels(&[
+            (0.0, 100.0, 60.0),
+            (110.0, 140.0, 60.0),
+            (40.0, 200.0, 60.0),
+            (70.0, 200.0, 60.0),
+        ]);
+        assert_eq!(placed, vec![true, false, false, true]);
     }
 
     #[test]

@@ -370,6 +370,36 @@ impl Builder<'_> {
         }
     }
 
+    /// Keys with incidents first (most first), then by first activity,
+    /// then by name: a big log's interesting keys are on top, not
+    /// `product:10000` because it sorts first.
+    fn order_groups(&mut self) {
+        let first = |g: &LaneGroup| {
+            g.lanes
+                .iter()
+                .filter_map(|l| l.leases.first().map(|b| b.start_s))
+                .fold(f64::INFINITY, f64::min)
+        };
+        let mut groups = std::mem::take(&mut self.groups);
+        groups.sort_by(|a, b| {
+            b.incidents
+                .cmp(&a.incidents)
+                .then(first(a).total_cmp(&first(b)))
+                .then_with(|| a.key.cmp(&b.key))
+        });
+        self.groups = groups;
+        let index: HashMap<&str, usize> = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.key.as_str(), i))
+            .collect();
+        let log = self.log;
+        for (sym, g) in self.group_of_key.iter_mut() {
+            *g = index.get(log.strings.get(*sym)).copied().unwrap_or(*g);
+        }
+    }
+
     fn sort_lanes(&mut self) {
         for g in &mut self.groups {
             for lane in &mut g.lanes {
@@ -431,6 +461,7 @@ impl SwimlaneModel {
         b.add_sales(analysis);
         b.add_findings(analysis);
         b.sort_lanes();
+        b.order_groups();
         let incidents = analysis
             .incidents
             .iter()

@@ -6,13 +6,14 @@ use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKi
 
 use super::labels::{TimeDisplay, corner_time, tick_label, truncate};
 use super::layout::{
-    AXIS_H, HEADER_H, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect, lane_items,
-    overlap_rect, sale_diamond, visible_findings, visible_sales,
+    AXIS_H, HEADER_H, LABEL_PAD, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
+    lane_items, overlap_rect, place_labels, sale_diamond, visible_findings, visible_sales,
 };
 use super::model::{FindingMark, LeaseBar, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
 use crate::analysis::FindingKind;
 use crate::report::format_ms;
+use crate::ui::i18n::{Lang, term};
 
 /// Colours of the timeline for one theme.
 pub struct Palette {
@@ -191,7 +192,7 @@ pub fn groups(
     rows: &Rows,
     scale: &TimeScale,
     model: &SwimlaneModel,
-    selected: Option<usize>,
+    opts: &super::TimelineOptions,
     palette: &Palette,
 ) {
     // Labels may use the label column; bars stay inside the plot.
@@ -202,7 +203,7 @@ pub fn groups(
     let bars = painter.with_clip_rect(rects.plot);
     for group in rows.visible_groups(model) {
         group_labels(&labels, rects.full, rows, &group, palette);
-        overlaps(&bars, scale, &group, selected, palette);
+        overlaps(&bars, scale, &group, opts.selected, palette, opts.lang);
         for (li, lane) in group.group.lanes.iter().enumerate() {
             let top = group.lane_top(li);
             if !rows.lane_visible(top) {
@@ -283,6 +284,73 @@ pub fn measure(painter: &Painter, plot: Rect, band: Rect, text: &str, palette: &
     painter.rect_filled(tag, 3.0, palette.bg);
     painter.rect_stroke(tag, 3.0, Stroke::new(1.0, c), StrokeKind::Inside);
     painter.galley(tag.min + vec2(4.0, 2.0), galley, palette.text);
+}
+
+/// The legend of an exported picture, left to right in `rect`: a lease, a
+/// zombie hold (hatched), an overlap window, an order and an oversold
+/// order (diamonds), then the marker of each finding kind in `kinds`.
+pub fn legend(painter: &Painter, rect: Rect, palette: &Palette, kinds: &[FindingKind], lang: Lang) {
+    use crate::ui::i18n::tr;
+    let font = FontId::proportional(12.0);
+    let mid = rect.center().y;
+    let mut x = rect.left() + 4.0;
+    let text = |x: &mut f32, t: &str| {
+        let g = painter.layout_no_wrap(t.to_string(), font.clone(), palette.text);
+        let w = g.size().x;
+        painter.galley(pos2(*x, mid - g.size().y / 2.0), g, palette.text);
+        *x += w + 14.0;
+    };
+    let swatch = |x: f32| Rect::from_min_max(pos2(x, mid - 5.0), pos2(x + 22.0, mid + 5.0));
+    painter.rect_filled(swatch(x), 0.0, palette.lease);
+    x += 26.0;
+    text(&mut x, tr(lang, "lease_legend"));
+    let z = swatch(x);
+    painter.rect_filled(z, 0.0, palette.zombie);
+    hatch(painter, z, palette.zombie_hatch);
+    x += 26.0;
+    text(&mut x, tr(lang, "zombie"));
+    let o = swatch(x);
+    painter.rect_filled(o, 0.0, palette.overlap);
+    painter.rect_stroke(
+        o,
+        0.0,
+        Stroke::new(1.0, palette.overlap_edge),
+        StrokeKind::Inside,
+    );
+    x += 26.0;
+    text(&mut x, tr(lang, "overlap"));
+    for (color, r, key) in [
+        (palette.sale_ok, 4.5, "order_legend"),
+        (palette.sale_bad, 6.0, "oversold_order_legend"),
+    ] {
+        let c = pos2(x + 6.0, mid);
+        painter.add(Shape::convex_polygon(
+            vec![
+                c + vec2(0.0, -r),
+                c + vec2(r, 0.0),
+                c + vec2(0.0, r),
+                c + vec2(-r, 0.0),
+            ],
+            color,
+            Stroke::NONE,
+        ));
+        x += 16.0;
+        text(&mut x, tr(lang, key));
+    }
+    for &kind in kinds {
+        let (letter, color) = finding_style(kind);
+        let r = Rect::from_min_size(pos2(x, mid - 7.0), vec2(12.0, 14.0));
+        painter.rect_filled(r, 2.0, color);
+        painter.text(
+            r.center(),
+            Align2::CENTER_CENTER,
+            letter,
+            FontId::proportional(10.0),
+            Color32::WHITE,
+        );
+        x += 16.0;
+        text(&mut x, &term(lang, kind.as_str()));
+    }
 }
 
 /// The letter and colour of a finding kind's marker (the legend of the
@@ -384,7 +452,10 @@ fn overlaps(
     group: &PlacedGroup<'_>,
     selected: Option<usize>,
     palette: &Palette,
+    lang: Lang,
 ) {
+    let font = FontId::proportional(11.0);
+    let mut labels = Vec::new();
     for o in &group.group.overlaps {
         let Some(r) = overlap_rect(o, group, scale) else {
             continue;
@@ -397,14 +468,25 @@ fn overlaps(
             Stroke::new(1.0, palette.overlap_edge)
         };
         painter.rect_stroke(r, 0.0, stroke, StrokeKind::Inside);
-        if r.width() > 40.0 {
-            painter.text(
-                pos2(r.left() + 3.0, group.top + HEADER_H / 2.0),
-                Align2::LEFT_CENTER,
-                o.cause.as_str(),
-                FontId::proportional(11.0),
+        if r.width() > 20.0 {
+            let galley = painter.layout_no_wrap(
+                term(lang, o.cause.as_str()),
+                font.clone(),
                 palette.overlap_edge,
             );
+            labels.push((r, galley));
+        }
+    }
+    // Each label whole inside its window, none over another.
+    labels.sort_by(|a, b| a.0.left().total_cmp(&b.0.left()));
+    let spans: Vec<(f32, f32, f32)> = labels
+        .iter()
+        .map(|(r, g)| (r.left(), r.right(), g.size().x))
+        .collect();
+    for ((r, galley), show) in labels.into_iter().zip(place_labels(&spans)) {
+        if show {
+            let y = group.top + (HEADER_H - galley.size().y) / 2.0;
+            painter.galley(pos2(r.left() + LABEL_PAD, y), galley, palette.overlap_edge);
         }
     }
 }
