@@ -576,7 +576,9 @@ impl App {
             .default_size(widths.right_default)
             .size_range(widths.right_min()..=widths.right_max)
             .show_collapsible(ui, &mut right_open, |ui| {
-                egui::ScrollArea::vertical()
+                // Both ways: a long unbroken id scrolls sideways instead
+                // of widening the panel past the window's edge.
+                egui::ScrollArea::both()
                     .id_salt("right_side")
                     .auto_shrink(false)
                     .show(ui, |ui| {
@@ -599,7 +601,6 @@ impl App {
                         .fill(ui.visuals().panel_fill)
                         .inner_margin(egui::Margin::symmetric(6, 3))
                         .show(ui, |ui| {
-                            ui.set_width(ui.available_width());
                             p.search.ui(ui, &mut context);
                         });
                 }

@@ -45,6 +45,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("fit_all", "Fit all (F)", "全部显示 (F)"),
     ("zoom_incident", "Zoom to incident", "缩放到事故"),
     ("click_to_copy", "Click to copy", "点击复制"),
+    ("per_tick", "{} / div · {}", "每格 {} · {}"),
     ("search", "Search", "搜索"),
     (
         "search_hint",

@@ -839,6 +839,14 @@ fn at_1366x768_with_an_incident_selected_the_timeline_keeps_60_percent() {
     assert_eq!(h.state().selection.incident, Some(inc.id));
     let after = timeline_share(&h, 1366.0);
     assert!(after >= 0.6, "incident selected: timeline {after}");
+    // And Details is on screen, right of the timeline (not pushed past the
+    // window's edge by a long line).
+    let details = h.get_by_label("Details").rect();
+    let timeline = h.state().timeline_rect().expect("timeline");
+    assert!(
+        details.left() >= timeline.right() && details.right() <= 1366.0,
+        "Details at {details:?}, timeline {timeline:?}"
+    );
     // Collapsing both sides gives the timeline nearly all of it.
     h.key_press(egui::Key::OpenBracket);
     h.key_press(egui::Key::CloseBracket);
@@ -935,6 +943,7 @@ fn case_app(dir: &str) -> (App, Vec<String>) {
     if let Some(c) = case["settings"]["currency"].as_str() {
         state.settings.currency = c.to_string();
     }
+    state.read_tz = case["settings"]["tz"].as_str().map(str::to_string);
     let mut app = App::new(state, AnalysisArgs::default());
     app.load_blocking(Source::Files(files));
     assert!(app.session.is_some(), "{dir} loads: {:?}", app.error);
@@ -1077,4 +1086,80 @@ fn a_ctrl_drag_on_the_lanes_measures_the_span_without_panning() {
     h.key_press(egui::Key::Escape);
     h.run();
     assert!(h.query_all_by_label_contains("Measured: ").next().is_none());
+}
+
+/// The English words left in `text` once the log's own strings (keys,
+/// holders, hosts, threads, order ids, file names, raw lines), incident
+/// ids and unit symbols are taken out.
+fn english_words(text: &str, log_strings: &[String]) -> Vec<String> {
+    let mut rest = text.to_string();
+    for s in log_strings {
+        if !s.is_empty() {
+            rest = rest.replace(s.as_str(), " ");
+        }
+    }
+    let allowed = [
+        "INC", "ms", "s", "µs", "ns", "TTL", "MONITOR", "Ctrl", "Shift", "F", "N", "P", "x", "CNY",
+        "USD", "UTC",
+    ];
+    // Wrapped or truncated text comes in pieces: a word of the log's own
+    // strings is log text wherever it is cut.
+    let log_words: std::collections::HashSet<&str> = log_strings
+        .iter()
+        .flat_map(|s| s.split(|c: char| !c.is_ascii_alphabetic()))
+        .collect();
+    rest.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| w.len() >= 2 && !allowed.contains(w) && !log_words.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_chinese_window_shows_no_english_words_but_ids_and_log_text() {
+    for dir in [
+        "CN-01-gb18030-console-csv",
+        "BR-19-laravel-cache-lock-release-chain",
+    ] {
+        let (mut app, _) = case_app(dir);
+        app.state.lang = Lang::Zh;
+        let s = app.session.as_ref().expect("loaded");
+        let mut log_strings: Vec<String> = (0..s.log.strings.len())
+            .filter_map(|i| s.log.strings.lookup_index(i))
+            .map(|sym| s.log.strings.get(sym).to_string())
+            .chain(s.log.sources.iter().map(|src| src.name.clone()))
+            .chain(s.files().iter().map(|p| p.display().to_string()))
+            .collect();
+        // Longest first, so a key is removed before a part of it.
+        log_strings.sort_by_key(|x| std::cmp::Reverse(x.len()));
+        let inc = s.analysis.incidents[0].label();
+        let mut h = harness(app);
+        h.run();
+        h.get_by_label(&inc).click();
+        h.run();
+        let mut found = Vec::new();
+        for node in h.query_all(egui_kittest::kittest::By::new()) {
+            use egui_kittest::kittest::NodeT;
+            let n = node.accesskit_node();
+            let texts = [
+                n.label().map(|t| t.to_string()),
+                n.value().map(|t| t.to_string()),
+            ];
+            for text in texts.into_iter().flatten() {
+                // egui's own name for a panel's resize handle: read by
+                // screen readers, never drawn.
+                if text == "Resize panel" {
+                    continue;
+                }
+                let words = english_words(&text, &log_strings);
+                if !words.is_empty() {
+                    found.push(format!("{text:?}: {words:?}"));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "{dir}: English on a Chinese screen:\n{}",
+            found.join("\n")
+        );
+    }
 }

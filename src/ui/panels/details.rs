@@ -8,7 +8,7 @@ use super::{ALERT, PanelContext};
 use crate::analysis::{Incident, Lease};
 use crate::model::SourceRef;
 use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
-use crate::ui::i18n::{Lang, tr};
+use crate::ui::i18n::{Lang, term, tr};
 use crate::ui::session::Session;
 use crate::ui::state::Command;
 
@@ -35,7 +35,11 @@ pub fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
         }
     });
     ui.label(RichText::new(tr(lang, "explanation")).strong());
-    ui.add(egui::Label::new(explain_incident(&input, inc)).wrap());
+    let story = match lang {
+        Lang::En => explain_incident(&input, inc),
+        Lang::Zh => crate::report::zh::explain_incident_zh(&input, inc),
+    };
+    ui.add(egui::Label::new(story).wrap());
     ui.separator();
     ui.label(RichText::new(tr(lang, "leases")).strong());
     for &li in &inc.leases {
@@ -55,55 +59,62 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
     let time = |ns| input.time(ns);
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.label(RichText::new(name(l.holder)).monospace().strong());
-        egui::Grid::new(("lease", l.id))
-            .num_columns(2)
-            .show(ui, |ui| {
-                let row = |ui: &mut Ui, k: &str, v: String| {
-                    ui.label(RichText::new(k).weak());
-                    ui.label(v);
-                    ui.end_row();
-                };
-                row(
-                    ui,
-                    tr(lang, "host"),
-                    l.host.map(name).unwrap_or("").to_string(),
-                );
-                row(
-                    ui,
-                    tr(lang, "thread"),
-                    l.thread.map(name).unwrap_or("").to_string(),
-                );
-                row(ui, tr(lang, "granted"), time(l.acquired_ns));
-                let renewals = l
-                    .renewals_ns
-                    .iter()
-                    .map(|&r| time(r).get(11..23).unwrap_or("").to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                row(
-                    ui,
-                    tr(lang, "renewals"),
-                    format!("{} {}", l.renewals_ns.len(), renewals),
-                );
-                row(
-                    ui,
-                    tr(lang, "lease_ended"),
-                    format!("{} ({})", time(l.lock_end_ns), snake_name(&l.lock_end)),
-                );
-                row(
-                    ui,
-                    tr(lang, "believed_until"),
-                    format!("{} ({})", time(l.window_end_ns), snake_name(&l.window_end)),
-                );
-                let ttl = l
-                    .ttl_ms
-                    .map_or_else(|| "∞".to_string(), |t| format_ms(t as f64));
-                row(
-                    ui,
-                    tr(lang, "hold_vs_ttl"),
-                    format!("{} / {}", format_ms(l.hold_ms()), ttl),
-                );
+        // Rows that wrap to the panel's width (a grid would widen the
+        // panel past the window's right edge).
+        let row = |ui: &mut Ui, k: &str, v: String| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(k).weak());
+                ui.add(egui::Label::new(v).wrap());
             });
+        };
+        row(
+            ui,
+            tr(lang, "host"),
+            l.host.map(name).unwrap_or("").to_string(),
+        );
+        row(
+            ui,
+            tr(lang, "thread"),
+            l.thread.map(name).unwrap_or("").to_string(),
+        );
+        row(ui, tr(lang, "granted"), time(l.acquired_ns));
+        let renewals = l
+            .renewals_ns
+            .iter()
+            .map(|&r| time(r).get(11..23).unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        row(
+            ui,
+            tr(lang, "renewals"),
+            format!("{} {}", l.renewals_ns.len(), renewals),
+        );
+        row(
+            ui,
+            tr(lang, "lease_ended"),
+            format!(
+                "{} ({})",
+                time(l.lock_end_ns),
+                term(lang, &snake_name(&l.lock_end))
+            ),
+        );
+        row(
+            ui,
+            tr(lang, "believed_until"),
+            format!(
+                "{} ({})",
+                time(l.window_end_ns),
+                term(lang, &snake_name(&l.window_end))
+            ),
+        );
+        let ttl = l
+            .ttl_ms
+            .map_or_else(|| "∞".to_string(), |t| format_ms(t as f64));
+        row(
+            ui,
+            tr(lang, "hold_vs_ttl"),
+            format!("{} / {}", format_ms(l.hold_ms()), ttl),
+        );
         if l.inferred {
             ui.label(RichText::new(tr(lang, "inferred")).italics());
         }

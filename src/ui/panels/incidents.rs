@@ -185,7 +185,7 @@ fn row_ui(
     });
     row.col(|ui| {
         let causes = inc.overlaps.iter().map(|&o| a.overlaps[o].cause);
-        match cause_label(inc.cause, causes) {
+        match cause_label(inc.cause, causes, context.lang()) {
             (label, Some(all)) => {
                 ui.label(label).on_hover_text(all);
             }
@@ -211,19 +211,21 @@ fn row_ui(
 /// The incident table's Cause cell: the first pair's cause, then `+N` when
 /// the incident's pairs have N other causes, and (for the hover) all of
 /// them. `causes` are the listed pairs' causes, in any order.
-fn cause_label(first: Cause, causes: impl Iterator<Item = Cause>) -> (String, Option<String>) {
+fn cause_label(
+    first: Cause,
+    causes: impl Iterator<Item = Cause>,
+    lang: crate::ui::i18n::Lang,
+) -> (String, Option<String>) {
+    let name = |c: Cause| crate::ui::i18n::term(lang, c.as_str());
     let mut all: Vec<Cause> = causes.collect();
     all.sort_unstable();
     all.dedup();
     let others = all.iter().filter(|&&c| c != first).count();
     if others == 0 {
-        return (first.as_str().to_string(), None);
+        return (name(first), None);
     }
-    let names: Vec<&str> = all.iter().map(|c| c.as_str()).collect();
-    (
-        format!("{} +{others}", first.as_str()),
-        Some(names.join(", ")),
-    )
+    let names: Vec<String> = all.iter().map(|&c| name(c)).collect();
+    (format!("{} +{others}", name(first)), Some(names.join(", ")))
 }
 
 #[cfg(test)]
@@ -272,6 +274,7 @@ mod tests {
         let one = cause_label(
             Cause::LeaseExpired,
             [Cause::LeaseExpired, Cause::LeaseExpired].into_iter(),
+            crate::ui::i18n::Lang::En,
         );
         assert_eq!(one, ("lease_expired".to_string(), None));
         let three = cause_label(
@@ -283,6 +286,7 @@ mod tests {
                 Cause::ForeignRelease,
             ]
             .into_iter(),
+            crate::ui::i18n::Lang::En,
         );
         assert_eq!(
             three,

@@ -20,7 +20,7 @@ fn speed_text(lang: Lang, v: f64) -> String {
 /// The replay bar.
 pub fn replay_bar_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let lang = context.lang();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(tr(lang, "replay")).strong());
         ui.add_enabled_ui(context.session.is_some(), |ui| buttons_ui(ui, context));
     });

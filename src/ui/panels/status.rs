@@ -26,7 +26,14 @@ pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                     .collect::<Vec<_>>()
                     .join(", "),
             };
-            ui.label(RichText::new(name).weak());
+            // The file list is cut (whole on hover) so that it never runs
+            // over the hint on the right.
+            let max_w = (ui.available_width() * 0.35).max(80.0);
+            ui.scope(|ui| {
+                ui.set_max_width(max_w);
+                ui.add(egui::Label::new(RichText::new(&name).weak()).truncate())
+                    .on_hover_text(&name);
+            });
             ui.separator();
             let w = s.log.warnings.total();
             let warnings = format!("⚠ {} {}", w, tr(lang, "warnings_lc"));
@@ -52,7 +59,7 @@ pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
             }
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            ui.label(RichText::new(tr(lang, "help_nav")).weak().small());
+            ui.add(egui::Label::new(RichText::new(tr(lang, "help_nav")).weak().small()).truncate());
         });
     });
 }

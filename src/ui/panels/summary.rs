@@ -29,7 +29,7 @@ pub fn summary_text(session: Option<&Session>, lang: Lang) -> String {
 
 /// The summary bar.
 pub fn summary_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let Some(s) = context.session else {
             ui.label("—");
             return;

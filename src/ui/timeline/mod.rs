@@ -85,7 +85,15 @@ pub fn timeline_ui(
 
     let rects = TimelineRects { full, plot };
     let rows = Rows::new(plot, view.scroll_y);
-    paint::axis(&painter, rects, &scale, model, opts.time_display, &palette);
+    paint::axis(
+        &painter,
+        rects,
+        &scale,
+        model,
+        opts.time_display,
+        &palette,
+        opts.lang,
+    );
     paint::groups(&painter, rects, &rows, &scale, model, &opts, &palette);
     let hover = response.hover_pos();
     let hits = hover

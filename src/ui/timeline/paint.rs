@@ -119,6 +119,7 @@ pub fn axis(
     model: &SwimlaneModel,
     display: TimeDisplay,
     palette: &Palette,
+    lang: Lang,
 ) {
     let TimelineRects { full, plot } = rects;
     let axis = rects.axis();
@@ -174,10 +175,13 @@ pub fn axis(
     painter.text(
         corner_rect.left_bottom() + vec2(6.0, -4.0),
         Align2::LEFT_BOTTOM,
-        format!(
-            "{} / div · {}",
-            format_ms(ticks.major_step * 1000.0),
-            corner.get(24..).unwrap_or("")
+        crate::ui::i18n::trf(
+            lang,
+            "per_tick",
+            &[
+                &format_ms(ticks.major_step * 1000.0),
+                corner.get(24..).unwrap_or(""),
+            ],
         ),
         FontId::proportional(11.0),
         palette.weak,
