@@ -569,6 +569,10 @@ impl App {
             .default_size(widths.left_default)
             .size_range(widths.left_min()..=widths.left_max)
             .show_collapsible(ui, &mut left_open, |ui| {
+                // Fill the panel's width: a panel shrinks to its content,
+                // and a first frame with only a heading would be saved as
+                // its width.
+                ui.set_min_width(ui.available_width());
                 left_side_ui(ui, p, &mut context);
             });
         egui::Panel::right(("details", generation))
@@ -578,13 +582,13 @@ impl App {
             .show_collapsible(ui, &mut right_open, |ui| {
                 // Both ways: a long unbroken id scrolls sideways instead
                 // of widening the panel past the window's edge.
-                egui::ScrollArea::both()
+                egui::ScrollArea::vertical()
                     .id_salt("right_side")
                     .auto_shrink(false)
                     .show(ui, |ui| {
                         panels::cursor_state::cursor_state_ui(ui, &context);
                         ui.separator();
-                        panels::details::details_ui(ui, &mut context);
+                        p.details.ui(ui, &mut context);
                     });
             });
         if left_open != context.open.incidents {
@@ -601,6 +605,8 @@ impl App {
                         .fill(ui.visuals().panel_fill)
                         .inner_margin(egui::Margin::symmetric(6, 3))
                         .show(ui, |ui| {
+                            // The row's background spans the timeline.
+                            ui.set_min_width(ui.available_width());
                             p.search.ui(ui, &mut context);
                         });
                 }

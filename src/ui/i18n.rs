@@ -63,6 +63,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("kind", "Kind", "类型"),
     ("no_findings", "No findings.", "没有发现。"),
     ("findings_count", "{} findings", "{} 项发现"),
+    ("finding_count_one", "1 finding", "1 项发现"),
     ("finding_marker", "{} marker", "{} 标记"),
     ("reset_layout", "Reset layout", "重置布局"),
     ("incident_list_toggle", "Incident list  [", "事故列表  ["),
@@ -380,6 +381,15 @@ pub fn tr(lang: Lang, key: &'static str) -> &'static str {
 pub fn count_label(lang: Lang, n: impl Into<u64>, one: &'static str, many: &'static str) -> String {
     let n = n.into();
     format!("{n} {}", tr(lang, if n == 1 { one } else { many }))
+}
+
+/// `1 finding`, `3 findings` (Chinese: one form).
+pub fn findings_label(lang: Lang, n: usize) -> String {
+    if n == 1 {
+        tr(lang, "finding_count_one").to_string()
+    } else {
+        trf(lang, "findings_count", &[&n.to_string()])
+    }
 }
 
 /// The label for `key` in `lang` with each `{}` replaced by the next of

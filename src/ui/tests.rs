@@ -970,7 +970,10 @@ fn every_finding_kind_of_the_handed_cases_has_a_row_and_a_marker() {
         let mut h = harness(app);
         h.run();
         // The summary bar and the list's heading count them.
-        let count = format!("{} findings", findings.len());
+        let count = match findings.len() {
+            1 => "1 finding".to_string(),
+            n => format!("{n} findings"),
+        };
         assert_eq!(h.query_all_by_label(&count).count(), 2, "{dir}: {count}");
         let kinds: std::collections::BTreeSet<&str> =
             findings.iter().map(|f| f.kind.as_str()).collect();
@@ -1129,6 +1132,15 @@ fn a_chinese_window_shows_no_english_words_but_ids_and_log_text() {
             .chain(s.log.sources.iter().map(|src| src.name.clone()))
             .chain(s.files().iter().map(|p| p.display().to_string()))
             .collect();
+        // The raw log lines shown under Source lines are log text too.
+        for src in &s.log.sources {
+            let lines = super::panels::details::read_lines(
+                std::path::Path::new(&src.name),
+                &(1..=10_000).collect::<Vec<u32>>(),
+                &src.encoding,
+            );
+            log_strings.extend(lines.into_values());
+        }
         // Longest first, so a key is removed before a part of it.
         log_strings.sort_by_key(|x| std::cmp::Reverse(x.len()));
         let inc = s.analysis.incidents[0].label();

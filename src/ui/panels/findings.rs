@@ -8,7 +8,7 @@ use egui_extras::{Column, TableBuilder};
 use super::PanelContext;
 use crate::analysis::Finding;
 use crate::model::LoadedLog;
-use crate::ui::i18n::{term, tr, trf};
+use crate::ui::i18n::{term, tr};
 use crate::ui::state::Command;
 use crate::ui::timeline::paint::finding_style;
 
@@ -31,7 +31,7 @@ pub fn findings_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let lang = context.lang();
     let Some(s) = context.session else { return };
     let findings = &s.analysis.findings;
-    ui.label(RichText::new(trf(lang, "findings_count", &[&findings.len().to_string()])).heading());
+    ui.label(RichText::new(crate::ui::i18n::findings_label(lang, findings.len())).heading());
     if findings.is_empty() {
         ui.label(tr(lang, "no_findings"));
         return;

@@ -88,6 +88,8 @@ pub struct Panels {
     pub incidents: incidents::IncidentsPanel,
     /// The settings window.
     pub settings: settings::SettingsWindow,
+    /// The details panel's source lines.
+    pub details: details::DetailsPanel,
     /// The search box above the timeline.
     pub search: search::SearchPanel,
 }

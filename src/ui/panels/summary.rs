@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 use super::{ALERT, PanelContext};
 use crate::analysis::FindingKind;
 use crate::report::format_money;
-use crate::ui::i18n::{Lang, count_label, term, tr, trf};
+use crate::ui::i18n::{Lang, count_label, term, tr};
 use crate::ui::session::Session;
 use crate::ui::state::{Command, Panel};
 use crate::ui::timeline::paint::finding_style;
@@ -118,7 +118,7 @@ pub fn findings_by_kind(findings: &[crate::analysis::Finding]) -> Vec<(FindingKi
 /// `5 findings` and, when there are any, each kind's count (the finding
 /// marker's colour).
 fn findings_count_ui(ui: &mut Ui, lang: Lang, findings: &[crate::analysis::Finding]) {
-    ui.label(trf(lang, "findings_count", &[&findings.len().to_string()]));
+    ui.label(crate::ui::i18n::findings_label(lang, findings.len()));
     for (kind, n) in findings_by_kind(findings) {
         let (_, color) = finding_style(kind);
         ui.label(RichText::new(format!("{} {n}", term(lang, kind.as_str()))).color(color));
