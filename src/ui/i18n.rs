@@ -130,7 +130,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("loss", "Loss", "损失"),
     ("filter_key", "Key (text or regex)", "锁键（文本或正则）"),
     ("filter_holder", "Holder", "持有者"),
-    ("filter_host", "Host", "主机"),
+    ("filter_host", "Host or thread", "主机或线程"),
     (
         "only_incidents",
         "Only keys with incidents",

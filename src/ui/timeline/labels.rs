@@ -24,7 +24,7 @@ pub enum TimeDisplay {
 }
 
 /// Seconds east of UTC that `d` shows times in; `None` for relative times.
-fn display_offset(model: &SwimlaneModel, d: TimeDisplay) -> Option<i32> {
+pub fn display_offset(model: &SwimlaneModel, d: TimeDisplay) -> Option<i32> {
     match d {
         TimeDisplay::LogZone => Some(model.log_offset_s),
         TimeDisplay::Utc => Some(0),

@@ -446,9 +446,12 @@ impl SwimlaneModel {
             if filters.only_incidents && !incidents_per_key.contains_key(&l.key) {
                 continue;
             }
+            // The lane shows the host or thread beside the holder: the
+            // host filter matches either.
             let host = l.host.map_or("", |h| log.strings.get(h));
+            let thread = l.thread.map_or("", |t| log.strings.get(t));
             if !matches_text(&filters.holder, log.strings.get(l.holder))
-                || !matches_text(&filters.host, host)
+                || !(matches_text(&filters.host, host) || matches_text(&filters.host, thread))
             {
                 continue;
             }

@@ -123,7 +123,11 @@ pub fn axis(
 ) {
     let TimelineRects { full, plot } = rects;
     let axis = rects.axis();
-    let ticks = AxisTicks::new(scale);
+    let ticks = AxisTicks::aligned(
+        scale,
+        model.t0_ns,
+        super::labels::display_offset(model, display),
+    );
     painter.rect_filled(
         Rect::from_min_max(full.min, pos2(full.right(), plot.top())),
         0.0,
