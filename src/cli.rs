@@ -422,6 +422,14 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
                 .filter(|_| !args.no_images)
                 .map(|f| f.draw_timeline);
             crate::pipeline::write_report_folder(&loaded, &args.out, &args.files, draw)?;
+            // Say where it went (on stderr: stdout stays for printers).
+            let sum = &loaded.analysis.summary;
+            eprintln!(
+                "lockreplay: report written to {} ({} incident(s), {} unit(s) oversold)",
+                args.out.display(),
+                sum.incidents,
+                sum.oversold_units
+            );
             Ok(loaded.exit_code())
         }
         Some(Command::Render(args)) => render(args, frontend.ok_or_else(no_window)?),

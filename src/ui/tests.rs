@@ -1175,3 +1175,41 @@ fn a_chinese_window_shows_no_english_words_but_ids_and_log_text() {
         );
     }
 }
+
+#[test]
+fn chinese_window_snapshot_of_cn01_with_its_incident_selected() {
+    let renderer = match std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new) {
+        Ok(r) => r,
+        Err(_) => {
+            println!("skipped: no wgpu adapter");
+            return;
+        }
+    };
+    if super::fonts::find_cjk_font().is_none() {
+        println!("skipped: no CJK font on this machine");
+        return;
+    }
+    let (mut app, _) = case_app("CN-01-gb18030-console-csv");
+    app.state.lang = Lang::Zh;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1366.0, 768.0))
+        .with_pixels_per_point(1.0)
+        .renderer(renderer)
+        .build_ui_state(|ui, app: &mut App| app.ui(ui), app);
+    h.run();
+    h.get_by_label("INC-1").click();
+    h.run();
+    // The Chinese words of the screen are there (the English check is
+    // `a_chinese_window_shows_no_english_words_but_ids_and_log_text`).
+    h.get_by_label("详情");
+    h.get_by_label("事故");
+    let options = egui_kittest::SnapshotOptions::new()
+        .threshold(2.0)
+        .max_failed_pixels(4000);
+    // The status bar names the file by its path on this machine.
+    h.mask(egui::Rect::from_min_max(
+        egui::pos2(0.0, 736.0),
+        egui::pos2(700.0, 768.0),
+    ));
+    h.snapshot_options("ui_zh_cn01", &options);
+}

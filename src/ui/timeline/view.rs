@@ -29,10 +29,12 @@ impl Default for TimelineView {
 }
 
 impl TimelineView {
-    /// Shows all of `model` with a small margin.
+    /// Shows all of `model` with a margin either side (a twentieth of the
+    /// span), so that the last hold's end is clear of the plot's edge and
+    /// of the cursor resting at the end.
     pub fn fit(&mut self, model: &SwimlaneModel) {
         let (a, b) = model.extent;
-        let pad = (b - a) * 0.02;
+        let pad = (b - a) * 0.05;
         self.start_s = a - pad;
         self.end_s = b + pad;
         self.scroll_y = 0.0;
