@@ -49,6 +49,9 @@ pub struct App {
     /// Where pictures and report folders go without a dialog: the current
     /// directory by default.
     pub fallback_dir: PathBuf,
+    /// True in a window opened to take `--screenshot`: the picture's
+    /// title, legend and caption are drawn around the timeline.
+    pub exit_shot: bool,
     /// The load or re-analysis running in the background.
     loading: Option<Loading>,
     /// This frame's commands, applied after it.
@@ -83,6 +86,7 @@ impl App {
             cjk_ok: true,
             use_dialogs: true,
             fallback_dir: PathBuf::from("."),
+            exit_shot: false,
             loading: None,
             commands: Vec::new(),
             flags,
@@ -532,6 +536,7 @@ impl App {
     /// middle, then the windows.
     fn panels_ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
+        let shooting = self.shell.shot.is_some() || self.exit_shot;
         let mut context = PanelContext {
             state: &self.state,
             session: self.session.as_ref(),
@@ -600,6 +605,14 @@ impl App {
         let timeline = egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
+                let whole = ui.max_rect();
+                if shooting && let Some(s) = context.session {
+                    // The picture says what it shows: title, legend and
+                    // caption around the timeline, in the shot only.
+                    let (selected, lang) = (context.selection.incident, context.lang());
+                    super::render::chrome_ui(ui, &s.input(), context.model, selected, lang);
+                    return panels::central::central_ui(ui, &mut context).map(|_| whole);
+                }
                 if context.session.is_some() {
                     egui::Frame::new()
                         .fill(ui.visuals().panel_fill)

@@ -13,7 +13,7 @@ use super::timeline::{
 use crate::analysis::FindingKind;
 use crate::fsio::write_atomic;
 use crate::pipeline::AnalyzedLog;
-use crate::report::{format_money, format_ms, format_time};
+use crate::report::{ReportInput, format_money, format_ms, format_time};
 
 /// Encodes `img` as PNG and writes it atomically, never over `inputs`.
 ///
@@ -39,8 +39,8 @@ const CAPTION_H: f32 = 26.0;
 const BOTTOM_PAD: f32 = 16.0;
 
 /// The sources' file names, comma-separated (the last path part of each).
-fn source_names(loaded: &AnalyzedLog) -> String {
-    let names: Vec<&str> = loaded
+fn source_names(r: &ReportInput<'_>) -> String {
+    let names: Vec<&str> = r
         .log
         .sources
         .iter()
@@ -72,15 +72,15 @@ fn time_range(start_ns: i64, end_ns: i64, offset_s: i32) -> String {
 
 /// The picture's title: sources, incident, key and time range (the whole
 /// log's, without an incident).
-pub fn picture_title(loaded: &AnalyzedLog, incident: Option<usize>, lang: Lang) -> String {
-    let a = &loaded.analysis;
-    let offset = loaded.log.display_offset_s;
+pub fn picture_title(r: &ReportInput<'_>, incident: Option<usize>, lang: Lang) -> String {
+    let a = r.analysis;
+    let offset = r.log.display_offset_s;
     match incident.and_then(|i| a.incidents.get(i)) {
         Some(inc) => format!(
             "{} · {} · {} · {}",
-            source_names(loaded),
+            source_names(r),
             inc.label(),
-            loaded.log.strings.get(inc.key),
+            r.log.strings.get(inc.key),
             time_range(inc.start_ns, inc.end_ns, offset)
         ),
         None => {
@@ -88,7 +88,7 @@ pub fn picture_title(loaded: &AnalyzedLog, incident: Option<usize>, lang: Lang) 
             let last = a.times_ns.iter().copied().max().unwrap_or(first);
             format!(
                 "{} · {} · {}",
-                source_names(loaded),
+                source_names(r),
                 trf(lang, "all_keys", &[&a.summary.keys.to_string()]),
                 time_range(first, last, offset)
             )
@@ -98,9 +98,9 @@ pub fn picture_title(loaded: &AnalyzedLog, incident: Option<usize>, lang: Lang) 
 
 /// The picture's caption: the incident's oversold units and loss, cause,
 /// holders and overlap; or the log's totals.
-pub fn picture_caption(loaded: &AnalyzedLog, incident: Option<usize>, lang: Lang) -> String {
-    let a = &loaded.analysis;
-    let money = |m: f64| format_money(m, &loaded.settings.currency);
+pub fn picture_caption(r: &ReportInput<'_>, incident: Option<usize>, lang: Lang) -> String {
+    let a = r.analysis;
+    let money = |m: f64| format_money(m, &r.settings.currency);
     let units = |n: i64| match lang {
         Lang::En => crate::report::units(n),
         Lang::Zh => trf(lang, "units_n", &[&n.to_string()]),
@@ -128,6 +128,65 @@ pub fn picture_caption(loaded: &AnalyzedLog, incident: Option<usize>, lang: Lang
             ],
         ),
     }
+}
+
+/// The finding kinds marked in `model`, by name, each once (for the legend).
+pub fn finding_kinds(model: &SwimlaneModel) -> Vec<FindingKind> {
+    let mut kinds: Vec<FindingKind> = model
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.findings
+                .iter()
+                .chain(g.lanes.iter().flat_map(|l| l.findings.iter()))
+        })
+        .map(|m| m.kind)
+        .collect();
+    kinds.sort_by_key(|k| k.as_str());
+    kinds.dedup();
+    kinds
+}
+
+/// The title, legend and caption around the window's timeline while a
+/// screenshot is taken, so that the saved or copied picture says what it
+/// shows.
+pub fn chrome_ui(
+    ui: &mut egui::Ui,
+    r: &ReportInput<'_>,
+    model: &SwimlaneModel,
+    incident: Option<usize>,
+    lang: Lang,
+) {
+    let bar = |ui: &egui::Ui| {
+        egui::Frame::new()
+            .fill(ui.visuals().panel_fill)
+            .inner_margin(egui::Margin::symmetric(8, 4))
+    };
+    egui::Panel::top("shot_title")
+        .exact_size(TITLE_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            ui.label(
+                egui::RichText::new(picture_title(r, incident, lang))
+                    .strong()
+                    .size(15.0),
+            );
+        });
+    egui::Panel::bottom("shot_caption")
+        .exact_size(CAPTION_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            let caption = picture_caption(r, incident, lang);
+            ui.label(egui::RichText::new(caption).strong().color(ALERT_TEXT));
+        });
+    let kinds = finding_kinds(model);
+    egui::Panel::bottom("shot_legend")
+        .exact_size(LEGEND_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            let palette = Palette::new(ui.visuals().dark_mode);
+            legend(ui.painter(), ui.max_rect(), &palette, &kinds, lang);
+        });
 }
 
 /// How many of `model`'s groups fit in `lanes_h` points (at least one),
@@ -185,8 +244,13 @@ pub fn render_image(
         lang,
         cursor_s: None,
     };
-    let title = picture_title(loaded, incident, lang);
-    let mut caption = picture_caption(loaded, incident, lang);
+    let input = ReportInput {
+        log: &loaded.log,
+        settings: &loaded.settings,
+        analysis: &loaded.analysis,
+    };
+    let title = picture_title(&input, incident, lang);
+    let mut caption = picture_caption(&input, incident, lang);
     if hidden > 0 {
         caption.push_str(&format!(
             " · {}",
@@ -241,7 +305,7 @@ fn picture_ui(
     caption: &str,
     kinds: &[FindingKind],
 ) {
-    let bar = |ui: &mut egui::Ui| {
+    let bar = |ui: &egui::Ui| {
         egui::Frame::new()
             .fill(ui.visuals().panel_fill)
             .inner_margin(egui::Margin::symmetric(8, 4))

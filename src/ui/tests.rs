@@ -1213,3 +1213,36 @@ fn chinese_window_snapshot_of_cn01_with_its_incident_selected() {
     ));
     h.snapshot_options("ui_zh_cn01", &options);
 }
+
+#[test]
+fn a_screenshot_of_the_window_carries_the_title_legend_and_caption() {
+    let loaded = sample_loaded(200.0);
+    let input = crate::report::ReportInput {
+        log: &loaded.log,
+        settings: &loaded.settings,
+        analysis: &loaded.analysis,
+    };
+    let title = super::render::picture_title(&input, Some(0), Lang::En);
+    let caption = super::render::picture_caption(&input, Some(0), Lang::En);
+    assert!(
+        title.contains("INC-1") && title.contains("product:1001:lock"),
+        "{title}"
+    );
+    assert!(
+        caption.contains("3 units oversold") && caption.contains("¥600 lost"),
+        "{caption}"
+    );
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label(&loaded.analysis.incidents[0].label())
+        .click();
+    h.run();
+    assert!(
+        h.query_by_label(&title).is_none(),
+        "no title outside a shot"
+    );
+    h.state_mut().exit_shot = true;
+    h.run();
+    h.get_by_label(&title);
+    h.get_by_label(&caption);
+}
