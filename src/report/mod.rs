@@ -22,7 +22,7 @@ pub use explain::explain_incident;
 pub use folder::{PictureFn, write_report_dir};
 pub use json::{JSON_SCHEMA_VERSION, to_json};
 pub use markdown::{MarkdownImages, to_markdown};
-pub use text::to_text;
+pub use text::{to_text, to_text_zh};
 pub use trace::{Trace, TraceEvent, chrome_trace};
 
 /// Everything a printer needs: the loaded log, the settings used, and the

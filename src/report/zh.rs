@@ -158,6 +158,69 @@ fn sales_zh(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
     }
 }
 
+/// The Chinese template of a fixed phrase of the text or Markdown report
+/// (its English template, `{}` for each value, in the same order), if
+/// it has one.
+pub fn phrase(en: &str) -> Option<&'static str> {
+    PHRASES.iter().find(|(e, _)| *e == en).map(|(_, zh)| *zh)
+}
+
+/// `(English template, Chinese template)` of the reports' fixed phrases.
+const PHRASES: &[(&str, &str)] = &[
+    (
+        "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
+        "lockreplay：{} 条事件，来自 {} 个文件；{} 个持有者，{} 个锁键",
+    ),
+    (
+        "{} incident(s) · {} overlap pair(s) · {} oversold · {} lost · {} near-miss(es) · {} warning(s)",
+        "{} 起事故 · {} 对重叠 · 超卖 {} · 损失 {} · {} 次险情 · {} 条警告",
+    ),
+    (
+        "\n{}  {}  {} -> {}  ({})  {}{}",
+        "\n{}  {}  {} -> {}  （{}）  {}{}",
+    ),
+    ("  {}", "  {}"),
+    (
+        "  overlap {} / {}: {} from {} ({}){}",
+        "  重叠 {} / {}：{}，始于 {}（{}）{}",
+    ),
+    ("  ... {} more overlap pairs", "  …… 另有 {} 对重叠"),
+    ("  oversold {} · loss {}", "  超卖 {} · 损失 {}"),
+    ("\nFindings", "\n发现"),
+    ("  {} {}  {}{}", "  {} {}  {}{}"),
+    ("\nStock", "\n库存"),
+    (
+        "  {}: initial {} · sold {} · oversold {} · final {}{}",
+        "  {}：初始 {} · 售出 {} · 超卖 {} · 最终 {}{}",
+    ),
+    ("(unknown product)", "（未知商品）"),
+    (" · {} lost update(s)", " · {} 次丢失更新"),
+    ("\nWarnings", "\n警告"),
+    ("  {}:{}: {}", "  {}:{}：{}"),
+    (
+        "  ... {} more (see --format json)",
+        "  …… 另有 {} 条（见 --format json）",
+    ),
+    (
+        "\n{}: {}, {}; {} lines = {} events + {} skipped + {} warned",
+        "\n{}：{}，{}；{} 行 = {} 条事件 + 跳过 {} + 警告 {}",
+    ),
+    ("  layout: {}", "  布局：{}"),
+    ("  time: {} ({})", "  时间：{}（{}）"),
+    (
+        "  application record inside field: {}",
+        "  应用记录位于字段：{}",
+    ),
+    ("  note: {}", "  说明：{}"),
+    ("  ERROR: {}", "  错误：{}"),
+    ("{}", "{}"),
+    (
+        super::INFERRED_LEGEND,
+        "（推断）= 由 MONITOR 回放推断：抓包只有命令没有回复，结果是按键空间模型回放命令得出的。",
+    ),
+    (" (inferred)", "（推断）"),
+];
+
 /// The Chinese name of a report word (`fencing_violation`,
 /// `lease_expired`, `own_release`), if it has one.
 pub fn term(word: &str) -> Option<&'static str> {
@@ -218,6 +281,23 @@ mod tests {
             settings: &settings,
             analysis: &analysis,
         };
+        let text = super::super::to_text_zh(&r);
+        assert!(
+            text.contains("1 起事故") && text.contains("超卖 3 件"),
+            "{text}"
+        );
+        for en in [
+            "incident(s)",
+            "overlap pair",
+            "Findings",
+            "Stock",
+            "oversold",
+        ] {
+            assert!(
+                !text.contains(en),
+                "{en} in the Chinese text report:\n{text}"
+            );
+        }
         let inc = &analysis.incidents[0];
         let zh = explain_incident_zh(&r, inc);
         let first = &analysis.leases[analysis.overlaps[inc.overlaps[0]].earlier];
