@@ -80,6 +80,11 @@ impl Format {
     }
 }
 
+/// The Chinese Markdown printer (without pictures).
+fn markdown_zh(r: &ReportInput<'_>) -> String {
+    crate::report::to_markdown_zh(r, &MarkdownImages::default())
+}
+
 /// Settings shared by every command that analyses.
 #[derive(Clone, Debug, Default, Args)]
 pub struct AnalysisArgs {
@@ -216,7 +221,7 @@ pub struct AnalyzeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
-    /// Language of the text report: `en` or `zh` (Simplified Chinese:
+    /// Language of the text and Markdown reports: `en` or `zh` (Simplified Chinese:
     /// narratives, causes, finding names and labels; ids, times and log
     /// text as they are). JSON is the same in both.
     #[arg(long, value_enum, default_value = "en")]
@@ -431,9 +436,7 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
             let printer = match (args.lang, args.format) {
                 (ReportLang::En, f) | (ReportLang::Zh, f @ Format::Json) => f.printer(),
                 (ReportLang::Zh, Format::Text) => crate::report::to_text_zh,
-                (ReportLang::Zh, Format::Md) => {
-                    bail!("--lang zh gives the text report; Markdown in Chinese is not there yet")
-                }
+                (ReportLang::Zh, Format::Md) => markdown_zh,
             };
             let loaded = args.analysis.load(&args.files)?;
             Ok(crate::pipeline::print_report(loaded, printer))

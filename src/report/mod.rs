@@ -21,7 +21,7 @@ pub use csv::{findings_csv, incidents_csv};
 pub use explain::explain_incident;
 pub use folder::{PictureFn, write_report_dir};
 pub use json::{JSON_SCHEMA_VERSION, to_json};
-pub use markdown::{MarkdownImages, to_markdown};
+pub use markdown::{MarkdownImages, to_markdown, to_markdown_zh};
 pub use text::{to_text, to_text_zh};
 pub use trace::{Trace, TraceEvent, chrome_trace};
 

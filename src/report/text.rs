@@ -6,7 +6,7 @@ use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_
 /// Appends `template` (in Chinese when `zh`, through [`super::zh::phrase`])
 /// with each `{}` replaced by the next of `args`, and a newline. The
 /// English is the template itself: the output is what `writeln!` gave.
-fn line(out: &mut String, zh: bool, template: &str, args: &[&String]) {
+pub(super) fn line(out: &mut String, zh: bool, template: &str, args: &[&String]) {
     let template = if zh {
         super::zh::phrase(template).unwrap_or(template)
     } else {
@@ -35,8 +35,22 @@ pub fn to_text_zh(r: &ReportInput<'_>) -> String {
     to_text_in(r, true)
 }
 
+/// `n` units in the report's language: `1 unit`, `3 units`, `3 件`.
+pub(super) fn units_in(zh: bool, n: i64) -> String {
+    if zh { format!("{n} 件") } else { units(n) }
+}
+
+/// A fixed phrase in the report's language.
+pub(super) fn tr(zh: bool, en: &'static str) -> &'static str {
+    if zh {
+        super::zh::phrase(en).unwrap_or(en)
+    } else {
+        en
+    }
+}
+
 /// A report word in the report's language.
-fn word(zh: bool, w: &str) -> String {
+pub(super) fn word(zh: bool, w: &str) -> String {
     if zh {
         super::zh::term(w).unwrap_or(w).to_string()
     } else {

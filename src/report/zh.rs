@@ -219,6 +219,56 @@ const PHRASES: &[(&str, &str)] = &[
         "（推断）= 由 MONITOR 回放推断：抓包只有命令没有回复，结果是按键空间模型回放命令得出的。",
     ),
     (" (inferred)", "（推断）"),
+    ("none", "无"),
+    ("(deduction)", "（扣减）"),
+    ("# Lock incident report\n", "# 锁事故报告\n"),
+    ("![Timeline]({})\n", "![时间线]({})\n"),
+    ("Source: {}\n", "来源：{}\n"),
+    (
+        "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |",
+        "| 事故 | 重叠对 | 超卖 | 损失 | 险情 | 警告 | 事件 | 锁键 | 持有者 |",
+    ),
+    (
+        "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
+        "**超卖 {}，损失 {}**（每超卖一件损失 {}）。\n",
+    ),
+    ("_{}_\n", "_{}_\n"),
+    (
+        "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |",
+        "| 事故 | 开始 | 锁键 | 持有者 | 时长 | 原因 | 超卖 | 损失 |",
+    ),
+    ("## {} on `{}`\n", "## {}：`{}`\n"),
+    ("{}\n", "{}\n"),
+    ("![{} timeline]({})\n", "![{} 时间线]({})\n"),
+    (
+        "Oversold: **{}** · loss: **{}**\n",
+        "超卖：**{}** · 损失：**{}**\n",
+    ),
+    (
+        "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |",
+        "| 持有者 | 主机 | 获取 | 过期时间 | 续期 | 租约结束 | 自认为持有至 | 持有/过期时间 |",
+    ),
+    (
+        "| Order | Holder | At | Units | Oversold |",
+        "| 订单 | 持有者 | 时间 | 件数 | 超卖 |",
+    ),
+    ("## Findings\n", "## 发现\n"),
+    (
+        "| Kind | At | Key | Detail |",
+        "| 类型 | 时间 | 锁键 | 说明 |",
+    ),
+    ("## Stock\n", "## 库存\n"),
+    (
+        "| Product | Initial | Sold | Oversold | Final | Lost updates |",
+        "| 商品 | 初始 | 售出 | 超卖 | 最终 | 丢失更新 |",
+    ),
+    ("## Warnings ({})\n", "## 警告（{}）\n"),
+    ("## What was read\n", "## 读取了什么\n"),
+    (
+        "| file | read as | layout | application record in | time field | events | lock events |\n|---|---|---|---|---|---:|---:|",
+        "| 文件 | 读作 | 布局 | 应用记录位于 | 时间字段 | 事件 | 锁事件 |\n|---|---|---|---|---|---:|---:|",
+    ),
+    ("\n**Not readable: `{}`**: {}", "\n**无法读取：`{}`**：{}"),
 ];
 
 /// The Chinese name of a report word (`fencing_violation`,
@@ -297,6 +347,14 @@ mod tests {
                 !text.contains(en),
                 "{en} in the Chinese text report:\n{text}"
             );
+        }
+        let md = super::super::to_markdown_zh(&r, &super::super::MarkdownImages::default());
+        assert!(
+            md.starts_with("# 锁事故报告") && md.contains("| 事故 | 开始 |"),
+            "{md}"
+        );
+        for en in ["Lock incident report", "| Holder |", "## Stock", "oversold"] {
+            assert!(!md.contains(en), "{en} in the Chinese Markdown:\n{md}");
         }
         let inc = &analysis.incidents[0];
         let zh = explain_incident_zh(&r, inc);
