@@ -105,6 +105,55 @@ pub fn truncate(text: &str, max_chars: usize) -> String {
     t
 }
 
+/// The lengths (in chars) of the prefix and the suffix all of `names`
+/// share; `(0, 0)` for fewer than two names.
+pub fn common_affixes<'a>(names: impl Iterator<Item = &'a str>) -> (usize, usize) {
+    let names: Vec<Vec<char>> = names.map(|n| n.chars().collect()).collect();
+    let Some((first, rest)) = names.split_first() else {
+        return (0, 0);
+    };
+    if rest.is_empty() {
+        return (0, 0);
+    }
+    let shortest = names.iter().map(Vec::len).min().unwrap_or(0);
+    let same = |i: usize, at: &dyn Fn(&Vec<char>) -> char| {
+        let c = at(first);
+        rest.iter().all(|n| at(n) == c) && i < shortest
+    };
+    let mut prefix = 0;
+    while prefix < shortest && same(prefix, &|n| n[prefix]) {
+        prefix += 1;
+    }
+    let mut suffix = 0;
+    while suffix < shortest - prefix && same(suffix, &|n| n[n.len() - 1 - suffix]) {
+        suffix += 1;
+    }
+    (prefix, suffix)
+}
+
+/// `text` in at most `max_chars`: itself when it fits; else the part that
+/// tells it from its siblings (without the `prefix` and `suffix` chars
+/// they all share, each replaced by `…`), cut in the middle if still too
+/// long. A 32-digit id whose siblings all end in `0000001` shows its
+/// differing digits, not the shared tail.
+pub fn distinct_label(text: &str, prefix: usize, suffix: usize, max_chars: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max_chars || prefix + suffix >= chars.len() {
+        return truncate(text, max_chars);
+    }
+    let core: String = chars[prefix..chars.len() - suffix].iter().collect();
+    let marks = usize::from(prefix > 0) + usize::from(suffix > 0);
+    let mut out = String::new();
+    if prefix > 0 {
+        out.push('…');
+    }
+    out.push_str(&truncate(&core, max_chars.saturating_sub(marks).max(1)));
+    if suffix > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// The tooltip of `hit`, times shown as `display`.
 pub fn hover_text(
     model: &SwimlaneModel,
@@ -214,6 +263,25 @@ mod tests {
         };
         let corner = corner_time(&midnight, TimeDisplay::LogZone, -0.5);
         assert!(corner.starts_with("2026-11-30 00:00:00.200"), "{corner}");
+    }
+
+    #[test]
+    fn lane_labels_keep_the_part_that_differs_between_siblings() {
+        let ids = [
+            "006819f3a2b1c0d9e8f7a6b5c0000001",
+            "9bf66f01a2b3c4d5e6f7a8b9c0000001",
+        ];
+        let (p, s) = common_affixes(ids.iter().copied());
+        assert_eq!((p, s), (0, 8), "both end in c0000001");
+        assert_eq!(distinct_label(ids[0], p, s, 14), "006819…f7a6b5…");
+        // Shared prefix and suffix both dropped.
+        let hosts = ["order-api-7f9c-1:web", "order-api-7f9c-2:web"];
+        let (p, s) = common_affixes(hosts.iter().copied());
+        assert_eq!((p, s), (15, 4));
+        assert_eq!(distinct_label(hosts[1], p, s, 10), "…2…");
+        // A short name or a lone lane is left as it is.
+        assert_eq!(distinct_label("worker-a", 7, 0, 14), "worker-a");
+        assert_eq!(common_affixes(["only-one"].into_iter()), (0, 0));
     }
 
     #[test]

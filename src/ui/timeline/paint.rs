@@ -4,7 +4,7 @@
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKind, pos2, vec2};
 
-use super::labels::{TimeDisplay, corner_time, tick_label, truncate};
+use super::labels::{TimeDisplay, common_affixes, corner_time, distinct_label, tick_label};
 use super::layout::{
     AXIS_H, HEADER_H, LABEL_PAD, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
     lane_items, overlap_rect, place_labels, sale_diamond, visible_findings, visible_sales,
@@ -421,6 +421,17 @@ fn group_labels(
         FontId::proportional(13.0),
         palette.text,
     );
+    // What the key's lanes share is left out of their labels.
+    let holder_affixes = common_affixes(g.lanes.iter().map(|l| l.holder.as_str()));
+    let who_of = |l: &super::model::Lane| {
+        if l.thread.is_empty() {
+            l.host.clone()
+        } else {
+            l.thread.clone()
+        }
+    };
+    let whos: Vec<String> = g.lanes.iter().map(who_of).collect();
+    let who_affixes = common_affixes(whos.iter().map(String::as_str));
     for (li, lane) in g.lanes.iter().enumerate() {
         let top = group.lane_top(li);
         if !rows.lane_visible(top) {
@@ -433,7 +444,7 @@ fn group_labels(
         let holder = painter.text(
             pos2(full.left() + 14.0, top + LANE_H / 2.0),
             Align2::LEFT_CENTER,
-            truncate(&lane.holder, 14),
+            distinct_label(&lane.holder, holder_affixes.0, holder_affixes.1, 14),
             FontId::monospace(11.0),
             palette.text,
         );
@@ -445,7 +456,7 @@ fn group_labels(
         painter.text(
             pos2(holder.right() + 6.0, top + LANE_H / 2.0),
             Align2::LEFT_CENTER,
-            truncate(who, 18),
+            distinct_label(who, who_affixes.0, who_affixes.1, 18),
             FontId::proportional(10.5),
             palette.weak,
         );
