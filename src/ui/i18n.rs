@@ -45,6 +45,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("fit_all", "Fit all (F)", "全部显示 (F)"),
     ("zoom_incident", "Zoom to incident", "缩放到事故"),
     ("click_to_copy", "Click to copy", "点击复制"),
+    ("overview", "Overview", "总览"),
+    (
+        "overview_hint",
+        "Overview: incidents along the whole log; click to jump",
+        "总览：整个日志中的事故分布；点击跳转",
+    ),
     ("per_tick", "{} / div · {}", "每格 {} · {}"),
     ("search", "Search", "搜索"),
     (

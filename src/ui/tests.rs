@@ -1246,3 +1246,25 @@ fn a_screenshot_of_the_window_carries_the_title_legend_and_caption() {
     h.get_by_label(&title);
     h.get_by_label(&caption);
 }
+
+#[test]
+fn a_click_on_the_overview_centres_the_view_there_keeping_the_zoom() {
+    let loaded = sample_loaded(200.0);
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label(&loaded.analysis.incidents[0].label())
+        .click();
+    h.run();
+    let before = h.state().state.view.clone();
+    // A click in the middle of the strip: the middle of the whole log.
+    h.get_by_label("Overview").click();
+    h.run();
+    let after = h.state().state.view.clone();
+    let (a, b) = h.state().model.extent;
+    let centre = (after.start_s + after.end_s) / 2.0;
+    assert!((after.span_s() - before.span_s()).abs() < 1e-9, "same zoom");
+    assert!(
+        (centre - (a + b) / 2.0).abs() < (b - a) * 0.01,
+        "centred at {centre}, log {a}..{b}"
+    );
+}

@@ -22,8 +22,9 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
         lang: context.lang(),
         cursor_s: Some((context.playback.cursor_ns - model.t0_ns) as f64 / 1e9),
     };
-    let rect = ui.available_rect_before_wrap();
     let mut view = context.state.view.clone();
+    crate::ui::timeline::overview::overview_ui(ui, model, &mut view, context.lang());
+    let rect = ui.available_rect_before_wrap();
     let event = timeline_ui(ui, model, &mut view, opts);
     if view != context.state.view {
         context.send_first(Command::SetView(view));

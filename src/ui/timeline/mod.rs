@@ -20,6 +20,7 @@ pub mod input;
 pub mod labels;
 pub mod layout;
 pub mod model;
+pub mod overview;
 pub mod paint;
 pub mod view;
 
