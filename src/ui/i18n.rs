@@ -252,6 +252,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("order_legend", "order", "订单"),
     ("oversold_order_legend", "oversold order", "超卖订单"),
     ("all_keys", "{} keys", "{} 个锁键"),
+    ("all_keys_one", "1 key", "1 个锁键"),
+    (
+        "caption_all_one",
+        "1 incident · {} oversold · {} lost",
+        "1 起事故 · 超卖 {} · 损失 {}",
+    ),
     (
         "caption_incident",
         "{}: {} oversold, {} lost · {} · {} holders · overlap {}",

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::i18n::{Lang, term, trf};
+use super::i18n::{Lang, term, tr, trf};
 use super::timeline::paint::{Palette, legend};
 use super::timeline::{
     AXIS_H, Filters, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
@@ -89,7 +89,11 @@ pub fn picture_title(r: &ReportInput<'_>, incident: Option<usize>, lang: Lang) -
             format!(
                 "{} · {} · {}",
                 source_names(r),
-                trf(lang, "all_keys", &[&a.summary.keys.to_string()]),
+                if a.summary.keys == 1 {
+                    tr(lang, "all_keys_one").to_string()
+                } else {
+                    trf(lang, "all_keys", &[&a.summary.keys.to_string()])
+                },
                 time_range(first, last, offset)
             )
         }
@@ -117,6 +121,11 @@ pub fn picture_caption(r: &ReportInput<'_>, incident: Option<usize>, lang: Lang)
                 &inc.leases.len().to_string(),
                 &format_ms(inc.duration_ms()),
             ],
+        ),
+        None if a.summary.incidents == 1 => trf(
+            lang,
+            "caption_all_one",
+            &[&units(a.summary.oversold_units), &money(a.summary.loss)],
         ),
         None => trf(
             lang,
@@ -177,7 +186,7 @@ pub fn chrome_ui(
         .frame(bar(ui))
         .show(ui, |ui| {
             let caption = picture_caption(r, incident, lang);
-            ui.label(egui::RichText::new(caption).strong().color(ALERT_TEXT));
+            ui.label(caption_text(caption, caption_alarm(r, incident)));
         });
     let kinds = finding_kinds(model);
     egui::Panel::bottom("shot_legend")
@@ -250,6 +259,7 @@ pub fn render_image(
         analysis: &loaded.analysis,
     };
     let title = picture_title(&input, incident, lang);
+    let alarm = caption_alarm(&input, incident);
     let mut caption = picture_caption(&input, incident, lang);
     if hidden > 0 {
         caption.push_str(&format!(
@@ -284,7 +294,9 @@ pub fn render_image(
                 super::fonts::setup(ctx, None);
             })
             .renderer(renderer)
-            .build_ui(move |ui| picture_ui(ui, &model, &view, opts, &title, &caption, &kinds));
+            .build_ui(move |ui| {
+                picture_ui(ui, &model, &view, opts, &title, (&caption, alarm), &kinds)
+            });
         harness.run_steps(3);
         harness.render()
     });
@@ -302,7 +314,7 @@ fn picture_ui(
     view: &TimelineView,
     opts: TimelineOptions,
     title: &str,
-    caption: &str,
+    (caption, alarm): (&str, bool),
     kinds: &[FindingKind],
 ) {
     let bar = |ui: &egui::Ui| {
@@ -320,7 +332,7 @@ fn picture_ui(
         .exact_size(CAPTION_H)
         .frame(bar(ui))
         .show(ui, |ui| {
-            ui.label(egui::RichText::new(caption).strong().color(ALERT_TEXT));
+            ui.label(caption_text(caption, alarm));
         });
     egui::Panel::bottom("legend")
         .exact_size(LEGEND_H)
@@ -336,6 +348,19 @@ fn picture_ui(
             let mut v = view.clone();
             timeline_ui(ui, model, &mut v, opts);
         });
+}
+
+/// The caption: red when something went wrong, plain on a clean log (a
+/// healthy run is not painted as an alarm).
+fn caption_text(caption: impl Into<String>, alarm: bool) -> egui::RichText {
+    let t = egui::RichText::new(caption).strong();
+    if alarm { t.color(ALERT_TEXT) } else { t }
+}
+
+/// Whether the picture's caption reports something wrong: an incident, or
+/// oversold units.
+pub fn caption_alarm(r: &ReportInput<'_>, incident: Option<usize>) -> bool {
+    incident.is_some() || r.analysis.summary.incidents > 0 || r.analysis.summary.oversold_units > 0
 }
 
 /// The caption's colour (the window's red for losses).
