@@ -1268,3 +1268,23 @@ fn a_click_on_the_overview_centres_the_view_there_keeping_the_zoom() {
         "centred at {centre}, log {a}..{b}"
     );
 }
+
+#[test]
+fn the_settings_window_stays_put_when_the_language_changes() {
+    let mut app = sample_app();
+    app.open_settings();
+    let mut h = harness(app);
+    h.run();
+    let before = h
+        .get_by_role_and_label(egui::accesskit::Role::Window, "Settings")
+        .rect();
+    h.state_mut().state.lang = Lang::Zh;
+    h.run();
+    let after = h
+        .get_by_role_and_label(egui::accesskit::Role::Window, "设置")
+        .rect();
+    assert!(
+        (after.min - before.min).length() < 1.0,
+        "title moved from {before:?} to {after:?}"
+    );
+}
