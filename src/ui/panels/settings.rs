@@ -41,7 +41,7 @@ impl SettingsWindow {
         // One id and width in both languages: a window's id comes from its
         // title otherwise, and a new language would move and resize it.
         egui::Window::new(tr(lang, "settings"))
-            .id(egui::Id::new("settings_window"))
+            .id(egui::Id::unique("settings_window"))
             .min_width(460.0)
             .open(&mut open)
             .resizable(false)
