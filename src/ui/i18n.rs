@@ -45,6 +45,15 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("fit_all", "Fit all (F)", "全部显示 (F)"),
     ("zoom_incident", "Zoom to incident", "缩放到事故"),
     ("click_to_copy", "Click to copy", "点击复制"),
+    ("phase_reading", "Reading", "读取"),
+    ("phase_analysing", "Analysing", "分析"),
+    ("phase_indexing", "Indexing the replay", "建立回放索引"),
+    ("phase_drawing", "Building the timeline", "生成时间线"),
+    (
+        "phase_step",
+        "{} (step {} of {}) · {}",
+        "{}（第 {} 步，共 {} 步）· {}",
+    ),
     ("overview", "Overview", "总览"),
     (
         "overview_hint",
