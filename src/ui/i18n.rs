@@ -259,6 +259,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("lease_legend", "lease", "租约"),
     ("order_legend", "order", "订单"),
+    ("handoff_legend", "lock taken over", "锁被接手"),
     ("oversold_order_legend", "oversold order", "超卖订单"),
     ("all_keys", "{} keys", "{} 个锁键"),
     ("all_keys_one", "1 key", "1 个锁键"),

@@ -350,6 +350,24 @@ pub fn place_labels(labels: &[(f32, f32, f32)]) -> Vec<bool> {
         .collect()
 }
 
+/// The arrow of a handoff in `group`: from the middle of the earlier
+/// holder's lane at its lock's end to the middle of the later holder's
+/// lane at its grant; `None` when neither end is in the visible range.
+pub fn handoff_arrow(
+    h: &super::model::Handoff,
+    group: &PlacedGroup<'_>,
+    scale: &TimeScale,
+) -> Option<(Pos2, Pos2)> {
+    if !scale.shows(h.from_s) && !scale.shows(h.to_s) {
+        return None;
+    }
+    let y = |li: usize| group.lane_top(li) + LANE_H / 2.0;
+    Some((
+        pos2(scale.x_from_time(h.from_s), y(h.from_lane)),
+        pos2(scale.x_from_time(h.to_s), y(h.to_lane)),
+    ))
+}
+
 /// What an item under the pointer is.
 #[derive(Clone, Copy, Debug)]
 pub enum Hit<'a> {
@@ -638,6 +656,7 @@ mod tests {
                     cause: Cause::LeaseExpired,
                     incident: Some(0),
                     holders: ("A".into(), "B".into()),
+                    handoff: None,
                 }],
                 loose_sales: Vec::new(),
                 incidents: 1,
@@ -650,6 +669,25 @@ mod tests {
             }],
             ..SwimlaneModel::default()
         }
+    }
+
+    #[test]
+    fn a_handoff_arrow_runs_from_the_lock_end_to_the_next_grant() {
+        let model = model_with_overlap();
+        let group = PlacedGroup {
+            group: &model.groups[0],
+            top: 0.0,
+        };
+        let h = super::super::model::Handoff {
+            from_s: 2.0,
+            from_lane: 0,
+            to_s: 2.5,
+            to_lane: 1,
+        };
+        let (a, b) = handoff_arrow(&h, &group, &scale(0.0, 5.0)).expect("in view");
+        assert_eq!(a, pos2(200.0, HEADER_H + LANE_H / 2.0));
+        assert_eq!(b, pos2(250.0, HEADER_H + LANE_H * 1.5));
+        assert!(handoff_arrow(&h, &group, &scale(3.0, 5.0)).is_none());
     }
 
     #[test]

@@ -111,6 +111,20 @@ pub struct Lane {
     pub findings: Vec<FindingMark>,
 }
 
+/// The lock passing from one holder to the next: from the earlier
+/// holder's lock end on its lane to the later holder's grant on its lane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Handoff {
+    /// When the earlier holder's lock ended.
+    pub from_s: f64,
+    /// The earlier holder's lane in the group.
+    pub from_lane: usize,
+    /// When the later holder acquired.
+    pub to_s: f64,
+    /// The later holder's lane in the group.
+    pub to_lane: usize,
+}
+
 /// An overlap window across a key's lanes.
 #[derive(Clone, Debug)]
 pub struct OverlapBox {
@@ -126,6 +140,9 @@ pub struct OverlapBox {
     pub incident: Option<usize>,
     /// Earlier and later holders.
     pub holders: (String, String),
+    /// The arrow from the earlier holder's lock end to the later's grant,
+    /// when both lanes are shown.
+    pub handoff: Option<Handoff>,
 }
 
 /// A lock key with its lanes.
@@ -314,7 +331,16 @@ impl Builder<'_> {
                 continue;
             };
             let holder = |l: usize| self.name(analysis.leases[l].holder);
+            let (e, l) = (&analysis.leases[o.earlier], &analysis.leases[o.later]);
+            let lane = |x: &Lease| self.lane_of.get(&(x.key, x.holder)).map(|&(_, li)| li);
+            let handoff = lane(e).zip(lane(l)).map(|(from_lane, to_lane)| Handoff {
+                from_s: self.secs(e.lock_end_ns),
+                from_lane,
+                to_s: self.secs(l.acquired_ns),
+                to_lane,
+            });
             let overlap = OverlapBox {
+                handoff,
                 overlap: i,
                 start_s: self.secs(o.start_ns),
                 end_s: self.secs(o.end_ns),

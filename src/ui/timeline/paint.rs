@@ -7,7 +7,8 @@ use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKi
 use super::labels::{TimeDisplay, common_affixes, corner_time, distinct_label, tick_label};
 use super::layout::{
     AXIS_H, HEADER_H, LABEL_PAD, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
-    lane_items, overlap_rect, place_labels, sale_diamond, visible_findings, visible_sales,
+    handoff_arrow, lane_items, overlap_rect, place_labels, sale_diamond, visible_findings,
+    visible_sales,
 };
 use super::model::{FindingMark, LeaseBar, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
@@ -327,6 +328,13 @@ pub fn legend(painter: &Painter, rect: Rect, palette: &Palette, kinds: &[Finding
     );
     x += 26.0;
     text(&mut x, tr(lang, "overlap"));
+    painter.arrow(
+        pos2(x, mid - 4.0),
+        vec2(20.0, 8.0),
+        Stroke::new(1.2, palette.overlap_edge),
+    );
+    x += 26.0;
+    text(&mut x, tr(lang, "handoff_legend"));
     for (color, r, key) in [
         (palette.sale_ok, 4.5, "order_legend"),
         (palette.sale_bad, 6.0, "oversold_order_legend"),
@@ -494,6 +502,17 @@ fn overlaps(
                 palette.overlap_edge,
             );
             labels.push((r, galley));
+        }
+    }
+    // The lock passing on: an arrow from the earlier holder's lock end to
+    // the later holder's grant.
+    for o in &group.group.overlaps {
+        if let Some((a, b)) = o
+            .handoff
+            .as_ref()
+            .and_then(|h| handoff_arrow(h, group, scale))
+        {
+            painter.arrow(a, b - a, Stroke::new(1.2, palette.overlap_edge));
         }
     }
     // Each label whole inside its window, none over another.
