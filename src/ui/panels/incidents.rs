@@ -67,7 +67,8 @@ impl IncidentsPanel {
             .sense(egui::Sense::click())
             .column(Column::auto().at_least(52.0))
             .column(Column::auto().at_least(90.0))
-            .column(Column::initial(96.0).clip(true))
+            // The key whole (the table scrolls sideways in a narrow panel).
+            .column(Column::auto().at_least(96.0).at_most(260.0).clip(true))
             .column(Column::auto())
             .column(Column::auto())
             .column(Column::initial(96.0).clip(true))
@@ -175,7 +176,8 @@ fn row_ui(
         ui.label(t.get(11..23).unwrap_or(&t));
     });
     row.col(|ui| {
-        ui.label(s.log.strings.get(inc.key));
+        let key = s.log.strings.get(inc.key);
+        ui.label(key).on_hover_text(key);
     });
     row.col(|ui| {
         ui.label(inc.leases.len().to_string());
