@@ -61,6 +61,7 @@ fn timeline_only(model: SwimlaneModel, first_incident: Option<usize>) -> [(f64, 
                     selected: None,
                     lang: Lang::En,
                     cursor_s: None,
+                    pinned: &[],
                 };
                 egui::CentralPanel::default().show(ui, |ui| {
                     timeline_ui(ui, model, view, opts);

@@ -45,6 +45,8 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("fit_all", "Fit all (F)", "全部显示 (F)"),
     ("zoom_incident", "Zoom to incident", "缩放到事故"),
     ("click_to_copy", "Click to copy", "点击复制"),
+    ("pin_to_top", "Pin to top", "置顶"),
+    ("unpin", "Unpin", "取消置顶"),
     ("phase_reading", "Reading", "读取"),
     ("phase_analysing", "Analysing", "分析"),
     ("phase_indexing", "Indexing the replay", "建立回放索引"),

@@ -252,6 +252,7 @@ pub fn render_image(
         selected: incident,
         lang,
         cursor_s: None,
+        pinned: &[],
     };
     let input = ReportInput {
         log: &loaded.log,

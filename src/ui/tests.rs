@@ -1288,3 +1288,57 @@ fn the_settings_window_stays_put_when_the_language_changes() {
         "title moved from {before:?} to {after:?}"
     );
 }
+
+#[test]
+fn a_key_pinned_from_its_context_menu_goes_to_the_top_and_back() {
+    let (app, _) = case_app("BR-19-laravel-cache-lock-release-chain");
+    let mut h = harness(app);
+    h.run();
+    let keys = |h: &Harness<'static, App>| -> Vec<String> {
+        h.state()
+            .model
+            .groups
+            .iter()
+            .map(|g| g.key.clone())
+            .collect()
+    };
+    assert_eq!(
+        keys(&h),
+        ["order-lock:sku-1001", "reports:nightly"],
+        "incidents first"
+    );
+    let right_click = |h: &mut Harness<'static, App>, pos: egui::Pos2| {
+        h.hover_at(pos);
+        h.step();
+        for pressed in [true, false] {
+            h.event(egui::Event::PointerButton {
+                pos,
+                button: egui::PointerButton::Secondary,
+                pressed,
+                modifiers: egui::Modifiers::NONE,
+            });
+            h.step();
+        }
+        h.run();
+    };
+    let rect = h.state().timeline_rect().expect("timeline");
+    let second = h.state().model.group_top(1);
+    let at = egui::pos2(
+        rect.left() + 40.0,
+        rect.top() + super::timeline::AXIS_H + second + super::timeline::HEADER_H / 2.0,
+    );
+    right_click(&mut h, at);
+    h.get_by_label("Pin to top").click();
+    h.run();
+    assert_eq!(keys(&h), ["reports:nightly", "order-lock:sku-1001"]);
+    assert_eq!(h.state().state.filters.pinned, ["reports:nightly"]);
+    // Now first: its menu offers Unpin.
+    let first = egui::pos2(
+        at.x,
+        rect.top() + super::timeline::AXIS_H + super::timeline::HEADER_H / 2.0,
+    );
+    right_click(&mut h, first);
+    h.get_by_label("Unpin").click();
+    h.run();
+    assert_eq!(keys(&h), ["order-lock:sku-1001", "reports:nightly"]);
+}

@@ -21,6 +21,7 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
         selected: context.selection.incident,
         lang: context.lang(),
         cursor_s: Some((context.playback.cursor_ns - model.t0_ns) as f64 / 1e9),
+        pinned: &context.state.filters.pinned,
     };
     let mut view = context.state.view.clone();
     crate::ui::timeline::overview::overview_ui(ui, model, &mut view, context.lang());
@@ -36,6 +37,18 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
         Some(TimelineEvent::Seek(at_s)) => {
             let t = model.t0_ns + (at_s * 1e9).round() as i64;
             context.send(Command::Playback(PlaybackCommand::Seek(t)));
+        }
+        Some(TimelineEvent::TogglePin(g)) => {
+            if let Some(group) = model.groups.get(g) {
+                let mut filters = context.state.filters.clone();
+                match filters.pinned.iter().position(|k| *k == group.key) {
+                    Some(i) => {
+                        filters.pinned.remove(i);
+                    }
+                    None => filters.pinned.push(group.key.clone()),
+                }
+                context.send(Command::SetFilters(filters));
+            }
         }
         None => {}
     }

@@ -403,6 +403,18 @@ impl HitResult<'_> {
     }
 }
 
+/// The group (index into `model.groups`) whose rows are at height `y`.
+pub fn group_at(model: &SwimlaneModel, rows: &Rows, y: f32) -> Option<usize> {
+    let mut top = rows.first_top;
+    for (i, group) in model.groups.iter().enumerate() {
+        if y >= top && y < top + group.height() {
+            return Some(i);
+        }
+        top += group.height();
+    }
+    None
+}
+
 /// What lies under `p`: walks the groups down to the one under the point
 /// and, in its rows, the lane under the point only.
 pub fn hit_test<'a>(
@@ -688,6 +700,18 @@ mod tests {
         assert_eq!(a, pos2(200.0, HEADER_H + LANE_H / 2.0));
         assert_eq!(b, pos2(250.0, HEADER_H + LANE_H * 1.5));
         assert!(handoff_arrow(&h, &group, &scale(3.0, 5.0)).is_none());
+    }
+
+    #[test]
+    fn group_at_finds_the_key_under_a_height() {
+        let model = model_with_overlap();
+        let rows = Rows::new(Rect::from_min_max(pos2(0.0, 10.0), pos2(500.0, 300.0)), 0.0);
+        assert_eq!(group_at(&model, &rows, 12.0), Some(0));
+        assert_eq!(
+            group_at(&model, &rows, 10.0 + model.groups[0].height() + 1.0),
+            None
+        );
+        assert_eq!(group_at(&model, &rows, 5.0), None);
     }
 
     #[test]

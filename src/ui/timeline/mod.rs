@@ -45,11 +45,14 @@ pub enum TimelineEvent {
     /// The time axis was clicked, or the cursor dragged, to this time
     /// (s since the first event).
     Seek(f64),
+    /// "Pin to top" or "Unpin" was chosen for this group (index into the
+    /// model's groups).
+    TogglePin(usize),
 }
 
 /// Options for drawing the timeline.
 #[derive(Clone, Copy, Debug)]
-pub struct TimelineOptions {
+pub struct TimelineOptions<'a> {
     /// How to label the axis.
     pub time_display: TimeDisplay,
     /// Selected incident.
@@ -59,6 +62,8 @@ pub struct TimelineOptions {
     /// The replay's time cursor, s since the first event: drawn as a line,
     /// with what lies after it faded.
     pub cursor_s: Option<f64>,
+    /// Keys pinned to the top.
+    pub pinned: &'a [String],
 }
 
 /// Draws the timeline of `model` into the rest of `ui`, handling zoom, pan,
@@ -67,7 +72,7 @@ pub fn timeline_ui(
     ui: &mut Ui,
     model: &SwimlaneModel,
     view: &mut TimelineView,
-    opts: TimelineOptions,
+    opts: TimelineOptions<'_>,
 ) -> Option<TimelineEvent> {
     let palette = Palette::new(ui.visuals().dark_mode);
     let (full, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
@@ -124,6 +129,7 @@ pub fn timeline_ui(
     if let Some(m) = input::measured(ui, &response) {
         measure_ui(ui, &response, rects, &scale, &m, &palette, opts.lang);
     }
+    let pin = pin_menu(ui, &response, model, &rows, &opts);
     let marker_seek = finding_widgets(ui, response.id, model, &rows, &scale, plot, opts.lang);
     if let Some(item) = hits.item {
         let text = labels::hover_text(model, &item, opts.time_display, opts.lang);
@@ -131,7 +137,44 @@ pub fn timeline_ui(
             ui.label(text);
         });
     }
-    seek.or(marker_seek).map(TimelineEvent::Seek).or(clicked)
+    seek.or(marker_seek)
+        .map(TimelineEvent::Seek)
+        .or(clicked)
+        .or(pin)
+}
+
+/// A right-click on a key's rows opens a menu to pin the key to the top of
+/// the lanes (or unpin it).
+fn pin_menu(
+    ui: &Ui,
+    response: &egui::Response,
+    model: &SwimlaneModel,
+    rows: &Rows,
+    opts: &TimelineOptions<'_>,
+) -> Option<TimelineEvent> {
+    let id = response.id.with("pin_menu_group");
+    if response.secondary_clicked()
+        && let Some(p) = response.interact_pointer_pos()
+        && let Some(g) = layout::group_at(model, rows, p.y)
+    {
+        ui.data_mut(|d| d.insert_temp(id, g));
+    }
+    let g: usize = ui.data(|d| d.get_temp(id))?;
+    let group = model.groups.get(g)?;
+    let mut event = None;
+    response.context_menu(|ui| {
+        ui.label(egui::RichText::new(&group.key).monospace());
+        let key = if opts.pinned.contains(&group.key) {
+            "unpin"
+        } else {
+            "pin_to_top"
+        };
+        if ui.button(crate::ui::i18n::tr(opts.lang, key)).clicked() {
+            event = Some(TimelineEvent::TogglePin(g));
+            ui.close();
+        }
+    });
+    event
 }
 
 /// The measured span: a band over the lanes, its edges, and its length

@@ -175,6 +175,8 @@ pub struct Filters {
     pub host: String,
     /// Only keys with incidents.
     pub only_incidents: bool,
+    /// Keys pinned to the top of the lanes, in pinning order.
+    pub pinned: Vec<String>,
 }
 
 /// The display list.
@@ -396,10 +398,17 @@ impl Builder<'_> {
         }
     }
 
-    /// Keys with incidents first (most first), then by first activity,
-    /// then by name: a big log's interesting keys are on top, not
-    /// `product:10000` because it sorts first.
-    fn order_groups(&mut self) {
+    /// Pinned keys first (in pinning order), then keys with incidents (most
+    /// first), then by first activity, then by name: a big log's
+    /// interesting keys are on top, not `product:10000` because it sorts
+    /// first.
+    fn order_groups(&mut self, pinned: &[String]) {
+        let pin = |g: &LaneGroup| {
+            pinned
+                .iter()
+                .position(|k| *k == g.key)
+                .unwrap_or(usize::MAX)
+        };
         let first = |g: &LaneGroup| {
             g.lanes
                 .iter()
@@ -408,8 +417,9 @@ impl Builder<'_> {
         };
         let mut groups = std::mem::take(&mut self.groups);
         groups.sort_by(|a, b| {
-            b.incidents
-                .cmp(&a.incidents)
+            pin(a)
+                .cmp(&pin(b))
+                .then(b.incidents.cmp(&a.incidents))
                 .then(first(a).total_cmp(&first(b)))
                 .then_with(|| a.key.cmp(&b.key))
         });
@@ -490,7 +500,7 @@ impl SwimlaneModel {
         b.add_sales(analysis);
         b.add_findings(analysis);
         b.sort_lanes();
-        b.order_groups();
+        b.order_groups(&filters.pinned);
         let incidents = analysis
             .incidents
             .iter()
