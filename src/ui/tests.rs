@@ -922,6 +922,7 @@ fn case_app(dir: &str) -> (App, Vec<String>) {
         .as_array()
         .expect("files")
         .iter()
+        .chain(case["monitor_files"].as_array().into_iter().flatten())
         .filter_map(|f| f.as_str())
         .map(|f| root.join(dir).join(f))
         .collect();
@@ -1341,4 +1342,29 @@ fn a_key_pinned_from_its_context_menu_goes_to_the_top_and_back() {
     h.get_by_label("Unpin").click();
     h.run();
     assert_eq!(keys(&h), ["order-lock:sku-1001", "reports:nightly"]);
+}
+
+#[test]
+fn a_capture_s_server_view_gets_its_own_lane_under_the_key() {
+    let (app, _) = case_app("REAL-A-redispy-no-renewal");
+    let s = app.session.as_ref().expect("loaded");
+    let server = s.analysis.server_view.len();
+    let lanes: Vec<usize> = app
+        .model
+        .groups
+        .iter()
+        .map(|g| {
+            g.lanes
+                .iter()
+                .filter(|l| l.holder == super::timeline::model::SERVER_LANE)
+                .map(|l| l.leases.len())
+                .sum()
+        })
+        .collect();
+    assert!(server > 0, "REAL-A's capture has a server view");
+    assert_eq!(
+        lanes.iter().sum::<usize>(),
+        server,
+        "every server hold drawn: {lanes:?}"
+    );
 }

@@ -78,6 +78,9 @@ pub struct SaleMark {
     pub order_id: String,
 }
 
+/// The holder name of the lane that shows what the server itself held.
+pub const SERVER_LANE: &str = "[Redis]";
+
 /// A finding's marker: on its holder's lane, or on the key's header row
 /// when the holder has no lane.
 #[derive(Clone, Debug)]
@@ -377,6 +380,41 @@ impl Builder<'_> {
         }
     }
 
+    /// What the server held (the analysis's server view, from a MONITOR
+    /// capture): one more lane under each shown key that has any, named
+    /// [`SERVER_LANE`], first in the group.
+    fn add_server_lanes(&mut self, analysis: &Analysis) {
+        for l in &analysis.server_view {
+            let Some(&g) = self.group_of_key.get(&l.key) else {
+                continue;
+            };
+            let lanes = &mut self.groups[g].lanes;
+            if lanes.first().is_none_or(|x| x.holder != SERVER_LANE) {
+                lanes.insert(
+                    0,
+                    Lane {
+                        holder: SERVER_LANE.to_string(),
+                        host: String::new(),
+                        thread: String::new(),
+                        leases: Vec::new(),
+                        max_len_s: 0.0,
+                        sales: Vec::new(),
+                        findings: Vec::new(),
+                    },
+                );
+                // The holders' lanes moved down one.
+                for at in self.lane_of.values_mut().filter(|at| at.0 == g) {
+                    at.1 += 1;
+                }
+            }
+            let mut bar = self.lease_bar(l, false, false);
+            // Its holder's zombie part is the application's: the server
+            // lane shows only what the server held.
+            bar.zombie = None;
+            self.add_lease((g, 0), bar);
+        }
+    }
+
     /// Every finding on a shown key gets a marker: on its holder's lane,
     /// else on the key's header row.
     fn add_findings(&mut self, analysis: &Analysis) {
@@ -496,6 +534,7 @@ impl SwimlaneModel {
             let bar = b.lease_bar(l, near.contains(&l.id), in_overlap.contains(&l.id));
             b.add_lease(at, bar);
         }
+        b.add_server_lanes(analysis);
         b.add_overlaps(analysis, &incident_of_overlap);
         b.add_sales(analysis);
         b.add_findings(analysis);

@@ -369,6 +369,9 @@ pub fn legend(painter: &Painter, rect: Rect, palette: &Palette, kinds: &[Finding
     }
 }
 
+/// More handoffs than this on screen in one key: no arrows are drawn.
+const MAX_HANDOFF_ARROWS: usize = 12;
+
 /// The letter and colour of a finding kind's marker (the legend of the
 /// exported pictures uses the same).
 pub fn finding_style(kind: FindingKind) -> (&'static str, Color32) {
@@ -430,7 +433,12 @@ fn group_labels(
         palette.text,
     );
     // What the key's lanes share is left out of their labels.
-    let holder_affixes = common_affixes(g.lanes.iter().map(|l| l.holder.as_str()));
+    let holder_affixes = common_affixes(
+        g.lanes
+            .iter()
+            .filter(|l| l.holder != super::model::SERVER_LANE)
+            .map(|l| l.holder.as_str()),
+    );
     let who_of = |l: &super::model::Lane| {
         if l.thread.is_empty() {
             l.host.clone()
@@ -505,13 +513,20 @@ fn overlaps(
         }
     }
     // The lock passing on: an arrow from the earlier holder's lock end to
-    // the later holder's grant.
-    for o in &group.group.overlaps {
-        if let Some((a, b)) = o
-            .handoff
-            .as_ref()
-            .and_then(|h| handoff_arrow(h, group, scale))
-        {
+    // the later holder's grant; left out where so many handoffs are on
+    // screen that their arrows would hide the bars.
+    let arrows: Vec<(Pos2, Pos2)> = group
+        .group
+        .overlaps
+        .iter()
+        .filter_map(|o| {
+            o.handoff
+                .as_ref()
+                .and_then(|h| handoff_arrow(h, group, scale))
+        })
+        .collect();
+    if arrows.len() <= MAX_HANDOFF_ARROWS {
+        for (a, b) in arrows {
             painter.arrow(a, b - a, Stroke::new(1.2, palette.overlap_edge));
         }
     }
