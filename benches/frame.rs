@@ -62,6 +62,7 @@ fn timeline_only(model: SwimlaneModel, first_incident: Option<IncidentId>) -> [(
                     selected: None,
                     lang: Lang::En,
                     cursor_s: None,
+                    pinned: &[],
                 };
                 egui::CentralPanel::default().show(ui, |ui| {
                     timeline_ui(ui, model, view, opts);

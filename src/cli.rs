@@ -88,6 +88,21 @@ impl Format {
     }
 }
 
+impl Format {
+    /// The Chinese printer of this format (`--lang zh`; JSON has no
+    /// language: its names are the report's snake_case ones).
+    pub fn printer_zh(self) -> Printer {
+        match self {
+            Format::Text => |r, w| w.write_all(crate::report::to_text_zh(r).as_bytes()),
+            Format::Md => |r, w| {
+                let md = crate::report::to_markdown_zh(r, &MarkdownImages::default());
+                w.write_all(md.as_bytes())
+            },
+            Format::Json => write_json,
+        }
+    }
+}
+
 /// Settings shared by every command that analyses.
 #[derive(Clone, Debug, Default, Args)]
 pub struct AnalysisArgs {
@@ -224,9 +239,24 @@ pub struct AnalyzeArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Language of the text and Markdown reports: `en` or `zh` (Simplified Chinese:
+    /// narratives, causes, finding names and labels; ids, times and log
+    /// text as they are). JSON is the same in both.
+    #[arg(long, value_enum, default_value = "en")]
+    pub lang: ReportLang,
     /// Analysis settings.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
+}
+
+/// The language of a printed report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ReportLang {
+    /// English.
+    #[default]
+    En,
+    /// Simplified Chinese.
+    Zh,
 }
 
 /// `lockreplay report`.
@@ -535,8 +565,12 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
     };
     match &cli.command {
         Some(Command::Analyze(args)) => {
+            let printer = match args.lang {
+                ReportLang::En => args.format.printer(),
+                ReportLang::Zh => args.format.printer_zh(),
+            };
             let loaded = args.analysis.load(&args.files)?;
-            Ok(crate::pipeline::print_report(loaded, args.format.printer()))
+            Ok(crate::pipeline::print_report(loaded, printer))
         }
         Some(Command::Report(args)) => {
             let loaded = args.analysis.load(&args.files)?;
@@ -544,6 +578,14 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
                 .filter(|_| !args.no_images)
                 .map(|f| f.draw_timeline);
             crate::pipeline::write_report_folder(&loaded, &args.out, &args.files, draw)?;
+            // Say where it went (on stderr: stdout stays for printers).
+            let sum = &loaded.analysis.summary;
+            eprintln!(
+                "lockreplay: report written to {} ({} incident(s), {} unit(s) oversold)",
+                args.out.display(),
+                sum.incidents,
+                sum.oversold_units
+            );
             Ok(loaded.exit_code())
         }
         Some(Command::Render(args)) => render(args, frontend.ok_or_else(no_window)?),

@@ -2,10 +2,8 @@
 //! section per incident (explanation, holds, orders, loss), findings and
 //! stock. Pictures are linked when the caller drew them ([`MarkdownImages`]).
 
-use std::fmt::Write;
-
 use super::{
-    INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name, units,
+    INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name,
 };
 use crate::analysis::{Incident, Lease};
 
@@ -25,233 +23,331 @@ pub struct MarkdownImages {
 
 /// The Markdown report, linking the pictures in `images`.
 pub fn to_markdown(r: &ReportInput<'_>, images: &MarkdownImages) -> String {
+    to_markdown_in(r, images, false)
+}
+
+/// The Markdown report in Simplified Chinese (`--lang zh`): headings,
+/// table headers, narratives, causes and finding names in Chinese; ids,
+/// times and log text as they are.
+pub fn to_markdown_zh(r: &ReportInput<'_>, images: &MarkdownImages) -> String {
+    to_markdown_in(r, images, true)
+}
+
+fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> String {
     let mut out = String::new();
-    summary(&mut out, r, images.timeline.as_deref());
-    incident_table(&mut out, r);
+    summary(&mut out, zh, r, images.timeline.as_deref());
+    incident_table(&mut out, zh, r);
     for inc in &r.analysis.incidents {
         let image = images.incidents.get(inc.id.index()).cloned().flatten();
-        incident_section(&mut out, r, inc, image.as_deref());
+        incident_section(&mut out, zh, r, inc, image.as_deref());
     }
-    findings(&mut out, r);
-    stock(&mut out, r);
-    warnings(&mut out, r);
-    sources(&mut out, r);
+    findings(&mut out, zh, r);
+    stock(&mut out, zh, r);
+    warnings(&mut out, zh, r);
+    sources(&mut out, zh, r);
     out
 }
 
 /// The title, the overview picture, the files and the summary table.
-fn summary(out: &mut String, r: &ReportInput<'_>, timeline: Option<&str>) {
+fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&str>) {
     let sm = &r.analysis.summary;
-    let _ = writeln!(out, "# Lock incident report\n");
+    super::text::line(out, zh, "# Lock incident report\n", &[]);
     if let Some(img) = timeline {
-        let _ = writeln!(out, "![Timeline]({img})\n");
+        super::text::line(out, zh, "![Timeline]({})\n", &[&img.to_string()]);
     }
     let files: Vec<&str> = r.log.sources.iter().map(|x| x.name.as_str()).collect();
-    let _ = writeln!(out, "Source: {}\n", files.join(", "));
-    let _ = writeln!(
+    super::text::line(out, zh, "Source: {}\n", &[&(files.join(", ")).to_string()]);
+    super::text::line(
         out,
-        "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |"
+        zh,
+        "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |",
+        &[],
     );
-    let _ = writeln!(out, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    let _ = writeln!(
+    super::text::line(
         out,
+        zh,
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        &[],
+    );
+    super::text::line(
+        out,
+        zh,
         "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-        sm.incidents,
-        sm.overlap_pairs,
-        sm.oversold_units,
-        r.money(sm.loss),
-        sm.near_misses,
-        sm.warnings,
-        sm.events,
-        sm.keys,
-        sm.holders
+        &[
+            &sm.incidents.to_string(),
+            &sm.overlap_pairs.to_string(),
+            &sm.oversold_units.to_string(),
+            &(r.money(sm.loss)).to_string(),
+            &sm.near_misses.to_string(),
+            &sm.warnings.to_string(),
+            &sm.events.to_string(),
+            &sm.keys.to_string(),
+            &sm.holders.to_string(),
+        ],
     );
-    let _ = writeln!(
+    super::text::line(
         out,
+        zh,
         "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
-        units(sm.oversold_units),
-        r.money(sm.loss),
-        r.money(r.settings.unit_loss)
+        &[
+            &super::text::units_in(zh, sm.oversold_units),
+            &(r.money(sm.loss)).to_string(),
+            &(r.money(r.settings.unit_loss)).to_string(),
+        ],
     );
     if r.shows_inferred() {
-        let _ = writeln!(out, "_{INFERRED_LEGEND}_\n");
+        super::text::line(
+            out,
+            zh,
+            "_{}_\n",
+            &[&super::text::tr(zh, INFERRED_LEGEND).to_string()],
+        );
     }
 }
 
 /// One row per incident.
-fn incident_table(out: &mut String, r: &ReportInput<'_>) {
+fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     let a = r.analysis;
     let s = |sym| r.log.strings.get(sym);
     if a.incidents.is_empty() {
         return;
     }
-    let _ = writeln!(
+    super::text::line(
         out,
-        "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |"
+        zh,
+        "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |",
+        &[],
     );
-    let _ = writeln!(out, "|---|---|---|---:|---:|---|---:|---:|");
+    super::text::line(out, zh, "|---|---|---|---:|---:|---|---:|---:|", &[]);
     for inc in &a.incidents {
-        let _ = writeln!(
+        super::text::line(
             out,
+            zh,
             "| {} | {} | `{}` | {} | {} | {}{} | {} | {} |",
-            inc.label(),
-            r.time(inc.start_ns),
-            cell(s(inc.key)),
-            inc.leases.len(),
-            format_ms(inc.duration_ms()),
-            inc.cause.as_str(),
-            inferred_suffix(r.incident_inferred(inc)),
-            inc.oversold_units,
-            r.money(inc.loss)
+            &[
+                &(inc.label()).to_string(),
+                &(r.time(inc.start_ns)).to_string(),
+                &(cell(s(inc.key))).to_string(),
+                &(inc.leases.len()).to_string(),
+                &(format_ms(inc.duration_ms())).to_string(),
+                &super::text::word(zh, inc.cause.as_str()),
+                &super::text::tr(zh, inferred_suffix(r.incident_inferred(inc))).to_string(),
+                &inc.oversold_units.to_string(),
+                &(r.money(inc.loss)).to_string(),
+            ],
         );
     }
     out.push('\n');
 }
 
 /// An incident's section: its explanation, picture, holds, orders and loss.
-fn incident_section(out: &mut String, r: &ReportInput<'_>, inc: &Incident, image: Option<&str>) {
+fn incident_section(
+    out: &mut String,
+    zh: bool,
+    r: &ReportInput<'_>,
+    inc: &Incident,
+    image: Option<&str>,
+) {
     let s = |sym| r.log.strings.get(sym);
-    let _ = writeln!(out, "## {} on `{}`\n", inc.label(), cell(s(inc.key)));
-    let _ = writeln!(out, "{}\n", explain_incident(r, inc));
-    if let Some(img) = image {
-        let _ = writeln!(out, "![{} timeline]({})\n", inc.label(), img);
-    }
-    holds_table(out, r, inc);
-    if !inc.sales.is_empty() {
-        orders_table(out, r, inc);
-    }
-    let _ = writeln!(
+    super::text::line(
         out,
+        zh,
+        "## {} on `{}`\n",
+        &[&(inc.label()).to_string(), &(cell(s(inc.key))).to_string()],
+    );
+    super::text::line(
+        out,
+        zh,
+        "{}\n",
+        &[&(if zh {
+            super::zh::explain_incident_zh(r, inc)
+        } else {
+            explain_incident(r, inc)
+        })],
+    );
+    if let Some(img) = image {
+        super::text::line(
+            out,
+            zh,
+            "![{} timeline]({})\n",
+            &[&(inc.label()).to_string(), &img.to_string()],
+        );
+    }
+    holds_table(out, zh, r, inc);
+    if !inc.sales.is_empty() {
+        orders_table(out, zh, r, inc);
+    }
+    super::text::line(
+        out,
+        zh,
         "Oversold: **{}** · loss: **{}**\n",
-        units(inc.oversold_units),
-        r.money(inc.loss)
+        &[
+            &super::text::units_in(zh, inc.oversold_units),
+            &(r.money(inc.loss)).to_string(),
+        ],
     );
 }
 
 /// The holds of an incident: grant, TTL, renewals, how the lease and the
 /// believed window ended.
-fn holds_table(out: &mut String, r: &ReportInput<'_>, inc: &Incident) {
+fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) {
     let s = |sym| r.log.strings.get(sym);
-    let _ = writeln!(
+    super::text::line(
         out,
-        "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |"
+        zh,
+        "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |",
+        &[],
     );
-    let _ = writeln!(out, "|---|---|---|---:|---:|---|---|---:|");
+    super::text::line(out, zh, "|---|---|---|---:|---:|---|---|---:|", &[]);
     for &l in &inc.leases {
         let l: &Lease = &r.analysis.leases[l];
-        let mark = inferred_suffix(l.inferred);
+        let mark = super::text::tr(zh, inferred_suffix(l.inferred));
         let ratio = l.ttl_ms.filter(|&t| t > 0).map_or("-".to_string(), |t| {
             format!("{:.0} %", 100.0 * l.hold_ms() / t as f64)
         });
-        let _ = writeln!(
+        super::text::line(
             out,
+            zh,
             "| `{}`{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
-            cell(s(l.holder)),
-            mark,
-            cell(l.host.map_or("", s)),
-            r.time(l.acquired_ns),
-            l.ttl_ms.map_or("none".to_string(), |t| format!("{t} ms")),
-            l.renewals_ns.len(),
-            r.time(l.lock_end_ns),
-            snake_name(&l.lock_end),
-            r.time(l.window_end_ns),
-            snake_name(&l.window_end),
-            ratio
+            &[
+                &(cell(s(l.holder))).to_string(),
+                &mark.to_string(),
+                &(cell(l.host.map_or("", s))).to_string(),
+                &(r.time(l.acquired_ns)).to_string(),
+                &(l.ttl_ms
+                    .map_or(super::text::tr(zh, "none").to_string(), |t| {
+                        format!("{t} ms")
+                    }))
+                .to_string(),
+                &(l.renewals_ns.len()).to_string(),
+                &(r.time(l.lock_end_ns)).to_string(),
+                &super::text::word(zh, &snake_name(&l.lock_end)),
+                &(r.time(l.window_end_ns)).to_string(),
+                &super::text::word(zh, &snake_name(&l.window_end)),
+                &ratio.to_string(),
+            ],
         );
     }
     out.push('\n');
 }
 
 /// The orders (or deductions) tied to an incident.
-fn orders_table(out: &mut String, r: &ReportInput<'_>, inc: &Incident) {
+fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) {
     let s = |sym| r.log.strings.get(sym);
-    let _ = writeln!(out, "| Order | Holder | At | Units | Oversold |");
-    let _ = writeln!(out, "|---|---|---|---:|---:|");
+    super::text::line(out, zh, "| Order | Holder | At | Units | Oversold |", &[]);
+    super::text::line(out, zh, "|---|---|---|---:|---:|", &[]);
     for &i in &inc.sales {
         let x = &r.analysis.sales[i];
-        let _ = writeln!(
+        super::text::line(
             out,
+            zh,
             "| {}{} | `{}` | {} | {} | {} |",
-            cell(x.order_id.map_or("(deduction)", s)),
-            inferred_suffix(r.sale_inferred(x)),
-            cell(x.holder.map_or("", s)),
-            r.time(x.at_ns),
-            x.quantity,
-            x.oversold_units
+            &[
+                &(cell(x.order_id.map_or(super::text::tr(zh, "(deduction)"), s))).to_string(),
+                &super::text::tr(zh, inferred_suffix(r.sale_inferred(x))).to_string(),
+                &(cell(x.holder.map_or("", s))).to_string(),
+                &(r.time(x.at_ns)).to_string(),
+                &x.quantity.to_string(),
+                &x.oversold_units.to_string(),
+            ],
         );
     }
     out.push('\n');
 }
 
 /// The findings, when there are any.
-fn findings(out: &mut String, r: &ReportInput<'_>) {
+fn findings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     let s = |sym| r.log.strings.get(sym);
     if r.analysis.findings.is_empty() {
         return;
     }
-    let _ = writeln!(out, "## Findings\n");
-    let _ = writeln!(out, "| Kind | At | Key | Detail |");
-    let _ = writeln!(out, "|---|---|---|---|");
+    super::text::line(out, zh, "## Findings\n", &[]);
+    super::text::line(out, zh, "| Kind | At | Key | Detail |", &[]);
+    super::text::line(out, zh, "|---|---|---|---|", &[]);
     for f in &r.analysis.findings {
-        let _ = writeln!(
+        super::text::line(
             out,
+            zh,
             "| {}{} | {} | `{}` | {} |",
-            f.kind.as_str(),
-            inferred_suffix(r.finding_inferred(f)),
-            r.time(f.at_ns),
-            cell(f.key.map_or("", s)),
-            cell(&f.detail)
+            &[
+                &super::text::word(zh, f.kind.as_str()),
+                &super::text::tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
+                &(r.time(f.at_ns)).to_string(),
+                &(cell(f.key.map_or("", s))).to_string(),
+                &(cell(&f.detail)).to_string(),
+            ],
         );
     }
     out.push('\n');
 }
 
 /// Stock accounting per product, when the log has any.
-fn stock(out: &mut String, r: &ReportInput<'_>) {
+fn stock(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     let s = |sym| r.log.strings.get(sym);
     if r.analysis.products.is_empty() {
         return;
     }
-    let _ = writeln!(out, "## Stock\n");
-    let _ = writeln!(
+    super::text::line(out, zh, "## Stock\n", &[]);
+    super::text::line(
         out,
-        "| Product | Initial | Sold | Oversold | Final | Lost updates |"
+        zh,
+        "| Product | Initial | Sold | Oversold | Final | Lost updates |",
+        &[],
     );
-    let _ = writeln!(out, "|---|---:|---:|---:|---:|---:|");
+    super::text::line(out, zh, "|---|---:|---:|---:|---:|---:|", &[]);
     for p in &r.analysis.products {
         let opt = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
-        let _ = writeln!(
+        super::text::line(
             out,
+            zh,
             "| `{}` | {} | {} | {} | {} | {} |",
-            cell(p.product.map_or("(unknown)", s)),
-            opt(p.initial_stock),
-            p.sold,
-            p.oversold,
-            opt(p.final_stock),
-            p.lost_updates
+            &[
+                &(cell(p.product.map_or("(unknown)", s))).to_string(),
+                &(opt(p.initial_stock)).to_string(),
+                &p.sold.to_string(),
+                &p.oversold.to_string(),
+                &(opt(p.final_stock)).to_string(),
+                &p.lost_updates.to_string(),
+            ],
         );
     }
     out.push('\n');
 }
 
 /// The first 100 load warnings, when there are any.
-fn warnings(out: &mut String, r: &ReportInput<'_>) {
+fn warnings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     if r.log.warnings.total() == 0 {
         return;
     }
-    let _ = writeln!(out, "## Warnings ({})\n", r.log.warnings.total());
+    super::text::line(
+        out,
+        zh,
+        "## Warnings ({})\n",
+        &[&(r.log.warnings.total()).to_string()],
+    );
     for w in r.log.warnings.kept().iter().take(100) {
-        let _ = writeln!(out, "- `{}:{}`: {}", cell(&w.file), w.line, cell(&w.reason));
+        super::text::line(
+            out,
+            zh,
+            "- `{}:{}`: {}",
+            &[
+                &(cell(&w.file)).to_string(),
+                &w.line.to_string(),
+                &(cell(&w.reason)).to_string(),
+            ],
+        );
     }
     out.push('\n');
 }
 
 /// What was read from each file, then its unreadable reason and notes.
-fn sources(out: &mut String, r: &ReportInput<'_>) {
-    let _ = writeln!(out, "## What was read\n");
-    let _ = writeln!(
+fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
+    super::text::line(out, zh, "## What was read\n", &[]);
+    super::text::line(
         out,
-        "| file | read as | layout | application record in | time field | events | lock events |\n|---|---|---|---|---|---:|---:|"
+        zh,
+        "| file | read as | layout | application record in | time field | events | lock events |\n|---|---|---|---|---|---:|---:|",
+        &[],
     );
     for src in &r.log.sources {
         let time = src
@@ -268,37 +364,49 @@ fn sources(out: &mut String, r: &ReportInput<'_>) {
                         .unwrap_or_default()
                 )
             })
-            .unwrap_or_else(|| "none".into());
-        let _ = writeln!(
+            .unwrap_or_else(|| super::text::tr(zh, "none").into());
+        super::text::line(
             out,
+            zh,
             "| `{}` | {} ({}) | {} | {} | {} | {} | {} |",
-            cell(&src.name),
-            snake_name(&src.dialect),
-            src.encoding,
-            src.layout
-                .as_deref()
-                .map(cell)
-                .unwrap_or_else(|| "-".into()),
-            src.payload_field
-                .as_deref()
-                .map(|p| format!("`{}`", cell(p)))
-                .unwrap_or_else(|| "-".into()),
-            time,
-            src.events_loaded,
-            src.lock_events
+            &[
+                &(cell(&src.name)).to_string(),
+                &(snake_name(&src.dialect)).to_string(),
+                &src.encoding.to_string(),
+                &(src
+                    .layout
+                    .as_deref()
+                    .map(cell)
+                    .unwrap_or_else(|| "-".into()))
+                .to_string(),
+                &(src
+                    .payload_field
+                    .as_deref()
+                    .map(|p| format!("`{}`", cell(p)))
+                    .unwrap_or_else(|| "-".into()))
+                .to_string(),
+                &time.to_string(),
+                &src.events_loaded.to_string(),
+                &src.lock_events.to_string(),
+            ],
         );
     }
     for src in &r.log.sources {
         if let Some(u) = &src.unreadable {
-            let _ = writeln!(
+            super::text::line(
                 out,
+                zh,
                 "\n**Not readable: `{}`**: {}",
-                cell(&src.name),
-                cell(u)
+                &[&(cell(&src.name)).to_string(), &(cell(u)).to_string()],
             );
         }
         for note in &src.notes {
-            let _ = writeln!(out, "\n- `{}`: {}", cell(&src.name), cell(note));
+            super::text::line(
+                out,
+                zh,
+                "\n- `{}`: {}",
+                &[&(cell(&src.name)).to_string(), &(cell(note)).to_string()],
+            );
         }
     }
 }

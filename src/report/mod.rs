@@ -11,6 +11,7 @@ mod markdown;
 mod text;
 mod trace;
 mod whatif;
+pub mod zh;
 
 use chrono::{DateTime, FixedOffset};
 
@@ -21,11 +22,11 @@ pub use csv::{findings_csv, incidents_csv};
 pub use explain::explain_incident;
 pub use folder::{PictureFn, write_report_dir};
 pub use json::{JSON_SCHEMA_VERSION, to_json, write_json};
+pub use markdown::{MarkdownImages, to_markdown, to_markdown_zh};
+pub use text::{to_text, to_text_zh};
 
 /// Writes a report of one format to a writer (`analyze`'s standard output).
 pub type Printer = fn(&ReportInput<'_>, &mut dyn std::io::Write) -> std::io::Result<()>;
-pub use markdown::{MarkdownImages, to_markdown};
-pub use text::to_text;
 pub use trace::{Trace, TraceEvent, chrome_trace};
 pub use whatif::{
     MODEL_NOTE, WHATIF_MD, WHATIF_SCHEMA, default_policies, whatif_json, whatif_markdown,

@@ -1,150 +1,271 @@
 //! The terminal report: a summary line, one block per incident, findings,
 //! stock per product and warnings.
 
-use std::fmt::Write;
-
 use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, units};
+
+/// Appends `template` (in Chinese when `zh`, through [`super::zh::phrase`])
+/// with each `{}` replaced by the next of `args`, and a newline. The
+/// English is the template itself: the output is what `writeln!` gave.
+pub(super) fn line(out: &mut String, zh: bool, template: &str, args: &[&String]) {
+    let template = if zh {
+        super::zh::phrase(template).unwrap_or(template)
+    } else {
+        template
+    };
+    let mut rest = template;
+    let mut args = args.iter();
+    while let Some(i) = rest.find("{}") {
+        out.push_str(&rest[..i]);
+        out.push_str(args.next().map_or("", |a| a.as_str()));
+        rest = &rest[i + 2..];
+    }
+    out.push_str(rest);
+    out.push('\n');
+}
 
 /// The plain-text report.
 pub fn to_text(r: &ReportInput<'_>) -> String {
+    to_text_in(r, false)
+}
+
+/// The plain-text report in Simplified Chinese (`--lang zh`): the same
+/// lines, their words, the narratives, causes and finding names in
+/// Chinese; ids, times and log text as they are.
+pub fn to_text_zh(r: &ReportInput<'_>) -> String {
+    to_text_in(r, true)
+}
+
+/// `n` units in the report's language: `1 unit`, `3 units`, `3 件`.
+pub(super) fn units_in(zh: bool, n: i64) -> String {
+    if zh { format!("{n} 件") } else { units(n) }
+}
+
+/// A fixed phrase in the report's language.
+pub(super) fn tr(zh: bool, en: &'static str) -> &'static str {
+    if zh {
+        super::zh::phrase(en).unwrap_or(en)
+    } else {
+        en
+    }
+}
+
+/// A report word in the report's language.
+pub(super) fn word(zh: bool, w: &str) -> String {
+    if zh {
+        super::zh::term(w).unwrap_or(w).to_string()
+    } else {
+        w.to_string()
+    }
+}
+
+fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
     let a = r.analysis;
+    let units = |n: i64| {
+        if zh { format!("{n} 件") } else { units(n) }
+    };
+    let tr = |en: &'static str| {
+        if zh {
+            super::zh::phrase(en).unwrap_or(en)
+        } else {
+            en
+        }
+    };
     let s = |sym| r.log.strings.get(sym);
     let sm = &a.summary;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
+    line(
+        &mut out,
+        zh,
         "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
-        sm.events,
-        r.log.sources.len(),
-        sm.holders,
-        sm.keys
+        &[
+            &sm.events.to_string(),
+            &(r.log.sources.len()).to_string(),
+            &sm.holders.to_string(),
+            &sm.keys.to_string(),
+        ],
     );
-    let _ = writeln!(
-        out,
+    line(
+        &mut out,
+        zh,
         "{} incident(s) · {} overlap pair(s) · {} oversold · {} lost · {} near-miss(es) · {} warning(s)",
-        sm.incidents,
-        sm.overlap_pairs,
-        units(sm.oversold_units),
-        r.money(sm.loss),
-        sm.near_misses,
-        sm.warnings
+        &[
+            &sm.incidents.to_string(),
+            &sm.overlap_pairs.to_string(),
+            &(units(sm.oversold_units)).to_string(),
+            &(r.money(sm.loss)).to_string(),
+            &sm.near_misses.to_string(),
+            &sm.warnings.to_string(),
+        ],
     );
     if r.shows_inferred() {
-        let _ = writeln!(out, "{INFERRED_LEGEND}");
+        line(&mut out, zh, "{}", &[&tr(INFERRED_LEGEND).to_string()]);
     }
     for inc in &a.incidents {
-        let _ = writeln!(
-            out,
+        line(
+            &mut out,
+            zh,
             "\n{}  {}  {} -> {}  ({})  {}{}",
-            inc.label(),
-            s(inc.key),
-            r.time(inc.start_ns),
-            r.time(inc.end_ns),
-            format_ms(inc.duration_ms()),
-            inc.cause.as_str(),
-            inferred_suffix(r.incident_inferred(inc))
+            &[
+                &(inc.label()).to_string(),
+                &(s(inc.key)).to_string(),
+                &(r.time(inc.start_ns)).to_string(),
+                &(r.time(inc.end_ns)).to_string(),
+                &(format_ms(inc.duration_ms())).to_string(),
+                &word(zh, inc.cause.as_str()),
+                &tr(inferred_suffix(r.incident_inferred(inc))).to_string(),
+            ],
         );
-        let _ = writeln!(out, "  {}", explain_incident(r, inc));
+        line(
+            &mut out,
+            zh,
+            "  {}",
+            &[&(if zh {
+                super::zh::explain_incident_zh(r, inc)
+            } else {
+                explain_incident(r, inc)
+            })],
+        );
         for &o in inc.overlaps.iter().take(20) {
             let o = &a.overlaps[o];
-            let _ = writeln!(
-                out,
+            line(
+                &mut out,
+                zh,
                 "  overlap {} / {}: {} from {} ({}){}",
-                s(a.leases[o.earlier].holder),
-                s(a.leases[o.later].holder),
-                format_ms(o.duration_ms()),
-                r.time(o.start_ns),
-                o.cause.as_str(),
-                inferred_suffix(r.overlap_inferred(o))
+                &[
+                    &(s(a.leases[o.earlier].holder)).to_string(),
+                    &(s(a.leases[o.later].holder)).to_string(),
+                    &(format_ms(o.duration_ms())).to_string(),
+                    &(r.time(o.start_ns)).to_string(),
+                    &word(zh, o.cause.as_str()),
+                    &tr(inferred_suffix(r.overlap_inferred(o))).to_string(),
+                ],
             );
         }
         if inc.overlaps.len() + inc.overlaps_unlisted > 20 {
-            let _ = writeln!(
-                out,
+            line(
+                &mut out,
+                zh,
                 "  ... {} more overlap pairs",
-                inc.overlaps.len() + inc.overlaps_unlisted - 20
+                &[&(inc.overlaps.len() + inc.overlaps_unlisted - 20).to_string()],
             );
         }
         if inc.oversold_units > 0 {
-            let _ = writeln!(
-                out,
+            line(
+                &mut out,
+                zh,
                 "  oversold {} · loss {}",
-                units(inc.oversold_units),
-                r.money(inc.loss)
+                &[
+                    &(units(inc.oversold_units)).to_string(),
+                    &(r.money(inc.loss)).to_string(),
+                ],
             );
         }
     }
     if !a.findings.is_empty() {
-        let _ = writeln!(out, "\nFindings");
+        line(&mut out, zh, "\nFindings", &[]);
         for f in &a.findings {
-            let _ = writeln!(
-                out,
-                "  {:<18} {}  {}{}",
-                f.kind.as_str(),
-                r.time(f.at_ns),
-                f.detail,
-                inferred_suffix(r.finding_inferred(f))
+            line(
+                &mut out,
+                zh,
+                "  {} {}  {}{}",
+                &[
+                    &format!("{:<18}", word(zh, f.kind.as_str())),
+                    &(r.time(f.at_ns)).to_string(),
+                    &f.detail.to_string(),
+                    &tr(inferred_suffix(r.finding_inferred(f))).to_string(),
+                ],
             );
         }
     }
     if !a.products.is_empty() {
-        let _ = writeln!(out, "\nStock");
+        line(&mut out, zh, "\nStock", &[]);
         for p in &a.products {
-            let _ = writeln!(
-                out,
+            line(
+                &mut out,
+                zh,
                 "  {}: initial {} · sold {} · oversold {} · final {}{}",
-                p.product.map_or("(unknown product)", s),
-                p.initial_stock.map_or("?".to_string(), |v| v.to_string()),
-                p.sold,
-                p.oversold,
-                p.final_stock.map_or("?".to_string(), |v| v.to_string()),
-                if p.lost_updates > 0 {
-                    format!(" · {} lost update(s)", p.lost_updates)
-                } else {
-                    String::new()
-                }
+                &[
+                    &(p.product.map_or(tr("(unknown product)"), s)).to_string(),
+                    &(p.initial_stock.map_or("?".to_string(), |v| v.to_string())).to_string(),
+                    &p.sold.to_string(),
+                    &p.oversold.to_string(),
+                    &(p.final_stock.map_or("?".to_string(), |v| v.to_string())).to_string(),
+                    &(if p.lost_updates > 0 {
+                        tr(" · {} lost update(s)").replace("{}", &p.lost_updates.to_string())
+                    } else {
+                        String::new()
+                    })
+                    .to_string(),
+                ],
             );
         }
     }
     if r.log.warnings.total() > 0 {
-        let _ = writeln!(out, "\nWarnings");
+        line(&mut out, zh, "\nWarnings", &[]);
         for w in r.log.warnings.kept().iter().take(50) {
-            let _ = writeln!(out, "  {}:{}: {}", w.file, w.line, w.reason);
+            line(
+                &mut out,
+                zh,
+                "  {}:{}: {}",
+                &[
+                    &w.file.to_string(),
+                    &w.line.to_string(),
+                    &w.reason.to_string(),
+                ],
+            );
         }
         let more = r.log.warnings.total().saturating_sub(50);
         if more > 0 {
-            let _ = writeln!(out, "  ... {more} more (see --format json)");
+            line(
+                &mut out,
+                zh,
+                "  ... {} more (see --format json)",
+                &[&more.to_string()],
+            );
         }
     }
     for src in &r.log.sources {
-        let _ = writeln!(
-            out,
+        line(
+            &mut out,
+            zh,
             "\n{}: {}, {}; {} lines = {} events + {} skipped + {} warned",
-            src.name,
-            super::snake_name(&src.dialect),
-            src.encoding,
-            src.lines_read,
-            src.events_loaded,
-            src.lines_skipped,
-            src.lines_warned
+            &[
+                &src.name.to_string(),
+                &(super::snake_name(&src.dialect)).to_string(),
+                &src.encoding.to_string(),
+                &src.lines_read.to_string(),
+                &src.events_loaded.to_string(),
+                &src.lines_skipped.to_string(),
+                &src.lines_warned.to_string(),
+            ],
         );
         if let Some(l) = &src.layout {
-            let _ = writeln!(out, "  layout: {l}");
+            line(&mut out, zh, "  layout: {}", &[&l.to_string()]);
         }
         if let (Some((_, f)), Some(r)) = (
             src.fields.iter().find(|(role, _)| role == "time"),
             &src.time_resolution,
         ) {
-            let _ = writeln!(out, "  time: {f} ({r})");
+            line(
+                &mut out,
+                zh,
+                "  time: {} ({})",
+                &[&f.to_string(), &r.to_string()],
+            );
         }
         if let Some(p) = &src.payload_field {
-            let _ = writeln!(out, "  application record inside field: {p}");
+            line(
+                &mut out,
+                zh,
+                "  application record inside field: {}",
+                &[&p.to_string()],
+            );
         }
         for note in &src.notes {
-            let _ = writeln!(out, "  note: {note}");
+            line(&mut out, zh, "  note: {}", &[&note.to_string()]);
         }
         if let Some(u) = &src.unreadable {
-            let _ = writeln!(out, "  ERROR: {u}");
+            line(&mut out, zh, "  ERROR: {}", &[&u.to_string()]);
         }
     }
     out

@@ -49,6 +49,9 @@ pub struct App {
     /// Where pictures and report folders go without a dialog: the current
     /// directory by default.
     pub fallback_dir: PathBuf,
+    /// True in a window opened to take `--screenshot`: the picture's
+    /// title, legend and caption are drawn around the timeline.
+    pub exit_shot: bool,
     /// The load or re-analysis running in the background.
     loading: Option<Loading>,
     /// This frame's commands, applied after it.
@@ -83,6 +86,7 @@ impl App {
             cjk_ok: true,
             use_dialogs: true,
             fallback_dir: PathBuf::from("."),
+            exit_shot: false,
             loading: None,
             commands: Vec::new(),
             flags,
@@ -390,6 +394,13 @@ impl App {
                 }
             }
             Command::FitAll => self.state.view.fit(&self.model),
+            Command::StepIncident(forward) => self.step_incident(forward),
+            Command::ResetLayout => {
+                self.state.layout_generation = self.state.layout_generation.wrapping_add(1);
+                self.open.incidents = true;
+                self.open.details = true;
+            }
+            Command::GoTo { at_ns, key } => self.go_to(at_ns, key.as_deref()),
             Command::SetView(view) => self.state.view = view,
             Command::SetFilters(filters) => {
                 self.state.filters = filters;
@@ -422,8 +433,19 @@ impl App {
             }
             Command::OpenSettings => self.open_settings(),
             Command::SetPanelOpen(panel, open) => self.open.set(panel, open),
+            Command::TogglePanel(panel) => self.open.set(panel, !self.open.get(panel)),
             Command::SetNotice(notice) => self.notice = notice,
-            Command::Playback(command) => self.playback_apply(command),
+            Command::Playback(command) => {
+                self.playback_apply(command);
+                if matches!(
+                    command,
+                    PlaybackCommand::StepBack | PlaybackCommand::StepForward
+                ) {
+                    // A step never leaves the cursor off screen.
+                    let c = (self.playback.cursor_ns - self.model.t0_ns) as f64 / 1e9;
+                    self.state.view.keep_visible(c);
+                }
+            }
             Command::JumpToIncidentStart => self.jump_to_incident_start(),
             Command::ToggleLoop => self.loop_on = !self.loop_on,
             Command::Screenshot(request) => {
@@ -443,6 +465,35 @@ impl App {
                 }
             }
             Command::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+        }
+    }
+
+    /// Selects the next or previous incident in start order, zooms to it
+    /// and puts the cursor at its start.
+    fn step_incident(&mut self, forward: bool) {
+        let Some(s) = &self.session else { return };
+        let next = panels::incidents::step_incident(
+            &s.analysis.incidents,
+            self.selection.incident,
+            self.playback.cursor_ns,
+            forward,
+        );
+        if let Some(id) = next {
+            self.selection.incident = Some(id);
+            self.jump_to_incident_start();
+        }
+    }
+
+    /// Puts the cursor at `at_ns`, shows it on screen (keeping the zoom)
+    /// and scrolls to `key`'s lanes when they are shown.
+    fn go_to(&mut self, at_ns: i64, key: Option<&str>) {
+        self.playback_apply(PlaybackCommand::Pause);
+        self.playback_apply(PlaybackCommand::Seek(at_ns));
+        self.state
+            .view
+            .keep_visible((at_ns - self.model.t0_ns) as f64 / 1e9);
+        if let Some(g) = key.and_then(|k| self.model.groups.iter().position(|g| g.key == k)) {
+            self.state.view.scroll_y = self.model.group_top(g);
         }
     }
 
@@ -489,6 +540,7 @@ impl App {
     /// middle, then the windows.
     fn panels_ui(&mut self, ui: &mut Ui) {
         let ctx = ui.ctx().clone();
+        let shooting = self.shell.shot.is_some() || self.exit_shot;
         let mut context = PanelContext {
             state: &self.state,
             session: self.session.as_ref(),
@@ -515,23 +567,68 @@ impl App {
                 .default_size(140.0)
                 .show(ui, |ui| panels::warnings::warnings_ui(ui, &context));
         }
-        // The timeline is what the window is for: the side panels start as
-        // narrow as their tables allow (both stay resizable).
-        egui::Panel::left("incidents")
+        // The timeline is what the window is for: the side panels together
+        // never take more than `SIDES_MAX_FRACTION` of the window, whatever
+        // width was saved; each collapses (`[`, `]`, View menu).
+        let widths = panels::sides::SideWidths::for_window(ui.max_rect().width());
+        let generation = context.state.layout_generation;
+        let (mut left_open, mut right_open) = (context.open.incidents, context.open.details);
+        egui::Panel::left(("incidents", generation))
             .resizable(true)
-            .default_size(560.0)
-            .show(ui, |ui| p.incidents.ui(ui, &mut context));
-        egui::Panel::right("details")
-            .resizable(true)
-            .default_size(330.0)
-            .show(ui, |ui| {
-                panels::cursor_state::cursor_state_ui(ui, &context);
-                ui.separator();
-                panels::details::details_ui(ui, &mut context);
+            .default_size(widths.left_default)
+            .size_range(widths.left_min()..=widths.left_max)
+            .show_collapsible(ui, &mut left_open, |ui| {
+                // Fill the panel's width: a panel shrinks to its content,
+                // and a first frame with only a heading would be saved as
+                // its width.
+                ui.set_min_width(ui.available_width());
+                left_side_ui(ui, p, &mut context);
             });
+        egui::Panel::right(("details", generation))
+            .resizable(true)
+            .default_size(widths.right_default)
+            .size_range(widths.right_min()..=widths.right_max)
+            .show_collapsible(ui, &mut right_open, |ui| {
+                // Both ways: a long unbroken id scrolls sideways instead
+                // of widening the panel past the window's edge.
+                egui::ScrollArea::vertical()
+                    .id_salt("right_side")
+                    .auto_shrink(false)
+                    .show(ui, |ui| {
+                        panels::cursor_state::cursor_state_ui(ui, &context);
+                        ui.separator();
+                        p.details.ui(ui, &mut context);
+                    });
+            });
+        if left_open != context.open.incidents {
+            context.send(Command::SetPanelOpen(Panel::Incidents, left_open));
+        }
+        if right_open != context.open.details {
+            context.send(Command::SetPanelOpen(Panel::Details, right_open));
+        }
         let timeline = egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
-            .show(ui, |ui| panels::central::central_ui(ui, &mut context))
+            .show(ui, |ui| {
+                let whole = ui.max_rect();
+                if shooting && let Some(s) = context.session {
+                    // The picture says what it shows: title, legend and
+                    // caption around the timeline, in the shot only.
+                    let (selected, lang) = (context.selection.incident, context.lang());
+                    super::render::chrome_ui(ui, &s.input(), context.model, selected, lang);
+                    return panels::central::central_ui(ui, &mut context).map(|_| whole);
+                }
+                if context.session.is_some() {
+                    egui::Frame::new()
+                        .fill(ui.visuals().panel_fill)
+                        .inner_margin(egui::Margin::symmetric(6, 3))
+                        .show(ui, |ui| {
+                            // The row's background spans the timeline.
+                            ui.set_min_width(ui.available_width());
+                            p.search.ui(ui, &mut context);
+                        });
+                }
+                panels::central::central_ui(ui, &mut context)
+            })
             .inner;
         p.settings.show(&ctx, &mut context);
         panels::sources::sources_window(&ctx, &mut context);
@@ -578,6 +675,26 @@ impl App {
     }
 }
 
+/// The left side: the incident list, and under it the Findings list
+/// (the lower part, when there are findings).
+fn left_side_ui(ui: &mut Ui, p: &mut Panels, context: &mut PanelContext<'_>) {
+    let has_findings = context
+        .session
+        .is_some_and(|s| !s.analysis.findings.is_empty());
+    if !has_findings {
+        p.incidents.ui(ui, context);
+        return;
+    }
+    let top_h = (ui.available_height() * 0.55).max(120.0);
+    let size = egui::vec2(ui.available_width(), top_h);
+    ui.allocate_ui(size, |ui| {
+        ui.set_min_height(top_h);
+        p.incidents.ui(ui, context);
+    });
+    ui.separator();
+    panels::findings::findings_ui(ui, context);
+}
+
 /// The window's own keys: Ctrl+O, F5, and (unless a text field has the
 /// keyboard) Space, `,` and `.` for the replay.
 fn window_keys(ctx: &egui::Context) -> Vec<Command> {
@@ -599,6 +716,25 @@ fn window_keys(ctx: &egui::Context) -> Vec<Command> {
             ] {
                 if i.consume_key(egui::Modifiers::NONE, key) {
                     commands.push(Command::Playback(command));
+                }
+            }
+            for (key, command) in [
+                (egui::Key::N, Command::StepIncident(true)),
+                (egui::Key::P, Command::StepIncident(false)),
+            ] {
+                if i.consume_key(egui::Modifiers::NONE, key) {
+                    commands.push(command);
+                }
+            }
+            if i.consume_key(egui::Modifiers::SHIFT, egui::Key::N) {
+                commands.push(Command::StepIncident(false));
+            }
+            for (key, panel) in [
+                (egui::Key::OpenBracket, Panel::Incidents),
+                (egui::Key::CloseBracket, Panel::Details),
+            ] {
+                if i.consume_key(egui::Modifiers::NONE, key) {
+                    commands.push(Command::TogglePanel(panel));
                 }
             }
         });

@@ -44,6 +44,55 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("view", "View", "视图"),
     ("fit_all", "Fit all (F)", "全部显示 (F)"),
     ("zoom_incident", "Zoom to incident", "缩放到事故"),
+    ("click_to_copy", "Click to copy", "点击复制"),
+    ("pin_to_top", "Pin to top", "置顶"),
+    ("unpin", "Unpin", "取消置顶"),
+    ("phase_reading", "Reading", "读取"),
+    ("phase_analysing", "Analysing", "分析"),
+    ("phase_indexing", "Indexing the replay", "建立回放索引"),
+    ("phase_drawing", "Building the timeline", "生成时间线"),
+    (
+        "phase_step",
+        "{} (step {} of {}) · {}",
+        "{}（第 {} 步，共 {} 步）· {}",
+    ),
+    ("overview", "Overview", "总览"),
+    (
+        "overview_hint",
+        "Overview: incidents along the whole log; click to jump",
+        "总览：整个日志中的事故分布；点击跳转",
+    ),
+    ("per_tick", "{} / div · {}", "每格 {} · {}"),
+    ("search", "Search", "搜索"),
+    (
+        "search_hint",
+        "key, holder, thread, host, order id",
+        "锁键、持有者、线程、主机、订单号",
+    ),
+    ("no_match", "No match", "无匹配"),
+    ("prev_match", "◀ Previous match", "◀ 上一个匹配"),
+    ("next_match", "Next match ▶", "下一个匹配 ▶"),
+    ("matches", "{} matches", "{} 个匹配"),
+    ("match_of", "Match {} of {}", "第 {} 个，共 {} 个"),
+    ("measured", "Measured: {}", "测量：{}"),
+    ("finding", "Finding", "发现"),
+    ("findings", "Findings", "发现"),
+    ("kind", "Kind", "类型"),
+    ("no_findings", "No findings.", "没有发现。"),
+    ("findings_count", "{} findings", "{} 项发现"),
+    ("finding_count_one", "1 finding", "1 项发现"),
+    ("finding_marker", "{} marker", "{} 标记"),
+    ("reset_layout", "Reset layout", "重置布局"),
+    ("incident_list_toggle", "Incident list  [", "事故列表  ["),
+    ("details_toggle", "Details  ]", "详情  ]"),
+    (
+        "collapse_left",
+        "Hide the incident list ([)",
+        "隐藏事故列表（[）",
+    ),
+    ("collapse_right", "Hide details (])", "隐藏详情（]）"),
+    ("prev_incident", "Previous incident (P)", "上一个事故（P）"),
+    ("next_incident", "Next incident (N)", "下一个事故（N）"),
     ("settings", "Settings", "设置"),
     ("sources", "Sources", "数据源"),
     ("warnings", "Warnings", "警告"),
@@ -164,7 +213,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("loss", "Loss", "损失"),
     ("filter_key", "Key (text or regex)", "锁键（文本或正则）"),
     ("filter_holder", "Holder", "持有者"),
-    ("filter_host", "Host", "主机"),
+    ("filter_host", "Host or thread", "主机或线程"),
     (
         "only_incidents",
         "Only keys with incidents",
@@ -273,10 +322,36 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("filters", "Filters", "筛选"),
     (
         "help_nav",
-        "Wheel: zoom · drag: pan · shift/right-drag: box zoom · F: fit · double-click: reset",
-        "滚轮缩放 · 拖动平移 · Shift/右键拖动框选缩放 · F 全部显示 · 双击复位",
+        "Wheel: zoom · drag: pan · shift/right-drag: box zoom · Ctrl-drag: measure · N/P: incidents · [ ]: panels · F: fit",
+        "滚轮缩放 · 拖动平移 · Shift/右键拖动框选缩放 · Ctrl 拖动测量 · N/P 切换事故 · [ ] 面板 · F 全部显示",
     ),
     ("lease_legend", "lease", "租约"),
+    ("order_legend", "order", "订单"),
+    ("handoff_legend", "lock taken over", "锁被接手"),
+    ("oversold_order_legend", "oversold order", "超卖订单"),
+    ("all_keys", "{} keys", "{} 个锁键"),
+    ("all_keys_one", "1 key", "1 个锁键"),
+    (
+        "caption_all_one",
+        "1 incident · {} oversold · {} lost",
+        "1 起事故 · 超卖 {} · 损失 {}",
+    ),
+    (
+        "caption_incident",
+        "{}: {} oversold, {} lost · {} · {} holders · overlap {}",
+        "{}：超卖 {}，损失 {} · {} · {} 个持有者 · 重叠 {}",
+    ),
+    (
+        "caption_all",
+        "{} incidents · {} oversold · {} lost",
+        "{} 起事故 · 超卖 {} · 损失 {}",
+    ),
+    ("units_n", "{} units", "{} 件"),
+    (
+        "more_keys_below",
+        "+{} more keys not shown",
+        "另有 {} 个锁键未显示",
+    ),
     ("released", "released", "已释放"),
     ("expired", "expired", "已过期"),
     ("replay", "Replay", "回放"),
@@ -368,6 +443,17 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// A report word (a finding kind, a cause, how a lock or a belief ended:
+/// `fencing_violation`, `lease_expired`, `own_release`) in `lang`: itself
+/// in English, where the report's words are the names users search for;
+/// its Chinese name in Chinese; the word itself when there is none.
+pub fn term(lang: Lang, word: &str) -> String {
+    match lang {
+        Lang::En => word.to_string(),
+        Lang::Zh => crate::report::zh::term(word).unwrap_or(word).to_string(),
+    }
+}
+
 /// The label for `key` in `lang`; the key itself when it is missing (so a
 /// missing entry shows up in the window rather than panicking).
 pub fn tr(lang: Lang, key: &'static str) -> &'static str {
@@ -385,6 +471,15 @@ pub fn tr(lang: Lang, key: &'static str) -> &'static str {
 pub fn count_label(lang: Lang, n: impl Into<u64>, one: &'static str, many: &'static str) -> String {
     let n = n.into();
     format!("{n} {}", tr(lang, if n == 1 { one } else { many }))
+}
+
+/// `1 finding`, `3 findings` (Chinese: one form).
+pub fn findings_label(lang: Lang, n: usize) -> String {
+    if n == 1 {
+        tr(lang, "finding_count_one").to_string()
+    } else {
+        trf(lang, "findings_count", &[&n.to_string()])
+    }
 }
 
 /// The label for `key` in `lang` with each `{}` replaced by the next of

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
 use crate::analysis::{Settings, analyze};
@@ -78,9 +78,56 @@ pub struct Loading {
     pub source: Source,
     /// True for a re-analysis (no file is read).
     pub reanalysis: bool,
+    /// The step the worker is at ([`Phase`] as a number).
+    pub phase: Arc<AtomicU8>,
+    /// When the job started.
+    pub started: std::time::Instant,
+}
+
+/// The steps of a load, in order: the bar shows which one runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Reading and parsing the files (the bar shows the bytes).
+    Reading = 0,
+    /// Leases, overlaps, oversell and findings.
+    Analysing = 1,
+    /// The replay's index of who held what when.
+    Indexing = 2,
+    /// The timeline's display list.
+    Drawing = 3,
+}
+
+impl Phase {
+    /// Number of steps.
+    pub const COUNT: u8 = 4;
+
+    /// The phase stored as `n`.
+    pub fn from_u8(n: u8) -> Phase {
+        match n {
+            0 => Phase::Reading,
+            1 => Phase::Analysing,
+            2 => Phase::Indexing,
+            _ => Phase::Drawing,
+        }
+    }
+
+    /// Its label key in the i18n table.
+    pub fn label_key(self) -> &'static str {
+        match self {
+            Phase::Reading => "phase_reading",
+            Phase::Analysing => "phase_analysing",
+            Phase::Indexing => "phase_indexing",
+            Phase::Drawing => "phase_drawing",
+        }
+    }
 }
 
 impl Loading {
+    /// The step the worker is at.
+    pub fn phase(&self) -> Phase {
+        Phase::from_u8(self.phase.load(Ordering::Relaxed))
+    }
+
     /// Asks the worker to stop.
     pub fn cancel(&self) {
         self.progress.cancel.store(true, Ordering::Relaxed);
@@ -115,6 +162,20 @@ pub fn load_now(
     filters: &Filters,
     progress: &Progress,
 ) -> Result<LoadResult, String> {
+    load_in_phases(job, opts, settings, filters, progress, &AtomicU8::new(0))
+}
+
+/// [`load_now`], storing in `phase` the [`Phase`] it is at.
+fn load_in_phases(
+    job: &Job,
+    opts: &IngestOptions,
+    settings: &Settings,
+    filters: &Filters,
+    progress: &Progress,
+    phase: &AtomicU8,
+) -> Result<LoadResult, String> {
+    let set = |p: Phase| phase.store(p as u8, Ordering::Relaxed);
+    set(Phase::Reading);
     let log = match job {
         Job::Reanalyze { log, .. } => log.clone(),
         Job::Load(Source::Sample) => {
@@ -130,16 +191,20 @@ pub fn load_now(
             Arc::new(load_paths(paths, opts, progress).map_err(|e| e.to_string())?)
         }
     };
+    set(Phase::Analysing);
     let started = std::time::Instant::now();
     let analysis = analyze(&log, settings);
     crate::timing::phase("window/analyze", started);
     // The playback's index and the timeline's display list both read the
-    // analysis only: built side by side (issue #17).
+    // analysis only: built side by side (issue #17); the step shown moves
+    // on to the display list once the index is done.
+    set(Phase::Indexing);
     let started = std::time::Instant::now();
     let (index, model) = rayon::join(
         || {
             let index = StateIndex::build(&log, &analysis, settings.unit_loss);
             crate::timing::phase("window/index", started);
+            set(Phase::Drawing);
             index
         },
         || {
@@ -173,8 +238,9 @@ pub fn spawn(
     repaint: impl Fn() + Send + Sync + 'static,
 ) -> Loading {
     let progress = Arc::new(Progress::default());
+    let phase = Arc::new(AtomicU8::new(0));
     let (tx, rx) = channel();
-    let p = progress.clone();
+    let (p, ph) = (progress.clone(), phase.clone());
     let (source, reanalysis) = (job.source().clone(), matches!(job, Job::Reanalyze { .. }));
     let repaint = Arc::new(repaint);
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -193,7 +259,7 @@ pub fn spawn(
     let spawned = std::thread::Builder::new()
         .name("loader".into())
         .spawn(move || {
-            let result = load_now(&job, &opts, &settings, &filters, &p);
+            let result = load_in_phases(&job, &opts, &settings, &filters, &p, &ph);
             let _ = tx.send(result);
             done.store(true, Ordering::Relaxed);
             repaint();
@@ -211,5 +277,33 @@ pub fn spawn(
         rx,
         source,
         reanalysis,
+        phase,
+        started: std::time::Instant::now(),
+    }
+}
+
+#[cfg(test)]
+mod phase_tests {
+    use super::*;
+
+    #[test]
+    fn a_load_goes_through_every_phase_to_the_last() {
+        for n in 0..Phase::COUNT {
+            assert_eq!(Phase::from_u8(n) as u8, n);
+        }
+        let phase = AtomicU8::new(0);
+        let r = load_in_phases(
+            &Job::Load(Source::Sample),
+            &IngestOptions::default(),
+            &Settings::default(),
+            &Filters::default(),
+            &Progress::default(),
+            &phase,
+        );
+        assert!(r.is_ok());
+        assert_eq!(
+            Phase::from_u8(phase.load(Ordering::Relaxed)),
+            Phase::Drawing
+        );
     }
 }

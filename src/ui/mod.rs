@@ -66,6 +66,9 @@ pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
         options,
         Box::new(move |cc| {
             let state: AppState = if screenshot_mode {
+                // A screenshot never depends on what an earlier window
+                // saved: neither the settings nor the panels' widths.
+                cc.egui_ctx.memory_mut(|m| *m = egui::Memory::default());
                 AppState::default()
             } else {
                 cc.storage

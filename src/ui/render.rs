@@ -5,13 +5,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::i18n::Lang;
+use super::i18n::{Lang, term, tr, trf};
+use super::timeline::paint::{Palette, legend};
 use super::timeline::{
-    Filters, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
+    AXIS_H, Filters, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
 };
-use crate::analysis::IncidentId;
+use crate::analysis::{FindingKind, IncidentId};
 use crate::fsio::write_atomic;
 use crate::pipeline::AnalyzedLog;
+use crate::report::{ReportInput, format_money, format_ms, format_time};
 
 /// Encodes `img` as PNG and writes it atomically, never over `inputs`.
 ///
@@ -27,8 +29,197 @@ pub fn write_png(img: &image::RgbaImage, path: &Path, inputs: &[PathBuf]) -> any
     write_atomic(path, &bytes, inputs)
 }
 
+/// Height of the title line, points.
+pub const TITLE_H: f32 = 30.0;
+/// Height of the legend line, points.
+const LEGEND_H: f32 = 26.0;
+/// Height of the caption line, points.
+const CAPTION_H: f32 = 26.0;
+/// Room for the panels' separators and margins, points.
+const BOTTOM_PAD: f32 = 16.0;
+
+/// The sources' file names, comma-separated (the last path part of each).
+fn source_names(r: &ReportInput<'_>) -> String {
+    let names: Vec<&str> = r
+        .log
+        .sources
+        .iter()
+        .map(|s| {
+            Path::new(&s.name)
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or(&s.name)
+        })
+        .collect();
+    names.join(", ")
+}
+
+/// `start → end` in the log's zone; the end without its date when it is
+/// the same day.
+fn time_range(start_ns: i64, end_ns: i64, offset_s: i32) -> String {
+    let (a, b) = (
+        format_time(start_ns, offset_s),
+        format_time(end_ns, offset_s),
+    );
+    match (a.get(..10), b.get(..10), b.get(11..23)) {
+        (Some(da), Some(db), Some(tb)) if da == db => {
+            let zone = a.get(24..).unwrap_or("");
+            format!("{} → {tb} {zone}", a.get(..23).unwrap_or(&a))
+        }
+        _ => format!("{a} → {b}"),
+    }
+}
+
+/// The picture's title: sources, incident, key and time range (the whole
+/// log's, without an incident).
+pub fn picture_title(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: Lang) -> String {
+    let a = r.analysis;
+    let offset = r.log.display_offset_s;
+    match incident.and_then(|i| a.incidents.get(i.index())) {
+        Some(inc) => format!(
+            "{} · {} · {} · {}",
+            source_names(r),
+            inc.label(),
+            r.log.strings.get(inc.key),
+            time_range(inc.start_ns, inc.end_ns, offset)
+        ),
+        None => {
+            let first = a.times_ns.iter().copied().min().unwrap_or(0);
+            let last = a.times_ns.iter().copied().max().unwrap_or(first);
+            format!(
+                "{} · {} · {}",
+                source_names(r),
+                if a.summary.keys == 1 {
+                    tr(lang, "all_keys_one").to_string()
+                } else {
+                    trf(lang, "all_keys", &[&a.summary.keys.to_string()])
+                },
+                time_range(first, last, offset)
+            )
+        }
+    }
+}
+
+/// The picture's caption: the incident's oversold units and loss, cause,
+/// holders and overlap; or the log's totals.
+pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: Lang) -> String {
+    let a = r.analysis;
+    let money = |m: f64| format_money(m, &r.settings.currency);
+    let units = |n: i64| match lang {
+        Lang::En => crate::report::units(n),
+        Lang::Zh => trf(lang, "units_n", &[&n.to_string()]),
+    };
+    match incident.and_then(|i| a.incidents.get(i.index())) {
+        Some(inc) => trf(
+            lang,
+            "caption_incident",
+            &[
+                &inc.label(),
+                &units(inc.oversold_units),
+                &money(inc.loss),
+                &term(lang, inc.cause.as_str()),
+                &inc.leases.len().to_string(),
+                &format_ms(inc.duration_ms()),
+            ],
+        ),
+        None if a.summary.incidents == 1 => trf(
+            lang,
+            "caption_all_one",
+            &[&units(a.summary.oversold_units), &money(a.summary.loss)],
+        ),
+        None => trf(
+            lang,
+            "caption_all",
+            &[
+                &a.summary.incidents.to_string(),
+                &units(a.summary.oversold_units),
+                &money(a.summary.loss),
+            ],
+        ),
+    }
+}
+
+/// The finding kinds marked in `model`, by name, each once (for the legend).
+pub fn finding_kinds(model: &SwimlaneModel) -> Vec<FindingKind> {
+    let mut kinds: Vec<FindingKind> = model
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.findings
+                .iter()
+                .chain(g.lanes.iter().flat_map(|l| l.findings.iter()))
+        })
+        .map(|m| m.kind)
+        .collect();
+    kinds.sort_by_key(|k| k.as_str());
+    kinds.dedup();
+    kinds
+}
+
+/// The title, legend and caption around the window's timeline while a
+/// screenshot is taken, so that the saved or copied picture says what it
+/// shows.
+pub fn chrome_ui(
+    ui: &mut egui::Ui,
+    r: &ReportInput<'_>,
+    model: &SwimlaneModel,
+    incident: Option<IncidentId>,
+    lang: Lang,
+) {
+    let bar = |ui: &egui::Ui| {
+        egui::Frame::new()
+            .fill(ui.visuals().panel_fill)
+            .inner_margin(egui::Margin::symmetric(8, 4))
+    };
+    egui::Panel::top("shot_title")
+        .exact_size(TITLE_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            ui.label(
+                egui::RichText::new(picture_title(r, incident, lang))
+                    .strong()
+                    .size(15.0),
+            );
+        });
+    egui::Panel::bottom("shot_caption")
+        .exact_size(CAPTION_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            let caption = picture_caption(r, incident, lang);
+            ui.label(caption_text(caption, caption_alarm(r, incident)));
+        });
+    let kinds = finding_kinds(model);
+    egui::Panel::bottom("shot_legend")
+        .exact_size(LEGEND_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            let palette = Palette::new(ui.visuals().dark_mode);
+            legend(ui.painter(), ui.max_rect(), &palette, &kinds, lang);
+        });
+}
+
+/// How many of `model`'s groups fit in `lanes_h` points (at least one),
+/// and the picture's height, points, for a picture at most `max_h` high.
+pub fn picture_fit(model: &SwimlaneModel, max_h: f32) -> (usize, f32) {
+    let chrome = TITLE_H + AXIS_H + BOTTOM_PAD + LEGEND_H + CAPTION_H;
+    let room = (max_h - chrome).max(0.0);
+    let mut used = 0.0;
+    let mut n = 0;
+    for g in &model.groups {
+        if n > 0 && used + g.height() > room {
+            break;
+        }
+        used += g.height();
+        n += 1;
+    }
+    (n, (chrome + used).min(max_h).ceil())
+}
+
 /// Draws the timeline of `loaded` (zoomed to `incident` when given) into an
-/// image of `size` pixels.
+/// image `size.0` pixels wide and at most `size.1` high: a title line
+/// (sources, incident, key, time range), the lanes it shows (the
+/// incident's key only; without one, the keys with incidents first, as
+/// many as fit), a legend and a caption with oversold units and loss.
 ///
 /// # Errors
 /// When no wgpu adapter exists or rendering fails.
@@ -38,23 +229,62 @@ pub fn render_image(
     size: (u32, u32),
     dark: bool,
 ) -> anyhow::Result<image::RgbaImage> {
-    let model = SwimlaneModel::build(&loaded.log, &loaded.analysis, &Filters::default());
+    let lang = Lang::En;
+    let filters = match incident.and_then(|i| loaded.analysis.incidents.get(i.index())) {
+        Some(inc) => Filters {
+            key: format!("^{}$", regex::escape(loaded.log.strings.get(inc.key))),
+            ..Filters::default()
+        },
+        None => Filters::default(),
+    };
+    let mut model = SwimlaneModel::build(&loaded.log, &loaded.analysis, &filters);
+    let (shown, height) = picture_fit(&model, size.1 as f32);
+    let hidden = model.groups.len().saturating_sub(shown);
+    model.groups.truncate(shown);
     let mut view = TimelineView::default();
     view.fit(&model);
     if let Some(id) = incident {
         view.zoom_to_incident(&model, id);
+        view.scroll_y = 0.0;
     }
     let opts = TimelineOptions {
         time_display: TimeDisplay::LogZone,
-        selected: incident.map(IncidentId::index),
-        lang: Lang::En,
+        selected: incident,
+        lang,
         cursor_s: None,
+        pinned: &[],
     };
+    let input = ReportInput {
+        log: &loaded.log,
+        settings: &loaded.settings,
+        analysis: &loaded.analysis,
+    };
+    let title = picture_title(&input, incident, lang);
+    let alarm = caption_alarm(&input, incident);
+    let mut caption = picture_caption(&input, incident, lang);
+    if hidden > 0 {
+        caption.push_str(&format!(
+            " · {}",
+            trf(lang, "more_keys_below", &[&hidden.to_string()])
+        ));
+    }
+    let mut kinds: Vec<FindingKind> = model
+        .groups
+        .iter()
+        .flat_map(|g| {
+            g.findings
+                .iter()
+                .chain(g.lanes.iter().flat_map(|l| l.findings.iter()))
+        })
+        .map(|m| m.kind)
+        .collect();
+    kinds.sort_by_key(|k| k.as_str());
+    kinds.dedup();
     let renderer = std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new)
         .map_err(|_| anyhow::anyhow!("no wgpu adapter: cannot render pictures on this machine (try Mesa's llvmpipe/lavapipe, or use --no-images)"))?;
     let run = std::panic::AssertUnwindSafe(|| {
         let mut harness = egui_kittest::Harness::builder()
-            .with_size(egui::vec2(size.0 as f32, size.1 as f32))
+            .with_size(egui::vec2(size.0 as f32, height))
             .with_theme(if dark {
                 egui::Theme::Dark
             } else {
@@ -66,12 +296,7 @@ pub fn render_image(
             })
             .renderer(renderer)
             .build_ui(move |ui| {
-                egui::CentralPanel::default()
-                    .frame(egui::Frame::NONE)
-                    .show(ui, |ui| {
-                        let mut v = view.clone();
-                        timeline_ui(ui, &model, &mut v, opts);
-                    });
+                picture_ui(ui, &model, &view, opts, &title, (&caption, alarm), &kinds)
             });
         harness.run_steps(3);
         harness.render()
@@ -82,6 +307,65 @@ pub fn render_image(
         Err(_) => anyhow::bail!("the wgpu renderer panicked (no usable adapter?)"),
     }
 }
+
+/// One picture: title, timeline, legend, caption.
+fn picture_ui(
+    ui: &mut egui::Ui,
+    model: &SwimlaneModel,
+    view: &TimelineView,
+    opts: TimelineOptions,
+    title: &str,
+    (caption, alarm): (&str, bool),
+    kinds: &[FindingKind],
+) {
+    let bar = |ui: &egui::Ui| {
+        egui::Frame::new()
+            .fill(ui.visuals().panel_fill)
+            .inner_margin(egui::Margin::symmetric(8, 4))
+    };
+    egui::Panel::top("title")
+        .exact_size(TITLE_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            ui.label(egui::RichText::new(title).strong().size(15.0));
+        });
+    egui::Panel::bottom("caption")
+        .exact_size(CAPTION_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            ui.label(caption_text(caption, alarm));
+        });
+    egui::Panel::bottom("legend")
+        .exact_size(LEGEND_H)
+        .frame(bar(ui))
+        .show(ui, |ui| {
+            let rect = ui.max_rect();
+            let palette = Palette::new(ui.visuals().dark_mode);
+            legend(ui.painter(), rect, &palette, kinds, opts.lang);
+        });
+    egui::CentralPanel::default()
+        .frame(egui::Frame::NONE)
+        .show(ui, |ui| {
+            let mut v = view.clone();
+            timeline_ui(ui, model, &mut v, opts);
+        });
+}
+
+/// The caption: red when something went wrong, plain on a clean log (a
+/// healthy run is not painted as an alarm).
+fn caption_text(caption: impl Into<String>, alarm: bool) -> egui::RichText {
+    let t = egui::RichText::new(caption).strong();
+    if alarm { t.color(ALERT_TEXT) } else { t }
+}
+
+/// Whether the picture's caption reports something wrong: an incident, or
+/// oversold units.
+pub fn caption_alarm(r: &ReportInput<'_>, incident: Option<IncidentId>) -> bool {
+    incident.is_some() || r.analysis.summary.incidents > 0 || r.analysis.summary.oversold_units > 0
+}
+
+/// The caption's colour (the window's red for losses).
+const ALERT_TEXT: egui::Color32 = egui::Color32::from_rgb(190, 30, 30);
 
 /// Renders the swimlane of `loaded` to a PNG at `path`, zoomed to
 /// `incident` when given.
@@ -97,4 +381,59 @@ pub fn render_png(
 ) -> anyhow::Result<()> {
     let img = render_image(loaded, incident, size, dark)?;
     write_png(&img, path, &[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_time_range_on_one_day_gives_the_date_and_the_zone_once() {
+        let t0 = 1_725_192_010_100_000_000; // 2024-09-01 12:00:10.100 UTC
+        assert_eq!(
+            time_range(t0, t0 + 5_000_000_000, 8 * 3600),
+            "2024-09-01 20:00:10.100 → 20:00:15.100 +08:00"
+        );
+        let next_day = t0 + 86_400_000_000_000;
+        assert_eq!(
+            time_range(t0, next_day, 0),
+            "2024-09-01 12:00:10.100 +00:00 → 2024-09-02 12:00:10.100 +00:00"
+        );
+    }
+
+    #[test]
+    fn a_picture_is_cropped_to_the_groups_that_fit() {
+        let mut model = SwimlaneModel::default();
+        let group = |lanes: usize| crate::ui::timeline::LaneGroup {
+            key: "k".into(),
+            lanes: (0..lanes)
+                .map(|_| crate::ui::timeline::Lane {
+                    holder: String::new(),
+                    host: String::new(),
+                    thread: String::new(),
+                    leases: Vec::new(),
+                    max_len_s: 0.0,
+                    sales: Vec::new(),
+                    findings: Vec::new(),
+                })
+                .collect(),
+            overlaps: Vec::new(),
+            loose_sales: Vec::new(),
+            incidents: 0,
+            findings: Vec::new(),
+        };
+        model.groups = vec![group(2), group(3), group(40)];
+        let chrome = TITLE_H + AXIS_H + BOTTOM_PAD + LEGEND_H + CAPTION_H;
+        // Two small groups fit a 900-point picture, the third does not:
+        // the picture is as high as what it shows.
+        let (n, h) = picture_fit(&model, 900.0);
+        assert_eq!(n, 2);
+        assert_eq!(
+            h,
+            (chrome + model.groups[0].height() + model.groups[1].height()).ceil()
+        );
+        // One group is always shown, cut at the maximum height.
+        let (n, h) = picture_fit(&model, 100.0);
+        assert_eq!((n, h), (1, 100.0));
+    }
 }

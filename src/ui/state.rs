@@ -43,6 +43,9 @@ pub struct AppState {
     /// `MS` for all of them, or `FILE=MS` items, comma-separated.
     /// `--ttl-ms` overrides it; `None` leaves their TTL unknown.
     pub read_ttl: Option<String>,
+    /// Bumped by View > Reset layout: the side panels' ids carry it, so
+    /// their saved widths are forgotten and the defaults come back.
+    pub layout_generation: u32,
 }
 
 impl Default for AppState {
@@ -62,6 +65,7 @@ impl Default for AppState {
             cjk_font: None,
             read_tz: None,
             read_ttl: None,
+            layout_generation: 0,
         }
     }
 }
@@ -93,10 +97,14 @@ pub enum Panel {
     Warnings,
     /// The What-if window.
     WhatIf,
+    /// The incident and findings lists on the left.
+    Incidents,
+    /// State at cursor and Details on the right.
+    Details,
 }
 
 /// Which panels and windows are shown (not persisted).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OpenPanels {
     /// The settings window.
     pub settings: bool,
@@ -106,6 +114,23 @@ pub struct OpenPanels {
     pub warnings: bool,
     /// The What-if window.
     pub whatif: bool,
+    /// The left side panel (incidents, findings); collapsed when false.
+    pub incidents: bool,
+    /// The right side panel (state at cursor, details); collapsed when false.
+    pub details: bool,
+}
+
+impl Default for OpenPanels {
+    fn default() -> Self {
+        OpenPanels {
+            settings: false,
+            sources: false,
+            warnings: false,
+            whatif: false,
+            incidents: true,
+            details: true,
+        }
+    }
 }
 
 impl OpenPanels {
@@ -116,6 +141,8 @@ impl OpenPanels {
             Panel::Sources => self.sources,
             Panel::Warnings => self.warnings,
             Panel::WhatIf => self.whatif,
+            Panel::Incidents => self.incidents,
+            Panel::Details => self.details,
         }
     }
 
@@ -126,6 +153,8 @@ impl OpenPanels {
             Panel::Sources => self.sources = open,
             Panel::Warnings => self.warnings = open,
             Panel::WhatIf => self.whatif = open,
+            Panel::Incidents => self.incidents = open,
+            Panel::Details => self.details = open,
         }
     }
 }
@@ -223,6 +252,20 @@ pub enum Command {
     ZoomToSelected,
     /// Show everything.
     FitAll,
+    /// Select the next (`true`) or previous incident by start time, zoom
+    /// to it and put the cursor at its start.
+    StepIncident(bool),
+    /// Forget the side panels' widths and show both (View > Reset layout).
+    ResetLayout,
+    /// Go to a time (s since the first event) on a key's group, keeping
+    /// the zoom unless the time is off screen: a finding's or a search
+    /// match's row was clicked.
+    GoTo {
+        /// Epoch ns.
+        at_ns: i64,
+        /// The key's group in the swimlane model, if shown.
+        key: Option<String>,
+    },
     /// The timeline's pan, zoom or scroll.
     SetView(TimelineView),
     /// New filters: rebuild the swimlane model.
@@ -247,6 +290,8 @@ pub enum Command {
     OpenSettings,
     /// Show or hide a panel.
     SetPanelOpen(Panel, bool),
+    /// Show a hidden panel, hide a shown one.
+    TogglePanel(Panel),
     /// Show or hide the status bar's notice.
     SetNotice(Option<String>),
     /// Change the replay's time cursor or playback.

@@ -128,6 +128,48 @@ fn unit_loss_setting_reanalyses_at_once() {
     assert_eq!(h.state().summary_text(), "3 oversold · ¥900");
 }
 
+/// The picture `render` draws of the handed case `dir`'s first incident
+/// (None without a wgpu adapter).
+fn case_picture(dir: &str) -> Option<image::RgbaImage> {
+    let (app, _) = case_app(dir);
+    let s = app.session.expect("loaded");
+    let loaded = AnalyzedLog {
+        log: (*s.log).clone(),
+        settings: s.settings.clone(),
+        analysis: (*s.analysis).clone(),
+    };
+    match super::render::render_image(&loaded, Some(IncidentId::new(0)), (1600, 900), false) {
+        Ok(img) => Some(img),
+        Err(e) if e.to_string().contains("adapter") => {
+            println!("skipped: {e:#}");
+            None
+        }
+        Err(e) => panic!("render failed: {e:#}"),
+    }
+}
+
+#[test]
+fn render_snapshots_of_three_handed_cases_with_title_legend_and_caption() {
+    let options = egui_kittest::SnapshotOptions::new()
+        .threshold(2.0)
+        .max_failed_pixels(2500);
+    for (dir, name) in [
+        ("BR-19-laravel-cache-lock-release-chain", "render_br19"),
+        ("BR-23-kleppmann-gc-pause-fencing-token", "render_br23"),
+        ("BR-02-aredis-asyncio-shared-token", "render_br02"),
+    ] {
+        let Some(img) = case_picture(dir) else { return };
+        // Cropped to the incident's key: far less than the 900 rows asked.
+        assert!(
+            img.height() < 400,
+            "{dir}: {}x{}",
+            img.width(),
+            img.height()
+        );
+        egui_kittest::image_snapshot_options(&img, name, &options);
+    }
+}
+
 #[test]
 fn timeline_snapshot_of_the_first_incident() {
     let loaded = sample_loaded(200.0);
@@ -463,16 +505,33 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         .expect("scheduler-1's lane");
     assert!(lane.max_len_s.is_infinite(), "{}", lane.max_len_s);
 
-    let Some(img) = render_first_incident(&loaded, (1600, 900)) else {
-        return;
+    // The whole log: the incident's key first, then reports:nightly.
+    let img = match super::render::render_image(&loaded, None, (1600, 900), false) {
+        Ok(img) => img,
+        Err(e) if e.to_string().contains("adapter") => {
+            println!("skipped: {e:#}");
+            return;
+        }
+        Err(e) => panic!("render failed: {e:#}"),
     };
-    // The lane is the fifth row; the bar runs across the plot (x 300..1400).
+    let g = model
+        .groups
+        .iter()
+        .position(|g| g.lanes.iter().any(|l| l.holder == "scheduler-1"))
+        .expect("scheduler-1's key");
+    assert_eq!(g, 1, "keys with incidents come first");
+    let lanes_top = super::render::TITLE_H
+        + super::timeline::AXIS_H
+        + model.group_top(g)
+        + super::timeline::HEADER_H;
+    // The bar runs from its grant (a quarter in) to the plot's right end.
     let blue = |x: u32, y: u32| {
         let p = img.get_pixel(x, y);
         i32::from(p[2]) > i32::from(p[0]) + 60
     };
-    let rows_with_bar = (140..170)
-        .filter(|&y| (300..1400).step_by(50).all(|x| blue(x, y)))
+    let top = lanes_top as u32;
+    let rows_with_bar = (top..top + super::timeline::LANE_H as u32)
+        .filter(|&y| (750..1400).step_by(50).all(|x| blue(x, y)))
         .count();
     assert!(
         rows_with_bar >= 4,
@@ -710,7 +769,11 @@ fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
     let (group, overlap) = groups
         .iter()
         .find_map(|g| {
-            let o = g.group.overlaps.iter().find(|o| o.incident == Some(0))?;
+            let o = g
+                .group
+                .overlaps
+                .iter()
+                .find(|o| o.incident == Some(IncidentId::new(0)))?;
             Some((g, o))
         })
         .expect("INC-1's overlap on screen");
@@ -826,4 +889,558 @@ fn the_whatif_window_replays_a_large_log_on_its_thread_and_shows_it_when_done() 
         std::thread::sleep(std::time::Duration::from_millis(20));
         h.step();
     }
+}
+/// `app` in a harness `w` x `h` points.
+fn harness_sized(app: App, w: f32, h: f32) -> Harness<'static, App> {
+    Harness::builder()
+        .with_size(egui::vec2(w, h))
+        .build_ui_state(|ui, app: &mut App| app.ui(ui), app)
+}
+
+/// The timeline's share of a `w`-point-wide window.
+fn timeline_share(h: &Harness<'static, App>, w: f32) -> f32 {
+    h.state().timeline_rect().expect("timeline drawn").width() / w
+}
+
+#[test]
+fn at_1366x768_with_an_incident_selected_the_timeline_keeps_60_percent() {
+    let loaded = sample_loaded(200.0);
+    let inc = &loaded.analysis.incidents[0];
+    let mut h = harness_sized(sample_app(), 1366.0, 768.0);
+    h.run();
+    let before = timeline_share(&h, 1366.0);
+    assert!(before >= 0.6, "nothing selected: {before}");
+    h.get_by_label(&inc.label()).click();
+    h.run();
+    assert_eq!(h.state().selection.incident, Some(inc.id));
+    let after = timeline_share(&h, 1366.0);
+    assert!(after >= 0.6, "incident selected: timeline {after}");
+    // And Details is on screen, right of the timeline (not pushed past the
+    // window's edge by a long line).
+    let details = h.get_by_label("Details").rect();
+    let timeline = h.state().timeline_rect().expect("timeline");
+    assert!(
+        details.left() >= timeline.right() && details.right() <= 1366.0,
+        "Details at {details:?}, timeline {timeline:?}"
+    );
+    // Collapsing both sides gives the timeline nearly all of it.
+    h.key_press(egui::Key::OpenBracket);
+    h.key_press(egui::Key::CloseBracket);
+    h.run();
+    let collapsed = timeline_share(&h, 1366.0);
+    assert!(collapsed > 0.95, "both sides collapsed: {collapsed}");
+    // View > Reset layout brings them back.
+    h.get_by_label("View").click();
+    h.run();
+    h.get_by_label("Reset layout").click();
+    h.run();
+    let reset = timeline_share(&h, 1366.0);
+    assert!((0.6..0.95).contains(&reset), "after reset: {reset}");
+}
+
+#[test]
+fn next_and_previous_incident_by_button_and_key() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-logs/naive-setnx-expire-del.jsonl"
+    );
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path.into()]));
+    let incs = app
+        .session
+        .as_ref()
+        .expect("loaded")
+        .analysis
+        .incidents
+        .clone();
+    let mut h = harness(app);
+    h.run();
+    let mut by_start: Vec<_> = incs.iter().collect();
+    by_start.sort_by_key(|i| i.start_ns);
+    assert!(
+        by_start.len() >= 2,
+        "the case has {} incidents",
+        by_start.len()
+    );
+    h.get_by_label("Next incident (N)").click();
+    h.run();
+    // The cursor rests at the end at first: from there the previous one
+    // is the last; from a selection, Next moves on in start order.
+    h.get_by_label("Previous incident (P)").click();
+    h.run();
+    let last = by_start[by_start.len() - 1];
+    assert_eq!(h.state().selection.incident, Some(last.id));
+    assert_eq!(h.state().playback.cursor_ns, last.start_ns);
+    h.key_press(egui::Key::P);
+    h.run();
+    let before_last = by_start[by_start.len() - 2];
+    assert_eq!(h.state().selection.incident, Some(before_last.id));
+    h.key_press(egui::Key::N);
+    h.run();
+    assert_eq!(h.state().selection.incident, Some(last.id));
+}
+
+/// The handed case `dir` (under tests/fixtures/cases) loaded in an English
+/// window with its files, and the finding kinds `case.json` expects.
+fn case_app(dir: &str) -> (App, Vec<String>) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cases");
+    let case: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join(dir).join("case.json")).expect("case.json"),
+    )
+    .expect("case.json is JSON");
+    let files = case["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .chain(case["monitor_files"].as_array().into_iter().flatten())
+        .filter_map(|f| f.as_str())
+        .map(|f| root.join(dir).join(f))
+        .collect();
+    let expected = case["expect"]["findings_present"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut state = AppState {
+        lang: Lang::En,
+        ..AppState::default()
+    };
+    if let Some(loss) = case["settings"]["unit_loss"].as_f64() {
+        state.settings.unit_loss = loss;
+    }
+    if let Some(c) = case["settings"]["currency"].as_str() {
+        state.settings.currency = c.to_string();
+    }
+    state.read_tz = case["settings"]["tz"].as_str().map(str::to_string);
+    let mut app = App::new(state, AnalysisArgs::default());
+    app.load_blocking(Source::Files(files));
+    assert!(app.session.is_some(), "{dir} loads: {:?}", app.error);
+    (app, expected)
+}
+
+#[test]
+fn every_finding_kind_of_the_handed_cases_has_a_row_and_a_marker() {
+    let mut seen = std::collections::BTreeSet::new();
+    for dir in [
+        "BR-02-aredis-asyncio-shared-token",
+        "BR-17-redsync-unlock-false-after-expiry",
+        "BR-19-laravel-cache-lock-release-chain",
+        "BR-23-kleppmann-gc-pause-fencing-token",
+    ] {
+        let (app, expected) = case_app(dir);
+        let findings = app
+            .session
+            .as_ref()
+            .expect("loaded")
+            .analysis
+            .findings
+            .clone();
+        let mut h = harness(app);
+        h.run();
+        // The summary bar and the list's heading count them.
+        let count = match findings.len() {
+            1 => "1 finding".to_string(),
+            n => format!("{n} findings"),
+        };
+        assert_eq!(h.query_all_by_label(&count).count(), 2, "{dir}: {count}");
+        let kinds: std::collections::BTreeSet<&str> =
+            findings.iter().map(|f| f.kind.as_str()).collect();
+        for want in expected.iter().filter(|k| *k != "overlap") {
+            assert!(kinds.contains(want.as_str()), "{dir}: {want} found");
+        }
+        for kind in &kinds {
+            // The list's row names the kind (the Cause column may too: at
+            // least one more than the cause cells).
+            let rows = h.query_all_by_label(kind).count();
+            assert!(rows >= 1, "{dir}: a Findings row for {kind}");
+            assert!(
+                h.query_all_by_label(&format!("{kind} marker"))
+                    .next()
+                    .is_some(),
+                "{dir}: a lane marker for {kind}"
+            );
+            seen.insert(kind.to_string());
+        }
+    }
+    for kind in ["fencing_violation", "foreign_release", "no_ttl"] {
+        assert!(
+            seen.contains(kind),
+            "{kind} among the handed cases' findings: {seen:?}"
+        );
+    }
+}
+
+#[test]
+fn clicking_a_finding_row_puts_the_cursor_at_it() {
+    let (app, _) = case_app("BR-23-kleppmann-gc-pause-fencing-token");
+    let f = app.session.as_ref().expect("loaded").analysis.findings[0].clone();
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label(f.kind.as_str()).click();
+    h.run();
+    assert_eq!(h.state().playback.cursor_ns, f.at_ns);
+}
+
+#[test]
+fn search_finds_a_holder_steps_to_it_and_says_no_match() {
+    let loaded = sample_loaded(200.0);
+    let a = &loaded.analysis;
+    let second = &a.leases[a.overlaps[a.incidents[0].overlaps[0]].later];
+    let holder = loaded.log.strings.get(second.holder).to_string();
+    let first_event = loaded
+        .log
+        .events
+        .iter()
+        .find(|e| e.holder == Some(second.holder))
+        .expect("the holder has events");
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label("Search").click();
+    h.run();
+    h.get_by_label("Search").type_text(&holder);
+    h.run();
+    assert!(h.query_by_label("No match").is_none());
+    h.get_by_label("Next match ▶").click();
+    h.run();
+    assert_eq!(h.state().playback.cursor_ns, first_event.at_ns);
+    assert!(
+        h.query_all_by_label_contains("Match 1 of ")
+            .next()
+            .is_some(),
+        "the count says which match"
+    );
+    // Something in no key, holder, thread, host or order id.
+    h.get_by_label("Search").click();
+    h.run();
+    h.get_by_label("Search").type_text("zz-no-such-thing");
+    h.run();
+    h.get_by_label("No match");
+}
+
+#[test]
+fn a_ctrl_drag_on_the_lanes_measures_the_span_without_panning() {
+    let mut h = harness(sample_app());
+    h.run();
+    let rect = h.state().timeline_rect().expect("timeline");
+    let view = h.state().state.view.clone();
+    let plot_left = rect.left() + super::timeline::LABEL_W;
+    let plot_w = rect.right() - plot_left;
+    let y = rect.top() + super::timeline::AXIS_H + 60.0;
+    let (x0, x1) = (plot_left + 100.0, plot_left + 300.0);
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::COMMAND));
+    h.hover_at(egui::pos2(x0, y));
+    h.step();
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(x0, y),
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::COMMAND,
+    });
+    h.step();
+    for x in [x0 + 50.0, x1] {
+        h.hover_at(egui::pos2(x, y));
+        h.step();
+    }
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(x1, y),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::COMMAND,
+    });
+    h.step();
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+    h.run();
+    let expected_ms = f64::from(x1 - x0) / f64::from(plot_w) * view.span_s() * 1000.0;
+    h.get_by_label(&format!("Measured: {}", format_ms(expected_ms)));
+    assert_eq!(h.state().state.view, view, "a measure does not pan");
+    // Esc forgets it.
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(h.query_all_by_label_contains("Measured: ").next().is_none());
+}
+
+/// The English words left in `text` once the log's own strings (keys,
+/// holders, hosts, threads, order ids, file names, raw lines), incident
+/// ids and unit symbols are taken out.
+fn english_words(text: &str, log_strings: &[String]) -> Vec<String> {
+    let mut rest = text.to_string();
+    for s in log_strings {
+        if !s.is_empty() {
+            rest = rest.replace(s.as_str(), " ");
+        }
+    }
+    let allowed = [
+        "INC", "ms", "s", "µs", "ns", "TTL", "MONITOR", "Ctrl", "Shift", "F", "N", "P", "x", "CNY",
+        "USD", "UTC",
+    ];
+    // Wrapped or truncated text comes in pieces: a word of the log's own
+    // strings is log text wherever it is cut.
+    let log_words: std::collections::HashSet<&str> = log_strings
+        .iter()
+        .flat_map(|s| s.split(|c: char| !c.is_ascii_alphabetic()))
+        .collect();
+    rest.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| w.len() >= 2 && !allowed.contains(w) && !log_words.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn a_chinese_window_shows_no_english_words_but_ids_and_log_text() {
+    for dir in [
+        "CN-01-gb18030-console-csv",
+        "BR-19-laravel-cache-lock-release-chain",
+    ] {
+        let (mut app, _) = case_app(dir);
+        app.state.lang = Lang::Zh;
+        let s = app.session.as_ref().expect("loaded");
+        let mut log_strings: Vec<String> = (0..s.log.strings.len())
+            .filter_map(|i| s.log.strings.lookup_index(i))
+            .map(|sym| s.log.strings.get(sym).to_string())
+            .chain(s.log.sources.iter().map(|src| src.name.clone()))
+            .chain(s.files().iter().map(|p| p.display().to_string()))
+            .collect();
+        // The raw log lines shown under Source lines are log text too.
+        for src in &s.log.sources {
+            let lines = super::panels::details::read_lines(
+                std::path::Path::new(&src.name),
+                &(1..=10_000).collect::<Vec<u32>>(),
+                &src.encoding,
+            );
+            log_strings.extend(lines.into_values());
+        }
+        // Longest first, so a key is removed before a part of it.
+        log_strings.sort_by_key(|x| std::cmp::Reverse(x.len()));
+        let inc = s.analysis.incidents[0].label();
+        let mut h = harness(app);
+        h.run();
+        h.get_by_label(&inc).click();
+        h.run();
+        let mut found = Vec::new();
+        for node in h.query_all(egui_kittest::kittest::By::new()) {
+            use egui_kittest::kittest::NodeT;
+            let n = node.accesskit_node();
+            let texts = [
+                n.label().map(|t| t.to_string()),
+                n.value().map(|t| t.to_string()),
+            ];
+            for text in texts.into_iter().flatten() {
+                // egui's own name for a panel's resize handle: read by
+                // screen readers, never drawn.
+                if text == "Resize panel" {
+                    continue;
+                }
+                let words = english_words(&text, &log_strings);
+                if !words.is_empty() {
+                    found.push(format!("{text:?}: {words:?}"));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "{dir}: English on a Chinese screen:\n{}",
+            found.join("\n")
+        );
+    }
+}
+
+#[test]
+fn chinese_window_snapshot_of_cn01_with_its_incident_selected() {
+    let renderer = match std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new) {
+        Ok(r) => r,
+        Err(_) => {
+            println!("skipped: no wgpu adapter");
+            return;
+        }
+    };
+    if super::fonts::find_cjk_font().is_none() {
+        println!("skipped: no CJK font on this machine");
+        return;
+    }
+    let (mut app, _) = case_app("CN-01-gb18030-console-csv");
+    app.state.lang = Lang::Zh;
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1366.0, 768.0))
+        .with_pixels_per_point(1.0)
+        .renderer(renderer)
+        .build_ui_state(|ui, app: &mut App| app.ui(ui), app);
+    h.run();
+    h.get_by_label("INC-1").click();
+    h.run();
+    // The Chinese words of the screen are there (the English check is
+    // `a_chinese_window_shows_no_english_words_but_ids_and_log_text`).
+    h.get_by_label("详情");
+    h.get_by_label("事故");
+    let options = egui_kittest::SnapshotOptions::new()
+        .threshold(2.0)
+        .max_failed_pixels(4000);
+    // The status bar names the file by its path on this machine.
+    h.mask(egui::Rect::from_min_max(
+        egui::pos2(0.0, 736.0),
+        egui::pos2(700.0, 768.0),
+    ));
+    h.snapshot_options("ui_zh_cn01", &options);
+}
+
+#[test]
+fn a_screenshot_of_the_window_carries_the_title_legend_and_caption() {
+    let loaded = sample_loaded(200.0);
+    let input = crate::report::ReportInput {
+        log: &loaded.log,
+        settings: &loaded.settings,
+        analysis: &loaded.analysis,
+    };
+    let title = super::render::picture_title(&input, Some(IncidentId::new(0)), Lang::En);
+    let caption = super::render::picture_caption(&input, Some(IncidentId::new(0)), Lang::En);
+    assert!(
+        title.contains("INC-1") && title.contains("product:1001:lock"),
+        "{title}"
+    );
+    assert!(
+        caption.contains("3 units oversold") && caption.contains("¥600 lost"),
+        "{caption}"
+    );
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label(&loaded.analysis.incidents[0].label())
+        .click();
+    h.run();
+    assert!(
+        h.query_by_label(&title).is_none(),
+        "no title outside a shot"
+    );
+    h.state_mut().exit_shot = true;
+    h.run();
+    h.get_by_label(&title);
+    h.get_by_label(&caption);
+}
+
+#[test]
+fn a_click_on_the_overview_centres_the_view_there_keeping_the_zoom() {
+    let loaded = sample_loaded(200.0);
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label(&loaded.analysis.incidents[0].label())
+        .click();
+    h.run();
+    let before = h.state().state.view.clone();
+    // A click in the middle of the strip: the middle of the whole log.
+    h.get_by_label("Overview").click();
+    h.run();
+    let after = h.state().state.view.clone();
+    let (a, b) = h.state().model.extent;
+    let centre = (after.start_s + after.end_s) / 2.0;
+    assert!((after.span_s() - before.span_s()).abs() < 1e-9, "same zoom");
+    assert!(
+        (centre - (a + b) / 2.0).abs() < (b - a) * 0.01,
+        "centred at {centre}, log {a}..{b}"
+    );
+}
+
+#[test]
+fn the_settings_window_stays_put_when_the_language_changes() {
+    let mut app = sample_app();
+    app.open_settings();
+    let mut h = harness(app);
+    h.run();
+    let before = h
+        .get_by_role_and_label(egui::accesskit::Role::Window, "Settings")
+        .rect();
+    h.state_mut().state.lang = Lang::Zh;
+    h.run();
+    let after = h
+        .get_by_role_and_label(egui::accesskit::Role::Window, "设置")
+        .rect();
+    assert!(
+        (after.min - before.min).length() < 1.0,
+        "title moved from {before:?} to {after:?}"
+    );
+}
+
+#[test]
+fn a_key_pinned_from_its_context_menu_goes_to_the_top_and_back() {
+    let (app, _) = case_app("BR-19-laravel-cache-lock-release-chain");
+    let mut h = harness(app);
+    h.run();
+    let keys = |h: &Harness<'static, App>| -> Vec<String> {
+        h.state()
+            .model
+            .groups
+            .iter()
+            .map(|g| g.key.clone())
+            .collect()
+    };
+    assert_eq!(
+        keys(&h),
+        ["order-lock:sku-1001", "reports:nightly"],
+        "incidents first"
+    );
+    let right_click = |h: &mut Harness<'static, App>, pos: egui::Pos2| {
+        h.hover_at(pos);
+        h.step();
+        for pressed in [true, false] {
+            h.event(egui::Event::PointerButton {
+                pos,
+                button: egui::PointerButton::Secondary,
+                pressed,
+                modifiers: egui::Modifiers::NONE,
+            });
+            h.step();
+        }
+        h.run();
+    };
+    let rect = h.state().timeline_rect().expect("timeline");
+    let second = h.state().model.group_top(1);
+    let at = egui::pos2(
+        rect.left() + 40.0,
+        rect.top() + super::timeline::AXIS_H + second + super::timeline::HEADER_H / 2.0,
+    );
+    right_click(&mut h, at);
+    h.get_by_label("Pin to top").click();
+    h.run();
+    assert_eq!(keys(&h), ["reports:nightly", "order-lock:sku-1001"]);
+    assert_eq!(h.state().state.filters.pinned, ["reports:nightly"]);
+    // Now first: its menu offers Unpin.
+    let first = egui::pos2(
+        at.x,
+        rect.top() + super::timeline::AXIS_H + super::timeline::HEADER_H / 2.0,
+    );
+    right_click(&mut h, first);
+    h.get_by_label("Unpin").click();
+    h.run();
+    assert_eq!(keys(&h), ["order-lock:sku-1001", "reports:nightly"]);
+}
+
+#[test]
+fn a_capture_s_server_view_gets_its_own_lane_under_the_key() {
+    let (app, _) = case_app("REAL-A-redispy-no-renewal");
+    let s = app.session.as_ref().expect("loaded");
+    let server = s.analysis.server_view.len();
+    let lanes: Vec<usize> = app
+        .model
+        .groups
+        .iter()
+        .map(|g| {
+            g.lanes
+                .iter()
+                .filter(|l| l.holder == super::timeline::model::SERVER_LANE)
+                .map(|l| l.leases.len())
+                .sum()
+        })
+        .collect();
+    assert!(server > 0, "REAL-A's capture has a server view");
+    assert_eq!(
+        lanes.iter().sum::<usize>(),
+        server,
+        "every server hold drawn: {lanes:?}"
+    );
 }

@@ -4,7 +4,6 @@
 use egui::{Rect, RichText, Ui};
 
 use super::PanelContext;
-use crate::analysis::IncidentId;
 use crate::replay::PlaybackCommand;
 use crate::ui::i18n::tr;
 use crate::ui::state::{Command, Selection};
@@ -19,23 +18,37 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
     let model = context.model;
     let opts = TimelineOptions {
         time_display: context.state.time_display,
-        selected: context.selection.incident.map(IncidentId::index),
+        selected: context.selection.incident,
         lang: context.lang(),
         cursor_s: Some((context.playback.cursor_ns - model.t0_ns) as f64 / 1e9),
+        pinned: &context.state.filters.pinned,
     };
-    let rect = ui.max_rect();
     let mut view = context.state.view.clone();
+    crate::ui::timeline::overview::overview_ui(ui, model, &mut view, context.lang());
+    let rect = ui.available_rect_before_wrap();
     let event = timeline_ui(ui, model, &mut view, opts);
     if view != context.state.view {
         context.send_first(Command::SetView(view));
     }
     match event {
-        Some(TimelineEvent::IncidentClicked(id)) => context.send(Command::Select(Selection {
-            incident: Some(IncidentId::new(id)),
-        })),
+        Some(TimelineEvent::IncidentClicked(id)) => {
+            context.send(Command::Select(Selection { incident: Some(id) }))
+        }
         Some(TimelineEvent::Seek(at_s)) => {
             let t = model.t0_ns + (at_s * 1e9).round() as i64;
             context.send(Command::Playback(PlaybackCommand::Seek(t)));
+        }
+        Some(TimelineEvent::TogglePin(g)) => {
+            if let Some(group) = model.groups.get(g) {
+                let mut filters = context.state.filters.clone();
+                match filters.pinned.iter().position(|k| *k == group.key) {
+                    Some(i) => {
+                        filters.pinned.remove(i);
+                    }
+                    None => filters.pinned.push(group.key.clone()),
+                }
+                context.send(Command::SetFilters(filters));
+            }
         }
         None => {}
     }

@@ -19,7 +19,22 @@ pub fn cursor_state_ui(ui: &mut Ui, context: &PanelContext<'_>) {
     ui.heading(tr(lang, "state_at_cursor"));
     let Some(s) = context.session else { return };
     let st = s.index.state_at(&s.analysis, context.playback.cursor_ns);
-    stock_ui(ui, lang, &s.log, &st, &s.settings.currency);
+    // The keys from the top of the timeline's scroll down.
+    let model = context.model;
+    let scroll = context.state.view.scroll_y;
+    let on_screen: Vec<&str> = model
+        .groups
+        .iter()
+        .scan(0.0f32, |top, g| {
+            let this = *top;
+            *top += g.height();
+            Some((this, g))
+        })
+        .filter(|(top, g)| top + g.height() >= scroll)
+        .take(40)
+        .map(|(_, g)| g.key.as_str())
+        .collect();
+    stock_ui(ui, lang, &s.log, &st, &s.settings.currency, &on_screen);
     if st.keys.is_empty() {
         ui.label(RichText::new(tr(lang, "no_lock_held")).weak());
     }

@@ -5,14 +5,15 @@
 use egui::{RichText, Ui};
 
 use super::{ALERT, PanelContext};
-use crate::analysis::{Incident, Lease};
+use crate::analysis::{Incident, IncidentId, Lease};
+use crate::model::SourceRef;
 use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
-use crate::ui::i18n::{Lang, tr};
+use crate::ui::i18n::{Lang, term, tr};
 use crate::ui::session::Session;
 use crate::ui::state::Command;
 
 /// The details panel.
-pub fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
+fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPanel) {
     let lang = context.lang();
     ui.heading(tr(lang, "details"));
     let Some(s) = context.session else { return };
@@ -25,35 +26,32 @@ pub fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
         return;
     };
     let input = s.input();
-    egui::ScrollArea::vertical()
-        .auto_shrink(false)
-        .show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.label(RichText::new(inc.label()).strong().size(16.0));
-                ui.label(RichText::new(s.log.strings.get(inc.key)).monospace());
-                if ui.button(tr(lang, "zoom_incident")).clicked() {
-                    context.send(Command::ZoomToSelected);
-                }
-            });
-            ui.label(RichText::new(tr(lang, "explanation")).strong());
-            ui.label(explain_incident(&input, inc));
-            ui.separator();
-            ui.label(RichText::new(tr(lang, "leases")).strong());
-            for &li in &inc.leases {
-                lease_ui(ui, lang, &input, &s.analysis.leases[li]);
-            }
-            if !inc.sales.is_empty() {
-                ui.separator();
-                orders_ui(ui, lang, s, inc);
-            }
-            ui.separator();
-            ui.label(RichText::new(tr(lang, "source_lines")).strong());
-            for &li in &inc.leases {
-                for line in &s.analysis.leases[li].lines {
-                    ui.monospace(format!("{}:{}", s.log.source_name(*line), line.line));
-                }
-            }
-        });
+    // The right side scrolls as a whole (app.rs); text wraps to its width.
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(inc.label()).strong().size(16.0));
+        ui.add(egui::Label::new(RichText::new(s.log.strings.get(inc.key)).monospace()).wrap());
+        if ui.button(tr(lang, "zoom_incident")).clicked() {
+            context.send(Command::ZoomToSelected);
+        }
+    });
+    ui.label(RichText::new(tr(lang, "explanation")).strong());
+    let story = match lang {
+        Lang::En => explain_incident(&input, inc),
+        Lang::Zh => crate::report::zh::explain_incident_zh(&input, inc),
+    };
+    ui.add(egui::Label::new(story).wrap());
+    ui.separator();
+    ui.label(RichText::new(tr(lang, "leases")).strong());
+    for &li in &inc.leases {
+        lease_ui(ui, lang, &input, &s.analysis.leases[li]);
+    }
+    if !inc.sales.is_empty() {
+        ui.separator();
+        orders_ui(ui, lang, s, inc);
+    }
+    ui.separator();
+    let lines = panel.lines_of(s, inc);
+    source_lines_ui(ui, lang, s, lines);
 }
 
 /// One hold of the incident, in a frame.
@@ -62,90 +60,284 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
     let time = |ns| input.time(ns);
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.label(RichText::new(name(l.holder)).monospace().strong());
-        egui::Grid::new(("lease", l.id))
-            .num_columns(2)
-            .show(ui, |ui| {
-                let row = |ui: &mut Ui, k: &str, v: String| {
-                    ui.label(RichText::new(k).weak());
-                    ui.label(v);
-                    ui.end_row();
-                };
-                row(
-                    ui,
-                    tr(lang, "host"),
-                    l.host.map(name).unwrap_or("").to_string(),
-                );
-                row(
-                    ui,
-                    tr(lang, "thread"),
-                    l.thread.map(name).unwrap_or("").to_string(),
-                );
-                row(ui, tr(lang, "granted"), time(l.acquired_ns));
-                let renewals = l
-                    .renewals_ns
-                    .iter()
-                    .map(|&r| time(r).get(11..23).unwrap_or("").to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                row(
-                    ui,
-                    tr(lang, "renewals"),
-                    format!("{} {}", l.renewals_ns.len(), renewals),
-                );
-                row(
-                    ui,
-                    tr(lang, "lease_ended"),
-                    format!("{} ({})", time(l.lock_end_ns), snake_name(&l.lock_end)),
-                );
-                row(
-                    ui,
-                    tr(lang, "believed_until"),
-                    format!("{} ({})", time(l.window_end_ns), snake_name(&l.window_end)),
-                );
-                let ttl = l
-                    .ttl_ms
-                    .map_or_else(|| "∞".to_string(), |t| format_ms(t as f64));
-                row(
-                    ui,
-                    tr(lang, "hold_vs_ttl"),
-                    format!("{} / {}", format_ms(l.hold_ms()), ttl),
-                );
+        // Rows that wrap to the panel's width (a grid would widen the
+        // panel past the window's right edge).
+        let row = |ui: &mut Ui, k: &str, v: String| {
+            ui.horizontal_wrapped(|ui| {
+                ui.label(RichText::new(k).weak());
+                ui.add(egui::Label::new(v).wrap());
             });
+        };
+        row(
+            ui,
+            tr(lang, "host"),
+            l.host.map(name).unwrap_or("").to_string(),
+        );
+        row(
+            ui,
+            tr(lang, "thread"),
+            l.thread.map(name).unwrap_or("").to_string(),
+        );
+        row(ui, tr(lang, "granted"), time(l.acquired_ns));
+        let renewals = l
+            .renewals_ns
+            .iter()
+            .map(|&r| time(r).get(11..23).unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+            .join(", ");
+        row(
+            ui,
+            tr(lang, "renewals"),
+            format!("{} {}", l.renewals_ns.len(), renewals),
+        );
+        row(
+            ui,
+            tr(lang, "lease_ended"),
+            format!(
+                "{} ({})",
+                time(l.lock_end_ns),
+                term(lang, &snake_name(&l.lock_end))
+            ),
+        );
+        row(
+            ui,
+            tr(lang, "believed_until"),
+            format!(
+                "{} ({})",
+                time(l.window_end_ns),
+                term(lang, &snake_name(&l.window_end))
+            ),
+        );
+        let ttl = l
+            .ttl_ms
+            .map_or_else(|| "∞".to_string(), |t| format_ms(t as f64));
+        row(
+            ui,
+            tr(lang, "hold_vs_ttl"),
+            format!("{} / {}", format_ms(l.hold_ms()), ttl),
+        );
         if l.inferred {
             ui.label(RichText::new(tr(lang, "inferred")).italics());
         }
     });
 }
 
-/// The orders inside the incident: order, holder, time, units over.
+/// The orders inside the incident, one wrapped row each: order, holder,
+/// time, units over (a grid would widen the panel past the window).
 fn orders_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
     let input = s.input();
     let name = |sym| s.log.strings.get(sym);
     ui.label(RichText::new(tr(lang, "orders")).strong());
-    egui::Grid::new("orders")
-        .striped(true)
-        .num_columns(4)
-        .show(ui, |ui| {
-            for key in ["order", "holder", "time", "units_over"] {
-                ui.label(RichText::new(tr(lang, key)).weak());
-            }
-            ui.end_row();
-            for &si in &inc.sales {
-                let sale = &s.analysis.sales[si];
-                ui.label(sale.order_id.map(name).unwrap_or("—"));
-                ui.label(sale.holder.map(name).unwrap_or("—"));
-                let t = input.time(sale.at_ns);
-                ui.label(t.get(11..23).unwrap_or(&t).to_string());
-                if sale.oversold_units > 0 {
-                    ui.label(
-                        RichText::new(sale.oversold_units.to_string())
-                            .color(ALERT)
-                            .strong(),
-                    );
-                } else {
-                    ui.label("0");
-                }
-                ui.end_row();
+    for &si in &inc.sales {
+        let sale = &s.analysis.sales[si];
+        let t = input.time(sale.at_ns);
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(sale.order_id.map(name).unwrap_or("—")).monospace());
+            ui.add(
+                egui::Label::new(RichText::new(sale.holder.map(name).unwrap_or("—")).weak()).wrap(),
+            );
+            ui.label(t.get(11..23).unwrap_or(&t).to_string());
+            let over = format!("{} {}", tr(lang, "units_over"), sale.oversold_units);
+            if sale.oversold_units > 0 {
+                ui.label(RichText::new(over).color(ALERT).strong());
+            } else {
+                ui.label(RichText::new(over).weak());
             }
         });
+    }
+}
+
+/// Most source lines read for one incident.
+const MAX_SOURCE_LINES: usize = 200;
+
+/// One source line of an incident: where it is, when, and its raw text
+/// when the file can be read again (plain text files only).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceLine {
+    /// File and line.
+    pub at: SourceRef,
+    /// Time of its event, ns.
+    pub at_ns: i64,
+    /// The line as written in the file.
+    pub text: Option<String>,
+}
+
+/// The source lines of the incident shown, read once per incident.
+#[derive(Debug, Default)]
+pub struct DetailsPanel {
+    /// The incident the lines are of, and the lines.
+    lines: Option<(IncidentId, Vec<SourceLine>)>,
+}
+
+impl DetailsPanel {
+    /// The details panel.
+    pub fn ui(&mut self, ui: &mut Ui, context: &mut PanelContext<'_>) {
+        details_ui(ui, context, self);
+    }
+
+    /// The source lines of `inc`, read when the incident changed.
+    fn lines_of(&mut self, s: &Session, inc: &Incident) -> &[SourceLine] {
+        if self.lines.as_ref().is_none_or(|(id, _)| *id != inc.id) {
+            let refs = incident_source_refs(&s.analysis.leases, inc);
+            let lines = read_source_lines(s, &refs);
+            self.lines = Some((inc.id, lines));
+        }
+        self.lines.as_ref().map_or(&[], |(_, l)| l.as_slice())
+    }
+}
+
+/// `refs` (sorted by file and line, each once) with the time of their event
+/// and their raw text, sorted by time; at most [`MAX_SOURCE_LINES`].
+fn read_source_lines(s: &Session, refs: &[SourceRef]) -> Vec<SourceLine> {
+    let refs = &refs[..refs.len().min(MAX_SOURCE_LINES)];
+    let wanted: std::collections::HashSet<SourceRef> = refs.iter().copied().collect();
+    let mut time_of = std::collections::HashMap::new();
+    for e in &s.log.events {
+        if wanted.contains(&e.source) {
+            time_of.entry(e.source).or_insert(e.at_ns);
+        }
+    }
+    let mut out: Vec<SourceLine> = refs
+        .iter()
+        .map(|&at| SourceLine {
+            at,
+            at_ns: time_of.get(&at).copied().unwrap_or(i64::MAX),
+            text: None,
+        })
+        .collect();
+    // A source's name is its path as given on the command line or in the
+    // open dialog (the embedded sample's is no file: nothing is read).
+    for (fi, src) in s.log.sources.iter().enumerate() {
+        let path = std::path::Path::new(&src.name);
+        let mut need: Vec<u32> = refs
+            .iter()
+            .filter(|r| usize::from(r.file) == fi)
+            .map(|r| r.line)
+            .collect();
+        if need.is_empty() {
+            continue;
+        }
+        need.sort_unstable();
+        let texts = read_lines(path, &need, &src.encoding);
+        for l in out.iter_mut().filter(|l| usize::from(l.at.file) == fi) {
+            l.text = texts.get(&l.at.line).cloned();
+        }
+    }
+    out.sort_by_key(|l| (l.at_ns, l.at));
+    out
+}
+
+/// Lines `need` (1-based, sorted) of the plain text file at `path`,
+/// decoded from `encoding` (as detected when loading: `UTF-8`, `GB18030`);
+/// none for a compressed, UTF-16 or unreadable file.
+pub fn read_lines(
+    path: &std::path::Path,
+    need: &[u32],
+    encoding: &str,
+) -> std::collections::HashMap<u32, String> {
+    use std::io::BufRead;
+    let mut out = std::collections::HashMap::new();
+    let Some(&last) = need.last() else { return out };
+    let compressed = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e, "gz" | "zst" | "zstd"));
+    let Some(decoder) = encoding_rs::Encoding::for_label(encoding.as_bytes()) else {
+        return out;
+    };
+    if compressed || decoder.output_encoding() != decoder {
+        // A compressed file, or UTF-16 (whose lines are not split by a
+        // lone newline byte).
+        return out;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return out;
+    };
+    let mut reader = std::io::BufReader::new(file);
+    let mut buf = Vec::new();
+    let mut n = 0u32;
+    let mut next = need.iter().peekable();
+    while n < last {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => n += 1,
+        }
+        while next.peek().is_some_and(|&&w| w < n) {
+            next.next();
+        }
+        if next.peek().is_some_and(|&&w| w == n) {
+            let (text, _) = decoder.decode_without_bom_handling(&buf);
+            out.insert(n, text.trim_end_matches(['\r', '\n']).to_string());
+        }
+    }
+    out
+}
+
+/// The incident's source lines by time, each once: `file:line` and the
+/// raw log line under it; a click copies both.
+fn source_lines_ui(ui: &mut Ui, lang: Lang, s: &Session, lines: &[SourceLine]) {
+    ui.label(RichText::new(tr(lang, "source_lines")).strong());
+    for l in lines {
+        let path = s.log.source_name(l.at);
+        let short = std::path::Path::new(path)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or(path);
+        let place = format!("{short}:{}", l.at.line);
+        let text = l.text.as_deref().unwrap_or("");
+        let r = ui
+            .add(
+                egui::Label::new(RichText::new(&place).monospace().weak())
+                    .wrap()
+                    .sense(egui::Sense::click()),
+            )
+            .on_hover_text(format!(
+                "{path}:{}\n{}",
+                l.at.line,
+                tr(lang, "click_to_copy")
+            ));
+        let r2 = ui.add(
+            egui::Label::new(RichText::new(text).monospace().size(11.0))
+                .wrap()
+                .sense(egui::Sense::click()),
+        );
+        if r.clicked() || r2.clicked() {
+            ui.ctx().copy_text(format!("{path}:{} {text}", l.at.line));
+        }
+    }
+}
+
+/// The source lines of `inc`'s holds, sorted, each once.
+pub fn incident_source_refs(leases: &[Lease], inc: &Incident) -> Vec<SourceRef> {
+    let mut refs: Vec<SourceRef> = inc
+        .leases
+        .iter()
+        .filter_map(|&li| leases.get(li.index()))
+        .flat_map(|l| l.lines.iter().copied())
+        .collect();
+    refs.sort_unstable();
+    refs.dedup();
+    refs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_lines_gives_the_lines_asked_and_no_more() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("a.log");
+        std::fs::write(&path, "one\r\ntwo\nthree\nfour").expect("write");
+        let got = read_lines(&path, &[2, 4, 9], "UTF-8");
+        assert_eq!(got.get(&2).map(String::as_str), Some("two"));
+        assert_eq!(got.get(&4).map(String::as_str), Some("four"));
+        assert_eq!(got.len(), 2);
+        assert!(read_lines(&dir.path().join("a.log.gz"), &[1], "UTF-8").is_empty());
+        let gbk = dir.path().join("b.csv");
+        std::fs::write(&gbk, b"h\n\xb3\xac\xc2\xf4\n").expect("write");
+        let got = read_lines(&gbk, &[2], "GB18030");
+        assert_eq!(got.get(&2).map(String::as_str), Some("超卖"));
+    }
 }

@@ -45,7 +45,13 @@ impl IncidentsPanel {
             }
             return;
         }
-        if let Some(id) = self.table_ui(ui, context, s) {
+        // The panel may be narrower than the table: it scrolls sideways.
+        let clicked = egui::ScrollArea::horizontal()
+            .id_salt("incident_table")
+            .auto_shrink(false)
+            .show(ui, |ui| self.table_ui(ui, context, s))
+            .inner;
+        if let Some(id) = clicked {
             context.send(Command::ShowIncident(id));
         }
     }
@@ -66,7 +72,8 @@ impl IncidentsPanel {
             .sense(egui::Sense::click())
             .column(Column::auto().at_least(52.0))
             .column(Column::auto().at_least(90.0))
-            .column(Column::initial(96.0).clip(true))
+            // The key whole (the table scrolls sideways in a narrow panel).
+            .column(Column::auto().at_least(96.0).at_most(260.0).clip(true))
             .column(Column::auto())
             .column(Column::auto())
             .column(Column::initial(96.0).clip(true))
@@ -135,6 +142,26 @@ fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize
     order
 }
 
+/// The incident after (`forward`) or before the one selected, in start
+/// order; without a selection, the first one starting after (or the last
+/// one starting before) `cursor_ns`. `None` at either end.
+pub fn step_incident(
+    incidents: &[Incident],
+    selected: Option<IncidentId>,
+    cursor_ns: i64,
+    forward: bool,
+) -> Option<IncidentId> {
+    let mut order: Vec<&Incident> = incidents.iter().collect();
+    order.sort_by_key(|i| (i.start_ns, i.id));
+    let pos = match selected.and_then(|s| order.iter().position(|i| i.id == s)) {
+        Some(p) if forward => p + 1,
+        Some(p) => p.checked_sub(1)?,
+        None if forward => order.iter().position(|i| i.start_ns > cursor_ns)?,
+        None => order.iter().rposition(|i| i.start_ns < cursor_ns)?,
+    };
+    order.get(pos).map(|i| i.id)
+}
+
 /// One incident's row; true when it was clicked.
 fn row_ui(
     row: &mut TableRow<'_, '_>,
@@ -154,7 +181,8 @@ fn row_ui(
         ui.label(t.get(11..23).unwrap_or(&t));
     });
     row.col(|ui| {
-        ui.label(s.log.strings.get(inc.key));
+        let key = s.log.strings.get(inc.key);
+        ui.label(key).on_hover_text(key);
     });
     row.col(|ui| {
         ui.label(inc.leases.len().to_string());
@@ -164,7 +192,7 @@ fn row_ui(
     });
     row.col(|ui| {
         let causes = inc.overlaps.iter().map(|&o| a.overlaps[o].cause);
-        match cause_label(inc.cause, causes) {
+        match cause_label(inc.cause, causes, context.lang()) {
             (label, Some(all)) => {
                 ui.label(label).on_hover_text(all);
             }
@@ -190,30 +218,72 @@ fn row_ui(
 /// The incident table's Cause cell: the first pair's cause, then `+N` when
 /// the incident's pairs have N other causes, and (for the hover) all of
 /// them. `causes` are the listed pairs' causes, in any order.
-fn cause_label(first: Cause, causes: impl Iterator<Item = Cause>) -> (String, Option<String>) {
+fn cause_label(
+    first: Cause,
+    causes: impl Iterator<Item = Cause>,
+    lang: crate::ui::i18n::Lang,
+) -> (String, Option<String>) {
+    let name = |c: Cause| crate::ui::i18n::term(lang, c.as_str());
     let mut all: Vec<Cause> = causes.collect();
     all.sort_unstable();
     all.dedup();
     let others = all.iter().filter(|&&c| c != first).count();
     if others == 0 {
-        return (first.as_str().to_string(), None);
+        return (name(first), None);
     }
-    let names: Vec<&str> = all.iter().map(|c| c.as_str()).collect();
-    (
-        format!("{} +{others}", first.as_str()),
-        Some(names.join(", ")),
-    )
+    let names: Vec<String> = all.iter().map(|&c| name(c)).collect();
+    (format!("{} +{others}", name(first)), Some(names.join(", ")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn incident(id: usize, start_ns: i64, key: crate::model::Sym) -> Incident {
+        Incident {
+            id: IncidentId::new(id),
+            key,
+            start_ns,
+            end_ns: start_ns + 10,
+            leases: Vec::new(),
+            overlaps: Vec::new(),
+            overlaps_unlisted: 0,
+            cause: Cause::LeaseExpired,
+            sales: Vec::new(),
+            oversold_units: 0,
+            loss: 0.0,
+        }
+    }
+
+    #[test]
+    fn next_and_previous_incident_follow_start_order_and_stop_at_the_ends() {
+        let mut strings = crate::model::Interner::default();
+        let k = strings.intern("k");
+        #[allow(non_snake_case)]
+        let I = IncidentId::new;
+        // Ids out of start order, as after a sort by key.
+        let incs = [
+            incident(0, 300, k),
+            incident(1, 100, k),
+            incident(2, 200, k),
+        ];
+        assert_eq!(step_incident(&incs, Some(I(1)), 0, true), Some(I(2)));
+        assert_eq!(step_incident(&incs, Some(I(2)), 0, true), Some(I(0)));
+        assert_eq!(step_incident(&incs, Some(I(0)), 0, true), None);
+        assert_eq!(step_incident(&incs, Some(I(0)), 0, false), Some(I(2)));
+        assert_eq!(step_incident(&incs, Some(I(1)), 0, false), None);
+        // No selection: from the cursor.
+        assert_eq!(step_incident(&incs, None, 150, true), Some(I(2)));
+        assert_eq!(step_incident(&incs, None, 150, false), Some(I(1)));
+        assert_eq!(step_incident(&incs, None, 400, true), None);
+    }
+
     #[test]
     fn one_cause_is_shown_alone_and_more_are_counted() {
         let one = cause_label(
             Cause::LeaseExpired,
             [Cause::LeaseExpired, Cause::LeaseExpired].into_iter(),
+            crate::ui::i18n::Lang::En,
         );
         assert_eq!(one, ("lease_expired".to_string(), None));
         let three = cause_label(
@@ -225,6 +295,7 @@ mod tests {
                 Cause::ForeignRelease,
             ]
             .into_iter(),
+            crate::ui::i18n::Lang::En,
         );
         assert_eq!(
             three,

@@ -105,7 +105,10 @@ fn view_menu_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     if ui.button(tr(lang, "zoom_incident")).clicked() {
         choose(ui, context, Command::ZoomToSelected);
     }
+    ui.separator();
     for (panel, key) in [
+        (Panel::Incidents, "incident_list_toggle"),
+        (Panel::Details, "details_toggle"),
         (Panel::Sources, "sources"),
         (Panel::Warnings, "warnings"),
         (Panel::WhatIf, "whatif_menu"),
@@ -114,5 +117,8 @@ fn view_menu_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
         if ui.checkbox(&mut open, tr(lang, key)).changed() {
             context.send(Command::SetPanelOpen(panel, open));
         }
+    }
+    if ui.button(tr(lang, "reset_layout")).clicked() {
+        choose(ui, context, Command::ResetLayout);
     }
 }

@@ -6,10 +6,13 @@
 pub mod central;
 pub mod cursor_state;
 pub mod details;
+pub mod findings;
 pub mod incidents;
 pub mod menu;
 pub mod replay_bar;
+pub mod search;
 pub mod settings;
+pub mod sides;
 pub mod sources;
 pub mod status;
 pub mod stock;
@@ -88,4 +91,8 @@ pub struct Panels {
     pub settings: settings::SettingsWindow,
     /// The What-if window.
     pub whatif: whatif::WhatIfPanel,
+    /// The details panel's source lines.
+    pub details: details::DetailsPanel,
+    /// The search box above the timeline.
+    pub search: search::SearchPanel,
 }

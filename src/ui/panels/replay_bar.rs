@@ -20,7 +20,7 @@ fn speed_text(lang: Lang, v: f64) -> String {
 /// The replay bar.
 pub fn replay_bar_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let lang = context.lang();
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(tr(lang, "replay")).strong());
         ui.add_enabled_ui(context.session.is_some(), |ui| buttons_ui(ui, context));
     });
@@ -29,6 +29,21 @@ pub fn replay_bar_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
 fn buttons_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let lang = context.lang();
     let playback = |c| Command::Playback(c);
+    let has_incidents = context
+        .session
+        .is_some_and(|s| !s.analysis.incidents.is_empty());
+    if ui
+        .add_enabled(has_incidents, egui::Button::new(tr(lang, "prev_incident")))
+        .clicked()
+    {
+        context.send(Command::StepIncident(false));
+    }
+    if ui
+        .add_enabled(has_incidents, egui::Button::new(tr(lang, "next_incident")))
+        .clicked()
+    {
+        context.send(Command::StepIncident(true));
+    }
     let jump = egui::Button::new(tr(lang, "jump_incident_start"));
     if ui
         .add_enabled(context.selection.incident.is_some(), jump)

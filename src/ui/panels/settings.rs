@@ -38,7 +38,11 @@ impl SettingsWindow {
         let mut open = context.open.settings;
         let mut settings = context.state.settings.clone();
         let mut reanalyze = false;
+        // One id and width in both languages: a window's id comes from its
+        // title otherwise, and a new language would move and resize it.
         egui::Window::new(tr(lang, "settings"))
+            .id(egui::Id::unique("settings_window"))
+            .min_width(460.0)
             .open(&mut open)
             .resizable(false)
             .show(egui_context, |ui| {

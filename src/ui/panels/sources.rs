@@ -15,6 +15,7 @@ pub fn sources_window(egui_context: &egui::Context, context: &mut PanelContext<'
     let lang = context.lang();
     let mut open = context.open.sources;
     egui::Window::new(tr(lang, "sources"))
+        .id(egui::Id::unique("sources_window"))
         .open(&mut open)
         .default_width(520.0)
         .show(egui_context, |ui| {

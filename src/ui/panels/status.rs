@@ -4,7 +4,7 @@
 use egui::{RichText, Ui};
 
 use super::{ALERT, NOTICE, PanelContext};
-use crate::ui::i18n::tr;
+use crate::ui::i18n::{tr, trf};
 use crate::ui::loader::{self, Source};
 use crate::ui::state::{Command, Panel};
 
@@ -26,7 +26,14 @@ pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                     .collect::<Vec<_>>()
                     .join(", "),
             };
-            ui.label(RichText::new(name).weak());
+            // The file list is cut (whole on hover) so that it never runs
+            // over the hint on the right.
+            let max_w = (ui.available_width() * 0.35).max(80.0);
+            ui.scope(|ui| {
+                ui.set_max_width(max_w);
+                ui.add(egui::Label::new(RichText::new(&name).weak()).truncate())
+                    .on_hover_text(&name);
+            });
             ui.separator();
             let w = s.log.warnings.total();
             let warnings = format!("⚠ {} {}", w, tr(lang, "warnings_lc"));
@@ -52,7 +59,7 @@ pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
             }
         }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            ui.label(RichText::new(tr(lang, "help_nav")).weak().small());
+            ui.add(egui::Label::new(RichText::new(tr(lang, "help_nav")).weak().small()).truncate());
         });
     });
 }
@@ -61,10 +68,9 @@ pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
 fn progress_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let lang = context.lang();
     let Some(l) = context.loading else { return };
-    if l.reanalysis {
-        ui.spinner();
-        ui.label(tr(lang, "analysing"));
-    } else {
+    let phase = l.phase();
+    let elapsed = format!("{:.1} s", l.started.elapsed().as_secs_f64());
+    if !l.reanalysis && phase == loader::Phase::Reading {
         let (read, total) = l.bytes();
         ui.label(tr(lang, "loading"));
         ui.add(
@@ -72,9 +78,28 @@ fn progress_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                 .desired_width(240.0)
                 .text(format!("{} / {} KB", read >> 10, total >> 10)),
         );
-        if ui.button(tr(lang, "cancel")).clicked() {
-            context.send(Command::CancelLoad);
-        }
+    } else {
+        // After the read: which step runs, out of how many, and for how
+        // long (the steps report no finer progress).
+        ui.spinner();
+        let step = phase as u8 + 1;
+        ui.add(
+            egui::ProgressBar::new(f32::from(step - 1) / f32::from(loader::Phase::COUNT))
+                .desired_width(240.0)
+                .text(trf(
+                    lang,
+                    "phase_step",
+                    &[
+                        tr(lang, phase.label_key()),
+                        &step.to_string(),
+                        &loader::Phase::COUNT.to_string(),
+                        &elapsed,
+                    ],
+                )),
+        );
+    }
+    if !l.reanalysis && ui.button(tr(lang, "cancel")).clicked() {
+        context.send(Command::CancelLoad);
     }
     ui.separator();
 }

@@ -4,10 +4,12 @@
 use egui::{RichText, Ui};
 
 use super::{ALERT, PanelContext};
+use crate::analysis::FindingKind;
 use crate::report::format_money;
-use crate::ui::i18n::{Lang, count_label, tr};
+use crate::ui::i18n::{Lang, count_label, term, tr};
 use crate::ui::session::Session;
 use crate::ui::state::{Command, Panel};
+use crate::ui::timeline::paint::finding_style;
 
 /// The summary line, `3 oversold · ¥600`.
 pub fn summary_text(session: Option<&Session>, lang: Lang) -> String {
@@ -27,7 +29,7 @@ pub fn summary_text(session: Option<&Session>, lang: Lang) -> String {
 
 /// The summary bar.
 pub fn summary_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         let Some(s) = context.session else {
             ui.label("—");
             return;
@@ -80,6 +82,8 @@ fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
         "near_misses",
     ));
     ui.separator();
+    findings_count_ui(ui, lang, &s.analysis.findings);
+    ui.separator();
     let warnings = count_label(lang, sum.warnings, "warning_one", "warnings_lc");
     if ui.link(warnings).clicked() {
         context.send(Command::SetPanelOpen(
@@ -96,6 +100,29 @@ fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
         ))
         .weak(),
     );
+}
+
+/// Findings by kind, `kind n` each, in the order of the first of each kind.
+pub fn findings_by_kind(findings: &[crate::analysis::Finding]) -> Vec<(FindingKind, usize)> {
+    let mut counts: Vec<(FindingKind, usize)> = Vec::new();
+    for f in findings {
+        match counts.iter_mut().find(|(k, _)| *k == f.kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((f.kind, 1)),
+        }
+    }
+    counts.sort_by_key(|(k, _)| k.as_str());
+    counts
+}
+
+/// `5 findings` and, when there are any, each kind's count (the finding
+/// marker's colour).
+fn findings_count_ui(ui: &mut Ui, lang: Lang, findings: &[crate::analysis::Finding]) {
+    ui.label(crate::ui::i18n::findings_label(lang, findings.len()));
+    for (kind, n) in findings_by_kind(findings) {
+        let (_, color) = finding_style(kind);
+        ui.label(RichText::new(format!("{} {n}", term(lang, kind.as_str()))).color(color));
+    }
 }
 
 /// The key, holder and host filters and "only incidents".

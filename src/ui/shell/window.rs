@@ -13,7 +13,8 @@ pub struct WindowApp {
 
 impl WindowApp {
     /// `app` in a window, closing after `shot` when given.
-    pub fn new(app: App, shot: Option<ExitScreenshot>) -> WindowApp {
+    pub fn new(mut app: App, shot: Option<ExitScreenshot>) -> WindowApp {
+        app.exit_shot = shot.is_some();
         WindowApp { app, shot }
     }
 }

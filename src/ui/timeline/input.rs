@@ -11,6 +11,76 @@ use super::view::{TimeScale, TimelineView};
 /// Box zooms narrower than this (points) are taken for a click.
 const MIN_BOX_W: f32 = 4.0;
 
+/// A span measured with a Ctrl-drag (Cmd on macOS), s since the first
+/// event: kept on screen until Esc or the next measure.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measure {
+    /// Where the drag started.
+    pub from_s: f64,
+    /// Where it is (or ended).
+    pub to_s: f64,
+    /// True while the button is held.
+    pub dragging: bool,
+}
+
+impl Measure {
+    /// The span's start and end, earlier first.
+    pub fn range(&self) -> (f64, f64) {
+        (self.from_s.min(self.to_s), self.from_s.max(self.to_s))
+    }
+
+    /// Its length, ms.
+    pub fn duration_ms(&self) -> f64 {
+        (self.to_s - self.from_s).abs() * 1000.0
+    }
+}
+
+/// The measured span, if any (kept in egui's temporary memory).
+pub fn measured(ui: &Ui, response: &Response) -> Option<Measure> {
+    ui.data(|d| d.get_temp(response.id.with("measure")))
+}
+
+/// A Ctrl-drag (Cmd-drag) over the plot measures the span dragged; Esc
+/// forgets it. True while a measure is being dragged (the drag does not
+/// pan then).
+fn measure(ui: &Ui, response: &Response, drawn: &TimeScale) -> bool {
+    let id = response.id.with("measure");
+    let time = |p: Pos2| drawn.time_from_x(p.x.clamp(drawn.left, drawn.right));
+    // A drag starts once the pointer has moved a little: measure from
+    // where the button went down.
+    if response.drag_started()
+        && ui.input(|i| i.modifiers.command)
+        && let Some(p) = ui
+            .input(|i| i.pointer.press_origin())
+            .or(response.interact_pointer_pos())
+    {
+        let m = Measure {
+            from_s: time(p),
+            to_s: time(p),
+            dragging: true,
+        };
+        ui.data_mut(|d| d.insert_temp(id, m));
+    }
+    let Some(mut m) = ui.data(|d| d.get_temp::<Measure>(id)) else {
+        return false;
+    };
+    if !ui.ctx().egui_wants_keyboard_input() && ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+        ui.data_mut(|d| d.remove::<Measure>(id));
+        return false;
+    }
+    if !m.dragging {
+        return false;
+    }
+    if let Some(p) = response.interact_pointer_pos() {
+        m.to_s = time(p);
+    }
+    if response.drag_stopped() || !response.dragged() {
+        m.dragging = false;
+    }
+    ui.data_mut(|d| d.insert_temp(id, m));
+    true
+}
+
 /// Applies this frame's wheel, drags, double-click and keys to `view`, the
 /// pointer read against the view as it was drawn (the frame before).
 /// Returns where a box-zoom drag started, while one is in progress.
@@ -23,7 +93,11 @@ pub fn navigate(
 ) -> Option<Pos2> {
     let drawn = TimeScale::new(plot, view);
     wheel(ui, response, &drawn, view);
-    let box_start = drag(ui, response, &drawn, view);
+    let box_start = if measure(ui, response, &drawn) {
+        None
+    } else {
+        drag(ui, response, &drawn, view)
+    };
     if response.double_clicked() {
         view.fit(model);
     }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::layout::Hit;
 use super::model::SwimlaneModel;
 use crate::report::{format_ms, format_time, snake_name};
-use crate::ui::i18n::{Lang, tr};
+use crate::ui::i18n::{Lang, term, tr};
 
 /// How the time axis labels times.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,7 +24,7 @@ pub enum TimeDisplay {
 }
 
 /// Seconds east of UTC that `d` shows times in; `None` for relative times.
-fn display_offset(model: &SwimlaneModel, d: TimeDisplay) -> Option<i32> {
+pub fn display_offset(model: &SwimlaneModel, d: TimeDisplay) -> Option<i32> {
     match d {
         TimeDisplay::LogZone => Some(model.log_offset_s),
         TimeDisplay::Utc => Some(0),
@@ -105,6 +105,55 @@ pub fn truncate(text: &str, max_chars: usize) -> String {
     t
 }
 
+/// The lengths (in chars) of the prefix and the suffix all of `names`
+/// share; `(0, 0)` for fewer than two names.
+pub fn common_affixes<'a>(names: impl Iterator<Item = &'a str>) -> (usize, usize) {
+    let names: Vec<Vec<char>> = names.map(|n| n.chars().collect()).collect();
+    let Some((first, rest)) = names.split_first() else {
+        return (0, 0);
+    };
+    if rest.is_empty() {
+        return (0, 0);
+    }
+    let shortest = names.iter().map(Vec::len).min().unwrap_or(0);
+    let same = |i: usize, at: &dyn Fn(&Vec<char>) -> char| {
+        let c = at(first);
+        rest.iter().all(|n| at(n) == c) && i < shortest
+    };
+    let mut prefix = 0;
+    while prefix < shortest && same(prefix, &|n| n[prefix]) {
+        prefix += 1;
+    }
+    let mut suffix = 0;
+    while suffix < shortest - prefix && same(suffix, &|n| n[n.len() - 1 - suffix]) {
+        suffix += 1;
+    }
+    (prefix, suffix)
+}
+
+/// `text` in at most `max_chars`: itself when it fits; else the part that
+/// tells it from its siblings (without the `prefix` and `suffix` chars
+/// they all share, each replaced by `…`), cut in the middle if still too
+/// long. A 32-digit id whose siblings all end in `0000001` shows its
+/// differing digits, not the shared tail.
+pub fn distinct_label(text: &str, prefix: usize, suffix: usize, max_chars: usize) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= max_chars || prefix + suffix >= chars.len() {
+        return truncate(text, max_chars);
+    }
+    let core: String = chars[prefix..chars.len() - suffix].iter().collect();
+    let marks = usize::from(prefix > 0) + usize::from(suffix > 0);
+    let mut out = String::new();
+    if prefix > 0 {
+        out.push('…');
+    }
+    out.push_str(&truncate(&core, max_chars.saturating_sub(marks).max(1)));
+    if suffix > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// The tooltip of `hit`, times shown as `display`.
 pub fn hover_text(
     model: &SwimlaneModel,
@@ -127,10 +176,10 @@ pub fn hover_text(
                 at(b.start_s),
                 tr(lang, "lease_ended"),
                 at(b.lock_end_s),
-                snake_name(&b.lock_end),
+                term(lang, &snake_name(&b.lock_end)),
                 tr(lang, "believed_until"),
                 at(b.window_end_s),
-                snake_name(&b.window_end),
+                term(lang, &snake_name(&b.window_end)),
                 tr(lang, "hold_vs_ttl"),
                 format_ms(b.hold_ms),
                 b.ttl_ms
@@ -172,13 +221,20 @@ pub fn hover_text(
             "{} {}: {}\n{} ⇄ {}\n{} → {} ({})",
             tr(lang, "overlap"),
             o.incident
-                .map_or_else(String::new, |i| format!("INC-{}", i + 1)),
-            o.cause.as_str(),
+                .map_or_else(String::new, |i| format!("INC-{}", i.index() + 1)),
+            term(lang, o.cause.as_str()),
             o.holders.0,
             o.holders.1,
             at(o.start_s),
             at(o.end_s),
             format_ms((o.end_s - o.start_s) * 1000.0)
+        ),
+        Hit::Finding(m) => format!(
+            "{}: {}\n{}\n{}",
+            tr(lang, "finding"),
+            term(lang, m.kind.as_str()),
+            at(m.at_s),
+            m.detail
         ),
     }
 }
@@ -207,6 +263,25 @@ mod tests {
         };
         let corner = corner_time(&midnight, TimeDisplay::LogZone, -0.5);
         assert!(corner.starts_with("2026-11-30 00:00:00.200"), "{corner}");
+    }
+
+    #[test]
+    fn lane_labels_keep_the_part_that_differs_between_siblings() {
+        let ids = [
+            "006819f3a2b1c0d9e8f7a6b5c0000001",
+            "9bf66f01a2b3c4d5e6f7a8b9c0000001",
+        ];
+        let (p, s) = common_affixes(ids.iter().copied());
+        assert_eq!((p, s), (0, 8), "both end in c0000001");
+        assert_eq!(distinct_label(ids[0], p, s, 14), "006819…f7a6b5…");
+        // Shared prefix and suffix both dropped.
+        let hosts = ["order-api-7f9c-1:web", "order-api-7f9c-2:web"];
+        let (p, s) = common_affixes(hosts.iter().copied());
+        assert_eq!((p, s), (15, 4));
+        assert_eq!(distinct_label(hosts[1], p, s, 10), "…2…");
+        // A short name or a lone lane is left as it is.
+        assert_eq!(distinct_label("worker-a", 7, 0, 14), "worker-a");
+        assert_eq!(common_affixes(["only-one"].into_iter()), (0, 0));
     }
 
     #[test]

@@ -6,8 +6,9 @@
 
 use egui::{Pos2, Rect, pos2};
 
-use super::model::{Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
+use super::model::{FindingMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
 use super::view::TimeScale;
+use crate::analysis::IncidentId;
 
 /// Width of the label column on the left, points.
 pub const LABEL_W: f32 = 236.0;
@@ -30,6 +31,8 @@ pub const OPEN_END_FADE_W: f32 = 80.0;
 pub const SALE_BAD_R: f32 = 6.0;
 /// Radius of an order's diamond, points.
 pub const SALE_OK_R: f32 = 4.5;
+/// Width of a finding's marker (a flag with the kind's letter), points.
+pub const FINDING_W: f32 = 12.0;
 /// How far beside a lease or an order the pointer still hits it, points.
 const HIT_PAD: f32 = 2.0;
 /// How far beside an overlap window a click still selects its incident,
@@ -289,6 +292,24 @@ pub fn sale_diamond(sale: &SaleMark, scale: &TimeScale, lane_top: f32) -> (Pos2,
     (centre, r)
 }
 
+/// The findings of `marks` (sorted by time) inside the visible range.
+pub fn visible_findings<'a>(marks: &'a [FindingMark], scale: &TimeScale) -> &'a [FindingMark] {
+    let from = marks.partition_point(|m| m.at_s < scale.start_s);
+    let to = from + marks[from..].partition_point(|m| m.at_s <= scale.end_s);
+    &marks[from..to]
+}
+
+/// The marker of a finding at `at_s` in a row whose top is `row_top` and
+/// height `row_h`: a flag [`FINDING_W`] wide whose left edge is the time,
+/// so it never hides the bar's start it points at.
+pub fn finding_rect(at_s: f64, scale: &TimeScale, row_top: f32, row_h: f32) -> Rect {
+    let x = scale.x_from_time(at_s);
+    Rect::from_min_max(
+        pos2(x, row_top + 1.0),
+        pos2(x + FINDING_W, row_top + row_h - 1.0),
+    )
+}
+
 /// The box of overlap `o` of `group` (under the bars, from the header row
 /// down to the last lane), at least [`ANOMALY_MIN_W`] wide; `None` when it
 /// is outside the visible range.
@@ -307,6 +328,47 @@ pub fn overlap_rect(o: &OverlapBox, group: &PlacedGroup<'_>, scale: &TimeScale) 
     ))
 }
 
+/// Padding around a label inside its box and between two labels, points.
+pub const LABEL_PAD: f32 = 3.0;
+
+/// Which of a row's labels are drawn: each label `(box_left, box_right,
+/// text_w)` (boxes sorted by left edge) is drawn at its box's left when
+/// the whole text fits inside the box and clears the label drawn before
+/// it, so labels are never cut and never collide.
+pub fn place_labels(labels: &[(f32, f32, f32)]) -> Vec<bool> {
+    let mut end = f32::NEG_INFINITY;
+    labels
+        .iter()
+        .map(|&(left, right, w)| {
+            let x0 = left + LABEL_PAD;
+            let x1 = x0 + w;
+            let fits = x1 + LABEL_PAD <= right && x0 >= end + LABEL_PAD;
+            if fits {
+                end = x1;
+            }
+            fits
+        })
+        .collect()
+}
+
+/// The arrow of a handoff in `group`: from the middle of the earlier
+/// holder's lane at its lock's end to the middle of the later holder's
+/// lane at its grant; `None` when neither end is in the visible range.
+pub fn handoff_arrow(
+    h: &super::model::Handoff,
+    group: &PlacedGroup<'_>,
+    scale: &TimeScale,
+) -> Option<(Pos2, Pos2)> {
+    if !scale.shows(h.from_s) && !scale.shows(h.to_s) {
+        return None;
+    }
+    let y = |li: usize| group.lane_top(li) + LANE_H / 2.0;
+    Some((
+        pos2(scale.x_from_time(h.from_s), y(h.from_lane)),
+        pos2(scale.x_from_time(h.to_s), y(h.to_lane)),
+    ))
+}
+
 /// What an item under the pointer is.
 #[derive(Clone, Copy, Debug)]
 pub enum Hit<'a> {
@@ -316,6 +378,8 @@ pub enum Hit<'a> {
     Sale(&'a Lane, &'a SaleMark),
     /// An overlap window, at the part of it in the key's header row.
     Overlap(&'a OverlapBox),
+    /// A finding's marker, on a lane or the header row.
+    Finding(&'a FindingMark),
 }
 
 /// What lies under a point of the timeline.
@@ -332,12 +396,24 @@ pub struct HitResult<'a> {
 impl HitResult<'_> {
     /// The incident a click there selects: the overlap under the pointer in
     /// the header row, else the overlap window spanning that time.
-    pub fn incident(&self) -> Option<usize> {
+    pub fn incident(&self) -> Option<IncidentId> {
         match self.item {
             Some(Hit::Overlap(o)) if o.incident.is_some() => o.incident,
             _ => self.window.and_then(|o| o.incident),
         }
     }
+}
+
+/// The group (index into `model.groups`) whose rows are at height `y`.
+pub fn group_at(model: &SwimlaneModel, rows: &Rows, y: f32) -> Option<usize> {
+    let mut top = rows.first_top;
+    for (i, group) in model.groups.iter().enumerate() {
+        if y >= top && y < top + group.height() {
+            return Some(i);
+        }
+        top += group.height();
+    }
+    None
 }
 
 /// What lies under `p`: walks the groups down to the one under the point
@@ -387,6 +463,11 @@ fn hit_in_group<'a>(
                 hit = Some(Hit::Overlap(o));
             }
         }
+        for m in visible_findings(&group.group.findings, scale) {
+            if finding_rect(m.at_s, scale, group.top, HEADER_H).contains(p) {
+                hit = Some(Hit::Finding(m));
+            }
+        }
         return hit;
     }
     let lanes = group.group.lanes.iter().enumerate();
@@ -411,6 +492,11 @@ fn hit_in_group<'a>(
             hit = Some(Hit::Sale(lane, sale));
         }
     }
+    for m in visible_findings(&lane.findings, scale) {
+        if finding_rect(m.at_s, scale, lane_top, LANE_H).contains(p) {
+            hit = Some(Hit::Finding(m));
+        }
+    }
     hit
 }
 
@@ -429,12 +515,13 @@ fn window_at<'a>(group: &'a LaneGroup, scale: &TimeScale, x: f32) -> Option<&'a 
 mod tests {
     use super::*;
     use crate::analysis::{Cause, LockEnd, WindowEnd};
+    use crate::analysis::{LeaseId, OverlapId};
     use crate::ui::timeline::view::TimelineView;
 
     /// A quiet lease from `start_s` to `end_s`.
     fn bar(start_s: f64, end_s: f64) -> LeaseBar {
         LeaseBar {
-            lease: 0,
+            lease: LeaseId::new(0),
             start_s,
             lock_end_s: end_s,
             window_end_s: end_s,
@@ -465,10 +552,14 @@ mod tests {
             leases: leases
                 .into_iter()
                 .enumerate()
-                .map(|(i, b)| LeaseBar { lease: i, ..b })
+                .map(|(i, b)| LeaseBar {
+                    lease: LeaseId::new(i),
+                    ..b
+                })
                 .collect(),
             max_len_s,
             sales: Vec::new(),
+            findings: Vec::new(),
         }
     }
 
@@ -486,7 +577,7 @@ mod tests {
         items
             .iter()
             .filter_map(|i| match i {
-                LaneItem::Lease { bar, .. } => Some(bar.lease),
+                LaneItem::Lease { bar, .. } => Some(bar.lease.index()),
                 LaneItem::Merged { .. } => None,
             })
             .collect()
@@ -511,7 +602,7 @@ mod tests {
         let l = lane(vec![bar(1.0, 1.001), bar(2.0, 2.5), bar(5.0, 5.001)]);
         let items = lane_items(&l, &scale(0.0, 10.0));
         assert_eq!(items.len(), 3, "{items:?}");
-        assert!(matches!(items[0], LaneItem::Lease { bar, .. } if bar.lease == 1));
+        assert!(matches!(items[0], LaneItem::Lease { bar, .. } if bar.lease == LeaseId::new(1)));
         assert!(matches!(items[1], LaneItem::Merged { .. }));
         assert!(matches!(items[2], LaneItem::Merged { .. }));
     }
@@ -529,7 +620,7 @@ mod tests {
         let LaneItem::Lease { bar, geometry, .. } = &items[1] else {
             panic!("{items:?}")
         };
-        assert_eq!(bar.lease, 1);
+        assert_eq!(bar.lease, LeaseId::new(1));
         assert!(geometry.bar_x1 - geometry.x0 >= ANOMALY_MIN_W);
     }
 
@@ -576,18 +667,96 @@ mod tests {
                 key: "lock:k".into(),
                 lanes: vec![lane(vec![a]), lane_b],
                 overlaps: vec![OverlapBox {
-                    overlap: 0,
+                    overlap: OverlapId::new(0),
                     start_s: 2.0,
                     end_s: 3.0,
                     cause: Cause::LeaseExpired,
-                    incident: Some(0),
+                    incident: Some(IncidentId::new(0)),
                     holders: ("A".into(), "B".into()),
+                    handoff: None,
                 }],
                 loose_sales: Vec::new(),
                 incidents: 1,
+                findings: vec![FindingMark {
+                    finding: 0,
+                    kind: crate::analysis::FindingKind::FencingViolation,
+                    at_s: 4.0,
+                    detail: "token 33 after 34".into(),
+                }],
             }],
             ..SwimlaneModel::default()
         }
+    }
+
+    #[test]
+    fn a_handoff_arrow_runs_from_the_lock_end_to_the_next_grant() {
+        let model = model_with_overlap();
+        let group = PlacedGroup {
+            group: &model.groups[0],
+            top: 0.0,
+        };
+        let h = super::super::model::Handoff {
+            from_s: 2.0,
+            from_lane: 0,
+            to_s: 2.5,
+            to_lane: 1,
+        };
+        let (a, b) = handoff_arrow(&h, &group, &scale(0.0, 5.0)).expect("in view");
+        assert_eq!(a, pos2(200.0, HEADER_H + LANE_H / 2.0));
+        assert_eq!(b, pos2(250.0, HEADER_H + LANE_H * 1.5));
+        assert!(handoff_arrow(&h, &group, &scale(3.0, 5.0)).is_none());
+    }
+
+    #[test]
+    fn group_at_finds_the_key_under_a_height() {
+        let model = model_with_overlap();
+        let rows = Rows::new(Rect::from_min_max(pos2(0.0, 10.0), pos2(500.0, 300.0)), 0.0);
+        assert_eq!(group_at(&model, &rows, 12.0), Some(0));
+        assert_eq!(
+            group_at(&model, &rows, 10.0 + model.groups[0].height() + 1.0),
+            None
+        );
+        assert_eq!(group_at(&model, &rows, 5.0), None);
+    }
+
+    #[test]
+    fn labels_that_do_not_fit_or_would_collide_are_left_out() {
+        // Fits; too narrow a box; overlaps the first label; fits after it.
+        let placed = place_labels(&[
+            (0.0, 100.0, 60.0),
+            (110.0, 140.0, 60.0),
+            (40.0, 200.0, 60.0),
+            (70.0, 200.0, 60.0),
+        ]);
+        assert_eq!(placed, vec![true, false, false, true]);
+    }
+
+    #[test]
+    fn a_finding_marker_is_hit_on_its_row_and_only_in_view() {
+        let mut model = model_with_overlap();
+        model.groups[0].lanes[1].findings.push(FindingMark {
+            finding: 1,
+            kind: crate::analysis::FindingKind::ForeignRelease,
+            at_s: 1.0,
+            detail: String::new(),
+        });
+        let narrow = scale(0.0, 0.5);
+        let scale = scale(0.0, 5.0);
+        let plot = Rect::from_min_max(pos2(0.0, 0.0), pos2(500.0, 300.0));
+        let rows = Rows::new(plot, 0.0);
+        let at = |x: f32, y: f32| hit_test(&model, &rows, &scale, pos2(x, y)).item;
+        // The header row's marker at 4 s (x = 400).
+        assert!(matches!(at(405.0, HEADER_H / 2.0), Some(Hit::Finding(m)) if m.finding == 0));
+        // Lane B's marker at 1 s (x = 100), on lane B only.
+        let lane_b = HEADER_H + LANE_H * 1.5;
+        assert!(matches!(at(104.0, lane_b), Some(Hit::Finding(m)) if m.finding == 1));
+        assert!(!matches!(
+            at(104.0, HEADER_H + LANE_H / 2.0),
+            Some(Hit::Finding(_))
+        ));
+        // Out of the view: not listed.
+        assert!(visible_findings(&model.groups[0].findings, &narrow).is_empty());
+        assert_eq!(visible_findings(&model.groups[0].findings, &scale).len(), 1);
     }
 
     #[test]
@@ -608,15 +777,15 @@ mod tests {
         assert!(matches!(at(350.0, lane_b).item, Some(Hit::Lease(l, _)) if l.holder == "B"));
         // The overlap window in the header row.
         let header = at(250.0, HEADER_H / 2.0);
-        assert!(matches!(header.item, Some(Hit::Overlap(o)) if o.overlap == 0));
-        assert_eq!(header.incident(), Some(0));
+        assert!(matches!(header.item, Some(Hit::Overlap(o)) if o.overlap == OverlapId::new(0)));
+        assert_eq!(header.incident(), Some(IncidentId::new(0)));
         // A click on a lane inside the window selects its incident too.
         let in_lane = at(220.0, lane_a);
         assert!(matches!(in_lane.item, Some(Hit::Lease(..))));
-        assert_eq!(in_lane.incident(), Some(0));
+        assert_eq!(in_lane.incident(), Some(IncidentId::new(0)));
         // Outside the window (and its 3-point margin) nothing is selected.
         assert_eq!(at(150.0, lane_a).incident(), None);
-        assert_eq!(at(197.5, lane_a).incident(), Some(0));
+        assert_eq!(at(197.5, lane_a).incident(), Some(IncidentId::new(0)));
         // Below the last group: nothing.
         let below = at(250.0, 200.0);
         assert!(below.item.is_none() && below.window.is_none());

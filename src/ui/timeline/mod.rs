@@ -20,6 +20,7 @@ pub mod input;
 pub mod labels;
 pub mod layout;
 pub mod model;
+pub mod overview;
 pub mod paint;
 pub mod view;
 
@@ -27,9 +28,12 @@ use egui::{Rect, Sense, Ui, pos2};
 
 pub use labels::{TimeDisplay, format_at};
 pub use layout::{AXIS_H, GROUP_GAP, HEADER_H, LABEL_W, LANE_H};
-pub use model::{Filters, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
+pub use model::{
+    Filters, FindingMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel,
+};
 pub use view::{TimeScale, TimelineView};
 
+use crate::analysis::IncidentId;
 use crate::ui::i18n::Lang;
 use layout::{Rows, hit_test, max_scroll};
 use paint::{Palette, TimelineRects};
@@ -38,24 +42,29 @@ use paint::{Palette, TimelineRects};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TimelineEvent {
     /// An overlap window of this incident was clicked.
-    IncidentClicked(usize),
+    IncidentClicked(IncidentId),
     /// The time axis was clicked, or the cursor dragged, to this time
     /// (s since the first event).
     Seek(f64),
+    /// "Pin to top" or "Unpin" was chosen for this group (index into the
+    /// model's groups).
+    TogglePin(usize),
 }
 
 /// Options for drawing the timeline.
 #[derive(Clone, Copy, Debug)]
-pub struct TimelineOptions {
+pub struct TimelineOptions<'a> {
     /// How to label the axis.
     pub time_display: TimeDisplay,
     /// Selected incident.
-    pub selected: Option<usize>,
+    pub selected: Option<IncidentId>,
     /// Language of the tooltips.
     pub lang: Lang,
     /// The replay's time cursor, s since the first event: drawn as a line,
     /// with what lies after it faded.
     pub cursor_s: Option<f64>,
+    /// Keys pinned to the top.
+    pub pinned: &'a [String],
 }
 
 /// Draws the timeline of `model` into the rest of `ui`, handling zoom, pan,
@@ -64,7 +73,7 @@ pub fn timeline_ui(
     ui: &mut Ui,
     model: &SwimlaneModel,
     view: &mut TimelineView,
-    opts: TimelineOptions,
+    opts: TimelineOptions<'_>,
 ) -> Option<TimelineEvent> {
     let palette = Palette::new(ui.visuals().dark_mode);
     let (full, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
@@ -83,16 +92,16 @@ pub fn timeline_ui(
 
     let rects = TimelineRects { full, plot };
     let rows = Rows::new(plot, view.scroll_y);
-    paint::axis(&painter, rects, &scale, model, opts.time_display, &palette);
-    paint::groups(
+    paint::axis(
         &painter,
         rects,
-        &rows,
         &scale,
         model,
-        opts.selected,
+        opts.time_display,
         &palette,
+        opts.lang,
     );
+    paint::groups(&painter, rects, &rows, &scale, model, &opts, &palette);
     let hover = response.hover_pos();
     let hits = hover
         .map(|p| hit_test(model, &rows, &scale, p))
@@ -118,11 +127,134 @@ pub fn timeline_ui(
     if let (Some(start), Some(now)) = (box_start, response.interact_pointer_pos().or(hover)) {
         paint::rubber_band(&painter, plot, start, now);
     }
+    if let Some(m) = input::measured(ui, &response) {
+        measure_ui(ui, &response, rects, &scale, &m, &palette, opts.lang);
+    }
+    let pin = pin_menu(ui, &response, model, &rows, &opts);
+    let marker_seek = finding_widgets(ui, response.id, model, &rows, &scale, plot, opts.lang);
     if let Some(item) = hits.item {
         let text = labels::hover_text(model, &item, opts.time_display, opts.lang);
         response.on_hover_ui_at_pointer(|ui| {
             ui.label(text);
         });
     }
-    seek.map(TimelineEvent::Seek).or(clicked)
+    seek.or(marker_seek)
+        .map(TimelineEvent::Seek)
+        .or(clicked)
+        .or(pin)
+}
+
+/// A right-click on a key's rows opens a menu to pin the key to the top of
+/// the lanes (or unpin it).
+fn pin_menu(
+    ui: &Ui,
+    response: &egui::Response,
+    model: &SwimlaneModel,
+    rows: &Rows,
+    opts: &TimelineOptions<'_>,
+) -> Option<TimelineEvent> {
+    let id = response.id.with("pin_menu_group");
+    if response.secondary_clicked()
+        && let Some(p) = response.interact_pointer_pos()
+        && let Some(g) = layout::group_at(model, rows, p.y)
+    {
+        ui.data_mut(|d| d.insert_temp(id, g));
+    }
+    let g: usize = ui.data(|d| d.get_temp(id))?;
+    let group = model.groups.get(g)?;
+    let mut event = None;
+    response.context_menu(|ui| {
+        ui.label(egui::RichText::new(&group.key).monospace());
+        let key = if opts.pinned.contains(&group.key) {
+            "unpin"
+        } else {
+            "pin_to_top"
+        };
+        if ui.button(crate::ui::i18n::tr(opts.lang, key)).clicked() {
+            event = Some(TimelineEvent::TogglePin(g));
+            ui.close();
+        }
+    });
+    event
+}
+
+/// The measured span: a band over the lanes, its edges, and its length
+/// in a label at the top (an accessible `Measured: 1.2 s` widget).
+fn measure_ui(
+    ui: &Ui,
+    response: &egui::Response,
+    rects: TimelineRects,
+    scale: &TimeScale,
+    m: &input::Measure,
+    palette: &Palette,
+    lang: Lang,
+) {
+    let (a, b) = m.range();
+    let (x0, x1) = (scale.x_from_time(a), scale.x_from_time(b));
+    let plot = rects.plot;
+    let band = Rect::from_x_y_ranges(x0..=x1.max(x0 + 1.0), plot.top()..=plot.bottom());
+    let text = crate::report::format_ms(m.duration_ms());
+    paint::measure(&ui.painter_at(rects.full), plot, band, &text, palette);
+    let label = crate::ui::i18n::trf(lang, "measured", &[&text]);
+    let tag = Rect::from_center_size(
+        pos2(
+            band.center()
+                .x
+                .clamp(plot.left() + 40.0, plot.right() - 40.0),
+            plot.top() + 10.0,
+        ),
+        egui::vec2(80.0, 18.0),
+    );
+    let r = ui.interact(tag, response.id.with("measure_label"), Sense::hover());
+    r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, label.clone()));
+}
+
+/// At most this many finding markers are accessible widgets in a frame (a
+/// zoomed-out big log may show thousands; they are all painted).
+const MAX_MARKER_WIDGETS: usize = 300;
+
+/// The visible finding markers as widgets named `<kind> marker` (so that
+/// screen readers and tests find them); a click on one asks for the time
+/// cursor at the finding. Returns that time.
+fn finding_widgets(
+    ui: &Ui,
+    id: egui::Id,
+    model: &SwimlaneModel,
+    rows: &Rows,
+    scale: &TimeScale,
+    plot: Rect,
+    lang: Lang,
+) -> Option<f64> {
+    let mut seek = None;
+    let mut n = 0;
+    for group in rows.visible_groups(model) {
+        let lanes = group.group.lanes.iter().enumerate();
+        let rows_of = lanes
+            .filter(|(li, _)| rows.lane_visible(group.lane_top(*li)))
+            .map(|(li, lane)| (&lane.findings, group.lane_top(li), LANE_H))
+            .chain([(&group.group.findings, group.top, HEADER_H)]);
+        for (marks, top, h) in rows_of {
+            for m in layout::visible_findings(marks, scale) {
+                if n >= MAX_MARKER_WIDGETS {
+                    return seek;
+                }
+                n += 1;
+                let r = layout::finding_rect(m.at_s, scale, top, h).intersect(plot);
+                if !r.is_positive() {
+                    continue;
+                }
+                let name = crate::ui::i18n::trf(
+                    lang,
+                    "finding_marker",
+                    &[&crate::ui::i18n::term(lang, m.kind.as_str())],
+                );
+                let r = ui.interact(r, id.with(("finding", m.finding)), Sense::click());
+                r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, name.clone()));
+                if r.clicked() {
+                    seek = Some(m.at_s);
+                }
+            }
+        }
+    }
+    seek
 }

@@ -6,14 +6,17 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, Cause, FindingKind, Incident, Lease, LeaseId, LockEnd, WindowEnd};
+use crate::analysis::{
+    Analysis, Cause, FindingKind, Incident, IncidentId, Lease, LeaseId, LockEnd, OverlapId,
+    WindowEnd,
+};
 use crate::model::{LoadedLog, Sym};
 
 /// One lease as drawn, times in seconds since the first event.
 #[derive(Clone, Debug)]
 pub struct LeaseBar {
     /// Index into [`Analysis::leases`].
-    pub lease: usize,
+    pub lease: LeaseId,
     /// Grant.
     pub start_s: f64,
     /// Server-side lock end (expiry, release, ...).
@@ -78,6 +81,23 @@ pub struct SaleMark {
     pub order_id: String,
 }
 
+/// The holder name of the lane that shows what the server itself held.
+pub const SERVER_LANE: &str = "[Redis]";
+
+/// A finding's marker: on its holder's lane, or on the key's header row
+/// when the holder has no lane.
+#[derive(Clone, Debug)]
+pub struct FindingMark {
+    /// Index into [`Analysis::findings`].
+    pub finding: usize,
+    /// Kind.
+    pub kind: FindingKind,
+    /// Time.
+    pub at_s: f64,
+    /// The finding's plain-words detail (for the tooltip).
+    pub detail: String,
+}
+
 /// One holder's row.
 #[derive(Clone, Debug)]
 pub struct Lane {
@@ -93,13 +113,29 @@ pub struct Lane {
     pub max_len_s: f64,
     /// Sales sorted by time.
     pub sales: Vec<SaleMark>,
+    /// Findings on this holder and key, sorted by time.
+    pub findings: Vec<FindingMark>,
+}
+
+/// The lock passing from one holder to the next: from the earlier
+/// holder's lock end on its lane to the later holder's grant on its lane.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Handoff {
+    /// When the earlier holder's lock ended.
+    pub from_s: f64,
+    /// The earlier holder's lane in the group.
+    pub from_lane: usize,
+    /// When the later holder acquired.
+    pub to_s: f64,
+    /// The later holder's lane in the group.
+    pub to_lane: usize,
 }
 
 /// An overlap window across a key's lanes.
 #[derive(Clone, Debug)]
 pub struct OverlapBox {
     /// Index into [`Analysis::overlaps`].
-    pub overlap: usize,
+    pub overlap: OverlapId,
     /// Start.
     pub start_s: f64,
     /// End.
@@ -107,9 +143,12 @@ pub struct OverlapBox {
     /// Why.
     pub cause: Cause,
     /// Incident it belongs to.
-    pub incident: Option<usize>,
+    pub incident: Option<IncidentId>,
     /// Earlier and later holders.
     pub holders: (String, String),
+    /// The arrow from the earlier holder's lock end to the later's grant,
+    /// when both lanes are shown.
+    pub handoff: Option<Handoff>,
 }
 
 /// A lock key with its lanes.
@@ -125,6 +164,9 @@ pub struct LaneGroup {
     pub loose_sales: Vec<SaleMark>,
     /// Number of incidents on this key.
     pub incidents: usize,
+    /// Findings on this key with no holder lane, sorted by time (drawn on
+    /// the header row).
+    pub findings: Vec<FindingMark>,
 }
 
 /// Filters applied when building the model.
@@ -139,6 +181,8 @@ pub struct Filters {
     pub host: String,
     /// Only keys with incidents.
     pub only_incidents: bool,
+    /// Keys pinned to the top of the lanes, in pinning order.
+    pub pinned: Vec<String>,
 }
 
 /// The display list.
@@ -229,6 +273,7 @@ impl Builder<'_> {
                     overlaps: Vec::new(),
                     loose_sales: Vec::new(),
                     incidents: incidents_on_key,
+                    findings: Vec::new(),
                 });
                 self.group_of_key.insert(l.key, self.groups.len() - 1);
                 self.groups.len() - 1
@@ -244,6 +289,7 @@ impl Builder<'_> {
             leases: Vec::new(),
             max_len_s: 0.0,
             sales: Vec::new(),
+            findings: Vec::new(),
         };
         let lanes = &mut self.groups[g].lanes;
         lanes.push(lane);
@@ -255,7 +301,7 @@ impl Builder<'_> {
     fn lease_bar(&self, l: &Lease, near_miss: bool, in_overlap: bool) -> LeaseBar {
         let secs = |ns| self.secs(ns);
         LeaseBar {
-            lease: l.id.index(),
+            lease: l.id,
             start_s: secs(l.acquired_ns),
             lock_end_s: secs(l.lock_end_ns),
             window_end_s: secs(l.window_end_ns),
@@ -287,13 +333,27 @@ impl Builder<'_> {
         lane.leases.push(bar);
     }
 
-    fn add_overlaps(&mut self, analysis: &Analysis, incident_of_overlap: &HashMap<usize, usize>) {
+    fn add_overlaps(
+        &mut self,
+        analysis: &Analysis,
+        incident_of_overlap: &HashMap<OverlapId, IncidentId>,
+    ) {
         for (i, o) in analysis.overlaps.iter().enumerate() {
+            let i = OverlapId::new(i);
             let Some(&g) = self.group_of_key.get(&o.key) else {
                 continue;
             };
             let holder = |l: LeaseId| self.name(analysis.leases[l].holder);
+            let (e, l) = (&analysis.leases[o.earlier], &analysis.leases[o.later]);
+            let lane = |x: &Lease| self.lane_of.get(&(x.key, x.holder)).map(|&(_, li)| li);
+            let handoff = lane(e).zip(lane(l)).map(|(from_lane, to_lane)| Handoff {
+                from_s: self.secs(e.lock_end_ns),
+                from_lane,
+                to_s: self.secs(l.acquired_ns),
+                to_lane,
+            });
             let overlap = OverlapBox {
+                handoff,
                 overlap: i,
                 start_s: self.secs(o.start_ns),
                 end_s: self.secs(o.end_ns),
@@ -328,12 +388,108 @@ impl Builder<'_> {
         }
     }
 
+    /// What the server held (the analysis's server view, from a MONITOR
+    /// capture): one more lane under each shown key that has any, named
+    /// [`SERVER_LANE`], first in the group.
+    fn add_server_lanes(&mut self, analysis: &Analysis) {
+        for l in &analysis.server_view {
+            let Some(&g) = self.group_of_key.get(&l.key) else {
+                continue;
+            };
+            let lanes = &mut self.groups[g].lanes;
+            if lanes.first().is_none_or(|x| x.holder != SERVER_LANE) {
+                lanes.insert(
+                    0,
+                    Lane {
+                        holder: SERVER_LANE.to_string(),
+                        host: String::new(),
+                        thread: String::new(),
+                        leases: Vec::new(),
+                        max_len_s: 0.0,
+                        sales: Vec::new(),
+                        findings: Vec::new(),
+                    },
+                );
+                // The holders' lanes moved down one.
+                for at in self.lane_of.values_mut().filter(|at| at.0 == g) {
+                    at.1 += 1;
+                }
+            }
+            let mut bar = self.lease_bar(l, false, false);
+            // Its holder's zombie part is the application's: the server
+            // lane shows only what the server held.
+            bar.zombie = None;
+            self.add_lease((g, 0), bar);
+        }
+    }
+
+    /// Every finding on a shown key gets a marker: on its holder's lane,
+    /// else on the key's header row.
+    fn add_findings(&mut self, analysis: &Analysis) {
+        for (i, f) in analysis.findings.iter().enumerate() {
+            let Some(key) = f.key else { continue };
+            let Some(&g) = self.group_of_key.get(&key) else {
+                continue;
+            };
+            let mark = FindingMark {
+                finding: i,
+                kind: f.kind,
+                at_s: self.secs(f.at_ns),
+                detail: f.detail.clone(),
+            };
+            match f.holder.and_then(|h| self.lane_of.get(&(key, h))) {
+                Some(&(g, li)) => self.groups[g].lanes[li].findings.push(mark),
+                None => self.groups[g].findings.push(mark),
+            }
+        }
+    }
+
+    /// Pinned keys first (in pinning order), then keys with incidents (most
+    /// first), then by first activity, then by name: a big log's
+    /// interesting keys are on top, not `product:10000` because it sorts
+    /// first.
+    fn order_groups(&mut self, pinned: &[String]) {
+        let pin = |g: &LaneGroup| {
+            pinned
+                .iter()
+                .position(|k| *k == g.key)
+                .unwrap_or(usize::MAX)
+        };
+        let first = |g: &LaneGroup| {
+            g.lanes
+                .iter()
+                .filter_map(|l| l.leases.first().map(|b| b.start_s))
+                .fold(f64::INFINITY, f64::min)
+        };
+        let mut groups = std::mem::take(&mut self.groups);
+        groups.sort_by(|a, b| {
+            pin(a)
+                .cmp(&pin(b))
+                .then(b.incidents.cmp(&a.incidents))
+                .then(first(a).total_cmp(&first(b)))
+                .then_with(|| a.key.cmp(&b.key))
+        });
+        self.groups = groups;
+        let index: HashMap<&str, usize> = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(i, g)| (g.key.as_str(), i))
+            .collect();
+        let log = self.log;
+        for (sym, g) in self.group_of_key.iter_mut() {
+            *g = index.get(log.strings.get(*sym)).copied().unwrap_or(*g);
+        }
+    }
+
     fn sort_lanes(&mut self) {
         for g in &mut self.groups {
             for lane in &mut g.lanes {
                 lane.leases.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
                 lane.sales.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+                lane.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
             }
+            g.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
         }
     }
 }
@@ -355,7 +511,7 @@ impl SwimlaneModel {
         for inc in &analysis.incidents {
             *incidents_per_key.entry(inc.key).or_default() += 1;
             for &o in &inc.overlaps {
-                incident_of_overlap.insert(o.index(), inc.id.index());
+                incident_of_overlap.insert(o, inc.id);
             }
         }
         let mut b = Builder {
@@ -372,9 +528,12 @@ impl SwimlaneModel {
             if filters.only_incidents && !incidents_per_key.contains_key(&l.key) {
                 continue;
             }
+            // The lane shows the host or thread beside the holder: the
+            // host filter matches either.
             let host = l.host.map_or("", |h| log.strings.get(h));
+            let thread = l.thread.map_or("", |t| log.strings.get(t));
             if !matches_text(&filters.holder, log.strings.get(l.holder))
-                || !matches_text(&filters.host, host)
+                || !(matches_text(&filters.host, host) || matches_text(&filters.host, thread))
             {
                 continue;
             }
@@ -383,9 +542,12 @@ impl SwimlaneModel {
             let bar = b.lease_bar(l, near.contains(&l.id), in_overlap.contains(&l.id));
             b.add_lease(at, bar);
         }
+        b.add_server_lanes(analysis);
         b.add_overlaps(analysis, &incident_of_overlap);
         b.add_sales(analysis);
+        b.add_findings(analysis);
         b.sort_lanes();
+        b.order_groups(&filters.pinned);
         let incidents = analysis
             .incidents
             .iter()

@@ -4,14 +4,17 @@
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKind, pos2, vec2};
 
-use super::labels::{TimeDisplay, corner_time, tick_label, truncate};
+use super::labels::{TimeDisplay, common_affixes, corner_time, distinct_label, tick_label};
 use super::layout::{
-    AXIS_H, HEADER_H, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, lane_items, overlap_rect,
-    sale_diamond, visible_sales,
+    AXIS_H, HEADER_H, LABEL_PAD, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
+    handoff_arrow, lane_items, overlap_rect, place_labels, sale_diamond, visible_findings,
+    visible_sales,
 };
-use super::model::{LeaseBar, SwimlaneModel};
+use super::model::{FindingMark, LeaseBar, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
+use crate::analysis::{FindingKind, IncidentId};
 use crate::report::format_ms;
+use crate::ui::i18n::{Lang, term};
 
 /// Colours of the timeline for one theme.
 pub struct Palette {
@@ -117,10 +120,15 @@ pub fn axis(
     model: &SwimlaneModel,
     display: TimeDisplay,
     palette: &Palette,
+    lang: Lang,
 ) {
     let TimelineRects { full, plot } = rects;
     let axis = rects.axis();
-    let ticks = AxisTicks::new(scale);
+    let ticks = AxisTicks::aligned(
+        scale,
+        model.t0_ns,
+        super::labels::display_offset(model, display),
+    );
     painter.rect_filled(
         Rect::from_min_max(full.min, pos2(full.right(), plot.top())),
         0.0,
@@ -172,10 +180,13 @@ pub fn axis(
     painter.text(
         corner_rect.left_bottom() + vec2(6.0, -4.0),
         Align2::LEFT_BOTTOM,
-        format!(
-            "{} / div · {}",
-            format_ms(ticks.major_step * 1000.0),
-            corner.get(24..).unwrap_or("")
+        crate::ui::i18n::trf(
+            lang,
+            "per_tick",
+            &[
+                &format_ms(ticks.major_step * 1000.0),
+                corner.get(24..).unwrap_or(""),
+            ],
         ),
         FontId::proportional(11.0),
         palette.weak,
@@ -190,7 +201,7 @@ pub fn groups(
     rows: &Rows,
     scale: &TimeScale,
     model: &SwimlaneModel,
-    selected: Option<usize>,
+    opts: &super::TimelineOptions,
     palette: &Palette,
 ) {
     // Labels may use the label column; bars stay inside the plot.
@@ -201,7 +212,7 @@ pub fn groups(
     let bars = painter.with_clip_rect(rects.plot);
     for group in rows.visible_groups(model) {
         group_labels(&labels, rects.full, rows, &group, palette);
-        overlaps(&bars, scale, &group, selected, palette);
+        overlaps(&bars, scale, &group, opts.selected, palette, opts.lang);
         for (li, lane) in group.group.lanes.iter().enumerate() {
             let top = group.lane_top(li);
             if !rows.lane_visible(top) {
@@ -239,6 +250,13 @@ pub fn groups(
                 ));
             }
         }
+        for (li, lane) in group.group.lanes.iter().enumerate() {
+            let top = group.lane_top(li);
+            if rows.lane_visible(top) {
+                findings(&bars, scale, &lane.findings, top, LANE_H);
+            }
+        }
+        findings(&bars, scale, &group.group.findings, group.top, HEADER_H);
         for sale in &group.group.loose_sales {
             if !scale.shows(sale.at_s) {
                 continue;
@@ -251,6 +269,142 @@ pub fn groups(
             };
             bars.circle_filled(pos2(x, group.top + HEADER_H - 5.0), 3.5, color);
         }
+    }
+}
+
+/// A measured span: a translucent band over the plot, its edges, and its
+/// length in a tag at the top.
+pub fn measure(painter: &Painter, plot: Rect, band: Rect, text: &str, palette: &Palette) {
+    let painter = painter.with_clip_rect(plot);
+    let c = palette.cursor;
+    painter.rect_filled(band, 0.0, c.gamma_multiply(0.15));
+    for x in [band.left(), band.right()] {
+        painter.line_segment(
+            [pos2(x, plot.top()), pos2(x, plot.bottom())],
+            Stroke::new(1.0, c),
+        );
+    }
+    let x = band
+        .center()
+        .x
+        .clamp(plot.left() + 40.0, plot.right() - 40.0);
+    let galley = painter.layout_no_wrap(text.to_string(), FontId::monospace(12.0), palette.text);
+    let tag = Rect::from_center_size(pos2(x, plot.top() + 10.0), galley.size() + vec2(8.0, 4.0));
+    painter.rect_filled(tag, 3.0, palette.bg);
+    painter.rect_stroke(tag, 3.0, Stroke::new(1.0, c), StrokeKind::Inside);
+    painter.galley(tag.min + vec2(4.0, 2.0), galley, palette.text);
+}
+
+/// The legend of an exported picture, left to right in `rect`: a lease, a
+/// zombie hold (hatched), an overlap window, an order and an oversold
+/// order (diamonds), then the marker of each finding kind in `kinds`.
+pub fn legend(painter: &Painter, rect: Rect, palette: &Palette, kinds: &[FindingKind], lang: Lang) {
+    use crate::ui::i18n::tr;
+    let font = FontId::proportional(12.0);
+    let mid = rect.center().y;
+    let mut x = rect.left() + 4.0;
+    let text = |x: &mut f32, t: &str| {
+        let g = painter.layout_no_wrap(t.to_string(), font.clone(), palette.text);
+        let w = g.size().x;
+        painter.galley(pos2(*x, mid - g.size().y / 2.0), g, palette.text);
+        *x += w + 14.0;
+    };
+    let swatch = |x: f32| Rect::from_min_max(pos2(x, mid - 5.0), pos2(x + 22.0, mid + 5.0));
+    painter.rect_filled(swatch(x), 0.0, palette.lease);
+    x += 26.0;
+    text(&mut x, tr(lang, "lease_legend"));
+    let z = swatch(x);
+    painter.rect_filled(z, 0.0, palette.zombie);
+    hatch(painter, z, palette.zombie_hatch);
+    x += 26.0;
+    text(&mut x, tr(lang, "zombie"));
+    let o = swatch(x);
+    painter.rect_filled(o, 0.0, palette.overlap);
+    painter.rect_stroke(
+        o,
+        0.0,
+        Stroke::new(1.0, palette.overlap_edge),
+        StrokeKind::Inside,
+    );
+    x += 26.0;
+    text(&mut x, tr(lang, "overlap"));
+    painter.arrow(
+        pos2(x, mid - 4.0),
+        vec2(20.0, 8.0),
+        Stroke::new(1.2, palette.overlap_edge),
+    );
+    x += 26.0;
+    text(&mut x, tr(lang, "handoff_legend"));
+    for (color, r, key) in [
+        (palette.sale_ok, 4.5, "order_legend"),
+        (palette.sale_bad, 6.0, "oversold_order_legend"),
+    ] {
+        let c = pos2(x + 6.0, mid);
+        painter.add(Shape::convex_polygon(
+            vec![
+                c + vec2(0.0, -r),
+                c + vec2(r, 0.0),
+                c + vec2(0.0, r),
+                c + vec2(-r, 0.0),
+            ],
+            color,
+            Stroke::NONE,
+        ));
+        x += 16.0;
+        text(&mut x, tr(lang, key));
+    }
+    for &kind in kinds {
+        let (letter, color) = finding_style(kind);
+        let r = Rect::from_min_size(pos2(x, mid - 7.0), vec2(12.0, 14.0));
+        painter.rect_filled(r, 2.0, color);
+        painter.text(
+            r.center(),
+            Align2::CENTER_CENTER,
+            letter,
+            FontId::proportional(10.0),
+            Color32::WHITE,
+        );
+        x += 16.0;
+        text(&mut x, &term(lang, kind.as_str()));
+    }
+}
+
+/// More handoffs than this on screen in one key: no arrows are drawn.
+const MAX_HANDOFF_ARROWS: usize = 12;
+
+/// The letter and colour of a finding kind's marker (the legend of the
+/// exported pictures uses the same).
+pub fn finding_style(kind: FindingKind) -> (&'static str, Color32) {
+    match kind {
+        FindingKind::FencingViolation => ("F", Color32::from_rgb(150, 30, 160)),
+        FindingKind::ClockSkew => ("C", Color32::from_rgb(20, 130, 140)),
+        FindingKind::ForeignRelease => ("R", Color32::from_rgb(200, 40, 40)),
+        FindingKind::NoTtl => ("T", Color32::from_rgb(120, 90, 40)),
+        FindingKind::RenewalGap => ("G", Color32::from_rgb(200, 100, 0)),
+        FindingKind::GhostRenewal => ("W", Color32::from_rgb(90, 90, 200)),
+        FindingKind::NearMiss => ("N", Color32::from_rgb(210, 150, 0)),
+        FindingKind::NearMissStreak => ("S", Color32::from_rgb(180, 110, 0)),
+    }
+}
+
+/// The findings of one row (a lane, or a key's header row): a line at
+/// the time and a flag with the kind's letter right of it.
+fn findings(painter: &Painter, scale: &TimeScale, marks: &[FindingMark], top: f32, h: f32) {
+    for m in visible_findings(marks, scale) {
+        let (letter, color) = finding_style(m.kind);
+        let r = finding_rect(m.at_s, scale, top, h);
+        painter.line_segment(
+            [pos2(r.left(), r.top()), pos2(r.left(), r.bottom())],
+            Stroke::new(2.0, color),
+        );
+        painter.rect_filled(r, 2.0, color);
+        painter.text(
+            r.center(),
+            Align2::CENTER_CENTER,
+            letter,
+            FontId::proportional(10.0),
+            Color32::WHITE,
+        );
     }
 }
 
@@ -278,6 +432,22 @@ fn group_labels(
         FontId::proportional(13.0),
         palette.text,
     );
+    // What the key's lanes share is left out of their labels.
+    let holder_affixes = common_affixes(
+        g.lanes
+            .iter()
+            .filter(|l| l.holder != super::model::SERVER_LANE)
+            .map(|l| l.holder.as_str()),
+    );
+    let who_of = |l: &super::model::Lane| {
+        if l.thread.is_empty() {
+            l.host.clone()
+        } else {
+            l.thread.clone()
+        }
+    };
+    let whos: Vec<String> = g.lanes.iter().map(who_of).collect();
+    let who_affixes = common_affixes(whos.iter().map(String::as_str));
     for (li, lane) in g.lanes.iter().enumerate() {
         let top = group.lane_top(li);
         if !rows.lane_visible(top) {
@@ -290,7 +460,7 @@ fn group_labels(
         let holder = painter.text(
             pos2(full.left() + 14.0, top + LANE_H / 2.0),
             Align2::LEFT_CENTER,
-            truncate(&lane.holder, 14),
+            distinct_label(&lane.holder, holder_affixes.0, holder_affixes.1, 14),
             FontId::monospace(11.0),
             palette.text,
         );
@@ -302,7 +472,7 @@ fn group_labels(
         painter.text(
             pos2(holder.right() + 6.0, top + LANE_H / 2.0),
             Align2::LEFT_CENTER,
-            truncate(who, 18),
+            distinct_label(who, who_affixes.0, who_affixes.1, 18),
             FontId::proportional(10.5),
             palette.weak,
         );
@@ -315,9 +485,12 @@ fn overlaps(
     painter: &Painter,
     scale: &TimeScale,
     group: &PlacedGroup<'_>,
-    selected: Option<usize>,
+    selected: Option<IncidentId>,
     palette: &Palette,
+    lang: Lang,
 ) {
+    let font = FontId::proportional(11.0);
+    let mut labels = Vec::new();
     for o in &group.group.overlaps {
         let Some(r) = overlap_rect(o, group, scale) else {
             continue;
@@ -330,14 +503,43 @@ fn overlaps(
             Stroke::new(1.0, palette.overlap_edge)
         };
         painter.rect_stroke(r, 0.0, stroke, StrokeKind::Inside);
-        if r.width() > 40.0 {
-            painter.text(
-                pos2(r.left() + 3.0, group.top + HEADER_H / 2.0),
-                Align2::LEFT_CENTER,
-                o.cause.as_str(),
-                FontId::proportional(11.0),
+        if r.width() > 20.0 {
+            let galley = painter.layout_no_wrap(
+                term(lang, o.cause.as_str()),
+                font.clone(),
                 palette.overlap_edge,
             );
+            labels.push((r, galley));
+        }
+    }
+    // The lock passing on: an arrow from the earlier holder's lock end to
+    // the later holder's grant; left out where so many handoffs are on
+    // screen that their arrows would hide the bars.
+    let arrows: Vec<(Pos2, Pos2)> = group
+        .group
+        .overlaps
+        .iter()
+        .filter_map(|o| {
+            o.handoff
+                .as_ref()
+                .and_then(|h| handoff_arrow(h, group, scale))
+        })
+        .collect();
+    if arrows.len() <= MAX_HANDOFF_ARROWS {
+        for (a, b) in arrows {
+            painter.arrow(a, b - a, Stroke::new(1.2, palette.overlap_edge));
+        }
+    }
+    // Each label whole inside its window, none over another.
+    labels.sort_by(|a, b| a.0.left().total_cmp(&b.0.left()));
+    let spans: Vec<(f32, f32, f32)> = labels
+        .iter()
+        .map(|(r, g)| (r.left(), r.right(), g.size().x))
+        .collect();
+    for ((r, galley), show) in labels.into_iter().zip(place_labels(&spans)) {
+        if show {
+            let y = group.top + (HEADER_H - galley.size().y) / 2.0;
+            painter.galley(pos2(r.left() + LABEL_PAD, y), galley, palette.overlap_edge);
         }
     }
 }

@@ -30,10 +30,12 @@ impl Default for TimelineView {
 }
 
 impl TimelineView {
-    /// Shows all of `model` with a small margin.
+    /// Shows all of `model` with a margin either side (a twentieth of the
+    /// span), so that the last hold's end is clear of the plot's edge and
+    /// of the cursor resting at the end.
     pub fn fit(&mut self, model: &SwimlaneModel) {
         let (a, b) = model.extent;
-        let pad = (b - a) * 0.02;
+        let pad = (b - a) * 0.05;
         self.start_s = a - pad;
         self.end_s = b + pad;
         self.scroll_y = 0.0;
@@ -46,6 +48,17 @@ impl TimelineView {
         self.end_s = b + span * 0.6;
         if let Some(g) = g {
             self.scroll_y = model.group_top(g);
+        }
+    }
+
+    /// Pans (keeping the zoom) so that `t_s` is on screen, with a tenth of
+    /// the span as margin, when it is not already inside that margin.
+    pub fn keep_visible(&mut self, t_s: f64) {
+        let span = self.span_s();
+        let margin = span * 0.1;
+        if t_s < self.start_s + margin || t_s > self.end_s - margin {
+            self.start_s = t_s - span / 2.0;
+            self.end_s = self.start_s + span;
         }
     }
 
@@ -151,6 +164,24 @@ pub struct AxisTicks {
     pub major_step: f64,
     /// Seconds between minor ticks.
     pub minor_step: f64,
+    /// Where the ticks fall: at `k * step - phase` (s since the first
+    /// event), so that they are round in wall-clock time, not counted from
+    /// the first event.
+    pub major_phase: f64,
+    /// The same for the minor ticks.
+    pub minor_phase: f64,
+}
+
+/// How far past a multiple of `step_s` the time `t0_ns` (shifted by
+/// `offset_s` east of UTC) lies, s: in integers, as epoch nanoseconds do
+/// not fit an f64.
+pub fn tick_phase(t0_ns: i64, offset_s: i32, step_s: f64) -> f64 {
+    let step_ns = (step_s * 1e9).round() as i64;
+    if step_ns <= 0 {
+        return 0.0;
+    }
+    let local = t0_ns.saturating_add(i64::from(offset_s) * 1_000_000_000);
+    local.rem_euclid(step_ns) as f64 / 1e9
 }
 
 impl AxisTicks {
@@ -159,33 +190,41 @@ impl AxisTicks {
         AxisTicks {
             major_step: tick_step(scale.px_per_s(), MAJOR_TICK_MIN_PX),
             minor_step: tick_step(scale.px_per_s(), MINOR_TICK_MIN_PX),
+            major_phase: 0.0,
+            minor_phase: 0.0,
         }
+    }
+
+    /// The ticks for `scale` on round wall-clock times: time 0 is `t0_ns`,
+    /// shown `offset_s` east of UTC (`None`: times since the first event,
+    /// counted from 0).
+    pub fn aligned(scale: &TimeScale, t0_ns: i64, offset_s: Option<i32>) -> AxisTicks {
+        let mut t = AxisTicks::new(scale);
+        if let Some(offset) = offset_s {
+            t.major_phase = tick_phase(t0_ns, offset, t.major_step);
+            t.minor_phase = tick_phase(t0_ns, offset, t.minor_step);
+        }
+        t
     }
 
     /// Times of the major ticks covering the view (some may be off the plot).
     pub fn major(&self, scale: &TimeScale) -> impl Iterator<Item = f64> + use<> {
-        steps(scale, self.major_step)
+        steps(scale, self.major_step, self.major_phase, i64::MAX)
     }
 
     /// Times of the minor ticks covering the view, none when too many.
     pub fn minor(&self, scale: &TimeScale) -> impl Iterator<Item = f64> + use<> {
-        let first = (scale.start_s / self.minor_step).floor() as i64;
-        let last = (scale.end_s / self.minor_step).ceil() as i64;
-        let n = if last - first < MAX_MINOR_TICKS {
-            last - first + 1
-        } else {
-            0
-        };
-        let step = self.minor_step;
-        (0..n).map(move |i| (first + i) as f64 * step)
+        steps(scale, self.minor_step, self.minor_phase, MAX_MINOR_TICKS)
     }
 }
 
-/// Multiples of `step` from just before the view to just after it.
-fn steps(scale: &TimeScale, step: f64) -> impl Iterator<Item = f64> + use<> {
-    let first = (scale.start_s / step).floor() as i64;
-    let last = (scale.end_s / step).ceil() as i64;
-    (first..=last).map(move |k| k as f64 * step)
+/// The times `k * step - phase` from just before the view to just after
+/// it; none when there would be `max` or more.
+fn steps(scale: &TimeScale, step: f64, phase: f64, max: i64) -> impl Iterator<Item = f64> + use<> {
+    let first = ((scale.start_s + phase) / step).floor() as i64;
+    let last = ((scale.end_s + phase) / step).ceil() as i64;
+    let last = if last - first < max { last } else { first - 1 };
+    (first..=last).map(move |k| k as f64 * step - phase)
 }
 
 /// Nice tick steps in seconds: the smallest 1-2-5 step (or minute/hour
@@ -215,6 +254,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn keep_visible_pans_only_when_the_time_is_near_an_edge_or_off_screen() {
+        let mut v = TimelineView {
+            start_s: 10.0,
+            end_s: 20.0,
+            scroll_y: 0.0,
+        };
+        v.keep_visible(15.0);
+        assert_eq!((v.start_s, v.end_s), (10.0, 20.0), "inside: unchanged");
+        v.keep_visible(35.0);
+        assert_eq!((v.start_s, v.end_s), (30.0, 40.0), "centred, same span");
+        v.keep_visible(30.5);
+        assert_eq!((v.start_s, v.end_s), (25.5, 35.5), "in the margin: centred");
+    }
+
+    #[test]
     fn ticks_use_round_units() {
         assert_eq!(tick_step(1000.0, 100.0), 0.1);
         assert_eq!(tick_step(10.0, 100.0), 10.0);
@@ -239,5 +293,28 @@ mod tests {
         let ticks = AxisTicks::new(&scale);
         assert_eq!(ticks.major_step, 2.0);
         assert_eq!(ticks.major(&scale).next(), Some(10.0));
+    }
+
+    #[test]
+    fn ticks_fall_on_round_wall_clock_times_not_on_the_first_event() {
+        // The first event at 16:10:39.627 (+08:00): 2 s ticks at :40, :42...
+        let t0_ns = 1_795_939_839_627_000_000;
+        let view = TimelineView {
+            start_s: 0.0,
+            end_s: 10.0,
+            scroll_y: 0.0,
+        };
+        let scale = TimeScale::new(
+            Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1000.0, 50.0)),
+            &view,
+        );
+        let ticks = AxisTicks::aligned(&scale, t0_ns, Some(8 * 3600));
+        assert_eq!(ticks.major_step, 2.0);
+        let first_in_view = ticks.major(&scale).find(|&t| t >= 0.0).expect("a tick");
+        assert!((first_in_view - 0.373).abs() < 1e-9, "{first_in_view}");
+        // Relative times keep 0, 2, 4...
+        let rel = AxisTicks::aligned(&scale, t0_ns, None);
+        assert_eq!(rel.major(&scale).find(|&t| t >= 0.0), Some(0.0));
+        assert_eq!(tick_phase(t0_ns, 0, 60.0), 39.627);
     }
 }

@@ -1,0 +1,412 @@
+//! Simplified Chinese for the reports (`--lang zh`) and the window: the
+//! report's words (finding kinds, causes, how a lock or a belief ended)
+//! and its fixed phrases, translated through one table each. The English
+//! output is never touched: it is the source of these tables.
+
+use super::{ReportInput, format_ms};
+use crate::analysis::{Cause, Incident, Lease, Sale, WindowEnd};
+
+/// How the belief ended, in Chinese (the English is `explain.rs`'s).
+fn window_end_words(l: &Lease) -> &'static str {
+    match l.window_end {
+        WindowEnd::Released => "释放锁时",
+        WindowEnd::ReleaseFailed => "释放失败时",
+        WindowEnd::LockLost => "发现锁已丢失时",
+        WindowEnd::LastEvent => "其最后一条日志",
+        WindowEnd::Reacquired => "再次获取锁时",
+    }
+}
+
+/// `incident` explained in Chinese, sentence for sentence the English of
+/// `explain_incident`: the first holder and how its lease ended, who
+/// acquired next and for how long both believed they held the lock, what
+/// was sold and what it cost.
+pub fn explain_incident_zh(r: &ReportInput<'_>, incident: &Incident) -> String {
+    let a = r.analysis;
+    let Some(first) = incident
+        .overlaps
+        .first()
+        .and_then(|&o| a.overlaps.get(o.index()))
+    else {
+        return String::new();
+    };
+    let (earlier, later) = (&a.leases[first.earlier], &a.leases[first.later]);
+    let s = |sym| r.log.strings.get(sym);
+    let mut out = String::new();
+    let host = earlier
+        .host
+        .map(|h| format!("（主机 {}）", s(h)))
+        .unwrap_or_default();
+    let ttl = earlier.ttl_ms.map_or_else(
+        || "未设过期时间".to_string(),
+        |t| format!("过期时间为 {}", format_ms(t as f64)),
+    );
+    out.push_str(&format!(
+        "持有者 {}{} 于 {} 获取了 {}，{}",
+        s(earlier.holder),
+        host,
+        r.time(earlier.acquired_ns),
+        s(incident.key),
+        ttl
+    ));
+    if !earlier.renewals_ns.is_empty() {
+        out.push_str(&format!("，并续期 {} 次", earlier.renewals_ns.len()));
+    }
+    out.push('。');
+    let until = format!(
+        "它认为自己一直持有锁，直到 {}（{}）",
+        r.time(earlier.window_end_ns),
+        window_end_words(earlier)
+    );
+    let end = r.time(earlier.lock_end_ns);
+    out.push_str(&match first.cause {
+        Cause::LeaseExpired => format!("它的租约在 {end} 过期，而它仍在工作：{until}。"),
+        Cause::ForeignRelease => {
+            let by = earlier
+                .ended_by
+                .and_then(|b| a.leases.get(b.index()))
+                .map_or("另一个持有者".to_string(), |b| s(b.holder).to_string());
+            format!("{end}，自身的锁已结束的 {by} 删除了这把锁；{until}。")
+        }
+        Cause::TtlUnknown => format!(
+            "到 {end} 它的锁已不在：下一个持有者获取了锁，而没有人删除过它。日志没有给出过期时间，无法判断是租约过期还是锁消失；{until}。"
+        ),
+        Cause::LockVanished => format!(
+            "{end}，它的锁在租约仍有效时从服务器上消失了（故障转移、清空或淘汰）；{until}。"
+        ),
+    });
+    out.push_str(&format!(
+        "{} 于 {} 获取了锁",
+        s(later.holder),
+        r.time(later.acquired_ns)
+    ));
+    let others = incident.leases.len().saturating_sub(2);
+    if others > 0 {
+        out.push_str(&format!("，事故结束前又有 {others} 个持有者获取了锁"));
+    }
+    let pairs = incident.overlaps.len() + incident.overlaps_unlisted;
+    let who = match incident.leases.len() {
+        2 => "两个持有者".to_string(),
+        n => format!("这 {n} 个持有者中的两个或更多"),
+    };
+    out.push_str(&format!(
+        "。{who}同时认为自己持有 {}，合计 {}（{pairs} 对重叠）。",
+        s(incident.key),
+        format_ms(incident.duration_ms()),
+    ));
+    sales_zh(&mut out, r, incident);
+    out
+}
+
+/// What was sold inside the window and tied to it, and what it cost.
+fn sales_zh(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
+    let sales: Vec<&Sale> = incident
+        .sales
+        .iter()
+        .filter_map(|&i| a.sales.get(i.index()))
+        .collect();
+    let (inside, later): (Vec<&Sale>, Vec<&Sale>) = sales
+        .iter()
+        .partition(|x| (incident.start_ns..=incident.end_ns).contains(&x.at_ns));
+    let list = |sales: &[&Sale]| {
+        let ids: Vec<String> = sales
+            .iter()
+            .take(6)
+            .map(|x| {
+                let who = x
+                    .holder
+                    .map(|h| format!("（{}）", s(h)))
+                    .unwrap_or_default();
+                match x.order_id {
+                    Some(o) => format!("{}{}", s(o), who),
+                    None => format!("一次扣减{who}"),
+                }
+            })
+            .collect();
+        let more = if sales.len() > 6 {
+            format!(" 等另外 {} 笔", sales.len() - 6)
+        } else {
+            String::new()
+        };
+        format!("{}{more}", ids.join("、"))
+    };
+    let sold = |sales: &[&Sale]| sales.iter().map(|x| x.quantity).sum::<i64>();
+    if inside.is_empty() {
+        out.push_str("窗口内没有售出库存。");
+    } else {
+        out.push_str(&format!(
+            "窗口内共售出 {} 件，{} 笔（{}）。",
+            sold(&inside),
+            inside.len(),
+            list(&inside)
+        ));
+    }
+    if !later.is_empty() {
+        out.push_str(&format!(
+            "窗口外还有 {} 笔（{} 件：{}）与之相关：由其持有者在仍认为持有锁时售出，或用掉了重叠期间已售出的库存。",
+            later.len(),
+            sold(&later),
+            list(&later)
+        ));
+    }
+    if incident.oversold_units > 0 {
+        out.push_str(&format!(
+            "其中 {} 件超出库存，损失 {}。",
+            incident.oversold_units,
+            r.money(incident.loss)
+        ));
+    } else if !sales.is_empty() {
+        out.push_str("没有超出库存。");
+    }
+}
+
+/// The Chinese template of a fixed phrase of the text or Markdown report
+/// (its English template, `{}` for each value, in the same order), if
+/// it has one.
+pub fn phrase(en: &str) -> Option<&'static str> {
+    PHRASES.iter().find(|(e, _)| *e == en).map(|(_, zh)| *zh)
+}
+
+/// `(English template, Chinese template)` of the reports' fixed phrases.
+const PHRASES: &[(&str, &str)] = &[
+    (
+        "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
+        "lockreplay：{} 条事件，来自 {} 个文件；{} 个持有者，{} 个锁键",
+    ),
+    (
+        "{} incident(s) · {} overlap pair(s) · {} oversold · {} lost · {} near-miss(es) · {} warning(s)",
+        "{} 起事故 · {} 对重叠 · 超卖 {} · 损失 {} · {} 次险情 · {} 条警告",
+    ),
+    (
+        "\n{}  {}  {} -> {}  ({})  {}{}",
+        "\n{}  {}  {} -> {}  （{}）  {}{}",
+    ),
+    ("  {}", "  {}"),
+    (
+        "  overlap {} / {}: {} from {} ({}){}",
+        "  重叠 {} / {}：{}，始于 {}（{}）{}",
+    ),
+    ("  ... {} more overlap pairs", "  …… 另有 {} 对重叠"),
+    ("  oversold {} · loss {}", "  超卖 {} · 损失 {}"),
+    ("\nFindings", "\n发现"),
+    ("  {} {}  {}{}", "  {} {}  {}{}"),
+    ("\nStock", "\n库存"),
+    (
+        "  {}: initial {} · sold {} · oversold {} · final {}{}",
+        "  {}：初始 {} · 售出 {} · 超卖 {} · 最终 {}{}",
+    ),
+    ("(unknown product)", "（未知商品）"),
+    (" · {} lost update(s)", " · {} 次丢失更新"),
+    ("\nWarnings", "\n警告"),
+    ("  {}:{}: {}", "  {}:{}：{}"),
+    (
+        "  ... {} more (see --format json)",
+        "  …… 另有 {} 条（见 --format json）",
+    ),
+    (
+        "\n{}: {}, {}; {} lines = {} events + {} skipped + {} warned",
+        "\n{}：{}，{}；{} 行 = {} 条事件 + 跳过 {} + 警告 {}",
+    ),
+    ("  layout: {}", "  布局：{}"),
+    ("  time: {} ({})", "  时间：{}（{}）"),
+    (
+        "  application record inside field: {}",
+        "  应用记录位于字段：{}",
+    ),
+    ("  note: {}", "  说明：{}"),
+    ("  ERROR: {}", "  错误：{}"),
+    ("{}", "{}"),
+    (
+        super::INFERRED_LEGEND,
+        "（推断）= 由 MONITOR 回放推断：抓包只有命令没有回复，结果是按键空间模型回放命令得出的。",
+    ),
+    (" (inferred)", "（推断）"),
+    ("none", "无"),
+    ("(deduction)", "（扣减）"),
+    ("# Lock incident report\n", "# 锁事故报告\n"),
+    ("![Timeline]({})\n", "![时间线]({})\n"),
+    ("Source: {}\n", "来源：{}\n"),
+    (
+        "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |",
+        "| 事故 | 重叠对 | 超卖 | 损失 | 险情 | 警告 | 事件 | 锁键 | 持有者 |",
+    ),
+    (
+        "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
+        "**超卖 {}，损失 {}**（每超卖一件损失 {}）。\n",
+    ),
+    ("_{}_\n", "_{}_\n"),
+    (
+        "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |",
+        "| 事故 | 开始 | 锁键 | 持有者 | 时长 | 原因 | 超卖 | 损失 |",
+    ),
+    ("## {} on `{}`\n", "## {}：`{}`\n"),
+    ("{}\n", "{}\n"),
+    ("![{} timeline]({})\n", "![{} 时间线]({})\n"),
+    (
+        "Oversold: **{}** · loss: **{}**\n",
+        "超卖：**{}** · 损失：**{}**\n",
+    ),
+    (
+        "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |",
+        "| 持有者 | 主机 | 获取 | 过期时间 | 续期 | 租约结束 | 自认为持有至 | 持有/过期时间 |",
+    ),
+    (
+        "| Order | Holder | At | Units | Oversold |",
+        "| 订单 | 持有者 | 时间 | 件数 | 超卖 |",
+    ),
+    ("## Findings\n", "## 发现\n"),
+    (
+        "| Kind | At | Key | Detail |",
+        "| 类型 | 时间 | 锁键 | 说明 |",
+    ),
+    ("## Stock\n", "## 库存\n"),
+    (
+        "| Product | Initial | Sold | Oversold | Final | Lost updates |",
+        "| 商品 | 初始 | 售出 | 超卖 | 最终 | 丢失更新 |",
+    ),
+    ("## Warnings ({})\n", "## 警告（{}）\n"),
+    ("## What was read\n", "## 读取了什么\n"),
+    (
+        "| file | read as | layout | application record in | time field | events | lock events |\n|---|---|---|---|---|---:|---:|",
+        "| 文件 | 读作 | 布局 | 应用记录位于 | 时间字段 | 事件 | 锁事件 |\n|---|---|---|---|---|---:|---:|",
+    ),
+    ("\n**Not readable: `{}`**: {}", "\n**无法读取：`{}`**：{}"),
+];
+
+/// The Chinese name of a report word (`fencing_violation`,
+/// `lease_expired`, `own_release`), if it has one.
+pub fn term(word: &str) -> Option<&'static str> {
+    TERMS.iter().find(|(w, _)| *w == word).map(|(_, zh)| *zh)
+}
+
+/// `(report word, Chinese)`: finding kinds, causes, lock and belief ends.
+const TERMS: &[(&str, &str)] = &[
+    ("near_miss", "险情"),
+    ("near_miss_streak", "连续险情"),
+    ("renewal_gap", "续期中断"),
+    ("ghost_renewal", "幽灵续期"),
+    ("no_ttl", "无过期时间"),
+    ("foreign_release", "被他人释放"),
+    ("clock_skew", "时钟偏差"),
+    ("fencing_violation", "栅栏令牌违规"),
+    ("lease_expired", "租约过期"),
+    ("lock_vanished", "锁消失"),
+    ("ttl_unknown", "过期时间未知"),
+    ("own_release", "自行释放"),
+    ("expired", "已过期"),
+    ("vanished", "已消失"),
+    ("unknown", "未知"),
+    ("reacquired", "重新获取"),
+    ("still_held", "仍持有"),
+    ("released", "已释放"),
+    ("release_failed", "释放失败"),
+    ("lock_lost", "锁丢失"),
+    ("last_event", "最后一条事件"),
+    ("overlap", "重叠"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seed_incident_is_explained_in_chinese_with_its_holders_and_loss() {
+        use crate::analysis::{Settings, analyze};
+        use crate::ingest::{IngestOptions, Progress, read_source};
+        let mut b = crate::model::LogBuilder::new();
+        read_source(
+            "seed-incident.jsonl",
+            &include_bytes!("../../sample-logs/seed-incident.jsonl")[..],
+            &IngestOptions::default(),
+            &mut b,
+            &Progress::default(),
+        )
+        .expect("the sample reads");
+        let log = b.finish();
+        let settings = Settings {
+            unit_loss: 200.0,
+            ..Settings::default()
+        };
+        let analysis = analyze(&log, &settings);
+        let r = ReportInput {
+            log: &log,
+            settings: &settings,
+            analysis: &analysis,
+        };
+        let text = super::super::to_text_zh(&r);
+        assert!(
+            text.contains("1 起事故") && text.contains("超卖 3 件"),
+            "{text}"
+        );
+        for en in [
+            "incident(s)",
+            "overlap pair",
+            "Findings",
+            "Stock",
+            "oversold",
+        ] {
+            assert!(
+                !text.contains(en),
+                "{en} in the Chinese text report:\n{text}"
+            );
+        }
+        let md = super::super::to_markdown_zh(&r, &super::super::MarkdownImages::default());
+        assert!(
+            md.starts_with("# 锁事故报告") && md.contains("| 事故 | 开始 |"),
+            "{md}"
+        );
+        for en in ["Lock incident report", "| Holder |", "## Stock", "oversold"] {
+            assert!(!md.contains(en), "{en} in the Chinese Markdown:\n{md}");
+        }
+        let inc = &analysis.incidents[0];
+        let zh = explain_incident_zh(&r, inc);
+        let first = &analysis.leases[analysis.overlaps[inc.overlaps[0]].earlier];
+        assert!(zh.contains(log.strings.get(first.holder)), "{zh}");
+        assert!(zh.contains("租约在"), "{zh}");
+        assert!(zh.contains("3 件超出库存，损失 ¥600"), "{zh}");
+        // No English sentence words: what is left once ids are removed.
+        let mut rest = zh.clone();
+        for l in &inc.leases {
+            rest = rest.replace(log.strings.get(analysis.leases[*l].holder), "");
+        }
+        for &s in &inc.sales {
+            if let Some(o) = analysis.sales[s].order_id {
+                rest = rest.replace(log.strings.get(o), "");
+            }
+        }
+        rest = rest.replace(log.strings.get(inc.key), "");
+        for word in ["Holder", "acquired", "lease", "expired", "believed", "sold"] {
+            assert!(!rest.contains(word), "{word} in {rest}");
+        }
+    }
+
+    #[test]
+    fn every_finding_kind_and_cause_has_a_chinese_name() {
+        use crate::analysis::{Cause, FindingKind};
+        let kinds = [
+            FindingKind::NearMiss,
+            FindingKind::NearMissStreak,
+            FindingKind::RenewalGap,
+            FindingKind::GhostRenewal,
+            FindingKind::NoTtl,
+            FindingKind::ForeignRelease,
+            FindingKind::ClockSkew,
+            FindingKind::FencingViolation,
+        ];
+        for k in kinds {
+            assert!(term(k.as_str()).is_some(), "{}", k.as_str());
+        }
+        let causes = [
+            Cause::LeaseExpired,
+            Cause::ForeignRelease,
+            Cause::LockVanished,
+            Cause::TtlUnknown,
+        ];
+        for c in causes {
+            assert!(term(c.as_str()).is_some(), "{}", c.as_str());
+        }
+        assert_eq!(term("no_such_word"), None);
+    }
+}
