@@ -160,7 +160,9 @@ pub fn print_report(loaded: AnalyzedLog, print: fn(&ReportInput<'_>) -> String) 
     let started = Instant::now();
     let out = print(&loaded.input());
     phase_time("report", started);
-    print!("{out}");
+    // Log data never drives the terminal (issue #18); JSON has no raw
+    // control characters, so its bytes do not change.
+    print!("{}", crate::report::escape::terminal(&out));
     if !out.ends_with('\n') {
         println!();
     }

@@ -4,13 +4,14 @@
 
 use std::fmt::Write;
 
+use super::escape::markdown_text as md_text;
 use super::{
     INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name, units,
 };
 use crate::analysis::{Incident, Lease};
 
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    super::escape::markdown_code(s)
 }
 
 /// The pictures a Markdown report links to, as paths relative to the report;
@@ -112,7 +113,7 @@ fn incident_table(out: &mut String, r: &ReportInput<'_>) {
 fn incident_section(out: &mut String, r: &ReportInput<'_>, inc: &Incident, image: Option<&str>) {
     let s = |sym| r.log.strings.get(sym);
     let _ = writeln!(out, "## {} on `{}`\n", inc.label(), cell(s(inc.key)));
-    let _ = writeln!(out, "{}\n", explain_incident(r, inc));
+    let _ = writeln!(out, "{}\n", md_text(&explain_incident(r, inc)));
     if let Some(img) = image {
         let _ = writeln!(out, "![{} timeline]({})\n", inc.label(), img);
     }
@@ -148,7 +149,7 @@ fn holds_table(out: &mut String, r: &ReportInput<'_>, inc: &Incident) {
             "| `{}`{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
             cell(s(l.holder)),
             mark,
-            cell(l.host.map_or("", s)),
+            md_text(l.host.map_or("", s)),
             r.time(l.acquired_ns),
             l.ttl_ms.map_or("none".to_string(), |t| format!("{t} ms")),
             l.renewals_ns.len(),
@@ -172,7 +173,7 @@ fn orders_table(out: &mut String, r: &ReportInput<'_>, inc: &Incident) {
         let _ = writeln!(
             out,
             "| {}{} | `{}` | {} | {} | {} |",
-            cell(x.order_id.map_or("(deduction)", s)),
+            md_text(x.order_id.map_or("(deduction)", s)),
             inferred_suffix(r.sale_inferred(x)),
             cell(x.holder.map_or("", s)),
             r.time(x.at_ns),
@@ -200,7 +201,7 @@ fn findings(out: &mut String, r: &ReportInput<'_>) {
             inferred_suffix(r.finding_inferred(f)),
             r.time(f.at_ns),
             cell(f.key.map_or("", s)),
-            cell(&f.detail)
+            md_text(&f.detail)
         );
     }
     out.push('\n');
@@ -241,7 +242,13 @@ fn warnings(out: &mut String, r: &ReportInput<'_>) {
     }
     let _ = writeln!(out, "## Warnings ({})\n", r.log.warnings.total());
     for w in r.log.warnings.kept().iter().take(100) {
-        let _ = writeln!(out, "- `{}:{}`: {}", cell(&w.file), w.line, cell(&w.reason));
+        let _ = writeln!(
+            out,
+            "- `{}:{}`: {}",
+            cell(&w.file),
+            w.line,
+            md_text(&w.reason)
+        );
     }
     out.push('\n');
 }
@@ -294,11 +301,11 @@ fn sources(out: &mut String, r: &ReportInput<'_>) {
                 out,
                 "\n**Not readable: `{}`**: {}",
                 cell(&src.name),
-                cell(u)
+                md_text(u)
             );
         }
         for note in &src.notes {
-            let _ = writeln!(out, "\n- `{}`: {}", cell(&src.name), cell(note));
+            let _ = writeln!(out, "\n- `{}`: {}", cell(&src.name), md_text(note));
         }
     }
 }

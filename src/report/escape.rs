@@ -1,0 +1,126 @@
+//! Escaping of log data for where it is shown: a terminal, Markdown, a
+//! spreadsheet. Keys, holders, products and warnings come from the log, so
+//! whoever wrote the log chooses them (issue #18: `ESC[2J` cleared the
+//! screen, an OSC sequence set the window title, `**` and `<script>` reached
+//! report.md, `=HYPERLINK(...)` reached incidents.csv as a formula).
+
+use std::borrow::Cow;
+
+/// Whether `c` must not reach a terminal as it is: C0 and C1 control
+/// characters (ESC, BEL, CR, DEL, CSI...) other than line feed and tab, and
+/// the Unicode bidirectional controls (U+202A..U+202E, U+2066..U+2069) that
+/// reorder what is shown ("Trojan Source").
+fn unsafe_on_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` for a terminal: every character of [`unsafe_on_terminal`] written as
+/// its escape (`\u{1b}`), line ends and tabs kept. Borrowed when nothing
+/// needs it (the usual case: a report's text costs no copy).
+pub fn terminal(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(unsafe_on_terminal) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 16);
+    for c in s.chars() {
+        if unsafe_on_terminal(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Log text for Markdown prose and table cells: the ASCII punctuation that
+/// Markdown or HTML acts on inline (`\` `` ` `` `*` `_` `[` `]` `<` `>` `|`
+/// `~` `&`) escaped with a backslash (CommonMark §2.4), line ends as spaces
+/// (a line end would end a table row), control characters as escapes.
+pub fn markdown_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            c if unsafe_on_terminal(c) || c == '\t' => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Log text for the inside of a Markdown code span (`` `key` ``), where
+/// backslash escapes do not work: a backtick (which would end the span) is
+/// written `\u{60}`, `|` as `\|` (GitHub tables split cells on it even in
+/// code), line ends as spaces, control characters as escapes.
+pub fn markdown_code(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '`' => out.push_str("\\u{60}"),
+            '|' => out.push_str("\\|"),
+            '\n' | '\r' => out.push(' '),
+            c if unsafe_on_terminal(c) || c == '\t' => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A CSV cell of log text, neutralised as OWASP's "CSV Injection" page
+/// recommends: a cell that starts with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return gets a leading `'`, so a spreadsheet shows it as text
+/// instead of running it as a formula. The CSV writer quotes the rest.
+pub fn csv_cell(s: &str) -> Cow<'_, str> {
+    if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        Cow::Owned(format!("'{s}"))
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_escapes_controls_and_keeps_line_ends() {
+        let s = "lock:\u{1b}[2J\u{1b}]0;pwned\u{7}a\tb\nc\u{202e}d";
+        assert_eq!(
+            terminal(s),
+            "lock:\\u{1b}[2J\\u{1b}]0;pwned\\u{7}a\tb\nc\\u{202e}d"
+        );
+        assert!(matches!(terminal("plain 中文"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn markdown_text_escapes_what_markdown_acts_on() {
+        assert_eq!(
+            markdown_text("w2|**bold**<script>[x](y)\nz"),
+            "w2\\|\\*\\*bold\\*\\*\\<script\\>\\[x\\](y) z"
+        );
+        assert_eq!(markdown_text("a_b `c`"), "a\\_b \\`c\\`");
+    }
+
+    #[test]
+    fn markdown_code_cannot_end_its_span() {
+        assert_eq!(markdown_code("a`b|c\u{1b}"), "a\\u{60}b\\|c\\u{1b}");
+        assert_eq!(markdown_code("**x**"), "**x**");
+    }
+
+    #[test]
+    fn csv_cells_that_would_be_formulas_get_a_quote() {
+        assert_eq!(
+            csv_cell("=HYPERLINK(\"http://x\")"),
+            "'=HYPERLINK(\"http://x\")"
+        );
+        for s in ["+1", "-1+2", "@SUM(A1)", "\tx", "\rx"] {
+            assert!(csv_cell(s).starts_with('\''), "{s}");
+        }
+        assert_eq!(csv_cell("lock:a"), "lock:a");
+    }
+}
