@@ -71,6 +71,41 @@ pub fn markdown_code(s: &str) -> String {
     out
 }
 
+/// Our own prose that quotes log values in code spans (notes, warnings,
+/// unreadable reasons: ``using `host`; also present: `instance` ``): the
+/// code spans stay code spans with their inside as [`markdown_code`]
+/// (less the backticks that delimit them), the rest is escaped as
+/// [`markdown_text`]. With an odd number of backticks (a value that holds
+/// one) the last is written as text, so no span runs over the line.
+pub fn markdown_with_code(s: &str) -> String {
+    let ticks = s.matches('`').count();
+    let literal_last = ticks % 2 == 1;
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut in_code = false;
+    let mut seen = 0;
+    for part in s.split_inclusive('`') {
+        let (body, tick) = match part.strip_suffix('`') {
+            Some(b) => (b, true),
+            None => (part, false),
+        };
+        if in_code {
+            out.push_str(&markdown_code(body));
+        } else {
+            out.push_str(&markdown_text(body));
+        }
+        if tick {
+            seen += 1;
+            if literal_last && seen == ticks {
+                out.push_str("\\`");
+            } else {
+                out.push('`');
+                in_code = !in_code;
+            }
+        }
+    }
+    out
+}
+
 /// A CSV cell of log text, neutralised as OWASP's "CSV Injection" page
 /// recommends: a cell that starts with `=`, `+`, `-`, `@`, a tab or a
 /// carriage return gets a leading `'`, so a spreadsheet shows it as text
@@ -110,6 +145,18 @@ mod tests {
     fn markdown_code_cannot_end_its_span() {
         assert_eq!(markdown_code("a`b|c\u{1b}"), "a\\u{60}b\\|c\\u{1b}");
         assert_eq!(markdown_code("**x**"), "**x**");
+    }
+
+    #[test]
+    fn our_code_spans_stay_code_spans() {
+        assert_eq!(
+            markdown_with_code("host: using `host`; also present: `lock_key|x`"),
+            "host: using `host`; also present: `lock_key\\|x`"
+        );
+        assert_eq!(
+            markdown_with_code("bad \"**x**\" in `a`b`"),
+            "bad \"\\*\\*x\\*\\*\" in `a`b\\`"
+        );
     }
 
     #[test]

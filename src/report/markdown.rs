@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::escape::markdown_text as md_text;
+use super::escape::markdown_with_code as md_ours;
 use super::{
     INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name, units,
 };
@@ -247,7 +248,7 @@ fn warnings(out: &mut String, r: &ReportInput<'_>) {
             "- `{}:{}`: {}",
             cell(&w.file),
             w.line,
-            md_text(&w.reason)
+            md_ours(&w.reason)
         );
     }
     out.push('\n');
@@ -301,11 +302,11 @@ fn sources(out: &mut String, r: &ReportInput<'_>) {
                 out,
                 "\n**Not readable: `{}`**: {}",
                 cell(&src.name),
-                md_text(u)
+                md_ours(u)
             );
         }
         for note in &src.notes {
-            let _ = writeln!(out, "\n- `{}`: {}", cell(&src.name), md_text(note));
+            let _ = writeln!(out, "\n- `{}`: {}", cell(&src.name), md_ours(note));
         }
     }
 }
