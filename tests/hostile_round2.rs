@@ -331,3 +331,124 @@ fn log_data_cannot_drive_a_terminal_markdown_or_a_spreadsheet() {
     }
     assert!(csv.contains("'=HYPERLINK"), "{csv}");
 }
+
+fn analyzed(
+    path: &Path,
+) -> (
+    LoadedLog,
+    lockreplay::analysis::Settings,
+    lockreplay::analysis::Analysis,
+) {
+    let log = load(&[path.to_path_buf()]);
+    let settings = lockreplay::analysis::Settings::default();
+    let analysis = lockreplay::analysis::analyze(&log, &settings);
+    (log, settings, analysis)
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_report_folder_is_replaced_as_a_whole_and_stale_temporaries_go() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("report");
+    // An old run's folder with a picture this run does not make, and a
+    // temporary folder of a run killed with kill -9 (pid 4194303 is above
+    // any pid this machine hands out by default).
+    std::fs::create_dir(&out).expect("mkdir");
+    std::fs::write(out.join("INC-7.png"), b"old").expect("write");
+    std::fs::write(out.join("report.md"), b"old").expect("write");
+    let stale = dir.path().join(".report.lockreplay-4194303-AbCd12");
+    std::fs::create_dir(&stale).expect("mkdir");
+    std::fs::write(stale.join("trace.json"), vec![b' '; 1 << 16]).expect("write");
+    let out_run = bin()
+        .args(["report", "--no-images", "--out"])
+        .arg(&out)
+        .arg(round2("injection.jsonl"))
+        .output()
+        .expect("runs");
+    assert_eq!(out_run.status.code(), Some(1), "{}", stderr(&out_run));
+    assert_eq!(
+        listing(&out),
+        [
+            "findings.csv",
+            "incidents.csv",
+            "incidents.json",
+            "report.md",
+            "trace.json"
+        ],
+        "no file of the old run is left beside the new ones"
+    );
+    assert_eq!(listing(dir.path()), ["report"], "no temporary folder left");
+    // A folder that also holds someone else's file keeps it.
+    std::fs::write(out.join("notes.txt"), b"mine").expect("write");
+    std::fs::write(out.join("INC-9.png"), b"old").expect("write");
+    let out_run = bin()
+        .args(["report", "--no-images", "--out"])
+        .arg(&out)
+        .arg(round2("injection.jsonl"))
+        .output()
+        .expect("runs");
+    assert_eq!(out_run.status.code(), Some(1), "{}", stderr(&out_run));
+    assert_eq!(std::fs::read(out.join("notes.txt")).expect("kept"), b"mine");
+    assert!(
+        !out.join("INC-9.png").exists(),
+        "the old run's picture is gone"
+    );
+    assert_eq!(listing(dir.path()), ["report"], "no temporary folder left");
+}
+
+#[test]
+fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
+    let input = round2("injection.jsonl");
+    let (log, settings, analysis) = analyzed(&input);
+    let r = lockreplay::report::ReportInput {
+        log: &log,
+        settings: &settings,
+        analysis: &analysis,
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("report");
+    std::fs::create_dir(&out).expect("mkdir");
+    std::fs::write(out.join("report.md"), b"the old report").expect("write");
+    // A write that fails half-way (as on a full disk): the picture drawer
+    // puts a folder where report.md is to be written.
+    let sabotage = |_: Option<usize>, png: &Path| -> anyhow::Result<()> {
+        let tmp = png.parent().expect("in the temporary folder");
+        let _ = std::fs::create_dir(tmp.join("report.md"));
+        std::fs::write(png, b"png")?;
+        Ok(())
+    };
+    let err = lockreplay::report::write_report_dir(&r, &out, &[], Some(&sabotage))
+        .expect_err("report.md cannot be written");
+    assert!(format!("{err:#}").contains("report.md"), "{err:#}");
+    assert_eq!(
+        std::fs::read(out.join("report.md")).expect("old"),
+        b"the old report"
+    );
+    assert_eq!(listing(&out), ["report.md"], "the old folder as it was");
+    assert_eq!(listing(dir.path()), ["report"], "no temporary folder left");
+    // Pictures that fail: the folder is placed without them, and the error
+    // names what is missing (the command line exits 2 on it).
+    let no_gpu =
+        |_: Option<usize>, _: &Path| -> anyhow::Result<()> { anyhow::bail!("no usable adapter") };
+    let err =
+        lockreplay::report::write_report_dir(&r, &out, &[], Some(&no_gpu)).expect_err("incomplete");
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains("INC-1.png") && msg.contains("timeline.png"),
+        "{msg}"
+    );
+    assert!(out.join("incidents.json").is_file());
+    assert_ne!(
+        std::fs::read(out.join("report.md")).expect("new"),
+        b"the old report"
+    );
+}
