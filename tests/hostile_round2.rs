@@ -452,3 +452,39 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
         b"the old report"
     );
 }
+
+#[test]
+fn a_huge_name_is_cut_with_a_warning_and_stays_distinct() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("long-holders.jsonl");
+    let long = "x".repeat(100_000);
+    let lines: Vec<String> = (0..3)
+        .map(|i| {
+            format!(
+                "{{\"ts\":\"2024-01-01T00:00:0{i}Z\",\"event\":\"acquired\",\"key\":\"lock:a\",\"holder\":\"{long}{i}\",\"ttl_ms\":30000}}"
+            )
+        })
+        .collect();
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let log = load(&[path]);
+    assert_eq!(log.events.len(), 3, "every line still loads");
+    let holders: std::collections::BTreeSet<&str> = log
+        .events
+        .iter()
+        .map(|e| log.strings.get(e.holder.expect("holder")))
+        .collect();
+    assert_eq!(
+        holders.len(),
+        3,
+        "same start, different ends: still three holders"
+    );
+    assert!(holders.iter().all(|h| h.len() <= 1024), "cut to 1024 bytes");
+    let warned: Vec<u64> = log
+        .warnings
+        .kept()
+        .iter()
+        .filter(|w| w.reason.contains("the holder field is 100001 bytes long"))
+        .map(|w| w.line)
+        .collect();
+    assert_eq!(warned, [1, 2, 3]);
+}
