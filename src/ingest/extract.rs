@@ -62,8 +62,9 @@ pub(crate) fn duration_ms(v: &FieldValue<'_>, unit: Unit) -> Option<f64> {
 /// repeating them).
 pub const MAX_NAME_BYTES: usize = 1024;
 
-/// Longest message kept, bytes (as [`MAX_NAME_BYTES`]).
-pub const MAX_MESSAGE_BYTES: usize = 4096;
+/// Longest message kept, bytes (as [`MAX_NAME_BYTES`]); a joined CRI line
+/// or a stack trace may be long, so 64 KiB.
+pub const MAX_MESSAGE_BYTES: usize = 64 << 10;
 
 /// `t` cut to at most `max` bytes (at a character boundary), followed by
 /// `…#` and a hash of the whole text, so two long values that share their
