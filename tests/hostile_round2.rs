@@ -488,3 +488,40 @@ fn a_huge_name_is_cut_with_a_warning_and_stays_distinct() {
         .collect();
     assert_eq!(warned, [1, 2, 3]);
 }
+
+#[test]
+fn records_repeated_across_files_are_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = round2("lone-cr-in-lf.jsonl");
+    let text = std::fs::read_to_string(round2("first-line-comment.jsonl")).expect("read");
+    // An overlapping export: the last 2 records of the first file, then
+    // one of its own.
+    let mut lines: Vec<&str> = text.lines().skip(3).collect();
+    lines.push(r#"{"ts":"2024-01-01T00:00:09.000Z","event":"acquired","key":"lock:a","holder":"w9","ttl_ms":30000}"#);
+    let b = dir.path().join("page-2.jsonl");
+    std::fs::write(&b, lines.join("\n") + "\n").expect("write");
+    let log = load(&[a.clone(), b.clone()]);
+    assert_eq!(log.events.len(), 4 + 3, "both files are kept");
+    let said: Vec<&str> = log
+        .warnings
+        .kept()
+        .iter()
+        .filter(|w| w.line == 0 && w.file == b.display().to_string())
+        .map(|w| w.reason.as_str())
+        .collect();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(
+        said[0].starts_with("2 record(s) repeat records of "),
+        "{said:?}"
+    );
+    // Files that share no record say nothing.
+    let log = load(&[a, round2("injection.jsonl")]);
+    assert!(
+        !log.warnings
+            .kept()
+            .iter()
+            .any(|w| w.reason.contains("repeat records")),
+        "{:?}",
+        log.warnings.kept()
+    );
+}

@@ -768,7 +768,76 @@ pub fn load_paths(
         // Ignored when an explicit offset was already seen (the first wins).
         builder.saw_offset(tz.offset_at(first));
     }
-    Ok(settle(builder.finish()))
+    let mut log = builder.finish();
+    warn_duplicates_across_files(&mut log);
+    Ok(settle(log))
+}
+
+/// Warns, once per pair of files, when records of one file repeat records of
+/// an earlier one (same time to the ns, event, key and holder): overlapping
+/// exports, whose events, holds and oversold units would count twice
+/// (issue #18). They are kept (the files may really hold both); the warning
+/// says how many. MONITOR captures are left out: Redlock nodes see the same
+/// commands. One pass over the events, sorted by time: only events of one
+/// instant are compared.
+fn warn_duplicates_across_files(log: &mut LoadedLog) {
+    if log.sources.len() < 2 {
+        return;
+    }
+    let capture: Vec<bool> = log
+        .sources
+        .iter()
+        .map(|s| s.dialect == Dialect::RedisMonitor)
+        .collect();
+    let mut pairs: std::collections::BTreeMap<(u16, u16), u64> = std::collections::BTreeMap::new();
+    let mut seen: hashbrown::HashMap<
+        (u8, Option<crate::model::Sym>, Option<crate::model::Sym>),
+        u16,
+    > = hashbrown::HashMap::default();
+    let events = &log.events;
+    let mut start = 0;
+    while start < events.len() {
+        let t = events[start].at_ns;
+        let end = start + events[start..].iter().take_while(|e| e.at_ns == t).count();
+        if end - start > 1 {
+            seen.clear();
+            for e in &events[start..end] {
+                let file = e.source.file;
+                if capture.get(usize::from(file)).copied().unwrap_or(true) {
+                    continue;
+                }
+                let id = (e.kind as u8, e.key, e.holder);
+                match seen.get(&id) {
+                    Some(&first) if first != file => {
+                        *pairs.entry((file, first)).or_insert(0) += 1;
+                    }
+                    Some(_) => {}
+                    None => {
+                        seen.insert(id, file);
+                    }
+                }
+            }
+        }
+        start = end;
+    }
+    for ((file, first), n) in pairs {
+        let name = |f: u16| {
+            log.sources
+                .get(usize::from(f))
+                .map_or_else(String::new, |s| s.name.clone())
+        };
+        let (later, earlier) = (name(file), name(first));
+        log.warnings.push(
+            "file",
+            crate::model::Warning {
+                file: later,
+                line: 0,
+                reason: format!(
+                    "{n} record(s) repeat records of {earlier} (same time, event, key and holder): overlapping exports? both are counted"
+                ),
+            },
+        );
+    }
 }
 
 /// Whether `p` is a character or block device (`/dev/zero`, `/dev/urandom`,
