@@ -45,6 +45,47 @@ pub fn check_output(path: &Path, inputs: &[PathBuf]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The start of the names of our temporary files and folders for an output
+/// called `name`: `.NAME.lockreplay-PID-`, so that one left by a run killed
+/// with `kill -9` can be told from one in use and removed by the next run.
+pub fn temp_prefix(name: &str) -> String {
+    format!(".{name}.lockreplay-{}-", std::process::id())
+}
+
+/// Removes the temporary files and folders of ours for an output called
+/// `name` in `dir` ([`temp_prefix`]) whose process is gone.
+pub fn remove_stale_temporaries(dir: &Path, name: &str) {
+    let start = format!(".{name}.lockreplay-");
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.filter_map(|e| e.ok()) {
+        let file_name = e.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file_name.strip_prefix(&start) else {
+            continue;
+        };
+        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+        if pid.is_none_or(|p| p == std::process::id() || !process_is_gone(p)) {
+            continue;
+        }
+        let _ = match e.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(e.path()),
+            Ok(t) if t.is_file() => std::fs::remove_file(e.path()),
+            _ => Ok(()),
+        };
+    }
+}
+
+/// Whether no process `pid` runs (Linux: `/proc`); elsewhere unknown, so
+/// never said.
+fn process_is_gone(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        !Path::new("/proc").join(pid.to_string()).exists()
+    } else {
+        false
+    }
+}
+
 /// Whether two metadata are of one file (device and inode on Unix).
 #[cfg(unix)]
 pub fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
@@ -83,9 +124,10 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     "a special file"
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder,
-/// then a rename. A failure leaves no partial file at `path`. Refuses to
-/// write over any of `inputs`.
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder
+/// ([`temp_prefix`]; stale ones of killed runs removed first), then a
+/// rename. A failure leaves no partial file at `path`. Refuses to write over
+/// any of `inputs`.
 ///
 /// # Errors
 /// I/O failures, or `path` being one of the inputs.
@@ -114,7 +156,14 @@ pub fn write_atomic_with<T>(
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    remove_stale_temporaries(dir, &name);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&temp_prefix(&name))
+        .tempfile_in(dir)
         .with_context(|| format!("cannot write in {}", dir.display()))?;
     // A temporary file is private (0600); an export is an ordinary file.
     #[cfg(unix)]
@@ -150,6 +199,26 @@ mod tests {
         assert!(format!("{err:#}").contains("character device"), "{err:#}");
         let meta = std::fs::metadata("/dev/null").expect("still there");
         assert!(meta.file_type().is_char_device());
+    }
+
+    #[test]
+    fn a_stale_temporary_file_of_a_killed_run_is_removed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // pid 4194303 is above any pid handed out by default.
+        let stale = dir.path().join(".out.png.lockreplay-4194303-x1Y2z3");
+        let other = dir.path().join(".out.png.lockreplay-notapid");
+        std::fs::write(&stale, b"half a picture").expect("write");
+        std::fs::write(&other, b"not ours").expect("write");
+        write_atomic(&dir.path().join("out.png"), b"png", &[]).expect("write");
+        assert!(!stale.exists(), "the killed run's temporary file is gone");
+        assert!(other.exists(), "a name without a pid is left alone");
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".out.png.lockreplay-notapid", "out.png"]);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 
 use super::{MarkdownImages, ReportInput, chrome_trace, findings_csv, incidents_csv};
 use super::{to_json, to_markdown};
-use crate::fsio::write_atomic;
+use crate::fsio::{remove_stale_temporaries, temp_prefix, write_atomic};
 
 /// Draws the picture of one incident (`Some(id)`) or of everything (`None`)
 /// into a PNG path. The window layer supplies it; this layer never draws.
@@ -123,13 +123,6 @@ fn split_dir(dir: &Path) -> anyhow::Result<(PathBuf, String)> {
     Ok((parent, name))
 }
 
-/// The start of the names of our temporary folders for a report folder
-/// called `name`, with this process's id (so a stale one can be told from
-/// one in use).
-fn temp_prefix(name: &str) -> String {
-    format!(".{name}.lockreplay-{}-", std::process::id())
-}
-
 /// Whether a file name is one a report folder of ours holds.
 fn is_report_file(name: &str) -> bool {
     matches!(
@@ -188,39 +181,6 @@ fn place(
         }
     }
     Ok(())
-}
-
-/// Removes the temporary folders of ours beside a report folder called
-/// `name` whose process is gone (a run killed with `kill -9`): on Linux when
-/// `/proc/PID` does not exist, elsewhere when a day old.
-fn remove_stale_temporaries(parent: &Path, name: &str) {
-    let start = format!(".{name}.lockreplay-");
-    let Ok(rd) = std::fs::read_dir(parent) else {
-        return;
-    };
-    for e in rd.filter_map(|e| e.ok()) {
-        let file_name = e.file_name().to_string_lossy().into_owned();
-        let Some(rest) = file_name.strip_prefix(&start) else {
-            continue;
-        };
-        let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
-        if pid == Some(std::process::id()) || !e.file_type().is_ok_and(|t| t.is_dir()) {
-            continue;
-        }
-        if pid.is_some_and(process_is_gone) {
-            let _ = std::fs::remove_dir_all(e.path());
-        }
-    }
-}
-
-/// Whether no process `pid` runs (Linux: `/proc`); elsewhere unknown, so
-/// never said.
-fn process_is_gone(pid: u32) -> bool {
-    if cfg!(target_os = "linux") {
-        !Path::new("/proc").join(pid.to_string()).exists()
-    } else {
-        false
-    }
 }
 
 /// Draws each incident's picture (named after its label) and the overview
