@@ -15,9 +15,11 @@ fn unsafe_on_terminal(c: char) -> bool {
         || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
-/// `s` for a terminal: every character of [`unsafe_on_terminal`] written as
-/// its escape (`\u{1b}`), line ends and tabs kept. Borrowed when nothing
-/// needs it (the usual case: a report's text costs no copy).
+/// `s` for a terminal: every C0 and C1 control character other than line
+/// feed and tab, and every bidirectional control (U+202A..U+202E,
+/// U+2066..U+2069), written as its escape (`\u{1b}`); line ends and tabs
+/// kept. Borrowed when nothing needs it (the usual case: a report's text
+/// costs no copy).
 pub fn terminal(s: &str) -> Cow<'_, str> {
     if !s.chars().any(unsafe_on_terminal) {
         return Cow::Borrowed(s);
