@@ -1,44 +1,59 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets: fuzz/run.sh TARGET|all SECONDS|-runs=N [PARALLEL]
-#   fuzz/run.sh all 10            # 10 s per target (smoke)
+# Runs the libFuzzer targets:
+#   fuzz/run.sh TARGET|all SECONDS|-runs=N|--total=SECONDS
+#   fuzz/run.sh all 10              # 10 s per target (smoke)
+#   fuzz/run.sh all --total=3600    # one hour for all targets, shared equally
 #   fuzz/run.sh csv -runs=10000000
 # Needs cargo-fuzz (cargo install cargo-fuzz) and the stable toolchain:
 # RUSTC_BOOTSTRAP=1 lets cargo-fuzz use the sanitizer flags.
 # Memory is capped (-rss_limit_mb=2048, -malloc_limit_mb=2048) and one input
-# may take at most 10 s (-timeout=10). The working corpus grows in
-# fuzz/corpus/TARGET (not committed), seeded from fuzz/seeds/TARGET; crashes
-# land in fuzz/artifacts/TARGET. Each run's log, with libFuzzer's final
-# "#N DONE" line (executions), goes to fuzz/logs/TARGET.log.
-# FUZZ_SANITIZER=none drops AddressSanitizer (default: address): lockreplay
+# may take at most 10 s (-timeout=10).
+# Corpus: new inputs go to fuzz/corpus/TARGET (not committed); after each
+# target's run they are merged (-merge=1, which keeps only inputs that add
+# coverage) into fuzz/kept/TARGET, which is committed, so the next run on any
+# machine continues from this one. fuzz/seeds/TARGET are the hand-written
+# starting points. Crashes land in fuzz/artifacts/TARGET. Each run's log, with
+# libFuzzer's final stats (stat::number_of_executed_units), goes to
+# fuzz/logs/TARGET.log.
+# FUZZ_SANITIZER=address turns AddressSanitizer on (default: none): lockreplay
 # forbids unsafe, so ASan only watches the dependencies' unsafe code; without
 # it the whole-file targets ran 2 to 7x faster in 1/10 of the memory
 # (docs/reliability.md). Debug assertions stay on either way.
-# FUZZ_MAX_LEN sets libFuzzer's -max_len (default 65536 bytes); 4096, libFuzzer's
-# own default, runs the whole-file targets about 10x more executions per second.
+# FUZZ_TRACE_COMPARES=1 builds with libFuzzer's comparison hooks (default: off;
+# they took about half of each execution of the whole-file targets, issue #18),
+# and -use_value_profile=0 keeps the value profile off either way.
+# FUZZ_MAX_LEN sets libFuzzer's -max_len (default 4096 bytes, libFuzzer's own).
 set -euo pipefail
 cd "$(dirname "$0")"
-target=${1:?usage: fuzz/run.sh TARGET|all SECONDS|-runs=N}
-budget=${2:?usage: fuzz/run.sh TARGET|all SECONDS|-runs=N}
+usage='usage: fuzz/run.sh TARGET|all SECONDS|-runs=N|--total=SECONDS'
+target=${1:?$usage}
+budget=${2:?$usage}
 export RUSTC_BOOTSTRAP=1
-sanitizer=${FUZZ_SANITIZER:-address}
-case "$budget" in
-  -runs=*) limit=("$budget") ;;
-  *) limit=("-max_total_time=$budget") ;;
-esac
+sanitizer=${FUZZ_SANITIZER:-none}
+build=(-O --debug-assertions -s "$sanitizer")
+if [ "${FUZZ_TRACE_COMPARES:-0}" != 1 ]; then
+  build+=(--no-trace-compares)
+fi
 if [ "$target" = all ]; then
   targets=$(sed -n 's/^name = "\(.*\)"$/\1/p' Cargo.toml | grep -v '^lockreplay-fuzz$')
 else
   targets=$target
 fi
+count=$(echo "$targets" | wc -w)
+case "$budget" in
+  -runs=*) limit=("$budget") ;;
+  --total=*) per=$(( ${budget#--total=} / count )); limit=("-max_total_time=$(( per > 0 ? per : 1 ))") ;;
+  *) limit=("-max_total_time=$budget") ;;
+esac
 mkdir -p logs
-cargo fuzz build -O --debug-assertions -s "$sanitizer" --fuzz-dir . >/dev/null
+cargo fuzz build "${build[@]}" --fuzz-dir . >/dev/null
 for t in $targets; do
-  mkdir -p "corpus/$t" "artifacts/$t"
-  echo "==> $t ${limit[*]} (sanitizer: $sanitizer)"
+  mkdir -p "corpus/$t" "kept/$t" "artifacts/$t"
+  echo "==> $t ${limit[*]} (sanitizer: $sanitizer, ${build[*]})"
   set +e
-  nice -n 19 cargo fuzz run -O --debug-assertions -s "$sanitizer" --fuzz-dir . "$t" "corpus/$t" "seeds/$t" -- \
-    "${limit[@]}" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-65536}" \
-    -print_final_stats=1 >"logs/$t.log" 2>&1
+  nice -n 19 cargo fuzz run "${build[@]}" --fuzz-dir . "$t" "corpus/$t" "kept/$t" "seeds/$t" -- \
+    "${limit[@]}" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" \
+    -use_value_profile=0 -print_final_stats=1 >"logs/$t.log" 2>&1
   rc=$?
   set -e
   grep -E '^#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb' "logs/$t.log" || true
@@ -47,4 +62,8 @@ for t in $targets; do
     tail -40 "logs/$t.log"
     exit $rc
   fi
+  # Keep what added coverage, minimised, for the next run.
+  nice -n 19 cargo fuzz run "${build[@]}" --fuzz-dir . "$t" "kept/$t" "corpus/$t" -- \
+    -merge=1 -rss_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" >"logs/$t.merge.log" 2>&1 || true
+  echo "kept/$t: $(ls "kept/$t" | wc -l) inputs, $(du -sk "kept/$t" | cut -f1) KB"
 done

@@ -15,7 +15,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use crate::analysis::{IncidentId, Settings};
 use crate::ingest::{IngestOptions, Mapping, parse_tz};
 use crate::pipeline::{AnalyzedLog, DrawTimeline, EXIT_CLEAN, EXIT_ERROR};
-use crate::report::{MarkdownImages, Printer, to_markdown, to_text, write_json};
+use crate::report::escape::{JsonForTerminal, terminal};
+use crate::report::{MarkdownImages, Printer, ReportInput, to_markdown, to_text, write_json};
 use crate::sim::{self, SimArgs};
 
 /// lockreplay: replays distributed-lock incidents from their logs.
@@ -81,11 +82,20 @@ impl Format {
     /// streamed, incident by incident; text and Markdown are written whole.
     pub fn printer(self) -> Printer {
         match self {
-            Format::Text => |r, w| w.write_all(to_text(r).as_bytes()),
-            Format::Md => |r, w| w.write_all(to_markdown(r, &MarkdownImages::default()).as_bytes()),
-            Format::Json => write_json,
+            Format::Text => |r, w| w.write_all(terminal(&to_text(r)).as_bytes()),
+            Format::Md => |r, w| {
+                let md = to_markdown(r, &MarkdownImages::default());
+                w.write_all(terminal(&md).as_bytes())
+            },
+            Format::Json => json_for_terminal,
         }
     }
+}
+
+/// The JSON report for standard output: streamed, with the characters
+/// that could drive a terminal written as JSON escapes (issue #18).
+fn json_for_terminal(r: &ReportInput<'_>, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+    write_json(r, &mut JsonForTerminal(w))
 }
 
 impl Format {
@@ -93,12 +103,12 @@ impl Format {
     /// language: its names are the report's snake_case ones).
     pub fn printer_zh(self) -> Printer {
         match self {
-            Format::Text => |r, w| w.write_all(crate::report::to_text_zh(r).as_bytes()),
+            Format::Text => |r, w| w.write_all(terminal(&crate::report::to_text_zh(r)).as_bytes()),
             Format::Md => |r, w| {
                 let md = crate::report::to_markdown_zh(r, &MarkdownImages::default());
-                w.write_all(md.as_bytes())
+                w.write_all(terminal(&md).as_bytes())
             },
-            Format::Json => write_json,
+            Format::Json => json_for_terminal,
         }
     }
 }
@@ -143,30 +153,31 @@ impl AnalysisArgs {
     /// Applies the flags given over `base`.
     ///
     /// # Errors
-    /// A `--host-offset` that is not `HOST=MS`, a negative ratio, or a
-    /// negative or non-finite unit loss.
+    /// A `--host-offset` that is not `HOST=MS` within a year, or a number
+    /// out of its range or not finite ([`check_f64`], [`check_int`]).
     pub fn settings(&self, base: &Settings) -> anyhow::Result<Settings> {
         let mut s = base.clone();
         if let Some(v) = self.unit_loss {
-            if !(v >= 0.0 && v.is_finite()) {
-                bail!("--unit-loss must be zero or a positive amount, got {v}");
-            }
-            s.unit_loss = v;
+            s.unit_loss = check_f64("--unit-loss", v, 0.0, MAX_UNIT_LOSS).map_err(|_| {
+                anyhow::anyhow!(
+                    "--unit-loss must be zero or a positive amount up to {MAX_UNIT_LOSS}, got {v}"
+                )
+            })?;
         }
         if let Some(v) = &self.currency {
             s.currency = v.clone();
         }
         if let Some(v) = self.near_miss_ratio {
-            if !(v > 0.0 && v.is_finite()) {
-                bail!("--near-miss-ratio must be a positive number, got {v}");
+            if v <= 0.0 {
+                bail!("--near-miss-ratio must be above 0, got {v}");
             }
-            s.near_miss_ratio = v;
+            s.near_miss_ratio = check_f64("--near-miss-ratio", v, 0.0, 1.0)?;
         }
         if let Some(v) = self.near_miss_streak {
-            s.near_miss_streak = v;
+            s.near_miss_streak = check_int("--near-miss-streak", v.into(), 1, 1_000_000)? as u32;
         }
         if let Some(v) = self.log_lag_ms {
-            s.log_lag_tolerance_ms = v;
+            s.log_lag_tolerance_ms = check_f64("--log-lag-ms", v, 0.0, MAX_LOG_LAG_MS)?;
         }
         if !self.host_offsets.is_empty() {
             s.host_offsets_ms = parse_host_offsets(&self.host_offsets)?;
@@ -208,6 +219,41 @@ impl AnalysisArgs {
     }
 }
 
+/// Largest `--unit-loss`, CNY (or the currency given) per unit: beyond it a
+/// loss could overflow to infinity (`"loss": null` in JSON).
+pub const MAX_UNIT_LOSS: f64 = 1e12;
+/// Largest `--log-lag-ms`, ms: a minute; the log-lag rule's cost grows with
+/// the events inside the tolerance.
+pub const MAX_LOG_LAG_MS: f64 = 60_000.0;
+/// Largest `--host-offset`, ms (366 days): far enough for any clock, near
+/// enough that no time in the ns range wraps (issue #18: 1734).
+pub const MAX_HOST_OFFSET_MS: f64 = 366.0 * 86_400_000.0;
+
+/// `v` when it is a finite number in `min..=max`, else our own message naming
+/// `flag` (NaN, infinities and out-of-range values alike).
+///
+/// # Errors
+/// Says the range.
+pub fn check_f64(flag: &str, v: f64, min: f64, max: f64) -> anyhow::Result<f64> {
+    if v.is_finite() && (min..=max).contains(&v) {
+        Ok(v)
+    } else {
+        bail!("{flag} must be a number from {min} to {max}, got {v}")
+    }
+}
+
+/// `v` when it is in `min..=max`, else our own message naming `flag`.
+///
+/// # Errors
+/// Says the range.
+pub fn check_int(flag: &str, v: i64, min: i64, max: i64) -> anyhow::Result<i64> {
+    if (min..=max).contains(&v) {
+        Ok(v)
+    } else {
+        bail!("{flag} must be from {min} to {max}, got {v}")
+    }
+}
+
 /// Parses `HOST=MS` pairs.
 ///
 /// # Errors
@@ -225,6 +271,11 @@ pub fn parse_host_offsets(pairs: &[String]) -> anyhow::Result<BTreeMap<String, f
                 .ok()
                 .filter(|v: &f64| v.is_finite())
                 .with_context(|| format!("--host-offset {p:?}: {ms:?} is not a number of ms"))?;
+            if ms.abs() > MAX_HOST_OFFSET_MS {
+                bail!(
+                    "--host-offset {p:?}: a clock offset must be within ±{MAX_HOST_OFFSET_MS} ms (366 days)"
+                );
+            }
             Ok((host.trim().to_string(), ms))
         })
         .collect()
@@ -360,7 +411,46 @@ pub struct SimulateArgs {
     pub truth: Option<PathBuf>,
 }
 
+/// Longest duration a `simulate` flag takes, ms (a day).
+const MAX_SIM_MS: i64 = 86_400_000;
+
 impl SimulateArgs {
+    /// Checks every number against its range (issue #18: no flag may make the
+    /// simulator loop, overflow or divide by zero).
+    ///
+    /// # Errors
+    /// Names the first flag out of range.
+    pub fn validate(&self) -> anyhow::Result<()> {
+        check_int("--buyers", self.buyers.into(), 1, 1_000_000)?;
+        check_int("--products", self.products.into(), 1, 100_000)?;
+        check_int("--hosts", self.hosts.into(), 1, 10_000)?;
+        check_int("--ttl-ms", self.ttl_ms, 1, MAX_SIM_MS)?;
+        check_f64("--slow-prob", self.slow_prob, 0.0, 1.0)?;
+        check_int("--slow-ms", self.slow_ms, 0, MAX_SIM_MS)?;
+        if let Some(v) = self.renew_every_ms {
+            check_int("--renew-every-ms", v, 1, MAX_SIM_MS)?;
+        }
+        check_int("--initial-stock", self.initial_stock, 0, 1_000_000_000)?;
+        check_f64("--unit-price", self.unit_price, 0.0, MAX_UNIT_LOSS)?;
+        check_int("--retry-ms", self.retry_ms, 1, MAX_SIM_MS)?;
+        check_int(
+            "--blocking-timeout-ms",
+            self.blocking_timeout_ms,
+            0,
+            MAX_SIM_MS,
+        )?;
+        check_int("--arrival-ms", self.arrival_ms, 0, MAX_SIM_MS)?;
+        if let Some(v) = self.events {
+            check_int(
+                "--events",
+                i64::try_from(v).unwrap_or(i64::MAX),
+                1,
+                1_000_000_000,
+            )?;
+        }
+        Ok(())
+    }
+
     /// The simulator's arguments from these flags.
     pub fn sim_args(&self) -> SimArgs {
         SimArgs {
@@ -589,7 +679,13 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
             Ok(loaded.exit_code())
         }
         Some(Command::Render(args)) => render(args, frontend.ok_or_else(no_window)?),
-        Some(Command::Simulate(args)) => sim::run(&args.sim_args()).map(|()| EXIT_CLEAN),
+        Some(Command::Simulate(args)) => {
+            args.validate()?;
+            for out in [&args.out, &args.truth].into_iter().flatten() {
+                crate::fsio::check_output(out, &[])?;
+            }
+            sim::run(&args.sim_args()).map(|()| EXIT_CLEAN)
+        }
         Some(Command::Whatif(args)) => args.run(),
         None => (frontend.ok_or_else(no_window)?.window)(cli),
     }
@@ -598,8 +694,11 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
 /// `lockreplay render`: the timeline of the files (zoomed to `--incident`)
 /// as a PNG.
 fn render(args: &RenderArgs, frontend: &Frontend) -> anyhow::Result<u8> {
-    let loaded = args.analysis.load(&args.files)?;
+    // Before any load or GPU work: a bad size or an --out that is an input
+    // or a device is refused with our own message (issue #18).
     let size = parse_size(&args.size)?;
+    crate::fsio::check_output(&args.out, &args.files)?;
+    let loaded = args.analysis.load(&args.files)?;
     let incident = match &args.incident {
         None => None,
         Some(spec) => Some(parse_incident(spec, loaded.analysis.incidents.len())?),
@@ -614,11 +713,20 @@ fn render(args: &RenderArgs, frontend: &Frontend) -> anyhow::Result<u8> {
     Ok(loaded.exit_code())
 }
 
-/// Parses `--size WIDTHxHEIGHT`.
+/// Largest side of a rendered picture, pixels: wgpu's guaranteed texture
+/// limit (`max_texture_dimension_2d` of its downlevel defaults).
+pub const MAX_PICTURE_SIDE: u32 = 8192;
+
+/// Parses `--size WIDTHxHEIGHT`, each side 1 to [`MAX_PICTURE_SIDE`].
 fn parse_size(spec: &str) -> anyhow::Result<(u32, u32)> {
-    spec.split_once(['x', 'X'])
+    let (w, h): (u32, u32) = spec
+        .split_once(['x', 'X'])
         .and_then(|(w, h)| Some((w.trim().parse().ok()?, h.trim().parse().ok()?)))
-        .with_context(|| format!("--size {spec:?} is not WIDTHxHEIGHT"))
+        .with_context(|| format!("--size {spec:?} is not WIDTHxHEIGHT"))?;
+    if !(1..=MAX_PICTURE_SIDE).contains(&w) || !(1..=MAX_PICTURE_SIDE).contains(&h) {
+        bail!("--size {spec}: each side must be 1 to {MAX_PICTURE_SIDE} pixels");
+    }
+    Ok((w, h))
 }
 
 /// Parses `--incident INC-N` or `N` into an incident id, given how many

@@ -196,13 +196,14 @@ impl<W: Write> Write for LastByte<W> {
     }
 }
 
-/// Writes the report folder of `loaded` into `dir`, never over `inputs`;
-/// with `draw`, a picture per incident and an overview
-/// ([`REPORT_PICTURE_SIZE`], light theme). A picture that fails is said on
-/// stderr and left out of the report.
+/// Writes the report folder of `loaded` into `dir` as a whole, never over
+/// `inputs` ([`crate::report::write_report_dir`]); with `draw`, a picture
+/// per incident and an overview ([`REPORT_PICTURE_SIZE`], light theme).
 ///
 /// # Errors
-/// When `dir` cannot be created or a file cannot be written.
+/// When `dir` cannot be created or a file cannot be written (nothing is
+/// placed), or when a picture failed: the folder is placed without it and
+/// the error says which are missing (exit 2).
 pub fn write_report_folder(
     loaded: &AnalyzedLog,
     dir: &Path,

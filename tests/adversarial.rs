@@ -190,9 +190,72 @@ fn a_million_pairs_cost_a_sweep_not_a_list() {
     assert_eq!(a.summary.near_misses, 0);
 }
 
+/// `n` acquires by `n` holders 1 ns apart (all inside the log-lag
+/// tolerance), TTL 30 s. With `lagged`, each holder's release line trails
+/// the next acquire by 1 ns (log lag: no overlap); without, every holder
+/// releases 1 s later (every lock vanished under the next acquire, every
+/// pair overlaps). Before the log-lag index each acquire scanned all the
+/// burst after it: n² (issue #18, 300 000 acquires in 1 ms ran past 60 s).
+fn acquire_burst(n: usize, lagged: bool) -> LoadedLog {
+    let mut b = LogBuilder::new();
+    let mut line = 0u32;
+    let mut at = |b: &mut LogBuilder, ns: i64, kind: EventKind, holder: &str| {
+        line += 1;
+        let mut e = Event::new(ns, kind, SourceRef { file: 0, line });
+        e.key = Some(b.intern("lock:hot"));
+        e.holder = Some(b.intern(holder));
+        if kind == EventKind::Acquired {
+            e.set_ttl_ms(Some(30_000));
+        }
+        b.push(e);
+    };
+    let t0 = 1_000 * MS;
+    for i in 0..n as i64 {
+        at(&mut b, t0 + 2 * i, EventKind::Acquired, &format!("h{i}"));
+        let release = if lagged {
+            t0 + 2 * i + 3
+        } else {
+            t0 + 1_000 * MS + i
+        };
+        at(&mut b, release, EventKind::Released, &format!("h{i}"));
+    }
+    b.finish()
+}
+
+#[test]
+fn a_burst_of_acquires_inside_the_log_lag_tolerance_is_near_linear() {
+    let n = 20_000;
+    let a = analyze(&acquire_burst(n, false), &Settings::default());
+    assert!(a.artefacts.is_empty());
+    // The all-pairs reference: every earlier hold with every later one.
+    assert_eq!(a.summary.overlap_pairs, n * (n - 1) / 2);
+    assert_eq!(a.incidents.len(), 1);
+    let a = analyze(&acquire_burst(n, true), &Settings::default());
+    assert_eq!(
+        a.artefacts.len(),
+        n - 1,
+        "each release trails the next acquire"
+    );
+    assert_eq!(a.summary.overlap_pairs, 0);
+    assert!(a.incidents.is_empty());
+}
+
 #[test]
 #[ignore = "timing run; use --release"]
 fn adversarial_timings() {
+    for n in [30_000, 300_000] {
+        for lagged in [false, true] {
+            let log = acquire_burst(n, lagged);
+            let t = Instant::now();
+            let a = analyze(&log, &Settings::default());
+            eprintln!(
+                "acquire burst (lagged {lagged}) n={n:>8} pairs={:>12} artefacts={} analyze {:.3} s",
+                a.summary.overlap_pairs,
+                a.artefacts.len(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+    }
     for n in [10_000, 100_000, 1_000_000] {
         measure("zombie + short holds", n, &zombie_and_short_holds(n));
     }

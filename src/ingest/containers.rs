@@ -166,16 +166,20 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
     if timed * 2 > heads.len() {
         return Container::Text { rules: None };
     }
-    let pairs = parse_logfmt(first);
     let key_ok = |k: &str| {
         k.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-' | b'@'))
     };
-    if pairs.len() >= 2 && pairs.iter().all(|(k, _)| key_ok(k)) && first.contains('=') {
-        let first_token = first.split_whitespace().next().unwrap_or("");
-        if first_token.contains('=') {
-            return Container::Logfmt;
-        }
+    let logfmt_line = |line: &str| {
+        let pairs = parse_logfmt(line);
+        pairs.len() >= 2
+            && pairs.iter().all(|(k, _)| key_ok(k))
+            && line.split_whitespace().next().unwrap_or("").contains('=')
+    };
+    // The first line, or most of the first lines behind a damaged or
+    // commented first one (issue #18).
+    if logfmt_line(first) || heads.iter().filter(|l| logfmt_line(l)).count() * 2 > heads.len() {
+        return Container::Logfmt;
     }
     let count = |c: char| first.matches(c).count();
     let (delim, n) = [(b',', count(',')), (b'\t', count('\t')), (b';', count(';'))]
@@ -619,8 +623,30 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
     i += 1;
     loop {
         skip_ws(&mut i, &mut line, true);
-        if i >= b.len() || b[i] == b']' {
+        if i >= b.len() {
             // A missing ']' after complete elements loses nothing.
+            return;
+        }
+        if b[i] == b']' {
+            // More after the array (paged exports joined with `>>`, issue
+            // #18): a next array is read on, anything else as JSON lines.
+            i += 1;
+            skip_ws(&mut i, &mut line, false);
+            if i >= b.len() {
+                return;
+            }
+            if b[i] == b'[' {
+                i += 1;
+                continue;
+            }
+            let (base, from) = (line - 1, i);
+            let mut shifted =
+                |no: u64, off: usize, item: Item<'_>| visit(no + base, off + from, item);
+            walk(
+                &Container::JsonLines { loki: false },
+                text.get(from..).unwrap_or(""),
+                &mut shifted,
+            );
             return;
         }
         let (start, start_line) = (i, line);
@@ -700,25 +726,48 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
 }
 
 /// Walks CSV rows under the first row's headers; empty cells are absent.
+/// A row whose quote never closes on its line (so that the quoted cell ran
+/// over the next lines and the row came out of the header's width) is one
+/// warning, and the lines after it are read again as rows (issue #18: the
+/// rows after an unbalanced quote were swallowed).
 fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
+    let mut headers: Option<Vec<String>> = None;
+    let (mut from, mut base) = (0usize, 0u64);
+    while let Some((next, line)) = walk_csv_from(text, from, base, delim, &mut headers, visit) {
+        (from, base) = (next, line);
+    }
+}
+
+/// Walks the CSV rows of `text[from..]` (line `base + 1` on); returns where
+/// to read on (byte offset, number of the line before it) after a row with
+/// an unbalanced quote, `None` at the end or when `visit` breaks.
+fn walk_csv_from(
+    text: &str,
+    from: usize,
+    base: u64,
+    delim: u8,
+    headers: &mut Option<Vec<String>>,
+    visit: &mut Visit<'_>,
+) -> Option<(usize, u64)> {
+    let part = text.get(from..)?;
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delim)
         .has_headers(false)
         .flexible(true)
-        .from_reader(text.as_bytes());
-    let mut headers: Option<Vec<String>> = None;
+        .from_reader(part.as_bytes());
     let mut row = csv::StringRecord::new();
     loop {
         match rdr.read_record(&mut row) {
-            Ok(false) => return,
+            Ok(false) => return None,
             Ok(true) => {
-                let (no, off) = row
+                let (rel, off) = row
                     .position()
                     .map_or((0, 0), |p| (p.line(), p.byte() as usize));
+                let (no, off) = (rel + base, off + from);
                 if row.iter().all(|f| f.trim().is_empty()) {
                     continue;
                 }
-                let Some(h) = &headers else {
+                let Some(h) = headers.as_ref() else {
                     let names: Vec<String> = row.iter().map(|f| f.trim().to_string()).collect();
                     // A header cell that reads as a time means the export lost
                     // its header: the row is data we cannot place, so say so.
@@ -731,17 +780,25 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                              the CSV has no header row, so its columns are unknown"
                         );
                         if visit(no, off, Item::Bad("csv", reason)).is_break() {
-                            return;
+                            return None;
                         }
                     }
-                    headers = Some(names);
+                    *headers = Some(names);
                     continue;
                 };
+                if row.len() != h.len() && row.iter().any(|f| f.contains('\n')) {
+                    let reason = "unbalanced quote: a quoted cell does not close on its line; the row is skipped and the lines after it are read as rows".to_string();
+                    if visit(no, off, Item::Bad("csv", reason)).is_break() {
+                        return None;
+                    }
+                    let eol = memchr::memchr(b'\n', &text.as_bytes()[off..])?;
+                    return Some((off + eol + 1, no));
+                }
                 if row.len() == h.len() && row.iter().zip(h).all(|(f, n)| f.trim() == n) {
                     let item =
                         Item::Bad("csv", "repeated header row (files joined together?)".into());
                     if visit(no, off, item).is_break() {
-                        return;
+                        return None;
                     }
                     continue;
                 }
@@ -754,16 +811,16 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                     .map(|(k, v)| (k.as_str(), Cow::Borrowed(v.trim())))
                     .collect();
                 if visit(no, off, Item::Record(Record::Pairs(&pairs))).is_break() {
-                    return;
+                    return None;
                 }
             }
             Err(e) => {
-                let no = e.position().map_or(0, |p| p.line());
+                let no = e.position().map_or(0, |p| p.line()) + base;
                 if visit(no, 0, Item::Bad("csv", format!("unreadable CSV row: {e}"))).is_break() {
-                    return;
+                    return None;
                 }
                 if matches!(e.kind(), csv::ErrorKind::Io(_)) {
-                    return;
+                    return None;
                 }
             }
         }

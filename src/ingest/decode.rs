@@ -35,25 +35,80 @@ pub(crate) fn is_compressed(head: &[u8]) -> bool {
 
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
-/// Decompresses `raw` when it starts with the gzip or zstd magic bytes.
+/// How far a compressed file may expand ([`decompress_if_needed`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ExpandLimit {
+    /// Most expanded bytes in all.
+    pub max_bytes: u64,
+    /// Most expanded bytes per compressed byte, past `free_bytes`.
+    pub ratio: u64,
+    /// Expanded bytes allowed whatever the ratio.
+    pub free_bytes: u64,
+}
+
+impl ExpandLimit {
+    /// Most bytes `compressed` bytes may expand to.
+    fn cap(&self, compressed: usize) -> u64 {
+        (compressed as u64)
+            .saturating_mul(self.ratio)
+            .max(self.free_bytes)
+            .min(self.max_bytes)
+    }
+}
+
+/// Decompresses `raw` when it starts with the gzip or zstd magic bytes,
+/// never past `limit` (a gzip bomb is refused, not expanded).
 ///
 /// Returns (bytes, compression, error text when the stream was damaged: the
 /// bytes decompressed before the damage are kept).
-pub(crate) fn decompress_if_needed(raw: Vec<u8>) -> (Vec<u8>, Compression, Option<String>) {
-    let mut out = Vec::with_capacity(raw.len().saturating_mul(4));
+///
+/// # Errors
+/// The reason, with the numbers, when the stream expands past `limit`.
+pub(crate) fn decompress_if_needed(
+    raw: Vec<u8>,
+    limit: &ExpandLimit,
+) -> Result<(Vec<u8>, Compression, Option<String>), String> {
+    let cap = limit.cap(raw.len());
+    let mut out = Vec::with_capacity(raw.len().saturating_mul(4).min(cap as usize));
+    let too_big = |out: &Vec<u8>| {
+        (out.len() as u64 > cap).then(|| {
+            format!(
+                "the compressed file ({} bytes) expands past {} MiB ({}x its size, or {} MiB, at most {} MiB): a damaged file or a decompression bomb; decompress it yourself if it is a real log",
+                raw.len(),
+                cap >> 20,
+                limit.ratio,
+                limit.free_bytes >> 20,
+                limit.max_bytes >> 20
+            )
+        })
+    };
     if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut dec = flate2::read::MultiGzDecoder::new(raw.as_slice());
-        let err = dec.read_to_end(&mut out).err().map(|e| e.to_string());
-        return (out, Compression::Gzip, err);
+        let dec = flate2::read::MultiGzDecoder::new(raw.as_slice());
+        let err = dec
+            .take(cap + 1)
+            .read_to_end(&mut out)
+            .err()
+            .map(|e| e.to_string());
+        if let Some(reason) = too_big(&out) {
+            return Err(reason);
+        }
+        return Ok((out, Compression::Gzip, err));
     }
     if raw.starts_with(&ZSTD_MAGIC) {
         let err = match zstd::stream::read::Decoder::new(raw.as_slice()) {
-            Ok(mut dec) => dec.read_to_end(&mut out).err().map(|e| e.to_string()),
+            Ok(dec) => dec
+                .take(cap + 1)
+                .read_to_end(&mut out)
+                .err()
+                .map(|e| e.to_string()),
             Err(e) => Some(e.to_string()),
         };
-        return (out, Compression::Zstd, err);
+        if let Some(reason) = too_big(&out) {
+            return Err(reason);
+        }
+        return Ok((out, Compression::Zstd, err));
     }
-    (raw, Compression::None, None)
+    Ok((raw, Compression::None, None))
 }
 
 /// Decodes bytes to text.
@@ -88,12 +143,29 @@ pub(crate) fn decode(mut bytes: Vec<u8>) -> Decoded {
 /// Per-line decoding for input that is not valid UTF-8 as a whole.
 fn decode_mixed(bytes: Vec<u8>) -> Decoded {
     const SAMPLE_CAP: usize = 4 << 20;
-    let mut det = chardetng::EncodingDetector::new();
+    // chardetng rules an encoding out on one sequence invalid in it, so one
+    // damaged row (or a file cut inside its last character) made a GB18030
+    // file Windows-1252 as a whole: 0 events (issue #18). When most non-UTF-8
+    // lines are clean GB18030, only those are shown to the detector; a
+    // Latin-1 file's lone high bytes are rarely valid GB18030, so it keeps
+    // its guess.
+    let mut sample: Vec<(&[u8], bool)> = Vec::new();
     let mut fed = 0usize;
     for line in bytes.split_inclusive(|&b| b == b'\n') {
         if fed < SAMPLE_CAP && std::str::from_utf8(line).is_err() {
-            det.feed(line, false);
+            let clean = GB18030
+                .decode_without_bom_handling_and_without_replacement(line)
+                .is_some();
+            sample.push((line, clean));
             fed += line.len();
+        }
+    }
+    let clean = sample.iter().filter(|(_, c)| *c).count();
+    let only_clean = clean < sample.len() && clean * 2 > sample.len();
+    let mut det = chardetng::EncodingDetector::new();
+    for (line, c) in &sample {
+        if *c || !only_clean {
+            det.feed(line, false);
         }
     }
     det.feed(&[], true);
@@ -159,6 +231,55 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    const LIMIT: ExpandLimit = ExpandLimit {
+        max_bytes: 1 << 30,
+        ratio: 200,
+        free_bytes: 1 << 20,
+    };
+
+    #[test]
+    fn a_gzip_bomb_is_refused_with_its_numbers() {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&vec![b'a'; 8 << 20]).expect("write");
+        let gz = enc.finish().expect("finish");
+        assert!(gz.len() < 40_000, "{}", gz.len());
+        let err = decompress_if_needed(gz, &LIMIT).expect_err("a bomb");
+        assert!(err.contains("decompression bomb"), "{err}");
+        // The same bytes within the ratio-free allowance load.
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(&vec![b'a'; 1 << 20]).expect("write");
+        let gz = enc.finish().expect("finish");
+        let (out, _, err) = decompress_if_needed(gz, &LIMIT).expect("within");
+        assert_eq!((out.len(), err), (1 << 20, None));
+    }
+
+    #[test]
+    fn one_bad_sequence_keeps_a_gb18030_file_gb18030() {
+        let mut src = String::from("时间,事件,锁键,持有者,数量\r\n");
+        for i in 0..40 {
+            src.push_str(&format!(
+                "2023-05-20 14:30:{:02}.000,获取锁成功,锁:商品{i},甲{i},扣减库存\r\n",
+                i % 60
+            ));
+        }
+        let (bytes, _, _) = GB18030.encode(&src);
+        let mut bytes = bytes.into_owned();
+        // One bad byte sequence in a middle row, and a cut inside the last
+        // character.
+        let mid = bytes.len() / 2;
+        let nl = mid
+            + bytes[mid..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .expect("a line");
+        bytes.splice(nl - 1..nl - 1, [0x81, 0x20]);
+        bytes.extend_from_slice(&[b'x', 0xD6]);
+        let d = decode(bytes);
+        assert_eq!(d.encoding, "gb18030");
+        assert!(d.text.contains("获取锁成功,锁:商品39,甲39"), "{}", d.text);
+        assert_eq!(d.damaged_lines, 2);
+    }
+
     #[test]
     fn utf8_with_and_without_bom() {
         let d = decode(b"\xEF\xBB\xBFa,b\n".to_vec());
@@ -212,15 +333,16 @@ mod tests {
         let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         enc.write_all(b"{\"ts\":1}\n").expect("write");
         let gz = enc.finish().expect("finish");
-        let (bytes, was_gz, err) = decompress_if_needed(gz.clone());
+        let (bytes, was_gz, err) = decompress_if_needed(gz.clone(), &LIMIT).expect("within");
         assert_eq!(
             (bytes.as_slice(), was_gz, err),
             (&b"{\"ts\":1}\n"[..], Compression::Gzip, None)
         );
-        let (bytes, was_gz, err) = decompress_if_needed(gz[..gz.len() - 6].to_vec());
+        let (bytes, was_gz, err) =
+            decompress_if_needed(gz[..gz.len() - 6].to_vec(), &LIMIT).expect("within");
         assert!(was_gz == Compression::Gzip && err.is_some());
         assert!(bytes.len() <= 9);
-        let (bytes, was_gz, _) = decompress_if_needed(b"plain".to_vec());
+        let (bytes, was_gz, _) = decompress_if_needed(b"plain".to_vec(), &LIMIT).expect("within");
         assert_eq!(
             (bytes.as_slice(), was_gz),
             (&b"plain"[..], Compression::None)
@@ -231,12 +353,12 @@ mod tests {
     fn zstd_is_transparent() {
         let z = zstd::stream::encode_all(&b"{\"ts\":1}\n"[..], 3).expect("zstd");
         assert!(is_compressed(&z));
-        let (bytes, c, err) = decompress_if_needed(z.clone());
+        let (bytes, c, err) = decompress_if_needed(z.clone(), &LIMIT).expect("within");
         assert_eq!(
             (bytes.as_slice(), c, err),
             (&b"{\"ts\":1}\n"[..], Compression::Zstd, None)
         );
-        let (_, c, err) = decompress_if_needed(z[..z.len() - 3].to_vec());
+        let (_, c, err) = decompress_if_needed(z[..z.len() - 3].to_vec(), &LIMIT).expect("within");
         assert!(c == Compression::Zstd && err.is_some());
     }
 }

@@ -56,6 +56,30 @@ pub(crate) fn duration_ms(v: &FieldValue<'_>, unit: Unit) -> Option<f64> {
     Some(n * factor).filter(|x| x.is_finite())
 }
 
+/// Longest key, holder, host, thread, product or order id kept, bytes: a
+/// longer one keeps its first bytes and a hash of the whole, with a warning
+/// (issue #18: 40 lines of 4 MB holder names took 3.5 GB, every report
+/// repeating them).
+pub const MAX_NAME_BYTES: usize = 1024;
+
+/// Longest message kept, bytes (as [`MAX_NAME_BYTES`]); a joined CRI line
+/// or a stack trace may be long, so 64 KiB.
+pub const MAX_MESSAGE_BYTES: usize = 64 << 10;
+
+/// `t` cut to at most `max` bytes (at a character boundary), followed by
+/// `…#` and a hash of the whole text, so two long values that share their
+/// start stay apart.
+fn cut_value(t: &str, max: usize) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut end = max.saturating_sub(20).min(t.len());
+    while !t.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    format!("{}…#{:016x}", &t[..end], h.finish())
+}
+
 fn shorten(s: &str) -> String {
     if s.chars().count() > 60 {
         let t: String = s.chars().take(57).collect();
@@ -108,11 +132,38 @@ impl<'o> Collector<'o> {
         self.fields.value(rec, role)
     }
 
-    fn sym(&self, b: &mut LogBuilder, rec: &Record<'_>, role: Role) -> Option<crate::model::Sym> {
+    /// The interned text of `role`'s field, cut to [`MAX_NAME_BYTES`] (a
+    /// message to [`MAX_MESSAGE_BYTES`]) with a warning for the line.
+    fn sym(
+        &self,
+        b: &mut LogBuilder,
+        line: u64,
+        rec: &Record<'_>,
+        role: Role,
+    ) -> Option<crate::model::Sym> {
         let v = self.get(rec, role)?;
         let t = v.text();
         let t = t.trim();
-        (!t.is_empty()).then(|| b.intern(t))
+        if t.is_empty() {
+            return None;
+        }
+        let max = if role == Role::Message {
+            MAX_MESSAGE_BYTES
+        } else {
+            MAX_NAME_BYTES
+        };
+        if t.len() <= max {
+            return Some(b.intern(t));
+        }
+        let cut = cut_value(t, max);
+        let reason = format!(
+            "the {} field is {} bytes long, more than the {max} kept: read as its first bytes and a hash of the whole (\"{}\")",
+            role.name(),
+            t.len(),
+            shorten(&cut)
+        );
+        b.warn("field", &self.info.name, line, reason);
+        Some(b.intern(&cut))
     }
 
     /// Reads one record: pushes an event, or counts it as skipped or warned.
@@ -196,8 +247,8 @@ impl<'o> Collector<'o> {
                 }
             };
         }
-        let key = self.sym(b, rec, Role::Key);
-        let holder = self.sym(b, rec, Role::Holder);
+        let key = self.sym(b, line, rec, Role::Key);
+        let holder = self.sym(b, line, rec, Role::Holder);
         let kind = match kind {
             Some(k) => k,
             None if key.is_some() && holder.is_some() => EventKind::Activity,
@@ -215,8 +266,8 @@ impl<'o> Collector<'o> {
         let mut e = Event::new(at_ns, kind, source);
         e.key = key;
         e.holder = holder;
-        e.host = self.sym(b, rec, Role::Host);
-        e.thread = self.sym(b, rec, Role::Thread);
+        e.host = self.sym(b, line, rec, Role::Host);
+        e.thread = self.sym(b, line, rec, Role::Thread);
         if let Some(p) = self.fields.get(Role::Ttl)
             && let Some(v) = p.value(rec)
         {
@@ -226,7 +277,7 @@ impl<'o> Collector<'o> {
                     .map(|m| m.round() as i64),
             );
         }
-        self.detail(b, rec, &mut e);
+        self.detail(b, line, rec, &mut e);
 
         match origin {
             TimeOrigin::Explicit(off) => b.saw_offset(off),
@@ -261,12 +312,12 @@ impl<'o> Collector<'o> {
 
     /// Business, release and message fields; the box is only made when one
     /// of them is present.
-    fn detail(&self, b: &mut LogBuilder, rec: &Record<'_>, e: &mut Event) {
+    fn detail(&self, b: &mut LogBuilder, line: u64, rec: &Record<'_>, e: &mut Event) {
         let int = |role| self.get(rec, role).and_then(|v: FieldValue<'_>| v.as_i64());
         let release = matches!(e.kind, EventKind::Released | EventKind::ReleaseFailed);
-        let product = self.sym(b, rec, Role::Product);
-        let order_id = self.sym(b, rec, Role::OrderId);
-        let message = self.sym(b, rec, Role::Message);
+        let product = self.sym(b, line, rec, Role::Product);
+        let order_id = self.sym(b, line, rec, Role::OrderId);
+        let message = self.sym(b, line, rec, Role::Message);
         let d = crate::model::Detail {
             product,
             quantity: int(Role::Quantity),

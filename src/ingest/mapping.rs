@@ -193,11 +193,26 @@ impl FromStr for Mapping {
             }
         }
         if let Some(ms) = raw.ttl_ms
-            && ms <= 0
+            && !(1..super::MAX_TTL_MS).contains(&ms)
         {
             return Err(bad(format!(
-                "ttl_ms must be a positive number of ms, got {ms}"
+                "ttl_ms must be a positive number of ms below {}, got {ms}",
+                super::MAX_TTL_MS
             )));
+        }
+        // One column for two roles (`key = "id"` and `holder = "id"`) would
+        // make every lock its own holder: refused (issue #18). `ttl`,
+        // `ttl_ms` and `ttl_s` are one role in three units.
+        let mut by_field: BTreeMap<&str, &str> = BTreeMap::new();
+        for (role, field) in &raw.fields {
+            if let Some(other) = by_field.insert(field.as_str(), role.as_str())
+                && Role::from_mapping_name(other).map(|(r, _)| r)
+                    != Role::from_mapping_name(role).map(|(r, _)| r)
+            {
+                return Err(bad(format!(
+                    "[fields] gives the field `{field}` to two roles, `{other}` and `{role}`"
+                )));
+            }
         }
         Ok(Mapping {
             fields: raw.fields,
@@ -248,7 +263,10 @@ ttl_s = "exp"
             "[events]\nX = \"grabbed\"",
             "tz = \"Mars/Olympus\"",
             "ttl_ms = 0",
+            "ttl_ms = -5",
+            "ttl_ms = 9223372036854775807",
             "ttl_ms = \"2s\"",
+            "[fields]\nkey = \"id\"\nholder = \"id\"",
             "nonsense = 1",
             "{not json",
         ] {

@@ -53,6 +53,26 @@ pub struct IngestOptions {
     pub ttl: FileTtl,
 }
 
+/// Largest TTL a setting may give, ms (exclusive): 9·10^15 ms (285 000
+/// years), where a TTL read from a record is already "no TTL"
+/// (docs/ingest.md); beyond it a lease's end would leave the ns range.
+pub const MAX_TTL_MS: i64 = 9_000_000_000_000_000;
+
+/// Most bytes read from one input file, and most bytes a compressed file may
+/// expand to (4 GiB): past it the file is refused with an error that says so,
+/// instead of an allocation the machine cannot make (`/dev/zero` through a
+/// pipe). Memory is about 1.7x the bytes kept (docs/reliability.md).
+pub const MAX_INPUT_BYTES: u64 = 4 << 30;
+
+/// Most a compressed file may expand, as a ratio of its compressed size,
+/// once past [`RATIO_FREE_BYTES`]: logs compress 5 to 30 times, a gzip bomb
+/// about 1 000 times.
+pub const MAX_EXPANSION_RATIO: u64 = 200;
+
+/// Expanded bytes allowed whatever the ratio (64 MiB): a small, very
+/// repetitive log may compress more than [`MAX_EXPANSION_RATIO`].
+pub const RATIO_FREE_BYTES: u64 = 64 << 20;
+
 /// The TTL of files that never say it: for every such file, or by file.
 /// Files whose records carry a TTL field are not affected.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -85,7 +105,7 @@ impl FileTtl {
             let ms = ms
                 .parse::<i64>()
                 .ok()
-                .filter(|&v| v > 0 && file.is_none_or(|f| !f.is_empty()))
+                .filter(|&v| v > 0 && v < MAX_TTL_MS && file.is_none_or(|f| !f.is_empty()))
                 .ok_or_else(|| IngestError::BadTtl(item.to_string()))?;
             match file {
                 Some(f) => {
@@ -220,6 +240,18 @@ pub enum IngestError {
     /// More input files than a [`SourceRef`](crate::model::SourceRef) can index.
     #[error("too many input files (at most 65535)")]
     TooManySources,
+    /// A file is larger than lockreplay reads, or expands past the limits
+    /// ([`MAX_INPUT_BYTES`], [`MAX_EXPANSION_RATIO`]).
+    #[error("{name}: {reason}")]
+    TooLarge {
+        /// The file.
+        name: String,
+        /// Which limit, with its number.
+        reason: String,
+    },
+    /// The path is a device, not a file (`/dev/zero`, `/dev/urandom`).
+    #[error("{0}: is a device, not a log file")]
+    Device(String),
 }
 
 /// How many records are read between cancellation checks.
@@ -272,22 +304,20 @@ pub fn read_source<R: Read>(
     let base = progress.bytes_read.load(Ordering::Relaxed);
     // Read straight into `raw`, 1 MB at a time between cancellation checks;
     // no zeroed bounce buffer (a fixed cost that dominated small inputs).
-    let mut raw = Vec::new();
-    loop {
-        if progress.cancel.load(Ordering::Relaxed) {
-            return Err(IngestError::Cancelled);
-        }
-        match (&mut reader).take(1 << 20).read_to_end(&mut raw) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(io_err(e)),
-        }
-    }
+    let raw = read_capped(name, &mut reader, MAX_INPUT_BYTES, progress)?;
     let raw_len = raw.len() as u64;
     let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
     let first_event = builder.log.events.len();
-    let (bytes, compression, gz_err) = decode::decompress_if_needed(raw);
+    let limit = decode::ExpandLimit {
+        max_bytes: MAX_INPUT_BYTES,
+        ratio: MAX_EXPANSION_RATIO,
+        free_bytes: RATIO_FREE_BYTES,
+    };
+    let (bytes, compression, gz_err) =
+        decode::decompress_if_needed(raw, &limit).map_err(|reason| IngestError::TooLarge {
+            name: name.to_string(),
+            reason,
+        })?;
     let gzip = compression == decode::Compression::Gzip;
     if let Some(e) = gz_err {
         let what = if gzip { "gzip" } else { "zstd" };
@@ -366,6 +396,51 @@ pub fn read_source<R: Read>(
     settle_ttl(builder, file, first_event, opts);
     progress.bytes_read.store(base + raw_len, Ordering::Relaxed);
     Ok(())
+}
+
+/// Reads all of `reader`, 1 MB at a time between cancellation checks (no
+/// zeroed bounce buffer: a fixed cost that dominated small inputs), and
+/// refuses more than `max_bytes`.
+///
+/// # Errors
+/// [`IngestError::TooLarge`] past `max_bytes`, [`IngestError::Io`],
+/// [`IngestError::Cancelled`].
+pub(crate) fn read_capped<R: Read>(
+    name: &str,
+    reader: &mut R,
+    max_bytes: u64,
+    progress: &Progress,
+) -> Result<Vec<u8>, IngestError> {
+    let mut raw = Vec::new();
+    loop {
+        if progress.cancel.load(Ordering::Relaxed) {
+            return Err(IngestError::Cancelled);
+        }
+        let room = (max_bytes + 1)
+            .saturating_sub(raw.len() as u64)
+            .min(1 << 20);
+        match reader.take(room).read_to_end(&mut raw) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => {
+                return Err(IngestError::Io {
+                    path: PathBuf::from(name),
+                    error,
+                });
+            }
+        }
+        if raw.len() as u64 > max_bytes {
+            return Err(IngestError::TooLarge {
+                name: name.to_string(),
+                reason: format!(
+                    "larger than {} MiB, the most lockreplay reads from one file; split it (`split -C 1G`) and give the parts",
+                    max_bytes >> 20
+                ),
+            });
+        }
+    }
+    Ok(raw)
 }
 
 /// Detects fields, then reads every record of a structured container.
@@ -646,11 +721,26 @@ pub fn load_paths(
     progress.bytes_total.store(total, Ordering::Relaxed);
     progress.bytes_read.store(0, Ordering::Relaxed);
     let mut builder = LogBuilder::new();
+    let mut seen: Vec<(std::fs::Metadata, String)> = Vec::new();
     for p in paths {
         if progress.cancel.load(Ordering::Relaxed) {
             return Err(IngestError::Cancelled);
         }
         let name = p.display().to_string();
+        if let Some(first) = same_file_seen(p, &name, &mut seen) {
+            builder.warn(
+                "file",
+                &name,
+                0,
+                format!(
+                    "the same file as {first} (same device and inode, given twice or through a link): read once, not counted twice"
+                ),
+            );
+            continue;
+        }
+        if is_device(p) {
+            return Err(IngestError::Device(name));
+        }
         if stream::read_jsonl(p, &name, opts, &mut builder, progress)? {
             continue;
         }
@@ -678,7 +768,115 @@ pub fn load_paths(
         // Ignored when an explicit offset was already seen (the first wins).
         builder.saw_offset(tz.offset_at(first));
     }
-    Ok(settle(builder.finish()))
+    let mut log = builder.finish();
+    warn_duplicates_across_files(&mut log);
+    Ok(settle(log))
+}
+
+/// Warns, once per pair of files, when records of one file repeat records of
+/// an earlier one (same time to the ns, event, key and holder): overlapping
+/// exports, whose events, holds and oversold units would count twice
+/// (issue #18). They are kept (the files may really hold both); the warning
+/// says how many. MONITOR captures are left out: Redlock nodes see the same
+/// commands. One pass over the events, sorted by time: only events of one
+/// instant are compared.
+fn warn_duplicates_across_files(log: &mut LoadedLog) {
+    if log.sources.len() < 2 {
+        return;
+    }
+    let capture: Vec<bool> = log
+        .sources
+        .iter()
+        .map(|s| s.dialect == Dialect::RedisMonitor)
+        .collect();
+    let mut pairs: std::collections::BTreeMap<(u16, u16), u64> = std::collections::BTreeMap::new();
+    let mut seen: hashbrown::HashMap<
+        (u8, Option<crate::model::Sym>, Option<crate::model::Sym>),
+        u16,
+    > = hashbrown::HashMap::default();
+    let events = &log.events;
+    let mut start = 0;
+    while start < events.len() {
+        let t = events[start].at_ns;
+        let end = start + events[start..].iter().take_while(|e| e.at_ns == t).count();
+        if end - start > 1 {
+            seen.clear();
+            for e in &events[start..end] {
+                let file = e.source.file;
+                if capture.get(usize::from(file)).copied().unwrap_or(true) {
+                    continue;
+                }
+                let id = (e.kind as u8, e.key, e.holder);
+                match seen.get(&id) {
+                    Some(&first) if first != file => {
+                        *pairs.entry((file, first)).or_insert(0) += 1;
+                    }
+                    Some(_) => {}
+                    None => {
+                        seen.insert(id, file);
+                    }
+                }
+            }
+        }
+        start = end;
+    }
+    for ((file, first), n) in pairs {
+        let name = |f: u16| {
+            log.sources
+                .get(usize::from(f))
+                .map_or_else(String::new, |s| s.name.clone())
+        };
+        let (later, earlier) = (name(file), name(first));
+        log.warnings.push(
+            "file",
+            crate::model::Warning {
+                file: later,
+                line: 0,
+                reason: format!(
+                    "{n} record(s) repeat records of {earlier} (same time, event, key and holder): overlapping exports? both are counted"
+                ),
+            },
+        );
+    }
+}
+
+/// Whether `p` is a character or block device (`/dev/zero`, `/dev/urandom`,
+/// a disk): endless or not a log. A FIFO (`<(zcat x.gz)`) is read, within
+/// [`MAX_INPUT_BYTES`].
+fn is_device(p: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(p).is_ok_and(|m| {
+            let t = m.file_type();
+            t.is_char_device() || t.is_block_device()
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = p;
+        false
+    }
+}
+
+/// The name under which the file at `p` was already given (the same device
+/// and inode: the path twice, a symlink or a hard link), else records it in
+/// `seen` and returns `None`. Reading it twice would double its events,
+/// holds and oversold units (issue #18).
+fn same_file_seen(
+    p: &Path,
+    name: &str,
+    seen: &mut Vec<(std::fs::Metadata, String)>,
+) -> Option<String> {
+    let meta = std::fs::metadata(p).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    if let Some((_, first)) = seen.iter().find(|(m, _)| crate::fsio::same_file(m, &meta)) {
+        return Some(first.clone());
+    }
+    seen.push((meta, name.to_string()));
+    None
 }
 
 /// What every load does once all its files are read: the Redlock merge of

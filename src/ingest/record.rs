@@ -332,7 +332,8 @@ fn flatten(
 /// Parses one logfmt line into `(key, value)` pairs.
 ///
 /// Values are bare (up to whitespace) or double-quoted with `\"`, `\\`, `\n`,
-/// `\t`, `\r` escapes; an unterminated quote runs to the end of the line. A key
+/// `\t`, `\r` escapes; an unterminated quote is read as a bare value (up to
+/// the next space, the quote left out), so the pairs after it survive. A key
 /// without `=` is ignored. Returns an empty list when nothing looks like
 /// `key=value`.
 pub(crate) fn parse_logfmt(line: &str) -> Vec<(&str, Cow<'_, str>)> {
@@ -378,6 +379,16 @@ pub(crate) fn parse_logfmt(line: &str) -> Vec<(&str, Cow<'_, str>)> {
                 } else {
                     i += 1;
                 }
+            }
+            if i >= b.len() {
+                // An unterminated quote: the value ends at the next space,
+                // as if unquoted, so it does not eat the pairs after it.
+                i = vs;
+                while i < b.len() && !b[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                out.push((key, Cow::Borrowed(&line[vs..i])));
+                continue;
             }
             let end = i.min(b.len());
             let val = match owned {

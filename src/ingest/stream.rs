@@ -543,8 +543,15 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
     let mut lines = 0u64;
     let mut rest = text;
     while !rest.is_empty() {
-        // As `split_inclusive('\n')`, with memchr's vectorised search.
-        let end = memchr::memchr(b'\n', rest.as_bytes()).map_or(rest.len(), |i| i + 1);
+        // A line ends at `\n`, `\r\n` or a lone `\r`, as in
+        // `containers::walk_lines` (issue #18: a lone `\r` inside an LF file
+        // merged two records); memchr's vectorised search.
+        let rb = rest.as_bytes();
+        let end = match memchr::memchr2(b'\n', b'\r', rb) {
+            Some(i) if rb[i] == b'\r' && rb.get(i + 1) == Some(&b'\n') => i + 2,
+            Some(i) => i + 1,
+            None => rest.len(),
+        };
         let (raw, tail) = rest.split_at(end);
         rest = tail;
         lines += 1;

@@ -794,7 +794,14 @@ pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
         } else {
             let end = rest.find(value_end).unwrap_or(rest.len());
             let v = rest[..end].trim_end_matches([':', '.', '。']);
-            (v, vstart + end.max(1).min(rest.len()))
+            // An empty value moves on by one whole character: one byte
+            // could land inside a multi-byte space (U+00A0), found by
+            // fuzzing (`detect`).
+            let step = match end {
+                0 => rest.chars().next().map_or(0, char::len_utf8),
+                n => n,
+            };
+            (v, vstart + step)
         };
         if !name.is_empty() && !value.is_empty() && !name.starts_with(['-', '.']) {
             out.push((name, Cow::Borrowed(value)));
@@ -888,6 +895,17 @@ pub(crate) fn to_pairs<'a>(t: &TextLine<'a>) -> Vec<(&'a str, Cow<'a, str>)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_empty_value_before_a_multibyte_space_does_not_panic() {
+        // Found by fuzzing (`detect`): `key=` then U+00A0 split the space.
+        assert!(
+            message_pairs("time=\u{a0}20t=buffer_flushed")
+                .contains(&("20t", "buffer_flushed".into()))
+        );
+        assert!(message_pairs("a=\u{3000}b=c").contains(&("b", "c".into())));
+    }
+
     use super::*;
 
     fn get<'a>(p: &'a [(&str, Cow<'_, str>)], k: &str) -> Option<&'a str> {

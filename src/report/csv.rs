@@ -1,7 +1,9 @@
 //! The CSV files of the report folder (`incidents.csv`, `findings.csv`):
 //! the incidents and findings of the JSON report as rows for a spreadsheet.
+//! Cells of log text are neutralised against formulas ([`csv_cell`]).
 
 use super::ReportInput;
+use super::escape::csv_cell;
 
 /// `incidents.csv`: one row per incident (id, key, start and end in RFC
 /// 3339, duration, holders space-separated, cause, overlap pairs, orders,
@@ -32,11 +34,11 @@ pub fn incidents_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
         let holders: Vec<&str> = inc.leases.iter().map(|&l| s(a.leases[l].holder)).collect();
         w.write_record([
             inc.label(),
-            s(inc.key).to_string(),
+            csv_cell(s(inc.key)).into_owned(),
             r.rfc3339(inc.start_ns),
             r.rfc3339(inc.end_ns),
             format!("{:.3}", inc.duration_ms()),
-            holders.join(" "),
+            csv_cell(&holders.join(" ")).into_owned(),
             inc.cause.as_str().to_string(),
             (inc.overlaps.len() + inc.overlaps_unlisted).to_string(),
             inc.sales.len().to_string(),
@@ -61,10 +63,10 @@ pub fn findings_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
     for f in &r.analysis.findings {
         w.write_record([
             f.kind.as_str().to_string(),
-            f.key.map(s).unwrap_or_default(),
-            f.holder.map(s).unwrap_or_default(),
+            csv_cell(&f.key.map(s).unwrap_or_default()).into_owned(),
+            csv_cell(&f.holder.map(s).unwrap_or_default()).into_owned(),
             r.rfc3339(f.at_ns),
-            f.detail.clone(),
+            csv_cell(&f.detail).into_owned(),
             r.finding_inferred(f).to_string(),
         ])?;
     }

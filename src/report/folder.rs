@@ -1,17 +1,17 @@
 //! The report folder (`lockreplay report`, and "Export report…" in the
 //! window): report.md, incidents.json, incidents.csv, findings.csv and a
 //! Chrome trace-event `trace.json` for Perfetto, plus the pictures when a
-//! drawer is given. Every file is written atomically and never over an
-//! input.
+//! drawer is given. The folder is written as a whole, never over an input
+//! ([`write_report_dir`]).
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 
 use super::{MarkdownImages, ReportInput, chrome_trace, findings_csv, incidents_csv};
 use super::{to_json, to_markdown};
 use crate::analysis::IncidentId;
-use crate::fsio::write_atomic;
+use crate::fsio::{remove_stale_temporaries, temp_prefix, write_atomic};
 
 /// Draws the picture of one incident (`Some(id)`) or of everything (`None`)
 /// into a PNG path. The window layer supplies it; this layer never draws.
@@ -21,37 +21,172 @@ pub type PictureFn<'a> = &'a dyn Fn(Option<IncidentId>, &Path) -> anyhow::Result
 const TIMELINE_PNG: &str = "timeline.png";
 
 /// Writes the report files of `r` into `dir`, never over `inputs`; with
-/// `picture`, a PNG per incident and the overview first. A picture that
-/// fails is said on stderr and left out of the report.
+/// `picture`, a PNG per incident and the overview first.
+///
+/// The folder is written as a whole (issue #18): every file goes into a
+/// temporary folder beside `dir` (`.NAME.lockreplay-PID-XXXX`), which then
+/// becomes `dir` by a rename; an existing `dir` that holds only a report's
+/// files is replaced the same way (the old one renamed aside, then removed).
+/// When `dir` also holds other files (a folder picked in the window), they
+/// are kept: the old report's files are removed and the new ones moved in,
+/// each by a rename, all complete before the first moves. A failure
+/// (a full disk) leaves the old folder as it was and no temporary folder;
+/// temporary folders of ours left by a killed run are removed first.
 ///
 /// # Errors
-/// When `dir` cannot be created or a file cannot be written.
+/// When `dir` cannot be created or a file cannot be written (nothing is
+/// placed then), or when a picture could not be drawn: the folder is placed
+/// without it and the error names each missing picture, so that the command
+/// line exits 2.
 pub fn write_report_dir(
     r: &ReportInput<'_>,
     dir: &Path,
     inputs: &[PathBuf],
     picture: Option<PictureFn<'_>>,
 ) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let (parent, name) = split_dir(dir)?;
+    std::fs::create_dir_all(&parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    remove_stale_temporaries(&parent, &name);
+    if dir.exists() && !dir.is_dir() {
+        bail!(
+            "cannot write the report folder {}: it is a file",
+            dir.display()
+        );
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix(&temp_prefix(&name))
+        .tempdir_in(&parent)
+        .with_context(|| format!("cannot write in {}", parent.display()))?;
+    let mut missing = Vec::new();
+    let names = write_files(r, tmp.path(), picture, &mut missing)?;
+    for n in &names {
+        crate::fsio::check_output(&dir.join(n), inputs)?;
+    }
+    place(tmp, dir, &parent, &name, &names)?;
+    if !missing.is_empty() {
+        let more = match missing.len() {
+            n if n > 5 => format!("; and {} more pictures", n - 5),
+            _ => String::new(),
+        };
+        bail!(
+            "the report in {} is incomplete: {}{more}",
+            dir.display(),
+            missing[..missing.len().min(5)].join("; ")
+        );
+    }
+    Ok(())
+}
+
+/// Writes every file of the report into `tmp`; returns their names.
+fn write_files(
+    r: &ReportInput<'_>,
+    tmp: &Path,
+    picture: Option<PictureFn<'_>>,
+    missing: &mut Vec<String>,
+) -> anyhow::Result<Vec<String>> {
     let mut images = MarkdownImages {
         incidents: vec![None; r.analysis.incidents.len()],
         ..MarkdownImages::default()
     };
     if let Some(picture) = picture {
-        draw_pictures(r, dir, picture, &mut images);
+        draw_pictures(r, tmp, picture, &mut images, missing);
     }
-    // The overview is linked whenever the folder has one.
-    if dir.join(TIMELINE_PNG).exists() {
+    if tmp.join(TIMELINE_PNG).exists() {
         images.timeline = Some(TIMELINE_PNG.to_string());
     }
     let md = to_markdown(r, &images);
-    write_atomic(&dir.join("report.md"), md.as_bytes(), inputs)?;
-    write_atomic(&dir.join("incidents.json"), to_json(r).as_bytes(), inputs)?;
-    write_atomic(&dir.join("incidents.csv"), &incidents_csv(r)?, inputs)?;
-    write_atomic(&dir.join("findings.csv"), &findings_csv(r)?, inputs)?;
+    write_atomic(&tmp.join("report.md"), md.as_bytes(), &[])?;
+    write_atomic(&tmp.join("incidents.json"), to_json(r).as_bytes(), &[])?;
+    write_atomic(&tmp.join("incidents.csv"), &incidents_csv(r)?, &[])?;
+    write_atomic(&tmp.join("findings.csv"), &findings_csv(r)?, &[])?;
     let trace = serde_json::to_vec(&chrome_trace(r)).context("cannot encode trace.json")?;
-    write_atomic(&dir.join("trace.json"), &trace, inputs)?;
-    super::write_whatif_section(r, dir, inputs)?;
+    write_atomic(&tmp.join("trace.json"), &trace, &[])?;
+    super::write_whatif_section(r, tmp, &[])?;
+    let mut names: Vec<String> = std::fs::read_dir(tmp)
+        .with_context(|| format!("cannot read {}", tmp.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// The folder that holds `dir` and `dir`'s own name.
+fn split_dir(dir: &Path) -> anyhow::Result<(PathBuf, String)> {
+    let abs = std::path::absolute(dir).with_context(|| format!("bad folder {}", dir.display()))?;
+    let name = abs
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .with_context(|| format!("{} names no folder", dir.display()))?;
+    let parent = abs
+        .parent()
+        .map_or_else(|| PathBuf::from("/"), Path::to_path_buf);
+    Ok((parent, name))
+}
+
+/// Whether a file name is one a report folder of ours holds.
+fn is_report_file(name: &str) -> bool {
+    matches!(
+        name,
+        "report.md"
+            | "incidents.json"
+            | "incidents.csv"
+            | "findings.csv"
+            | "trace.json"
+            | super::WHATIF_MD
+    ) || (name.ends_with(".png") && (name == TIMELINE_PNG || name.starts_with("INC-")))
+}
+
+/// Moves the finished report in `tmp` to `dir` (see [`write_report_dir`]).
+fn place(
+    tmp: tempfile::TempDir,
+    dir: &Path,
+    parent: &Path,
+    name: &str,
+    names: &[String],
+) -> anyhow::Result<()> {
+    let cannot = || format!("cannot place the report folder {}", dir.display());
+    let existing: Option<Vec<String>> = match std::fs::read_dir(dir) {
+        Ok(rd) => Some(
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect(),
+        ),
+        Err(_) => None,
+    };
+    match existing {
+        None => {
+            let kept = tmp.keep();
+            std::fs::rename(&kept, dir).with_context(cannot)?;
+        }
+        Some(old) if old.iter().all(|n| is_report_file(n)) => {
+            let aside = tempfile::Builder::new()
+                .prefix(&temp_prefix(name))
+                .tempdir_in(parent)
+                .with_context(cannot)?;
+            let old_path = aside.path().join("old");
+            std::fs::rename(dir, &old_path).with_context(cannot)?;
+            let kept = tmp.keep();
+            if let Err(e) = std::fs::rename(&kept, dir) {
+                let _ = std::fs::rename(&old_path, dir);
+                let _ = std::fs::remove_dir_all(&kept);
+                return Err(e).with_context(cannot);
+            }
+            drop(aside);
+        }
+        Some(old) => {
+            for n in old
+                .iter()
+                .filter(|n| is_report_file(n) && !names.contains(n))
+            {
+                let _ = std::fs::remove_file(dir.join(n));
+            }
+            for n in names {
+                std::fs::rename(tmp.path().join(n), dir.join(n)).with_context(cannot)?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -62,6 +197,7 @@ fn draw_pictures(
     dir: &Path,
     picture: PictureFn<'_>,
     images: &mut MarkdownImages,
+    missing: &mut Vec<String>,
 ) {
     for inc in &r.analysis.incidents {
         let name = format!("{}.png", inc.label());
@@ -71,10 +207,10 @@ fn draw_pictures(
                     *slot = Some(name);
                 }
             }
-            Err(e) => eprintln!("lockreplay: no picture for {}: {e:#}", inc.label()),
+            Err(e) => missing.push(format!("no {name} ({e:#})")),
         }
     }
-    if picture(None, &dir.join(TIMELINE_PNG)).is_err() {
-        eprintln!("lockreplay: no overview picture");
+    if let Err(e) = picture(None, &dir.join(TIMELINE_PNG)) {
+        missing.push(format!("no {TIMELINE_PNG} ({e:#})"));
     }
 }

@@ -2,13 +2,15 @@
 //! section per incident (explanation, holds, orders, loss), findings and
 //! stock. Pictures are linked when the caller drew them ([`MarkdownImages`]).
 
+use super::escape::markdown_text as md_text;
+use super::escape::markdown_with_code as md_ours;
 use super::{
     INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name,
 };
 use crate::analysis::{Incident, Lease};
 
 fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    super::escape::markdown_code(s)
 }
 
 /// The pictures a Markdown report links to, as paths relative to the report;
@@ -159,7 +161,7 @@ fn incident_section(
         out,
         zh,
         "{}\n",
-        &[&(if zh {
+        &[&md_text(&if zh {
             super::zh::explain_incident_zh(r, inc)
         } else {
             explain_incident(r, inc)
@@ -212,7 +214,7 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
             &[
                 &(cell(s(l.holder))).to_string(),
                 &mark.to_string(),
-                &(cell(l.host.map_or("", s))).to_string(),
+                &md_text(l.host.map_or("", s)),
                 &(r.time(l.acquired_ns)).to_string(),
                 &(l.ttl_ms
                     .map_or(super::text::tr(zh, "none").to_string(), |t| {
@@ -243,7 +245,7 @@ fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident)
             zh,
             "| {}{} | `{}` | {} | {} | {} |",
             &[
-                &(cell(x.order_id.map_or(super::text::tr(zh, "(deduction)"), s))).to_string(),
+                &md_text(x.order_id.map_or(super::text::tr(zh, "(deduction)"), s)),
                 &super::text::tr(zh, inferred_suffix(r.sale_inferred(x))).to_string(),
                 &(cell(x.holder.map_or("", s))).to_string(),
                 &(r.time(x.at_ns)).to_string(),
@@ -274,7 +276,7 @@ fn findings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &super::text::tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
                 &(r.time(f.at_ns)).to_string(),
                 &(cell(f.key.map_or("", s))).to_string(),
-                &(cell(&f.detail)).to_string(),
+                &md_text(&f.detail),
             ],
         );
     }
@@ -333,7 +335,7 @@ fn warnings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
             &[
                 &(cell(&w.file)).to_string(),
                 &w.line.to_string(),
-                &(cell(&w.reason)).to_string(),
+                &md_ours(&w.reason),
             ],
         );
     }
@@ -397,7 +399,7 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 out,
                 zh,
                 "\n**Not readable: `{}`**: {}",
-                &[&(cell(&src.name)).to_string(), &(cell(u)).to_string()],
+                &[&(cell(&src.name)).to_string(), &md_ours(u)],
             );
         }
         for note in &src.notes {
@@ -405,7 +407,7 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 out,
                 zh,
                 "\n- `{}`: {}",
-                &[&(cell(&src.name)).to_string(), &(cell(note)).to_string()],
+                &[&(cell(&src.name)).to_string(), &md_ours(note)],
             );
         }
     }

@@ -4,6 +4,7 @@
 //! Each incident is explained in one paragraph of plain words.
 
 mod csv;
+pub mod escape;
 mod explain;
 mod folder;
 mod json;

@@ -54,6 +54,7 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
     let mut events = Vec::new();
     let mut pids = std::collections::HashMap::new();
     let mut tids = std::collections::HashMap::new();
+    let mut threads_per_key = std::collections::HashMap::new();
     let arg = |pairs: serde_json::Value| pairs.as_object().cloned().unwrap_or_default();
     for l in &a.leases {
         let next_pid = pids.len() as u32 + 1;
@@ -71,8 +72,12 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
             });
             next_pid
         });
-        let next_tid = tids.keys().filter(|(k, _)| *k == l.key).count() as u32 + 1;
+        // Holders seen on this key so far: a count per key, not a scan of
+        // every (key, holder) pair per lease (quadratic: issue #18).
+        let threads = threads_per_key.entry(l.key).or_insert(0u32);
+        let next_tid = *threads + 1;
         let tid = *tids.entry((l.key, l.holder)).or_insert_with(|| {
+            *threads += 1;
             events.push(TraceEvent {
                 name: "thread_name".into(),
                 cat: "__metadata".into(),

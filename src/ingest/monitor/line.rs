@@ -401,7 +401,10 @@ pub fn looks_like_monitor(first_lines: &str) -> bool {
             Ok(Some(_)) => commands += 1,
             Ok(None) => {}
             Err(_) if n + 1 == lines.len() && commands > 0 => {}
-            Err(_) if commands == 0 => return false,
+            // Up to two bad lines before the first command (redis-cli's
+            // password warning, a comment, a line cut at its start: issue
+            // #18); more and this is no capture.
+            Err(_) if commands == 0 && bad >= 2 => return false,
             Err(_) => bad += 1,
         }
         if commands >= 3 {
