@@ -382,7 +382,8 @@ fn a_report_folder_is_replaced_as_a_whole_and_stale_temporaries_go() {
             "incidents.csv",
             "incidents.json",
             "report.md",
-            "trace.json"
+            "trace.json",
+            "whatif.md"
         ],
         "no file of the old run is left beside the new ones"
     );
