@@ -13,7 +13,7 @@ use lockreplay::analysis::{
     Analysis, EventId, Lease, LeaseId, LockEnd, ProductOversell, Sale, WindowEnd,
 };
 use lockreplay::model::{Event, EventKind, LoadedLog, LogBuilder, SourceRef};
-use lockreplay::replay::StateIndex;
+use lockreplay::playback::StateIndex;
 
 const KEYS: usize = 1_000;
 const MS: i64 = 1_000_000;

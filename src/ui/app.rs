@@ -17,7 +17,7 @@ use super::shell::screenshot::{self, PendingShot};
 use super::state::{AppState, Command, OpenPanels, Panel, Selection};
 use super::timeline::SwimlaneModel;
 use crate::cli::AnalysisArgs;
-use crate::replay::{Playback, PlaybackCommand};
+use crate::playback::{Playback, PlaybackCommand};
 use crate::ui::i18n::tr;
 
 /// The application.

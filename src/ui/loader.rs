@@ -10,7 +10,7 @@ use std::sync::mpsc::{Receiver, channel};
 use crate::analysis::{Settings, analyze};
 use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
 use crate::model::{LoadedLog, LogBuilder};
-use crate::replay::StateIndex;
+use crate::playback::StateIndex;
 
 use super::session::Session;
 use super::timeline::{Filters, SwimlaneModel};
@@ -55,7 +55,7 @@ impl Job {
     }
 }
 
-/// A finished load: the session (log, analysis, replay index) and the
+/// A finished load: the session (log, analysis, playback index) and the
 /// timeline's display list, all built off the UI thread.
 pub struct LoadResult {
     /// The log and its analysis.
@@ -91,7 +91,7 @@ pub enum Phase {
     Reading = 0,
     /// Leases, overlaps, oversell and findings.
     Analysing = 1,
-    /// The replay's index of who held what when.
+    /// The playback's index of who held what when.
     Indexing = 2,
     /// The timeline's display list.
     Drawing = 3,
@@ -151,7 +151,7 @@ impl Loading {
 
 /// Runs `job` on this thread (the worker's body; also used by tests): reads
 /// the source unless the log is given, analyses it with `settings`, and
-/// builds the replay index and the timeline's display list with `filters`.
+/// builds the playback index and the timeline's display list with `filters`.
 ///
 /// # Errors
 /// The ingest error, in words.

@@ -1,5 +1,5 @@
 //! The log on screen and how it is read: the immutable [`Session`] (log,
-//! analysis, replay index), the settings the command-line flags gave this
+//! analysis, playback index), the settings the command-line flags gave this
 //! window, and the reading options from them and the saved state.
 
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use crate::analysis::{Analysis, Settings};
 use crate::cli::AnalysisArgs;
 use crate::ingest::{IngestOptions, Mapping};
 use crate::model::LoadedLog;
-use crate::replay::StateIndex;
+use crate::playback::StateIndex;
 use crate::report::ReportInput;
 
 /// A loaded log and its analysis; replaced whole, never edited.
@@ -24,7 +24,7 @@ pub struct Session {
     pub analysis: Arc<Analysis>,
     /// Settings of that analysis.
     pub settings: Settings,
-    /// The replay's index over the analysis.
+    /// The playback's index over the analysis.
     pub index: Arc<StateIndex>,
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::i18n::Lang;
 use super::timeline::{Filters, TimeDisplay, TimelineView};
 use crate::analysis::{IncidentId, Settings};
-use crate::replay::PlaybackCommand;
+use crate::playback::PlaybackCommand;
 
 /// Storage key for [`AppState`].
 pub const STORAGE_KEY: &str = "lockreplay-state";

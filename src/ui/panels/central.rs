@@ -4,7 +4,7 @@
 use egui::{Rect, RichText, Ui};
 
 use super::PanelContext;
-use crate::replay::PlaybackCommand;
+use crate::playback::PlaybackCommand;
 use crate::ui::i18n::tr;
 use crate::ui::state::{Command, Selection};
 use crate::ui::timeline::{TimelineEvent, TimelineOptions, timeline_ui};

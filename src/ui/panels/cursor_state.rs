@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 use super::{ALERT, PanelContext, stock::stock_ui};
 use crate::analysis::LockEnd;
 use crate::model::LoadedLog;
-use crate::replay::{KeyState, LeaseStatus};
+use crate::playback::{KeyState, LeaseStatus};
 use crate::report::format_ms;
 use crate::ui::i18n::{Lang, tr, trf};
 

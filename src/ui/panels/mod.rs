@@ -27,7 +27,7 @@ use super::loader::Loading;
 use super::session::Session;
 use super::state::{AppState, Command, OpenPanels, Selection};
 use super::timeline::SwimlaneModel;
-use crate::replay::Playback;
+use crate::playback::Playback;
 
 /// Red for what went wrong (oversold units, loss, zombie holds).
 pub const ALERT: Color32 = Color32::from_rgb(210, 40, 40);

@@ -4,7 +4,7 @@
 use egui::{RichText, Ui};
 
 use super::PanelContext;
-use crate::replay::{PlaybackCommand, SPEED_PRESETS};
+use crate::playback::{PlaybackCommand, SPEED_PRESETS};
 use crate::ui::i18n::{Lang, tr};
 use crate::ui::state::Command;
 

@@ -5,7 +5,7 @@ use egui::{RichText, Ui};
 
 use super::ALERT;
 use crate::model::LoadedLog;
-use crate::replay::ReplayState;
+use crate::playback::ReplayState;
 use crate::report::format_money;
 use crate::ui::i18n::{Lang, tr, trf};
 

@@ -1,4 +1,4 @@
-//! Incident replay without a window: the [`Playback`] model (time cursor,
+//! Playback of an incident without a window: the [`Playback`] model (time cursor,
 //! play/pause, speed, step, loop, seek) driven by [`PlaybackCommand`]s, and
 //! the [`StateIndex`] that answers "what was the lock and stock state at time
 //! t" from the [`Analysis`] results, in O(log n + holders alive at t).
