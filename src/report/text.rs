@@ -59,22 +59,22 @@ pub(super) fn word(zh: bool, w: &str) -> String {
 }
 
 fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
-    let a = r.analysis;
-    let units = |n: i64| {
-        if zh { format!("{n} 件") } else { units(n) }
-    };
-    let tr = |en: &'static str| {
-        if zh {
-            super::zh::phrase(en).unwrap_or(en)
-        } else {
-            en
-        }
-    };
-    let s = |sym| r.log.strings.get(sym);
-    let sm = &a.summary;
     let mut out = String::new();
+    summary_lines(&mut out, r, zh);
+    for inc in &r.analysis.incidents {
+        incident_lines(&mut out, r, zh, inc);
+    }
+    findings_and_stock(&mut out, r, zh);
+    warning_lines(&mut out, r, zh);
+    source_lines(&mut out, r, zh);
+    out
+}
+
+/// The two summary lines and the inferred legend.
+fn summary_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
+    let sm = &r.analysis.summary;
     line(
-        &mut out,
+        out,
         zh,
         "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
         &[
@@ -85,113 +85,128 @@ fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
         ],
     );
     line(
-        &mut out,
+        out,
         zh,
         "{} incident(s) · {} overlap pair(s) · {} oversold · {} lost · {} near-miss(es) · {} warning(s)",
         &[
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
-            &(units(sm.oversold_units)).to_string(),
+            &(units_in(zh, sm.oversold_units)).to_string(),
             &(r.money(sm.loss)).to_string(),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
         ],
     );
     if r.shows_inferred() {
-        line(&mut out, zh, "{}", &[&tr(INFERRED_LEGEND).to_string()]);
+        line(out, zh, "{}", &[&tr(zh, INFERRED_LEGEND).to_string()]);
     }
-    for inc in &a.incidents {
+}
+
+/// One incident: its line, explanation, overlap pairs (the first 20) and loss.
+fn incident_lines(
+    out: &mut String,
+    r: &ReportInput<'_>,
+    zh: bool,
+    inc: &crate::analysis::Incident,
+) {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
+    line(
+        out,
+        zh,
+        "\n{}  {}  {} -> {}  ({})  {}{}",
+        &[
+            &(inc.label()).to_string(),
+            &(s(inc.key)).to_string(),
+            &(r.time(inc.start_ns)).to_string(),
+            &(r.time(inc.end_ns)).to_string(),
+            &(format_ms(inc.duration_ms())).to_string(),
+            &word(zh, inc.cause.as_str()),
+            &tr(zh, inferred_suffix(r.incident_inferred(inc))).to_string(),
+        ],
+    );
+    line(
+        out,
+        zh,
+        "  {}",
+        &[&(if zh {
+            super::zh::explain_incident_zh(r, inc)
+        } else {
+            explain_incident(r, inc)
+        })],
+    );
+    for &o in inc.overlaps.iter().take(20) {
+        let o = &a.overlaps[o];
         line(
-            &mut out,
+            out,
             zh,
-            "\n{}  {}  {} -> {}  ({})  {}{}",
+            "  overlap {} / {}: {} from {} ({}){}",
             &[
-                &(inc.label()).to_string(),
-                &(s(inc.key)).to_string(),
-                &(r.time(inc.start_ns)).to_string(),
-                &(r.time(inc.end_ns)).to_string(),
-                &(format_ms(inc.duration_ms())).to_string(),
-                &word(zh, inc.cause.as_str()),
-                &tr(inferred_suffix(r.incident_inferred(inc))).to_string(),
+                &(s(a.leases[o.earlier].holder)).to_string(),
+                &(s(a.leases[o.later].holder)).to_string(),
+                &(format_ms(o.duration_ms())).to_string(),
+                &(r.time(o.start_ns)).to_string(),
+                &word(zh, o.cause.as_str()),
+                &tr(zh, inferred_suffix(r.overlap_inferred(o))).to_string(),
             ],
         );
-        line(
-            &mut out,
-            zh,
-            "  {}",
-            &[&(if zh {
-                super::zh::explain_incident_zh(r, inc)
-            } else {
-                explain_incident(r, inc)
-            })],
-        );
-        for &o in inc.overlaps.iter().take(20) {
-            let o = &a.overlaps[o];
-            line(
-                &mut out,
-                zh,
-                "  overlap {} / {}: {} from {} ({}){}",
-                &[
-                    &(s(a.leases[o.earlier].holder)).to_string(),
-                    &(s(a.leases[o.later].holder)).to_string(),
-                    &(format_ms(o.duration_ms())).to_string(),
-                    &(r.time(o.start_ns)).to_string(),
-                    &word(zh, o.cause.as_str()),
-                    &tr(inferred_suffix(r.overlap_inferred(o))).to_string(),
-                ],
-            );
-        }
-        if inc.overlaps.len() + inc.overlaps_unlisted > 20 {
-            line(
-                &mut out,
-                zh,
-                "  ... {} more overlap pairs",
-                &[&(inc.overlaps.len() + inc.overlaps_unlisted - 20).to_string()],
-            );
-        }
-        if inc.oversold_units > 0 {
-            line(
-                &mut out,
-                zh,
-                "  oversold {} · loss {}",
-                &[
-                    &(units(inc.oversold_units)).to_string(),
-                    &(r.money(inc.loss)).to_string(),
-                ],
-            );
-        }
     }
+    if inc.overlaps.len() + inc.overlaps_unlisted > 20 {
+        line(
+            out,
+            zh,
+            "  ... {} more overlap pairs",
+            &[&(inc.overlaps.len() + inc.overlaps_unlisted - 20).to_string()],
+        );
+    }
+    if inc.oversold_units > 0 {
+        line(
+            out,
+            zh,
+            "  oversold {} · loss {}",
+            &[
+                &(units_in(zh, inc.oversold_units)).to_string(),
+                &(r.money(inc.loss)).to_string(),
+            ],
+        );
+    }
+}
+
+/// The findings, then the stock per product.
+fn findings_and_stock(out: &mut String, r: &ReportInput<'_>, zh: bool) {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
     if !a.findings.is_empty() {
-        line(&mut out, zh, "\nFindings", &[]);
+        line(out, zh, "\nFindings", &[]);
         for f in &a.findings {
             line(
-                &mut out,
+                out,
                 zh,
                 "  {} {}  {}{}",
                 &[
                     &format!("{:<18}", word(zh, f.kind.as_str())),
                     &(r.time(f.at_ns)).to_string(),
                     &f.detail.to_string(),
-                    &tr(inferred_suffix(r.finding_inferred(f))).to_string(),
+                    &tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
                 ],
             );
         }
     }
     if !a.products.is_empty() {
-        line(&mut out, zh, "\nStock", &[]);
+        line(out, zh, "\nStock", &[]);
         for p in &a.products {
             line(
-                &mut out,
+                out,
                 zh,
                 "  {}: initial {} · sold {} · oversold {} · final {}{}",
                 &[
-                    &(p.product.map_or(tr("(unknown product)"), s)).to_string(),
+                    &(p.product.map_or(tr(zh, "(unknown product)"), s)).to_string(),
                     &(p.initial_stock.map_or("?".to_string(), |v| v.to_string())).to_string(),
                     &p.sold.to_string(),
                     &p.oversold.to_string(),
                     &(p.final_stock.map_or("?".to_string(), |v| v.to_string())).to_string(),
                     &(if p.lost_updates > 0 {
-                        tr(" · {} lost update(s)").replace("{}", &p.lost_updates.to_string())
+                        tr(zh, " · {} lost update(s)").replace("{}", &p.lost_updates.to_string())
                     } else {
                         String::new()
                     })
@@ -200,11 +215,15 @@ fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
             );
         }
     }
+}
+
+/// The first 50 warnings and how many more.
+fn warning_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
     if r.log.warnings.total() > 0 {
-        line(&mut out, zh, "\nWarnings", &[]);
+        line(out, zh, "\nWarnings", &[]);
         for w in r.log.warnings.kept().iter().take(50) {
             line(
-                &mut out,
+                out,
                 zh,
                 "  {}:{}: {}",
                 &[
@@ -217,16 +236,20 @@ fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
         let more = r.log.warnings.total().saturating_sub(50);
         if more > 0 {
             line(
-                &mut out,
+                out,
                 zh,
                 "  ... {} more (see --format json)",
                 &[&more.to_string()],
             );
         }
     }
+}
+
+/// Each source: dialect, encoding, line accounting, layout and notes.
+fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
     for src in &r.log.sources {
         line(
-            &mut out,
+            out,
             zh,
             "\n{}: {}, {}; {} lines = {} events + {} skipped + {} warned",
             &[
@@ -240,14 +263,14 @@ fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
             ],
         );
         if let Some(l) = &src.layout {
-            line(&mut out, zh, "  layout: {}", &[&l.to_string()]);
+            line(out, zh, "  layout: {}", &[&l.to_string()]);
         }
         if let (Some((_, f)), Some(r)) = (
             src.fields.iter().find(|(role, _)| role == "time"),
             &src.time_resolution,
         ) {
             line(
-                &mut out,
+                out,
                 zh,
                 "  time: {} ({})",
                 &[&f.to_string(), &r.to_string()],
@@ -255,18 +278,17 @@ fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
         }
         if let Some(p) = &src.payload_field {
             line(
-                &mut out,
+                out,
                 zh,
                 "  application record inside field: {}",
                 &[&p.to_string()],
             );
         }
         for note in &src.notes {
-            line(&mut out, zh, "  note: {}", &[&note.to_string()]);
+            line(out, zh, "  note: {}", &[&note.to_string()]);
         }
         if let Some(u) = &src.unreadable {
-            line(&mut out, zh, "  ERROR: {}", &[&u.to_string()]);
+            line(out, zh, "  ERROR: {}", &[&u.to_string()]);
         }
     }
-    out
 }
