@@ -113,24 +113,16 @@ impl Format {
     }
 }
 
-/// Settings shared by every command that analyses.
+/// How logs are read and sales priced: the flags of every command that
+/// reads logs (`analyze`, `report`, `render`, `whatif`, the window).
 #[derive(Clone, Debug, Default, Args)]
-pub struct AnalysisArgs {
+pub struct ReadArgs {
     /// Money lost per oversold unit (not the list price).
     #[arg(long, value_name = "N")]
     pub unit_loss: Option<f64>,
     /// Currency of the unit loss (CNY, USD, EUR, ...).
     #[arg(long, value_name = "CODE")]
     pub currency: Option<String>,
-    /// Near-miss threshold as a fraction of the TTL.
-    #[arg(long, value_name = "R")]
-    pub near_miss_ratio: Option<f64>,
-    /// Near-misses in a row that raise the alert finding.
-    #[arg(long, value_name = "N")]
-    pub near_miss_streak: Option<u32>,
-    /// Log-lag tolerance in ms.
-    #[arg(long, value_name = "MS")]
-    pub log_lag_ms: Option<f64>,
     /// Zone of timestamps without offset: +08:00, UTC, Asia/Shanghai.
     #[arg(long, value_name = "ZONE")]
     pub tz: Option<String>,
@@ -143,6 +135,23 @@ pub struct AnalysisArgs {
     /// Glob for lock keys in MONITOR captures.
     #[arg(long, value_name = "GLOB")]
     pub lock_pattern: Option<String>,
+}
+
+/// Settings shared by every command that analyses.
+#[derive(Clone, Debug, Default, Args)]
+pub struct AnalysisArgs {
+    /// Reading and pricing.
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// Near-miss threshold as a fraction of the TTL.
+    #[arg(long, value_name = "R")]
+    pub near_miss_ratio: Option<f64>,
+    /// Near-misses in a row that raise the alert finding.
+    #[arg(long, value_name = "N")]
+    pub near_miss_streak: Option<u32>,
+    /// Log-lag tolerance in ms.
+    #[arg(long, value_name = "MS")]
+    pub log_lag_ms: Option<f64>,
     /// TTL of the files whose records carry no TTL field, MS for all of them
     /// or FILE=MS for one (repeatable); without it their TTL is unknown.
     #[arg(long = "ttl-ms", value_name = "MS|FILE=MS")]
@@ -157,14 +166,14 @@ impl AnalysisArgs {
     /// out of its range or not finite ([`check_f64`], [`check_int`]).
     pub fn settings(&self, base: &Settings) -> anyhow::Result<Settings> {
         let mut s = base.clone();
-        if let Some(v) = self.unit_loss {
+        if let Some(v) = self.read.unit_loss {
             s.unit_loss = check_f64("--unit-loss", v, 0.0, MAX_UNIT_LOSS).map_err(|_| {
                 anyhow::anyhow!(
                     "--unit-loss must be zero or a positive amount up to {MAX_UNIT_LOSS}, got {v}"
                 )
             })?;
         }
-        if let Some(v) = &self.currency {
+        if let Some(v) = &self.read.currency {
             s.currency = v.clone();
         }
         if let Some(v) = self.near_miss_ratio {
@@ -179,8 +188,8 @@ impl AnalysisArgs {
         if let Some(v) = self.log_lag_ms {
             s.log_lag_tolerance_ms = check_f64("--log-lag-ms", v, 0.0, MAX_LOG_LAG_MS)?;
         }
-        if !self.host_offsets.is_empty() {
-            s.host_offsets_ms = parse_host_offsets(&self.host_offsets)?;
+        if !self.read.host_offsets.is_empty() {
+            s.host_offsets_ms = parse_host_offsets(&self.read.host_offsets)?;
         }
         Ok(s)
     }
@@ -193,13 +202,13 @@ impl AnalysisArgs {
     /// not `MS` or `FILE=MS`.
     pub fn ingest_options(&self) -> anyhow::Result<IngestOptions> {
         let mut opts = IngestOptions::default();
-        if let Some(tz) = &self.tz {
+        if let Some(tz) = &self.read.tz {
             opts.tz = Some(parse_tz(tz)?);
         }
-        if let Some(m) = &self.mapping {
+        if let Some(m) = &self.read.mapping {
             opts.mapping = Some(Mapping::from_path(m)?);
         }
-        if let Some(p) = &self.lock_pattern {
+        if let Some(p) = &self.read.lock_pattern {
             opts.monitor.lock_pattern = p.clone();
         }
         opts.ttl = crate::ingest::FileTtl::parse(&self.ttl_ms)?;
@@ -514,24 +523,9 @@ pub struct WhatifArgs {
     /// (`--ttl-ms` of `analyze`).
     #[arg(long = "file-ttl-ms", value_name = "MS|FILE=MS")]
     pub file_ttl_ms: Vec<String>,
-    /// Money lost per oversold unit (not the list price).
-    #[arg(long, value_name = "N")]
-    pub unit_loss: Option<f64>,
-    /// Currency of the unit loss (CNY, USD, EUR, ...).
-    #[arg(long, value_name = "CODE")]
-    pub currency: Option<String>,
-    /// Zone of timestamps without offset: +08:00, UTC, Asia/Shanghai.
-    #[arg(long, value_name = "ZONE")]
-    pub tz: Option<String>,
-    /// How far a host's clock runs ahead, HOST=MS (repeatable).
-    #[arg(long = "host-offset", value_name = "HOST=MS")]
-    pub host_offsets: Vec<String>,
-    /// Field and event-name mapping file (TOML or JSON).
-    #[arg(long, value_name = "FILE")]
-    pub mapping: Option<PathBuf>,
-    /// Glob for lock keys in MONITOR captures.
-    #[arg(long, value_name = "GLOB")]
-    pub lock_pattern: Option<String>,
+    /// Reading and pricing, as `analyze`'s.
+    #[command(flatten)]
+    pub read: ReadArgs,
 }
 
 impl WhatifArgs {
@@ -563,12 +557,7 @@ impl WhatifArgs {
     fn run(&self) -> anyhow::Result<u8> {
         let policies = self.policies()?;
         let args = AnalysisArgs {
-            unit_loss: self.unit_loss,
-            currency: self.currency.clone(),
-            tz: self.tz.clone(),
-            host_offsets: self.host_offsets.clone(),
-            mapping: self.mapping.clone(),
-            lock_pattern: self.lock_pattern.clone(),
+            read: self.read.clone(),
             ttl_ms: self.file_ttl_ms.clone(),
             ..AnalysisArgs::default()
         };
@@ -577,9 +566,7 @@ impl WhatifArgs {
         let started = std::time::Instant::now();
         let w =
             crate::whatif::what_if(r.log, r.analysis, r.settings, &policies, self.wait_limit_ms);
-        if std::env::var_os("LOCKREPLAY_TIMINGS").is_some() {
-            eprintln!("timing: whatif {:.3} s", started.elapsed().as_secs_f64());
-        }
+        crate::timing::phase("whatif", started);
         let out = match self.format {
             Format::Text => crate::report::whatif_text(&r, &w),
             Format::Md => crate::report::whatif_markdown(&r, &w),

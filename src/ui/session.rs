@@ -108,7 +108,7 @@ impl FlagSettings {
     /// where no flag gives them.
     pub fn ingest_options(&self, state: &AppState) -> IngestOptions {
         let mut opts = self.args.ingest_options().unwrap_or_default();
-        if self.args.tz.is_none()
+        if self.args.read.tz.is_none()
             && let Some(zone) = &state.read_tz
             && let Ok(tz) = crate::ingest::parse_tz(zone)
         {

@@ -10,7 +10,7 @@ use super::i18n::Lang;
 use super::loader::{SAMPLE_BYTES, SAMPLE_NAME, Source};
 use super::state::AppState;
 use crate::analysis::{IncidentId, LeaseId, Settings, analyze};
-use crate::cli::AnalysisArgs;
+use crate::cli::{AnalysisArgs, ReadArgs};
 use crate::ingest::{IngestOptions, Progress, read_source};
 use crate::model::LogBuilder;
 use crate::pipeline::AnalyzedLog;
@@ -582,8 +582,11 @@ fn settings_given_as_flags_are_not_saved_unless_changed_in_the_window() {
     };
     assert_eq!(saved.settings.unit_loss, 200.0);
     let flags = AnalysisArgs {
-        unit_loss: Some(120.0),
-        currency: Some("USD".into()),
+        read: ReadArgs {
+            unit_loss: Some(120.0),
+            currency: Some("USD".into()),
+            ..ReadArgs::default()
+        },
         ..AnalysisArgs::default()
     };
     let mut app = App::new(saved, flags);
@@ -645,7 +648,10 @@ fn local_times_read_as_utc_are_pointed_out_in_the_window() {
     assert_eq!(app.notice, None);
     // With the zone given, nothing to point out.
     let with_tz = AnalysisArgs {
-        tz: Some("+08:00".into()),
+        read: ReadArgs {
+            tz: Some("+08:00".into()),
+            ..ReadArgs::default()
+        },
         ..AnalysisArgs::default()
     };
     let mut app = App::new(state(), with_tz);
