@@ -268,18 +268,7 @@ pub fn render_image(
             trf(lang, "more_keys_below", &[&hidden.to_string()])
         ));
     }
-    let mut kinds: Vec<FindingKind> = model
-        .groups
-        .iter()
-        .flat_map(|g| {
-            g.findings
-                .iter()
-                .chain(g.lanes.iter().flat_map(|l| l.findings.iter()))
-        })
-        .map(|m| m.kind)
-        .collect();
-    kinds.sort_by_key(|k| k.as_str());
-    kinds.dedup();
+    let kinds = finding_kinds(&model);
     let renderer = std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new)
         .map_err(|_| anyhow::anyhow!("no wgpu adapter: cannot render pictures on this machine (try Mesa's llvmpipe/lavapipe, or use --no-images)"))?;
     let run = std::panic::AssertUnwindSafe(|| {
