@@ -145,6 +145,7 @@ pub fn axis(
         );
     }
     let font = FontId::proportional(12.0);
+    let mut label_end = plot.left();
     for t in ticks.major(scale) {
         let x = scale.x_from_time(t);
         if x < plot.left() || x > plot.right() {
@@ -158,13 +159,14 @@ pub fn axis(
             [pos2(x, axis.bottom() - 9.0), pos2(x, axis.bottom())],
             Stroke::new(1.0, palette.text),
         );
-        painter.text(
-            pos2(x + 3.0, axis.bottom() - 10.0),
-            Align2::LEFT_BOTTOM,
-            tick_label(model, display, t, ticks.major_step),
-            font.clone(),
-            palette.text,
-        );
+        let text = tick_label(model, display, t, ticks.major_step);
+        let galley = painter.layout_no_wrap(text, font.clone(), palette.text);
+        let Some(left) = tick_label_left(x, galley.size().x, plot.right(), label_end) else {
+            continue;
+        };
+        label_end = left + galley.size().x;
+        let at = pos2(left, axis.bottom() - 10.0 - galley.size().y);
+        painter.galley(at, galley, palette.text);
     }
     // Corner: date / zone / scale.
     let corner = corner_time(model, display, scale.start_s);
@@ -191,6 +193,21 @@ pub fn axis(
         FontId::proportional(11.0),
         palette.weak,
     );
+}
+
+/// Where a tick's label of `width` starts: right of its tick at `x`, or,
+/// when that would run past the plot's right edge, ending at the edge; `None`
+/// when it would then reach back over the previous label (ending at
+/// `prev_end`), so a label is drawn whole or not at all, never cut
+/// ("10:20:", issue #16).
+pub fn tick_label_left(x: f32, width: f32, plot_right: f32, prev_end: f32) -> Option<f32> {
+    const GAP: f32 = 3.0;
+    let left = if x + GAP + width <= plot_right {
+        x + GAP
+    } else {
+        plot_right - width
+    };
+    (left >= prev_end + GAP).then_some(left)
 }
 
 /// Every key group reaching into the plot: header, lane labels, overlap
@@ -721,4 +738,19 @@ pub fn rubber_band(painter: &Painter, plot: Rect, start: Pos2, now: Pos2) {
         Stroke::new(1.0, Color32::from_rgb(80, 140, 255)),
         StrokeKind::Inside,
     );
+}
+
+#[cfg(test)]
+mod tick_labels {
+    use super::tick_label_left;
+
+    #[test]
+    fn a_label_is_drawn_whole_or_not_at_all() {
+        // Room right of the tick: just after it.
+        assert_eq!(tick_label_left(100.0, 40.0, 500.0, 0.0), Some(103.0));
+        // Near the right edge: moved left to end at the edge.
+        assert_eq!(tick_label_left(480.0, 40.0, 500.0, 400.0), Some(460.0));
+        // Moved left it would cover the previous label: left out.
+        assert_eq!(tick_label_left(480.0, 40.0, 500.0, 459.0), None);
+    }
 }
