@@ -331,6 +331,10 @@ pub struct ReportArgs {
     /// Skip the per-incident pictures (no GPU or software renderer needed).
     #[arg(long)]
     pub no_images: bool,
+    /// Language of report.md and of the pictures' words (the JSON, CSV and
+    /// trace files keep the report's snake_case names).
+    #[arg(long, value_enum, default_value = "en")]
+    pub lang: ReportLang,
     /// Analysis settings.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -354,6 +358,9 @@ pub struct RenderArgs {
     /// Colour theme.
     #[arg(long, value_enum, default_value = "light")]
     pub theme: Theme,
+    /// Language of the picture's title, legend and caption.
+    #[arg(long, value_enum, default_value = "en")]
+    pub lang: ReportLang,
     /// Analysis settings.
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -654,7 +661,8 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
             let draw = frontend
                 .filter(|_| !args.no_images)
                 .map(|f| f.draw_timeline);
-            crate::pipeline::write_report_folder(&loaded, &args.out, &args.files, draw)?;
+            let zh = args.lang == ReportLang::Zh;
+            crate::pipeline::write_report_folder(&loaded, &args.out, &args.files, draw, zh)?;
             // Say where it went (on stderr: stdout stays for printers).
             let sum = &loaded.analysis.summary;
             eprintln!(
@@ -690,13 +698,12 @@ fn render(args: &RenderArgs, frontend: &Frontend) -> anyhow::Result<u8> {
         None => None,
         Some(spec) => Some(parse_incident(spec, loaded.analysis.incidents.len())?),
     };
-    (frontend.draw_timeline)(
-        &loaded,
-        incident,
+    let style = crate::pipeline::PictureStyle {
         size,
-        args.theme == Theme::Dark,
-        &args.out,
-    )?;
+        dark: args.theme == Theme::Dark,
+        zh: args.lang == ReportLang::Zh,
+    };
+    (frontend.draw_timeline)(&loaded, incident, style, &args.out)?;
     Ok(loaded.exit_code())
 }
 

@@ -75,11 +75,22 @@ pub fn exit_code_for(analysis: &Analysis) -> u8 {
     }
 }
 
+/// How a timeline picture is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PictureStyle {
+    /// Width and height, pixels.
+    pub size: (u32, u32),
+    /// Dark theme.
+    pub dark: bool,
+    /// Title, legend and caption in Simplified Chinese.
+    pub zh: bool,
+}
+
 /// Draws the timeline of a load into a PNG: zoomed to an incident when one
-/// is given, at a size in pixels, dark when `true`. Only the window layer
-/// draws (`ui::render_png`); it lends this to the layers below.
+/// is given, in a [`PictureStyle`]. Only the window layer draws
+/// (`ui::render_png`); it lends this to the layers below.
 pub type DrawTimeline =
-    fn(&AnalyzedLog, Option<IncidentId>, (u32, u32), bool, &Path) -> anyhow::Result<()>;
+    fn(&AnalyzedLog, Option<IncidentId>, PictureStyle, &Path) -> anyhow::Result<()>;
 
 /// Loads `files` with `opts` and analyses them with `settings`, showing
 /// progress on stderr when it is a terminal and the files are large.
@@ -198,7 +209,8 @@ impl<W: Write> Write for LastByte<W> {
 
 /// Writes the report folder of `loaded` into `dir` as a whole, never over
 /// `inputs` ([`crate::report::write_report_dir`]); with `draw`, a picture
-/// per incident and an overview ([`REPORT_PICTURE_SIZE`], light theme).
+/// per incident and an overview ([`REPORT_PICTURE_SIZE`], light theme);
+/// report.md and the pictures' words in Chinese with `zh`.
 ///
 /// # Errors
 /// When `dir` cannot be created or a file cannot be written (nothing is
@@ -209,16 +221,21 @@ pub fn write_report_folder(
     dir: &Path,
     inputs: &[PathBuf],
     draw: Option<DrawTimeline>,
+    zh: bool,
 ) -> anyhow::Result<()> {
+    let style = PictureStyle {
+        size: REPORT_PICTURE_SIZE,
+        dark: false,
+        zh,
+    };
     let picture = draw.map(|draw| {
-        move |incident: Option<IncidentId>, path: &Path| {
-            draw(loaded, incident, REPORT_PICTURE_SIZE, false, path)
-        }
+        move |incident: Option<IncidentId>, path: &Path| draw(loaded, incident, style, path)
     });
     crate::report::write_report_dir(
         &loaded.input(),
         dir,
         inputs,
         picture.as_ref().map(|p| p as crate::report::PictureFn<'_>),
+        zh,
     )
 }

@@ -351,6 +351,47 @@ fn markdown_report_of_the_seed_incident_says_3_oversold_and_600() {
 }
 
 /// REAL-A as the application logged it and as `redis-cli monitor` saw it.
+#[test]
+fn report_lang_zh_writes_a_chinese_report_md_and_the_same_data_files() {
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs/seed-incident.jsonl");
+    let run = |lang: &str| {
+        let dir = tempfile::tempdir().expect("tmp");
+        let out = bin()
+            .args([
+                "report",
+                "--no-images",
+                "--unit-loss",
+                "200",
+                "--lang",
+                lang,
+            ])
+            .arg("--out")
+            .arg(dir.path().join("r"))
+            .arg(&seed)
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let read = |f: &str| std::fs::read_to_string(dir.path().join("r").join(f)).expect(f);
+        (read("report.md"), read("incidents.json"))
+    };
+    let (en_md, en_json) = run("en");
+    let (zh_md, zh_json) = run("zh");
+    assert!(en_md.contains("units oversold"), "{en_md}");
+    // Chinese words where the English report has English ones; the data the
+    // same (JSON keeps the report's snake_case names).
+    assert!(
+        zh_md.contains("超卖") && !zh_md.contains("units oversold"),
+        "{zh_md}"
+    );
+    assert!(zh_md.contains("INC-1"), "{zh_md}");
+    assert_eq!(zh_json, en_json);
+}
+
 fn real_a(file: &str) -> PathBuf {
     case_file("REAL-A-redispy-no-renewal", file)
 }

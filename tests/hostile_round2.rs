@@ -428,7 +428,7 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
             std::fs::write(png, b"png")?;
             Ok(())
         };
-    let err = lockreplay::report::write_report_dir(&r, &out, &[], Some(&sabotage))
+    let err = lockreplay::report::write_report_dir(&r, &out, &[], Some(&sabotage), false)
         .expect_err("report.md cannot be written");
     assert!(format!("{err:#}").contains("report.md"), "{err:#}");
     assert_eq!(
@@ -442,8 +442,8 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
     let no_gpu = |_: Option<lockreplay::analysis::IncidentId>, _: &Path| -> anyhow::Result<()> {
         anyhow::bail!("no usable adapter")
     };
-    let err =
-        lockreplay::report::write_report_dir(&r, &out, &[], Some(&no_gpu)).expect_err("incomplete");
+    let err = lockreplay::report::write_report_dir(&r, &out, &[], Some(&no_gpu), false)
+        .expect_err("incomplete");
     let msg = format!("{err:#}");
     assert!(
         msg.contains("INC-1.png") && msg.contains("timeline.png"),

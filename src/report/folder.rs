@@ -38,11 +38,15 @@ const TIMELINE_PNG: &str = "timeline.png";
 /// placed then), or when a picture could not be drawn: the folder is placed
 /// without it and the error names each missing picture, so that the command
 /// line exits 2.
+///
+/// `zh`: report.md in Simplified Chinese (`report --lang zh`); the data
+/// files (JSON, CSV, trace) keep the report's snake_case names.
 pub fn write_report_dir(
     r: &ReportInput<'_>,
     dir: &Path,
     inputs: &[PathBuf],
     picture: Option<PictureFn<'_>>,
+    zh: bool,
 ) -> anyhow::Result<()> {
     let (parent, name) = split_dir(dir)?;
     std::fs::create_dir_all(&parent)
@@ -59,7 +63,7 @@ pub fn write_report_dir(
         .tempdir_in(&parent)
         .with_context(|| format!("cannot write in {}", parent.display()))?;
     let mut missing = Vec::new();
-    let names = write_files(r, tmp.path(), picture, &mut missing)?;
+    let names = write_files(r, tmp.path(), picture, zh, &mut missing)?;
     for n in &names {
         crate::fsio::check_output(&dir.join(n), inputs)?;
     }
@@ -83,6 +87,7 @@ fn write_files(
     r: &ReportInput<'_>,
     tmp: &Path,
     picture: Option<PictureFn<'_>>,
+    zh: bool,
     missing: &mut Vec<String>,
 ) -> anyhow::Result<Vec<String>> {
     let mut images = MarkdownImages {
@@ -95,7 +100,11 @@ fn write_files(
     if tmp.join(TIMELINE_PNG).exists() {
         images.timeline = Some(TIMELINE_PNG.to_string());
     }
-    let md = to_markdown(r, &images);
+    let md = if zh {
+        super::to_markdown_zh(r, &images)
+    } else {
+        to_markdown(r, &images)
+    };
     write_atomic(&tmp.join("report.md"), md.as_bytes(), &[])?;
     write_atomic(&tmp.join("incidents.json"), to_json(r).as_bytes(), &[])?;
     write_atomic(&tmp.join("incidents.csv"), &incidents_csv(r)?, &[])?;

@@ -12,7 +12,7 @@ use super::timeline::{
 };
 use crate::analysis::{FindingKind, IncidentId};
 use crate::fsio::write_atomic;
-use crate::pipeline::AnalyzedLog;
+use crate::pipeline::{AnalyzedLog, PictureStyle};
 use crate::report::{ReportInput, format_money, format_ms, format_time};
 
 /// Encodes `img` as PNG and writes it atomically, never over `inputs`.
@@ -229,7 +229,20 @@ pub fn render_image(
     size: (u32, u32),
     dark: bool,
 ) -> anyhow::Result<image::RgbaImage> {
-    let lang = Lang::En;
+    render_image_in(loaded, incident, size, dark, Lang::En)
+}
+
+/// [`render_image`] with its title, legend and caption in `lang`.
+///
+/// # Errors
+/// No wgpu adapter, or rendering failures.
+pub fn render_image_in(
+    loaded: &AnalyzedLog,
+    incident: Option<IncidentId>,
+    size: (u32, u32),
+    dark: bool,
+    lang: Lang,
+) -> anyhow::Result<image::RgbaImage> {
     let filters = match incident.and_then(|i| loaded.analysis.incidents.get(i.index())) {
         Some(inc) => Filters {
             key: format!("^{}$", regex::escape(loaded.log.strings.get(inc.key))),
@@ -364,11 +377,11 @@ const ALERT_TEXT: egui::Color32 = egui::Color32::from_rgb(190, 30, 30);
 pub fn render_png(
     loaded: &AnalyzedLog,
     incident: Option<IncidentId>,
-    size: (u32, u32),
-    dark: bool,
+    style: PictureStyle,
     path: &Path,
 ) -> anyhow::Result<()> {
-    let img = render_image(loaded, incident, size, dark)?;
+    let lang = if style.zh { Lang::Zh } else { Lang::En };
+    let img = render_image_in(loaded, incident, style.size, style.dark, lang)?;
     write_png(&img, path, &[])
 }
 

@@ -48,6 +48,7 @@ pub fn export_report(
                 &dir,
                 &inputs,
                 Some(crate::ui::render_png),
+                lang == Lang::Zh,
             );
             let msg = match written {
                 Ok(()) if fallback => trf(lang, "no_dialog_report", &[&shown]),
