@@ -60,6 +60,7 @@ fn timeline_only(model: SwimlaneModel, first_incident: Option<IncidentId>) -> [(
                 let opts = TimelineOptions {
                     time_display: TimeDisplay::LogZone,
                     selected: None,
+                    selected_pair: None,
                     lang: Lang::En,
                     cursor_s: None,
                     pinned: &[],

@@ -203,7 +203,7 @@ impl App {
             .iter()
             .find(|i| i.start_ns <= t && t <= i.end_ns)
         {
-            self.selection.incident = Some(inc.id);
+            self.selection = Selection::of_incident(inc.id);
             self.state.view.zoom_to_incident(&self.model, inc.id);
         }
     }
@@ -385,7 +385,7 @@ impl App {
             }
             Command::Select(selection) => self.selection = selection,
             Command::ShowIncident(id) => {
-                self.selection.incident = Some(id);
+                self.selection = Selection::of_incident(id);
                 self.state.view.zoom_to_incident(&self.model, id);
             }
             Command::ZoomToSelected => {
@@ -479,7 +479,7 @@ impl App {
             forward,
         );
         if let Some(id) = next {
-            self.selection.incident = Some(id);
+            self.selection = Selection::of_incident(id);
             self.jump_to_incident_start();
         }
     }

@@ -259,6 +259,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "未选择文件。如果没有出现对话框，说明系统缺少文件对话框支持：请在命令行传入文件（lockreplay 文件…）或把文件拖放到窗口上。",
     ),
     ("explanation", "What happened", "经过"),
+    (
+        "selected_pair",
+        "Selected pair: {} then {}, both believed they held it for {} ({})",
+        "所选重叠：{} 之后 {}，两者同时认为持有锁 {}（{}）",
+    ),
     ("leases", "Leases", "租约"),
     ("orders", "Orders", "订单"),
     ("source_lines", "Source lines", "原始日志行"),

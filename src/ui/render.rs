@@ -263,6 +263,7 @@ pub fn render_image_in(
     let opts = TimelineOptions {
         time_display: TimeDisplay::LogZone,
         selected: incident,
+        selected_pair: None,
         lang,
         cursor_s: None,
         pinned: &[],

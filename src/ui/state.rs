@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::i18n::Lang;
 use super::timeline::{Filters, TimeDisplay, TimelineView};
-use crate::analysis::{IncidentId, Settings};
+use crate::analysis::{IncidentId, OverlapId, Settings};
 use crate::playback::PlaybackCommand;
 
 /// Storage key for [`AppState`].
@@ -84,6 +84,18 @@ impl AppState {
 pub struct Selection {
     /// Incident id.
     pub incident: Option<IncidentId>,
+    /// The overlap pair clicked on the timeline, within that incident.
+    pub overlap: Option<OverlapId>,
+}
+
+impl Selection {
+    /// `incident` selected as a whole (no pair within it).
+    pub fn of_incident(incident: IncidentId) -> Selection {
+        Selection {
+            incident: Some(incident),
+            overlap: None,
+        }
+    }
 }
 
 /// A panel or window that can be shown or hidden.

@@ -784,6 +784,7 @@ fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
         })
         .expect("INC-1's overlap on screen");
     let r = overlap_rect(overlap, group, &scale).expect("in view");
+    let pair = overlap.overlap;
     // In the key's header row, where the overlap window is its own item.
     let p = egui::pos2(r.center().x, group.top + HEADER_H / 2.0);
     h.hover_at(p);
@@ -794,6 +795,33 @@ fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
     h.run();
     assert_eq!(h.state().selection.incident, Some(IncidentId::new(0)));
     assert_eq!(h.state().state.view, view, "selected without zooming");
+    // The pair under the pointer is selected within it, and Details says
+    // which one it is.
+    assert_eq!(h.state().selection.overlap, Some(pair));
+    let a = &h.state().session.as_ref().expect("loaded").analysis;
+    let holder = |l: LeaseId| a.leases[l].holder;
+    let (earlier, later) = (
+        holder(a.overlaps[pair].earlier),
+        holder(a.overlaps[pair].later),
+    );
+    let strings = &h.state().session.as_ref().expect("loaded").log.strings;
+    let said = format!(
+        "Selected pair: {} then {}",
+        strings.get(earlier),
+        strings.get(later)
+    );
+    assert!(
+        h.query_all_by_label_contains(&said).next().is_some(),
+        "Details names the pair: {said}"
+    );
+    // Choosing the incident from the list (the first "INC-1"; Details
+    // shows the second) selects it whole again.
+    h.query_all_by_label("INC-1")
+        .next()
+        .expect("the list row")
+        .click();
+    h.run();
+    assert_eq!(h.state().selection.overlap, None);
 }
 
 #[test]

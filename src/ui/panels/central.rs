@@ -19,6 +19,7 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
     let opts = TimelineOptions {
         time_display: context.state.time_display,
         selected: context.selection.incident,
+        selected_pair: context.selection.overlap,
         lang: context.lang(),
         cursor_s: Some((context.playback.cursor_ns - model.t0_ns) as f64 / 1e9),
         pinned: &context.state.filters.pinned,
@@ -31,8 +32,11 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
         context.send_first(Command::SetView(view));
     }
     match event {
-        Some(TimelineEvent::IncidentClicked(id)) => {
-            context.send(Command::Select(Selection { incident: Some(id) }))
+        Some(TimelineEvent::IncidentClicked(id, overlap)) => {
+            context.send(Command::Select(Selection {
+                incident: Some(id),
+                overlap,
+            }))
         }
         Some(TimelineEvent::Seek(at_s)) => {
             let t = model.t0_ns + (at_s * 1e9).round() as i64;

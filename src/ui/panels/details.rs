@@ -8,7 +8,7 @@ use super::{ALERT, PanelContext};
 use crate::analysis::{Incident, IncidentId, Lease};
 use crate::model::SourceRef;
 use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
-use crate::ui::i18n::{Lang, term, tr};
+use crate::ui::i18n::{Lang, term, tr, trf};
 use crate::ui::session::Session;
 use crate::ui::state::Command;
 
@@ -34,6 +34,25 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
             context.send(Command::ZoomToSelected);
         }
     });
+    if let Some(o) = context
+        .selection
+        .overlap
+        .filter(|o| inc.overlaps.contains(o))
+        .map(|o| &s.analysis.overlaps[o])
+    {
+        let holder = |l: crate::analysis::LeaseId| s.log.strings.get(s.analysis.leases[l].holder);
+        let pair = trf(
+            lang,
+            "selected_pair",
+            &[
+                holder(o.earlier),
+                holder(o.later),
+                &format_ms(o.duration_ms()),
+                &term(lang, o.cause.as_str()),
+            ],
+        );
+        ui.add(egui::Label::new(RichText::new(pair).color(ALERT)).wrap());
+    }
     ui.label(RichText::new(tr(lang, "explanation")).strong());
     let story = match lang {
         Lang::En => explain_incident(&input, inc),

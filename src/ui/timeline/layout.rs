@@ -8,7 +8,7 @@ use egui::{Pos2, Rect, pos2};
 
 use super::model::{FindingMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
 use super::view::TimeScale;
-use crate::analysis::IncidentId;
+use crate::analysis::{IncidentId, OverlapId};
 
 /// Width of the label column on the left, points.
 pub const LABEL_W: f32 = 236.0;
@@ -400,6 +400,15 @@ impl HitResult<'_> {
         match self.item {
             Some(Hit::Overlap(o)) if o.incident.is_some() => o.incident,
             _ => self.window.and_then(|o| o.incident),
+        }
+    }
+
+    /// The overlap pair a click there selects: the one under the pointer
+    /// in the header row, else the overlap window spanning that time.
+    pub fn overlap(&self) -> Option<OverlapId> {
+        match self.item {
+            Some(Hit::Overlap(o)) => Some(o.overlap),
+            _ => self.window.map(|o| o.overlap),
         }
     }
 }

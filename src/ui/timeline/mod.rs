@@ -33,7 +33,7 @@ pub use model::{
 };
 pub use view::{TimeScale, TimelineView};
 
-use crate::analysis::IncidentId;
+use crate::analysis::{IncidentId, OverlapId};
 use crate::ui::i18n::Lang;
 use layout::{Rows, hit_test, max_scroll};
 use paint::{Palette, TimelineRects};
@@ -42,7 +42,7 @@ use paint::{Palette, TimelineRects};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TimelineEvent {
     /// An overlap window of this incident was clicked.
-    IncidentClicked(IncidentId),
+    IncidentClicked(IncidentId, Option<OverlapId>),
     /// The time axis was clicked, or the cursor dragged, to this time
     /// (s since the first event).
     Seek(f64),
@@ -58,6 +58,8 @@ pub struct TimelineOptions<'a> {
     pub time_display: TimeDisplay,
     /// Selected incident.
     pub selected: Option<IncidentId>,
+    /// Selected overlap pair (drawn over its incident's outline).
+    pub selected_pair: Option<OverlapId>,
     /// Language of the tooltips.
     pub lang: Lang,
     /// The replay's time cursor, s since the first event: drawn as a line,
@@ -107,7 +109,8 @@ pub fn timeline_ui(
         .map(|p| hit_test(model, &rows, &scale, p))
         .unwrap_or_default();
     let clicked = if response.clicked() && hover.is_some() {
-        hits.incident().map(TimelineEvent::IncidentClicked)
+        hits.incident()
+            .map(|i| TimelineEvent::IncidentClicked(i, hits.overlap()))
     } else {
         None
     };

@@ -12,7 +12,7 @@ use super::layout::{
 };
 use super::model::{FindingMark, LeaseBar, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
-use crate::analysis::{FindingKind, IncidentId};
+use crate::analysis::{FindingKind, IncidentId, OverlapId};
 use crate::report::format_ms;
 use crate::ui::i18n::{Lang, term};
 
@@ -229,7 +229,8 @@ pub fn groups(
     let bars = painter.with_clip_rect(rects.plot);
     for group in rows.visible_groups(model) {
         group_labels(&labels, rects.full, rows, &group, palette);
-        overlaps(&bars, scale, &group, opts.selected, palette, opts.lang);
+        let selected = (opts.selected, opts.selected_pair);
+        overlaps(&bars, scale, &group, selected, palette, opts.lang);
         for (li, lane) in group.group.lanes.iter().enumerate() {
             let top = group.lane_top(li);
             if !rows.lane_visible(top) {
@@ -502,7 +503,7 @@ fn overlaps(
     painter: &Painter,
     scale: &TimeScale,
     group: &PlacedGroup<'_>,
-    selected: Option<IncidentId>,
+    (selected, pair): (Option<IncidentId>, Option<OverlapId>),
     palette: &Palette,
     lang: Lang,
 ) {
@@ -514,7 +515,9 @@ fn overlaps(
         };
         painter.rect_filled(r, 0.0, palette.overlap);
         let is_selected = o.incident.is_some() && o.incident == selected;
-        let stroke = if is_selected {
+        let stroke = if pair == Some(o.overlap) {
+            Stroke::new(3.5, palette.selection)
+        } else if is_selected {
             Stroke::new(2.0, palette.selection)
         } else {
             Stroke::new(1.0, palette.overlap_edge)
