@@ -40,6 +40,14 @@ pub(super) fn units_in(zh: bool, n: i64) -> String {
     if zh { format!("{n} 件") } else { units(n) }
 }
 
+/// A finding's detail in the report's language ([`super::zh::finding_detail`];
+/// a detail of no known shape stays as it is).
+pub(super) fn finding_detail_in(zh: bool, detail: &str) -> String {
+    zh.then(|| super::zh::finding_detail(detail))
+        .flatten()
+        .unwrap_or_else(|| detail.to_string())
+}
+
 /// A fixed phrase in the report's language.
 pub(super) fn tr(zh: bool, en: &'static str) -> &'static str {
     if zh {
@@ -186,7 +194,7 @@ fn findings_and_stock(out: &mut String, r: &ReportInput<'_>, zh: bool) {
                 &[
                     &format!("{:<18}", word(zh, f.kind.as_str())),
                     &(r.time(f.at_ns)).to_string(),
-                    &f.detail.to_string(),
+                    &finding_detail_in(zh, &f.detail),
                     &tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
                 ],
             );

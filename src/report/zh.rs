@@ -410,3 +410,157 @@ mod tests {
         assert_eq!(term("no_such_word"), None);
     }
 }
+
+/// A finding's detail (written in English by `analysis::findings`) in
+/// Chinese: each sentence shape the rules write, with its names and
+/// numbers carried over. `None` for a detail of another shape (then the
+/// English stays, as log text would).
+pub fn finding_detail(detail: &str) -> Option<String> {
+    static SHAPES: std::sync::OnceLock<Vec<(regex::Regex, &'static str)>> =
+        std::sync::OnceLock::new();
+    let shapes = SHAPES.get_or_init(|| {
+        DETAIL_SHAPES
+            .iter()
+            .filter_map(|(re, zh)| Some((regex::Regex::new(re).ok()?, *zh)))
+            .collect()
+    });
+    shapes.iter().find_map(|(re, zh)| {
+        let caps = re.captures(detail)?;
+        let mut out = String::new();
+        caps.expand(zh, &mut out);
+        Some(out)
+    })
+}
+
+/// The sentence shapes of `analysis::findings`' details and their Chinese
+/// (`$1`... are the names and numbers, in the English order).
+const DETAIL_SHAPES: &[(&str, &str)] = &[
+    (
+        r"^(.+) held (.+) for (\d+) ms since its last grant, (\d+) % of its (\d+) ms TTL$",
+        "${1} 自上次授予起持有 ${2} ${3} ms，达到其 ${5} ms TTL 的 ${4} %",
+    ),
+    (
+        r"^(\d+) holds in a row on (.+) reached (\d+) % of the TTL$",
+        "${2} 上连续 ${1} 次持有都达到了 TTL 的 ${3} %",
+    ),
+    (
+        r"^(.+) renewed (.+) (\d+) time\(s\) after its own release at (\d+) ms: .*$",
+        "${1} 在自己释放 ${2} 之后续期了 ${3} 次（释放后 ${4} ms 起）：看门狗比解锁活得更久；这个锁键可能一直被锁着却无人工作，其他请求会被阻塞",
+    ),
+    (
+        r"^(.+) acquired (.+) with no TTL: if it dies the lock never expires$",
+        "${1} 获取 ${2} 时没有设置 TTL：持有者一旦崩溃，这把锁永不过期",
+    ),
+    (
+        r"^(.+) deleted (.+)'s live lock on (.+) after its own lock had ended$",
+        "${1} 在自己的锁已结束后删除了 ${2} 在 ${3} 上仍然有效的锁",
+    ),
+    (
+        r"^renewal (\d+) ms after the lease had expired; it did not count$",
+        "租约过期 ${1} ms 之后才续期，这次续期无效",
+    ),
+    (
+        r"^no renewal for (\d+) ms, longer than the (\d+) ms TTL: the watchdog stopped$",
+        "${1} ms 没有续期，超过了 ${2} ms 的 TTL：看门狗停了",
+    ),
+    (
+        r"^write with fencing token (\d+) after (\d+) was accepted; storage rejected it \(contained\)$",
+        "在已接受栅栏令牌 ${2} 之后又出现令牌 ${1} 的写入；存储拒绝了它（已拦住）",
+    ),
+    (
+        r"^write with fencing token (\d+) after (\d+) was accepted; storage accepted it too$",
+        "在已接受栅栏令牌 ${2} 之后又出现令牌 ${1} 的写入；存储也接受了它",
+    ),
+    (
+        r"^overlap of (.+) and (.+) on (.+) appears only once host clock offsets are applied$",
+        "${1} 与 ${2} 在 ${3} 上的重叠只在应用主机时钟偏移之后才出现",
+    ),
+    (
+        r"^overlap of (.+) and (.+) on (.+) appears only in the logged times: the host clock offsets explain it away$",
+        "${1} 与 ${2} 在 ${3} 上的重叠只出现在日志记录的时间里：主机时钟偏移可以解释它",
+    ),
+    (
+        r"^(.+) has (\d+) overlap pairs once host clock offsets are applied and (\d+) in the logged times \(too many to compare pair by pair\)$",
+        "应用主机时钟偏移后 ${1} 有 ${2} 对重叠，按日志时间有 ${3} 对（太多，无法逐对比较）",
+    ),
+];
+
+#[cfg(test)]
+mod finding_details {
+    use super::finding_detail;
+
+    #[test]
+    fn every_shape_of_the_rules_reads_in_chinese_with_its_names_and_numbers() {
+        let cases = [
+            (
+                "w-1 held lock:a for 1800 ms since its last grant, 90 % of its 2000 ms TTL",
+                "2000 ms TTL 的 90 %",
+            ),
+            (
+                "3 holds in a row on lock:a reached 80 % of the TTL",
+                "连续 3 次",
+            ),
+            (
+                "w-1 renewed lock:a 2 time(s) after its own release at 150 ms: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
+                "续期了 2 次",
+            ),
+            (
+                "scheduler-1 acquired reports:nightly with no TTL: if it dies the lock never expires",
+                "scheduler-1 获取 reports:nightly",
+            ),
+            (
+                "worker-b deleted worker-c's live lock on order-lock:sku-1001 after its own lock had ended",
+                "worker-b 在自己的锁已结束后删除了 worker-c 在 order-lock:sku-1001",
+            ),
+            (
+                "renewal 120 ms after the lease had expired; it did not count",
+                "过期 120 ms",
+            ),
+            (
+                "no renewal for 5000 ms, longer than the 3000 ms TTL: the watchdog stopped",
+                "看门狗停了",
+            ),
+            (
+                "write with fencing token 33 after 34 was accepted; storage accepted it too",
+                "令牌 33",
+            ),
+            (
+                "overlap of a and b on k appears only once host clock offsets are applied",
+                "应用主机时钟偏移之后",
+            ),
+        ];
+        for (en, want) in cases {
+            let zh = finding_detail(en).unwrap_or_else(|| panic!("no shape for {en:?}"));
+            assert!(zh.contains(want), "{en:?} -> {zh:?}");
+            assert!(!zh.contains(" held ") && !zh.contains("acquired"), "{zh}");
+        }
+        assert_eq!(finding_detail("something else entirely"), None);
+    }
+
+    #[test]
+    fn every_finding_of_the_handed_cases_has_a_chinese_shape() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cases");
+        let mut seen = 0;
+        for case in std::fs::read_dir(&root).expect("cases").flatten() {
+            let Ok(text) = std::fs::read_to_string(case.path().join("case.json")) else {
+                continue;
+            };
+            let spec: serde_json::Value = serde_json::from_str(&text).expect("case.json");
+            let files: Vec<std::path::PathBuf> = spec["files"]
+                .as_array()
+                .expect("files")
+                .iter()
+                .filter_map(|f| f.as_str().map(|f| case.path().join(f)))
+                .collect();
+            let opts = crate::ingest::IngestOptions::default();
+            let progress = crate::ingest::Progress::default();
+            let log = crate::ingest::load_paths(&files, &opts, &progress).expect("loads");
+            let a = crate::analysis::analyze(&log, &crate::analysis::Settings::default());
+            for f in &a.findings {
+                assert!(finding_detail(&f.detail).is_some(), "{:?}", f.detail);
+                seen += 1;
+            }
+        }
+        assert!(seen > 5, "only {seen} findings in the handed cases");
+    }
+}

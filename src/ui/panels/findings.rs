@@ -8,7 +8,7 @@ use egui_extras::{Column, TableBuilder};
 use super::PanelContext;
 use crate::analysis::Finding;
 use crate::model::LoadedLog;
-use crate::ui::i18n::{term, tr};
+use crate::ui::i18n::{finding_detail, term, tr};
 use crate::ui::state::Command;
 use crate::ui::timeline::paint::finding_style;
 
@@ -71,7 +71,7 @@ pub fn findings_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                                 ui.label(RichText::new(letter).color(color).strong());
                                 hit |= ui
                                     .selectable_label(false, term(lang, f.kind.as_str()))
-                                    .on_hover_text(&f.detail)
+                                    .on_hover_text(finding_detail(lang, &f.detail))
                                     .clicked();
                             });
                         });

@@ -234,7 +234,7 @@ pub fn hover_text(
             tr(lang, "finding"),
             term(lang, m.kind.as_str()),
             at(m.at_s),
-            m.detail
+            crate::ui::i18n::finding_detail(lang, &m.detail)
         ),
     }
 }
