@@ -79,7 +79,9 @@ pub fn findings_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                             ui.label(f.key.map_or("—", name));
                         });
                         row.col(|ui| {
-                            ui.label(f.holder.map_or("—", name));
+                            let holder = f.holder.map_or("—", name);
+                            ui.label(crate::ui::timeline::labels::short_id(holder))
+                                .on_hover_text(holder);
                         });
                         row.col(|ui| {
                             let t = input.time(f.at_ns);

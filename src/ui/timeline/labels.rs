@@ -105,6 +105,20 @@ pub fn truncate(text: &str, max_chars: usize) -> String {
     t
 }
 
+/// `id` for a narrow table cell: a long unbroken id (a 32-hex-digit token,
+/// a UUID) as its first 8 and last 6 characters around `…`; anything with a
+/// space, or of at most 20 characters, as it is. The full id goes in the
+/// cell's hover text.
+pub fn short_id(id: &str) -> std::borrow::Cow<'_, str> {
+    let n = id.chars().count();
+    if n <= 20 || id.chars().any(char::is_whitespace) {
+        return std::borrow::Cow::Borrowed(id);
+    }
+    let head: String = id.chars().take(8).collect();
+    let tail: String = id.chars().skip(n - 6).collect();
+    std::borrow::Cow::Owned(format!("{head}…{tail}"))
+}
+
 /// The lengths (in chars) of the prefix and the suffix all of `names`
 /// share; `(0, 0)` for fewer than two names.
 pub fn common_affixes<'a>(names: impl Iterator<Item = &'a str>) -> (usize, usize) {
@@ -242,6 +256,23 @@ pub fn hover_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_ids_are_shortened_for_table_cells_and_short_names_kept() {
+        assert_eq!(
+            short_id("3c5e0f3af8b511ef9a1d0242ac120004"),
+            "3c5e0f3a…120004"
+        );
+        assert_eq!(short_id("worker-a"), "worker-a");
+        assert_eq!(
+            short_id("a name with spaces that is long"),
+            "a name with spaces that is long"
+        );
+        assert_eq!(
+            short_id("价格价格价格价格价格价格价格价格价格价格价格"),
+            "价格价格价格价格…价格价格价格"
+        );
+    }
 
     #[test]
     fn zoomed_in_tick_labels_keep_the_hour() {
