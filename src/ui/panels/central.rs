@@ -39,7 +39,7 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
             }))
         }
         Some(TimelineEvent::Seek(at_s)) => {
-            let t = model.t0_ns + (at_s * 1e9).round() as i64;
+            let t = model.t0_ns.saturating_add((at_s * 1e9).round() as i64);
             context.send(Command::Playback(PlaybackCommand::Seek(t)));
         }
         Some(TimelineEvent::TogglePin(g)) => {

@@ -617,7 +617,7 @@ fn time_axis(
     );
     let mut n = 0i64;
     while (n as f64) * step_ms <= span_ms {
-        let t = t0_ns + (n as f64 * step_ms * 1e6) as i64;
+        let t = t0_ns.saturating_add((n as f64 * step_ms * 1e6) as i64);
         let x = x_of(t);
         painter.line_segment(
             [Pos2::new(x, y), Pos2::new(x, y + 4.0)],

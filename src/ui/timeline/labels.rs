@@ -37,7 +37,7 @@ pub fn display_offset(model: &SwimlaneModel, d: TimeDisplay) -> Option<i32> {
 pub fn format_at(model: &SwimlaneModel, d: TimeDisplay, s: f64) -> String {
     match display_offset(model, d) {
         Some(off) => {
-            let ns = model.t0_ns + (s * 1e9).round() as i64;
+            let ns = model.t0_ns.saturating_add((s * 1e9).round() as i64);
             format_time(ns, off)
         }
         None => format!("+{:.3} ms", s * 1000.0),
@@ -59,10 +59,16 @@ pub fn corner_time(model: &SwimlaneModel, d: TimeDisplay, view_start_s: f64) -> 
 pub fn tick_label(model: &SwimlaneModel, d: TimeDisplay, s: f64, step: f64) -> String {
     match display_offset(model, d) {
         Some(off) => {
-            let ns = model.t0_ns + (s * 1e9).round() as i64;
+            // Saturating: a time near the end of the ns range (a lease ending
+            // in 2262, issue #18) must not overflow.
+            let ns = model.t0_ns.saturating_add((s * 1e9).round() as i64);
             let full = format_time(ns, off); // YYYY-MM-DD HH:MM:SS.mmm +zz:zz
             let hms = full.get(11..23).unwrap_or(&full);
-            if step >= 1.0 {
+            if step >= 365.0 * 86400.0 {
+                full.get(..4).unwrap_or(&full).to_string()
+            } else if step >= 86400.0 {
+                full.get(..10).unwrap_or(&full).to_string()
+            } else if step >= 1.0 {
                 hms.get(..8).unwrap_or(hms).to_string()
             } else if step >= 0.01 {
                 // With the hour: "30:09.50" alone could be any hour's.
@@ -256,6 +262,24 @@ pub fn hover_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ticks_at_the_end_of_the_ns_range_are_labelled_not_a_panic() {
+        // The first event on 2025-11-29, a tick 236 years later (near a
+        // lease ending in 2262): its label is the year; nothing overflows.
+        let model = SwimlaneModel {
+            t0_ns: 1_764_403_200_000_000_000,
+            ..SwimlaneModel::default()
+        };
+        let years = 236.0 * 365.25 * 86400.0;
+        let label = tick_label(&model, TimeDisplay::Utc, years, 50.0 * 365.25 * 86400.0);
+        assert_eq!(label, "2261");
+        let far = tick_label(&model, TimeDisplay::Utc, 1e12, 1.0);
+        assert!(!far.is_empty());
+        assert!(
+            tick_label(&model, TimeDisplay::Utc, 86400.0 * 3.0, 86400.0).starts_with("2025-12-")
+        );
+    }
 
     #[test]
     fn long_ids_are_shortened_for_table_cells_and_short_names_kept() {

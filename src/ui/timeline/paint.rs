@@ -185,14 +185,25 @@ pub fn axis(
         crate::ui::i18n::trf(
             lang,
             "per_tick",
-            &[
-                &format_ms(ticks.major_step * 1000.0),
-                corner.get(24..).unwrap_or(""),
-            ],
+            &[&step_text(ticks.major_step), corner.get(24..).unwrap_or("")],
         ),
         FontId::proportional(11.0),
         palette.weak,
     );
+}
+
+/// The spacing of labelled ticks for the axis corner: milliseconds to
+/// minutes as the reports write durations, then days and years.
+pub fn step_text(step_s: f64) -> String {
+    const DAY: f64 = 86400.0;
+    const YEAR: f64 = 365.25 * DAY;
+    if step_s >= YEAR {
+        format!("{:.0} y", step_s / YEAR)
+    } else if step_s >= DAY {
+        format!("{:.0} d", step_s / DAY)
+    } else {
+        format_ms(step_s * 1000.0)
+    }
 }
 
 /// Where a tick's label of `width` starts: right of its tick at `x`, or,
@@ -755,5 +766,13 @@ mod tick_labels {
         assert_eq!(tick_label_left(480.0, 40.0, 500.0, 400.0), Some(460.0));
         // Moved left it would cover the previous label: left out.
         assert_eq!(tick_label_left(480.0, 40.0, 500.0, 459.0), None);
+    }
+
+    #[test]
+    fn the_corner_says_days_and_years_in_days_and_years() {
+        use super::step_text;
+        assert_eq!(step_text(50.0 * 365.25 * 86400.0), "50 y");
+        assert_eq!(step_text(7.0 * 86400.0), "7 d");
+        assert_eq!(step_text(0.5), crate::report::format_ms(500.0));
     }
 }

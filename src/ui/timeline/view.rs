@@ -209,7 +209,7 @@ impl AxisTicks {
 
     /// Times of the major ticks covering the view (some may be off the plot).
     pub fn major(&self, scale: &TimeScale) -> impl Iterator<Item = f64> + use<> {
-        steps(scale, self.major_step, self.major_phase, i64::MAX)
+        steps(scale, self.major_step, self.major_phase, MAX_MINOR_TICKS)
     }
 
     /// Times of the minor ticks covering the view, none when too many.
@@ -243,10 +243,24 @@ pub fn tick_step(px_per_s: f64, min_px: f64) -> f64 {
     steps.extend([
         60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 21600.0, 43200.0, 86400.0,
     ]);
+    // Days and beyond: a lease that never ends (or ends in 2262, issue #18)
+    // stretches fit-all over centuries; the axis still gets a few labels
+    // instead of thousands of weekly ones drawn into a black bar.
+    const DAY: f64 = 86400.0;
+    const YEAR: f64 = 365.25 * DAY;
+    steps.extend([
+        2.0 * DAY,
+        7.0 * DAY,
+        14.0 * DAY,
+        30.0 * DAY,
+        91.0 * DAY,
+        182.0 * DAY,
+    ]);
+    steps.extend([1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0].map(|y| y * YEAR));
     steps
         .into_iter()
         .find(|s| s * px_per_s >= min_px)
-        .unwrap_or(86400.0 * 7.0)
+        .unwrap_or(1000.0 * YEAR)
 }
 
 #[cfg(test)]
@@ -266,6 +280,24 @@ mod tests {
         assert_eq!((v.start_s, v.end_s), (30.0, 40.0), "centred, same span");
         v.keep_visible(30.5);
         assert_eq!((v.start_s, v.end_s), (25.5, 35.5), "in the margin: centred");
+    }
+
+    #[test]
+    fn a_range_of_centuries_gets_a_few_labelled_ticks_not_a_black_bar() {
+        // Fit-all over a lease that ends in 2262: 236 years on 1000 points.
+        let span_s = 236.0 * 365.25 * 86400.0;
+        let scale = TimeScale::new(
+            egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1000.0, 100.0)),
+            &TimelineView {
+                start_s: 0.0,
+                end_s: span_s,
+                scroll_y: 0.0,
+            },
+        );
+        let ticks = AxisTicks::new(&scale);
+        let majors = ticks.major(&scale).count();
+        assert!((2..=12).contains(&majors), "{majors} labelled ticks");
+        assert!(ticks.minor(&scale).count() <= 60);
     }
 
     #[test]
