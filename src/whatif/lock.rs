@@ -147,7 +147,7 @@ pub(super) fn replay_locks(
     let mut out: Vec<ReplayedHold> = leases
         .iter()
         .map(|l| ReplayedHold {
-            lease: l.id.index(),
+            lease: l.id,
             arrival_ns: l.acquired_ns,
             start_ns: None,
             end_ns: None,
@@ -367,7 +367,10 @@ pub(super) fn count_overlaps(
     let rank = key_ranks(&analysis.leases);
     let mut started: Vec<(usize, i64, usize)> = holds
         .iter()
-        .filter_map(|h| h.start_ns.map(|s| (rank[h.lease], s, h.lease)))
+        .filter_map(|h| {
+            h.start_ns
+                .map(|s| (rank[h.lease.index()], s, h.lease.index()))
+        })
         .collect();
     started.sort_unstable();
     let synthetic: Vec<Lease> = started

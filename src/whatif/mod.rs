@@ -14,7 +14,7 @@ mod stock;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::{Analysis, LockEnd, NS_PER_MS, Settings};
+use crate::analysis::{Analysis, LeaseId, LockEnd, NS_PER_MS, Settings};
 use crate::model::LoadedLog;
 
 pub use lock::watchdog_expiry_ms;
@@ -130,7 +130,7 @@ impl Policy {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ReplayedHold {
     /// The hold in [`Analysis::leases`].
-    pub lease: usize,
+    pub lease: LeaseId,
     /// When it asked for the lock: its logged acquire, ns.
     pub arrival_ns: i64,
     /// When the replay granted it, ns; `None` when it timed out or was still

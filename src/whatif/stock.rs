@@ -236,7 +236,10 @@ fn next_grants(analysis: &Analysis, holds: &[ReplayedHold]) -> Vec<Option<i64>> 
     let rank = super::lock::key_ranks(&analysis.leases);
     let mut started: Vec<(usize, i64, usize)> = holds
         .iter()
-        .filter_map(|h| h.start_ns.map(|s| (rank[h.lease], s, h.lease)))
+        .filter_map(|h| {
+            h.start_ns
+                .map(|s| (rank[h.lease.index()], s, h.lease.index()))
+        })
         .collect();
     started.sort_unstable();
     let mut next = vec![None; holds.len()];

@@ -464,7 +464,7 @@ fn replayed_bar(h: &ReplayedHold) -> Option<Bar> {
         Some(LockEnd::Expired | LockEnd::ForeignRelease | LockEnd::Vanished)
     );
     Some(Bar {
-        lease: h.lease,
+        lease: h.lease.index(),
         start_ns,
         end_ns,
         lock_lost_ns: h.lock_end_ns.filter(|&t| lost && t < end_ns),
