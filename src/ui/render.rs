@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::i18n::{Lang, term, tr, trf};
-use super::timeline::paint::{Palette, legend};
+use super::timeline::paint::{LegendItems, Palette, legend};
 use super::timeline::{
     AXIS_H, Filters, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
 };
@@ -194,7 +194,8 @@ pub fn chrome_ui(
         .frame(bar(ui))
         .show(ui, |ui| {
             let palette = Palette::new(ui.visuals().dark_mode);
-            legend(ui.painter(), ui.max_rect(), &palette, &kinds, lang);
+            let items = LegendItems::of(model);
+            legend(ui.painter(), ui.max_rect(), &palette, (items, &kinds), lang);
         });
 }
 
@@ -344,7 +345,8 @@ fn picture_ui(
         .show(ui, |ui| {
             let rect = ui.max_rect();
             let palette = Palette::new(ui.visuals().dark_mode);
-            legend(ui.painter(), rect, &palette, kinds, opts.lang);
+            let items = LegendItems::of(model);
+            legend(ui.painter(), rect, &palette, (items, kinds), opts.lang);
         });
     egui::CentralPanel::default()
         .frame(egui::Frame::NONE)

@@ -324,10 +324,55 @@ pub fn measure(painter: &Painter, plot: Rect, band: Rect, text: &str, palette: &
     painter.galley(tag.min + vec2(4.0, 2.0), galley, palette.text);
 }
 
-/// The legend of an exported picture, left to right in `rect`: a lease, a
-/// zombie hold (hatched), an overlap window, an order and an oversold
-/// order (diamonds), then the marker of each finding kind in `kinds`.
-pub fn legend(painter: &Painter, rect: Rect, palette: &Palette, kinds: &[FindingKind], lang: Lang) {
+/// Which marks a picture of a display list can show, so that its legend
+/// names only those (a healthy log's picture has no overlap entry).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LegendItems {
+    /// A hold whose lock ended while its holder kept working.
+    pub zombie: bool,
+    /// An overlap window.
+    pub overlap: bool,
+    /// A lock taken over (the handoff arrow).
+    pub handoff: bool,
+    /// An order or deduction within stock.
+    pub order: bool,
+    /// An oversold order.
+    pub oversold_order: bool,
+}
+
+impl LegendItems {
+    /// What `model` holds.
+    pub fn of(model: &SwimlaneModel) -> LegendItems {
+        let mut items = LegendItems::default();
+        for g in &model.groups {
+            items.overlap |= !g.overlaps.is_empty();
+            items.handoff |= g.overlaps.iter().any(|o| o.handoff.is_some());
+            let lane_sales = g.lanes.iter().flat_map(|l| l.sales.iter());
+            for s in lane_sales.chain(g.loose_sales.iter()) {
+                items.order |= s.oversold_units <= 0;
+                items.oversold_order |= s.oversold_units > 0;
+            }
+            items.zombie |= g
+                .lanes
+                .iter()
+                .flat_map(|l| l.leases.iter())
+                .any(|b| b.zombie.is_some());
+        }
+        items
+    }
+}
+
+/// The legend of an exported picture, left to right in `rect`: a lease,
+/// then of a zombie hold (hatched), an overlap window, a handoff arrow, an
+/// order and an oversold order (diamonds) those `items` holds, then the
+/// marker of each finding kind in `kinds`.
+pub fn legend(
+    painter: &Painter,
+    rect: Rect,
+    palette: &Palette,
+    (items, kinds): (LegendItems, &[FindingKind]),
+    lang: Lang,
+) {
     use crate::ui::i18n::tr;
     let font = FontId::proportional(12.0);
     let mid = rect.center().y;
@@ -342,32 +387,46 @@ pub fn legend(painter: &Painter, rect: Rect, palette: &Palette, kinds: &[Finding
     painter.rect_filled(swatch(x), 0.0, palette.lease);
     x += 26.0;
     text(&mut x, tr(lang, "lease_legend"));
-    let z = swatch(x);
-    painter.rect_filled(z, 0.0, palette.zombie);
-    hatch(painter, z, palette.zombie_hatch);
-    x += 26.0;
-    text(&mut x, tr(lang, "zombie"));
-    let o = swatch(x);
-    painter.rect_filled(o, 0.0, palette.overlap);
-    painter.rect_stroke(
-        o,
-        0.0,
-        Stroke::new(1.0, palette.overlap_edge),
-        StrokeKind::Inside,
-    );
-    x += 26.0;
-    text(&mut x, tr(lang, "overlap"));
-    painter.arrow(
-        pos2(x, mid - 4.0),
-        vec2(20.0, 8.0),
-        Stroke::new(1.2, palette.overlap_edge),
-    );
-    x += 26.0;
-    text(&mut x, tr(lang, "handoff_legend"));
-    for (color, r, key) in [
-        (palette.sale_ok, 4.5, "order_legend"),
-        (palette.sale_bad, 6.0, "oversold_order_legend"),
+    if items.zombie {
+        let z = swatch(x);
+        painter.rect_filled(z, 0.0, palette.zombie);
+        hatch(painter, z, palette.zombie_hatch);
+        x += 26.0;
+        text(&mut x, tr(lang, "zombie"));
+    }
+    if items.overlap {
+        let o = swatch(x);
+        painter.rect_filled(o, 0.0, palette.overlap);
+        painter.rect_stroke(
+            o,
+            0.0,
+            Stroke::new(1.0, palette.overlap_edge),
+            StrokeKind::Inside,
+        );
+        x += 26.0;
+        text(&mut x, tr(lang, "overlap"));
+    }
+    if items.handoff {
+        painter.arrow(
+            pos2(x, mid - 4.0),
+            vec2(20.0, 8.0),
+            Stroke::new(1.2, palette.overlap_edge),
+        );
+        x += 26.0;
+        text(&mut x, tr(lang, "handoff_legend"));
+    }
+    for (shown, color, r, key) in [
+        (items.order, palette.sale_ok, 4.5, "order_legend"),
+        (
+            items.oversold_order,
+            palette.sale_bad,
+            6.0,
+            "oversold_order_legend",
+        ),
     ] {
+        if !shown {
+            continue;
+        }
         let c = pos2(x + 6.0, mid);
         painter.add(Shape::convex_polygon(
             vec![
