@@ -10,7 +10,7 @@ use super::layout::{
     handoff_arrow, lane_items, overlap_rect, place_labels, sale_diamond, visible_findings,
     visible_sales,
 };
-use super::model::{FindingMark, LeaseBar, SwimlaneModel};
+use super::model::{FindingMark, LeaseBar, OverlapBox, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
 use crate::analysis::{FindingKind, IncidentId, OverlapId};
 use crate::report::format_ms;
@@ -190,6 +190,24 @@ pub fn axis(
         FontId::proportional(11.0),
         palette.weak,
     );
+}
+
+/// Overlap windows narrower than this (points) get no outline of their own
+/// unless selected: in a dense cluster the outlines would merge into one
+/// dark block (issue #16).
+const DENSE_OUTLINE_MIN_W: f32 = 6.0;
+
+/// The union of `spans` (start, end), sorted, touching ones merged.
+pub fn union_spans(mut spans: Vec<(f32, f32)>) -> Vec<(f32, f32)> {
+    spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut out: Vec<(f32, f32)> = Vec::new();
+    for (a, b) in spans {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
 }
 
 /// The spacing of labelled ticks for the axis corner: milliseconds to
@@ -579,18 +597,38 @@ fn overlaps(
 ) {
     let font = FontId::proportional(11.0);
     let mut labels = Vec::new();
-    for o in &group.group.overlaps {
-        let Some(r) = overlap_rect(o, group, scale) else {
-            continue;
-        };
-        painter.rect_filled(r, 0.0, palette.overlap);
+    let rects: Vec<(&OverlapBox, Rect)> = group
+        .group
+        .overlaps
+        .iter()
+        .filter_map(|o| Some((o, overlap_rect(o, group, scale)?)))
+        .collect();
+    // The fill once over the union of the windows: a dense cluster is one
+    // even band, not a stack of translucent boxes darkening to a block.
+    let spans: Vec<(f32, f32)> = rects.iter().map(|(_, r)| (r.left(), r.right())).collect();
+    let bands = union_spans(spans);
+    if let Some((_, first)) = rects.first() {
+        for &(x0, x1) in &bands {
+            let band = Rect::from_x_y_ranges(x0..=x1, first.top()..=first.bottom());
+            painter.rect_filled(band, 0.0, palette.overlap);
+            let edge = Stroke::new(1.0, palette.overlap_edge);
+            painter.rect_stroke(band, 0.0, edge, StrokeKind::Inside);
+        }
+    }
+    // A window alone in its band is the band, outlined above.
+    let alone = |r: &Rect| bands.iter().any(|&(a, b)| a == r.left() && b == r.right());
+    for &(o, r) in &rects {
         let is_selected = o.incident.is_some() && o.incident == selected;
         let stroke = if pair == Some(o.overlap) {
             Stroke::new(3.5, palette.selection)
         } else if is_selected {
             Stroke::new(2.0, palette.selection)
-        } else {
+        } else if r.width() >= DENSE_OUTLINE_MIN_W && !alone(&r) {
             Stroke::new(1.0, palette.overlap_edge)
+        } else {
+            // Alone, its band's outline is its own; too narrow to tell
+            // apart in a cluster, its outline would only darken the band.
+            continue;
         };
         painter.rect_stroke(r, 0.0, stroke, StrokeKind::Inside);
         if r.width() > 20.0 {
@@ -825,6 +863,16 @@ mod tick_labels {
         assert_eq!(tick_label_left(480.0, 40.0, 500.0, 400.0), Some(460.0));
         // Moved left it would cover the previous label: left out.
         assert_eq!(tick_label_left(480.0, 40.0, 500.0, 459.0), None);
+    }
+
+    #[test]
+    fn overlapping_windows_fill_as_one_band() {
+        use super::union_spans;
+        assert_eq!(
+            union_spans(vec![(5.0, 7.0), (0.0, 2.0), (1.0, 3.0), (3.0, 4.0)]),
+            vec![(0.0, 4.0), (5.0, 7.0)]
+        );
+        assert!(union_spans(Vec::new()).is_empty());
     }
 
     #[test]
