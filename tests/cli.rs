@@ -392,6 +392,22 @@ fn report_lang_zh_writes_a_chinese_report_md_and_the_same_data_files() {
     assert_eq!(zh_json, en_json);
 }
 
+#[test]
+fn without_a_unit_loss_the_loss_is_unknown_not_zero() {
+    let out = bin().args(["analyze"]).arg(br01()).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1 unit oversold · ¥? (no --unit-loss) lost"), "{text}");
+    assert!(!text.contains("¥0"), "{text}");
+    // With one, the amount.
+    let out = bin()
+        .args(["analyze", "--unit-loss", "650"])
+        .arg(br01())
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("¥650 lost"));
+}
+
 fn real_a(file: &str) -> PathBuf {
     case_file("REAL-A-redispy-no-renewal", file)
 }

@@ -79,7 +79,7 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
             &sm.oversold_units.to_string(),
-            &(r.money(sm.loss)).to_string(),
+            &r.loss(sm.loss, zh),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
             &sm.events.to_string(),
@@ -93,8 +93,8 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
         "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
         &[
             &super::text::units_in(zh, sm.oversold_units),
-            &(r.money(sm.loss)).to_string(),
-            &(r.money(r.settings.unit_loss)).to_string(),
+            &r.loss(sm.loss, zh),
+            &r.loss(r.settings.unit_loss, zh),
         ],
     );
     if r.shows_inferred() {
@@ -135,7 +135,7 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &super::text::word(zh, inc.cause.as_str()),
                 &super::text::tr(zh, inferred_suffix(r.incident_inferred(inc))).to_string(),
                 &inc.oversold_units.to_string(),
-                &(r.money(inc.loss)).to_string(),
+                &r.loss(inc.loss, zh),
             ],
         );
     }
@@ -185,7 +185,7 @@ fn incident_section(
         "Oversold: **{}** · loss: **{}**\n",
         &[
             &super::text::units_in(zh, inc.oversold_units),
-            &(r.money(inc.loss)).to_string(),
+            &r.loss(inc.loss, zh),
         ],
     );
 }

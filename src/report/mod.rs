@@ -63,6 +63,22 @@ impl ReportInput<'_> {
         format_money(amount, &self.settings.currency)
     }
 
+    /// An amount in the currency's format with `?` for the number (`¥?`).
+    fn unknown_money(&self) -> String {
+        format_money(0.0, &self.settings.currency).replacen('0', "?", 1)
+    }
+
+    /// A loss for the reports: the amount, or, when no unit loss was given
+    /// (`--unit-loss` unset, so every loss computes to 0), that the loss is
+    /// unknown: "¥0 lost" would read as an all-clear. In Chinese with `zh`.
+    pub fn loss(&self, amount: f64, zh: bool) -> String {
+        match (self.settings.unit_loss == 0.0, zh) {
+            (false, _) => self.money(amount),
+            (true, false) => format!("{} (no --unit-loss)", self.unknown_money()),
+            (true, true) => format!("{}（未给出 --unit-loss）", self.unknown_money()),
+        }
+    }
+
     /// True when hold `lease` was inferred from a MONITOR replay.
     pub fn lease_inferred(&self, lease: LeaseId) -> bool {
         self.analysis

@@ -100,7 +100,7 @@ fn summary_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
             &(units_in(zh, sm.oversold_units)).to_string(),
-            &(r.money(sm.loss)).to_string(),
+            &r.loss(sm.loss, zh),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
         ],
@@ -174,7 +174,7 @@ fn incident_lines(
             "  oversold {} · loss {}",
             &[
                 &(units_in(zh, inc.oversold_units)).to_string(),
-                &(r.money(inc.loss)).to_string(),
+                &r.loss(inc.loss, zh),
             ],
         );
     }
