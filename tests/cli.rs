@@ -397,7 +397,10 @@ fn without_a_unit_loss_the_loss_is_unknown_not_zero() {
     let out = bin().args(["analyze"]).arg(br01()).output().expect("run");
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("1 unit oversold · ¥? (no --unit-loss) lost"), "{text}");
+    assert!(
+        text.contains("1 unit oversold · ¥? (no --unit-loss) lost"),
+        "{text}"
+    );
     assert!(!text.contains("¥0"), "{text}");
     // With one, the amount.
     let out = bin()
@@ -406,6 +409,35 @@ fn without_a_unit_loss_the_loss_is_unknown_not_zero() {
         .output()
         .expect("run");
     assert!(String::from_utf8_lossy(&out.stdout).contains("¥650 lost"));
+}
+
+#[test]
+fn a_log_without_lock_events_says_so_before_any_number() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let input = dir.path().join("orders-only.jsonl");
+    std::fs::write(
+        &input,
+        "{\"ts\":\"2026-11-29T16:00:00+08:00\",\"event\":\"order_created\",\"order_id\":\"1\"}\n",
+    )
+    .expect("write");
+    let out = bin().arg("analyze").arg(&input).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("NOT READABLE: no lock event"), "{text}");
+    let folder = dir.path().join("report");
+    let out = bin()
+        .args(["report", "--no-images", "--out"])
+        .arg(&folder)
+        .arg(&input)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let md = std::fs::read_to_string(folder.join("report.md")).expect("md");
+    let first_para = md.lines().find(|l| !l.is_empty() && !l.starts_with('#'));
+    assert!(
+        first_para.is_some_and(|l| l.starts_with("> **NOT READABLE")),
+        "{md}"
+    );
 }
 
 fn real_a(file: &str) -> PathBuf {

@@ -54,6 +54,9 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
 fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&str>) {
     let sm = &r.analysis.summary;
     super::text::line(out, zh, "# Lock incident report\n", &[]);
+    for p in r.not_readable(zh) {
+        out.push_str(&format!("> **{}**\n\n", md_text(&p)));
+    }
     if let Some(img) = timeline {
         super::text::line(out, zh, "![Timeline]({})\n", &[&img.to_string()]);
     }
@@ -79,7 +82,7 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
             &sm.oversold_units.to_string(),
-            &r.loss(sm.loss, zh),
+            &r.loss(sm.loss, sm.oversold_units, zh),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
             &sm.events.to_string(),
@@ -93,8 +96,8 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
         "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
         &[
             &super::text::units_in(zh, sm.oversold_units),
-            &r.loss(sm.loss, zh),
-            &r.loss(r.settings.unit_loss, zh),
+            &r.loss(sm.loss, sm.oversold_units, zh),
+            &r.loss(r.settings.unit_loss, 1, zh),
         ],
     );
     if r.shows_inferred() {
@@ -135,7 +138,7 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &super::text::word(zh, inc.cause.as_str()),
                 &super::text::tr(zh, inferred_suffix(r.incident_inferred(inc))).to_string(),
                 &inc.oversold_units.to_string(),
-                &r.loss(inc.loss, zh),
+                &r.loss(inc.loss, inc.oversold_units, zh),
             ],
         );
     }
@@ -185,7 +188,7 @@ fn incident_section(
         "Oversold: **{}** · loss: **{}**\n",
         &[
             &super::text::units_in(zh, inc.oversold_units),
-            &r.loss(inc.loss, zh),
+            &r.loss(inc.loss, inc.oversold_units, zh),
         ],
     );
 }

@@ -63,16 +63,33 @@ impl ReportInput<'_> {
         format_money(amount, &self.settings.currency)
     }
 
+    /// What makes this load an error ([`crate::ingest::load_problems`]),
+    /// each as a sentence that says the numbers after it are not an
+    /// all-clear; printers put these first. Empty for a readable load.
+    pub fn not_readable(&self, zh: bool) -> Vec<String> {
+        crate::ingest::load_problems(self.log)
+            .into_iter()
+            .map(|p| {
+                if zh {
+                    format!("无法读取：{p}。下面的数字不代表一切正常。")
+                } else {
+                    format!("NOT READABLE: {p}. The numbers below are not an all-clear.")
+                }
+            })
+            .collect()
+    }
+
     /// An amount in the currency's format with `?` for the number (`¥?`).
     fn unknown_money(&self) -> String {
         format_money(0.0, &self.settings.currency).replacen('0', "?", 1)
     }
 
     /// A loss for the reports: the amount, or, when no unit loss was given
-    /// (`--unit-loss` unset, so every loss computes to 0), that the loss is
-    /// unknown: "¥0 lost" would read as an all-clear. In Chinese with `zh`.
-    pub fn loss(&self, amount: f64, zh: bool) -> String {
-        match (self.settings.unit_loss == 0.0, zh) {
+    /// (`--unit-loss` unset, so every loss computes to 0) and `units` were
+    /// oversold, that the loss is unknown: "¥0 lost" would read as an
+    /// all-clear. In Chinese with `zh`.
+    pub fn loss(&self, amount: f64, units: i64, zh: bool) -> String {
+        match (self.settings.unit_loss == 0.0 && units != 0, zh) {
             (false, _) => self.money(amount),
             (true, false) => format!("{} (no --unit-loss)", self.unknown_money()),
             (true, true) => format!("{}（未给出 --unit-loss）", self.unknown_money()),

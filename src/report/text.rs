@@ -68,6 +68,10 @@ pub(super) fn word(zh: bool, w: &str) -> String {
 
 fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
     let mut out = String::new();
+    for p in r.not_readable(zh) {
+        out.push_str(&p);
+        out.push('\n');
+    }
     summary_lines(&mut out, r, zh);
     for inc in &r.analysis.incidents {
         incident_lines(&mut out, r, zh, inc);
@@ -100,7 +104,7 @@ fn summary_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
             &(units_in(zh, sm.oversold_units)).to_string(),
-            &r.loss(sm.loss, zh),
+            &r.loss(sm.loss, sm.oversold_units, zh),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
         ],
@@ -174,7 +178,7 @@ fn incident_lines(
             "  oversold {} · loss {}",
             &[
                 &(units_in(zh, inc.oversold_units)).to_string(),
-                &r.loss(inc.loss, zh),
+                &r.loss(inc.loss, inc.oversold_units, zh),
             ],
         );
     }

@@ -121,6 +121,16 @@ fn footer(w: &WhatIf) -> Vec<String> {
 
 /// The what-if as plain text for the terminal.
 pub fn whatif_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
+    let warning: String = r
+        .not_readable(false)
+        .iter()
+        .map(|p| format!("{p}\n"))
+        .collect();
+    warning + &whatif_table_text(r, w)
+}
+
+/// [`whatif_text`] without the not-readable lines.
+fn whatif_table_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
     let rows = rows(r, w);
     let table: Vec<[String; 7]> = std::iter::once(HEADERS.map(str::to_string))
         .chain(rows.iter().map(cells))
@@ -159,6 +169,9 @@ pub fn whatif_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
 /// The what-if as Markdown (the report folder's `whatif.md`).
 pub fn whatif_markdown(r: &ReportInput<'_>, w: &WhatIf) -> String {
     let mut out = String::from("# What-if: the incident under other lock policies\n\n");
+    for p in r.not_readable(false) {
+        out.push_str(&format!("> **{}**\n\n", super::escape::markdown_text(&p)));
+    }
     out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
     out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
     for row in rows(r, w) {

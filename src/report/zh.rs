@@ -155,7 +155,7 @@ fn sales_zh(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
         out.push_str(&format!(
             "其中 {} 件超出库存，损失 {}。",
             incident.oversold_units,
-            r.loss(incident.loss, true)
+            r.loss(incident.loss, incident.oversold_units, true)
         ));
     } else if !sales.is_empty() {
         out.push_str("没有超出库存。");
