@@ -48,6 +48,20 @@ fn outcome(log: &LoadedLog) -> Outcome {
     )
 }
 
+/// The reason each line of a file of no known format gets.
+const UNRECOGNISED: &str = "unrecognised format (not JSON, CSV, logfmt, text lines with timestamps or a redis-cli monitor capture)";
+
+/// `binary.jsonl`: each of its 29 lines (as its bytes decode) is a warning.
+const UNRECOGNISED_29: [(u64, &str); 29] = {
+    let mut w = [(0, UNRECOGNISED); 29];
+    let mut i = 0;
+    while i < 29 {
+        w[i].0 = i as u64 + 1;
+        i += 1;
+    }
+    w
+};
+
 /// (file, dialect, events loaded, [lines read, loaded, skipped, warned],
 /// exact warnings as (line, reason)). Line 0 is a whole-file warning.
 type Row = (
@@ -63,7 +77,7 @@ const CORPUS: &[Row] = &[
     ("acquire-twice.jsonl", Dialect::JsonLines, 3, [3, 3, 0, 0], &[]),
     ("before-1970.jsonl", Dialect::JsonLines, 3, [4, 3, 0, 1], &[(3, "unreadable time \"1600-01-01T00:00:00Z\" in field ts (time out of range)")]),
     ("binary-after-good.jsonl", Dialect::JsonLines, 5, [14, 5, 0, 9], &[(5, "invalid JSON: expected value at column 1"), (6, "invalid JSON: expected value at column 1"), (7, "invalid JSON: expected value at column 1"), (8, "invalid JSON: expected value at column 1"), (9, "invalid JSON: expected value at column 1"), (10, "invalid JSON: expected value at column 1"), (11, "invalid JSON: expected value at column 1"), (12, "invalid JSON: trailing characters at column 2"), (13, "invalid JSON: expected value at column 1")]),
-    ("binary.jsonl", Dialect::Unknown, 0, [0, 0, 0, 0], &[(0, "unrecognised format (not JSON, CSV, logfmt, text lines with timestamps or a redis-cli monitor capture)")]),
+    ("binary.jsonl", Dialect::Unknown, 0, [29, 0, 0, 29], &UNRECOGNISED_29),
     ("bom-utf8.jsonl", Dialect::JsonLines, 4, [4, 4, 0, 0], &[]),
     ("crlf.jsonl", Dialect::JsonLines, 4, [4, 4, 0, 0], &[]),
     ("csv-no-header.csv", Dialect::Csv, 0, [3, 0, 0, 3], &[(1, "the first row looks like data, not a header (\"2024-01-01T00:00:00Z\" is a time): the CSV has no header row, so its columns are unknown"), (2, "no time field"), (3, "no time field")]),

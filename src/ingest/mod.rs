@@ -367,12 +367,22 @@ pub fn read_source<R: Read>(
             );
         }
         Container::Unknown => {
-            builder.warn(
-                "file",
-                name,
-                0,
-                "unrecognised format (not JSON, CSV, logfmt, text lines with timestamps or a redis-cli monitor capture)",
-            );
+            // Every line is accounted for: blank ones skipped, the others
+            // each a warning, so lines read = events + skipped + warned.
+            for (i, line) in text.lines().enumerate() {
+                info.lines_read += 1;
+                if line.trim().is_empty() {
+                    info.lines_skipped += 1;
+                } else {
+                    info.lines_warned += 1;
+                    builder.warn(
+                        "format",
+                        name,
+                        i as u64 + 1,
+                        "unrecognised format (not JSON, CSV, logfmt, text lines with timestamps or a redis-cli monitor capture)",
+                    );
+                }
+            }
         }
         Container::Monitor => {
             monitor::read_monitor(text.as_bytes(), file, &opts.monitor, builder, &mut info)
