@@ -348,6 +348,13 @@ fn markdown_report_of_the_seed_incident_says_3_oversold_and_600() {
         md.contains("Oversold: **3 units** · loss: **¥600**"),
         "{md}"
     );
+    // Each of the 11 overlap pairs is a row: both holders, when, how long.
+    assert!(md.contains("| Earlier holder | Later holder | From | Both believed | Cause |"));
+    let pair_rows = md
+        .lines()
+        .filter(|l| l.starts_with("| `") && l.ends_with(" ms | lease_expired |"))
+        .count();
+    assert_eq!(pair_rows, 11, "{md}");
 }
 
 /// REAL-A as the application logged it and as `redis-cli monitor` saw it.

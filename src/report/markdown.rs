@@ -179,6 +179,7 @@ fn incident_section(
         );
     }
     holds_table(out, zh, r, inc);
+    pairs_table(out, zh, r, inc);
     if !inc.sales.is_empty() {
         orders_table(out, zh, r, inc);
     }
@@ -234,6 +235,47 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
         );
     }
     out.push('\n');
+}
+
+/// The overlap pairs of an incident (the first 20): who held first, who
+/// acquired after, from when, for how long both believed, and why.
+fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) {
+    const LISTED: usize = 20;
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym);
+    super::text::line(
+        out,
+        zh,
+        "| Earlier holder | Later holder | From | Both believed | Cause |",
+        &[],
+    );
+    super::text::line(out, zh, "|---|---|---|---:|---|", &[]);
+    for &o in inc.overlaps.iter().take(LISTED) {
+        let o = &a.overlaps[o];
+        super::text::line(
+            out,
+            zh,
+            "| `{}` | `{}` | {} | {} | {}{} |",
+            &[
+                &cell(s(a.leases[o.earlier].holder)).to_string(),
+                &cell(s(a.leases[o.later].holder)).to_string(),
+                &r.time(o.start_ns),
+                &format_ms(o.duration_ms()),
+                &super::text::word(zh, o.cause.as_str()),
+                &super::text::tr(zh, inferred_suffix(r.overlap_inferred(o))).to_string(),
+            ],
+        );
+    }
+    out.push('\n');
+    let more = (inc.overlaps.len() + inc.overlaps_unlisted).saturating_sub(LISTED);
+    if more > 0 {
+        super::text::line(
+            out,
+            zh,
+            "_... {} more overlap pairs_\n",
+            &[&more.to_string()],
+        );
+    }
 }
 
 /// The orders (or deductions) tied to an incident.

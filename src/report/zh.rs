@@ -226,6 +226,16 @@ const PHRASES: &[(&str, &str)] = &[
     ("none", "无"),
     ("(deduction)", "（扣减）"),
     ("# Lock incident report\n", "# 锁事故报告\n"),
+    (
+        "| Earlier holder | Later holder | From | Both believed | Cause |",
+        "| 先持有者 | 后持有者 | 开始 | 同时认为持有 | 原因 |",
+    ),
+    ("|---|---|---|---:|---|", "|---|---|---|---:|---|"),
+    (
+        "| `{}` | `{}` | {} | {} | {}{} |",
+        "| `{}` | `{}` | {} | {} | {}{} |",
+    ),
+    ("_... {} more overlap pairs_\n", "_…… 另有 {} 对重叠_\n"),
     ("![Timeline]({})\n", "![时间线]({})\n"),
     ("Source: {}\n", "来源：{}\n"),
     (
