@@ -447,6 +447,25 @@ fn a_log_without_lock_events_says_so_before_any_number() {
     );
 }
 
+#[test]
+fn whatif_text_says_how_many_sales_a_policy_would_not_have_made() {
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs/seed-incident.jsonl");
+    let out = bin()
+        .args(["whatif", "--unit-loss", "200", "--fencing"])
+        .arg(&seed)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Fenced writes  Sales not made"), "{text}");
+    // Fencing rejects the 3 stale deductions: 3 sales not made, 0 oversold.
+    let fencing = text
+        .lines()
+        .find(|l| l.starts_with("fencing"))
+        .expect("the fencing row");
+    let cols: Vec<&str> = fencing.split_whitespace().collect();
+    assert_eq!(cols[cols.len() - 2..], ["3", "3"], "{fencing}");
+}
+
 fn real_a(file: &str) -> PathBuf {
     case_file("REAL-A-redispy-no-renewal", file)
 }

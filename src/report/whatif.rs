@@ -35,6 +35,7 @@ struct Row {
     wait: String,
     timed_out: String,
     rejected: String,
+    not_made: String,
 }
 
 fn rows(r: &ReportInput<'_>, w: &WhatIf) -> Vec<Row> {
@@ -47,6 +48,7 @@ fn rows(r: &ReportInput<'_>, w: &WhatIf) -> Vec<Row> {
         wait: "-".to_string(),
         timed_out: "-".to_string(),
         rejected: "-".to_string(),
+        not_made: "-".to_string(),
     }];
     for o in std::iter::once(&w.as_logged).chain(&w.policies) {
         let timed_out = if o.still_waiting > 0 {
@@ -66,12 +68,13 @@ fn rows(r: &ReportInput<'_>, w: &WhatIf) -> Vec<Row> {
             wait: format_ms(o.longest_wait_ms),
             timed_out,
             rejected: o.rejected_writes.to_string(),
+            not_made: o.sales_not_made.to_string(),
         });
     }
     rows
 }
 
-const HEADERS: [&str; 7] = [
+const HEADERS: [&str; 8] = [
     "Policy",
     "Overlaps",
     "Oversold",
@@ -79,9 +82,10 @@ const HEADERS: [&str; 7] = [
     "Longest wait",
     "Timed out",
     "Fenced writes",
+    "Sales not made",
 ];
 
-fn cells(row: &Row) -> [String; 7] {
+fn cells(row: &Row) -> [String; 8] {
     [
         row.label.clone(),
         row.overlaps.clone(),
@@ -90,6 +94,7 @@ fn cells(row: &Row) -> [String; 7] {
         row.wait.clone(),
         row.timed_out.clone(),
         row.rejected.clone(),
+        row.not_made.clone(),
     ]
 }
 
@@ -132,10 +137,10 @@ pub fn whatif_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
 /// [`whatif_text`] without the not-readable lines.
 fn whatif_table_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
     let rows = rows(r, w);
-    let table: Vec<[String; 7]> = std::iter::once(HEADERS.map(str::to_string))
+    let table: Vec<[String; 8]> = std::iter::once(HEADERS.map(str::to_string))
         .chain(rows.iter().map(cells))
         .collect();
-    let mut width = [0usize; 7];
+    let mut width = [0usize; HEADERS.len()];
     for row in &table {
         for (c, cell) in row.iter().enumerate() {
             width[c] = width[c].max(cell.chars().count());
@@ -173,7 +178,7 @@ pub fn whatif_markdown(r: &ReportInput<'_>, w: &WhatIf) -> String {
         out.push_str(&format!("> **{}**\n\n", super::escape::markdown_text(&p)));
     }
     out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
     for row in rows(r, w) {
         let c = cells(&row).map(|s| s.replace('|', "\\|"));
         out.push_str(&format!("| {} |\n", c.join(" | ")));
