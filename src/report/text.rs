@@ -48,6 +48,19 @@ pub(super) fn finding_detail_in(zh: bool, detail: &str) -> String {
         .unwrap_or_else(|| detail.to_string())
 }
 
+/// `s` padded with spaces to `columns` terminal columns: East Asian wide
+/// characters (CJK, fullwidth forms) take two, so Chinese names line up
+/// with English ones (`format!("{:<18}")` counts characters).
+pub(super) fn pad_to_columns(s: &str, columns: usize) -> String {
+    let wide = |c: char| {
+        matches!(c, '\u{1100}'..='\u{115F}' | '\u{2E80}'..='\u{A4CF}' | '\u{AC00}'..='\u{D7A3}'
+            | '\u{F900}'..='\u{FAFF}' | '\u{FE30}'..='\u{FE4F}' | '\u{FF00}'..='\u{FF60}'
+            | '\u{FFE0}'..='\u{FFE6}')
+    };
+    let used: usize = s.chars().map(|c| if wide(c) { 2 } else { 1 }).sum();
+    format!("{s}{}", " ".repeat(columns.saturating_sub(used)))
+}
+
 /// A fixed phrase in the report's language.
 pub(super) fn tr(zh: bool, en: &'static str) -> &'static str {
     if zh {
@@ -196,7 +209,7 @@ fn findings_and_stock(out: &mut String, r: &ReportInput<'_>, zh: bool) {
                 zh,
                 "  {} {}  {}{}",
                 &[
-                    &format!("{:<18}", word(zh, f.kind.as_str())),
+                    &pad_to_columns(&word(zh, f.kind.as_str()), 18),
                     &(r.time(f.at_ns)).to_string(),
                     &finding_detail_in(zh, &f.detail),
                     &tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
@@ -302,5 +315,22 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
         if let Some(u) = &src.unreadable {
             line(out, zh, "  ERROR: {}", &[&u.to_string()]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pad_to_columns;
+
+    #[test]
+    fn chinese_names_are_padded_by_terminal_columns() {
+        assert_eq!(pad_to_columns("near_miss", 12), "near_miss   ");
+        // Five wide characters take ten columns: two spaces make twelve.
+        assert_eq!(pad_to_columns("被他人释放", 12), "被他人释放  ");
+        assert_eq!(pad_to_columns("险情", 12), "险情        ");
+        assert_eq!(
+            pad_to_columns("a_very_long_finding_kind", 4),
+            "a_very_long_finding_kind"
+        );
     }
 }
