@@ -1516,3 +1516,34 @@ fn a_picture_legend_names_only_the_marks_its_log_has() {
         "{healthy:?}"
     );
 }
+
+#[test]
+fn a_file_with_nothing_readable_shows_why_instead_of_an_empty_axis() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("garbage.log");
+    std::fs::write(&path, "garbage line\nmore garbage\n").expect("write");
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    let mut h = harness(app);
+    h.run();
+    assert!(
+        h.state().timeline_rect().is_none(),
+        "no timeline over no event"
+    );
+    assert!(
+        h.query_all_by_label_contains("Not an all-clear: nothing trustworthy was read")
+            .next()
+            .is_some()
+    );
+    assert!(
+        h.query_all_by_label_contains("garbage.log")
+            .next()
+            .is_some()
+    );
+}

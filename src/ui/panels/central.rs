@@ -11,9 +11,18 @@ use crate::ui::timeline::{TimelineEvent, TimelineOptions, timeline_ui};
 
 /// The central area. Returns where the timeline was drawn, if it was.
 pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
-    if context.session.is_none() {
+    let Some(session) = context.session else {
         placeholder_ui(ui, context);
         return None;
+    };
+    // Nothing to draw because nothing could be read: say so, not an empty
+    // axis at 1970 (a timeline over no event).
+    if context.model.groups.is_empty() {
+        let problems = crate::ingest::load_problems(&session.log);
+        if !problems.is_empty() {
+            not_readable_ui(ui, context, &problems);
+            return None;
+        }
     }
     let model = context.model;
     let opts = TimelineOptions {
@@ -60,6 +69,25 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
 }
 
 /// The spinner while loading, why the load failed, or how to open a log.
+/// Why a loaded log has nothing to draw: each reason, in the error colour.
+fn not_readable_ui(ui: &mut Ui, context: &PanelContext<'_>, problems: &[String]) {
+    let lang = context.lang();
+    ui.painter()
+        .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
+    ui.centered_and_justified(|ui| {
+        ui.label(
+            RichText::new(format!(
+                "{}\n\n{}\n\n{}",
+                tr(lang, "not_readable"),
+                problems.join("\n\n"),
+                tr(lang, "open_hint")
+            ))
+            .size(15.0)
+            .color(ui.visuals().error_fg_color),
+        );
+    });
+}
+
 fn placeholder_ui(ui: &mut Ui, context: &PanelContext<'_>) {
     let lang = context.lang();
     // The central panel has no frame (the timeline paints its own
