@@ -703,6 +703,17 @@ fn a_file_nothing_was_read_from_is_said_in_the_window_not_no_incidents() {
             .is_none()
     );
     h.get_by_label("Not readable: no all-clear");
+    // The centre says why, where the timeline would be: no empty axis at
+    // 1970 over no event.
+    assert!(
+        h.state().timeline_rect().is_none(),
+        "no timeline over no event"
+    );
+    assert!(
+        h.query_all_by_label_contains("notes.log: no lock event could be read")
+            .next()
+            .is_some()
+    );
 }
 
 #[test]
@@ -1514,36 +1525,5 @@ fn a_picture_legend_names_only_the_marks_its_log_has() {
     assert!(
         !healthy.overlap && !healthy.handoff && !healthy.oversold_order,
         "{healthy:?}"
-    );
-}
-
-#[test]
-fn a_file_with_nothing_readable_shows_why_instead_of_an_empty_axis() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("garbage.log");
-    std::fs::write(&path, "garbage line\nmore garbage\n").expect("write");
-    let mut app = App::new(
-        AppState {
-            lang: Lang::En,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path]));
-    let mut h = harness(app);
-    h.run();
-    assert!(
-        h.state().timeline_rect().is_none(),
-        "no timeline over no event"
-    );
-    assert!(
-        h.query_all_by_label_contains("Not an all-clear: nothing trustworthy was read")
-            .next()
-            .is_some()
-    );
-    assert!(
-        h.query_all_by_label_contains("garbage.log")
-            .next()
-            .is_some()
     );
 }
