@@ -363,16 +363,7 @@ pub(super) fn count_overlaps(
     holds: &[ReplayedHold],
     settings: &Settings,
 ) -> (usize, usize, Vec<(usize, usize)>) {
-    // Replayed leases sorted by (key as in the analysis, start).
-    let rank = key_ranks(&analysis.leases);
-    let mut started: Vec<(usize, i64, usize)> = holds
-        .iter()
-        .filter_map(|h| {
-            h.start_ns
-                .map(|s| (rank[h.lease.index()], s, h.lease.index()))
-        })
-        .collect();
-    started.sort_unstable();
+    let started = started_in_key_order(analysis, holds);
     let synthetic: Vec<Lease> = started
         .iter()
         .enumerate()
@@ -406,9 +397,27 @@ pub(super) fn count_overlaps(
     (set.pairs, set.incidents.len(), pairs)
 }
 
+/// The replayed holds that were granted, as (key rank, grant ns, lease
+/// position), sorted: by key in the analysis's order, then by grant.
+pub(super) fn started_in_key_order(
+    analysis: &Analysis,
+    holds: &[ReplayedHold],
+) -> Vec<(usize, i64, usize)> {
+    let rank = key_ranks(&analysis.leases);
+    let mut started: Vec<(usize, i64, usize)> = holds
+        .iter()
+        .filter_map(|h| {
+            h.start_ns
+                .map(|s| (rank[h.lease.index()], s, h.lease.index()))
+        })
+        .collect();
+    started.sort_unstable();
+    started
+}
+
 /// The rank of each lease's key: the index of the first lease of that key
 /// (leases are sorted by key, so equal keys are one run).
-pub(super) fn key_ranks(leases: &[Lease]) -> Vec<usize> {
+fn key_ranks(leases: &[Lease]) -> Vec<usize> {
     let mut rank = Vec::with_capacity(leases.len());
     for (i, l) in leases.iter().enumerate() {
         let r = match i.checked_sub(1) {

@@ -233,15 +233,7 @@ pub(super) fn replay_sales(
 /// For each started hold, when the next hold on its key was granted (its
 /// fencing token is stale from then on), ns.
 fn next_grants(analysis: &Analysis, holds: &[ReplayedHold]) -> Vec<Option<i64>> {
-    let rank = super::lock::key_ranks(&analysis.leases);
-    let mut started: Vec<(usize, i64, usize)> = holds
-        .iter()
-        .filter_map(|h| {
-            h.start_ns
-                .map(|s| (rank[h.lease.index()], s, h.lease.index()))
-        })
-        .collect();
-    started.sort_unstable();
+    let started = super::lock::started_in_key_order(analysis, holds);
     let mut next = vec![None; holds.len()];
     for w in started.windows(2) {
         if w[0].0 == w[1].0 {
