@@ -192,6 +192,20 @@ pub fn axis(
     );
 }
 
+/// The diamond an order is drawn as: centre `c`, `r` points to each corner.
+fn diamond(c: Pos2, r: f32, color: Color32, stroke: Stroke) -> Shape {
+    Shape::convex_polygon(
+        vec![
+            c + vec2(0.0, -r),
+            c + vec2(r, 0.0),
+            c + vec2(0.0, r),
+            c + vec2(-r, 0.0),
+        ],
+        color,
+        stroke,
+    )
+}
+
 /// Overlap windows narrower than this (points) get no outline of their own
 /// unless selected: in a dense cluster the outlines would merge into one
 /// dark block (issue #16).
@@ -285,16 +299,7 @@ pub fn groups(
                 } else {
                     palette.sale_ok
                 };
-                bars.add(Shape::convex_polygon(
-                    vec![
-                        c + vec2(0.0, -r),
-                        c + vec2(r, 0.0),
-                        c + vec2(0.0, r),
-                        c + vec2(-r, 0.0),
-                    ],
-                    color,
-                    Stroke::new(1.0, palette.bg),
-                ));
+                bars.add(diamond(c, r, color, Stroke::new(1.0, palette.bg)));
             }
         }
         for (li, lane) in group.group.lanes.iter().enumerate() {
@@ -446,16 +451,7 @@ pub fn legend(
             continue;
         }
         let c = pos2(x + 6.0, mid);
-        painter.add(Shape::convex_polygon(
-            vec![
-                c + vec2(0.0, -r),
-                c + vec2(r, 0.0),
-                c + vec2(0.0, r),
-                c + vec2(-r, 0.0),
-            ],
-            color,
-            Stroke::NONE,
-        ));
+        painter.add(diamond(c, r, color, Stroke::NONE));
         x += 16.0;
         text(&mut x, tr(lang, key));
     }
