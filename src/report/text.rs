@@ -40,14 +40,6 @@ pub(super) fn units_in(zh: bool, n: i64) -> String {
     if zh { format!("{n} 件") } else { units(n) }
 }
 
-/// A finding's detail in the report's language ([`super::zh::finding_detail`];
-/// a detail of no known shape stays as it is).
-pub(super) fn finding_detail_in(zh: bool, detail: &str) -> String {
-    zh.then(|| super::zh::finding_detail(detail))
-        .flatten()
-        .unwrap_or_else(|| detail.to_string())
-}
-
 /// `s` padded with spaces to `columns` terminal columns: East Asian wide
 /// characters (CJK, fullwidth forms) take two, so Chinese names line up
 /// with English ones (`format!("{:<18}")` counts characters).
@@ -211,7 +203,7 @@ fn findings_and_stock(out: &mut String, r: &ReportInput<'_>, zh: bool) {
                 &[
                     &pad_to_columns(&word(zh, f.kind.as_str()), 18),
                     &(r.time(f.at_ns)).to_string(),
-                    &finding_detail_in(zh, &f.detail),
+                    &super::zh::finding_detail_in(zh, &f.detail),
                     &tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
                 ],
             );

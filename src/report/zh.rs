@@ -442,6 +442,14 @@ pub fn finding_detail(detail: &str) -> Option<String> {
     })
 }
 
+/// A finding's detail in Chinese with `zh` ([`finding_detail`]), else, or
+/// for a detail of no known shape, as the analysis wrote it.
+pub fn finding_detail_in(zh: bool, detail: &str) -> String {
+    zh.then(|| finding_detail(detail))
+        .flatten()
+        .unwrap_or_else(|| detail.to_string())
+}
+
 /// The sentence shapes of `analysis::findings`' details and their Chinese
 /// (`$1`... are the names and numbers, in the English order).
 const DETAIL_SHAPES: &[(&str, &str)] = &[

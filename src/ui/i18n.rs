@@ -488,12 +488,9 @@ pub fn findings_label(lang: Lang, n: usize) -> String {
 }
 
 /// A finding's detail in `lang` (the analysis writes it in English;
-/// [`crate::report::zh::finding_detail`] gives the Chinese of each shape).
+/// [`crate::report::zh::finding_detail_in`] gives the Chinese of each shape).
 pub fn finding_detail(lang: Lang, detail: &str) -> String {
-    match lang {
-        Lang::Zh => crate::report::zh::finding_detail(detail).unwrap_or_else(|| detail.to_string()),
-        Lang::En => detail.to_string(),
-    }
+    crate::report::zh::finding_detail_in(lang == Lang::Zh, detail)
 }
 
 /// The label for `key` in `lang` with each `{}` replaced by the next of
