@@ -1503,25 +1503,8 @@ fn a_picture_legend_names_only_the_marks_its_log_has() {
     ));
     assert!(all.zombie && all.overlap && all.handoff && all.order && all.oversold_order);
     // A healthy log: holds and orders, no overlap, no zombie, nothing oversold.
-    let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/cases/NC-01-healthy-watchdog-handoffs");
-    let spec: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(case.join("case.json")).expect("case"))
-            .expect("json");
-    let files: Vec<std::path::PathBuf> = spec["files"]
-        .as_array()
-        .expect("files")
-        .iter()
-        .filter_map(|f| f.as_str().map(|f| case.join(f)))
-        .collect();
-    let log = crate::ingest::load_paths(
-        &files,
-        &crate::ingest::IngestOptions::default(),
-        &crate::ingest::Progress::default(),
-    )
-    .expect("loads");
-    let a = analyze(&log, &Settings::default());
-    let healthy = LegendItems::of(&SwimlaneModel::build(&log, &a, &Filters::default()));
+    let (app, _) = case_app("NC-01-healthy-watchdog-handoffs");
+    let healthy = LegendItems::of(&app.model);
     assert!(
         !healthy.overlap && !healthy.handoff && !healthy.oversold_order,
         "{healthy:?}"
