@@ -22,6 +22,20 @@ mod text;
 mod tie;
 pub mod time;
 
+/// The JSON Lines field scanner, exposed for `bench/scan` (issue #17), which
+/// measures it against sonic-rs and simd-json. Not part of the API.
+#[doc(hidden)]
+pub mod scan_bench {
+    /// Scans `line` for the fields `names` as the JSON Lines fast path does;
+    /// returns how many were found, or `None` when the line would take the
+    /// general `serde_json` path.
+    pub fn scan_fields(line: &str, names: &[&str]) -> Option<usize> {
+        let mut out = vec![None; names.len()];
+        super::fast::scan_line(line, names, &mut out)
+            .then(|| out.iter().filter(|v| v.is_some()).count())
+    }
+}
+
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
