@@ -16,7 +16,7 @@ use crate::analysis::{IncidentId, Settings};
 use crate::ingest::{IngestOptions, Mapping, parse_tz};
 use crate::pipeline::{AnalyzedLog, DrawTimeline, EXIT_CLEAN, EXIT_ERROR};
 use crate::report::escape::{JsonForTerminal, terminal};
-use crate::report::{MarkdownImages, Printer, ReportInput, to_markdown, to_text, write_json};
+use crate::report::{MarkdownImages, Printer, ReportInput, to_markdown, write_json, write_text};
 use crate::sim::{self, SimArgs};
 
 /// lockreplay: replays distributed-lock incidents from their logs.
@@ -78,11 +78,11 @@ pub enum Format {
 }
 
 impl Format {
-    /// The printer of this format (Markdown without pictures). JSON is
-    /// streamed, incident by incident; text and Markdown are written whole.
+    /// The printer of this format (Markdown without pictures). JSON and text
+    /// are streamed, incident by incident; Markdown is written whole.
     pub fn printer(self) -> Printer {
         match self {
-            Format::Text => |r, w| w.write_all(terminal(&to_text(r)).as_bytes()),
+            Format::Text => |r, w| write_text(r, false, w),
             Format::Md => |r, w| {
                 let md = to_markdown(r, &MarkdownImages::default());
                 w.write_all(terminal(&md).as_bytes())
@@ -103,7 +103,7 @@ impl Format {
     /// language: its names are the report's snake_case ones).
     pub fn printer_zh(self) -> Printer {
         match self {
-            Format::Text => |r, w| w.write_all(terminal(&crate::report::to_text_zh(r)).as_bytes()),
+            Format::Text => |r, w| write_text(r, true, w),
             Format::Md => |r, w| {
                 let md = crate::report::to_markdown_zh(r, &MarkdownImages::default());
                 w.write_all(terminal(&md).as_bytes())

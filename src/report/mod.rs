@@ -24,7 +24,7 @@ pub use explain::explain_incident;
 pub use folder::{PictureFn, write_report_dir};
 pub use json::{JSON_SCHEMA_VERSION, to_json, write_json};
 pub use markdown::{MarkdownImages, to_markdown, to_markdown_zh};
-pub use text::{to_text, to_text_zh};
+pub use text::{to_text, to_text_zh, write_text};
 
 /// Writes a report of one format to a writer (`analyze`'s standard output).
 pub type Printer = fn(&ReportInput<'_>, &mut dyn std::io::Write) -> std::io::Result<()>;
