@@ -283,6 +283,42 @@ const PHRASES: &[(&str, &str)] = &[
         "| 文件 | 读作 | 布局 | 应用记录位于 | 时间字段 | 事件 | 锁事件 |\n|---|---|---|---|---|---:|---:|",
     ),
     ("\n**Not readable: `{}`**: {}", "\n**无法读取：`{}`**：{}"),
+    (
+        "What-if: the incident replayed under other lock policies\n\n",
+        "假设推演：在其他锁策略下重放事故\n\n",
+    ),
+    (
+        "# What-if: the incident under other lock policies\n\n",
+        "# 假设推演：其他锁策略下的事故\n\n",
+    ),
+    ("Policy", "策略"),
+    ("Overlaps", "重叠"),
+    ("Oversold", "超卖"),
+    ("Loss", "损失"),
+    ("Longest wait", "最长等待"),
+    ("Timed out", "等待超时"),
+    ("Fenced writes", "被拒写入"),
+    ("Sales not made", "未成交销售"),
+    ("What happened (log)", "实际发生（日志）"),
+    ("{} (+{} never granted)", "{}（另有 {} 个始终未获得锁）"),
+    ("{} ({} as logged)", "{}（其中 {} 按日志保留）"),
+    (
+        "Wait limit: {} ms (a request waiting longer gives up: no sale).",
+        "等待上限：{} ms（等待更久的请求放弃，不成交）。",
+    ),
+    (
+        "Wait limit: none (a request waits as long as it takes).",
+        "等待上限：无（请求一直等到获得锁）。",
+    ),
+    (
+        super::whatif::MODEL_MISMATCH,
+        "模型检查：按日志推演，模型给出 {} 对重叠、超卖 {} 件，而日志显示 {} 对和 {} 件：请把各策略与“按日志推演（模型）”一行比较，而不是与实际发生比较。",
+    ),
+    (
+        "Model check: replayed as logged, the model gives what the log shows.",
+        "模型检查：按日志推演，模型给出的结果与日志一致。",
+    ),
+    ("Note: {}.", "说明：{}。"),
 ];
 
 /// The Chinese name of a report word (`fencing_violation`,
