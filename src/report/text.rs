@@ -317,7 +317,7 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             );
         }
         for note in &src.notes {
-            line(out, zh, "  note: {}", &[&note.to_string()]);
+            line(out, zh, "  note: {}", &[&note.text(zh)]);
         }
         if let Some(u) = &src.unreadable {
             line(out, zh, "  ERROR: {}", &[&u.to_string()]);

@@ -618,3 +618,44 @@ mod finding_details {
         assert!(seen > 5, "only {seen} findings in the handed cases");
     }
 }
+
+#[cfg(test)]
+mod source_notes {
+    #[test]
+    fn the_chinese_reports_of_the_handed_cases_print_every_note_in_chinese() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cases");
+        let mut seen = 0;
+        for case in std::fs::read_dir(&root).expect("cases").flatten() {
+            let Ok(text) = std::fs::read_to_string(case.path().join("case.json")) else {
+                continue;
+            };
+            let spec: serde_json::Value = serde_json::from_str(&text).expect("case.json");
+            let files: Vec<std::path::PathBuf> = ["files", "monitor_files"]
+                .iter()
+                .filter_map(|k| spec[*k].as_array())
+                .flatten()
+                .filter_map(|f| f.as_str().map(|f| case.path().join(f)))
+                .collect();
+            let opts = crate::ingest::IngestOptions::default();
+            let progress = crate::ingest::Progress::default();
+            let log = crate::ingest::load_paths(&files, &opts, &progress).expect("loads");
+            let settings = crate::analysis::Settings::default();
+            let analysis = crate::analysis::analyze(&log, &settings);
+            let r = super::ReportInput {
+                log: &log,
+                settings: &settings,
+                analysis: &analysis,
+            };
+            let text = super::super::to_text_zh(&r);
+            let md = super::super::to_markdown_zh(&r, &super::super::MarkdownImages::default());
+            for note in log.sources.iter().flat_map(|s| &s.notes) {
+                let (en, zh) = (note.text(false), note.text(true));
+                assert!(text.contains(&format!("说明：{zh}")), "{zh} not in\n{text}");
+                assert!(!text.contains(&en), "{en} in the Chinese text report");
+                assert!(!md.contains(&en), "{en} in the Chinese Markdown");
+                seen += 1;
+            }
+        }
+        assert!(seen > 5, "only {seen} notes in the handed cases");
+    }
+}
