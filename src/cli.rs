@@ -504,6 +504,10 @@ pub struct WhatifArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Language of the text and Markdown tables: `en` or `zh` (Simplified
+    /// Chinese: words, policy names and notes). JSON is the same in both.
+    #[arg(long, value_enum, default_value = "en")]
+    pub lang: ReportLang,
     /// The policy's TTL for every grant, ms (default: each hold's own).
     #[arg(long = "ttl-ms", value_name = "MS")]
     pub policy_ttl_ms: Option<i64>,
@@ -574,9 +578,10 @@ impl WhatifArgs {
         let w =
             crate::whatif::what_if(r.log, r.analysis, r.settings, &policies, self.wait_limit_ms);
         crate::timing::phase("whatif", started);
+        let zh = self.lang == ReportLang::Zh;
         let out = match self.format {
-            Format::Text => crate::report::whatif_text(&r, &w),
-            Format::Md => crate::report::whatif_markdown(&r, &w),
+            Format::Text => crate::report::whatif_text(&r, &w, zh),
+            Format::Md => crate::report::whatif_markdown(&r, &w, zh),
             Format::Json => crate::report::whatif_json(&r, &w),
         };
         print!("{out}");

@@ -10,6 +10,9 @@ use std::num::NonZeroU32;
 
 use serde::Serialize;
 
+mod note;
+pub use note::{KeyLink, KeyList, SourceNote};
+
 /// An interned string (lock key, holder, host, thread, product, order id).
 ///
 /// `Option<Sym>` is 4 bytes. Resolve it with [`Interner::get`].
@@ -708,8 +711,9 @@ pub struct SourceInfo {
     pub unreadable: Option<String>,
     /// Field chosen for each role: (`time`, `ts`), (`holder`, `owner`), ...
     pub fields: Vec<(String, String)>,
-    /// Notes on detection the user should see (ambiguous fields, assumed zone).
-    pub notes: Vec<String>,
+    /// Notes on detection the user should see (ambiguous fields, assumed
+    /// zone), each printable in English or Chinese.
+    pub notes: Vec<SourceNote>,
     /// Lines (or records) read.
     pub lines_read: u64,
     /// Events loaded from this file.

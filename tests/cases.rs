@@ -433,9 +433,10 @@ fn redlock_captures_from_three_nodes_count_a_hold_once_a_majority_grants_it() {
         "{}",
         a.overlaps[0].duration_ms()
     );
-    assert!(
-        log.sources
+    assert!(log.sources.iter().all(|s| {
+        s.notes
             .iter()
-            .all(|s| s.notes.iter().any(|n| n.starts_with("Redlock")))
-    );
+            .map(ToString::to_string)
+            .any(|n| n.starts_with("Redlock"))
+    }));
 }

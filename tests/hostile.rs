@@ -162,15 +162,18 @@ fn encodings_and_notes_are_reported() {
     assert_eq!(enc("bom-utf8.jsonl"), "UTF-8");
     let log = load("invalid-utf8-mid-line.jsonl");
     assert_eq!(
-        log.sources[0].notes,
+        log.sources[0]
+            .notes
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
         vec!["1 line(s) had bytes invalid in UTF-8"]
     );
     let log = load("mixed-zones.jsonl");
     assert!(
-        log.sources[0]
-            .notes
-            .iter()
-            .any(|n| n.contains("times without an offset were read as UTC")),
+        log.sources[0].notes.iter().any(|n| n
+            .to_string()
+            .contains("times without an offset were read as UTC")),
         "{:?}",
         log.sources[0].notes
     );

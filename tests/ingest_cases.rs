@@ -320,7 +320,10 @@ fn real_a_prefers_host_over_instance_and_counts_sold_out_as_activity() {
         s.fields
     );
     assert!(
-        s.notes.iter().any(|n| n.contains("instance")),
+        s.notes
+            .iter()
+            .map(ToString::to_string)
+            .any(|n| n.contains("instance")),
         "{:?}",
         s.notes
     );

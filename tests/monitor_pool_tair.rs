@@ -100,7 +100,11 @@ fn the_tair_capture_replays_to_lock_and_stock_events() {
     let (log, info) = replay("tair/tair.monitor.log");
     assert_eq!(log.warnings.total(), 0);
     assert!(
-        !info.notes.iter().any(|n| n.contains("unknown commands")),
+        !info
+            .notes
+            .iter()
+            .map(ToString::to_string)
+            .any(|n| n.contains("unknown commands")),
         "{:?}",
         info.notes
     );
@@ -220,7 +224,10 @@ fn the_pooled_capture_gives_the_app_logs_answer() {
     assert_eq!(cap.summary.oversold_units, app.summary.oversold_units);
     let notes = &cap_log.sources[0].notes;
     assert!(
-        notes.iter().any(|n| n.starts_with("pooled client")),
+        notes
+            .iter()
+            .map(ToString::to_string)
+            .any(|n| n.starts_with("pooled client")),
         "{notes:?}"
     ); // The deletes nothing ties to a request end their holds as guessed own
     // releases, and the JSON report says so.

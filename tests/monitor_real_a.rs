@@ -139,7 +139,13 @@ fn real_a_business_events() {
     // Oversold from the order list: 17 sold, 12 in stock.
     let sold: i64 = orders.iter().filter_map(|o| o.detail().quantity).sum();
     assert_eq!(sold - init[0].detail().stock.unwrap_or(0), 5);
-    assert!(!info.notes.iter().any(|n| n.starts_with("unknown commands")));
+    assert!(
+        !info
+            .notes
+            .iter()
+            .map(ToString::to_string)
+            .any(|n| n.starts_with("unknown commands"))
+    );
     assert_eq!(info.events_loaded as usize, log.events.len());
 }
 

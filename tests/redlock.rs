@@ -59,7 +59,12 @@ fn holders(log: &LoadedLog, a: &Analysis) -> Vec<String> {
 }
 
 fn notes(log: &LoadedLog, file: usize) -> String {
-    log.sources[file].notes.join("\n")
+    log.sources[file]
+        .notes
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The data node: a stock counter and an order list, no lock key.

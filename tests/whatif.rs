@@ -286,6 +286,68 @@ fn the_report_folder_has_a_whatif_section() {
     assert!(md.contains("owner-checked release"), "{md}");
 }
 
+/// `text` once `docs/semantics.md` and the units `ms` and `s` are taken
+/// out: the ASCII words left (the ids of the seed are digits and `¥`).
+fn english_words(text: &str) -> Vec<String> {
+    let rest = text.replace("docs/semantics.md", "");
+    rest.split(|c: char| !c.is_ascii_alphabetic())
+        .filter(|w| !w.is_empty() && *w != "ms" && *w != "s")
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn whatif_and_the_report_folder_speak_chinese_with_lang_zh_and_json_stays_english() {
+    let bin = env!("CARGO_BIN_EXE_lockreplay");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin)
+            .args(args)
+            .arg(seed())
+            .output()
+            .expect("run");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let text = run(&["whatif", "--lang", "zh", "--wait-limit-ms", "500"]);
+    assert!(text.contains("实际发生（日志）"), "{text}");
+    assert!(
+        text.contains("看门狗每隔三分之一过期时间续期") && text.contains("写入时校验栅栏令牌"),
+        "{text}"
+    );
+    assert!(
+        text.contains("等待上限：500 ms") && text.contains("这是模型而非实测"),
+        "{text}"
+    );
+    assert_eq!(english_words(&text), Vec::<String>::new(), "{text}");
+    let md = run(&[
+        "whatif", "--lang", "zh", "--format", "md", "--ttl-ms", "900",
+    ]);
+    assert!(
+        md.starts_with("# 假设推演") && md.contains("| 策略 | 重叠 |"),
+        "{md}"
+    );
+    assert!(md.contains("过期时间 900 ms"), "{md}");
+    assert_eq!(english_words(&md), Vec::<String>::new(), "{md}");
+    assert_eq!(
+        run(&["whatif", "--format", "json", "--lang", "zh"]),
+        run(&["whatif", "--format", "json"]),
+        "the JSON has no language"
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(bin)
+        .args(["report", "--no-images", "--lang", "zh", "--out"])
+        .arg(dir.path())
+        .arg(seed())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let md = std::fs::read_to_string(dir.path().join("whatif.md")).expect("whatif.md");
+    assert!(
+        md.starts_with("# 假设推演") && md.contains("校验持有者的释放"),
+        "{md}"
+    );
+    assert_eq!(english_words(&md), Vec::<String>::new(), "{md}");
+}
+
 #[test]
 fn the_model_reproduces_every_sample_log_as_logged() {
     for name in [

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::model::EventKind;
+use crate::model::{EventKind, SourceNote};
 
 use super::mapping::Mapping;
 use super::record::{Record, Scope};
@@ -680,7 +680,7 @@ impl Detector {
     /// Picks one field per role (lowest rank, then most frequent, then name;
     /// a field serves one role only, in role order) and applies the mapping's
     /// overrides. Returns the fields and notes for the user.
-    pub fn resolve(&self, mapping: Option<&Mapping>) -> (Fields, Vec<String>) {
+    pub fn resolve(&self, mapping: Option<&Mapping>) -> (Fields, Vec<SourceNote>) {
         let mut fields = Fields {
             payload: self.payload.clone(),
             ..Fields::default()
@@ -762,40 +762,36 @@ impl Detector {
                 && let Some((g, _, _)) = c[1..].iter().find(|x| whole_seconds(x.2))
                 && !whole_seconds(best)
             {
-                notes.push(format!(
-                    "time: `{g}` has whole seconds only; `{f}` ({}) was preferred",
-                    resolution_name(best.resolution_ns)
-                ));
+                notes.push(SourceNote::CoarseTime {
+                    coarse: (*g).clone(),
+                    chosen: f.clone(),
+                    resolution: resolution_name(best.resolution_ns).to_string(),
+                });
             }
         }
         // Candidates that another role took are no alternative.
         for (role, chosen, others) in unsure {
-            let others: Vec<String> = others
-                .iter()
-                .filter(|f| !used.contains(f))
-                .map(|f| format!("`{f}`"))
-                .collect();
+            let others: Vec<String> = others.into_iter().filter(|f| !used.contains(f)).collect();
             if !others.is_empty() {
-                notes.push(format!(
-                    "{}: using `{chosen}`; also present: {}",
-                    role.name(),
-                    others.join(", ")
-                ));
+                notes.push(SourceNote::AlsoPresent {
+                    role: role.name().to_string(),
+                    chosen,
+                    others,
+                });
             }
         }
         if let Some(p) = fields.get(Role::Ttl)
             && mapping.is_none_or(|m| !m.field_roles().iter().any(|(r, ..)| *r == Role::Ttl))
             && guessed_ttl(&p.field)
         {
-            let unit = if p.unit == Unit::S { "seconds" } else { "ms" };
-            notes.push(format!(
-                "ttl: `{}` is read as the lease TTL in {unit}, by its name only (map `ttl_ms` or `ttl_s` to another field if it is not)",
-                p.field
-            ));
+            notes.push(SourceNote::TtlByName {
+                field: p.field.clone(),
+                seconds: p.unit == Unit::S,
+            });
         }
         if fields.get(Role::Event).is_none() && fields.get(Role::Message).is_some() {
             fields.event_from_message = true;
-            notes.push("no event field: event names are read from the message".into());
+            notes.push(SourceNote::EventFromMessage);
         }
         (fields, notes)
     }

@@ -20,7 +20,7 @@
 
 use foldhash::{HashMap, HashSet};
 
-use crate::model::{Dialect, LoadedLog, Sym};
+use crate::model::{Dialect, KeyLink, LoadedLog, SourceNote, Sym};
 
 /// How a capture's lock key was linked to an application key.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,36 +189,34 @@ fn note_links(
     ambiguous: &[Sym],
 ) {
     for (i, keys) in keys_of_source.iter().enumerate() {
-        let mut lines: Vec<String> = Vec::new();
+        let mut lines: Vec<(String, KeyLink)> = Vec::new();
         for &ck in keys {
-            let name = log.strings.get(ck);
-            if let Some(&(ak, ev)) = links.get(&ck) {
-                let why = match ev {
-                    Evidence::Tokens(n) => format!("{n} holder token(s) on both"),
-                    Evidence::Spelling => {
-                        "no shared token: by its spelling behind a library prefix, inferred"
-                            .to_string()
-                    }
-                };
-                lines.push(format!(
-                    "`{name}` is the application's `{}` ({why})",
-                    log.strings.get(ak)
-                ));
+            let capture = log.strings.get(ck).to_string();
+            let link = if let Some(&(ak, ev)) = links.get(&ck) {
+                let app = log.strings.get(ak).to_string();
+                match ev {
+                    Evidence::Tokens(n) => KeyLink::Tokens {
+                        capture,
+                        app,
+                        tokens: n as u64,
+                    },
+                    Evidence::Spelling => KeyLink::Spelling { capture, app },
+                }
             } else if ambiguous.contains(&ck) {
-                lines.push(format!(
-                    "`{name}` could be several application keys and was left as it is"
-                ));
-            }
+                KeyLink::Ambiguous { capture }
+            } else {
+                continue;
+            };
+            lines.push((link.text(false), link));
         }
         if lines.is_empty() {
             continue;
         }
-        lines.sort();
+        lines.sort_by(|a, b| a.0.cmp(&b.0));
         if let Some(s) = log.sources.get_mut(i) {
-            s.notes.push(format!(
-                "capture keys linked to the application log, so each hold counts once (the capture is the server's view): {}",
-                lines.join("; ")
-            ));
+            s.notes.push(SourceNote::KeysLinked {
+                links: lines.into_iter().map(|(_, l)| l).collect(),
+            });
         }
     }
 }

@@ -44,7 +44,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use chrono::{FixedOffset, Offset, TimeZone};
 
-use crate::model::{Dialect, LoadedLog, LogBuilder, SourceInfo};
+use crate::model::{Dialect, LoadedLog, LogBuilder, SourceInfo, SourceNote};
 
 pub use mapping::Mapping;
 pub use time::{TimeError, parse_time};
@@ -352,10 +352,10 @@ pub fn read_source<R: Read>(
         ..SourceInfo::new(name, Dialect::Unknown)
     };
     if dec.damaged_lines > 0 {
-        info.notes.push(format!(
-            "{} line(s) had bytes invalid in {}",
-            dec.damaged_lines, info.encoding
-        ));
+        info.notes.push(SourceNote::DamagedBytes {
+            lines: dec.damaged_lines,
+            encoding: info.encoding.clone(),
+        });
     }
 
     let mut container = containers::detect(text, monitor::looks_like_monitor);
@@ -493,8 +493,7 @@ fn parse_records(
     describe_reading(info, &det, &fields, container, text);
     info.notes.extend(notes);
     if matches!(container, Container::Doc { .. }) {
-        info.notes
-            .push("line numbers are record numbers in this export".into());
+        info.notes.push(SourceNote::RecordNumbers);
     }
 
     // Pass 2: every record.
@@ -651,12 +650,20 @@ pub fn unreadable_reason(info: &SourceInfo) -> Option<String> {
 /// as UTC, which also sets [`SourceInfo::naive_read_as_utc`]).
 pub(crate) fn note_naive_times(info: &mut SourceInfo, tz: Option<&TzSpec>) {
     let note = match tz {
-        Some(TzSpec::Fixed(f)) => format!("times without an offset were read as UTC{f}"),
-        Some(TzSpec::Named(z)) => format!("times without an offset were read in {}", z.name()),
+        Some(TzSpec::Fixed(f)) => SourceNote::NaiveTimes {
+            offset: Some(f.to_string()),
+            zone: None,
+        },
+        Some(TzSpec::Named(z)) => SourceNote::NaiveTimes {
+            offset: None,
+            zone: Some(z.name().to_string()),
+        },
         None => {
             info.naive_read_as_utc = true;
-            "times without an offset were read as UTC (set a time zone if they are local)"
-                .to_string()
+            SourceNote::NaiveTimes {
+                offset: None,
+                zone: None,
+            }
         }
     };
     info.notes.push(note);
@@ -695,16 +702,13 @@ fn settle_ttl(builder: &mut LogBuilder, file: u16, first_event: usize, opts: &In
                     e.set_ttl_ms(Some(ms));
                 }
             }
-            info.notes.push(format!(
-                "no TTL field: holds use the TTL given for this file, {ms} ms"
-            ));
+            info.notes.push(SourceNote::TtlGiven { ttl_ms: ms });
         }
         None => {
             info.ttl_unknown = true;
-            info.notes.push(format!(
-                "no TTL field: the lock TTL is unknown (not infinite), so no lease is said to expire and no hold to lack a TTL; give it with a mapped field (`[fields] ttl_ms = \"...\"` in a mapping file) or a TTL for this file (`--ttl-ms {}=MS`, `ttl_ms = MS` in a mapping file, or the TTL setting in the window)",
-                info.name
-            ));
+            info.notes.push(SourceNote::TtlUnknown {
+                file: info.name.clone(),
+            });
         }
     }
 }

@@ -40,7 +40,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use chrono::{FixedOffset, Offset};
 use hashbrown::{HashMap, HashSet};
 
-use crate::model::{Dialect, Event, EventKind, LoadedLog, Sym};
+use crate::model::{Dialect, Event, EventKind, KeyList, LoadedLog, SourceNote, Sym};
 
 /// Longest time, in ms, between a Redlock client's tries of one acquire on
 /// two nodes (shortened to the acquire's TTL, past which the try is void).
@@ -618,67 +618,48 @@ fn clock(at_ns: i64, offset_s: i32) -> String {
         .to_string()
 }
 
-/// `` `k` `` or `` `k` and N more ``.
-fn keys_text(log: &LoadedLog, keys: &[Sym]) -> String {
-    let mut names: Vec<&str> = keys.iter().map(|&k| log.strings.get(k)).collect();
-    names.sort_unstable();
-    match names.as_slice() {
-        [] => String::new(),
-        [one] => format!("`{one}`"),
-        [first, rest @ ..] => format!("`{first}` and {} more", rest.len()),
-    }
-}
-
 /// The note each capture of a set of lock nodes gets for `verdict`.
-fn verdict_note(log: &LoadedLog, nodes: &[u16], keys: &[Sym], verdict: &NodesVerdict) -> String {
+fn verdict_note(
+    log: &LoadedLog,
+    nodes: &[u16],
+    keys: &[Sym],
+    verdict: &NodesVerdict,
+) -> SourceNote {
     let name = |n: u16| {
         log.sources
             .get(usize::from(n))
             .map_or("?", |s| s.name.as_str())
+            .to_string()
     };
-    let names: Vec<String> = nodes.iter().map(|&n| format!("`{}`", name(n))).collect();
-    let keys = keys_text(log, keys);
+    let names: Vec<String> = nodes.iter().map(|&n| name(n)).collect();
+    let keys = KeyList::of(keys.iter().map(|&k| log.strings.get(k)).collect());
     match verdict {
         NodesVerdict::Redlock {
             quorum,
             matched,
             acquires,
-        } => format!(
-            "Redlock: lock key {keys} is written on {} captures ({}), the nodes of one Redlock: \
-             quorum {quorum} of {} (a hold counts once {quorum} nodes granted it); {matched} of \
-             {acquires} per-node acquires were also tried on another node within {} ms",
-            nodes.len(),
-            names.join(", "),
-            nodes.len(),
-            REDLOCK_SPAN_MS,
-        ),
-        NodesVerdict::Failover { handoffs } => {
-            let moves: Vec<String> = handoffs
+        } => SourceNote::Redlock {
+            keys,
+            nodes: names,
+            quorum: *quorum as u64,
+            matched: *matched as u64,
+            acquires: *acquires as u64,
+            span_ms: REDLOCK_SPAN_MS,
+        },
+        NodesVerdict::Failover { handoffs } => SourceNote::Failover {
+            keys,
+            moves: handoffs
                 .iter()
-                .map(|&(from, to, at)| {
-                    format!(
-                        "from `{}` to `{}` at {}",
-                        name(from),
-                        name(to),
-                        clock(at, log.display_offset_s)
-                    )
-                })
-                .collect();
-            format!(
-                "Failover: the writes to lock key {keys} move {} (one node's lock writes stop, then \
-                 the next one's begin): one server over time, not a Redlock; every node's holds are \
-                 kept",
-                moves.join(", then ")
-            )
-        }
-        NodesVerdict::Separate { matched, acquires } => format!(
-            "Not a Redlock: lock key {keys} is written on {} captures ({}) at the same time, but only \
-             {matched} of {acquires} per-node acquires were tried on another node within {} ms; \
-             every node's holds are kept",
-            nodes.len(),
-            names.join(", "),
-            REDLOCK_SPAN_MS,
-        ),
+                .map(|&(from, to, at)| (name(from), name(to), clock(at, log.display_offset_s)))
+                .collect(),
+        },
+        NodesVerdict::Separate { matched, acquires } => SourceNote::NotRedlock {
+            keys,
+            nodes: names,
+            matched: *matched as u64,
+            acquires: *acquires as u64,
+            span_ms: REDLOCK_SPAN_MS,
+        },
     }
 }
 
@@ -783,13 +764,11 @@ fn note_links(log: &mut LoadedLog, links: &[ReplicationLink]) {
             .sources
             .get(usize::from(l.master))
             .map_or("?", |s| s.name.as_str());
-        let note = format!(
-            "Replica: client `{}` only repeats the writes of `{master}` (its {} lock events each \
-             follow the same one there, and none failed): the replication link; its copies are \
-             left out, so that each grant counts once",
-            log.strings.get(l.client),
-            l.events
-        );
+        let note = SourceNote::Replica {
+            client: log.strings.get(l.client).to_string(),
+            master: master.to_string(),
+            events: l.events as u64,
+        };
         if let Some(s) = log.sources.get_mut(usize::from(l.replica)) {
             s.notes.push(note);
         }
@@ -804,7 +783,7 @@ fn note_verdicts(
     nodes_of: &HashMap<Sym, BTreeSet<u16>>,
     decided: &[(Vec<u16>, Vec<Sym>, NodesVerdict)],
 ) {
-    let mut notes: Vec<(u16, String)> = Vec::new();
+    let mut notes: Vec<(u16, SourceNote)> = Vec::new();
     for (nodes, keys, verdict) in decided {
         let note = verdict_note(log, nodes, keys, verdict);
         notes.extend(nodes.iter().map(|&n| (n, note.clone())));
@@ -816,14 +795,7 @@ fn note_verdicts(
         let lock_nodes: HashSet<u16> = nodes_of.values().flatten().copied().collect();
         let mut data: Vec<u16> = captures.difference(&lock_nodes).copied().collect();
         data.sort_unstable();
-        notes.extend(data.into_iter().map(|n| {
-            (
-                n,
-                "Redlock: no lock key is written in this capture: a data node, not one of the lock \
-                 nodes, and it does not count toward any quorum"
-                    .to_string(),
-            )
-        }));
+        notes.extend(data.into_iter().map(|n| (n, SourceNote::DataNode)));
     }
     for (n, note) in notes {
         if let Some(s) = log.sources.get_mut(usize::from(n)) {

@@ -69,7 +69,13 @@ fn mapping_beats_detection() {
     let e = &log.events[0];
     assert_eq!(log.strings.get_or_empty(e.holder), "w1");
     assert_eq!(e.ttl_ms(), Some(3000));
-    assert!(log.sources[0].notes.iter().any(|n| n.contains("UTC")));
+    assert!(
+        log.sources[0]
+            .notes
+            .iter()
+            .map(ToString::to_string)
+            .any(|n| n.contains("UTC"))
+    );
 }
 
 #[test]
@@ -197,9 +203,10 @@ fn a_file_without_ttl_field_is_marked_unknown_once_unless_a_ttl_is_given() {
     let log = load(NO_TTL_FIELD, &IngestOptions::default());
     let src = &log.sources[0];
     assert!(src.ttl_unknown);
-    let said: Vec<&String> = src
+    let said: Vec<String> = src
         .notes
         .iter()
+        .map(ToString::to_string)
         .filter(|n| n.contains("TTL is unknown"))
         .collect();
     assert_eq!(said.len(), 1, "{:?}", src.notes);

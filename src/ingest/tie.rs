@@ -6,7 +6,7 @@
 
 use foldhash::HashMap;
 
-use crate::model::{EventKind, LoadedLog, Sym};
+use crate::model::{EventKind, LoadedLog, SourceNote, Sym};
 
 /// Where a thread runs: its host, else its file.
 type ThreadKey = (Option<Sym>, u16, Sym);
@@ -64,15 +64,10 @@ pub(crate) fn tie_by_thread(log: &mut LoadedLog) {
     }
     for (s, (t, m)) in log.sources.iter_mut().zip(tied.into_iter().zip(named)) {
         if t > 0 {
-            s.notes.push(format!(
-                "{t} business line(s) named no lock key or holder: each was tied to the hold \
-                 running on the same host, process and thread at that moment (inferred)"
-            ));
+            s.notes.push(SourceNote::BusinessTied { lines: t });
         }
         if m > 0 {
-            s.notes.push(format!(
-                "{m} lock line(s) named no token: the holder is their thread (inferred)"
-            ));
+            s.notes.push(SourceNote::ThreadHolders { lines: m });
         }
     }
 }
@@ -126,6 +121,10 @@ mod tests {
         // After A's release its thread runs no hold: no tie.
         assert_eq!(holder(4), None);
         assert_eq!(holder(5).as_deref(), Some("B"));
-        assert!(log.sources[0].notes[0].starts_with("2 business line(s)"));
+        assert!(
+            log.sources[0].notes[0]
+                .to_string()
+                .starts_with("2 business line(s)")
+        );
     }
 }

@@ -111,7 +111,7 @@ fn write_files(
     write_atomic(&tmp.join("findings.csv"), &findings_csv(r)?, &[])?;
     let trace = serde_json::to_vec(&chrome_trace(r)).context("cannot encode trace.json")?;
     write_atomic(&tmp.join("trace.json"), &trace, &[])?;
-    super::write_whatif_section(r, tmp, &[])?;
+    super::write_whatif_section(r, tmp, &[], zh)?;
     let mut names: Vec<String> = std::fs::read_dir(tmp)
         .with_context(|| format!("cannot read {}", tmp.display()))?
         .filter_map(|e| e.ok())

@@ -541,7 +541,7 @@ fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
                 layout: src.layout.clone(),
                 payload_field: src.payload_field.clone(),
                 time_resolution: src.time_resolution.clone(),
-                notes: src.notes.clone(),
+                notes: src.notes.iter().map(ToString::to_string).collect(),
                 unreadable: src.unreadable.clone(),
             })
             .collect(),

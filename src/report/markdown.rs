@@ -452,7 +452,7 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 out,
                 zh,
                 "\n- `{}`: {}",
-                &[&(cell(&src.name)).to_string(), &md_ours(note)],
+                &[&(cell(&src.name)).to_string(), &md_ours(&note.text(zh))],
             );
         }
     }

@@ -7,11 +7,19 @@ use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_
 /// with each `{}` replaced by the next of `args`, and a newline. The
 /// English is the template itself: the output is what `writeln!` gave.
 pub(super) fn line(out: &mut String, zh: bool, template: &str, args: &[&String]) {
+    out.push_str(&fill(zh, template, args));
+    out.push('\n');
+}
+
+/// `template` (in Chinese when `zh`, through [`super::zh::phrase`]) with
+/// each `{}` replaced by the next of `args`.
+pub(super) fn fill(zh: bool, template: &str, args: &[&String]) -> String {
     let template = if zh {
         super::zh::phrase(template).unwrap_or(template)
     } else {
         template
     };
+    let mut out = String::new();
     let mut rest = template;
     let mut args = args.iter();
     while let Some(i) = rest.find("{}") {
@@ -20,7 +28,7 @@ pub(super) fn line(out: &mut String, zh: bool, template: &str, args: &[&String])
         rest = &rest[i + 2..];
     }
     out.push_str(rest);
-    out.push('\n');
+    out
 }
 
 /// The plain-text report.
@@ -44,13 +52,20 @@ pub(super) fn units_in(zh: bool, n: i64) -> String {
 /// characters (CJK, fullwidth forms) take two, so Chinese names line up
 /// with English ones (`format!("{:<18}")` counts characters).
 pub(super) fn pad_to_columns(s: &str, columns: usize) -> String {
+    format!(
+        "{s}{}",
+        " ".repeat(columns.saturating_sub(self::columns(s)))
+    )
+}
+
+/// The terminal columns `s` takes: two for each East Asian wide character.
+pub(super) fn columns(s: &str) -> usize {
     let wide = |c: char| {
         matches!(c, '\u{1100}'..='\u{115F}' | '\u{2E80}'..='\u{A4CF}' | '\u{AC00}'..='\u{D7A3}'
             | '\u{F900}'..='\u{FAFF}' | '\u{FE30}'..='\u{FE4F}' | '\u{FF00}'..='\u{FF60}'
             | '\u{FFE0}'..='\u{FFE6}')
     };
-    let used: usize = s.chars().map(|c| if wide(c) { 2 } else { 1 }).sum();
-    format!("{s}{}", " ".repeat(columns.saturating_sub(used)))
+    s.chars().map(|c| if wide(c) { 2 } else { 1 }).sum()
 }
 
 /// A fixed phrase in the report's language.
@@ -342,7 +357,7 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             );
         }
         for note in &src.notes {
-            line(out, zh, "  note: {}", &[&note.to_string()]);
+            line(out, zh, "  note: {}", &[&note.text(zh)]);
         }
         if let Some(u) = &src.unreadable {
             line(out, zh, "  ERROR: {}", &[&u.to_string()]);

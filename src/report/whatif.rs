@@ -5,8 +5,9 @@
 
 use serde::Serialize;
 
+use super::text::{fill, tr};
 use super::{ReportInput, format_money, format_ms};
-use crate::whatif::{Outcome, Policy, WhatIf};
+use crate::whatif::{Outcome, Policy, WhatIf, WhatIfNote};
 
 /// File name of the what-if section in the report folder.
 pub const WHATIF_MD: &str = "whatif.md";
@@ -20,6 +21,12 @@ holder keeps its logged work (when it asked for the lock, how long it worked, it
 deductions); only the lock changes. A request that would find the lock taken waits, in arrival \
 order, until it is free; its work and lines move by its wait. A holder that read too little \
 stock does not sell; requests that never got the lock in the log are not replayed.";
+
+/// [`MODEL_NOTE`] in Simplified Chinese (`--lang zh`).
+const MODEL_NOTE_ZH: &str = "这是模型而非实测（docs/semantics.md §10）：每个持有者保持日志中的\
+工作（何时请求锁、工作多久、读到和扣减的库存），只改变锁的行为。遇到锁被占用的请求按到达顺序\
+等待，直到锁空闲；它的工作和日志行随等待时间顺延。读到库存不足的持有者不会售出；日志中从未\
+获得锁的请求不参与推演。";
 
 /// The default policies of `whatif` when none is named.
 pub fn default_policies() -> Vec<Policy> {
@@ -38,10 +45,10 @@ struct Row {
     not_made: String,
 }
 
-fn rows(r: &ReportInput<'_>, w: &WhatIf) -> Vec<Row> {
+fn rows(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> Vec<Row> {
     let money = |v: f64| format_money(v, &r.settings.currency);
     let mut rows = vec![Row {
-        label: "What happened (log)".to_string(),
+        label: tr(zh, "What happened (log)").to_string(),
         overlaps: w.actual.overlap_pairs.to_string(),
         oversold: w.actual.oversold_units.to_string(),
         loss: money(w.actual.loss),
@@ -52,15 +59,23 @@ fn rows(r: &ReportInput<'_>, w: &WhatIf) -> Vec<Row> {
     }];
     for o in std::iter::once(&w.as_logged).chain(&w.policies) {
         let timed_out = if o.still_waiting > 0 {
-            format!("{} (+{} never granted)", o.timed_out, o.still_waiting)
+            fill(
+                zh,
+                "{} (+{} never granted)",
+                &[&o.timed_out.to_string(), &o.still_waiting.to_string()],
+            )
         } else {
             o.timed_out.to_string()
         };
         rows.push(Row {
-            label: o.label.clone(),
+            label: o.policy.label_in(zh),
             overlaps: o.overlap_pairs.to_string(),
             oversold: if o.oversold_kept > 0 {
-                format!("{} ({} as logged)", o.oversold_units, o.oversold_kept)
+                fill(
+                    zh,
+                    "{} ({} as logged)",
+                    &[&o.oversold_units.to_string(), &o.oversold_kept.to_string()],
+                )
             } else {
                 o.oversold_units.to_string()
             },
@@ -98,59 +113,86 @@ fn cells(row: &Row) -> [String; 8] {
     ]
 }
 
+/// The table's header cells in the report's language.
+fn headers(zh: bool) -> [String; 8] {
+    HEADERS.map(|h| tr(zh, h).to_string())
+}
+
+/// The model mismatch line's English: the model's overlaps and oversold
+/// units, then the log's.
+pub(super) const MODEL_MISMATCH: &str = "Model check: replayed as logged, the model gives {} overlaps and {} \
+oversold where the log shows {} and {}: compare the policies with the \"as logged (model)\" row, \
+not with what happened.";
+
 /// The lines after the table: the wait limit, the model check, the notes.
-fn footer(w: &WhatIf) -> Vec<String> {
+fn footer(w: &WhatIf, zh: bool) -> Vec<String> {
     let mut out = vec![match w.wait_limit_ms {
-        Some(ms) => format!("Wait limit: {ms} ms (a request waiting longer gives up: no sale)."),
-        None => "Wait limit: none (a request waits as long as it takes).".to_string(),
+        Some(ms) => fill(
+            zh,
+            "Wait limit: {} ms (a request waiting longer gives up: no sale).",
+            &[&ms.to_string()],
+        ),
+        None => tr(
+            zh,
+            "Wait limit: none (a request waits as long as it takes).",
+        )
+        .to_string(),
     }];
     if !w.model_matches() {
-        out.push(format!(
-            "Model check: replayed as logged, the model gives {} overlaps and {} oversold where \
-             the log shows {} and {}: compare the policies with the \"as logged (model)\" row, \
-             not with what happened.",
-            w.as_logged.overlap_pairs,
-            w.as_logged.oversold_units,
-            w.actual.overlap_pairs,
-            w.actual.oversold_units
-        ));
+        let counts = [
+            w.as_logged.overlap_pairs.to_string(),
+            w.as_logged.oversold_units.to_string(),
+            w.actual.overlap_pairs.to_string(),
+            w.actual.oversold_units.to_string(),
+        ];
+        out.push(fill(zh, MODEL_MISMATCH, &counts.iter().collect::<Vec<_>>()));
     } else {
         out.push(
-            "Model check: replayed as logged, the model gives what the log shows.".to_string(),
+            tr(
+                zh,
+                "Model check: replayed as logged, the model gives what the log shows.",
+            )
+            .to_string(),
         );
     }
-    out.extend(w.notes.iter().map(|n| format!("Note: {n}.")));
-    out.push(MODEL_NOTE.to_string());
+    let note = |n: &WhatIfNote| fill(zh, "Note: {}.", &[&n.text(zh)]);
+    out.extend(w.notes.iter().map(note));
+    out.push(if zh { MODEL_NOTE_ZH } else { MODEL_NOTE }.to_string());
     out
 }
 
-/// The what-if as plain text for the terminal.
-pub fn whatif_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
+/// The what-if as plain text for the terminal, in Simplified Chinese with
+/// `zh` (`whatif --lang zh`): its words, the policies' names and the notes.
+pub fn whatif_text(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> String {
     let warning: String = r
-        .not_readable(false)
+        .not_readable(zh)
         .iter()
         .map(|p| format!("{p}\n"))
         .collect();
-    warning + &whatif_table_text(r, w)
+    warning + &whatif_table_text(r, w, zh)
 }
 
 /// [`whatif_text`] without the not-readable lines.
-fn whatif_table_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
-    let rows = rows(r, w);
-    let table: Vec<[String; 8]> = std::iter::once(HEADERS.map(str::to_string))
+fn whatif_table_text(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> String {
+    let rows = rows(r, w, zh);
+    let table: Vec<[String; 8]> = std::iter::once(headers(zh))
         .chain(rows.iter().map(cells))
         .collect();
     let mut width = [0usize; HEADERS.len()];
     for row in &table {
         for (c, cell) in row.iter().enumerate() {
-            width[c] = width[c].max(cell.chars().count());
+            width[c] = width[c].max(super::text::columns(cell));
         }
     }
-    let mut out = String::from("What-if: the incident replayed under other lock policies\n\n");
+    let mut out = tr(
+        zh,
+        "What-if: the incident replayed under other lock policies\n\n",
+    )
+    .to_string();
     for row in &table {
         let mut line = String::new();
         for (c, cell) in row.iter().enumerate() {
-            let pad = width[c] - cell.chars().count();
+            let pad = width[c] - super::text::columns(cell);
             if c == 0 {
                 line.push_str(cell);
                 line.push_str(&" ".repeat(pad));
@@ -164,27 +206,28 @@ fn whatif_table_text(r: &ReportInput<'_>, w: &WhatIf) -> String {
         out.push('\n');
     }
     out.push('\n');
-    for line in footer(w) {
+    for line in footer(w, zh) {
         out.push_str(&line);
         out.push('\n');
     }
     out
 }
 
-/// The what-if as Markdown (the report folder's `whatif.md`).
-pub fn whatif_markdown(r: &ReportInput<'_>, w: &WhatIf) -> String {
-    let mut out = String::from("# What-if: the incident under other lock policies\n\n");
-    for p in r.not_readable(false) {
+/// The what-if as Markdown (the report folder's `whatif.md`), in
+/// Simplified Chinese with `zh`.
+pub fn whatif_markdown(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> String {
+    let mut out = tr(zh, "# What-if: the incident under other lock policies\n\n").to_string();
+    for p in r.not_readable(zh) {
         out.push_str(&format!("> **{}**\n\n", super::escape::markdown_text(&p)));
     }
-    out.push_str(&format!("| {} |\n", HEADERS.join(" | ")));
+    out.push_str(&format!("| {} |\n", headers(zh).join(" | ")));
     out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|\n");
-    for row in rows(r, w) {
+    for row in rows(r, w, zh) {
         let c = cells(&row).map(|s| s.replace('|', "\\|"));
         out.push_str(&format!("| {} |\n", c.join(" | ")));
     }
     out.push('\n');
-    for line in footer(w) {
+    for line in footer(w, zh) {
         out.push_str(&line);
         out.push_str("\n\n");
     }
@@ -240,7 +283,7 @@ pub fn whatif_json(r: &ReportInput<'_>, w: &WhatIf) -> String {
         actual: &'a crate::whatif::Actual,
         as_logged: JsonRow<'a>,
         policies: Vec<JsonRow<'a>>,
-        notes: &'a [String],
+        notes: &'a [WhatIfNote],
     }
     let doc = Doc {
         schema: WHATIF_SCHEMA,
@@ -263,7 +306,7 @@ pub fn whatif_json(r: &ReportInput<'_>, w: &WhatIf) -> String {
 
 /// Writes the report folder's what-if section ([`WHATIF_MD`]): the standard
 /// policies ([`Policy::standard_set`]) with no wait limit, atomically and
-/// never over `inputs`.
+/// never over `inputs`; in Simplified Chinese with `zh` (`report --lang zh`).
 ///
 /// # Errors
 /// When the file cannot be written.
@@ -271,11 +314,12 @@ pub fn write_whatif_section(
     r: &ReportInput<'_>,
     dir: &std::path::Path,
     inputs: &[std::path::PathBuf],
+    zh: bool,
 ) -> anyhow::Result<()> {
     let w = crate::whatif::what_if(r.log, r.analysis, r.settings, &default_policies(), None);
     crate::fsio::write_atomic(
         &dir.join(WHATIF_MD),
-        whatif_markdown(r, &w).as_bytes(),
+        whatif_markdown(r, &w, zh).as_bytes(),
         inputs,
     )
 }

@@ -283,6 +283,42 @@ const PHRASES: &[(&str, &str)] = &[
         "| 文件 | 读作 | 布局 | 应用记录位于 | 时间字段 | 事件 | 锁事件 |\n|---|---|---|---|---|---:|---:|",
     ),
     ("\n**Not readable: `{}`**: {}", "\n**无法读取：`{}`**：{}"),
+    (
+        "What-if: the incident replayed under other lock policies\n\n",
+        "假设推演：在其他锁策略下重放事故\n\n",
+    ),
+    (
+        "# What-if: the incident under other lock policies\n\n",
+        "# 假设推演：其他锁策略下的事故\n\n",
+    ),
+    ("Policy", "策略"),
+    ("Overlaps", "重叠"),
+    ("Oversold", "超卖"),
+    ("Loss", "损失"),
+    ("Longest wait", "最长等待"),
+    ("Timed out", "等待超时"),
+    ("Fenced writes", "被拒写入"),
+    ("Sales not made", "未成交销售"),
+    ("What happened (log)", "实际发生（日志）"),
+    ("{} (+{} never granted)", "{}（另有 {} 个始终未获得锁）"),
+    ("{} ({} as logged)", "{}（其中 {} 按日志保留）"),
+    (
+        "Wait limit: {} ms (a request waiting longer gives up: no sale).",
+        "等待上限：{} ms（等待更久的请求放弃，不成交）。",
+    ),
+    (
+        "Wait limit: none (a request waits as long as it takes).",
+        "等待上限：无（请求一直等到获得锁）。",
+    ),
+    (
+        super::whatif::MODEL_MISMATCH,
+        "模型检查：按日志推演，模型给出 {} 对重叠、超卖 {} 件，而日志显示 {} 对和 {} 件：请把各策略与“按日志推演（模型）”一行比较，而不是与实际发生比较。",
+    ),
+    (
+        "Model check: replayed as logged, the model gives what the log shows.",
+        "模型检查：按日志推演，模型给出的结果与日志一致。",
+    ),
+    ("Note: {}.", "说明：{}。"),
 ];
 
 /// The Chinese name of a report word (`fencing_violation`,
@@ -580,5 +616,46 @@ mod finding_details {
             }
         }
         assert!(seen > 5, "only {seen} findings in the handed cases");
+    }
+}
+
+#[cfg(test)]
+mod source_notes {
+    #[test]
+    fn the_chinese_reports_of_the_handed_cases_print_every_note_in_chinese() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cases");
+        let mut seen = 0;
+        for case in std::fs::read_dir(&root).expect("cases").flatten() {
+            let Ok(text) = std::fs::read_to_string(case.path().join("case.json")) else {
+                continue;
+            };
+            let spec: serde_json::Value = serde_json::from_str(&text).expect("case.json");
+            let files: Vec<std::path::PathBuf> = ["files", "monitor_files"]
+                .iter()
+                .filter_map(|k| spec[*k].as_array())
+                .flatten()
+                .filter_map(|f| f.as_str().map(|f| case.path().join(f)))
+                .collect();
+            let opts = crate::ingest::IngestOptions::default();
+            let progress = crate::ingest::Progress::default();
+            let log = crate::ingest::load_paths(&files, &opts, &progress).expect("loads");
+            let settings = crate::analysis::Settings::default();
+            let analysis = crate::analysis::analyze(&log, &settings);
+            let r = super::ReportInput {
+                log: &log,
+                settings: &settings,
+                analysis: &analysis,
+            };
+            let text = super::super::to_text_zh(&r);
+            let md = super::super::to_markdown_zh(&r, &super::super::MarkdownImages::default());
+            for note in log.sources.iter().flat_map(|s| &s.notes) {
+                let (en, zh) = (note.text(false), note.text(true));
+                assert!(text.contains(&format!("说明：{zh}")), "{zh} not in\n{text}");
+                assert!(!text.contains(&en), "{en} in the Chinese text report");
+                assert!(!md.contains(&en), "{en} in the Chinese Markdown");
+                seen += 1;
+            }
+        }
+        assert!(seen > 5, "only {seen} notes in the handed cases");
     }
 }

@@ -109,7 +109,7 @@ const TABLE: &[(&str, &str, &str)] = &[
         "Owner-checked release",
         "校验持有者的释放",
     ),
-    ("whatif_fencing", "Fencing", "写入时校验 fencing 令牌"),
+    ("whatif_fencing", "Fencing", "写入时校验栅栏令牌"),
     ("whatif_ttl", "TTL (ms)", "TTL（毫秒）"),
     ("whatif_every", "Renew every (ms)", "续期间隔（毫秒）"),
     (

@@ -56,28 +56,50 @@ impl Policy {
 
     /// Short plain-words name: `TTL 5000 ms + watchdog every 1667 ms`.
     pub fn label(&self) -> String {
+        self.label_in(false)
+    }
+
+    /// [`Policy::label`] in Simplified Chinese with `zh` (the words of the
+    /// Chinese report: 过期时间, 看门狗, 栅栏令牌), else in English.
+    pub fn label_in(&self, zh: bool) -> String {
         let mut parts = Vec::new();
         if let Some(t) = self.ttl_ms {
-            parts.push(format!("TTL {t} ms"));
+            parts.push(if zh {
+                format!("过期时间 {t} ms")
+            } else {
+                format!("TTL {t} ms")
+            });
         }
         if self.watchdog {
-            parts.push(match (self.renew_every_ms, self.ttl_ms) {
-                (Some(r), _) => format!("watchdog every {r} ms"),
-                (None, Some(t)) => format!("watchdog every {} ms", (t / 3).max(1)),
-                (None, None) => "watchdog every TTL/3".to_string(),
+            let every = match (self.renew_every_ms, self.ttl_ms) {
+                (Some(r), _) => Some(format!("{r} ms")),
+                (None, Some(t)) => Some(format!("{} ms", (t / 3).max(1))),
+                (None, None) => None,
+            };
+            parts.push(match (every, zh) {
+                (Some(every), false) => format!("watchdog every {every}"),
+                (None, false) => "watchdog every TTL/3".to_string(),
+                (Some(every), true) => format!("看门狗每 {every} 续期"),
+                (None, true) => "看门狗每隔三分之一过期时间续期".to_string(),
             });
             if let Some(p) = self.pause_ms {
-                parts.push(format!("pauses >= {p} ms"));
+                parts.push(if zh {
+                    format!("停顿 >= {p} ms")
+                } else {
+                    format!("pauses >= {p} ms")
+                });
             }
         }
+        let words =
+            |en: &'static str, zh_words: &'static str| if zh { zh_words } else { en }.to_string();
         if self.owner_check {
-            parts.push("owner-checked release".to_string());
+            parts.push(words("owner-checked release", "校验持有者的释放"));
         }
         if self.fencing {
-            parts.push("fencing".to_string());
+            parts.push(words("fencing", "写入时校验栅栏令牌"));
         }
         if parts.is_empty() {
-            "as logged (model)".to_string()
+            words("as logged (model)", "按日志推演（模型）")
         } else {
             parts.join(" + ")
         }
@@ -218,7 +240,7 @@ pub struct WhatIf {
     /// The wait limit used, ms.
     pub wait_limit_ms: Option<i64>,
     /// Caveats that concern this file set (unknown TTLs, unknown stock...).
-    pub notes: Vec<String>,
+    pub notes: Vec<WhatIfNote>,
 }
 
 impl WhatIf {
@@ -322,40 +344,105 @@ fn replay(
     }
 }
 
-/// The caveats of this file set.
-fn notes(analysis: &Analysis, input: &stock::Input) -> Vec<String> {
-    let mut notes = Vec::new();
-    let unknown = analysis.leases.iter().filter(|l| l.ttl_unknown).count();
-    if unknown > 0 {
-        notes.push(format!(
-            "{unknown} hold(s) have an unknown TTL: where their lock ended by the next acquire, \
-             the replay assumes it vanished then (the worst case), under every policy"
-        ));
+/// A caveat of the what-if on one file set, printed in English or Chinese
+/// ([`WhatIfNote::text`]); it serialises as its English text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WhatIfNote {
+    /// Holds whose TTL is unknown.
+    UnknownTtl {
+        /// How many.
+        holds: usize,
+    },
+    /// Locks that vanished on the server.
+    Vanished {
+        /// How many.
+        locks: usize,
+    },
+    /// Products whose initial stock is unknown.
+    NoInitialStock {
+        /// How many.
+        products: usize,
+    },
+    /// Sales made outside any hold.
+    UnheldSales {
+        /// How many.
+        sales: usize,
+    },
+}
+
+impl WhatIfNote {
+    /// The caveat as a sentence without a final stop, in Simplified Chinese
+    /// with `zh` (the words of `report::zh`), else in English.
+    pub fn text(&self, zh: bool) -> String {
+        match (*self, zh) {
+            (WhatIfNote::UnknownTtl { holds }, false) => format!(
+                "{holds} hold(s) have an unknown TTL: where their lock ended by the next acquire, \
+                 the replay assumes it vanished then (the worst case), under every policy"
+            ),
+            (WhatIfNote::UnknownTtl { holds }, true) => format!(
+                "{holds} 次持有的过期时间未知：其锁在下一次获取时结束的，推演假定锁在那时消失（最坏情况），每种策略都如此"
+            ),
+            (WhatIfNote::Vanished { locks }, false) => format!(
+                "{locks} lock(s) vanished on the server (failover, flush, eviction): the replay \
+                 deletes whatever lock is held at those instants; no lock policy prevents that, \
+                 only fencing contains it"
+            ),
+            (WhatIfNote::Vanished { locks }, true) => format!(
+                "{locks} 把锁从服务器上消失了（故障转移、清空或淘汰）：推演在这些时刻删除当时持有的锁；没有哪种锁策略能避免，只有栅栏令牌能拦住它"
+            ),
+            (WhatIfNote::NoInitialStock { products }, false) => format!(
+                "{products} product(s) have no known initial stock: their oversold units are kept \
+                 as logged under every policy"
+            ),
+            (WhatIfNote::NoInitialStock { products }, true) => {
+                format!("{products} 个商品的初始库存未知：每种策略下它们的超卖件数都按日志保留")
+            }
+            (WhatIfNote::UnheldSales { sales }, false) => {
+                format!("{sales} sale(s) were made outside any hold: kept as logged")
+            }
+            (WhatIfNote::UnheldSales { sales }, true) => {
+                format!("{sales} 笔销售发生在任何持有之外：按日志保留")
+            }
+        }
     }
-    let vanished = analysis
+}
+
+impl std::fmt::Display for WhatIfNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text(false))
+    }
+}
+
+impl Serialize for WhatIfNote {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.text(false))
+    }
+}
+
+/// The caveats of this file set.
+fn notes(analysis: &Analysis, input: &stock::Input) -> Vec<WhatIfNote> {
+    let mut notes = Vec::new();
+    let holds = analysis.leases.iter().filter(|l| l.ttl_unknown).count();
+    if holds > 0 {
+        notes.push(WhatIfNote::UnknownTtl { holds });
+    }
+    let locks = analysis
         .leases
         .iter()
         .filter(|l| l.lock_end == LockEnd::Vanished)
         .count();
-    if vanished > 0 {
-        notes.push(format!(
-            "{vanished} lock(s) vanished on the server (failover, flush, eviction): the replay \
-             deletes whatever lock is held at those instants; no lock policy prevents that, \
-             only fencing contains it"
-        ));
+    if locks > 0 {
+        notes.push(WhatIfNote::Vanished { locks });
     }
     if input.products_without_stock > 0 {
-        notes.push(format!(
-            "{} product(s) have no known initial stock: their oversold units are kept as logged \
-             under every policy",
-            input.products_without_stock
-        ));
+        notes.push(WhatIfNote::NoInitialStock {
+            products: input.products_without_stock,
+        });
     }
     if input.unheld_sales > 0 {
-        notes.push(format!(
-            "{} sale(s) were made outside any hold: kept as logged",
-            input.unheld_sales
-        ));
+        notes.push(WhatIfNote::UnheldSales {
+            sales: input.unheld_sales,
+        });
     }
     notes
 }
@@ -473,6 +560,44 @@ mod tests {
             ..Policy::default()
         };
         assert_eq!(pairs(&log, &longer), 2);
+    }
+
+    #[test]
+    fn every_note_and_policy_name_reads_in_chinese_without_english_words() {
+        let notes = [
+            WhatIfNote::UnknownTtl { holds: 2 },
+            WhatIfNote::Vanished { locks: 1 },
+            WhatIfNote::NoInitialStock { products: 3 },
+            WhatIfNote::UnheldSales { sales: 4 },
+        ];
+        for n in notes {
+            let zh = n.text(true);
+            assert!(!zh.chars().any(|c| c.is_ascii_alphabetic()), "{zh}");
+            assert!(zh.chars().any(|c| c.is_ascii_digit()), "the count: {zh}");
+            assert_ne!(zh, n.text(false));
+            assert_eq!(
+                serde_json::to_string(&n).expect("json"),
+                serde_json::to_string(&n.text(false)).expect("json"),
+                "the JSON keeps the English"
+            );
+        }
+        let every = Policy {
+            ttl_ms: Some(5000),
+            watchdog: true,
+            renew_every_ms: None,
+            pause_ms: Some(400),
+            owner_check: true,
+            fencing: true,
+        };
+        assert_eq!(
+            every.label(),
+            "TTL 5000 ms + watchdog every 1666 ms + pauses >= 400 ms + owner-checked release + fencing"
+        );
+        for p in [every, Policy::default()] {
+            let zh = p.label_in(true);
+            let letters: String = zh.chars().filter(char::is_ascii_alphabetic).collect();
+            assert!(letters.chars().all(|c| "ms".contains(c)), "{zh}");
+        }
     }
 
     proptest! {

@@ -85,7 +85,7 @@
 
 use std::io::BufRead;
 
-use crate::model::{LogBuilder, SourceInfo};
+use crate::model::{LogBuilder, SourceInfo, SourceNote};
 
 mod glob;
 mod line;
@@ -211,24 +211,20 @@ pub fn read_monitor<R: BufRead>(
     info.events_loaded += tally.events;
     info.lines_skipped += read.saturating_sub(warned + event_lines);
     if extra > 0 {
-        info.notes.push(format!(
-            "{event_lines} command line(s) gave {} events; each extra event counts as a record read",
-            tally.events
-        ));
+        info.notes.push(SourceNote::ExtraEvents {
+            lines: event_lines,
+            events: tally.events,
+        });
     }
-    info.notes.push(format!(
-        "replayed {} commands ({} inside Lua scripts) through the keyspace model",
-        tally.commands, tally.lua_commands
-    ));
+    info.notes.push(SourceNote::Replayed {
+        commands: tally.commands,
+        in_scripts: tally.lua_commands,
+    });
     info.notes.extend(tally.request_notes);
     if !tally.unknown.is_empty() {
-        let list: Vec<String> = tally
-            .unknown
-            .iter()
-            .map(|(c, n)| format!("{c} x{n}"))
-            .collect();
-        info.notes
-            .push(format!("unknown commands: {}", list.join(", ")));
+        info.notes.push(SourceNote::UnknownCommands {
+            commands: tally.unknown.into_iter().collect(),
+        });
     }
     Ok(())
 }
@@ -257,7 +253,7 @@ mod tests {
         ];
         assert_eq!(acc, [4, 4, 0, 0]);
         assert!(
-            i.notes.iter().any(|n| n
+            i.notes.iter().map(ToString::to_string).any(|n| n
                 == "3 command line(s) gave 4 events; each extra event counts as a record read"),
             "{:?}",
             i.notes

@@ -224,7 +224,7 @@ pub(super) struct Tally {
     /// Commands replayed inside Lua scripts.
     pub(super) lua_commands: u64,
     /// How the deletes were attributed ([`requests::Requests::notes`]).
-    pub(super) request_notes: Vec<String>,
+    pub(super) request_notes: Vec<crate::model::SourceNote>,
     /// Commands the keyspace model does not know, by upper-case name.
     pub(super) unknown: BTreeMap<String, u64>,
 }
@@ -1280,7 +1280,13 @@ mod tests {
         );
         let (log, info) = replay(&text);
         assert_eq!(log.events.len(), 1);
-        assert!(!info.notes.iter().any(|n| n.contains("unknown")));
+        assert!(
+            !info
+                .notes
+                .iter()
+                .map(ToString::to_string)
+                .any(|n| n.contains("unknown"))
+        );
     }
 
     #[test]
@@ -1422,6 +1428,11 @@ mod tests {
         assert_eq!(s.get_or_empty(o.detail().order_id), "O1");
         assert_eq!(s.get_or_empty(o.holder), "A");
         assert_eq!(log.events[6].detail().quantity, Some(1));
-        assert!(info.notes.iter().any(|n| n == "unknown commands: FROB x2"));
+        assert!(
+            info.notes
+                .iter()
+                .map(ToString::to_string)
+                .any(|n| n == "unknown commands: FROB x2")
+        );
     }
 }

@@ -30,6 +30,7 @@ use std::hash::BuildHasher;
 use hashbrown::{HashMap, HashSet};
 
 use super::replay::ClientInfo;
+use crate::model::SourceNote;
 
 /// Longest pause between two commands of one request on one connection of
 /// a pooled capture, ns: a request's own commands come back to back (a
@@ -191,28 +192,20 @@ impl Requests {
     }
 
     /// The notes a capture gets about how its deletes were attributed.
-    pub(super) fn notes(&self) -> Vec<String> {
+    pub(super) fn notes(&self) -> Vec<SourceNote> {
         let mut out = Vec::new();
         if self.pooled {
-            out.push(format!(
-                "pooled client: the same token was sent on several connections, so a DEL is tied to \
-                 a request only by commands on its own connection, each within {} ms of the last",
-                REQUEST_GAP_NS / 1_000_000
-            ));
+            out.push(SourceNote::PooledClient {
+                gap_ms: REQUEST_GAP_NS / 1_000_000,
+            });
         }
         if self.by_request > 0 {
-            out.push(format!(
-                "{} DEL(s) of a lock credited to the owner their connection's request named just \
-                 before (an order, a read of the lock, a token) (inferred)",
-                self.by_request
-            ));
+            out.push(SourceNote::DelsByRequest {
+                dels: self.by_request,
+            });
         }
         if self.guessed > 0 {
-            out.push(format!(
-                "{} DEL(s) of a lock came with nothing in the capture saying who sent them: each is \
-                 credited to the key's holder as its own release (inferred, holder guessed)",
-                self.guessed
-            ));
+            out.push(SourceNote::DelsGuessed { dels: self.guessed });
         }
         out
     }
@@ -315,7 +308,10 @@ mod tests {
             vec![(EventKind::Released, "A".into(), Some(true), false)]
         );
         assert!(
-            info.notes.iter().any(|n| n.starts_with("pooled client")),
+            info.notes
+                .iter()
+                .map(ToString::to_string)
+                .any(|n| n.starts_with("pooled client")),
             "{:?}",
             info.notes
         );
@@ -338,9 +334,9 @@ mod tests {
             vec![(EventKind::Released, "B".into(), Some(true), true)]
         );
         assert!(
-            info.notes
-                .iter()
-                .any(|n| n.starts_with("1 DEL(s) of a lock came with nothing")),
+            info.notes.iter().any(|n| n
+                .to_string()
+                .starts_with("1 DEL(s) of a lock came with nothing")),
             "{:?}",
             info.notes
         );
@@ -386,7 +382,7 @@ mod tests {
         assert!(
             info.notes
                 .iter()
-                .any(|n| n.starts_with("1 DEL(s) of a lock credited"))
+                .any(|n| n.to_string().starts_with("1 DEL(s) of a lock credited"))
         );
     }
 }

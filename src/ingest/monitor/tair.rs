@@ -221,7 +221,11 @@ mod tests {
             ]
         );
         assert!(
-            !info.notes.iter().any(|n| n.contains("unknown")),
+            !info
+                .notes
+                .iter()
+                .map(ToString::to_string)
+                .any(|n| n.contains("unknown")),
             "{:?}",
             info.notes
         );

@@ -64,7 +64,7 @@ fn source_ui(ui: &mut Ui, lang: Lang, src: &SourceInfo) {
     if !src.notes.is_empty() {
         ui.label(RichText::new(tr(lang, "notes")).strong());
         for n in &src.notes {
-            ui.label(format!("• {n}"));
+            ui.label(format!("• {}", n.text(lang == Lang::Zh)));
         }
     }
 }

@@ -259,7 +259,7 @@ impl WhatIfPanel {
             ui.label(RichText::new(tr(lang, "whatif_mismatch")).color(NOTICE));
         }
         for note in &w.notes {
-            ui.label(RichText::new(note).small().weak());
+            ui.label(RichText::new(note.text(lang == Lang::Zh)).small().weak());
         }
         ui.label(RichText::new(tr(lang, "whatif_model")).small().weak());
         ui.separator();

@@ -1,0 +1,850 @@
+//! What a reader noted about a file ([`SourceNote`]), typed so that the
+//! reports and the window print it in English or Simplified Chinese; the
+//! JSON report keeps the English sentence.
+
+use serde::Serialize;
+
+/// A note on how one file was read (fields chosen among several, the
+/// zone assumed, how captures were combined). [`SourceNote::text`] prints
+/// it in either language; it serialises as its English text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceNote {
+    /// Lines with bytes the file's encoding does not allow.
+    DamagedBytes {
+        /// How many lines.
+        lines: u64,
+        /// The encoding (`UTF-8`, `GB18030`...).
+        encoding: String,
+    },
+    /// A whole-second time field was passed over for a finer one.
+    CoarseTime {
+        /// The whole-second field.
+        coarse: String,
+        /// The field chosen.
+        chosen: String,
+        /// Its resolution: `s`, `ms`, `µs` or `ns`.
+        resolution: String,
+    },
+    /// Other fields could have played a role.
+    AlsoPresent {
+        /// The role (`time`, `key`, `holder`...).
+        role: String,
+        /// The field chosen.
+        chosen: String,
+        /// The others, in order.
+        others: Vec<String>,
+    },
+    /// A field read as the TTL by its name only.
+    TtlByName {
+        /// The field.
+        field: String,
+        /// In seconds (else ms).
+        seconds: bool,
+    },
+    /// No event field: event names come from the message.
+    EventFromMessage,
+    /// Line numbers are record numbers (a JSON document export).
+    RecordNumbers,
+    /// Times without an offset were read in this zone: a fixed offset
+    /// (`+08:00`), a zone name, or UTC because none was given.
+    NaiveTimes {
+        /// The fixed offset as written after `UTC`.
+        offset: Option<String>,
+        /// The zone's name.
+        zone: Option<String>,
+    },
+    /// No TTL field: the TTL given for the file is used.
+    TtlGiven {
+        /// That TTL, ms.
+        ttl_ms: i64,
+    },
+    /// No TTL field and none given: the TTL is unknown.
+    TtlUnknown {
+        /// The file's name, for the `--ttl-ms FILE=MS` hint.
+        file: String,
+    },
+    /// MONITOR: command lines that gave several events.
+    ExtraEvents {
+        /// The command lines.
+        lines: u64,
+        /// The events they gave.
+        events: u64,
+    },
+    /// MONITOR: the commands replayed through the keyspace model.
+    Replayed {
+        /// Commands.
+        commands: u64,
+        /// Of them, inside Lua scripts.
+        in_scripts: u64,
+    },
+    /// MONITOR: one token on several connections (a pool).
+    PooledClient {
+        /// The longest gap between two commands of one request, ms.
+        gap_ms: i64,
+    },
+    /// MONITOR: deletes credited to the owner their request named.
+    DelsByRequest {
+        /// How many.
+        dels: u64,
+    },
+    /// MONITOR: deletes with no sender, credited to the key's holder.
+    DelsGuessed {
+        /// How many.
+        dels: u64,
+    },
+    /// MONITOR: commands the model does not know, with their counts.
+    UnknownCommands {
+        /// (command, times), in name order.
+        commands: Vec<(String, u64)>,
+    },
+    /// Capture keys linked to the application's keys.
+    KeysLinked {
+        /// One per capture key, in the order of their English text.
+        links: Vec<KeyLink>,
+    },
+    /// Business lines tied to the hold running on their thread.
+    BusinessTied {
+        /// How many.
+        lines: u64,
+    },
+    /// Lock lines with no token: their thread is the holder.
+    ThreadHolders {
+        /// How many.
+        lines: u64,
+    },
+    /// A replica's capture: its replication link's copies are left out.
+    Replica {
+        /// The link's client address.
+        client: String,
+        /// The master's capture.
+        master: String,
+        /// The link's lock events.
+        events: u64,
+    },
+    /// The captures are the nodes of one Redlock.
+    Redlock {
+        /// The lock keys they write.
+        keys: KeyList,
+        /// The captures.
+        nodes: Vec<String>,
+        /// Majority of the nodes.
+        quorum: u64,
+        /// Per-node acquires tried on another node too.
+        matched: u64,
+        /// Per-node acquires.
+        acquires: u64,
+        /// The span that counts as "too", ms.
+        span_ms: i64,
+    },
+    /// The captures are one server over time.
+    Failover {
+        /// The lock keys they write.
+        keys: KeyList,
+        /// Each move: (from capture, to capture, time).
+        moves: Vec<(String, String, String)>,
+    },
+    /// The captures write the same keys but are no Redlock.
+    NotRedlock {
+        /// The lock keys they write.
+        keys: KeyList,
+        /// The captures.
+        nodes: Vec<String>,
+        /// Per-node acquires tried on another node too.
+        matched: u64,
+        /// Per-node acquires.
+        acquires: u64,
+        /// The span that counts as "too", ms.
+        span_ms: i64,
+    },
+    /// A capture beside a Redlock that writes no lock key.
+    DataNode,
+}
+
+/// Lock keys named in a note: the first by name and how many more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyList {
+    /// The first key by name; `None` for no key.
+    pub first: Option<String>,
+    /// How many others.
+    pub more: usize,
+}
+
+impl KeyList {
+    /// The keys `names`: the first by name and the count of the rest.
+    pub fn of(mut names: Vec<&str>) -> KeyList {
+        names.sort_unstable();
+        KeyList {
+            first: names.first().map(|f| (*f).to_string()),
+            more: names.len().saturating_sub(1),
+        }
+    }
+
+    fn text(&self, zh: bool) -> String {
+        match (&self.first, self.more, zh) {
+            (None, ..) => String::new(),
+            (Some(first), 0, _) => format!("`{first}`"),
+            (Some(first), n, false) => format!("`{first}` and {n} more"),
+            (Some(first), n, true) => format!("`{first}` 等 {} 个", n + 1),
+        }
+    }
+}
+
+/// How a capture key was linked to the application's (or not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KeyLink {
+    /// Linked by the holder tokens both share.
+    Tokens {
+        /// The capture's key.
+        capture: String,
+        /// The application's key.
+        app: String,
+        /// Tokens on both.
+        tokens: u64,
+    },
+    /// Linked by its spelling behind a library prefix (inferred).
+    Spelling {
+        /// The capture's key.
+        capture: String,
+        /// The application's key.
+        app: String,
+    },
+    /// It could be several application keys: left as it is.
+    Ambiguous {
+        /// The capture's key.
+        capture: String,
+    },
+}
+
+impl KeyLink {
+    /// The link as a clause, in Simplified Chinese with `zh`.
+    pub fn text(&self, zh: bool) -> String {
+        match (self, zh) {
+            (
+                KeyLink::Tokens {
+                    capture,
+                    app,
+                    tokens,
+                },
+                false,
+            ) => format!(
+                "`{capture}` is the application's `{app}` ({tokens} holder token(s) on both)"
+            ),
+            (KeyLink::Spelling { capture, app }, false) => format!(
+                "`{capture}` is the application's `{app}` (no shared token: by its spelling behind a library prefix, inferred)"
+            ),
+            (KeyLink::Ambiguous { capture }, false) => {
+                format!("`{capture}` could be several application keys and was left as it is")
+            }
+            (
+                KeyLink::Tokens {
+                    capture,
+                    app,
+                    tokens,
+                },
+                true,
+            ) => {
+                format!("`{capture}` 即应用的 `{app}`（两边共有 {tokens} 个持有者令牌）")
+            }
+            (KeyLink::Spelling { capture, app }, true) => {
+                format!("`{capture}` 即应用的 `{app}`（没有共同令牌：按去掉库前缀后的拼写，推断）")
+            }
+            (KeyLink::Ambiguous { capture }, true) => {
+                format!("`{capture}` 可能对应多个应用锁键，保持原样")
+            }
+        }
+    }
+}
+
+/// `names` each in backticks, joined by `sep`.
+fn quoted(names: &[String], sep: &str) -> String {
+    let q: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
+    q.join(sep)
+}
+
+/// A field role's name in Chinese (the report's words), else quoted.
+fn role_zh(role: &str) -> String {
+    match role {
+        "time" => "时间".to_string(),
+        "key" => "锁键".to_string(),
+        "holder" => "持有者".to_string(),
+        "event" => "事件".to_string(),
+        "ttl" => "过期时间".to_string(),
+        "host" => "主机".to_string(),
+        "thread" => "线程".to_string(),
+        other => format!("`{other}`"),
+    }
+}
+
+/// A time resolution's name in Chinese.
+fn resolution_zh(r: &str) -> &str {
+    match r {
+        "s" => "秒",
+        "ms" => "毫秒",
+        "µs" => "微秒",
+        "ns" => "纳秒",
+        other => other,
+    }
+}
+
+impl SourceNote {
+    /// The note as a sentence, in Simplified Chinese with `zh` (ids, field
+    /// and file names quoted as they are), else in English.
+    pub fn text(&self, zh: bool) -> String {
+        if zh { self.zh() } else { self.en() }
+    }
+
+    /// The English sentence (what the JSON report holds).
+    fn en(&self) -> String {
+        match self {
+            SourceNote::DamagedBytes { lines, encoding } => {
+                format!("{lines} line(s) had bytes invalid in {encoding}")
+            }
+            SourceNote::CoarseTime {
+                coarse,
+                chosen,
+                resolution,
+            } => format!(
+                "time: `{coarse}` has whole seconds only; `{chosen}` ({resolution}) was preferred"
+            ),
+            SourceNote::AlsoPresent {
+                role,
+                chosen,
+                others,
+            } => format!(
+                "{role}: using `{chosen}`; also present: {}",
+                quoted(others, ", ")
+            ),
+            SourceNote::TtlByName { field, seconds } => {
+                let unit = if *seconds { "seconds" } else { "ms" };
+                format!(
+                    "ttl: `{field}` is read as the lease TTL in {unit}, by its name only (map `ttl_ms` or `ttl_s` to another field if it is not)"
+                )
+            }
+            SourceNote::EventFromMessage => {
+                "no event field: event names are read from the message".to_string()
+            }
+            SourceNote::RecordNumbers => {
+                "line numbers are record numbers in this export".to_string()
+            }
+            SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
+                (Some(f), _) => format!("times without an offset were read as UTC{f}"),
+                (None, Some(z)) => format!("times without an offset were read in {z}"),
+                (None, None) => {
+                    "times without an offset were read as UTC (set a time zone if they are local)"
+                        .to_string()
+                }
+            },
+            SourceNote::TtlGiven { ttl_ms } => {
+                format!("no TTL field: holds use the TTL given for this file, {ttl_ms} ms")
+            }
+            SourceNote::TtlUnknown { file } => format!(
+                "no TTL field: the lock TTL is unknown (not infinite), so no lease is said to expire and no hold to lack a TTL; give it with a mapped field (`[fields] ttl_ms = \"...\"` in a mapping file) or a TTL for this file (`--ttl-ms {file}=MS`, `ttl_ms = MS` in a mapping file, or the TTL setting in the window)"
+            ),
+            _ => self.en_capture(),
+        }
+    }
+
+    /// The English of the MONITOR and capture notes.
+    fn en_capture(&self) -> String {
+        match self {
+            SourceNote::ExtraEvents { lines, events } => format!(
+                "{lines} command line(s) gave {events} events; each extra event counts as a record read"
+            ),
+            SourceNote::Replayed {
+                commands,
+                in_scripts,
+            } => format!(
+                "replayed {commands} commands ({in_scripts} inside Lua scripts) through the keyspace model"
+            ),
+            SourceNote::PooledClient { gap_ms } => format!(
+                "pooled client: the same token was sent on several connections, so a DEL is tied to \
+                 a request only by commands on its own connection, each within {gap_ms} ms of the last"
+            ),
+            SourceNote::DelsByRequest { dels } => format!(
+                "{dels} DEL(s) of a lock credited to the owner their connection's request named just \
+                 before (an order, a read of the lock, a token) (inferred)"
+            ),
+            SourceNote::DelsGuessed { dels } => format!(
+                "{dels} DEL(s) of a lock came with nothing in the capture saying who sent them: each is \
+                 credited to the key's holder as its own release (inferred, holder guessed)"
+            ),
+            SourceNote::UnknownCommands { commands } => {
+                let list: Vec<String> = commands.iter().map(|(c, n)| format!("{c} x{n}")).collect();
+                format!("unknown commands: {}", list.join(", "))
+            }
+            SourceNote::KeysLinked { links } => {
+                let lines: Vec<String> = links.iter().map(|l| l.text(false)).collect();
+                format!(
+                    "capture keys linked to the application log, so each hold counts once (the capture is the server's view): {}",
+                    lines.join("; ")
+                )
+            }
+            SourceNote::BusinessTied { lines } => format!(
+                "{lines} business line(s) named no lock key or holder: each was tied to the hold \
+                 running on the same host, process and thread at that moment (inferred)"
+            ),
+            SourceNote::ThreadHolders { lines } => {
+                format!(
+                    "{lines} lock line(s) named no token: the holder is their thread (inferred)"
+                )
+            }
+            _ => self.en_nodes(),
+        }
+    }
+
+    /// The English of the notes on captures combined (Redlock, failover).
+    fn en_nodes(&self) -> String {
+        match self {
+            SourceNote::Replica {
+                client,
+                master,
+                events,
+            } => format!(
+                "Replica: client `{client}` only repeats the writes of `{master}` (its {events} lock events each \
+                 follow the same one there, and none failed): the replication link; its copies are \
+                 left out, so that each grant counts once"
+            ),
+            SourceNote::Redlock {
+                keys,
+                nodes,
+                quorum,
+                matched,
+                acquires,
+                span_ms,
+            } => format!(
+                "Redlock: lock key {} is written on {} captures ({}), the nodes of one Redlock: \
+                 quorum {quorum} of {} (a hold counts once {quorum} nodes granted it); {matched} of \
+                 {acquires} per-node acquires were also tried on another node within {span_ms} ms",
+                keys.text(false),
+                nodes.len(),
+                quoted(nodes, ", "),
+                nodes.len(),
+            ),
+            SourceNote::Failover { keys, moves } => {
+                let moves: Vec<String> = moves
+                    .iter()
+                    .map(|(from, to, at)| format!("from `{from}` to `{to}` at {at}"))
+                    .collect();
+                format!(
+                    "Failover: the writes to lock key {} move {} (one node's lock writes stop, then \
+                     the next one's begin): one server over time, not a Redlock; every node's holds are \
+                     kept",
+                    keys.text(false),
+                    moves.join(", then ")
+                )
+            }
+            SourceNote::NotRedlock {
+                keys,
+                nodes,
+                matched,
+                acquires,
+                span_ms,
+            } => format!(
+                "Not a Redlock: lock key {} is written on {} captures ({}) at the same time, but only \
+                 {matched} of {acquires} per-node acquires were tried on another node within {span_ms} ms; \
+                 every node's holds are kept",
+                keys.text(false),
+                nodes.len(),
+                quoted(nodes, ", "),
+            ),
+            SourceNote::DataNode => {
+                "Redlock: no lock key is written in this capture: a data node, not one of the lock \
+                 nodes, and it does not count toward any quorum"
+                    .to_string()
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// The Chinese sentence (the words of `report::zh`: 锁键, 持有者,
+    /// 租约, 过期时间).
+    fn zh(&self) -> String {
+        match self {
+            SourceNote::DamagedBytes { lines, encoding } => {
+                format!("{lines} 行含有在 {encoding} 中无效的字节")
+            }
+            SourceNote::CoarseTime {
+                coarse,
+                chosen,
+                resolution,
+            } => format!(
+                "时间：`{coarse}` 只有整秒；选用了 `{chosen}`（{}）",
+                resolution_zh(resolution)
+            ),
+            SourceNote::AlsoPresent {
+                role,
+                chosen,
+                others,
+            } => format!(
+                "{}：使用 `{chosen}`；另有：{}",
+                role_zh(role),
+                quoted(others, "、")
+            ),
+            SourceNote::TtlByName { field, seconds } => format!(
+                "过期时间：仅凭字段名把 `{field}` 读作租约的过期时间，单位为{}（若不是，请把 `ttl_ms` 或 `ttl_s` 映射到另一个字段）",
+                if *seconds { "秒" } else { "毫秒" }
+            ),
+            SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
+            SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
+            SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
+                (Some(f), _) => format!("没有时区偏移的时间按 UTC{f} 读取"),
+                (None, Some(z)) => format!("没有时区偏移的时间按 {z} 时区读取"),
+                (None, None) => {
+                    "没有时区偏移的时间按 UTC 读取（若是本地时间，请设置时区）".to_string()
+                }
+            },
+            SourceNote::TtlGiven { ttl_ms } => {
+                format!("没有过期时间字段：持有使用为此文件给出的过期时间 {ttl_ms} 毫秒")
+            }
+            SourceNote::TtlUnknown { file } => format!(
+                "没有过期时间字段：锁的过期时间未知（不是永不过期），因此不判定任何租约过期，也不判定任何持有缺少过期时间；可在映射文件中映射一个字段（`[fields] ttl_ms = \"...\"`），或为此文件给出过期时间（`--ttl-ms {file}=MS`、映射文件中的 `ttl_ms = MS`，或窗口中的过期时间设置）"
+            ),
+            _ => self.zh_capture(),
+        }
+    }
+
+    /// The Chinese of the MONITOR and capture notes.
+    fn zh_capture(&self) -> String {
+        match self {
+            SourceNote::ExtraEvents { lines, events } => {
+                format!("{lines} 行命令产生了 {events} 条事件；每条多出的事件都计为读取的一条记录")
+            }
+            SourceNote::Replayed {
+                commands,
+                in_scripts,
+            } => format!("通过键空间模型回放了 {commands} 条命令（其中 {in_scripts} 条在脚本内）"),
+            SourceNote::PooledClient { gap_ms } => format!(
+                "连接池客户端：同一令牌在多个连接上发送，因此一次 `DEL` 只按它所在连接上的命令关联到请求，相邻命令间隔不超过 {gap_ms} 毫秒"
+            ),
+            SourceNote::DelsByRequest { dels } => format!(
+                "{dels} 次对锁的 `DEL` 记在其连接上刚刚的请求所指的持有者名下（订单、读锁或令牌）（推断）"
+            ),
+            SourceNote::DelsGuessed { dels } => format!(
+                "{dels} 次对锁的 `DEL` 在抓包中看不出是谁发出的：每次都记为该锁键持有者的自行释放（推断，持有者为猜测）"
+            ),
+            SourceNote::UnknownCommands { commands } => {
+                let list: Vec<String> = commands
+                    .iter()
+                    .map(|(c, n)| format!("`{c}` {n} 次"))
+                    .collect();
+                format!("未知命令：{}", list.join("、"))
+            }
+            SourceNote::KeysLinked { links } => {
+                let lines: Vec<String> = links.iter().map(|l| l.text(true)).collect();
+                format!(
+                    "抓包中的锁键已关联到应用日志，每次持有只计一次（抓包是服务器视角）：{}",
+                    lines.join("；")
+                )
+            }
+            SourceNote::BusinessTied { lines } => format!(
+                "{lines} 行业务日志没有锁键或持有者：每行都关联到当时在同一主机、进程和线程上运行的持有（推断）"
+            ),
+            SourceNote::ThreadHolders { lines } => {
+                format!("{lines} 行锁日志没有令牌：持有者取其线程（推断）")
+            }
+            _ => self.zh_nodes(),
+        }
+    }
+
+    /// The Chinese of the notes on captures combined.
+    fn zh_nodes(&self) -> String {
+        match self {
+            SourceNote::Replica {
+                client,
+                master,
+                events,
+            } => format!(
+                "副本：客户端 `{client}` 只是重复 `{master}` 的写入（它的 {events} 条锁事件都紧跟在那边相同的事件之后，且没有失败）：这是复制链路；它的副本被略去，每次授予只计一次"
+            ),
+            SourceNote::Redlock {
+                keys,
+                nodes,
+                quorum,
+                matched,
+                acquires,
+                span_ms,
+            } => format!(
+                "Redlock：锁键 {} 写在 {} 份抓包上（{}），它们是同一个 Redlock 的节点：法定数量为 {} 个中的 {quorum} 个（{quorum} 个节点授予后才算一次持有）；{acquires} 次单节点获取中有 {matched} 次在 {span_ms} 毫秒内也在另一个节点上尝试过",
+                keys.text(true),
+                nodes.len(),
+                quoted(nodes, "、"),
+                nodes.len(),
+            ),
+            SourceNote::Failover { keys, moves } => {
+                let moves: Vec<String> = moves
+                    .iter()
+                    .map(|(from, to, at)| format!("于 {at} 从 `{from}` 转到 `{to}`"))
+                    .collect();
+                format!(
+                    "故障转移：锁键 {} 的写入{}（一个节点的锁写入停止后，下一个节点的才开始）：这是先后更替的同一个服务器，不是 Redlock；每个节点的持有都保留",
+                    keys.text(true),
+                    moves.join("，随后")
+                )
+            }
+            SourceNote::NotRedlock {
+                keys,
+                nodes,
+                matched,
+                acquires,
+                span_ms,
+            } => format!(
+                "不是 Redlock：锁键 {} 同时写在 {} 份抓包上（{}），但 {acquires} 次单节点获取中只有 {matched} 次在 {span_ms} 毫秒内也在另一个节点上尝试过；每个节点的持有都保留",
+                keys.text(true),
+                nodes.len(),
+                quoted(nodes, "、"),
+            ),
+            SourceNote::DataNode => {
+                "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"
+                    .to_string()
+            }
+            _ => String::new(),
+        }
+    }
+}
+
+impl std::fmt::Display for SourceNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.en())
+    }
+}
+
+impl Serialize for SourceNote {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.en())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One note of each kind, with the values it quotes.
+    fn one_of_each() -> Vec<(SourceNote, Vec<&'static str>)> {
+        let s = String::from;
+        let keys = KeyList::of(vec!["lock:b", "lock:a"]);
+        vec![
+            (
+                SourceNote::DamagedBytes {
+                    lines: 2,
+                    encoding: s("GB18030"),
+                },
+                vec!["GB18030"],
+            ),
+            (
+                SourceNote::CoarseTime {
+                    coarse: s("__time__"),
+                    chosen: s("ts"),
+                    resolution: s("ms"),
+                },
+                vec![],
+            ),
+            (
+                SourceNote::AlsoPresent {
+                    role: s("holder"),
+                    chosen: s("owner"),
+                    others: vec![s("client")],
+                },
+                vec![],
+            ),
+            (
+                SourceNote::TtlByName {
+                    field: s("expire"),
+                    seconds: true,
+                },
+                vec![],
+            ),
+            (SourceNote::EventFromMessage, vec![]),
+            (SourceNote::RecordNumbers, vec![]),
+            (
+                SourceNote::NaiveTimes {
+                    offset: Some(s("+08:00")),
+                    zone: None,
+                },
+                vec![],
+            ),
+            (
+                SourceNote::NaiveTimes {
+                    offset: None,
+                    zone: Some(s("Asia/Shanghai")),
+                },
+                vec!["Asia/Shanghai"],
+            ),
+            (
+                SourceNote::NaiveTimes {
+                    offset: None,
+                    zone: None,
+                },
+                vec![],
+            ),
+            (SourceNote::TtlGiven { ttl_ms: 3000 }, vec![]),
+            (SourceNote::TtlUnknown { file: s("app.log") }, vec![]),
+            (
+                SourceNote::ExtraEvents {
+                    lines: 3,
+                    events: 5,
+                },
+                vec![],
+            ),
+            (
+                SourceNote::Replayed {
+                    commands: 10,
+                    in_scripts: 4,
+                },
+                vec![],
+            ),
+            (SourceNote::PooledClient { gap_ms: 50 }, vec![]),
+            (SourceNote::DelsByRequest { dels: 2 }, vec![]),
+            (SourceNote::DelsGuessed { dels: 1 }, vec![]),
+            (
+                SourceNote::UnknownCommands {
+                    commands: vec![(s("FROB"), 2)],
+                },
+                vec![],
+            ),
+            (
+                SourceNote::KeysLinked {
+                    links: vec![
+                        KeyLink::Tokens {
+                            capture: s("{a}"),
+                            app: s("a"),
+                            tokens: 3,
+                        },
+                        KeyLink::Spelling {
+                            capture: s("lib:b"),
+                            app: s("b"),
+                        },
+                        KeyLink::Ambiguous { capture: s("c") },
+                    ],
+                },
+                vec![],
+            ),
+            (SourceNote::BusinessTied { lines: 7 }, vec![]),
+            (SourceNote::ThreadHolders { lines: 1 }, vec![]),
+            (
+                SourceNote::Replica {
+                    client: s("10.0.0.2:6379"),
+                    master: s("m.log"),
+                    events: 9,
+                },
+                vec![],
+            ),
+            (
+                SourceNote::Redlock {
+                    keys: keys.clone(),
+                    nodes: vec![s("n1.log"), s("n2.log"), s("n3.log")],
+                    quorum: 2,
+                    matched: 5,
+                    acquires: 6,
+                    span_ms: 1000,
+                },
+                vec![],
+            ),
+            (
+                SourceNote::Failover {
+                    keys: keys.clone(),
+                    moves: vec![(s("a.log"), s("b.log"), s("2025-03-03T10:20:05.100+08:00"))],
+                },
+                vec!["2025-03-03T10:20:05.100+08:00"],
+            ),
+            (
+                SourceNote::NotRedlock {
+                    keys,
+                    nodes: vec![s("n1.log"), s("n2.log")],
+                    matched: 0,
+                    acquires: 6,
+                    span_ms: 1000,
+                },
+                vec![],
+            ),
+            (SourceNote::DataNode, vec![]),
+        ]
+    }
+
+    /// A number for each kind: adding a kind does not compile until it is
+    /// counted here, and then [`one_of_each`] must give one.
+    fn kind(n: &SourceNote) -> usize {
+        match n {
+            SourceNote::DamagedBytes { .. } => 0,
+            SourceNote::CoarseTime { .. } => 1,
+            SourceNote::AlsoPresent { .. } => 2,
+            SourceNote::TtlByName { .. } => 3,
+            SourceNote::EventFromMessage => 4,
+            SourceNote::RecordNumbers => 5,
+            SourceNote::NaiveTimes { .. } => 6,
+            SourceNote::TtlGiven { .. } => 7,
+            SourceNote::TtlUnknown { .. } => 8,
+            SourceNote::ExtraEvents { .. } => 9,
+            SourceNote::Replayed { .. } => 10,
+            SourceNote::PooledClient { .. } => 11,
+            SourceNote::DelsByRequest { .. } => 12,
+            SourceNote::DelsGuessed { .. } => 13,
+            SourceNote::UnknownCommands { .. } => 14,
+            SourceNote::KeysLinked { .. } => 15,
+            SourceNote::BusinessTied { .. } => 16,
+            SourceNote::ThreadHolders { .. } => 17,
+            SourceNote::Replica { .. } => 18,
+            SourceNote::Redlock { .. } => 19,
+            SourceNote::Failover { .. } => 20,
+            SourceNote::NotRedlock { .. } => 21,
+            SourceNote::DataNode => 22,
+        }
+    }
+
+    /// `text` without its `quoted` spans and the unquoted values given.
+    fn unquoted(text: &str, values: &[&str]) -> String {
+        let mut rest: String = text.split('`').step_by(2).collect();
+        for v in values {
+            rest = rest.replace(v, "");
+        }
+        rest
+    }
+
+    #[test]
+    fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
+        let notes = one_of_each();
+        let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
+        assert_eq!(kinds.len(), 23, "one note of each kind");
+        for (note, values) in &notes {
+            let en = note.text(false);
+            let zh = note.text(true);
+            assert!(!en.is_empty() && !zh.is_empty(), "{note:?}");
+            assert_eq!(en, note.to_string());
+            assert_eq!(
+                serde_json::to_string(note).expect("json"),
+                serde_json::to_string(&en).expect("json"),
+                "the JSON holds the English"
+            );
+            // Proper names that Chinese writes as they are.
+            let rest = unquoted(&zh, values)
+                .replace("Redlock", "")
+                .replace("UTC", "");
+            let ascii: String = rest.chars().filter(char::is_ascii_alphabetic).collect();
+            assert!(ascii.is_empty(), "{ascii:?} in {zh}");
+            assert!(
+                zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{zh}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_english_of_a_note_is_the_sentence_the_readers_wrote() {
+        let n = SourceNote::DamagedBytes {
+            lines: 1,
+            encoding: "UTF-8".into(),
+        };
+        assert_eq!(n.to_string(), "1 line(s) had bytes invalid in UTF-8");
+        let keys = KeyList::of(vec!["k2", "k1", "k3"]);
+        let n = SourceNote::Failover {
+            keys,
+            moves: vec![("a".into(), "b".into(), "T1".into())],
+        };
+        assert!(
+            n.to_string().starts_with(
+                "Failover: the writes to lock key `k1` and 2 more move from `a` to `b` at T1 ("
+            ),
+            "{n}"
+        );
+        assert!(n.text(true).contains("`k1` 等 3 个"), "{}", n.text(true));
+    }
+}
