@@ -357,6 +357,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "+{} more keys not shown",
         "另有 {} 个锁键未显示",
     ),
+    (
+        "lanes_not_shown",
+        "+{} lanes not shown",
+        "另有 {} 条泳道未显示",
+    ),
     ("released", "released", "已释放"),
     ("expired", "expired", "已过期"),
     ("replay", "Replay", "回放"),
