@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::i18n::{Lang, term, tr, trf};
+use super::i18n::{Lang, tr, trf, words};
 use super::timeline::layout::{LaneFit, fit_lanes};
 use super::timeline::paint::{LegendItems, Palette, legend};
 use super::timeline::{
@@ -120,7 +120,7 @@ pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: 
                 &inc.label(),
                 &units(inc.oversold_units),
                 &money(inc.loss),
-                &term(lang, inc.cause.as_str()),
+                &words(lang, inc.cause.as_str()),
                 &inc.leases.len().to_string(),
                 &format_ms(inc.duration_ms()),
             ],

@@ -465,24 +465,57 @@ pub fn overlap_rect(o: &OverlapBox, group: &PlacedGroup<'_>, scale: &TimeScale) 
 /// Padding around a label inside its box and between two labels, points.
 pub const LABEL_PAD: f32 = 3.0;
 
-/// Which of a row's labels are drawn: each label `(box_left, box_right,
-/// text_w)` (boxes sorted by left edge) is drawn at its box's left when
-/// the whole text fits inside the box and clears the label drawn before
-/// it, so labels are never cut and never collide.
-pub fn place_labels(labels: &[(f32, f32, f32)]) -> Vec<bool> {
-    let mut end = f32::NEG_INFINITY;
-    labels
-        .iter()
-        .map(|&(left, right, w)| {
-            let x0 = left + LABEL_PAD;
-            let x1 = x0 + w;
-            let fits = x1 + LABEL_PAD <= right && x0 >= end + LABEL_PAD;
-            if fits {
-                end = x1;
-            }
-            fits
-        })
-        .collect()
+/// Where a band's label is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LabelSpot {
+    /// Left edge of the text, points.
+    pub x: f32,
+    /// Row: 0 is the key's header row, 1 and on lie over its lanes.
+    pub row: usize,
+    /// True when the short form of the text is drawn.
+    pub short: bool,
+}
+
+/// Where each overlap band's label goes. `labels` are `(band_left,
+/// text_w, short_w)`, sorted by band; `(left, right)` is the plot's span;
+/// `rows` how many rows the labels may use. Each label starts just right
+/// of its band's left edge (moved left to end inside the plot, never past
+/// its left edge) in the first row where it clears the labels already
+/// there. When that leaves a label out, all take their short form if that
+/// places more; `None` only for bands too dense for either. Labels are
+/// never cut by the plot's edges and never overlap one another.
+pub fn place_label_rows(
+    labels: &[(f32, f32, f32)],
+    (left, right): (f32, f32),
+    rows: usize,
+) -> Vec<Option<LabelSpot>> {
+    let pass = |short: bool| -> Vec<Option<LabelSpot>> {
+        let mut ends = vec![f32::NEG_INFINITY; rows];
+        labels
+            .iter()
+            .map(|&(band_left, w, short_w)| {
+                let width = if short { short_w } else { w };
+                let x = (band_left + LABEL_PAD).min(right - LABEL_PAD - width);
+                if x < left + LABEL_PAD {
+                    return None;
+                }
+                let row = ends.iter().position(|&end| x >= end + LABEL_PAD)?;
+                ends[row] = x + width;
+                Some(LabelSpot { x, row, short })
+            })
+            .collect()
+    };
+    let placed = |spots: &[Option<LabelSpot>]| spots.iter().filter(|s| s.is_some()).count();
+    let full = pass(false);
+    if placed(&full) == labels.len() {
+        return full;
+    }
+    let short = pass(true);
+    if placed(&short) > placed(&full) {
+        short
+    } else {
+        full
+    }
 }
 
 /// The arrow of a handoff in `group`: from the middle of the earlier
@@ -864,15 +897,43 @@ mod tests {
     }
 
     #[test]
-    fn labels_that_do_not_fit_or_would_collide_are_left_out() {
-        // Fits; too narrow a box; overlaps the first label; fits after it.
-        let placed = place_labels(&[
-            (0.0, 100.0, 60.0),
-            (110.0, 140.0, 60.0),
-            (40.0, 200.0, 60.0),
-            (70.0, 200.0, 60.0),
-        ]);
-        assert_eq!(placed, vec![true, false, false, true]);
+    fn three_close_bands_each_get_their_label_in_rows_none_cut_or_overlapping() {
+        // Three bands 30 points apart, labels 70 points wide (short 25): the
+        // old one-row placement drew the first only.
+        let labels = [
+            (100.0, 70.0, 25.0),
+            (130.0, 70.0, 25.0),
+            (160.0, 70.0, 25.0),
+        ];
+        let spots = place_label_rows(&labels, (0.0, 1000.0), 3);
+        let spots: Vec<LabelSpot> = spots.into_iter().map(|s| s.expect("placed")).collect();
+        assert_eq!(
+            spots.iter().map(|s| (s.row, s.short)).collect::<Vec<_>>(),
+            vec![(0, false), (1, false), (2, false)]
+        );
+        assert_eq!(spots[0].x, 100.0 + LABEL_PAD);
+        // One row only: all shorten, and then all fit, none over another.
+        let spots = place_label_rows(&labels, (0.0, 1000.0), 1);
+        let spots: Vec<LabelSpot> = spots.into_iter().map(|s| s.expect("placed")).collect();
+        assert!(spots.iter().all(|s| s.short && s.row == 0), "{spots:?}");
+        assert!(
+            spots
+                .windows(2)
+                .all(|w| w[0].x + 25.0 + LABEL_PAD <= w[1].x)
+        );
+        // Too dense even short: the ones that clear are kept.
+        let dense = [(100.0, 70.0, 25.0), (110.0, 70.0, 25.0)];
+        let spots = place_label_rows(&dense, (0.0, 1000.0), 1);
+        assert!(spots[0].is_some() && spots[1].is_none(), "{spots:?}");
+        // A band at the right edge: its label ends inside the plot.
+        let spots = place_label_rows(&[(990.0, 70.0, 25.0)], (0.0, 1000.0), 1);
+        let s = spots[0].expect("placed");
+        assert!(s.x + 70.0 <= 1000.0 && !s.short, "{s:?}");
+        // Wider than the plot in both forms: not drawn, not cut.
+        assert_eq!(
+            place_label_rows(&[(0.0, 90.0, 80.0)], (0.0, 60.0), 2),
+            vec![None]
+        );
     }
 
     #[test]
