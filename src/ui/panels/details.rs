@@ -4,13 +4,14 @@
 
 use egui::{RichText, Ui};
 
-use super::{ALERT, PanelContext};
+use super::{ALERT, PanelContext, id_label};
 use crate::analysis::{Incident, IncidentId, Lease};
 use crate::model::SourceRef;
 use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
 use crate::ui::i18n::{Lang, term, tr, trf};
 use crate::ui::session::Session;
 use crate::ui::state::Command;
+use crate::ui::timeline::labels::short_id;
 
 /// The details panel.
 fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPanel) {
@@ -45,13 +46,14 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
             lang,
             "selected_pair",
             &[
-                holder(o.earlier),
-                holder(o.later),
+                &short_id(holder(o.earlier)),
+                &short_id(holder(o.later)),
                 &format_ms(o.duration_ms()),
                 &term(lang, o.cause.as_str()),
             ],
         );
-        ui.add(egui::Label::new(RichText::new(pair).color(ALERT)).wrap());
+        ui.add(egui::Label::new(RichText::new(pair).color(ALERT)).wrap())
+            .on_hover_text(format!("{}\n{}", holder(o.earlier), holder(o.later)));
     }
     ui.label(RichText::new(tr(lang, "explanation")).strong());
     let story = match lang {
@@ -78,7 +80,9 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
     let name = |sym| input.log.strings.get(sym);
     let time = |ns| input.time(ns);
     egui::Frame::group(ui.style()).show(ui, |ui| {
-        ui.label(RichText::new(name(l.holder)).monospace().strong());
+        let holder = name(l.holder);
+        let text = RichText::new(short_id(holder)).monospace().strong();
+        id_label(ui, lang, text, holder);
         // Rows that wrap to the panel's width (a grid would widen the
         // panel past the window's right edge).
         let row = |ui: &mut Ui, k: &str, v: String| {
@@ -151,10 +155,10 @@ fn orders_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
         let sale = &s.analysis.sales[si];
         let t = input.time(sale.at_ns);
         ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new(sale.order_id.map(name).unwrap_or("—")).monospace());
-            ui.add(
-                egui::Label::new(RichText::new(sale.holder.map(name).unwrap_or("—")).weak()).wrap(),
-            );
+            let order = sale.order_id.map(name).unwrap_or("—");
+            id_label(ui, lang, RichText::new(short_id(order)).monospace(), order);
+            let holder = sale.holder.map(name).unwrap_or("—");
+            id_label(ui, lang, RichText::new(short_id(holder)).weak(), holder);
             ui.label(t.get(11..23).unwrap_or(&t).to_string());
             let over = format!("{} {}", tr(lang, "units_over"), sale.oversold_units);
             if sale.oversold_units > 0 {
