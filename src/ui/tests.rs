@@ -793,6 +793,9 @@ fn a_file_nothing_was_read_from_is_said_in_the_window_not_no_incidents() {
             .next()
             .is_some()
     );
+    // The replay bar's cursor has no time to show: a dash, not 1970.
+    h.get_by_label("Cursor: —");
+    assert!(h.query_all_by_label_contains("1970").next().is_none());
 }
 
 #[test]
