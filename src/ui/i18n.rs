@@ -49,6 +49,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("unpin", "Unpin", "取消置顶"),
     ("phase_reading", "Reading", "读取"),
     ("phase_analysing", "Analysing", "分析"),
+    ("phase_keys", "{}: {} / {} keys", "{}：{} / {} 个锁键"),
     ("phase_indexing", "Indexing the replay", "建立回放索引"),
     ("phase_drawing", "Building the timeline", "生成时间线"),
     (
