@@ -64,6 +64,7 @@ fn timeline_only(model: SwimlaneModel, first_incident: Option<IncidentId>) -> [(
                     lang: Lang::En,
                     cursor_s: None,
                     pinned: &[],
+                    picture: false,
                 };
                 egui::CentralPanel::default().show(ui, |ui| {
                     timeline_ui(ui, model, view, opts);

@@ -6,10 +6,13 @@
 //! (`tests/fixtures/cases/README.md`, "The rules behind the answers").
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 
-use super::{Lease, LeaseId, LockEnd, LogLagArtefact, NS_PER_MS, Settings, WindowEnd};
+use super::{
+    AnalysisProgress, Lease, LeaseId, LockEnd, LogLagArtefact, NS_PER_MS, Settings, WindowEnd,
+};
 use crate::model::{EventKind, LoadedLog, PARALLEL_MIN, Sym};
 
 /// Holds plus what the reconstruction learned on the way.
@@ -301,6 +304,19 @@ pub fn reconstruct_leases_in(
     settings: &Settings,
     view: &EventView,
 ) -> LeaseSet {
+    reconstruct_leases_counted(log, times_ns, settings, view, &AnalysisProgress::default())
+}
+
+/// [`reconstruct_leases_in`], counting the keys in `progress`: the total
+/// once the keys are known, then one more done as each key's holds are
+/// rebuilt (an atomic add per key, never per event).
+pub fn reconstruct_leases_counted(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    settings: &Settings,
+    view: &EventView,
+    progress: &AnalysisProgress,
+) -> LeaseSet {
     let order = time_order(log, times_ns, |i, _| view.includes(i));
     let mut by_key: foldhash::HashMap<Sym, Vec<usize>> = foldhash::HashMap::default();
     for &i in &order {
@@ -317,9 +333,13 @@ pub fn reconstruct_leases_in(
     // do not depend on which line happened to intern a key first.
     let mut by_key: Vec<(Sym, Vec<usize>)> = by_key.into_iter().collect();
     by_key.sort_by(|a, b| log.strings.get(a.0).cmp(log.strings.get(b.0)));
+    progress
+        .keys_total
+        .store(by_key.len() as u64, Ordering::Relaxed);
     let one_key = |(key, events): &(Sym, Vec<usize>)| {
         let mut one = LeaseSet::default();
         reconstruct_key(log, times_ns, *key, events, tolerance_ns, &mut one);
+        progress.keys_done.fetch_add(1, Ordering::Relaxed);
         one
     };
     // Small logs stay on this thread (see `PARALLEL_MIN`).
@@ -689,6 +709,32 @@ pub(crate) mod tests {
     }
 
     use EventKind::*;
+
+    #[test]
+    fn the_analysis_counts_every_key_done_up_to_the_total() {
+        // Three keys on one thread; then enough events for the parallel
+        // path, over 1 000 keys.
+        let log = log_of(&[
+            (0, Acquired, "a", "A", Some(2000)),
+            (10, Acquired, "b", "B", Some(2000)),
+            (20, Acquired, "c", "C", Some(2000)),
+            (30, Released, "a", "A", None),
+        ]);
+        let progress = AnalysisProgress::default();
+        let a = crate::analysis::analyze_counted(&log, &Settings::default(), &progress);
+        assert_eq!(progress.keys(), (3, 3));
+        assert_eq!(a.leases.len(), 3);
+        let keys: Vec<String> = (0..1000).map(|k| format!("k{k}")).collect();
+        let rows: Vec<(i64, EventKind, &str, &str, Option<i64>)> = (0..PARALLEL_MIN + 2000)
+            .map(|i| {
+                let kind = if i % 2 == 0 { Acquired } else { Released };
+                (i as i64, kind, keys[i / 2 % 1000].as_str(), "h", Some(1000))
+            })
+            .collect();
+        let progress = AnalysisProgress::default();
+        crate::analysis::analyze_counted(&log_of(&rows), &Settings::default(), &progress);
+        assert_eq!(progress.keys(), (1000, 1000));
+    }
 
     #[test]
     fn expiry_while_working_is_a_zombie_hold() {

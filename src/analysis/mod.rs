@@ -470,16 +470,47 @@ pub struct Analysis {
     pub summary: Summary,
 }
 
+/// How far an analysis has got, for a progress bar: the lock keys whose
+/// holds were rebuilt (the per-key part of the analysis), of all keys.
+/// Counted once per key with relaxed atomics, never per event, so it costs
+/// nothing measurable; read from another thread while [`analyze_counted`]
+/// runs.
+#[derive(Debug, Default)]
+pub struct AnalysisProgress {
+    /// Keys whose holds are rebuilt.
+    pub keys_done: std::sync::atomic::AtomicU64,
+    /// Keys in the log (0 until they are known).
+    pub keys_total: std::sync::atomic::AtomicU64,
+}
+
+impl AnalysisProgress {
+    /// `(keys done, keys total)`.
+    pub fn keys(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.keys_done.load(Relaxed), self.keys_total.load(Relaxed))
+    }
+}
+
 /// Runs every rule over `log` with `settings`.
 ///
 /// Never panics on any input; cost is O(n log n) in events plus the number of
 /// overlap pairs listed (at most `max_listed_pairs` per incident) and the
 /// holds of each incident, not the number of overlap pairs.
 pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
+    analyze_counted(log, settings, &AnalysisProgress::default())
+}
+
+/// [`analyze`], counting the keys done in `progress` as it goes.
+pub fn analyze_counted(
+    log: &LoadedLog,
+    settings: &Settings,
+    progress: &AnalysisProgress,
+) -> Analysis {
     let started = Instant::now();
     let times_ns = apply_host_offsets(log, &settings.host_offsets_ms);
     let (primary, server) = EventView::split(log);
-    let lease_set = reconstruct_leases_in(log, &times_ns, settings, &primary);
+    let lease_set =
+        leases::reconstruct_leases_counted(log, &times_ns, settings, &primary, progress);
     timing::phase("analyze/leases", started);
     // The overlap sweep, the stock accounting and the server's own holds
     // read the holds and the log only: they run side by side.

@@ -422,6 +422,29 @@ pub fn read_source<R: Read>(
     Ok(())
 }
 
+/// The text of a source as [`read_source`] reads it: decompressed (gzip,
+/// zstd) within the same limits and decoded the same way (BOM, UTF-16,
+/// GB18030 line by line), so its line `n` is the line `n` events and
+/// warnings name. For showing a source's raw lines again.
+///
+/// # Errors
+/// Why the compressed stream was refused (it expands past the limit).
+pub fn source_text(raw: Vec<u8>) -> Result<String, String> {
+    let limit = decode::ExpandLimit {
+        max_bytes: MAX_INPUT_BYTES,
+        ratio: MAX_EXPANSION_RATIO,
+        free_bytes: RATIO_FREE_BYTES,
+    };
+    let (bytes, _, _) = decode::decompress_if_needed(raw, &limit)?;
+    Ok(decode::decode(bytes).text)
+}
+
+/// True when `head` (a file's first bytes) starts like a gzip or zstd
+/// stream.
+pub fn looks_compressed(head: &[u8]) -> bool {
+    decode::is_compressed(head)
+}
+
 /// Reads all of `reader`, 1 MB at a time between cancellation checks (no
 /// zeroed bounce buffer: a fixed cost that dominated small inputs), and
 /// refuses more than `max_bytes`.

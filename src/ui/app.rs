@@ -615,7 +615,7 @@ impl App {
                     // caption around the timeline, in the shot only.
                     let (selected, lang) = (context.selection.incident, context.lang());
                     super::render::chrome_ui(ui, &s.input(), context.model, selected, lang);
-                    return panels::central::central_ui(ui, &mut context).map(|_| whole);
+                    return panels::central::central_ui(ui, &mut context, true).map(|_| whole);
                 }
                 if context.session.is_some() {
                     egui::Frame::new()
@@ -627,7 +627,7 @@ impl App {
                             p.search.ui(ui, &mut context);
                         });
                 }
-                panels::central::central_ui(ui, &mut context)
+                panels::central::central_ui(ui, &mut context, false)
             })
             .inner;
         p.settings.show(&ctx, &mut context);

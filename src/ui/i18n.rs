@@ -49,6 +49,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("unpin", "Unpin", "取消置顶"),
     ("phase_reading", "Reading", "读取"),
     ("phase_analysing", "Analysing", "分析"),
+    ("phase_keys", "{}: {} / {} keys", "{}：{} / {} 个锁键"),
     ("phase_indexing", "Indexing the replay", "建立回放索引"),
     ("phase_drawing", "Building the timeline", "生成时间线"),
     (
@@ -357,6 +358,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "+{} more keys not shown",
         "另有 {} 个锁键未显示",
     ),
+    (
+        "lanes_not_shown",
+        "+{} lanes not shown",
+        "另有 {} 条泳道未显示",
+    ),
     ("released", "released", "已释放"),
     ("expired", "expired", "已过期"),
     ("replay", "Replay", "回放"),
@@ -372,6 +378,10 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("state_at_cursor", "State at cursor", "游标时刻的状态"),
     ("valid_left", "valid, {} left", "有效，剩余 {}"),
     ("valid_no_ttl", "valid, no TTL", "有效，无 TTL"),
+    ("cause_short_lease_expired", "expired", "过期"),
+    ("cause_short_foreign_release", "foreign", "他人释放"),
+    ("cause_short_lock_vanished", "vanished", "消失"),
+    ("cause_short_ttl_unknown", "TTL?", "TTL 未知"),
     (
         "expired_ago",
         "expired {} ago, still working",
@@ -457,6 +467,29 @@ pub fn term(lang: Lang, word: &str) -> String {
         Lang::En => word.to_string(),
         Lang::Zh => crate::report::zh::term(word).unwrap_or(word).to_string(),
     }
+}
+
+/// A report's snake_case name in words, for pictures and the window: the
+/// Chinese term, or in English with spaces (`lease expired`).
+pub fn words(lang: Lang, word: &str) -> String {
+    match lang {
+        Lang::En => word.replace('_', " "),
+        Lang::Zh => term(lang, word),
+    }
+}
+
+/// An overlap cause in one short word, for a label with little room.
+pub fn cause_short(lang: Lang, cause: crate::analysis::Cause) -> &'static str {
+    use crate::analysis::Cause;
+    tr(
+        lang,
+        match cause {
+            Cause::LeaseExpired => "cause_short_lease_expired",
+            Cause::ForeignRelease => "cause_short_foreign_release",
+            Cause::LockVanished => "cause_short_lock_vanished",
+            Cause::TtlUnknown => "cause_short_ttl_unknown",
+        },
+    )
 }
 
 /// The label for `key` in `lang`; the key itself when it is missing (so a

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
-use crate::analysis::{Settings, analyze};
+use crate::analysis::{AnalysisProgress, Settings, analyze_counted};
 use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::playback::StateIndex;
@@ -80,6 +80,8 @@ pub struct Loading {
     pub reanalysis: bool,
     /// The step the worker is at ([`Phase`] as a number).
     pub phase: Arc<AtomicU8>,
+    /// Keys analysed, of all, while [`Phase::Analysing`] runs.
+    pub analysis: Arc<AnalysisProgress>,
     /// When the job started.
     pub started: std::time::Instant,
 }
@@ -109,6 +111,17 @@ impl Phase {
             2 => Phase::Indexing,
             _ => Phase::Drawing,
         }
+    }
+
+    /// The share of the load done when this step starts, with the
+    /// analysis's `(keys done, keys total)` moving the bar through
+    /// [`Phase::Analysing`].
+    pub fn fraction(self, (done, total): (u64, u64)) -> f32 {
+        let within = match self {
+            Phase::Analysing if total > 0 => done.min(total) as f32 / total as f32,
+            _ => 0.0,
+        };
+        (f32::from(self as u8) + within) / f32::from(Phase::COUNT)
     }
 
     /// Its label key in the i18n table.
@@ -162,17 +175,19 @@ pub fn load_now(
     filters: &Filters,
     progress: &Progress,
 ) -> Result<LoadResult, String> {
-    load_in_phases(job, opts, settings, filters, progress, &AtomicU8::new(0))
+    let counters = (&AtomicU8::new(0), &AnalysisProgress::default());
+    load_in_phases(job, opts, settings, filters, progress, counters)
 }
 
-/// [`load_now`], storing in `phase` the [`Phase`] it is at.
+/// [`load_now`], storing in `phase` the [`Phase`] it is at and in
+/// `analysis` the keys analysed.
 fn load_in_phases(
     job: &Job,
     opts: &IngestOptions,
     settings: &Settings,
     filters: &Filters,
     progress: &Progress,
-    phase: &AtomicU8,
+    (phase, analysis): (&AtomicU8, &AnalysisProgress),
 ) -> Result<LoadResult, String> {
     let set = |p: Phase| phase.store(p as u8, Ordering::Relaxed);
     set(Phase::Reading);
@@ -193,7 +208,7 @@ fn load_in_phases(
     };
     set(Phase::Analysing);
     let started = std::time::Instant::now();
-    let analysis = analyze(&log, settings);
+    let analysis = analyze_counted(&log, settings, analysis);
     crate::timing::phase("window/analyze", started);
     // The playback's index and the timeline's display list both read the
     // analysis only: built side by side (issue #17); the step shown moves
@@ -239,8 +254,9 @@ pub fn spawn(
 ) -> Loading {
     let progress = Arc::new(Progress::default());
     let phase = Arc::new(AtomicU8::new(0));
+    let analysis = Arc::new(AnalysisProgress::default());
     let (tx, rx) = channel();
-    let (p, ph) = (progress.clone(), phase.clone());
+    let (p, ph, an) = (progress.clone(), phase.clone(), analysis.clone());
     let (source, reanalysis) = (job.source().clone(), matches!(job, Job::Reanalyze { .. }));
     let repaint = Arc::new(repaint);
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -259,7 +275,7 @@ pub fn spawn(
     let spawned = std::thread::Builder::new()
         .name("loader".into())
         .spawn(move || {
-            let result = load_in_phases(&job, &opts, &settings, &filters, &p, &ph);
+            let result = load_in_phases(&job, &opts, &settings, &filters, &p, (&ph, &an));
             let _ = tx.send(result);
             done.store(true, Ordering::Relaxed);
             repaint();
@@ -278,6 +294,7 @@ pub fn spawn(
         source,
         reanalysis,
         phase,
+        analysis,
         started: std::time::Instant::now(),
     }
 }
@@ -292,18 +309,32 @@ mod phase_tests {
             assert_eq!(Phase::from_u8(n) as u8, n);
         }
         let phase = AtomicU8::new(0);
+        let analysis = AnalysisProgress::default();
         let r = load_in_phases(
             &Job::Load(Source::Sample),
             &IngestOptions::default(),
             &Settings::default(),
             &Filters::default(),
             &Progress::default(),
-            &phase,
+            (&phase, &analysis),
         );
         assert!(r.is_ok());
         assert_eq!(
             Phase::from_u8(phase.load(Ordering::Relaxed)),
             Phase::Drawing
         );
+        // Every key of the sample was counted as analysed.
+        let (done, total) = analysis.keys();
+        assert!(total >= 1 && done == total, "{done} / {total}");
+    }
+
+    #[test]
+    fn the_bar_moves_through_the_analysis_with_the_keys_done() {
+        assert_eq!(Phase::Reading.fraction((0, 0)), 0.0);
+        assert_eq!(Phase::Analysing.fraction((0, 0)), 0.25);
+        assert_eq!(Phase::Analysing.fraction((50, 100)), 0.375);
+        assert_eq!(Phase::Analysing.fraction((100, 100)), 0.5);
+        assert_eq!(Phase::Indexing.fraction((100, 100)), 0.5);
+        assert_eq!(Phase::Drawing.fraction((100, 100)), 0.75);
     }
 }

@@ -5,12 +5,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use super::i18n::{Lang, term, tr, trf};
+use super::i18n::{Lang, tr, trf, words};
+use super::timeline::layout::{LaneFit, fit_lanes};
 use super::timeline::paint::{LegendItems, Palette, legend};
 use super::timeline::{
-    AXIS_H, Filters, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
+    AXIS_H, Filters, Lane, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView,
+    picture_hidden_lanes, timeline_ui,
 };
 use crate::analysis::{FindingKind, IncidentId};
+use crate::cli::MAX_PICTURE_SIDE;
 use crate::fsio::write_atomic;
 use crate::pipeline::{AnalyzedLog, PictureStyle};
 use crate::report::{ReportInput, format_money, format_ms, format_time};
@@ -117,7 +120,7 @@ pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: 
                 &inc.label(),
                 &units(inc.oversold_units),
                 &money(inc.loss),
-                &term(lang, inc.cause.as_str()),
+                &words(lang, inc.cause.as_str()),
                 &inc.leases.len().to_string(),
                 &format_ms(inc.duration_ms()),
             ],
@@ -185,7 +188,8 @@ pub fn chrome_ui(
         .exact_size(CAPTION_H)
         .frame(bar(ui))
         .show(ui, |ui| {
-            let caption = picture_caption(r, incident, lang);
+            let hidden = hidden_text(lang, 0, picture_hidden_lanes(ui.ctx()));
+            let caption = picture_caption(r, incident, lang) + &hidden;
             ui.label(caption_text(caption, caption_alarm(r, incident)));
         });
     let kinds = finding_kinds(model);
@@ -199,21 +203,38 @@ pub fn chrome_ui(
         });
 }
 
-/// How many of `model`'s groups fit in `lanes_h` points (at least one),
-/// and the picture's height, points, for a picture at most `max_h` high.
-pub fn picture_fit(model: &SwimlaneModel, max_h: f32) -> (usize, f32) {
-    let chrome = TITLE_H + AXIS_H + BOTTOM_PAD + LEGEND_H + CAPTION_H;
-    let room = (max_h - chrome).max(0.0);
-    let mut used = 0.0;
-    let mut n = 0;
-    for g in &model.groups {
-        if n > 0 && used + g.height() > room {
-            break;
-        }
-        used += g.height();
-        n += 1;
+/// Height of a picture's title, axis, legend, caption and margins, points.
+const CHROME_H: f32 = TITLE_H + AXIS_H + BOTTOM_PAD + LEGEND_H + CAPTION_H;
+
+/// The lanes a picture of `model` shows ([`fit_lanes`]) in a picture at
+/// most `max_h` points high (itself at most [`MAX_PICTURE_SIDE`]): whole
+/// keys, or whole lanes of a key too tall for it, those `wanted` first.
+/// Returns the fit and the picture's height, points: as high as what it
+/// shows, so it has no scrollbar and no cut row.
+pub fn picture_fit(
+    model: &SwimlaneModel,
+    max_h: f32,
+    wanted: impl Fn(&Lane) -> bool,
+) -> (LaneFit, f32) {
+    let max_h = max_h.min(MAX_PICTURE_SIDE as f32);
+    let fit = fit_lanes(model, (max_h - CHROME_H).max(0.0), wanted);
+    let height = (CHROME_H + fit.height).min(max_h).ceil();
+    (fit, height)
+}
+
+/// What a picture leaves out, for its caption: ` · +2 more keys not shown
+/// · +460 lanes not shown`; empty when it shows everything.
+pub fn hidden_text(lang: Lang, keys: usize, lanes: usize) -> String {
+    let mut t = String::new();
+    if keys > 0 {
+        t.push_str(" · ");
+        t.push_str(&trf(lang, "more_keys_below", &[&keys.to_string()]));
     }
-    (n, (chrome + used).min(max_h).ceil())
+    if lanes > 0 {
+        t.push_str(" · ");
+        t.push_str(&trf(lang, "lanes_not_shown", &[&lanes.to_string()]));
+    }
+    t
 }
 
 /// Draws the timeline of `loaded` (zoomed to `incident` when given) into an
@@ -252,9 +273,21 @@ pub fn render_image_in(
         None => Filters::default(),
     };
     let mut model = SwimlaneModel::build(&loaded.log, &loaded.analysis, &filters);
-    let (shown, height) = picture_fit(&model, size.1 as f32);
-    let hidden = model.groups.len().saturating_sub(shown);
-    model.groups.truncate(shown);
+    // The incident's holders, else the lanes with something wrong, are
+    // the ones a picture too small for all keeps.
+    let incident_leases = incident
+        .and_then(|i| loaded.analysis.incidents.get(i.index()))
+        .map(|inc| inc.leases.clone());
+    let wanted = |lane: &Lane| match &incident_leases {
+        Some(leases) => lane.leases.iter().any(|b| leases.contains(&b.lease)),
+        None => {
+            lane.leases.iter().any(|b| b.anomalous())
+                || lane.sales.iter().any(|s| s.oversold_units > 0)
+                || !lane.findings.is_empty()
+        }
+    };
+    let (fit, height) = picture_fit(&model, size.1 as f32, wanted);
+    model.keep(&fit);
     let mut view = TimelineView::default();
     view.fit(&model);
     if let Some(id) = incident {
@@ -268,6 +301,7 @@ pub fn render_image_in(
         lang,
         cursor_s: None,
         pinned: &[],
+        picture: true,
     };
     let input = ReportInput {
         log: &loaded.log,
@@ -276,13 +310,8 @@ pub fn render_image_in(
     };
     let title = picture_title(&input, incident, lang);
     let alarm = caption_alarm(&input, incident);
-    let mut caption = picture_caption(&input, incident, lang);
-    if hidden > 0 {
-        caption.push_str(&format!(
-            " · {}",
-            trf(lang, "more_keys_below", &[&hidden.to_string()])
-        ));
-    }
+    let caption = picture_caption(&input, incident, lang);
+    let hidden = (fit.hidden_groups, fit.hidden_lanes);
     let kinds = finding_kinds(&model);
     let renderer = std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new)
         .map_err(|_| anyhow::anyhow!("no wgpu adapter: cannot render pictures on this machine (try Mesa's llvmpipe/lavapipe, or use --no-images)"))?;
@@ -300,7 +329,8 @@ pub fn render_image_in(
             })
             .renderer(renderer)
             .build_ui(move |ui| {
-                picture_ui(ui, &model, &view, opts, &title, (&caption, alarm), &kinds)
+                let caption = (caption.as_str(), hidden, alarm);
+                picture_ui(ui, &model, &view, opts, &title, caption, &kinds)
             });
         harness.run_steps(3);
         harness.render()
@@ -319,9 +349,13 @@ fn picture_ui(
     view: &TimelineView,
     opts: TimelineOptions,
     title: &str,
-    (caption, alarm): (&str, bool),
+    (caption, (hidden_keys, hidden_lanes), alarm): (&str, (usize, usize), bool),
     kinds: &[FindingKind],
 ) {
+    // The lanes the picture's height still cuts (counted by the timeline
+    // of the previous frame) with those left out before drawing.
+    let lanes = hidden_lanes + picture_hidden_lanes(ui.ctx());
+    let caption = format!("{caption}{}", hidden_text(opts.lang, hidden_keys, lanes));
     let bar = |ui: &egui::Ui| {
         egui::Frame::new()
             .fill(ui.visuals().panel_fill)
@@ -407,8 +441,7 @@ mod tests {
     }
 
     #[test]
-    fn a_picture_is_cropped_to_the_groups_that_fit() {
-        let mut model = SwimlaneModel::default();
+    fn a_picture_is_as_high_as_the_whole_lanes_it_shows() {
         let group = |lanes: usize| crate::ui::timeline::LaneGroup {
             key: "k".into(),
             lanes: (0..lanes)
@@ -427,18 +460,27 @@ mod tests {
             incidents: 0,
             findings: Vec::new(),
         };
-        model.groups = vec![group(2), group(3), group(40)];
-        let chrome = TITLE_H + AXIS_H + BOTTOM_PAD + LEGEND_H + CAPTION_H;
+        let mut model = SwimlaneModel {
+            groups: vec![group(2), group(3), group(40)],
+            ..SwimlaneModel::default()
+        };
         // Two small groups fit a 900-point picture, the third does not:
         // the picture is as high as what it shows.
-        let (n, h) = picture_fit(&model, 900.0);
-        assert_eq!(n, 2);
+        let (fit, h) = picture_fit(&model, 900.0, |_| false);
+        assert_eq!((fit.lanes.len(), fit.hidden_groups), (2, 1));
+        let shown = model.groups[0].height() + model.groups[1].height();
+        assert_eq!(h, (CHROME_H + shown).ceil());
+        // One key of 500 holders in a 900-point picture: whole lanes only,
+        // the rest counted, the picture no higher than asked.
+        model.groups = vec![group(500)];
+        let (fit, h) = picture_fit(&model, 900.0, |_| false);
+        assert!(h <= 900.0, "{h}");
+        assert_eq!(fit.lanes[0].len() + fit.hidden_lanes, 500);
+        assert_eq!(h, (CHROME_H + fit.height).ceil());
         assert_eq!(
-            h,
-            (chrome + model.groups[0].height() + model.groups[1].height()).ceil()
+            hidden_text(Lang::En, 0, fit.hidden_lanes),
+            format!(" · +{} lanes not shown", fit.hidden_lanes)
         );
-        // One group is always shown, cut at the maximum height.
-        let (n, h) = picture_fit(&model, 100.0);
-        assert_eq!((n, h), (1, 100.0));
+        assert_eq!(hidden_text(Lang::En, 0, 0), "");
     }
 }

@@ -10,7 +10,9 @@ use crate::ui::state::{Command, Selection};
 use crate::ui::timeline::{TimelineEvent, TimelineOptions, timeline_ui};
 
 /// The central area. Returns where the timeline was drawn, if it was.
-pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
+/// For a `picture` (a screenshot being taken) the timeline shows whole
+/// rows only and no scrollbar.
+pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>, picture: bool) -> Option<Rect> {
     let Some(session) = context.session else {
         placeholder_ui(ui, context);
         return None;
@@ -32,6 +34,7 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>) -> Option<Rect> {
         lang: context.lang(),
         cursor_s: Some((context.playback.cursor_ns - model.t0_ns) as f64 / 1e9),
         pinned: &context.state.filters.pinned,
+        picture,
     };
     let mut view = context.state.view.clone();
     crate::ui::timeline::overview::overview_ui(ui, model, &mut view, context.lang());

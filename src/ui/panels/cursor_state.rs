@@ -3,12 +3,13 @@
 
 use egui::{RichText, Ui};
 
-use super::{ALERT, PanelContext, stock::stock_ui};
+use super::{ALERT, PanelContext, id_label, stock::stock_ui};
 use crate::analysis::LockEnd;
 use crate::model::LoadedLog;
 use crate::playback::{KeyState, LeaseStatus};
 use crate::report::format_ms;
 use crate::ui::i18n::{Lang, tr, trf};
+use crate::ui::timeline::labels::short_id;
 
 /// Keys listed in full; the rest are counted.
 const MAX_KEYS: usize = 6;
@@ -57,10 +58,15 @@ fn key_ui(ui: &mut Ui, lang: Lang, log: &LoadedLog, k: &KeyState) {
     ui.add_space(4.0);
     ui.label(RichText::new(name(k.key)).monospace().strong());
     ui.indent(("key_state", k.key.index()), |ui| {
-        ui.label(match k.server_holder {
-            Some(h) => trf(lang, "server_holds", &[name(h)]),
-            None => tr(lang, "server_free").to_string(),
-        });
+        match k.server_holder {
+            Some(h) => {
+                let text = trf(lang, "server_holds", &[&short_id(name(h))]);
+                id_label(ui, lang, RichText::new(text), name(h));
+            }
+            None => {
+                ui.label(tr(lang, "server_free"));
+            }
+        }
         let n = k.believers.len();
         let believers = RichText::new(trf(lang, "believers", &[&n.to_string()]));
         ui.label(if n > 1 {
@@ -71,12 +77,13 @@ fn key_ui(ui: &mut Ui, lang: Lang, log: &LoadedLog, k: &KeyState) {
         for b in &k.believers {
             let text = format!(
                 "{} — {}",
-                name(b.holder),
+                short_id(name(b.holder)),
                 lease_status_text(lang, &b.status)
             );
             let zombie = matches!(b.status, LeaseStatus::EndedStillWorking { .. });
             let rt = RichText::new(text).monospace();
-            ui.label(if zombie { rt.color(ALERT) } else { rt });
+            let rt = if zombie { rt.color(ALERT) } else { rt };
+            id_label(ui, lang, rt, name(b.holder));
         }
     });
 }

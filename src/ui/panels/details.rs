@@ -4,13 +4,15 @@
 
 use egui::{RichText, Ui};
 
-use super::{ALERT, PanelContext};
+use super::{ALERT, PanelContext, id_label};
 use crate::analysis::{Incident, IncidentId, Lease};
 use crate::model::SourceRef;
 use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
 use crate::ui::i18n::{Lang, term, tr, trf};
+use crate::ui::loader::{SAMPLE_BYTES, Source};
 use crate::ui::session::Session;
 use crate::ui::state::Command;
+use crate::ui::timeline::labels::short_id;
 
 /// The details panel.
 fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPanel) {
@@ -45,13 +47,14 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
             lang,
             "selected_pair",
             &[
-                holder(o.earlier),
-                holder(o.later),
+                &short_id(holder(o.earlier)),
+                &short_id(holder(o.later)),
                 &format_ms(o.duration_ms()),
                 &term(lang, o.cause.as_str()),
             ],
         );
-        ui.add(egui::Label::new(RichText::new(pair).color(ALERT)).wrap());
+        ui.add(egui::Label::new(RichText::new(pair).color(ALERT)).wrap())
+            .on_hover_text(format!("{}\n{}", holder(o.earlier), holder(o.later)));
     }
     ui.label(RichText::new(tr(lang, "explanation")).strong());
     let story = match lang {
@@ -78,7 +81,9 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
     let name = |sym| input.log.strings.get(sym);
     let time = |ns| input.time(ns);
     egui::Frame::group(ui.style()).show(ui, |ui| {
-        ui.label(RichText::new(name(l.holder)).monospace().strong());
+        let holder = name(l.holder);
+        let text = RichText::new(short_id(holder)).monospace().strong();
+        id_label(ui, lang, text, holder);
         // Rows that wrap to the panel's width (a grid would widen the
         // panel past the window's right edge).
         let row = |ui: &mut Ui, k: &str, v: String| {
@@ -151,10 +156,10 @@ fn orders_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
         let sale = &s.analysis.sales[si];
         let t = input.time(sale.at_ns);
         ui.horizontal_wrapped(|ui| {
-            ui.label(RichText::new(sale.order_id.map(name).unwrap_or("—")).monospace());
-            ui.add(
-                egui::Label::new(RichText::new(sale.holder.map(name).unwrap_or("—")).weak()).wrap(),
-            );
+            let order = sale.order_id.map(name).unwrap_or("—");
+            id_label(ui, lang, RichText::new(short_id(order)).monospace(), order);
+            let holder = sale.holder.map(name).unwrap_or("—");
+            id_label(ui, lang, RichText::new(short_id(holder)).weak(), holder);
             ui.label(t.get(11..23).unwrap_or(&t).to_string());
             let over = format!("{} {}", tr(lang, "units_over"), sale.oversold_units);
             if sale.oversold_units > 0 {
@@ -225,9 +230,9 @@ fn read_source_lines(s: &Session, refs: &[SourceRef]) -> Vec<SourceLine> {
         })
         .collect();
     // A source's name is its path as given on the command line or in the
-    // open dialog (the embedded sample's is no file: nothing is read).
+    // open dialog; the embedded sample's bytes are in the binary.
+    let sample = matches!(s.source, Source::Sample);
     for (fi, src) in s.log.sources.iter().enumerate() {
-        let path = std::path::Path::new(&src.name);
         let mut need: Vec<u32> = refs
             .iter()
             .filter(|r| usize::from(r.file) == fi)
@@ -237,7 +242,11 @@ fn read_source_lines(s: &Session, refs: &[SourceRef]) -> Vec<SourceLine> {
             continue;
         }
         need.sort_unstable();
-        let texts = read_lines(path, &need, &src.encoding);
+        let texts = if sample {
+            lines_of_text(SAMPLE_BYTES.to_vec(), &need)
+        } else {
+            read_lines(std::path::Path::new(&src.name), &need, &src.encoding)
+        };
         for l in out.iter_mut().filter(|l| usize::from(l.at.file) == fi) {
             l.text = texts.get(&l.at.line).cloned();
         }
@@ -246,33 +255,34 @@ fn read_source_lines(s: &Session, refs: &[SourceRef]) -> Vec<SourceLine> {
     out
 }
 
-/// Lines `need` (1-based, sorted) of the plain text file at `path`,
-/// decoded from `encoding` (as detected when loading: `UTF-8`, `GB18030`);
-/// none for a compressed, UTF-16 or unreadable file.
+/// Lines `need` (1-based, sorted) of the file at `path` as the ingest read
+/// it: a plain UTF-8 file is read up to the last line needed; any other
+/// (gzip, zstd, UTF-16, GB18030, as `encoding` was detected when loading)
+/// is decompressed and decoded whole by [`crate::ingest::source_text`], so
+/// its line numbers are the ingest's. None for an unreadable file.
 pub fn read_lines(
     path: &std::path::Path,
     need: &[u32],
     encoding: &str,
 ) -> std::collections::HashMap<u32, String> {
-    use std::io::BufRead;
+    use std::io::{BufRead, Read};
     let mut out = std::collections::HashMap::new();
     let Some(&last) = need.last() else { return out };
-    let compressed = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| matches!(e, "gz" | "zst" | "zstd"));
-    let Some(decoder) = encoding_rs::Encoding::for_label(encoding.as_bytes()) else {
-        return out;
-    };
-    if compressed || decoder.output_encoding() != decoder {
-        // A compressed file, or UTF-16 (whose lines are not split by a
-        // lone newline byte).
-        return out;
-    }
     let Ok(file) = std::fs::File::open(path) else {
         return out;
     };
     let mut reader = std::io::BufReader::new(file);
+    let plain = encoding.eq_ignore_ascii_case("UTF-8")
+        && reader
+            .fill_buf()
+            .is_ok_and(|head| !crate::ingest::looks_compressed(head));
+    if !plain {
+        let mut raw = Vec::new();
+        if reader.read_to_end(&mut raw).is_err() {
+            return out;
+        }
+        return lines_of_text(raw, need);
+    }
     let mut buf = Vec::new();
     let mut n = 0u32;
     let mut next = need.iter().peekable();
@@ -286,8 +296,33 @@ pub fn read_lines(
             next.next();
         }
         if next.peek().is_some_and(|&&w| w == n) {
-            let (text, _) = decoder.decode_without_bom_handling(&buf);
+            let text = String::from_utf8_lossy(&buf);
+            let text = text.trim_start_matches('\u{feff}');
             out.insert(n, text.trim_end_matches(['\r', '\n']).to_string());
+        }
+    }
+    out
+}
+
+/// Lines `need` (1-based, sorted) of a source's `raw` bytes, decompressed
+/// and decoded as the ingest does.
+fn lines_of_text(raw: Vec<u8>, need: &[u32]) -> std::collections::HashMap<u32, String> {
+    let Ok(text) = crate::ingest::source_text(raw) else {
+        return std::collections::HashMap::new();
+    };
+    let mut next = need.iter().peekable();
+    let mut out = std::collections::HashMap::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let n = i as u32 + 1;
+        while next.peek().is_some_and(|&&w| w < n) {
+            next.next();
+        }
+        match next.peek() {
+            None => break,
+            Some(&&w) if w == n => {
+                out.insert(n, line.trim_end_matches('\r').to_string());
+            }
+            Some(_) => {}
         }
     }
     out
@@ -353,10 +388,48 @@ mod tests {
         assert_eq!(got.get(&2).map(String::as_str), Some("two"));
         assert_eq!(got.get(&4).map(String::as_str), Some("four"));
         assert_eq!(got.len(), 2);
-        assert!(read_lines(&dir.path().join("a.log.gz"), &[1], "UTF-8").is_empty());
-        let gbk = dir.path().join("b.csv");
-        std::fs::write(&gbk, b"h\n\xb3\xac\xc2\xf4\n").expect("write");
-        let got = read_lines(&gbk, &[2], "GB18030");
-        assert_eq!(got.get(&2).map(String::as_str), Some("超卖"));
+        assert!(read_lines(&dir.path().join("missing.log"), &[1], "UTF-8").is_empty());
+    }
+
+    #[test]
+    fn a_gzip_file_s_lines_are_read_through_the_ingest_s_decoding() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().expect("temp dir");
+        // Named without .gz: the content says it is gzip, as for the ingest.
+        let path = dir.path().join("app.log");
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(b"first\n{\"event\":\"acquired\"}\r\nthird\n")
+            .expect("gzip");
+        std::fs::write(&path, gz.finish().expect("gzip")).expect("write");
+        let got = read_lines(&path, &[2, 3], "UTF-8");
+        assert_eq!(
+            got.get(&2).map(String::as_str),
+            Some("{\"event\":\"acquired\"}")
+        );
+        assert_eq!(got.get(&3).map(String::as_str), Some("third"));
+    }
+
+    #[test]
+    fn a_gb18030_file_s_lines_are_decoded_line_by_line_as_the_ingest_did() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("export.csv");
+        // A GB18030 line ("超卖"), then a line already in UTF-8 ("库存"),
+        // as a console export mixing both may be: the ingest decodes each
+        // line in its own encoding, and so must the lines shown.
+        let gb = "锁已过期，库存扣减，订单超卖";
+        let mut bytes = b"h\r\n".to_vec();
+        bytes.extend_from_slice(&encoding_rs::GB18030.encode(gb).0);
+        bytes.extend_from_slice("\r\n库存\r\n".as_bytes());
+        std::fs::write(&path, &bytes).expect("write");
+        let got = read_lines(&path, &[2, 3], "GB18030");
+        assert_eq!(got.get(&2).map(String::as_str), Some(gb));
+        assert_eq!(got.get(&3).map(String::as_str), Some("库存"));
+        // UTF-16 with its BOM.
+        let path = dir.path().join("utf16.log");
+        let mut utf16 = vec![0xFF, 0xFE];
+        utf16.extend("a\nb-line\n".encode_utf16().flat_map(u16::to_le_bytes));
+        std::fs::write(&path, utf16).expect("write");
+        let got = read_lines(&path, &[2], "UTF-16LE");
+        assert_eq!(got.get(&2).map(String::as_str), Some("b-line"));
     }
 }

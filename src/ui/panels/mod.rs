@@ -96,3 +96,16 @@ pub struct Panels {
     /// The search box above the timeline.
     pub search: search::SearchPanel,
 }
+
+/// A label whose `text` names `id` in its short form
+/// ([`crate::ui::timeline::labels::short_id`]): the full id on hover, and a
+/// click copies it.
+pub fn id_label(ui: &mut egui::Ui, lang: Lang, text: egui::RichText, id: &str) -> egui::Response {
+    let r = ui
+        .add(egui::Label::new(text).wrap().sense(egui::Sense::click()))
+        .on_hover_text(format!("{id}\n{}", super::i18n::tr(lang, "click_to_copy")));
+    if r.clicked() {
+        ui.ctx().copy_text(id.to_string());
+    }
+    r
+}

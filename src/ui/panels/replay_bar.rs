@@ -87,13 +87,12 @@ fn buttons_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     }
     ui.separator();
     if let Some(s) = context.session {
-        ui.label(
-            RichText::new(format!(
-                "{}: {}",
-                tr(lang, "cursor"),
-                s.input().time(context.playback.cursor_ns)
-            ))
-            .monospace(),
-        );
+        // No event, no time: a dash rather than the epoch (1970-01-01).
+        let at = if s.log.events.is_empty() {
+            "—".to_string()
+        } else {
+            s.input().time(context.playback.cursor_ns)
+        };
+        ui.label(RichText::new(format!("{}: {at}", tr(lang, "cursor"))).monospace());
     }
 }

@@ -80,17 +80,26 @@ fn progress_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
         );
     } else {
         // After the read: which step runs, out of how many, and for how
-        // long (the steps report no finer progress).
+        // long; the analysis also says how many keys it has done.
         ui.spinner();
         let step = phase as u8 + 1;
+        let keys = l.analysis.keys();
+        let mut name = tr(lang, phase.label_key()).to_string();
+        if phase == loader::Phase::Analysing && keys.1 > 0 {
+            name = trf(
+                lang,
+                "phase_keys",
+                &[&name, &keys.0.to_string(), &keys.1.to_string()],
+            );
+        }
         ui.add(
-            egui::ProgressBar::new(f32::from(step - 1) / f32::from(loader::Phase::COUNT))
+            egui::ProgressBar::new(phase.fraction(keys))
                 .desired_width(240.0)
                 .text(trf(
                     lang,
                     "phase_step",
                     &[
-                        tr(lang, phase.label_key()),
+                        &name,
                         &step.to_string(),
                         &loader::Phase::COUNT.to_string(),
                         &elapsed,

@@ -63,6 +63,140 @@ pub fn max_scroll(model: &SwimlaneModel, plot_height: f32) -> f32 {
     (model.content_height() - plot_height).max(0.0)
 }
 
+/// Which lanes a picture shows: whole key groups, and whole lanes only.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaneFit {
+    /// For each group shown (the model's first `lanes.len()` groups), the
+    /// indexes of its lanes shown, in their order.
+    pub lanes: Vec<Vec<usize>>,
+    /// Lanes of the groups shown that are left out.
+    pub hidden_lanes: usize,
+    /// Groups left out after the last one shown.
+    pub hidden_groups: usize,
+    /// Height of the rows shown, points.
+    pub height: f32,
+}
+
+/// The lanes a picture of `model` shows in `room` points: groups whole,
+/// top to bottom, while they fit; a first group taller than `room` shows
+/// as many whole lanes as fit, the lanes `wanted` says are wanted first
+/// (the incident's holders), then the others in their order, all shown in
+/// their order. At least the first group's header is shown, so no row is
+/// ever cut.
+pub fn fit_lanes(model: &SwimlaneModel, room: f32, wanted: impl Fn(&Lane) -> bool) -> LaneFit {
+    let mut fit = LaneFit::default();
+    for (gi, g) in model.groups.iter().enumerate() {
+        let n = g.lanes.len();
+        if fit.height + g.height() <= room {
+            fit.lanes.push((0..n).collect());
+            fit.height += g.height();
+            continue;
+        }
+        if gi == 0 {
+            // The first group alone is taller than the picture.
+            let fits = ((room - HEADER_H - GROUP_GAP) / LANE_H).floor().max(0.0) as usize;
+            let mut order: Vec<usize> = (0..n).filter(|&li| wanted(&g.lanes[li])).collect();
+            order.extend((0..n).filter(|&li| !wanted(&g.lanes[li])));
+            order.truncate(fits.min(n));
+            order.sort_unstable();
+            fit.height += HEADER_H + GROUP_GAP + order.len() as f32 * LANE_H;
+            fit.hidden_lanes = n - order.len();
+            fit.lanes.push(order);
+        }
+        fit.hidden_groups = model.groups.len() - fit.lanes.len();
+        break;
+    }
+    fit
+}
+
+impl SwimlaneModel {
+    /// Keeps the groups and lanes `fit` shows; handoff arrows to a lane
+    /// left out are dropped, the others follow their lanes.
+    pub fn keep(&mut self, fit: &LaneFit) {
+        self.groups.truncate(fit.lanes.len());
+        for (g, kept) in self.groups.iter_mut().zip(&fit.lanes) {
+            if kept.len() == g.lanes.len() {
+                continue;
+            }
+            let new_index = |li: usize| kept.binary_search(&li).ok();
+            let lanes = std::mem::take(&mut g.lanes);
+            g.lanes = lanes
+                .into_iter()
+                .enumerate()
+                .filter(|(li, _)| new_index(*li).is_some())
+                .map(|(_, l)| l)
+                .collect();
+            for o in &mut g.overlaps {
+                o.handoff = o.handoff.and_then(|h| {
+                    Some(super::model::Handoff {
+                        from_lane: new_index(h.from_lane)?,
+                        to_lane: new_index(h.to_lane)?,
+                        ..h
+                    })
+                });
+            }
+        }
+    }
+}
+
+/// The rows of a picture of the window's timeline: the scroll moved up to
+/// the top of the row it falls in, and as many whole rows as fit below it,
+/// so the picture shows no cut row.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WholeRows {
+    /// The scroll, at the top of a row, points.
+    pub scroll_y: f32,
+    /// Height of the whole rows shown, points (at most the plot's).
+    pub height: f32,
+    /// Lanes not shown whole (above, below or cut).
+    pub hidden_lanes: usize,
+}
+
+/// [`WholeRows`] of `model` scrolled by `scroll_y` in a plot `plot_h`
+/// points high. A row is a key's header (with the gap after its group) or
+/// a lane.
+pub fn whole_rows(model: &SwimlaneModel, scroll_y: f32, plot_h: f32) -> WholeRows {
+    // Row tops and bottoms, top to bottom; a group's gap goes with its last
+    // row.
+    let mut rows: Vec<(f32, f32, bool)> = Vec::new();
+    let mut y = 0.0;
+    for g in &model.groups {
+        let lanes_end = y + g.height();
+        rows.push((y, y + HEADER_H, false));
+        for li in 0..g.lanes.len() {
+            let top = y + HEADER_H + li as f32 * LANE_H;
+            rows.push((top, top + LANE_H, true));
+        }
+        if let Some(last) = rows.last_mut() {
+            last.1 = lanes_end;
+        }
+        y = lanes_end;
+    }
+    let top = rows
+        .iter()
+        .rev()
+        .map(|r| r.0)
+        .find(|&t| t <= scroll_y + 0.5)
+        .unwrap_or(0.0);
+    let mut bottom = top;
+    let mut shown = 0;
+    for &(t, b, is_lane) in rows.iter().filter(|r| r.0 >= top) {
+        // A group's gap may be cut; its rows may not.
+        let row_end = if is_lane { t + LANE_H } else { t + HEADER_H };
+        if row_end - top > plot_h + 0.5 {
+            break;
+        }
+        bottom = b.min(top + plot_h);
+        shown += usize::from(is_lane);
+    }
+    let lanes: usize = model.groups.iter().map(|g| g.lanes.len()).sum();
+    WholeRows {
+        scroll_y: top,
+        height: bottom - top,
+        hidden_lanes: lanes - shown,
+    }
+}
+
 /// The vertical placement of the rows for one frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rows {
@@ -331,24 +465,57 @@ pub fn overlap_rect(o: &OverlapBox, group: &PlacedGroup<'_>, scale: &TimeScale) 
 /// Padding around a label inside its box and between two labels, points.
 pub const LABEL_PAD: f32 = 3.0;
 
-/// Which of a row's labels are drawn: each label `(box_left, box_right,
-/// text_w)` (boxes sorted by left edge) is drawn at its box's left when
-/// the whole text fits inside the box and clears the label drawn before
-/// it, so labels are never cut and never collide.
-pub fn place_labels(labels: &[(f32, f32, f32)]) -> Vec<bool> {
-    let mut end = f32::NEG_INFINITY;
-    labels
-        .iter()
-        .map(|&(left, right, w)| {
-            let x0 = left + LABEL_PAD;
-            let x1 = x0 + w;
-            let fits = x1 + LABEL_PAD <= right && x0 >= end + LABEL_PAD;
-            if fits {
-                end = x1;
-            }
-            fits
-        })
-        .collect()
+/// Where a band's label is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LabelSpot {
+    /// Left edge of the text, points.
+    pub x: f32,
+    /// Row: 0 is the key's header row, 1 and on lie over its lanes.
+    pub row: usize,
+    /// True when the short form of the text is drawn.
+    pub short: bool,
+}
+
+/// Where each overlap band's label goes. `labels` are `(band_left,
+/// text_w, short_w)`, sorted by band; `(left, right)` is the plot's span;
+/// `rows` how many rows the labels may use. Each label starts just right
+/// of its band's left edge (moved left to end inside the plot, never past
+/// its left edge) in the first row where it clears the labels already
+/// there. When that leaves a label out, all take their short form if that
+/// places more; `None` only for bands too dense for either. Labels are
+/// never cut by the plot's edges and never overlap one another.
+pub fn place_label_rows(
+    labels: &[(f32, f32, f32)],
+    (left, right): (f32, f32),
+    rows: usize,
+) -> Vec<Option<LabelSpot>> {
+    let pass = |short: bool| -> Vec<Option<LabelSpot>> {
+        let mut ends = vec![f32::NEG_INFINITY; rows];
+        labels
+            .iter()
+            .map(|&(band_left, w, short_w)| {
+                let width = if short { short_w } else { w };
+                let x = (band_left + LABEL_PAD).min(right - LABEL_PAD - width);
+                if x < left + LABEL_PAD {
+                    return None;
+                }
+                let row = ends.iter().position(|&end| x >= end + LABEL_PAD)?;
+                ends[row] = x + width;
+                Some(LabelSpot { x, row, short })
+            })
+            .collect()
+    };
+    let placed = |spots: &[Option<LabelSpot>]| spots.iter().filter(|s| s.is_some()).count();
+    let full = pass(false);
+    if placed(&full) == labels.len() {
+        return full;
+    }
+    let short = pass(true);
+    if placed(&short) > placed(&full) {
+        short
+    } else {
+        full
+    }
 }
 
 /// The arrow of a handoff in `group`: from the middle of the earlier
@@ -525,6 +692,7 @@ mod tests {
     use super::*;
     use crate::analysis::{Cause, LockEnd, WindowEnd};
     use crate::analysis::{LeaseId, OverlapId};
+    use crate::ui::timeline::model::Handoff;
     use crate::ui::timeline::view::TimelineView;
 
     /// A quiet lease from `start_s` to `end_s`.
@@ -729,15 +897,43 @@ mod tests {
     }
 
     #[test]
-    fn labels_that_do_not_fit_or_would_collide_are_left_out() {
-        // Fits; too narrow a box; overlaps the first label; fits after it.
-        let placed = place_labels(&[
-            (0.0, 100.0, 60.0),
-            (110.0, 140.0, 60.0),
-            (40.0, 200.0, 60.0),
-            (70.0, 200.0, 60.0),
-        ]);
-        assert_eq!(placed, vec![true, false, false, true]);
+    fn three_close_bands_each_get_their_label_in_rows_none_cut_or_overlapping() {
+        // Three bands 30 points apart, labels 70 points wide (short 25): the
+        // old one-row placement drew the first only.
+        let labels = [
+            (100.0, 70.0, 25.0),
+            (130.0, 70.0, 25.0),
+            (160.0, 70.0, 25.0),
+        ];
+        let spots = place_label_rows(&labels, (0.0, 1000.0), 3);
+        let spots: Vec<LabelSpot> = spots.into_iter().map(|s| s.expect("placed")).collect();
+        assert_eq!(
+            spots.iter().map(|s| (s.row, s.short)).collect::<Vec<_>>(),
+            vec![(0, false), (1, false), (2, false)]
+        );
+        assert_eq!(spots[0].x, 100.0 + LABEL_PAD);
+        // One row only: all shorten, and then all fit, none over another.
+        let spots = place_label_rows(&labels, (0.0, 1000.0), 1);
+        let spots: Vec<LabelSpot> = spots.into_iter().map(|s| s.expect("placed")).collect();
+        assert!(spots.iter().all(|s| s.short && s.row == 0), "{spots:?}");
+        assert!(
+            spots
+                .windows(2)
+                .all(|w| w[0].x + 25.0 + LABEL_PAD <= w[1].x)
+        );
+        // Too dense even short: the ones that clear are kept.
+        let dense = [(100.0, 70.0, 25.0), (110.0, 70.0, 25.0)];
+        let spots = place_label_rows(&dense, (0.0, 1000.0), 1);
+        assert!(spots[0].is_some() && spots[1].is_none(), "{spots:?}");
+        // A band at the right edge: its label ends inside the plot.
+        let spots = place_label_rows(&[(990.0, 70.0, 25.0)], (0.0, 1000.0), 1);
+        let s = spots[0].expect("placed");
+        assert!(s.x + 70.0 <= 1000.0 && !s.short, "{s:?}");
+        // Wider than the plot in both forms: not drawn, not cut.
+        assert_eq!(
+            place_label_rows(&[(0.0, 90.0, 80.0)], (0.0, 60.0), 2),
+            vec![None]
+        );
     }
 
     #[test]
@@ -798,5 +994,110 @@ mod tests {
         // Below the last group: nothing.
         let below = at(250.0, 200.0);
         assert!(below.item.is_none() && below.window.is_none());
+    }
+
+    /// A group `key` of `n` lanes named `h0`, `h1`...
+    fn group_of(key: &str, n: usize) -> LaneGroup {
+        LaneGroup {
+            key: key.into(),
+            lanes: (0..n)
+                .map(|i| Lane {
+                    holder: format!("h{i}"),
+                    ..lane(Vec::new())
+                })
+                .collect(),
+            overlaps: Vec::new(),
+            loose_sales: Vec::new(),
+            incidents: 0,
+            findings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn groups_that_fit_are_shown_whole_and_the_rest_counted() {
+        let model = SwimlaneModel {
+            groups: vec![group_of("a", 2), group_of("b", 3), group_of("c", 40)],
+            ..SwimlaneModel::default()
+        };
+        let (a, b) = (model.groups[0].height(), model.groups[1].height());
+        let fit = fit_lanes(&model, a + b + 10.0, |_| false);
+        assert_eq!(fit.lanes, vec![vec![0, 1], vec![0, 1, 2]]);
+        assert_eq!((fit.hidden_groups, fit.hidden_lanes), (1, 0));
+        assert_eq!(fit.height, a + b);
+    }
+
+    #[test]
+    fn a_key_of_500_holders_shows_whole_lanes_only_the_wanted_ones_first() {
+        let model = SwimlaneModel {
+            groups: vec![group_of("k", 500), group_of("other", 1)],
+            ..SwimlaneModel::default()
+        };
+        // Room for 10.5 lanes: 10 whole ones, the incident's holders (h450,
+        // h499) among them, the others from the top; the next key is left
+        // for a picture of its own.
+        let room = HEADER_H + GROUP_GAP + 10.5 * LANE_H;
+        let fit = fit_lanes(&model, room, |l| l.holder == "h450" || l.holder == "h499");
+        assert_eq!(
+            fit.lanes,
+            vec![vec![0, 1, 2, 3, 4, 5, 6, 7, 450, 499]],
+            "10 whole lanes fit, not a cut 11th"
+        );
+        assert_eq!((fit.hidden_groups, fit.hidden_lanes), (1, 490));
+        assert_eq!(fit.height, HEADER_H + GROUP_GAP + 10.0 * LANE_H);
+        assert!(fit.height <= room);
+        // With room for all, the key is shown whole.
+        let fit = fit_lanes(&model, model.groups[0].height(), |_| false);
+        assert_eq!((fit.lanes[0].len(), fit.hidden_lanes), (500, 0));
+    }
+
+    #[test]
+    fn keeping_lanes_moves_handoffs_with_them_and_drops_those_left_out() {
+        let mut model = model_with_overlap();
+        model.groups[0].lanes.push(lane(Vec::new()));
+        let handoff = |from_lane, to_lane| Handoff {
+            from_s: 1.0,
+            from_lane,
+            to_s: 2.0,
+            to_lane,
+        };
+        let o = model.groups[0].overlaps[0].clone();
+        model.groups[0].overlaps = vec![
+            OverlapBox {
+                handoff: Some(handoff(0, 2)),
+                ..o.clone()
+            },
+            OverlapBox {
+                handoff: Some(handoff(0, 1)),
+                ..o
+            },
+        ];
+        model.keep(&LaneFit {
+            lanes: vec![vec![0, 2]],
+            ..LaneFit::default()
+        });
+        assert_eq!(model.groups[0].lanes.len(), 2);
+        assert_eq!(model.groups[0].overlaps[0].handoff, Some(handoff(0, 1)));
+        assert_eq!(model.groups[0].overlaps[1].handoff, None);
+    }
+
+    #[test]
+    fn a_window_picture_shows_whole_rows_only() {
+        let model = SwimlaneModel {
+            groups: vec![group_of("a", 2), group_of("b", 30)],
+            ..SwimlaneModel::default()
+        };
+        let a = model.groups[0].height();
+        // Scrolled 5 points into group b's first lane, 100 points high:
+        // the picture starts at that lane and ends at the last whole lane.
+        let scroll = a + HEADER_H + 5.0;
+        let w = whole_rows(&model, scroll, 100.0);
+        assert_eq!(w.scroll_y, a + HEADER_H);
+        let lanes_shown = (100.0 / LANE_H).floor();
+        assert_eq!(w.height, lanes_shown * LANE_H);
+        assert_eq!(w.hidden_lanes, 32 - lanes_shown as usize);
+        // Everything fits: nothing hidden, the gap after the last group kept.
+        let w = whole_rows(&model, 0.0, 2000.0);
+        assert_eq!((w.scroll_y, w.hidden_lanes), (0.0, 0));
+        assert_eq!(w.height, model.content_height());
     }
 }

@@ -67,6 +67,23 @@ pub struct TimelineOptions<'a> {
     pub cursor_s: Option<f64>,
     /// Keys pinned to the top.
     pub pinned: &'a [String],
+    /// Drawn for a picture: whole rows only and no scrollbar; the lanes
+    /// not shown are counted for the caption ([`picture_hidden_lanes`]).
+    pub picture: bool,
+}
+
+/// The id under which a picture's timeline leaves the number of lanes it
+/// could not show whole, for the caption drawn around it.
+fn hidden_lanes_id() -> egui::Id {
+    egui::Id::unique("picture_hidden_lanes")
+}
+
+/// Lanes the last timeline drawn for a picture left out (whole rows only);
+/// 0 before one was drawn. The caption is laid out before the timeline, so
+/// it reads the previous frame's count: pictures are taken a few frames
+/// after they are asked for.
+pub fn picture_hidden_lanes(ctx: &egui::Context) -> usize {
+    ctx.data(|d| d.get_temp(hidden_lanes_id())).unwrap_or(0)
 }
 
 /// Draws the timeline of `model` into the rest of `ui`, handling zoom, pan,
@@ -78,10 +95,10 @@ pub fn timeline_ui(
     opts: TimelineOptions<'_>,
 ) -> Option<TimelineEvent> {
     let palette = Palette::new(ui.visuals().dark_mode);
-    let (full, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
+    let (mut full, response) = ui.allocate_exact_size(ui.available_size(), Sense::click_and_drag());
     let painter = ui.painter_at(full);
     painter.rect_filled(full, 0.0, palette.bg());
-    let plot = Rect::from_min_max(pos2(full.left() + LABEL_W, full.top() + AXIS_H), full.max);
+    let mut plot = Rect::from_min_max(pos2(full.left() + LABEL_W, full.top() + AXIS_H), full.max);
     if plot.width() < 10.0 || plot.height() < 10.0 {
         return None;
     }
@@ -92,8 +109,22 @@ pub fn timeline_ui(
     let scale = TimeScale::new(plot, view);
     let seek = input::seek(ui, &response, full, plot, &scale, opts.cursor_s);
 
+    let mut scroll_y = view.scroll_y;
+    if opts.picture {
+        // Whole rows from the one the scroll falls in; what is below the
+        // last whole row stays background.
+        let whole = layout::whole_rows(model, scroll_y, plot.height());
+        scroll_y = whole.scroll_y;
+        plot.max.y = plot.top() + whole.height;
+        full.max.y = plot.max.y;
+        if picture_hidden_lanes(ui.ctx()) != whole.hidden_lanes {
+            // The caption around the picture reads it: one more frame.
+            ui.data_mut(|d| d.insert_temp(hidden_lanes_id(), whole.hidden_lanes));
+            ui.ctx().request_repaint();
+        }
+    }
     let rects = TimelineRects { full, plot };
-    let rows = Rows::new(plot, view.scroll_y);
+    let rows = Rows::new(plot, scroll_y);
     paint::axis(
         &painter,
         rects,
@@ -117,7 +148,12 @@ pub fn timeline_ui(
     if let Some(c) = opts.cursor_s {
         paint::cursor(&painter, rects, &scale, c, &palette);
     }
-    let max_scroll = max_scroll(model, plot.height());
+    // A picture has no scrollbar: it says in its caption what it leaves out.
+    let max_scroll = if opts.picture {
+        0.0
+    } else {
+        max_scroll(model, plot.height())
+    };
     let content_height = model.content_height();
     paint::edges(
         &painter,

@@ -6,15 +6,15 @@ use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKi
 
 use super::labels::{TimeDisplay, common_affixes, corner_time, distinct_label, tick_label};
 use super::layout::{
-    AXIS_H, HEADER_H, LABEL_PAD, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
-    handoff_arrow, lane_items, overlap_rect, place_labels, sale_diamond, visible_findings,
+    AXIS_H, HEADER_H, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
+    handoff_arrow, lane_items, overlap_rect, place_label_rows, sale_diamond, visible_findings,
     visible_sales,
 };
 use super::model::{FindingMark, LeaseBar, OverlapBox, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
 use crate::analysis::{FindingKind, IncidentId, OverlapId};
 use crate::report::format_ms;
-use crate::ui::i18n::{Lang, term};
+use crate::ui::i18n::{Lang, cause_short, words};
 
 /// Colours of the timeline for one theme.
 pub struct Palette {
@@ -212,17 +212,26 @@ fn diamond(c: Pos2, r: f32, color: Color32, stroke: Stroke) -> Shape {
 const DENSE_OUTLINE_MIN_W: f32 = 6.0;
 
 /// The union of `spans` (start, end), sorted, touching ones merged.
-pub fn union_spans(mut spans: Vec<(f32, f32)>) -> Vec<(f32, f32)> {
+pub fn union_spans(spans: Vec<(f32, f32)>) -> Vec<(f32, f32)> {
+    spans_within(spans, 0.0)
+}
+
+/// `spans` (start, end) sorted, those less than `gap` apart merged: the
+/// bands a label names, where bands a few points apart read as one.
+pub fn spans_within(mut spans: Vec<(f32, f32)>, gap: f32) -> Vec<(f32, f32)> {
     spans.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut out: Vec<(f32, f32)> = Vec::new();
     for (a, b) in spans {
         match out.last_mut() {
-            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            Some(last) if a <= last.1 + gap => last.1 = last.1.max(b),
             _ => out.push((a, b)),
         }
     }
     out
 }
+
+/// Overlap bands closer than this, points, get one cause label.
+const LABEL_BAND_GAP: f32 = 6.0;
 
 /// The spacing of labelled ticks for the axis corner: milliseconds to
 /// minutes as the reports write durations, then days and years.
@@ -467,7 +476,7 @@ pub fn legend(
             Color32::WHITE,
         );
         x += 16.0;
-        text(&mut x, &term(lang, kind.as_str()));
+        text(&mut x, &words(lang, kind.as_str()));
     }
 }
 
@@ -582,7 +591,7 @@ fn group_labels(
 }
 
 /// A group's overlap windows across its lanes (under the bars), the
-/// selected incident's outlined, with the cause when there is room.
+/// selected incident's outlined, and each band's cause.
 fn overlaps(
     painter: &Painter,
     scale: &TimeScale,
@@ -591,8 +600,6 @@ fn overlaps(
     palette: &Palette,
     lang: Lang,
 ) {
-    let font = FontId::proportional(11.0);
-    let mut labels = Vec::new();
     let rects: Vec<(&OverlapBox, Rect)> = group
         .group
         .overlaps
@@ -627,18 +634,20 @@ fn overlaps(
             continue;
         };
         painter.rect_stroke(r, 0.0, stroke, StrokeKind::Inside);
-        if r.width() > 20.0 {
-            let galley = painter.layout_no_wrap(
-                term(lang, o.cause.as_str()),
-                font.clone(),
-                palette.overlap_edge,
-            );
-            labels.push((r, galley));
-        }
     }
-    // The lock passing on: an arrow from the earlier holder's lock end to
-    // the later holder's grant; left out where so many handoffs are on
-    // screen that their arrows would hide the bars.
+    handoff_arrows(painter, scale, group, palette);
+    band_labels(painter, scale, group, &rects, palette, lang);
+}
+
+/// The lock passing on: an arrow from the earlier holder's lock end to the
+/// later holder's grant; left out where so many handoffs are on screen
+/// that their arrows would hide the bars.
+fn handoff_arrows(
+    painter: &Painter,
+    scale: &TimeScale,
+    group: &PlacedGroup<'_>,
+    palette: &Palette,
+) {
     let arrows: Vec<(Pos2, Pos2)> = group
         .group
         .overlaps
@@ -654,17 +663,70 @@ fn overlaps(
             painter.arrow(a, b - a, Stroke::new(1.2, palette.overlap_edge));
         }
     }
-    // Each label whole inside its window, none over another.
-    labels.sort_by(|a, b| a.0.left().total_cmp(&b.0.left()));
-    let spans: Vec<(f32, f32, f32)> = labels
+}
+
+/// Rows of cause labels at most: the header row and two over the lanes.
+const MAX_LABEL_ROWS: usize = 3;
+
+/// Each overlap band's cause (its windows' causes, each once) at its left
+/// edge, placed by [`place_label_rows`]: in the key's header row, then in
+/// rows over its lanes on a backing, shortened when that places more;
+/// never cut, never over another.
+fn band_labels(
+    painter: &Painter,
+    scale: &TimeScale,
+    group: &PlacedGroup<'_>,
+    rects: &[(&OverlapBox, Rect)],
+    palette: &Palette,
+    lang: Lang,
+) {
+    let font = FontId::proportional(11.0);
+    let spans = rects.iter().map(|(_, r)| (r.left(), r.right())).collect();
+    let bands = spans_within(spans, LABEL_BAND_GAP);
+    let texts: Vec<(f32, String, String)> = bands
         .iter()
-        .map(|(r, g)| (r.left(), r.right(), g.size().x))
+        .map(|&(x0, x1)| {
+            let mut causes: Vec<crate::analysis::Cause> = Vec::new();
+            for (o, r) in rects {
+                if r.left() >= x0 && r.right() <= x1 && !causes.contains(&o.cause) {
+                    causes.push(o.cause);
+                }
+            }
+            let join = |f: &dyn Fn(crate::analysis::Cause) -> String| {
+                causes.iter().map(|&c| f(c)).collect::<Vec<_>>().join(", ")
+            };
+            (
+                x0,
+                join(&|c| words(lang, c.as_str())),
+                join(&|c| cause_short(lang, c).to_string()),
+            )
+        })
         .collect();
-    for ((r, galley), show) in labels.into_iter().zip(place_labels(&spans)) {
-        if show {
-            let y = group.top + (HEADER_H - galley.size().y) / 2.0;
-            painter.galley(pos2(r.left() + LABEL_PAD, y), galley, palette.overlap_edge);
-        }
+    let layout =
+        |t: &str| painter.layout_no_wrap(t.to_string(), font.clone(), palette.overlap_edge);
+    let galleys: Vec<_> = texts
+        .iter()
+        .map(|(_, t, s)| (layout(t), layout(s)))
+        .collect();
+    let sizes: Vec<(f32, f32, f32)> = texts
+        .iter()
+        .zip(&galleys)
+        .map(|((x0, _, _), (g, sg))| (*x0, g.size().x, sg.size().x))
+        .collect();
+    let lanes = group.group.lanes.len();
+    let rows = MAX_LABEL_ROWS.min(1 + lanes);
+    let spots = place_label_rows(&sizes, (scale.left, scale.right), rows);
+    for ((g, sg), spot) in galleys.into_iter().zip(spots) {
+        let Some(spot) = spot else { continue };
+        let galley = if spot.short { sg } else { g };
+        let (row_top, row_h) = match spot.row {
+            0 => (group.top, HEADER_H),
+            r => (group.lane_top(r - 1), LANE_H),
+        };
+        let y = row_top + (row_h - galley.size().y) / 2.0;
+        let back = Rect::from_min_size(pos2(spot.x, y), galley.size()).expand(1.5);
+        painter.rect_filled(back, 2.0, palette.bg().gamma_multiply(0.85));
+        painter.galley(pos2(spot.x, y), galley, palette.overlap_edge);
     }
 }
 
@@ -863,10 +925,15 @@ mod tick_labels {
 
     #[test]
     fn overlapping_windows_fill_as_one_band() {
-        use super::union_spans;
+        use super::{spans_within, union_spans};
         assert_eq!(
             union_spans(vec![(5.0, 7.0), (0.0, 2.0), (1.0, 3.0), (3.0, 4.0)]),
             vec![(0.0, 4.0), (5.0, 7.0)]
+        );
+        // For labels, bands a few points apart are one.
+        assert_eq!(
+            spans_within(vec![(5.0, 7.0), (0.0, 4.0), (20.0, 30.0)], 6.0),
+            vec![(0.0, 7.0), (20.0, 30.0)]
         );
         assert!(union_spans(Vec::new()).is_empty());
     }
