@@ -528,3 +528,79 @@ fn records_repeated_across_files_are_reported() {
         log.warnings.kept()
     );
 }
+
+/// Issue #18's class "every count is bounded": a report folder draws at most
+/// `MAX_INCIDENT_PICTURES` incident pictures (200 k incidents had drawn 1 112
+/// pictures, 177 MB, in 10 minutes before this), the oversold ones first,
+/// says so in report.md, and is complete (no error) without the others.
+#[test]
+fn a_report_of_many_incidents_draws_a_bounded_number_of_pictures() {
+    use lockreplay::report::MAX_INCIDENT_PICTURES;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("many.jsonl");
+    let n = MAX_INCIDENT_PICTURES + 50;
+    let mut text = String::new();
+    for i in 0..n {
+        let t = 1_700_000_000_000u64 + i as u64 * 1000;
+        let line = |ms: u64, ev: &str, who: &str, extra: &str| {
+            format!(
+                "{{\"ts\":{},\"event\":\"{ev}\",\"key\":\"lock:{}\",\"holder\":\"{who}{i}\"{extra}}}\n",
+                ms as f64 / 1000.0,
+                i % 7
+            )
+        };
+        text += &line(t, "acquired", "a", ",\"ttl_ms\":100");
+        text += &line(t + 150, "acquired", "b", ",\"ttl_ms\":100");
+        if i == n - 1 {
+            // The last incident alone oversells: it must be among those drawn.
+            text += &line(
+                t + 160,
+                "stock_deducted",
+                "b",
+                ",\"sku\":\"s\",\"quantity\":1,\"stock_after\":-1",
+            );
+        }
+        text += &line(t + 200, "released", "a", "");
+        text += &line(t + 240, "released", "b", "");
+    }
+    std::fs::write(&path, text).expect("write");
+    let (log, settings, analysis) = analyzed(&path);
+    assert_eq!(analysis.incidents.len(), n);
+    let last = analysis.incidents.last().expect("incidents");
+    assert!(last.oversold_units > 0, "the last incident oversells");
+    let r = lockreplay::report::ReportInput {
+        log: &log,
+        settings: &settings,
+        analysis: &analysis,
+    };
+    let drawn = std::cell::RefCell::new(Vec::new());
+    let drawer = |id: Option<lockreplay::analysis::IncidentId>, png: &Path| -> anyhow::Result<()> {
+        drawn.borrow_mut().push(id);
+        std::fs::write(png, b"png")?;
+        Ok(())
+    };
+    let out = dir.path().join("report");
+    lockreplay::report::write_report_dir(&r, &out, &[], Some(&drawer), false)
+        .expect("complete without the pictures left out");
+    let drawn = drawn.into_inner();
+    let incident_pictures = drawn.iter().filter(|d| d.is_some()).count();
+    assert_eq!(incident_pictures, MAX_INCIDENT_PICTURES);
+    assert!(
+        drawn.contains(&Some(last.id)),
+        "the oversold incident is drawn"
+    );
+    assert!(drawn.contains(&None), "the overview is drawn");
+    let md = std::fs::read_to_string(out.join("report.md")).expect("report.md");
+    assert!(
+        md.contains(&format!(
+            "> Pictures: {MAX_INCIDENT_PICTURES} of {n} incidents have one"
+        )),
+        "{}",
+        &md[..md.len().min(600)]
+    );
+    let pngs = listing(&out)
+        .iter()
+        .filter(|f| f.starts_with("INC-"))
+        .count();
+    assert_eq!(pngs, MAX_INCIDENT_PICTURES);
+}

@@ -21,6 +21,9 @@ pub struct MarkdownImages {
     pub timeline: Option<String>,
     /// The picture of each incident, by incident id.
     pub incidents: Vec<Option<String>>,
+    /// Incidents left without a picture by the report folder's cap
+    /// (`report::folder::MAX_INCIDENT_PICTURES`); said under the title.
+    pub not_pictured: usize,
 }
 
 /// The Markdown report, linking the pictures in `images`.
@@ -38,6 +41,17 @@ pub fn to_markdown_zh(r: &ReportInput<'_>, images: &MarkdownImages) -> String {
 fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> String {
     let mut out = String::new();
     summary(&mut out, zh, r, images.timeline.as_deref());
+    if images.not_pictured > 0 {
+        super::text::line(
+            &mut out,
+            zh,
+            "> Pictures: {} of {} incidents have one (the most oversold units first); draw any other with `lockreplay render --incident ID`.\n",
+            &[
+                &(r.analysis.incidents.len() - images.not_pictured).to_string(),
+                &r.analysis.incidents.len().to_string(),
+            ],
+        );
+    }
     incident_table(&mut out, zh, r);
     for inc in &r.analysis.incidents {
         let image = images.incidents.get(inc.id.index()).cloned().flatten();

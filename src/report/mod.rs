@@ -21,7 +21,7 @@ use crate::model::LoadedLog;
 
 pub use csv::{findings_csv, incidents_csv};
 pub use explain::explain_incident;
-pub use folder::{PictureFn, write_report_dir};
+pub use folder::{MAX_INCIDENT_PICTURES, PictureFn, pictured_incidents, write_report_dir};
 pub use json::{JSON_SCHEMA_VERSION, to_json, write_json};
 pub use markdown::{MarkdownImages, to_markdown, to_markdown_zh};
 pub use text::{to_text, to_text_zh, write_text};

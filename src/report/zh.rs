@@ -227,6 +227,10 @@ const PHRASES: &[(&str, &str)] = &[
     ("(deduction)", "（扣减）"),
     ("# Lock incident report\n", "# 锁事故报告\n"),
     (
+        "> Pictures: {} of {} incidents have one (the most oversold units first); draw any other with `lockreplay render --incident ID`.\n",
+        "> 图片：{} 起事故（共 {} 起）配有图片（超卖件数多的优先）；其余事故可用 `lockreplay render --incident ID` 绘制。\n",
+    ),
+    (
         "| Earlier holder | Later holder | From | Both believed | Cause |",
         "| 先持有者 | 后持有者 | 开始 | 同时认为持有 | 原因 |",
     ),
