@@ -11,6 +11,7 @@ use std::num::NonZeroU32;
 use serde::Serialize;
 
 mod note;
+pub(crate) use note::role_zh;
 pub use note::{KeyLink, KeyList, SourceNote};
 
 /// An interned string (lock key, holder, host, thread, product, order id).

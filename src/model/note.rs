@@ -262,7 +262,7 @@ fn quoted(names: &[String], sep: &str) -> String {
 }
 
 /// A field role's name in Chinese (the report's words), else quoted.
-fn role_zh(role: &str) -> String {
+pub(crate) fn role_zh(role: &str) -> String {
     match role {
         "time" => "时间".to_string(),
         "key" => "锁键".to_string(),

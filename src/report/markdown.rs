@@ -394,7 +394,7 @@ fn warnings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
             &[
                 &(cell(&w.file)).to_string(),
                 &w.line.to_string(),
-                &md_ours(&w.reason),
+                &md_ours(&super::zh::warning_reason_in(zh, &w.reason)),
             ],
         );
     }

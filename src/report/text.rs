@@ -301,7 +301,7 @@ fn warning_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
                 &[
                     &w.file.to_string(),
                     &w.line.to_string(),
-                    &w.reason.to_string(),
+                    &super::zh::warning_reason_in(zh, &w.reason).into_owned(),
                 ],
             );
         }

@@ -3,6 +3,10 @@
 //! and its fixed phrases, translated through one table each. The English
 //! output is never touched: it is the source of these tables.
 
+mod warnings;
+
+pub use warnings::{warning_reason, warning_reason_in};
+
 use super::{ReportInput, format_ms};
 use crate::analysis::{Cause, Incident, Lease, Sale, WindowEnd};
 

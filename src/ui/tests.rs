@@ -654,6 +654,35 @@ fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
 }
 
 #[test]
+fn the_chinese_warnings_panel_shows_each_reason_in_chinese() {
+    // csv-unbalanced-quote.csv: one row whose quote does not close.
+    let path = std::path::PathBuf::from("tests/fixtures/hostile/round2/csv-unbalanced-quote.csv");
+    let mut app = App::new(
+        AppState {
+            lang: Lang::Zh,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    let s = app.session.as_ref().expect("loaded");
+    let w = s.log.warnings.kept().first().expect("a warning").clone();
+    assert!(w.reason.starts_with("unbalanced quote"), "{}", w.reason);
+    let total = s.log.warnings.total();
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label(&format!("警告 ({total})"));
+    h.get_by_label(&format!(
+        "{}:{}: 引号不配对：一个带引号的单元格在本行没有闭合；跳过这一行，其后各行仍逐行读取",
+        w.file, w.line
+    ));
+    assert!(
+        h.query_by_label(&format!("{}:{}: {}", w.file, w.line, w.reason))
+            .is_none()
+    );
+}
+
+#[test]
 fn settings_given_as_flags_are_not_saved_unless_changed_in_the_window() {
     let saved = AppState {
         lang: Lang::En,

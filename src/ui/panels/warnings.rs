@@ -4,7 +4,7 @@
 use egui::Ui;
 
 use super::PanelContext;
-use crate::ui::i18n::tr;
+use crate::ui::i18n::{Lang, tr};
 
 /// The warnings panel.
 pub fn warnings_ui(ui: &mut Ui, context: &PanelContext<'_>) {
@@ -17,8 +17,10 @@ pub fn warnings_ui(ui: &mut Ui, context: &PanelContext<'_>) {
     egui::ScrollArea::vertical()
         .auto_shrink(false)
         .show(ui, |ui| {
+            let zh = context.lang() == Lang::Zh;
             for w in s.log.warnings.kept() {
-                ui.monospace(format!("{}:{}: {}", w.file, w.line, w.reason));
+                let reason = crate::report::zh::warning_reason_in(zh, &w.reason);
+                ui.monospace(format!("{}:{}: {reason}", w.file, w.line));
             }
             if s.log.warnings.dropped() > 0 {
                 ui.label(format!("… +{}", s.log.warnings.dropped()));
