@@ -549,7 +549,7 @@ const DETAIL_SHAPES: &[(&str, &str)] = &[
 
 #[cfg(test)]
 mod finding_details {
-    use super::finding_detail;
+    use super::{finding_detail, handed_case_logs};
 
     #[test]
     fn every_shape_of_the_rules_reads_in_chinese_with_its_names_and_numbers() {
@@ -601,22 +601,8 @@ mod finding_details {
 
     #[test]
     fn every_finding_of_the_handed_cases_has_a_chinese_shape() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cases");
         let mut seen = 0;
-        for case in std::fs::read_dir(&root).expect("cases").flatten() {
-            let Ok(text) = std::fs::read_to_string(case.path().join("case.json")) else {
-                continue;
-            };
-            let spec: serde_json::Value = serde_json::from_str(&text).expect("case.json");
-            let files: Vec<std::path::PathBuf> = spec["files"]
-                .as_array()
-                .expect("files")
-                .iter()
-                .filter_map(|f| f.as_str().map(|f| case.path().join(f)))
-                .collect();
-            let opts = crate::ingest::IngestOptions::default();
-            let progress = crate::ingest::Progress::default();
-            let log = crate::ingest::load_paths(&files, &opts, &progress).expect("loads");
+        for log in handed_case_logs(&["files"]) {
             let a = crate::analysis::analyze(&log, &crate::analysis::Settings::default());
             for f in &a.findings {
                 assert!(finding_detail(&f.detail).is_some(), "{:?}", f.detail);
@@ -627,26 +613,38 @@ mod finding_details {
     }
 }
 
+/// The logs of the handed cases (`tests/fixtures/cases/*/case.json`),
+/// each read from the files its `case.json` lists under `lists`.
+#[cfg(test)]
+fn handed_case_logs(lists: &[&str]) -> Vec<crate::model::LoadedLog> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cases");
+    let mut logs = Vec::new();
+    for case in std::fs::read_dir(&root).expect("cases").flatten() {
+        let Ok(text) = std::fs::read_to_string(case.path().join("case.json")) else {
+            continue;
+        };
+        let spec: serde_json::Value = serde_json::from_str(&text).expect("case.json");
+        let files: Vec<std::path::PathBuf> = lists
+            .iter()
+            .filter_map(|k| spec[*k].as_array())
+            .flatten()
+            .filter_map(|f| f.as_str().map(|f| case.path().join(f)))
+            .collect();
+        let opts = crate::ingest::IngestOptions::default();
+        let progress = crate::ingest::Progress::default();
+        logs.push(crate::ingest::load_paths(&files, &opts, &progress).expect("loads"));
+    }
+    logs
+}
+
 #[cfg(test)]
 mod source_notes {
+    use super::handed_case_logs;
+
     #[test]
     fn the_chinese_reports_of_the_handed_cases_print_every_note_in_chinese() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cases");
         let mut seen = 0;
-        for case in std::fs::read_dir(&root).expect("cases").flatten() {
-            let Ok(text) = std::fs::read_to_string(case.path().join("case.json")) else {
-                continue;
-            };
-            let spec: serde_json::Value = serde_json::from_str(&text).expect("case.json");
-            let files: Vec<std::path::PathBuf> = ["files", "monitor_files"]
-                .iter()
-                .filter_map(|k| spec[*k].as_array())
-                .flatten()
-                .filter_map(|f| f.as_str().map(|f| case.path().join(f)))
-                .collect();
-            let opts = crate::ingest::IngestOptions::default();
-            let progress = crate::ingest::Progress::default();
-            let log = crate::ingest::load_paths(&files, &opts, &progress).expect("loads");
+        for log in handed_case_logs(&["files", "monitor_files"]) {
             let settings = crate::analysis::Settings::default();
             let analysis = crate::analysis::analyze(&log, &settings);
             let r = super::ReportInput {
