@@ -8,11 +8,14 @@
 # RUSTC_BOOTSTRAP=1 lets cargo-fuzz use the sanitizer flags.
 # Memory is capped (-rss_limit_mb=2048, -malloc_limit_mb=2048) and one input
 # may take at most 10 s (-timeout=10).
-# Corpus: new inputs go to fuzz/corpus/TARGET (not committed); after each
-# target's run they are merged (-merge=1, which keeps only inputs that add
-# coverage) into fuzz/kept/TARGET, which is committed, so the next run on any
-# machine continues from this one. fuzz/seeds/TARGET are the hand-written
-# starting points. Crashes land in fuzz/artifacts/TARGET. Each run's log, with
+# Corpus: fuzz/kept/TARGET.tar.zst (committed) is the minimised corpus of all
+# earlier runs; it is unpacked into fuzz/corpus-kept/TARGET (not committed),
+# new inputs go to fuzz/corpus/TARGET (not committed), and after each target's
+# run they are merged (-merge=1, which keeps only inputs that add coverage)
+# into fuzz/corpus-kept/TARGET, which is packed back (a reproducible tar,
+# zstd -19; needs the zstd tool), so the next run on any machine continues
+# from this one: commit the changed .tar.zst files. fuzz/seeds/TARGET are the
+# hand-written starting points. Crashes land in fuzz/artifacts/TARGET. Each run's log, with
 # libFuzzer's final stats (stat::number_of_executed_units), goes to
 # fuzz/logs/TARGET.log.
 # FUZZ_SANITIZER=address turns AddressSanitizer on (default: none): lockreplay
@@ -47,11 +50,21 @@ case "$budget" in
 esac
 mkdir -p logs
 cargo fuzz build "${build[@]}" --fuzz-dir . >/dev/null
+unpack() { # TARGET: kept/TARGET.tar.zst -> corpus-kept/TARGET
+  rm -rf "corpus-kept/$1" && mkdir -p corpus-kept
+  if [ -f "kept/$1.tar.zst" ]; then zstd -q -d -c "kept/$1.tar.zst" | tar -C corpus-kept -xf -; fi
+  mkdir -p "corpus-kept/$1"
+}
+pack() { # TARGET: corpus-kept/TARGET -> kept/TARGET.tar.zst, the same bytes for the same inputs
+  tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C corpus-kept -cf - "$1" |
+    zstd -q -19 -T0 -f -o "kept/$1.tar.zst"
+}
 for t in $targets; do
-  mkdir -p "corpus/$t" "kept/$t" "artifacts/$t"
+  unpack "$t"
+  mkdir -p "corpus/$t" "artifacts/$t"
   echo "==> $t ${limit[*]} (sanitizer: $sanitizer, ${build[*]})"
   set +e
-  nice -n 19 cargo fuzz run "${build[@]}" --fuzz-dir . "$t" "corpus/$t" "kept/$t" "seeds/$t" -- \
+  nice -n 19 cargo fuzz run "${build[@]}" --fuzz-dir . "$t" "corpus/$t" "corpus-kept/$t" "seeds/$t" -- \
     "${limit[@]}" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" \
     -use_value_profile=0 -print_final_stats=1 >"logs/$t.log" 2>&1
   rc=$?
@@ -63,7 +76,8 @@ for t in $targets; do
     exit $rc
   fi
   # Keep what added coverage, minimised, for the next run.
-  nice -n 19 cargo fuzz run "${build[@]}" --fuzz-dir . "$t" "kept/$t" "corpus/$t" -- \
+  nice -n 19 cargo fuzz run "${build[@]}" --fuzz-dir . "$t" "corpus-kept/$t" "corpus/$t" -- \
     -merge=1 -rss_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" >"logs/$t.merge.log" 2>&1 || true
-  echo "kept/$t: $(ls "kept/$t" | wc -l) inputs, $(du -sk "kept/$t" | cut -f1) KB"
+  pack "$t"
+  echo "kept/$t.tar.zst: $(ls "corpus-kept/$t" | wc -l) inputs, $(du -k "kept/$t.tar.zst" | cut -f1) KB"
 done
