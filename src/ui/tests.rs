@@ -1216,7 +1216,7 @@ fn every_finding_kind_of_the_handed_cases_has_a_row_and_a_marker() {
         for kind in &kinds {
             // The list's row names the kind (the Cause column may too: at
             // least one more than the cause cells).
-            let rows = h.query_all_by_label(kind).count();
+            let rows = h.query_all_by_label(&kind.replace('_', " ")).count();
             assert!(rows >= 1, "{dir}: a Findings row for {kind}");
             assert!(
                 h.query_all_by_label(&format!("{kind} marker"))
@@ -1241,7 +1241,7 @@ fn clicking_a_finding_row_puts_the_cursor_at_it() {
     let f = app.session.as_ref().expect("loaded").analysis.findings[0].clone();
     let mut h = harness(app);
     h.run();
-    h.get_by_label(f.kind.as_str()).click();
+    h.get_by_label(&f.kind.as_str().replace('_', " ")).click();
     h.run();
     assert_eq!(h.state().playback.cursor_ns, f.at_ns);
 }

@@ -8,7 +8,7 @@ use egui_extras::{Column, TableBuilder};
 use super::PanelContext;
 use crate::analysis::Finding;
 use crate::model::LoadedLog;
-use crate::ui::i18n::{finding_detail, term, tr};
+use crate::ui::i18n::{finding_detail, tr, words};
 use crate::ui::state::Command;
 use crate::ui::timeline::paint::finding_style;
 
@@ -50,7 +50,7 @@ pub fn findings_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                 .striped(true)
                 .resizable(true)
                 .sense(egui::Sense::click())
-                .column(Column::auto().at_least(110.0))
+                .column(Column::auto().at_least(140.0))
                 .column(Column::initial(96.0).clip(true))
                 .column(Column::initial(80.0).clip(true))
                 .column(Column::remainder().at_least(90.0))
@@ -70,7 +70,7 @@ pub fn findings_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                                 let (letter, color) = finding_style(f.kind);
                                 ui.label(RichText::new(letter).color(color).strong());
                                 hit |= ui
-                                    .selectable_label(false, term(lang, f.kind.as_str()))
+                                    .selectable_label(false, words(lang, f.kind.as_str()))
                                     .on_hover_text(finding_detail(lang, &f.detail))
                                     .clicked();
                             });

@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 use super::{ALERT, PanelContext};
 use crate::analysis::FindingKind;
 use crate::report::format_money;
-use crate::ui::i18n::{Lang, count_label, term, tr};
+use crate::ui::i18n::{Lang, count_label, tr, words};
 use crate::ui::session::Session;
 use crate::ui::state::{Command, Panel};
 use crate::ui::timeline::paint::finding_style;
@@ -121,7 +121,7 @@ fn findings_count_ui(ui: &mut Ui, lang: Lang, findings: &[crate::analysis::Findi
     ui.label(crate::ui::i18n::findings_label(lang, findings.len()));
     for (kind, n) in findings_by_kind(findings) {
         let (_, color) = finding_style(kind);
-        ui.label(RichText::new(format!("{} {n}", term(lang, kind.as_str()))).color(color));
+        ui.label(RichText::new(format!("{} {n}", words(lang, kind.as_str()))).color(color));
     }
 }
 
