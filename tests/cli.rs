@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use lockreplay::report::Trace;
+
+mod support;
 use serde_json::Value;
 
 fn bin() -> Command {
@@ -203,12 +205,7 @@ fn report_folder_has_every_file_and_leaves_inputs_untouched() {
         std::fs::metadata(&input).expect("meta").modified().ok(),
     );
     let out_dir = dir.path().join("report");
-    let out = bin()
-        .args(["report", "--no-images", "--unit-loss", "650", "--out"])
-        .arg(&out_dir)
-        .arg(&input)
-        .output()
-        .expect("run");
+    let out = support::report_no_images(&["--unit-loss", "650"], &out_dir, &input);
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -250,12 +247,7 @@ fn report_folder_has_every_file_and_leaves_inputs_untouched() {
 fn trace_json_is_well_formed_trace_events() {
     let dir = tempfile::tempdir().expect("tmp");
     let input = case_file("BR-02-aredis-asyncio-shared-token", "jobs-runner.json");
-    let out = bin()
-        .args(["report", "--no-images", "--out"])
-        .arg(dir.path())
-        .arg(&input)
-        .output()
-        .expect("run");
+    let out = support::report_no_images(&[], dir.path(), &input);
     assert_eq!(out.status.code(), Some(1));
     let trace: Trace =
         serde_json::from_slice(&std::fs::read(dir.path().join("trace.json")).expect("trace"))
@@ -296,12 +288,7 @@ fn exports_never_overwrite_an_input() {
     let dir = tempfile::tempdir().expect("tmp");
     let input = dir.path().join("report.md");
     std::fs::copy(br01(), &input).expect("copy");
-    let out = bin()
-        .args(["report", "--no-images", "--out"])
-        .arg(dir.path())
-        .arg(&input)
-        .output()
-        .expect("run");
+    let out = support::report_no_images(&[], dir.path(), &input);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to write over the input"));
     assert_eq!(
@@ -335,12 +322,7 @@ fn atomic_write_failure_leaves_no_partial_file() {
 fn markdown_report_of_the_seed_incident_says_3_oversold_and_600() {
     let dir = tempfile::tempdir().expect("tmp");
     let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs/seed-incident.jsonl");
-    let out = bin()
-        .args(["report", "--no-images", "--unit-loss", "200", "--out"])
-        .arg(dir.path())
-        .arg(&seed)
-        .output()
-        .expect("run");
+    let out = support::report_no_images(&["--unit-loss", "200"], dir.path(), &seed);
     assert_eq!(out.status.code(), Some(1));
     let md = std::fs::read_to_string(dir.path().join("report.md")).expect("md");
     assert!(md.contains("**3 units oversold, ¥600 lost**"), "{md}");
@@ -363,20 +345,11 @@ fn report_lang_zh_writes_a_chinese_report_md_and_the_same_data_files() {
     let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-logs/seed-incident.jsonl");
     let run = |lang: &str| {
         let dir = tempfile::tempdir().expect("tmp");
-        let out = bin()
-            .args([
-                "report",
-                "--no-images",
-                "--unit-loss",
-                "200",
-                "--lang",
-                lang,
-            ])
-            .arg("--out")
-            .arg(dir.path().join("r"))
-            .arg(&seed)
-            .output()
-            .expect("run");
+        let out = support::report_no_images(
+            &["--unit-loss", "200", "--lang", lang],
+            &dir.path().join("r"),
+            &seed,
+        );
         assert_eq!(
             out.status.code(),
             Some(1),
@@ -432,12 +405,7 @@ fn a_log_without_lock_events_says_so_before_any_number() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("NOT READABLE: no lock event"), "{text}");
     let folder = dir.path().join("report");
-    let out = bin()
-        .args(["report", "--no-images", "--out"])
-        .arg(&folder)
-        .arg(&input)
-        .output()
-        .expect("run");
+    let out = support::report_no_images(&[], &folder, &input);
     assert_eq!(out.status.code(), Some(2));
     let md = std::fs::read_to_string(folder.join("report.md")).expect("md");
     let first_para = md.lines().find(|l| !l.is_empty() && !l.starts_with('#'));

@@ -9,6 +9,8 @@ use std::process::{Command, Output};
 use lockreplay::ingest::{IngestOptions, Progress, load_paths};
 use lockreplay::model::{Dialect, LoadedLog};
 
+mod support;
+
 fn round2(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/hostile/round2")
@@ -305,12 +307,7 @@ fn log_data_cannot_drive_a_terminal_markdown_or_a_spreadsheet() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = dir.path().join("report");
-    let out = bin()
-        .args(["report", "--no-images", "--out"])
-        .arg(&folder)
-        .arg(&input)
-        .output()
-        .expect("runs");
+    let out = support::report_no_images(&[], &folder, &input);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let md = std::fs::read_to_string(folder.join("report.md")).expect("report.md");
     assert!(
@@ -368,12 +365,7 @@ fn a_report_folder_is_replaced_as_a_whole_and_stale_temporaries_go() {
     let stale = dir.path().join(".report.lockreplay-4194303-AbCd12");
     std::fs::create_dir(&stale).expect("mkdir");
     std::fs::write(stale.join("trace.json"), vec![b' '; 1 << 16]).expect("write");
-    let out_run = bin()
-        .args(["report", "--no-images", "--out"])
-        .arg(&out)
-        .arg(round2("injection.jsonl"))
-        .output()
-        .expect("runs");
+    let out_run = support::report_no_images(&[], &out, &round2("injection.jsonl"));
     assert_eq!(out_run.status.code(), Some(1), "{}", stderr(&out_run));
     assert_eq!(
         listing(&out),
@@ -391,12 +383,7 @@ fn a_report_folder_is_replaced_as_a_whole_and_stale_temporaries_go() {
     // A folder that also holds someone else's file keeps it.
     std::fs::write(out.join("notes.txt"), b"mine").expect("write");
     std::fs::write(out.join("INC-9.png"), b"old").expect("write");
-    let out_run = bin()
-        .args(["report", "--no-images", "--out"])
-        .arg(&out)
-        .arg(round2("injection.jsonl"))
-        .output()
-        .expect("runs");
+    let out_run = support::report_no_images(&[], &out, &round2("injection.jsonl"));
     assert_eq!(out_run.status.code(), Some(1), "{}", stderr(&out_run));
     assert_eq!(std::fs::read(out.join("notes.txt")).expect("kept"), b"mine");
     assert!(

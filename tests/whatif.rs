@@ -10,6 +10,8 @@ use lockreplay::ingest::IngestOptions;
 use lockreplay::pipeline::{AnalyzedLog, load_and_analyze};
 use lockreplay::whatif::{Outcome, Policy, WhatIf, what_if};
 
+mod support;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -274,12 +276,7 @@ fn the_whatif_command_prints_the_table_in_three_formats() {
 #[test]
 fn the_report_folder_has_a_whatif_section() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
-        .args(["report", "--no-images", "--out"])
-        .arg(dir.path())
-        .arg(seed())
-        .output()
-        .expect("run");
+    let out = support::report_no_images(&[], dir.path(), &seed());
     assert_eq!(out.status.code(), Some(1));
     let md = std::fs::read_to_string(dir.path().join("whatif.md")).expect("whatif.md");
     assert!(md.starts_with("# What-if"), "{md}");
@@ -333,12 +330,7 @@ fn whatif_and_the_report_folder_speak_chinese_with_lang_zh_and_json_stays_englis
         "the JSON has no language"
     );
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = Command::new(bin)
-        .args(["report", "--no-images", "--lang", "zh", "--out"])
-        .arg(dir.path())
-        .arg(seed())
-        .output()
-        .expect("run");
+    let out = support::report_no_images(&["--lang", "zh"], dir.path(), &seed());
     assert_eq!(out.status.code(), Some(1));
     let md = std::fs::read_to_string(dir.path().join("whatif.md")).expect("whatif.md");
     assert!(

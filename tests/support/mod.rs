@@ -3,15 +3,30 @@
 //! `redis-cli monitor`'s format, the compare-and-delete script lock
 //! libraries release with, writing a file of lines, and replaying one
 //! capture file through the MONITOR reader (`monitor_pool_tair.rs`,
-//! `monitor_real_a.rs`).
+//! `monitor_real_a.rs`); and running `report` without pictures (`cli.rs`,
+//! `hostile_round2.rs`, `whatif.rs`).
 
 #![allow(dead_code)] // each test crate uses a part of these helpers
 
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use lockreplay::ingest::monitor::{MonitorOptions, read_monitor};
 use lockreplay::model::{Dialect, LoadedLog, LogBuilder, SourceInfo};
+
+/// Runs `lockreplay report --no-images FLAGS --out OUT INPUT` and returns
+/// what it did (exit code, stdout, stderr).
+pub fn report_no_images(flags: &[&str], out: &Path, input: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+        .args(["report", "--no-images"])
+        .args(flags)
+        .arg("--out")
+        .arg(out)
+        .arg(input)
+        .output()
+        .expect("lockreplay runs")
+}
 
 /// Replays the capture at `path` alone (default options), named `name` in
 /// its source info: the log and what the replay noted about the file.
