@@ -87,6 +87,14 @@ pub const MAX_EXPANSION_RATIO: u64 = 200;
 /// repetitive log may compress more than [`MAX_EXPANSION_RATIO`].
 pub const RATIO_FREE_BYTES: u64 = 64 << 20;
 
+/// The three bounds above as the decompressor takes them: what
+/// [`read_source`] and [`source_text`] both expand a file within.
+const EXPAND_LIMIT: decode::ExpandLimit = decode::ExpandLimit {
+    max_bytes: MAX_INPUT_BYTES,
+    ratio: MAX_EXPANSION_RATIO,
+    free_bytes: RATIO_FREE_BYTES,
+};
+
 /// The TTL of files that never say it: for every such file, or by file.
 /// Files whose records carry a TTL field are not affected.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -322,15 +330,12 @@ pub fn read_source<R: Read>(
     let raw_len = raw.len() as u64;
     let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
     let first_event = builder.log.events.len();
-    let limit = decode::ExpandLimit {
-        max_bytes: MAX_INPUT_BYTES,
-        ratio: MAX_EXPANSION_RATIO,
-        free_bytes: RATIO_FREE_BYTES,
-    };
     let (bytes, compression, gz_err) =
-        decode::decompress_if_needed(raw, &limit).map_err(|reason| IngestError::TooLarge {
-            name: name.to_string(),
-            reason,
+        decode::decompress_if_needed(raw, &EXPAND_LIMIT).map_err(|reason| {
+            IngestError::TooLarge {
+                name: name.to_string(),
+                reason,
+            }
         })?;
     let gzip = compression == decode::Compression::Gzip;
     if let Some(e) = gz_err {
@@ -430,12 +435,7 @@ pub fn read_source<R: Read>(
 /// # Errors
 /// Why the compressed stream was refused (it expands past the limit).
 pub fn source_text(raw: Vec<u8>) -> Result<String, String> {
-    let limit = decode::ExpandLimit {
-        max_bytes: MAX_INPUT_BYTES,
-        ratio: MAX_EXPANSION_RATIO,
-        free_bytes: RATIO_FREE_BYTES,
-    };
-    let (bytes, _, _) = decode::decompress_if_needed(raw, &limit)?;
+    let (bytes, _, _) = decode::decompress_if_needed(raw, &EXPAND_LIMIT)?;
     Ok(decode::decode(bytes).text)
 }
 
