@@ -447,8 +447,8 @@ mod tests {
             lanes: (0..lanes)
                 .map(|_| crate::ui::timeline::Lane {
                     holder: String::new(),
-                    host: String::new(),
-                    thread: String::new(),
+                    host: Default::default(),
+                    thread: Default::default(),
                     leases: Vec::new(),
                     max_len_s: 0.0,
                     sales: Vec::new(),

@@ -724,8 +724,8 @@ mod tests {
             .fold(0.0, f64::max);
         Lane {
             holder: "A".into(),
-            host: String::new(),
-            thread: String::new(),
+            host: Default::default(),
+            thread: Default::default(),
             leases: leases
                 .into_iter()
                 .enumerate()

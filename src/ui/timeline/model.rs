@@ -3,6 +3,7 @@
 //! from the [`Analysis`] only when the data or the filters change.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -103,10 +104,10 @@ pub struct FindingMark {
 pub struct Lane {
     /// Holder.
     pub holder: String,
-    /// Host of its first lease.
-    pub host: String,
-    /// Thread of its first lease.
-    pub thread: String,
+    /// Host of its first lease (shared by the lanes of one host).
+    pub host: Arc<str>,
+    /// Thread of its first lease (shared by the lanes of one thread name).
+    pub thread: Arc<str>,
     /// Leases sorted by start.
     pub leases: Vec<LeaseBar>,
     /// Longest lease, s (to find the first visible one by binary search).
@@ -243,59 +244,42 @@ impl<'a> KeyFilter<'a> {
     }
 }
 
-/// The model under construction: groups by key, lanes by `(key, holder)`.
-struct Builder<'a> {
-    log: &'a LoadedLog,
-    t0_ns: i64,
-    groups: Vec<LaneGroup>,
-    group_of_key: HashMap<Sym, usize>,
-    lane_of: HashMap<(Sym, Sym), (usize, usize)>,
+/// What one lock key's group is built from: indices into the analysis's
+/// vectors, each in the analysis's order.
+#[derive(Default)]
+struct GroupParts {
+    key: Option<Sym>,
+    /// Shown leases ([`Analysis::leases`]).
+    leases: Vec<LeaseId>,
+    /// [`Analysis::server_view`].
+    server: Vec<usize>,
+    /// [`Analysis::overlaps`].
+    overlaps: Vec<usize>,
+    /// [`Analysis::sales`].
+    sales: Vec<usize>,
+    /// [`Analysis::findings`].
+    findings: Vec<usize>,
 }
 
-impl Builder<'_> {
+/// What every group's build reads: the log, the analysis and the marks
+/// computed once for all keys.
+struct Shared<'a> {
+    log: &'a LoadedLog,
+    analysis: &'a Analysis,
+    t0_ns: i64,
+    near: HashSet<LeaseId>,
+    in_overlap: HashSet<LeaseId>,
+    incident_of_overlap: HashMap<OverlapId, IncidentId>,
+    incidents_per_key: HashMap<Sym, usize>,
+}
+
+impl Shared<'_> {
     fn name(&self, sym: Sym) -> String {
         self.log.strings.get(sym).to_string()
     }
 
     fn secs(&self, ns: i64) -> f64 {
         (ns - self.t0_ns) as f64 / 1e9
-    }
-
-    /// The lane of `l`'s key and holder, creating both when new.
-    fn lane_for(&mut self, l: &Lease, incidents_on_key: usize) -> (usize, usize) {
-        let g = match self.group_of_key.get(&l.key) {
-            Some(&g) => g,
-            None => {
-                let key = self.name(l.key);
-                self.groups.push(LaneGroup {
-                    key,
-                    lanes: Vec::new(),
-                    overlaps: Vec::new(),
-                    loose_sales: Vec::new(),
-                    incidents: incidents_on_key,
-                    findings: Vec::new(),
-                });
-                self.group_of_key.insert(l.key, self.groups.len() - 1);
-                self.groups.len() - 1
-            }
-        };
-        if let Some(&at) = self.lane_of.get(&(l.key, l.holder)) {
-            return at;
-        }
-        let lane = Lane {
-            holder: self.name(l.holder),
-            host: l.host.map(|h| self.name(h)).unwrap_or_default(),
-            thread: l.thread.map(|t| self.name(t)).unwrap_or_default(),
-            leases: Vec::new(),
-            max_len_s: 0.0,
-            sales: Vec::new(),
-            findings: Vec::new(),
-        };
-        let lanes = &mut self.groups[g].lanes;
-        lanes.push(lane);
-        let at = (g, lanes.len() - 1);
-        self.lane_of.insert((l.key, l.holder), at);
-        at
     }
 
     fn lease_bar(&self, l: &Lease, near_miss: bool, in_overlap: bool) -> LeaseBar {
@@ -320,56 +304,128 @@ impl Builder<'_> {
         }
     }
 
-    fn add_lease(&mut self, at: (usize, usize), bar: LeaseBar) {
-        let lane = &mut self.groups[at.0].lanes[at.1];
-        // An open-ended lock (no TTL, never released) reaches every later
-        // view, so the lane's culling must never skip it.
-        let len_s = if bar.open_ended() {
-            f64::INFINITY
-        } else {
-            bar.end_s() - bar.start_s
-        };
-        lane.max_len_s = lane.max_len_s.max(len_s);
-        lane.leases.push(bar);
-    }
-
-    fn add_overlaps(
-        &mut self,
-        analysis: &Analysis,
-        incident_of_overlap: &HashMap<OverlapId, IncidentId>,
-    ) {
-        for (i, o) in analysis.overlaps.iter().enumerate() {
-            let i = OverlapId::new(i);
-            let Some(&g) = self.group_of_key.get(&o.key) else {
-                continue;
-            };
-            let holder = |l: LeaseId| self.name(analysis.leases[l].holder);
-            let (e, l) = (&analysis.leases[o.earlier], &analysis.leases[o.later]);
-            let lane = |x: &Lease| self.lane_of.get(&(x.key, x.holder)).map(|&(_, li)| li);
-            let handoff = lane(e).zip(lane(l)).map(|(from_lane, to_lane)| Handoff {
-                from_s: self.secs(e.lock_end_ns),
-                from_lane,
-                to_s: self.secs(l.acquired_ns),
-                to_lane,
-            });
-            let overlap = OverlapBox {
-                handoff,
-                overlap: i,
-                start_s: self.secs(o.start_ns),
-                end_s: self.secs(o.end_ns),
-                cause: o.cause,
-                incident: incident_of_overlap.get(&i).copied(),
-                holders: (holder(o.earlier), holder(o.later)),
-            };
-            self.groups[g].overlaps.push(overlap);
+    /// True when the filters show lease `l`.
+    fn shows(&self, l: &Lease, key_filter: &KeyFilter<'_>, filters: &Filters) -> bool {
+        let strings = &self.log.strings;
+        if !key_filter.matches(strings.get(l.key))
+            || (filters.only_incidents && !self.incidents_per_key.contains_key(&l.key))
+        {
+            return false;
         }
+        // The lane shows the host or thread beside the holder: the host
+        // filter matches either.
+        let host = l.host.map_or("", |h| strings.get(h));
+        let thread = l.thread.map_or("", |t| strings.get(t));
+        matches_text(&filters.holder, strings.get(l.holder))
+            && (matches_text(&filters.host, host) || matches_text(&filters.host, thread))
     }
 
-    /// Sales go on their holder's lane, or under the key when the holder
-    /// has no lane.
-    fn add_sales(&mut self, analysis: &Analysis) {
-        for (i, sale) in analysis.sales.iter().enumerate() {
-            let Some(key) = sale.key else { continue };
+    /// Splits what is shown by lock key, keys in order of their first shown
+    /// lease; returns the parts and each key's index among them.
+    fn split_by_key(
+        &self,
+        key_filter: &KeyFilter<'_>,
+        filters: &Filters,
+    ) -> (Vec<GroupParts>, HashMap<Sym, usize>) {
+        let a = self.analysis;
+        let mut parts: Vec<GroupParts> = Vec::new();
+        let mut group_of_key: HashMap<Sym, usize> = HashMap::new();
+        for l in a
+            .leases
+            .iter()
+            .filter(|l| self.shows(l, key_filter, filters))
+        {
+            let g = *group_of_key.entry(l.key).or_insert_with(|| {
+                parts.push(GroupParts {
+                    key: Some(l.key),
+                    ..GroupParts::default()
+                });
+                parts.len() - 1
+            });
+            parts[g].leases.push(l.id);
+        }
+        let mut put = |key: Option<Sym>, i: usize, list: fn(&mut GroupParts) -> &mut Vec<usize>| {
+            if let Some(&g) = key.and_then(|k| group_of_key.get(&k)) {
+                list(&mut parts[g]).push(i);
+            }
+        };
+        for (i, l) in a.server_view.iter().enumerate() {
+            put(Some(l.key), i, |p| &mut p.server);
+        }
+        for (i, o) in a.overlaps.iter().enumerate() {
+            put(Some(o.key), i, |p| &mut p.overlaps);
+        }
+        for (i, sale) in a.sales.iter().enumerate() {
+            put(sale.key, i, |p| &mut p.sales);
+        }
+        for (i, f) in a.findings.iter().enumerate() {
+            put(f.key, i, |p| &mut p.findings);
+        }
+        (parts, group_of_key)
+    }
+
+    /// One key's group: a lane per holder by first acquire (the server's
+    /// lane first when a capture showed what it held), its overlaps, sales
+    /// and findings.
+    fn group(&self, parts: &GroupParts) -> LaneGroup {
+        let a = self.analysis;
+        let key = parts.key.expect("a group has a key");
+        let mut g = LaneGroup {
+            key: self.name(key),
+            lanes: Vec::new(),
+            overlaps: Vec::new(),
+            loose_sales: Vec::new(),
+            incidents: self.incidents_per_key.get(&key).copied().unwrap_or(0),
+            findings: Vec::new(),
+        };
+        // The lane of each holder; host and thread names shared by lanes.
+        let mut lane_of: HashMap<Sym, usize> = HashMap::new();
+        let mut names: HashMap<Sym, Arc<str>> = HashMap::new();
+        let mut shared_name = |sym: Option<Sym>| -> Arc<str> {
+            sym.map(|s| {
+                names
+                    .entry(s)
+                    .or_insert_with(|| self.log.strings.get(s).into())
+                    .clone()
+            })
+            .unwrap_or_default()
+        };
+        for &id in &parts.leases {
+            let l = &a.leases[id];
+            let lane = *lane_of.entry(l.holder).or_insert_with(|| {
+                let mut lane = self.lane_named(self.name(l.holder));
+                lane.host = shared_name(l.host);
+                lane.thread = shared_name(l.thread);
+                g.lanes.push(lane);
+                g.lanes.len() - 1
+            });
+            let bar = self.lease_bar(
+                l,
+                self.near.contains(&l.id),
+                self.in_overlap.contains(&l.id),
+            );
+            add_lease(&mut g.lanes[lane], bar);
+        }
+        if !parts.server.is_empty() {
+            // What the server itself held, first; the holders' lanes move
+            // down one.
+            let mut server = self.lane_named(SERVER_LANE.to_string());
+            for &i in &parts.server {
+                let mut bar = self.lease_bar(&a.server_view[i], false, false);
+                // Its holder's zombie part is the application's: the server
+                // lane shows only what the server held.
+                bar.zombie = None;
+                add_lease(&mut server, bar);
+            }
+            g.lanes.insert(0, server);
+            lane_of.values_mut().for_each(|lane| *lane += 1);
+        }
+        for &i in &parts.overlaps {
+            g.overlaps
+                .push(self.overlap_box(OverlapId::new(i), &lane_of));
+        }
+        for &i in &parts.sales {
+            let sale = &a.sales[i];
             let mark = SaleMark {
                 sale: i,
                 at_s: self.secs(sale.at_ns),
@@ -377,192 +433,191 @@ impl Builder<'_> {
                 quantity: sale.quantity,
                 order_id: sale.order_id.map(|o| self.name(o)).unwrap_or_default(),
             };
-            match sale.holder.and_then(|h| self.lane_of.get(&(key, h))) {
-                Some(&(g, li)) => self.groups[g].lanes[li].sales.push(mark),
-                None => {
-                    if let Some(&g) = self.group_of_key.get(&key) {
-                        self.groups[g].loose_sales.push(mark);
-                    }
-                }
+            // On its holder's lane, or under the key when the holder has none.
+            match sale.holder.and_then(|h| lane_of.get(&h)) {
+                Some(&lane) => g.lanes[lane].sales.push(mark),
+                None => g.loose_sales.push(mark),
             }
         }
-    }
-
-    /// What the server held (the analysis's server view, from a MONITOR
-    /// capture): one more lane under each shown key that has any, named
-    /// [`SERVER_LANE`], first in the group.
-    fn add_server_lanes(&mut self, analysis: &Analysis) {
-        for l in &analysis.server_view {
-            let Some(&g) = self.group_of_key.get(&l.key) else {
-                continue;
-            };
-            let lanes = &mut self.groups[g].lanes;
-            if lanes.first().is_none_or(|x| x.holder != SERVER_LANE) {
-                lanes.insert(
-                    0,
-                    Lane {
-                        holder: SERVER_LANE.to_string(),
-                        host: String::new(),
-                        thread: String::new(),
-                        leases: Vec::new(),
-                        max_len_s: 0.0,
-                        sales: Vec::new(),
-                        findings: Vec::new(),
-                    },
-                );
-                // The holders' lanes moved down one.
-                for at in self.lane_of.values_mut().filter(|at| at.0 == g) {
-                    at.1 += 1;
-                }
-            }
-            let mut bar = self.lease_bar(l, false, false);
-            // Its holder's zombie part is the application's: the server
-            // lane shows only what the server held.
-            bar.zombie = None;
-            self.add_lease((g, 0), bar);
-        }
-    }
-
-    /// Every finding on a shown key gets a marker: on its holder's lane,
-    /// else on the key's header row.
-    fn add_findings(&mut self, analysis: &Analysis) {
-        for (i, f) in analysis.findings.iter().enumerate() {
-            let Some(key) = f.key else { continue };
-            let Some(&g) = self.group_of_key.get(&key) else {
-                continue;
-            };
+        for &i in &parts.findings {
+            let f = &a.findings[i];
             let mark = FindingMark {
                 finding: i,
                 kind: f.kind,
                 at_s: self.secs(f.at_ns),
                 detail: f.detail.clone(),
             };
-            match f.holder.and_then(|h| self.lane_of.get(&(key, h))) {
-                Some(&(g, li)) => self.groups[g].lanes[li].findings.push(mark),
-                None => self.groups[g].findings.push(mark),
+            // On its holder's lane, else on the key's header row.
+            match f.holder.and_then(|h| lane_of.get(&h)) {
+                Some(&lane) => g.lanes[lane].findings.push(mark),
+                None => g.findings.push(mark),
             }
+        }
+        sort_group(&mut g);
+        g
+    }
+
+    fn lane_named(&self, holder: String) -> Lane {
+        Lane {
+            holder,
+            host: Arc::default(),
+            thread: Arc::default(),
+            leases: Vec::new(),
+            max_len_s: 0.0,
+            sales: Vec::new(),
+            findings: Vec::new(),
         }
     }
 
-    /// Pinned keys first (in pinning order), then keys with incidents (most
-    /// first), then by first activity, then by name: a big log's
-    /// interesting keys are on top, not `product:10000` because it sorts
-    /// first.
-    fn order_groups(&mut self, pinned: &[String]) {
-        let pin = |g: &LaneGroup| {
-            pinned
-                .iter()
-                .position(|k| *k == g.key)
-                .unwrap_or(usize::MAX)
-        };
-        let first = |g: &LaneGroup| {
-            g.lanes
-                .iter()
-                .filter_map(|l| l.leases.first().map(|b| b.start_s))
-                .fold(f64::INFINITY, f64::min)
-        };
-        let mut groups = std::mem::take(&mut self.groups);
-        groups.sort_by(|a, b| {
-            pin(a)
-                .cmp(&pin(b))
-                .then(b.incidents.cmp(&a.incidents))
-                .then(first(a).total_cmp(&first(b)))
-                .then_with(|| a.key.cmp(&b.key))
+    /// Overlap `id`'s box; `lane_of` gives the group's lane of a holder.
+    fn overlap_box(&self, id: OverlapId, lane_of: &HashMap<Sym, usize>) -> OverlapBox {
+        let a = self.analysis;
+        let o = &a.overlaps[id];
+        let (e, l) = (&a.leases[o.earlier], &a.leases[o.later]);
+        let lane = |x: &Lease| lane_of.get(&x.holder).copied();
+        let handoff = lane(e).zip(lane(l)).map(|(from_lane, to_lane)| Handoff {
+            from_s: self.secs(e.lock_end_ns),
+            from_lane,
+            to_s: self.secs(l.acquired_ns),
+            to_lane,
         });
-        self.groups = groups;
-        let index: HashMap<&str, usize> = self
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(i, g)| (g.key.as_str(), i))
-            .collect();
-        let log = self.log;
-        for (sym, g) in self.group_of_key.iter_mut() {
-            *g = index.get(log.strings.get(*sym)).copied().unwrap_or(*g);
-        }
-    }
-
-    fn sort_lanes(&mut self) {
-        for g in &mut self.groups {
-            for lane in &mut g.lanes {
-                lane.leases.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
-                lane.sales.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
-                lane.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
-            }
-            g.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+        OverlapBox {
+            handoff,
+            overlap: id,
+            start_s: self.secs(o.start_ns),
+            end_s: self.secs(o.end_ns),
+            cause: o.cause,
+            incident: self.incident_of_overlap.get(&id).copied(),
+            holders: (self.name(e.holder), self.name(l.holder)),
         }
     }
 }
 
+fn add_lease(lane: &mut Lane, bar: LeaseBar) {
+    // An open-ended lock (no TTL, never released) reaches every later
+    // view, so the lane's culling must never skip it.
+    let len_s = if bar.open_ended() {
+        f64::INFINITY
+    } else {
+        bar.end_s() - bar.start_s
+    };
+    lane.max_len_s = lane.max_len_s.max(len_s);
+    lane.leases.push(bar);
+}
+
+fn sort_group(g: &mut LaneGroup) {
+    for lane in &mut g.lanes {
+        lane.leases.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
+        lane.sales.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+        lane.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    }
+    g.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+}
+
+/// The order groups are shown in: pinned keys first (in pinning order),
+/// then keys with incidents (most first), then by first activity, then by
+/// name: a big log's interesting keys are on top, not `product:10000`
+/// because it sorts first. Returns the group indices in that order.
+fn group_order(groups: &[LaneGroup], pinned: &[String]) -> Vec<usize> {
+    let sort_key = |g: &LaneGroup| {
+        let pin = pinned
+            .iter()
+            .position(|k| *k == g.key)
+            .unwrap_or(usize::MAX);
+        let first = g
+            .lanes
+            .iter()
+            .filter_map(|l| l.leases.first().map(|b| b.start_s))
+            .fold(f64::INFINITY, f64::min);
+        (pin, g.incidents, first)
+    };
+    let keys: Vec<(usize, usize, f64)> = groups.iter().map(sort_key).collect();
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (ka, kb) = (keys[a], keys[b]);
+        ka.0.cmp(&kb.0)
+            .then(kb.1.cmp(&ka.1))
+            .then(ka.2.total_cmp(&kb.2))
+            .then_with(|| groups[a].key.cmp(&groups[b].key))
+    });
+    order
+}
+
+/// Below this many shown leases the groups are built on the calling
+/// thread: waking the rayon pool costs more than a small log takes.
+const PARALLEL_MIN_LEASES: usize = 1 << 12;
+
 impl SwimlaneModel {
     /// Builds the display list from `analysis` of `log` with `filters`.
+    ///
+    /// Each lock key's group is built on its own (in parallel for big
+    /// logs: `rayon`, which keeps the order), with a lane map of its own
+    /// holders only; issue #17 measured the single map of every
+    /// `(key, holder)` at 10 M events as most of the window's wait.
     pub fn build(log: &LoadedLog, analysis: &Analysis, filters: &Filters) -> SwimlaneModel {
+        Self::build_with(log, analysis, filters, PARALLEL_MIN_LEASES)
+    }
+
+    /// [`SwimlaneModel::build`], in parallel from `parallel_min` shown
+    /// leases.
+    fn build_with(
+        log: &LoadedLog,
+        analysis: &Analysis,
+        filters: &Filters,
+        parallel_min: usize,
+    ) -> SwimlaneModel {
+        use rayon::prelude::*;
         let t0_ns = analysis.times_ns.iter().copied().min().unwrap_or(0);
         let key_filter = KeyFilter::new(&filters.key);
-        let near: HashSet<LeaseId> = analysis
-            .findings
-            .iter()
-            .filter(|f| f.kind == FindingKind::NearMiss)
-            .filter_map(|f| f.lease)
-            .collect();
-        let in_overlap = Incident::holds_in_overlaps(&analysis.incidents);
-        let mut incident_of_overlap = HashMap::new();
-        let mut incidents_per_key: HashMap<Sym, usize> = HashMap::new();
-        for inc in &analysis.incidents {
-            *incidents_per_key.entry(inc.key).or_default() += 1;
-            for &o in &inc.overlaps {
-                incident_of_overlap.insert(o, inc.id);
-            }
-        }
-        let mut b = Builder {
+        let mut shared = Shared {
             log,
+            analysis,
             t0_ns,
-            groups: Vec::new(),
-            group_of_key: HashMap::new(),
-            lane_of: HashMap::new(),
+            near: analysis
+                .findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::NearMiss)
+                .filter_map(|f| f.lease)
+                .collect(),
+            in_overlap: Incident::holds_in_overlaps(&analysis.incidents),
+            incident_of_overlap: HashMap::new(),
+            incidents_per_key: HashMap::new(),
         };
-        for l in &analysis.leases {
-            if !key_filter.matches(log.strings.get(l.key)) {
-                continue;
+        for inc in &analysis.incidents {
+            *shared.incidents_per_key.entry(inc.key).or_default() += 1;
+            for &o in &inc.overlaps {
+                shared.incident_of_overlap.insert(o, inc.id);
             }
-            if filters.only_incidents && !incidents_per_key.contains_key(&l.key) {
-                continue;
-            }
-            // The lane shows the host or thread beside the holder: the
-            // host filter matches either.
-            let host = l.host.map_or("", |h| log.strings.get(h));
-            let thread = l.thread.map_or("", |t| log.strings.get(t));
-            if !matches_text(&filters.holder, log.strings.get(l.holder))
-                || !(matches_text(&filters.host, host) || matches_text(&filters.host, thread))
-            {
-                continue;
-            }
-            let incidents_on_key = incidents_per_key.get(&l.key).copied().unwrap_or(0);
-            let at = b.lane_for(l, incidents_on_key);
-            let bar = b.lease_bar(l, near.contains(&l.id), in_overlap.contains(&l.id));
-            b.add_lease(at, bar);
         }
-        b.add_server_lanes(analysis);
-        b.add_overlaps(analysis, &incident_of_overlap);
-        b.add_sales(analysis);
-        b.add_findings(analysis);
-        b.sort_lanes();
-        b.order_groups(&filters.pinned);
+        let (parts, group_of_key) = shared.split_by_key(&key_filter, filters);
+        let shown: usize = parts.iter().map(|p| p.leases.len()).sum();
+        let built: Vec<LaneGroup> = if shown >= parallel_min {
+            parts.par_iter().map(|p| shared.group(p)).collect()
+        } else {
+            parts.iter().map(|p| shared.group(p)).collect()
+        };
+        let order = group_order(&built, &filters.pinned);
+        let mut place = vec![0; built.len()];
+        for (to, &from) in order.iter().enumerate() {
+            place[from] = to;
+        }
+        let mut slots: Vec<Option<LaneGroup>> = built.into_iter().map(Some).collect();
+        let groups = order.iter().filter_map(|&g| slots[g].take()).collect();
         let incidents = analysis
             .incidents
             .iter()
             .map(|inc| {
-                b.group_of_key
+                group_of_key
                     .get(&inc.key)
-                    .map(|&g| (b.secs(inc.start_ns), b.secs(inc.end_ns), g))
+                    .map(|&g| (shared.secs(inc.start_ns), shared.secs(inc.end_ns), place[g]))
             })
             .collect();
         SwimlaneModel {
             t0_ns,
             log_offset_s: log.display_offset_s,
-            extent: extent(analysis, |ns| b.secs(ns)),
+            extent: extent(analysis, |ns| shared.secs(ns)),
             incidents,
-            groups: b.groups,
+            groups,
             bad_regex: key_filter.bad_regex,
         }
     }
@@ -580,4 +635,63 @@ fn extent(analysis: &Analysis, secs: impl Fn(i64) -> f64) -> (f64, f64) {
             .unwrap_or(0),
     );
     (secs(first), secs(last).max(secs(first) + 0.001))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Settings, analyze};
+    use crate::ingest::{IngestOptions, Progress, read_source};
+    use crate::model::LogBuilder;
+    use crate::sim::{SimArgs, simulate};
+
+    /// A simulated flash sale over several keys, with overlaps and sales.
+    fn sim_log() -> LoadedLog {
+        let args = SimArgs {
+            buyers: 80,
+            products: 6,
+            hosts: 3,
+            slow_prob: 0.3,
+            initial_stock: 8,
+            ..SimArgs::default()
+        };
+        let mut buf = Vec::new();
+        simulate(&args, &mut buf).expect("simulates");
+        let mut builder = LogBuilder::new();
+        let (opts, progress) = (IngestOptions::default(), Progress::default());
+        read_source("sim.jsonl", &buf[..], &opts, &mut builder, &progress).expect("reads");
+        builder.finish()
+    }
+
+    #[test]
+    fn groups_built_in_parallel_are_the_groups_built_one_after_another() {
+        let log = sim_log();
+        let a = analyze(&log, &Settings::default());
+        assert!(
+            !a.overlaps.is_empty() && !a.sales.is_empty(),
+            "the log has something to show"
+        );
+        let pinned = Filters {
+            pinned: vec![
+                log.strings
+                    .get(a.leases[a.leases.len() - 1].key)
+                    .to_string(),
+            ],
+            ..Filters::default()
+        };
+        let only = Filters {
+            only_incidents: true,
+            ..Filters::default()
+        };
+        for filters in [Filters::default(), pinned, only] {
+            let serial = SwimlaneModel::build_with(&log, &a, &filters, usize::MAX);
+            let parallel = SwimlaneModel::build_with(&log, &a, &filters, 0);
+            assert!(serial.groups.len() > 1, "{filters:?}");
+            assert_eq!(
+                format!("{serial:?}"),
+                format!("{parallel:?}"),
+                "{filters:?}"
+            );
+        }
+    }
 }

@@ -557,8 +557,8 @@ fn group_labels(
             l.thread.clone()
         }
     };
-    let whos: Vec<String> = g.lanes.iter().map(who_of).collect();
-    let who_affixes = common_affixes(whos.iter().map(String::as_str));
+    let whos: Vec<std::sync::Arc<str>> = g.lanes.iter().map(who_of).collect();
+    let who_affixes = common_affixes(whos.iter().map(|w| &**w));
     for (li, lane) in g.lanes.iter().enumerate() {
         let top = group.lane_top(li);
         if !rows.lane_visible(top) {
