@@ -17,3 +17,14 @@ pub fn phase(phase: &str, started: Instant) {
         eprintln!("timing: {phase} {:.3} s", started.elapsed().as_secs_f64());
     }
 }
+
+/// Prints how long since the first mark of this process (`timing: at
+/// LABEL 1.234 s`), when enabled: a timeline of one run across threads,
+/// such as the window's open, load, first drawn frame and close.
+pub fn mark(label: &str) {
+    static START: OnceLock<Instant> = OnceLock::new();
+    let start = *START.get_or_init(Instant::now);
+    if enabled() {
+        eprintln!("timing: at {label} {:.3} s", start.elapsed().as_secs_f64());
+    }
+}

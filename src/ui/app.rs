@@ -296,6 +296,7 @@ impl App {
             && let Ok(result) = l.rx.try_recv()
         {
             self.loading = None;
+            crate::timing::mark("window/load arrived");
             match result {
                 Ok(r) => self.install(r),
                 Err(e) => self.error = Some(e),

@@ -206,6 +206,7 @@ fn load_in_phases(
             Arc::new(load_paths(paths, opts, progress).map_err(|e| e.to_string())?)
         }
     };
+    crate::timing::mark("window/log read");
     set(Phase::Analysing);
     let started = std::time::Instant::now();
     let analysis = analyze_counted(&log, settings, analysis);
@@ -243,8 +244,7 @@ fn load_in_phases(
     })
 }
 
-/// Starts loading on the `loader` thread; `repaint` is called when done and
-/// periodically while loading.
+/// Starts loading on the `loader` thread; `repaint` is called when done.
 pub fn spawn(
     job: Job,
     opts: IngestOptions,
@@ -258,26 +258,14 @@ pub fn spawn(
     let (tx, rx) = channel();
     let (p, ph, an) = (progress.clone(), phase.clone(), analysis.clone());
     let (source, reanalysis) = (job.source().clone(), matches!(job, Job::Reanalyze { .. }));
-    let repaint = Arc::new(repaint);
-    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    // A ticker so the progress bar moves during long loads.
-    {
-        let (repaint, done) = (repaint.clone(), done.clone());
-        let _ = std::thread::Builder::new()
-            .name("loader-ticker".into())
-            .spawn(move || {
-                while !done.load(Ordering::Relaxed) {
-                    std::thread::sleep(std::time::Duration::from_millis(100));
-                    repaint();
-                }
-            });
-    }
+    // The progress on screen asks for its own next frame (a few a
+    // second, `panels::spinner::FRAME`); the loader wakes the window once
+    // more when it is done.
     let spawned = std::thread::Builder::new()
         .name("loader".into())
         .spawn(move || {
             let result = load_in_phases(&job, &opts, &settings, &filters, &p, (&ph, &an));
             let _ = tx.send(result);
-            done.store(true, Ordering::Relaxed);
             repaint();
         });
     let rx = match spawned {

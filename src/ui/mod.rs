@@ -35,6 +35,7 @@ pub use state::AppState;
 /// # Errors
 /// Bad flags, a window that cannot open, or a screenshot not taken.
 pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
+    crate::timing::mark("window/start");
     let result = Arc::new(Mutex::new(None));
     let shot = cli
         .screenshot
@@ -90,6 +91,7 @@ pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
         }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
+    crate::timing::mark("window/closed");
     if cli.screenshot.is_some() {
         match result.lock().ok().and_then(|mut r| r.take()) {
             Some(r) => r?,

@@ -3,7 +3,7 @@
 
 use egui::{Rect, RichText, Ui};
 
-use super::PanelContext;
+use super::{PanelContext, spinner};
 use crate::playback::PlaybackCommand;
 use crate::ui::i18n::tr;
 use crate::ui::state::{Command, Selection};
@@ -99,7 +99,7 @@ fn placeholder_ui(ui: &mut Ui, context: &PanelContext<'_>) {
         .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
     ui.centered_and_justified(|ui| {
         if context.loading.is_some() {
-            ui.spinner();
+            spinner::spinner(ui);
         } else if let Some(e) = context.error {
             // Files were given but did not load: say why, and what next.
             ui.label(

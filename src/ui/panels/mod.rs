@@ -14,6 +14,7 @@ pub mod search;
 pub mod settings;
 pub mod sides;
 pub mod sources;
+pub mod spinner;
 pub mod status;
 pub mod stock;
 pub mod summary;

@@ -3,7 +3,7 @@
 
 use egui::{RichText, Ui};
 
-use super::{ALERT, NOTICE, PanelContext};
+use super::{ALERT, NOTICE, PanelContext, spinner};
 use crate::ui::i18n::{tr, trf};
 use crate::ui::loader::{self, Source};
 use crate::ui::state::{Command, Panel};
@@ -68,6 +68,8 @@ pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
 fn progress_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let lang = context.lang();
     let Some(l) = context.loading else { return };
+    // The bar moves without input: its next frame, a step from now.
+    spinner::next_frame(ui);
     let phase = l.phase();
     let elapsed = format!("{:.1} s", l.started.elapsed().as_secs_f64());
     if !l.reanalysis && phase == loader::Phase::Reading {
@@ -81,7 +83,7 @@ fn progress_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     } else {
         // After the read: which step runs, out of how many, and for how
         // long; the analysis also says how many keys it has done.
-        ui.spinner();
+        spinner::spinner(ui);
         let step = phase as u8 + 1;
         let keys = l.analysis.keys();
         let mut name = tr(lang, phase.label_key()).to_string();

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use egui::{Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, vec2};
 
-use super::{ALERT, NOTICE, PanelContext};
+use super::{ALERT, NOTICE, PanelContext, spinner};
 use crate::analysis::{Analysis, IncidentId, Lease, LockEnd};
 use crate::model::{LoadedLog, Sym};
 use crate::report::{format_money, format_ms, snake_name};
@@ -228,7 +228,7 @@ impl WhatIfPanel {
         } || self.job.is_some();
         if busy {
             ui.horizontal(|ui| {
-                ui.spinner();
+                spinner::spinner(ui);
                 ui.label(tr(lang, "whatif_busy"));
             });
         }

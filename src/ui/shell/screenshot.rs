@@ -167,12 +167,14 @@ impl ExitScreenshot {
     /// frames asks for the picture, then saves it and closes the window.
     pub fn poll(&mut self, ctx: &egui::Context, ready: bool) {
         if !ready {
-            ctx.request_repaint();
+            // The load wakes the window when it is done (and its ticker
+            // every 100 ms): no frame of our own until then.
             return;
         }
         if let Some(rx) = &self.rx
             && let Ok(image) = rx.try_recv()
         {
+            crate::timing::mark("window/picture taken");
             let r = write_color_image(&image, &self.path, &self.inputs);
             if let Ok(mut slot) = self.result.lock() {
                 *slot = Some(r);

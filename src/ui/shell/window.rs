@@ -9,19 +9,39 @@ use crate::ui::state::STORAGE_KEY;
 pub struct WindowApp {
     app: App,
     shot: Option<ExitScreenshot>,
+    /// Frames drawn (for `LOCKREPLAY_TIMINGS`).
+    frames: u64,
+    /// True once a frame showed a log (for `LOCKREPLAY_TIMINGS`).
+    shown: bool,
 }
 
 impl WindowApp {
     /// `app` in a window, closing after `shot` when given.
     pub fn new(mut app: App, shot: Option<ExitScreenshot>) -> WindowApp {
         app.exit_shot = shot.is_some();
-        WindowApp { app, shot }
+        WindowApp {
+            app,
+            shot,
+            frames: 0,
+            shown: false,
+        }
     }
 }
 
 impl eframe::App for WindowApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.app.ui(ui);
+        self.frames += 1;
+        if self.frames == 1 {
+            crate::timing::mark("window/first frame");
+        }
+        if !self.shown && self.app.session.is_some() {
+            self.shown = true;
+            if crate::timing::enabled() {
+                let label = format!("window/first frame with the log (frame {})", self.frames);
+                crate::timing::mark(&label);
+            }
+        }
         if let Some(shot) = &mut self.shot {
             let app = &self.app;
             let ready = !app.is_loading() && (app.session.is_some() || app.error.is_some());
@@ -31,5 +51,13 @@ impl eframe::App for WindowApp {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.app.state_to_save());
+    }
+}
+
+impl Drop for WindowApp {
+    fn drop(&mut self) {
+        if crate::timing::enabled() {
+            crate::timing::mark(&format!("window/closing after {} frames", self.frames));
+        }
     }
 }

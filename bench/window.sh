@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Issue #17's window target: a log opens in the window in at most 1.5x the
+# time `analyze` takes on the same file.
+#
+#   bench/window.sh LOG...
+#
+# For each LOG, one run each, back to back: `lockreplay analyze --format json`
+# (wall time, peak RSS), then the window under xvfb-run (Mesa's software
+# renderer, as CI has no GPU) with `--screenshot` and LOCKREPLAY_TIMINGS=1:
+# the time from start to the first frame that shows the log ("open"), the
+# frames drawn until then, and the whole run including the picture and the
+# close. Prints one Markdown table. Needs xvfb-run (xvfb xauth libgl1-mesa-dri).
+# Env: CARGO_TARGET_DIR (where the release binary is built).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+target="${CARGO_TARGET_DIR:-$root/target}"
+[ $# -gt 0 ] || { echo "usage: bench/window.sh LOG..." >&2; exit 2; }
+(cd "$root" && cargo build -q --release)
+bin="$target/release/lockreplay"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+echo "| log | events | analyze s | analyze MB | window open s | open / analyze | frames while loading | window run s | window MB |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+for log in "$@"; do
+    cat "$log" > /dev/null # page cache: both read from memory
+    /usr/bin/time -f "%e %M" -o "$tmp/cli.time" "$bin" analyze --format json "$log" > "$tmp/report.json" || true
+    read -r cli_s cli_kb < "$tmp/cli.time"
+    events=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['events'])" "$tmp/report.json" 2>/dev/null || echo "?")
+    LOCKREPLAY_TIMINGS=1 XDG_DATA_HOME="$tmp/xdg" /usr/bin/time -f "%e %M" -o "$tmp/win.time" \
+        xvfb-run -a -s "-screen 0 1920x1080x24" "$bin" --screenshot "$tmp/shot.png" "$log" \
+        2> "$tmp/win.err" > /dev/null || { tail -5 "$tmp/win.err" >&2; exit 1; }
+    read -r win_s win_kb < "$tmp/win.time"
+    shown='^timing: at window/first frame with the log (frame \([0-9]*\)) \([0-9.]*\) s$'
+    open_s=$(sed -n "s|$shown|\2|p" "$tmp/win.err")
+    frames=$(sed -n "s|$shown|\1|p" "$tmp/win.err")
+    [ -n "$open_s" ] || { echo "$log: the window never showed the log" >&2; tail -5 "$tmp/win.err" >&2; exit 1; }
+    ratio=$(python3 -c "print(f'{$open_s / $cli_s:.2f}x')")
+    echo "| $(basename "$log") | $events | $cli_s | $((cli_kb / 1024)) | $open_s | $ratio | ${frames:-?} | $win_s | $((win_kb / 1024)) |"
+done
