@@ -12,6 +12,7 @@ use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::playback::StateIndex;
 
+use super::panels::stock::ProductFinder;
 use super::session::Session;
 use super::timeline::{Filters, SwimlaneModel};
 
@@ -216,12 +217,13 @@ fn load_in_phases(
     // on to the display list once the index is done.
     set(Phase::Indexing);
     let started = std::time::Instant::now();
-    let (index, model) = rayon::join(
+    let ((index, products), model) = rayon::join(
         || {
             let index = StateIndex::build(&log, &analysis, settings.unit_loss);
+            let products = ProductFinder::of(&log, &analysis);
             crate::timing::phase("window/index", started);
             set(Phase::Drawing);
-            index
+            (index, products)
         },
         || {
             let model = SwimlaneModel::build(&log, &analysis, filters);
@@ -237,6 +239,7 @@ fn load_in_phases(
             analysis: Arc::new(analysis),
             settings: settings.clone(),
             index: Arc::new(index),
+            products: Arc::new(products),
         },
         model,
         filters: filters.clone(),

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::i18n::{Lang, tr};
 use super::loader::Source;
+use super::panels::stock::ProductFinder;
 use super::state::AppState;
 use crate::analysis::{Analysis, Settings};
 use crate::cli::AnalysisArgs;
@@ -26,6 +27,8 @@ pub struct Session {
     pub settings: Settings,
     /// The playback's index over the analysis.
     pub index: Arc<StateIndex>,
+    /// The analysis's products by name (the stock list's order).
+    pub products: Arc<ProductFinder>,
 }
 
 impl Session {

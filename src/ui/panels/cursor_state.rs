@@ -35,7 +35,14 @@ pub fn cursor_state_ui(ui: &mut Ui, context: &PanelContext<'_>) {
         .take(40)
         .map(|(_, g)| g.key.as_str())
         .collect();
-    stock_ui(ui, lang, &s.log, &st, &s.settings.currency, &on_screen);
+    stock_ui(
+        ui,
+        lang,
+        &s.log,
+        &st,
+        &s.settings.currency,
+        (&s.products, &on_screen),
+    );
     if st.keys.is_empty() {
         ui.label(RichText::new(tr(lang, "no_lock_held")).weak());
     }
