@@ -25,12 +25,13 @@ echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for log in "$@"; do
     cat "$log" > /dev/null # page cache: both read from memory
     /usr/bin/time -f "%e %M" -o "$tmp/cli.time" "$bin" analyze --format json "$log" > "$tmp/report.json" || true
-    read -r cli_s cli_kb < "$tmp/cli.time"
+    # (analyze exits 1 when it finds an incident: time notes that first.)
+    read -r cli_s cli_kb < <(tail -n 1 "$tmp/cli.time")
     events=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['events'])" "$tmp/report.json" 2>/dev/null || echo "?")
     LOCKREPLAY_TIMINGS=1 XDG_DATA_HOME="$tmp/xdg" /usr/bin/time -f "%e %M" -o "$tmp/win.time" \
         xvfb-run -a -s "-screen 0 1920x1080x24" "$bin" --screenshot "$tmp/shot.png" "$log" \
         2> "$tmp/win.err" > /dev/null || { tail -5 "$tmp/win.err" >&2; exit 1; }
-    read -r win_s win_kb < "$tmp/win.time"
+    read -r win_s win_kb < <(tail -n 1 "$tmp/win.time")
     shown='^timing: at window/first frame with the log (frame \([0-9]*\)) \([0-9.]*\) s$'
     open_s=$(sed -n "s|$shown|\2|p" "$tmp/win.err")
     frames=$(sed -n "s|$shown|\1|p" "$tmp/win.err")
