@@ -99,7 +99,7 @@ fn placeholder_ui(ui: &mut Ui, context: &PanelContext<'_>) {
         .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
     ui.centered_and_justified(|ui| {
         if context.loading.is_some() {
-            spinner::spinner(ui);
+            spinner::spinner_sized(ui, 36.0);
         } else if let Some(e) = context.error {
             // Files were given but did not load: say why, and what next.
             ui.label(

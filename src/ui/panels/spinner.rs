@@ -35,6 +35,11 @@ pub fn next_frame(ui: &Ui) {
 /// Adds the indicator, as high as a button.
 pub fn spinner(ui: &mut Ui) -> Response {
     let h = ui.style().spacing.interact_size.y;
+    spinner_sized(ui, h)
+}
+
+/// Adds the indicator, `h` points high (the empty window's, larger).
+pub fn spinner_sized(ui: &mut Ui, h: f32) -> Response {
     let (rect, response) = ui.allocate_exact_size(vec2(h * 1.5, h), Sense::hover());
     response.widget_info(|| egui::WidgetInfo::new(egui::Role::ProgressIndicator));
     if ui.is_rect_visible(rect) {
