@@ -77,6 +77,12 @@ impl EventView {
     /// the inferred events of such keys.
     pub fn split(log: &LoadedLog) -> (EventView, Option<EventView>) {
         use std::collections::HashSet;
+        // No capture: nothing to split, and no reason to gather the
+        // application's keys, holders and orders (issue #17: doing so took
+        // 0.95 s, on one core, of a 10 M event log without a capture).
+        if !log.events.iter().any(|e| e.inferred) {
+            return (EventView::all(), None);
+        }
         let mut app_keys = HashSet::new();
         let mut inferred_keys = HashSet::new();
         let mut app_business = false;
@@ -709,6 +715,25 @@ pub(crate) mod tests {
     }
 
     use EventKind::*;
+
+    #[test]
+    fn a_log_without_a_capture_is_one_view_and_a_capture_of_its_key_splits_it() {
+        let rows = [
+            (0, Acquired, "k", "a", Some(1000)),
+            (10, Acquired, "k", "a", Some(1000)),
+            (20, Acquired, "other", "b", Some(1000)),
+        ];
+        let app_only = log_of(&rows);
+        assert_eq!(EventView::split(&app_only), (EventView::all(), None));
+        // The second line as a MONITOR capture saw it: key `k` is described
+        // by both, so the capture's line is the server's view only.
+        let mut mixed = log_of(&rows);
+        mixed.events[1].inferred = true;
+        let (primary, server) = EventView::split(&mixed);
+        let server = server.expect("a server view");
+        assert!(primary.includes(0) && !primary.includes(1) && primary.includes(2));
+        assert!(!server.includes(0) && server.includes(1) && !server.includes(2));
+    }
 
     #[test]
     fn the_analysis_counts_every_key_done_up_to_the_total() {
