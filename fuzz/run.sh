@@ -4,6 +4,7 @@
 #   fuzz/run.sh all 10              # 10 s per target (smoke)
 #   fuzz/run.sh all --total=3600    # one hour for all targets, shared equally
 #   fuzz/run.sh csv -runs=10000000
+#   FUZZ_JOBS=2 fuzz/run.sh all --total=7200   # two targets at a time, one per core
 # Needs cargo-fuzz (cargo install cargo-fuzz) and the stable toolchain:
 # RUSTC_BOOTSTRAP=1 lets cargo-fuzz use the sanitizer flags.
 # Memory is capped (-rss_limit_mb=2048, -malloc_limit_mb=2048) and one input
@@ -26,6 +27,11 @@
 # they took about half of each execution of the whole-file targets, issue #18),
 # and -use_value_profile=0 keeps the value profile off either way.
 # FUZZ_MAX_LEN sets libFuzzer's -max_len (default 4096 bytes, libFuzzer's own).
+# FUZZ_JOBS=N runs N targets at a time (default 1), each in a lane of its own
+# (target i in lane i mod N); with --total each lane gets the whole total, so
+# a 2-core machine fuzzes twice as much in the same time. Never stop a run with
+# SIGSTOP: libFuzzer's -timeout counts wall time, and a stopped process reads as a
+# hang when it resumes (a false "timeout" artifact, the run ended unmerged).
 set -euo pipefail
 cd "$(dirname "$0")"
 usage='usage: fuzz/run.sh TARGET|all SECONDS|-runs=N|--total=SECONDS'
@@ -43,9 +49,11 @@ else
   targets=$target
 fi
 count=$(echo "$targets" | wc -w)
+jobs=${FUZZ_JOBS:-1}
+case "$jobs" in ''|*[!0-9]*|0) echo "FUZZ_JOBS must be a whole number of at least 1" >&2; exit 2 ;; esac
 case "$budget" in
   -runs=*) limit=("$budget") ;;
-  --total=*) per=$(( ${budget#--total=} / count )); limit=("-max_total_time=$(( per > 0 ? per : 1 ))") ;;
+  --total=*) per=$(( ${budget#--total=} * jobs / count )); limit=("-max_total_time=$(( per > 0 ? per : 1 ))") ;;
   *) limit=("-max_total_time=$budget") ;;
 esac
 mkdir -p logs
@@ -59,7 +67,8 @@ pack() { # TARGET: corpus-kept/TARGET -> kept/TARGET.tar.zst, the same bytes for
   tar --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -C corpus-kept -cf - "$1" |
     zstd -q -19 -T0 -f -o "kept/$1.tar.zst"
 }
-for t in $targets; do
+fuzz_one() { # TARGET: unpack, fuzz, merge, pack
+  local t=$1 rc
   unpack "$t"
   mkdir -p "corpus/$t" "artifacts/$t"
   echo "==> $t ${limit[*]} (sanitizer: $sanitizer, ${build[*]})"
@@ -73,11 +82,29 @@ for t in $targets; do
   if [ $rc -ne 0 ]; then
     echo "$t FAILED (exit $rc), see fuzz/logs/$t.log and fuzz/artifacts/$t/"
     tail -40 "logs/$t.log"
-    exit $rc
+    return $rc
   fi
   # Keep what added coverage, minimised, for the next run.
   nice -n 19 cargo fuzz run "${build[@]}" --fuzz-dir . "$t" "corpus-kept/$t" "corpus/$t" -- \
     -merge=1 -rss_limit_mb=2048 -timeout=10 -max_len="${FUZZ_MAX_LEN:-4096}" >"logs/$t.merge.log" 2>&1 || true
   pack "$t"
   echo "kept/$t.tar.zst: $(ls "corpus-kept/$t" | wc -l) inputs, $(du -k "kept/$t.tar.zst" | cut -f1) KB"
+}
+if [ "$jobs" -le 1 ]; then
+  for t in $targets; do fuzz_one "$t"; done
+  exit 0
+fi
+lanes=()
+i=0
+for t in $targets; do
+  lanes[i % jobs]+="$t "
+  i=$((i + 1))
 done
+pids=()
+for lane in "${lanes[@]}"; do
+  (for t in $lane; do fuzz_one "$t" || exit $?; done) &
+  pids+=($!)
+done
+status=0
+for p in "${pids[@]}"; do wait "$p" || status=$?; done
+exit $status
