@@ -19,15 +19,14 @@ const MAX_PRODUCTS: usize = 6;
 /// products that took 16 ms of a frame).
 #[derive(Debug, Default)]
 pub struct ProductFinder {
-    /// Index into [`Analysis::products`](crate::analysis::Analysis::products)
-    /// by name (the first of equal names); empty names are left out.
-    by_name: HashMap<Box<str>, usize>,
+    /// Indices into [`Analysis::products`](crate::analysis::Analysis::products)
+    /// by name, in product order (equal names share an entry); empty names
+    /// are left out.
+    by_name: HashMap<Box<str>, Vec<usize>>,
     /// The longest name, bytes.
     max_len: usize,
     /// The names in product order (for keys too long to search by name).
     names: Vec<Box<str>>,
-    /// True when two products have the same name.
-    equal_names: bool,
 }
 
 /// Above this many candidate substrings a key is searched for each product
@@ -38,15 +37,13 @@ impl ProductFinder {
     /// The finder over `names`, in product order.
     pub fn new<'a>(names: impl IntoIterator<Item = &'a str>) -> ProductFinder {
         let names: Vec<Box<str>> = names.into_iter().map(Box::from).collect();
-        let mut by_name = HashMap::with_capacity(names.len());
+        let mut by_name: HashMap<Box<str>, Vec<usize>> = HashMap::with_capacity(names.len());
         let mut max_len = 0;
         for (i, n) in names.iter().enumerate().filter(|(_, n)| !n.is_empty()) {
-            by_name.entry(n.clone()).or_insert(i);
+            by_name.entry(n.clone()).or_default().push(i);
             max_len = max_len.max(n.len());
         }
-        let named = names.iter().filter(|n| !n.is_empty()).count();
         ProductFinder {
-            equal_names: by_name.len() < named,
             by_name,
             max_len,
             names,
@@ -83,21 +80,13 @@ impl ProductFinder {
                     .iter()
                     .take_while(|&&e| e - start <= self.max_len)
                 {
-                    found.extend(self.by_name.get(&key[start..end]));
+                    found.extend(self.by_name.get(&key[start..end]).into_iter().flatten());
                 }
             }
             found
         };
         found.sort_unstable();
         found.dedup();
-        // Equal names: each product of that name, as the search by product
-        // would find them.
-        if self.equal_names && !found.is_empty() {
-            let names: Vec<&str> = found.iter().map(|&i| &*self.names[i]).collect();
-            found = (0..self.names.len())
-                .filter(|&i| names.contains(&&*self.names[i]))
-                .collect();
-        }
         found
     }
 }
