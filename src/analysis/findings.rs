@@ -96,7 +96,7 @@ pub fn detect_findings(
         if let Some(gap) = renewal_gap(lease) {
             out.push(finding(FindingKind::RenewalGap, lease, gap.0, gap.1));
         }
-        if let Some(&first) = lease.ghost_renewals_ns.first() {
+        if let Some(&first) = lease.ghost_renewals_ns().first() {
             out.push(finding(
                 FindingKind::GhostRenewal,
                 lease,
@@ -105,7 +105,7 @@ pub fn detect_findings(
                     "{} renewed {} {} time(s) after its own release at {:.0} ms: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
                     name(lease.holder),
                     name(lease.key),
-                    lease.ghost_renewals_ns.len(),
+                    lease.ghost_renewals_ns().len(),
                     ms(first - lease.window_end_ns)
                 ),
             ));
@@ -148,7 +148,7 @@ pub fn detect_findings(
 
 /// The first renewal problem of a hold: `(at_ns, detail)`.
 fn renewal_gap(lease: &Lease) -> Option<(i64, String)> {
-    if let Some(&late) = lease.late_renewals_ns.first() {
+    if let Some(&late) = lease.late_renewals_ns().first() {
         let expired = lease.expiry_ns.unwrap_or(late);
         return Some((
             late,
@@ -159,11 +159,11 @@ fn renewal_gap(lease: &Lease) -> Option<(i64, String)> {
         ));
     }
     let ttl_ns = lease.ttl_ms?.saturating_mul(NS_PER_MS);
-    if lease.renewals_ns.is_empty() {
+    if lease.renewals_ns().is_empty() {
         return None;
     }
     let points: Vec<i64> = std::iter::once(lease.acquired_ns)
-        .chain(lease.renewals_ns.iter().copied())
+        .chain(lease.renewals_ns().iter().copied())
         .chain(std::iter::once(lease.window_end_ns))
         .collect();
     points.windows(2).find(|w| w[1] - w[0] > ttl_ns).map(|w| {

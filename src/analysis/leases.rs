@@ -181,9 +181,7 @@ impl Building {
                 acquired_ns: t,
                 ttl_ms,
                 ttl_unknown,
-                renewals_ns: Vec::new(),
-                late_renewals_ns: Vec::new(),
-                ghost_renewals_ns: Vec::new(),
+                renewals: None,
                 expiry_ns: ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS))),
                 window_end_ns: t,
                 window_end: WindowEnd::LastEvent,
@@ -224,16 +222,16 @@ impl Building {
     /// unlock) and extends nothing.
     fn renew(&mut self, t: i64, ttl_ms: Option<i64>) {
         if !self.window_open && self.lease.window_end == WindowEnd::Released {
-            self.lease.ghost_renewals_ns.push(t);
+            self.lease.renewals_mut().ghost_ns.push(t);
         } else if self.valid_at(t) {
             let ttl = ttl_ms.or(self.lease.ttl_ms).filter(|&ttl| ttl >= 0);
-            self.lease.renewals_ns.push(t);
+            self.lease.renewals_mut().counted_ns.push(t);
             if self.lease.ttl_ms.is_none() {
                 self.lease.ttl_ms = ttl;
             }
             self.lease.expiry_ns = ttl.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
         } else if self.lease.expiry_ns.is_some_and(|exp| t > exp) {
-            self.lease.late_renewals_ns.push(t);
+            self.lease.renewals_mut().late_ns.push(t);
         }
         if self.window_open {
             self.last_event_ns = t;
@@ -281,16 +279,26 @@ pub(crate) fn time_order(
     times_ns: &[i64],
     keep: impl Fn(usize, &crate::model::Event) -> bool,
 ) -> Vec<usize> {
-    let mut keyed: Vec<(i64, u16, u32, usize)> = log
+    // Counted first and sized exactly: a filtered `collect` grows by
+    // doubling, up to 402 MB of 24-byte tuples for 240 MB of them at 10 M
+    // events.
+    let wanted = log
         .events
         .iter()
         .enumerate()
         .filter(|&(i, e)| keep(i, e))
-        .map(|(i, e)| {
-            let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
-            (t, e.source.file, e.source.line, i)
-        })
-        .collect();
+        .count();
+    let mut keyed: Vec<(i64, u16, u32, usize)> = Vec::with_capacity(wanted);
+    keyed.extend(
+        log.events
+            .iter()
+            .enumerate()
+            .filter(|&(i, e)| keep(i, e))
+            .map(|(i, e)| {
+                let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
+                (t, e.source.file, e.source.line, i)
+            }),
+    );
     if keyed.len() >= PARALLEL_MIN {
         keyed.par_sort_unstable();
     } else {
@@ -325,9 +333,13 @@ pub fn reconstruct_leases_counted(
 ) -> LeaseSet {
     let order = time_order(log, times_ns, |i, _| view.includes(i));
     let mut by_key: foldhash::HashMap<Sym, Vec<usize>> = foldhash::HashMap::default();
+    // One hold per acquire that names a holder: the size of the result.
+    let mut acquires = 0;
     for &i in &order {
-        if let Some(key) = log.events[i].key {
+        let e = &log.events[i];
+        if let Some(key) = e.key {
             by_key.entry(key).or_default().push(i);
+            acquires += usize::from(e.kind == EventKind::Acquired && e.holder.is_some());
         }
     }
     let events_in_view = order.len();
@@ -342,22 +354,49 @@ pub fn reconstruct_leases_counted(
     progress
         .keys_total
         .store(by_key.len() as u64, Ordering::Relaxed);
-    let one_key = |(key, events): &(Sym, Vec<usize>)| {
+    let one_key = |(key, events): (Sym, Vec<usize>)| {
         let mut one = LeaseSet::default();
-        reconstruct_key(log, times_ns, *key, events, tolerance_ns, &mut one);
+        reconstruct_key(log, times_ns, key, &events, tolerance_ns, &mut one);
         progress.keys_done.fetch_add(1, Ordering::Relaxed);
         one
     };
-    // Small logs stay on this thread (see `PARALLEL_MIN`).
-    let per_key: Vec<LeaseSet> = if events_in_view >= PARALLEL_MIN {
-        by_key.par_iter().map(one_key).collect()
-    } else {
-        by_key.iter().map(one_key).collect()
-    };
+    // Keys go in batches of about `batch_events` events: a batch's keys are
+    // rebuilt (in parallel, unless the log is small: see `PARALLEL_MIN`) and
+    // appended before the next batch starts, into a vector sized once from
+    // the acquires. So the holds are never in memory twice: the per-key sets
+    // of the whole log beside the merged vector were the analysis's peak
+    // (38 of 198 MB at 1 M overlap-heavy events, massif; docs/performance.md).
+    let parallel = events_in_view >= PARALLEL_MIN;
+    let batch_events = (events_in_view / 32).max(1 << 16);
     let mut out = LeaseSet {
-        leases: Vec::with_capacity(per_key.iter().map(|k| k.leases.len()).sum()),
+        leases: Vec::with_capacity(acquires),
         log_lag: Vec::new(),
     };
+    // Each batch's event lists are freed once its keys are done.
+    let mut rest: std::collections::VecDeque<(Sym, Vec<usize>)> = by_key.into();
+    while !rest.is_empty() {
+        let mut events = 0;
+        let take = rest
+            .iter()
+            .position(|(_, e)| {
+                events += e.len();
+                events >= batch_events
+            })
+            .map_or(rest.len(), |p| p + 1);
+        let batch: Vec<(Sym, Vec<usize>)> = rest.drain(..take).collect();
+        let per_key: Vec<LeaseSet> = if parallel {
+            batch.into_par_iter().map(one_key).collect()
+        } else {
+            batch.into_iter().map(one_key).collect()
+        };
+        append_shifted(&mut out, per_key);
+    }
+    out
+}
+
+/// Appends each key's holds to `out` in order, shifting their lease ids
+/// (counted from 0 within a key) by the holds before them.
+fn append_shifted(out: &mut LeaseSet, per_key: Vec<LeaseSet>) {
     for one in per_key {
         let base = out.leases.len();
         out.leases.extend(one.leases.into_iter().map(|mut l| {
@@ -371,7 +410,6 @@ pub fn reconstruct_leases_counted(
             a
         }));
     }
-    out
 }
 
 fn reconstruct_key(
@@ -787,6 +825,11 @@ pub(crate) mod tests {
         );
         assert!(!set.leases[1].lines.spilled());
         assert_eq!(std::mem::size_of_val(&set.leases[1].lines), 24);
+        // Holds without renewals allocate no renewal lists, and a hold is
+        // 128 bytes, not the 176 of three inline vectors (the layout the
+        // memory budget counts on, docs/performance.md).
+        assert!(set.leases.iter().all(|l| l.renewals.is_none()));
+        assert_eq!(std::mem::size_of::<Lease>(), 128);
     }
 
     #[test]
@@ -798,8 +841,8 @@ pub(crate) mod tests {
             (2600, Released, "k", "A", None),
         ]);
         let a = &leases_of(&log).leases[0];
-        assert_eq!(a.renewals_ns, vec![900 * NS_PER_MS]);
-        assert_eq!(a.late_renewals_ns, vec![2500 * NS_PER_MS]);
+        assert_eq!(a.renewals_ns(), vec![900 * NS_PER_MS]);
+        assert_eq!(a.late_renewals_ns(), vec![2500 * NS_PER_MS]);
         assert_eq!(a.expiry_ns, Some(1900 * NS_PER_MS));
         assert_eq!(a.lock_end, LockEnd::Expired);
     }
@@ -882,9 +925,12 @@ pub(crate) mod tests {
             (1900, Renewed, "k", "A", Some(1000)),
         ]);
         let a = &leases_of(&log).leases[0];
-        assert_eq!(a.ghost_renewals_ns, vec![900 * NS_PER_MS, 1900 * NS_PER_MS]);
-        assert!(a.renewals_ns.is_empty());
-        assert!(a.late_renewals_ns.is_empty());
+        assert_eq!(
+            a.ghost_renewals_ns(),
+            vec![900 * NS_PER_MS, 1900 * NS_PER_MS]
+        );
+        assert!(a.renewals_ns().is_empty());
+        assert!(a.late_renewals_ns().is_empty());
         assert_eq!(a.lock_end, LockEnd::OwnRelease);
         assert_eq!(a.expiry_ns, Some(1000 * NS_PER_MS));
     }

@@ -133,13 +133,10 @@ pub struct Lease {
     /// True when the TTL is unknown, not absent: the acquire's file carries
     /// no TTL field and no TTL was given for it (docs/semantics.md §3).
     pub ttl_unknown: bool,
-    /// Times of renewals that counted (logged before expiry), ns.
-    pub renewals_ns: Vec<i64>,
-    /// Times of renewals logged after expiry (not counted), ns.
-    pub late_renewals_ns: Vec<i64>,
-    /// Times of renewals logged after the holder's own release (a watchdog
-    /// that outlived the unlock; not counted, no `renewal_gap`), ns.
-    pub ghost_renewals_ns: Vec<i64>,
+    /// Its renewals; `None` when it has none (most holds: 8 bytes instead
+    /// of three vectors' 72). Read with [`Lease::renewals_ns`],
+    /// [`Lease::late_renewals_ns`] and [`Lease::ghost_renewals_ns`].
+    pub renewals: Option<Box<Renewals>>,
     /// When the lease expires after counted renewals, ns; `None` without TTL.
     pub expiry_ns: Option<i64>,
     /// End of the believed window, ns (a release with `elapsed_ms` ends the
@@ -166,11 +163,48 @@ pub struct Lease {
     pub lines: SmallVec<[SourceRef; 2]>,
 }
 
+/// The renewals of one [`Lease`], each list in time order, ns.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Renewals {
+    /// Renewals that counted (logged before expiry).
+    pub counted_ns: Vec<i64>,
+    /// Renewals logged after expiry (not counted).
+    pub late_ns: Vec<i64>,
+    /// Renewals logged after the holder's own release (a watchdog that
+    /// outlived the unlock; not counted, no `renewal_gap`).
+    pub ghost_ns: Vec<i64>,
+}
+
 impl Lease {
+    /// Times of renewals that counted (logged before expiry), ns.
+    pub fn renewals_ns(&self) -> &[i64] {
+        self.renewals.as_ref().map_or(&[], |r| &r.counted_ns)
+    }
+
+    /// Times of renewals logged after expiry (not counted), ns.
+    pub fn late_renewals_ns(&self) -> &[i64] {
+        self.renewals.as_ref().map_or(&[], |r| &r.late_ns)
+    }
+
+    /// Times of renewals logged after the holder's own release (a watchdog
+    /// that outlived the unlock; not counted, no `renewal_gap`), ns.
+    pub fn ghost_renewals_ns(&self) -> &[i64] {
+        self.renewals.as_ref().map_or(&[], |r| &r.ghost_ns)
+    }
+
+    /// The renewal lists, made on first use.
+    pub fn renewals_mut(&mut self) -> &mut Renewals {
+        self.renewals.get_or_insert_with(Box::default)
+    }
+
     /// Time from the last grant (acquire or last counted renewal) to the end
     /// of the believed window, ms.
     pub fn since_last_grant_ms(&self) -> f64 {
-        let last = self.renewals_ns.last().copied().unwrap_or(self.acquired_ns);
+        let last = self
+            .renewals_ns()
+            .last()
+            .copied()
+            .unwrap_or(self.acquired_ns);
         (self.window_end_ns - last) as f64 / NS_PER_MS as f64
     }
 

@@ -56,10 +56,10 @@ fn first_hold(out: &mut String, r: &ReportInput<'_>, incident: &Incident, earlie
         r.time(earlier.acquired_ns),
         ttl
     ));
-    if !earlier.renewals_ns.is_empty() {
+    if !earlier.renewals_ns().is_empty() {
         out.push_str(&format!(
             " and renewed it {} times",
-            earlier.renewals_ns.len()
+            earlier.renewals_ns().len()
         ));
     }
     out.push_str(". ");

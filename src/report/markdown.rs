@@ -239,7 +239,7 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
                         format!("{t} ms")
                     }))
                 .to_string(),
-                &(l.renewals_ns.len()).to_string(),
+                &(l.renewals_ns().len()).to_string(),
                 &(r.time(l.lock_end_ns)).to_string(),
                 &super::text::word(zh, &snake_name(&l.lock_end)),
                 &(r.time(l.window_end_ns)).to_string(),

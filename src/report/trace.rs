@@ -105,7 +105,7 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
                 "holder": s(l.holder),
                 "host": l.host.map(s),
                 "ttl_ms": l.ttl_ms,
-                "renewals": l.renewals_ns.len(),
+                "renewals": l.renewals_ns().len(),
                 "lock_end": l.lock_end,
                 "lock_end_at": r.rfc3339(l.lock_end_ns),
                 "inferred": l.inferred,

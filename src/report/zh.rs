@@ -53,8 +53,8 @@ pub fn explain_incident_zh(r: &ReportInput<'_>, incident: &Incident) -> String {
         s(incident.key),
         ttl
     ));
-    if !earlier.renewals_ns.is_empty() {
-        out.push_str(&format!("，并续期 {} 次", earlier.renewals_ns.len()));
+    if !earlier.renewals_ns().is_empty() {
+        out.push_str(&format!("，并续期 {} 次", earlier.renewals_ns().len()));
     }
     out.push('。');
     let until = format!(

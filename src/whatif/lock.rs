@@ -87,9 +87,9 @@ fn expiry_ns(l: &Lease, start_ns: i64, offsets: &[i64], policy: &Policy) -> Opti
     // The log's own renewals (counted or late), shifted with the hold.
     let ttl_ns = ttl_ms.saturating_mul(NS_PER_MS);
     let mut renewals: Vec<i64> = l
-        .renewals_ns
+        .renewals_ns()
         .iter()
-        .chain(&l.late_renewals_ns)
+        .chain(l.late_renewals_ns())
         .map(|r| r - l.acquired_ns)
         .collect();
     renewals.sort_unstable();
@@ -378,9 +378,7 @@ pub(super) fn count_overlaps(
                 lock_end_ns: h.lock_end_ns.unwrap_or(end),
                 lock_end: h.lock_end.unwrap_or(LockEnd::StillHeld),
                 ended_by: None,
-                renewals_ns: Vec::new(),
-                late_renewals_ns: Vec::new(),
-                ghost_renewals_ns: Vec::new(),
+                renewals: None,
                 expiry_ns: None,
                 lines: SmallVec::new(),
                 ..l.clone()

@@ -104,7 +104,7 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
         );
         row(ui, tr(lang, "granted"), time(l.acquired_ns));
         let renewals = l
-            .renewals_ns
+            .renewals_ns()
             .iter()
             .map(|&r| time(r).get(11..23).unwrap_or("").to_string())
             .collect::<Vec<_>>()
@@ -112,7 +112,7 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
         row(
             ui,
             tr(lang, "renewals"),
-            format!("{} {}", l.renewals_ns.len(), renewals),
+            format!("{} {}", l.renewals_ns().len(), renewals),
         );
         row(
             ui,
