@@ -11,7 +11,8 @@ use std::sync::atomic::Ordering;
 use rayon::prelude::*;
 
 use super::{
-    AnalysisProgress, Lease, LeaseId, LockEnd, LogLagArtefact, NS_PER_MS, Settings, WindowEnd,
+    AnalysisProgress, EventId, Lease, LeaseId, LockEnd, LogLagArtefact, NS_PER_MS, Settings,
+    WindowEnd,
 };
 use crate::model::{EventKind, LoadedLog, PARALLEL_MIN, Sym};
 
@@ -278,7 +279,7 @@ pub(crate) fn time_order(
     log: &LoadedLog,
     times_ns: &[i64],
     keep: impl Fn(usize, &crate::model::Event) -> bool,
-) -> Vec<usize> {
+) -> Vec<EventId> {
     // Counted first and sized exactly: a filtered `collect` grows by
     // doubling, up to 402 MB of 24-byte tuples for 240 MB of them at 10 M
     // events.
@@ -288,7 +289,10 @@ pub(crate) fn time_order(
         .enumerate()
         .filter(|&(i, e)| keep(i, e))
         .count();
-    let mut keyed: Vec<(i64, u16, u32, usize)> = Vec::with_capacity(wanted);
+    // (time, event) pairs of 16 bytes, not the 24 of (time, file, line,
+    // event): sorted by time, then each run of equal times is put in (file,
+    // line, event) order, which is the same order.
+    let mut keyed: Vec<(i64, EventId)> = Vec::with_capacity(wanted);
     keyed.extend(
         log.events
             .iter()
@@ -296,7 +300,7 @@ pub(crate) fn time_order(
             .filter(|&(i, e)| keep(i, e))
             .map(|(i, e)| {
                 let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
-                (t, e.source.file, e.source.line, i)
+                (t, EventId::new(i))
             }),
     );
     if keyed.len() >= PARALLEL_MIN {
@@ -304,10 +308,15 @@ pub(crate) fn time_order(
     } else {
         keyed.sort_unstable();
     }
-    // A fresh vector: `into_iter().map().collect()` would reuse the 24-byte
-    // tuples' allocation and keep all of it (200 MB at 10 M events).
+    for run in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
+        if run.len() > 1 {
+            run.sort_unstable_by_key(|&(_, i)| (log.events[i].source, i));
+        }
+    }
+    // A fresh vector: `into_iter().map().collect()` would reuse the 16-byte
+    // pairs' allocation and keep all of it.
     let mut order = Vec::with_capacity(keyed.len());
-    order.extend(keyed.iter().map(|&(_, _, _, i)| i));
+    order.extend(keyed.iter().map(|&(_, i)| i));
     order
 }
 
@@ -332,7 +341,7 @@ pub fn reconstruct_leases_counted(
     progress: &AnalysisProgress,
 ) -> LeaseSet {
     let order = time_order(log, times_ns, |i, _| view.includes(i));
-    let mut by_key: foldhash::HashMap<Sym, Vec<usize>> = foldhash::HashMap::default();
+    let mut by_key: foldhash::HashMap<Sym, Vec<EventId>> = foldhash::HashMap::default();
     // One hold per acquire that names a holder: the size of the result.
     let mut acquires = 0;
     for &i in &order {
@@ -349,12 +358,12 @@ pub fn reconstruct_leases_counted(
     // lease ids counted from 0, then appended in key order with ids shifted.
     // Keys in name order, so that lease ids (and everything sorted by them)
     // do not depend on which line happened to intern a key first.
-    let mut by_key: Vec<(Sym, Vec<usize>)> = by_key.into_iter().collect();
+    let mut by_key: Vec<(Sym, Vec<EventId>)> = by_key.into_iter().collect();
     by_key.sort_by(|a, b| log.strings.get(a.0).cmp(log.strings.get(b.0)));
     progress
         .keys_total
         .store(by_key.len() as u64, Ordering::Relaxed);
-    let one_key = |(key, events): (Sym, Vec<usize>)| {
+    let one_key = |(key, events): (Sym, Vec<EventId>)| {
         let mut one = LeaseSet::default();
         reconstruct_key(log, times_ns, key, &events, tolerance_ns, &mut one);
         progress.keys_done.fetch_add(1, Ordering::Relaxed);
@@ -373,7 +382,7 @@ pub fn reconstruct_leases_counted(
         log_lag: Vec::new(),
     };
     // Each batch's event lists are freed once its keys are done.
-    let mut rest: std::collections::VecDeque<(Sym, Vec<usize>)> = by_key.into();
+    let mut rest: std::collections::VecDeque<(Sym, Vec<EventId>)> = by_key.into();
     while !rest.is_empty() {
         let mut events = 0;
         let take = rest
@@ -383,7 +392,7 @@ pub fn reconstruct_leases_counted(
                 events >= batch_events
             })
             .map_or(rest.len(), |p| p + 1);
-        let batch: Vec<(Sym, Vec<usize>)> = rest.drain(..take).collect();
+        let batch: Vec<(Sym, Vec<EventId>)> = rest.drain(..take).collect();
         let per_key: Vec<LeaseSet> = if parallel {
             batch.into_par_iter().map(one_key).collect()
         } else {
@@ -416,7 +425,7 @@ fn reconstruct_key(
     log: &LoadedLog,
     times_ns: &[i64],
     key: Sym,
-    events: &[usize],
+    events: &[EventId],
     tolerance_ns: i64,
     out: &mut LeaseSet,
 ) {
@@ -429,6 +438,7 @@ fn reconstruct_key(
     let ends = HolderEnds::new(log, events);
 
     for (pos, &i) in events.iter().enumerate() {
+        let i = i.index();
         let e = &log.events[i];
         let t = time(i);
         if let Some(l) = live
@@ -596,7 +606,7 @@ fn finish_key(
 struct HolderEnds(hashbrown::HashMap<Sym, Vec<usize>>);
 
 impl HolderEnds {
-    fn new(log: &LoadedLog, events: &[usize]) -> HolderEnds {
+    fn new(log: &LoadedLog, events: &[EventId]) -> HolderEnds {
         let mut by_holder: hashbrown::HashMap<Sym, Vec<usize>> = hashbrown::HashMap::default();
         for (pos, &i) in events.iter().enumerate() {
             let e = &log.events[i];
@@ -622,7 +632,7 @@ impl HolderEnds {
         &self,
         log: &LoadedLog,
         times_ns: &[i64],
-        events: &[usize],
+        events: &[EventId],
         pos: usize,
         holder: Sym,
         tolerance_ns: i64,
@@ -630,7 +640,7 @@ impl HolderEnds {
         let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);
         let list = self.0.get(&holder)?;
         let next = *list.get(list.partition_point(|&p| p <= pos))?;
-        let (t, i) = (time(*events.get(pos)?), *events.get(next)?);
+        let (t, i) = (time(events.get(pos)?.index()), events.get(next)?.index());
         let lag = time(i) - t;
         let e = &log.events[i];
         (lag <= tolerance_ns && e.kind == EventKind::Released && e.deleted() != Some(false))
@@ -647,7 +657,7 @@ pub(crate) mod tests {
     /// tolerance): the reference [`HolderEnds`] must agree with.
     pub(crate) fn own_release_within_by_scan(
         log: &LoadedLog,
-        rest: &[usize],
+        rest: &[EventId],
         holder: Sym,
         t: i64,
         tolerance_ns: i64,
@@ -695,7 +705,7 @@ pub(crate) mod tests {
             rows.push((ms, kind, "k", holder, Some(1000)));
         }
         let log = log_of(&rows);
-        let events: Vec<usize> = (0..log.events.len()).collect();
+        let events: Vec<EventId> = (0..log.events.len()).map(EventId::new).collect();
         let ends = HolderEnds::new(&log, &events);
         let mut agreed = 0;
         for tol_ms in [0, 1, 2, 5, 50] {
@@ -712,6 +722,49 @@ pub(crate) mod tests {
             }
         }
         assert!(agreed > 100, "the mix has log-lag answers: {agreed}");
+    }
+
+    #[test]
+    fn time_order_breaks_ties_by_file_line_then_event() {
+        // Host offsets that make every time equal: the order is then (file,
+        // line, event), which neither the event index nor the line alone
+        // gives. The 16-byte sort plus the per-run fix must equal the sort
+        // of (time, file, line, event) it replaced.
+        let mut b = LogBuilder::new();
+        let at = [
+            (5, 1, 9),
+            (5, 0, 7),
+            (3, 1, 2),
+            (5, 0, 7),
+            (5, 0, 2),
+            (3, 0, 4),
+        ];
+        for &(ms, file, line) in &at {
+            b.push(Event::new(
+                ms * NS_PER_MS,
+                EventKind::Acquired,
+                SourceRef { file, line },
+            ));
+        }
+        let log = b.finish();
+        for times in [vec![0; at.len()], vec![1, 1, 0, 0, 1, 1]] {
+            let order: Vec<usize> = time_order(&log, &times, |_, _| true)
+                .iter()
+                .map(|i| i.index())
+                .collect();
+            let mut reference: Vec<(i64, u16, u32, usize)> = log
+                .events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (times[i], e.source.file, e.source.line, i))
+                .collect();
+            reference.sort_unstable();
+            let reference: Vec<usize> = reference.iter().map(|r| r.3).collect();
+            assert_eq!(order, reference);
+            if times[0] == 0 && times[5] == 0 {
+                assert_eq!(order, vec![2, 0, 3, 4, 1, 5]);
+            }
+        }
     }
 
     /// Tiny builder for hand-made logs: `(ms, kind, key, holder, ttl_ms)`.

@@ -142,7 +142,7 @@ fn tally_products(
     // Hashed, not ordered: products are sorted by name below and sales by
     // (time, event), so the visiting order does not show.
     let mut by_product: hashbrown::HashMap<Option<Sym>, Tally> = hashbrown::HashMap::default();
-    for &i in &order {
+    for i in order.iter().map(|i| i.index()) {
         let e = &log.events[i];
         let key = key_of(log, times_ns, &by_holder, leases, i);
         let d = e.detail();
