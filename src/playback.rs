@@ -403,13 +403,7 @@ impl StateIndex {
         server_keys.sort_unstable();
         server_keys.dedup();
 
-        let time = |i: usize| {
-            analysis
-                .times_ns
-                .get(i)
-                .copied()
-                .unwrap_or(log.events[i].at_ns)
-        };
+        let time = |i: usize| analysis.time_of(log, i);
         let mut steps: Vec<i64> = (0..log.events.len()).map(time).collect();
         steps.extend(analysis.leases.iter().filter_map(|l| {
             matches!(l.lock_end, LockEnd::Expired | LockEnd::Vanished).then_some(l.lock_end_ns)
@@ -683,15 +677,14 @@ mod tests {
     fn a_step_lands_exactly_on_the_next_event() {
         let (log, a, idx) = seed();
         let mut p = Playback::new(idx.extent());
-        assert_eq!(p.cursor_ns, a.times_ns[0]);
+        let first = a.time_of(&log, 0);
+        assert_eq!(p.cursor_ns, first);
         p.apply(PlaybackCommand::Play, &idx);
         p.apply(PlaybackCommand::StepForward, &idx);
         assert!(!p.playing, "a step pauses");
-        let next = a
-            .times_ns
-            .iter()
-            .copied()
-            .filter(|&t| t > a.times_ns[0])
+        let next = (0..log.events.len())
+            .map(|i| a.time_of(&log, i))
+            .filter(|&t| t > first)
             .min()
             .expect("more than one time");
         assert_eq!(p.cursor_ns, next);

@@ -497,11 +497,42 @@ pub struct Analysis {
     /// capture describe: holds reconstructed from the capture alone (linked
     /// to `leases` by key and holder token). Empty otherwise.
     pub server_view: Vec<Lease>,
-    /// Event times with host offsets applied, parallel to `LoadedLog::events`.
+    /// Event times with host offsets applied, parallel to
+    /// `LoadedLog::events`; empty when no offset applies (see
+    /// [`apply_host_offsets`]). Read with [`Analysis::time_of`].
     #[serde(skip)]
     pub times_ns: Vec<i64>,
     /// Totals.
     pub summary: Summary,
+}
+
+impl Analysis {
+    /// Event `i`'s time with host offsets applied, ns (the logged time when
+    /// no offset applies).
+    ///
+    /// # Panics
+    /// When `i` is not an event of `log`.
+    pub fn time_of(&self, log: &LoadedLog, i: usize) -> i64 {
+        self.times_ns
+            .get(i)
+            .copied()
+            .unwrap_or_else(|| log.events[i].at_ns)
+    }
+
+    /// The first and the last event time with host offsets applied, ns;
+    /// `None` when `log` has no events.
+    pub fn time_span(&self, log: &LoadedLog) -> Option<(i64, i64)> {
+        let span = |it: &mut dyn Iterator<Item = i64>| {
+            it.fold(None, |acc: Option<(i64, i64)>, t| {
+                Some(acc.map_or((t, t), |(a, b)| (a.min(t), b.max(t))))
+            })
+        };
+        if self.times_ns.is_empty() {
+            span(&mut log.events.iter().map(|e| e.at_ns))
+        } else {
+            span(&mut self.times_ns.iter().copied())
+        }
+    }
 }
 
 /// How far an analysis has got, for a progress bar: the lock keys whose

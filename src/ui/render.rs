@@ -87,8 +87,7 @@ pub fn picture_title(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: La
             time_range(inc.start_ns, inc.end_ns, offset)
         ),
         None => {
-            let first = a.times_ns.iter().copied().min().unwrap_or(0);
-            let last = a.times_ns.iter().copied().max().unwrap_or(first);
+            let (first, last) = a.time_span(r.log).unwrap_or((0, 0));
             format!(
                 "{} · {} · {}",
                 source_names(r),

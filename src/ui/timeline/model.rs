@@ -567,7 +567,8 @@ impl SwimlaneModel {
         parallel_min: usize,
     ) -> SwimlaneModel {
         use rayon::prelude::*;
-        let t0_ns = analysis.times_ns.iter().copied().min().unwrap_or(0);
+        let span_ns = analysis.time_span(log);
+        let t0_ns = span_ns.map_or(0, |(first, _)| first);
         let key_filter = KeyFilter::new(&filters.key);
         let mut shared = Shared {
             log,
@@ -615,7 +616,7 @@ impl SwimlaneModel {
         SwimlaneModel {
             t0_ns,
             log_offset_s: log.display_offset_s,
-            extent: extent(analysis, |ns| shared.secs(ns)),
+            extent: extent(analysis, span_ns, |ns| shared.secs(ns)),
             incidents,
             groups,
             bad_regex: key_filter.bad_regex,
@@ -624,9 +625,14 @@ impl SwimlaneModel {
 }
 
 /// From the first event to the last event or lease end, s (at least 1 ms).
-fn extent(analysis: &Analysis, secs: impl Fn(i64) -> f64) -> (f64, f64) {
-    let first = analysis.times_ns.iter().copied().min().unwrap_or(0);
-    let last = analysis.times_ns.iter().copied().max().unwrap_or(0).max(
+/// `span_ns`: the first and last event time ([`Analysis::time_span`]).
+fn extent(
+    analysis: &Analysis,
+    span_ns: Option<(i64, i64)>,
+    secs: impl Fn(i64) -> f64,
+) -> (f64, f64) {
+    let (first, last_event) = span_ns.unwrap_or((0, 0));
+    let last = last_event.max(
         analysis
             .leases
             .iter()
