@@ -349,9 +349,11 @@ pub struct Event {
     /// Thread or task that logged the line.
     pub thread: Option<Sym>,
     /// TTL in ms carried by the line (acquire, renewal), [`NO_TTL`] when
-    /// absent or null. Read with [`Event::ttl_ms`] (8 bytes, not the 16 of
-    /// an `Option<i64>`, so that the event stays 64 bytes).
-    ttl: i64,
+    /// absent or null, [`WIDE_TTL`] when it does not fit 32 bits (24.8
+    /// days; the value is then packed after the detail). Read with
+    /// [`Event::ttl_ms`] (4 bytes, not the 16 of an `Option<i64>`, so that
+    /// the event is 56 bytes).
+    ttl: i32,
     /// True when the outcome was inferred by replaying a MONITOR capture
     /// rather than logged by the application.
     pub inferred: bool,
@@ -367,7 +369,11 @@ pub struct Event {
 }
 
 /// The stored value of an [`Event`] without TTL.
-const NO_TTL: i64 = i64::MIN;
+const NO_TTL: i32 = i32::MIN;
+
+/// The stored value of an [`Event`] whose TTL does not fit an `i32`: the
+/// value follows the packed detail (mask bit `D_TTL_WIDE`).
+const WIDE_TTL: i32 = i32::MIN + 1;
 
 /// Bytes of a packed detail kept inside the event: a sale line's needs ~10,
 /// a release's 8 (its `elapsed_ms`).
@@ -430,27 +436,62 @@ impl Event {
     /// The business / release fields (all `None` when the line had none).
     /// Decodes the packed form: call once per use, not per field in a loop.
     pub fn detail(&self) -> Detail {
-        if self.detail_mask == 0 {
+        if self.detail_mask & !D_TTL_WIDE == 0 {
             return Detail::default();
         }
-        unpack_detail(self.detail_mask, self.detail.as_slice())
+        unpack_detail(self.detail_mask, self.detail.as_slice()).0
     }
 
     /// The TTL in ms the line carried (acquire, renewal); `None` when absent
     /// or null: an acquire without TTL is a `no_ttl` lock.
     pub fn ttl_ms(&self) -> Option<i64> {
-        (self.ttl != NO_TTL).then_some(self.ttl)
+        match self.ttl {
+            NO_TTL => None,
+            WIDE_TTL => Some(self.wide_ttl()),
+            ttl => Some(i64::from(ttl)),
+        }
+    }
+
+    /// The TTL packed after the detail (see [`WIDE_TTL`]).
+    fn wide_ttl(&self) -> i64 {
+        let b = self.detail.as_slice();
+        let (_, mut at) = unpack_detail(self.detail_mask, b);
+        get_zigzag(b, &mut at)
     }
 
     /// Sets the TTL in ms (`None`: no TTL). `Some(i64::MIN)`, a TTL no
     /// parser produces, reads back as `None`.
     pub fn set_ttl_ms(&mut self, ttl_ms: Option<i64>) {
-        self.ttl = ttl_ms.unwrap_or(NO_TTL);
+        let was_wide = self.ttl == WIDE_TTL;
+        let narrow = match ttl_ms {
+            None | Some(i64::MIN) => Some(NO_TTL),
+            Some(v) => i32::try_from(v).ok().filter(|&v| v > WIDE_TTL),
+        };
+        match narrow {
+            Some(ttl) => {
+                self.ttl = ttl;
+                if was_wide {
+                    self.repack(self.detail(), None);
+                }
+            }
+            None => {
+                self.ttl = WIDE_TTL;
+                self.repack(self.detail(), ttl_ms);
+            }
+        }
+    }
+
+    /// Packs `d` and, when given, a wide TTL after it; keeps
+    /// [`Event::holder_guessed`].
+    fn repack(&mut self, d: Detail, wide_ttl: Option<i64>) {
+        let guessed = self.detail_mask & D_HOLDER_GUESSED;
+        (self.detail_mask, self.detail) = pack_detail(&d, wide_ttl);
+        self.detail_mask |= guessed;
     }
 
     /// True when the line carried any business / release field.
     pub fn has_detail(&self) -> bool {
-        self.detail_mask & !D_HOLDER_GUESSED != 0
+        self.detail_mask & !(D_HOLDER_GUESSED | D_TTL_WIDE) != 0
     }
 
     /// The fencing token, without decoding the rest when there is none.
@@ -470,9 +511,8 @@ impl Event {
     /// Replaces the business / release fields (an all-`None` detail stores
     /// nothing). Keeps [`Event::holder_guessed`].
     pub fn set_detail(&mut self, d: Detail) {
-        let guessed = self.detail_mask & D_HOLDER_GUESSED;
-        (self.detail_mask, self.detail) = pack_detail(&d);
-        self.detail_mask |= guessed;
+        let wide = (self.ttl == WIDE_TTL).then(|| self.wide_ttl());
+        self.repack(d, wide);
     }
 
     /// True when the line did not say who its holder is and the ingest
@@ -523,6 +563,8 @@ const D_DELETED_TRUE: u16 = 1 << 10;
 const D_MESSAGE: u16 = 1 << 11;
 /// Not a field of [`Detail`]: [`Event::holder_guessed`], no bytes.
 const D_HOLDER_GUESSED: u16 = 1 << 12;
+/// A TTL beyond 32 bits follows the detail's fields (see [`WIDE_TTL`]).
+const D_TTL_WIDE: u16 = 1 << 13;
 
 fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
@@ -546,8 +588,8 @@ fn get_uvarint(b: &[u8], at: &mut usize) -> u64 {
     v
 }
 
-/// Packs `d` into its mask and bytes.
-fn pack_detail(d: &Detail) -> (u16, Packed) {
+/// Packs `d` (and a TTL beyond 32 bits, after it) into its mask and bytes.
+fn pack_detail(d: &Detail, wide_ttl: Option<i64>) -> (u16, Packed) {
     let mut mask = 0u16;
     let mut body = Vec::with_capacity(INLINE_DETAIL + 8);
     let sym = |bit: u16, s: Option<Sym>, mask: &mut u16, body: &mut Vec<u8>| {
@@ -583,11 +625,19 @@ fn pack_detail(d: &Detail) -> (u16, Packed) {
         None => {}
     }
     sym(D_MESSAGE, d.message, &mut mask, &mut body);
+    int(D_TTL_WIDE, wide_ttl, &mut mask, &mut body);
     (mask, Packed::new(&body))
 }
 
-/// Decodes what [`pack_detail`] wrote.
-fn unpack_detail(mask: u16, b: &[u8]) -> Detail {
+/// Reads a zigzag LEB128 integer at `at` (as [`pack_detail`] writes them).
+fn get_zigzag(b: &[u8], at: &mut usize) -> i64 {
+    let z = get_uvarint(b, at);
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
+}
+
+/// Decodes what [`pack_detail`] wrote, and where its fields end (a wide
+/// TTL follows them).
+fn unpack_detail(mask: u16, b: &[u8]) -> (Detail, usize) {
     let has = |bit: u16| mask & bit != 0;
     let sym = |bit: u16, at: &mut usize| {
         if !has(bit) {
@@ -598,12 +648,7 @@ fn unpack_detail(mask: u16, b: &[u8]) -> Detail {
             .and_then(NonZeroU32::new)
             .map(Sym)
     };
-    let int = |bit: u16, at: &mut usize| {
-        has(bit).then(|| {
-            let z = get_uvarint(b, at);
-            ((z >> 1) as i64) ^ -((z & 1) as i64)
-        })
-    };
+    let int = |bit: u16, at: &mut usize| has(bit).then(|| get_zigzag(b, at));
     let float = |bit: u16, at: &mut usize| {
         has(bit).then(|| {
             let mut x = [0u8; 8];
@@ -616,7 +661,7 @@ fn unpack_detail(mask: u16, b: &[u8]) -> Detail {
     };
     let mut at = 0;
     // Fields are evaluated in the order written: the packing order.
-    Detail {
+    let d = Detail {
         product: sym(D_PRODUCT, &mut at),
         quantity: int(D_QUANTITY, &mut at),
         stock: int(D_STOCK, &mut at),
@@ -628,7 +673,8 @@ fn unpack_detail(mask: u16, b: &[u8]) -> Detail {
         elapsed_ms: float(D_ELAPSED, &mut at),
         deleted: has(D_DELETED).then_some(has(D_DELETED_TRUE)),
         message: sym(D_MESSAGE, &mut at),
-    }
+    };
+    (d, at)
 }
 
 /// The container / dialect a source was read as.
@@ -1025,6 +1071,49 @@ mod tests {
             prop_assert_eq!(e.deleted(), d.deleted);
             prop_assert_eq!(e.fencing_token(), d.fencing_token);
         }
+
+        /// Any TTL reads back as set, whether it fits the event's 32 bits
+        /// or follows the detail, in either order with the detail and the
+        /// guessed-holder mark, and the detail is unchanged by it.
+        #[test]
+        fn every_ttl_round_trips_beside_the_detail(
+            d in any_detail(),
+            ttl in prop_oneof![
+                Just(None),
+                (-3_000_000_000i64..3_000_000_000).prop_map(Some),
+                any::<i64>().prop_map(Some),
+                prop_oneof![
+                    Just(i64::from(i32::MIN)),
+                    Just(i64::from(i32::MIN) + 1),
+                    Just(i64::from(i32::MAX)),
+                    Just(i64::MAX),
+                    Just(i64::MIN + 1),
+                ].prop_map(Some),
+            ],
+            guessed in any::<bool>(),
+            detail_first in any::<bool>(),
+        ) {
+            let mut e = Event::new(0, EventKind::Acquired, SourceRef { file: 0, line: 1 });
+            e.set_holder_guessed(guessed);
+            if detail_first {
+                e.set_detail(d);
+                e.set_ttl_ms(ttl);
+            } else {
+                e.set_ttl_ms(ttl);
+                e.set_detail(d);
+            }
+            let want = ttl.filter(|&t| t != i64::MIN);
+            prop_assert_eq!(e.ttl_ms(), want);
+            prop_assert_eq!(e.detail(), d);
+            prop_assert_eq!(e.has_detail(), d != Detail::default());
+            prop_assert_eq!(e.holder_guessed(), guessed);
+            prop_assert_eq!(e.fencing_token(), d.fencing_token);
+            // Back to a narrow TTL (or none): the wide value is dropped.
+            e.set_ttl_ms(Some(2000));
+            prop_assert_eq!(e.ttl_ms(), Some(2000));
+            prop_assert_eq!(e.detail(), d);
+            prop_assert_eq!(e.detail_mask & D_TTL_WIDE, 0);
+        }
     }
 
     #[test]
@@ -1036,11 +1125,11 @@ mod tests {
             stock_after: Some(999_999),
             ..Detail::default()
         };
-        let (mask, packed) = pack_detail(&d);
+        let (mask, packed) = pack_detail(&d, None);
         // product 3 + quantity 1 + 2 x 3-byte zigzag varints, inline.
         assert!(matches!(packed, Packed::Inline { len: 10, .. }));
-        assert_eq!(unpack_detail(mask, packed.as_slice()), d);
-        assert_eq!(pack_detail(&Detail::default()), (0, Packed::EMPTY));
+        assert_eq!(unpack_detail(mask, packed.as_slice()).0, d);
+        assert_eq!(pack_detail(&Detail::default(), None), (0, Packed::EMPTY));
         // Every field present does not fit inline.
         let full = Detail {
             unit_price: Some(199.0),
@@ -1048,12 +1137,12 @@ mod tests {
             order_id: d.product,
             ..d
         };
-        let (mask, packed) = pack_detail(&full);
+        let (mask, packed) = pack_detail(&full, None);
         assert!(matches!(packed, Packed::Heap(_)));
-        assert_eq!(unpack_detail(mask, packed.as_slice()), full);
+        assert_eq!(unpack_detail(mask, packed.as_slice()).0, full);
         // The layout the 10 M-event budget counts on (docs/performance.md).
         assert_eq!(std::mem::size_of::<Packed>(), 16);
-        assert_eq!(std::mem::size_of::<Event>(), 64);
+        assert_eq!(std::mem::size_of::<Event>(), 56);
         let mut e = Event::new(0, EventKind::Released, SourceRef { file: 0, line: 1 });
         e.set_detail(Detail {
             deleted: Some(false),
