@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::leases::LeaseSet;
+use super::leases::time_of;
 use super::{
     EventView, Finding, FindingKind, Incident, Lease, LockEnd, NS_PER_MS, Overlap, Settings,
     apply_host_offsets, detect_overlaps, reconstruct_leases_in,
@@ -194,7 +195,7 @@ fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
                 )
         })
         .collect();
-    order.sort_by_key(|&i| (times_ns.get(i).copied().unwrap_or(log.events[i].at_ns), i));
+    order.sort_by_key(|&i| (time_of(times_ns, i, &log.events[i]), i));
     let mut out = Vec::new();
     for i in order {
         let e = &log.events[i];
@@ -210,7 +211,7 @@ fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
                 key: Some(key),
                 holder: e.holder,
                 lease: None,
-                at_ns: times_ns.get(i).copied().unwrap_or(e.at_ns),
+                at_ns: time_of(times_ns, i, e),
                 detail: if rejected {
                     format!("write with fencing token {token} after {max} was accepted; storage rejected it (contained)")
                 } else {

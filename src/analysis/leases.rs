@@ -52,6 +52,14 @@ pub fn apply_host_offsets(log: &LoadedLog, host_offsets_ms: &BTreeMap<String, f6
         .collect()
 }
 
+/// Event `i`'s time with host offsets applied, ns: from `times_ns` (see
+/// [`apply_host_offsets`]; empty when no offset applies), else as logged.
+/// `e` is event `i`.
+#[inline]
+pub(crate) fn time_of(times_ns: &[i64], i: usize, e: &crate::model::Event) -> i64 {
+    times_ns.get(i).copied().unwrap_or(e.at_ns)
+}
+
 /// Which events a rule reads. When an application log and a MONITOR capture
 /// describe the same lock key, the application's lines say what holders
 /// believed (the primary view) and the capture says what the server did (the
@@ -305,10 +313,7 @@ pub(crate) fn time_order(
             .iter()
             .enumerate()
             .filter(|&(i, e)| keep(i, e))
-            .map(|(i, e)| {
-                let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
-                (t, EventId::new(i))
-            }),
+            .map(|(i, e)| (time_of(times_ns, i, e), EventId::new(i))),
     );
     if keyed.len() >= PARALLEL_MIN {
         keyed.par_sort_unstable();
@@ -441,7 +446,7 @@ fn reconstruct_key(
     let mut latest_of: hashbrown::HashMap<Sym, usize> = hashbrown::HashMap::default();
     let mut live: Option<usize> = None;
     let mut lag: Vec<(usize, usize, i64)> = Vec::new();
-    let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);
+    let time = |i: usize| time_of(times_ns, i, &log.events[i]);
     let ends = HolderEnds::new(log, events);
 
     for (pos, &i) in events.iter().enumerate() {
@@ -644,7 +649,7 @@ impl HolderEnds {
         holder: Sym,
         tolerance_ns: i64,
     ) -> Option<i64> {
-        let time = |i: usize| times_ns.get(i).copied().unwrap_or(log.events[i].at_ns);
+        let time = |i: usize| time_of(times_ns, i, &log.events[i]);
         let list = self.0.get(&holder)?;
         let next = *list.get(list.partition_point(|&p| p <= pos))?;
         let (t, i) = (time(events.get(pos)?.index()), events.get(next)?.index());

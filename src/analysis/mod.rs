@@ -513,25 +513,17 @@ impl Analysis {
     /// # Panics
     /// When `i` is not an event of `log`.
     pub fn time_of(&self, log: &LoadedLog, i: usize) -> i64 {
-        self.times_ns
-            .get(i)
-            .copied()
-            .unwrap_or_else(|| log.events[i].at_ns)
+        leases::time_of(&self.times_ns, i, &log.events[i])
     }
 
     /// The first and the last event time with host offsets applied, ns;
     /// `None` when `log` has no events.
     pub fn time_span(&self, log: &LoadedLog) -> Option<(i64, i64)> {
-        let span = |it: &mut dyn Iterator<Item = i64>| {
-            it.fold(None, |acc: Option<(i64, i64)>, t| {
-                Some(acc.map_or((t, t), |(a, b)| (a.min(t), b.max(t))))
+        (0..log.events.len())
+            .map(|i| self.time_of(log, i))
+            .fold(None, |span, t| {
+                Some(span.map_or((t, t), |(a, b): (i64, i64)| (a.min(t), b.max(t))))
             })
-        };
-        if self.times_ns.is_empty() {
-            span(&mut log.events.iter().map(|e| e.at_ns))
-        } else {
-            span(&mut self.times_ns.iter().copied())
-        }
     }
 }
 

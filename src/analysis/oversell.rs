@@ -5,6 +5,7 @@ use std::cell::OnceCell;
 
 use foldhash::HashMap;
 
+use super::leases::time_of;
 use super::{
     EventId, EventView, Incident, IncidentId, Lease, LeaseId, ProductOversell, Sale, SaleId,
 };
@@ -24,7 +25,7 @@ fn key_of(
         return e.key;
     }
     let holder = e.holder?;
-    let t = times_ns.get(i).copied().unwrap_or(e.at_ns);
+    let t = time_of(times_ns, i, e);
     // (holder, lease id) sorted: one holder's leases are a run in id order.
     // Built only when a business line lacks its lock key (most logs name it).
     let by_holder = by_holder.get_or_init(|| {
@@ -123,11 +124,6 @@ struct Tally {
     final_stock: Option<(i64, i64)>,
 }
 
-/// Event `i`'s time: from `times_ns` (host offsets applied), else as logged.
-fn time_of(log: &LoadedLog, times_ns: &[i64], i: usize) -> i64 {
-    times_ns.get(i).copied().unwrap_or(log.events[i].at_ns)
-}
-
 /// Walks the business events in time order and tallies them per product.
 fn tally_products(
     log: &LoadedLog,
@@ -147,7 +143,7 @@ fn tally_products(
         let key = key_of(log, times_ns, &by_holder, leases, i);
         let d = e.detail();
         let tally = by_product.entry(d.product.or(key)).or_default();
-        let t = time_of(log, times_ns, i);
+        let t = time_of(times_ns, i, e);
         match e.kind {
             EventKind::StockInitialized => {
                 if tally.initialized.is_none() {
@@ -201,7 +197,7 @@ fn settle_product(
             .iter()
             .map(|&(i, key)| {
                 let e = &log.events[i];
-                Seen::of(e, &e.detail(), i, time_of(log, times_ns, i.index()), key)
+                Seen::of(e, &e.detail(), i, time_of(times_ns, i.index(), e), key)
             })
             .collect();
         &from_deductions

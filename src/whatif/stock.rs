@@ -69,7 +69,7 @@ impl Input {
             if !view.includes(i) {
                 continue;
             }
-            let t = analysis.times_ns.get(i).copied().unwrap_or(e.at_ns);
+            let t = analysis.time_of(log, i);
             let hold = e.holder.and_then(|h| match e.key {
                 Some(k) => by_key_holder.get(&(k, h)).and_then(|ids| find(ids, t)),
                 None => by_holder.get(&h).and_then(|ids| find(ids, t)),
