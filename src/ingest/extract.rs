@@ -143,7 +143,7 @@ impl<'o> Collector<'o> {
     ) -> Option<crate::model::Sym> {
         let v = self.get(rec, role)?;
         let t = v.text();
-        let t = t.trim();
+        let t = super::fast::trim(&t);
         if t.is_empty() {
             return None;
         }

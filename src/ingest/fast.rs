@@ -123,6 +123,18 @@ pub(crate) fn string_field<'a>(line: &'a str, name: &str) -> Option<std::borrow:
     }
 }
 
+/// `s.trim()`, with ASCII whitespace stripped byte-wise first: `str::trim`
+/// only runs when a non-ASCII character (which may be Unicode whitespace)
+/// or a vertical tab (which `trim_ascii` keeps) is at either end. Lines and
+/// field values are trimmed once each, millions of times a file.
+pub(crate) fn trim(s: &str) -> &str {
+    let t = s.trim_ascii();
+    match (t.as_bytes().first(), t.as_bytes().last()) {
+        (Some(a), Some(z)) if *a >= 0x80 || *z >= 0x80 || *a == 0x0B || *z == 0x0B => t.trim(),
+        _ => t,
+    }
+}
+
 /// The index of `key` in `names`. Lengths and first bytes are compared
 /// before any string comparison: most keys of a line are not wanted.
 fn find_name(names: &[&str], key: &str) -> Option<usize> {
@@ -165,13 +177,12 @@ impl<'a> Scan<'a> {
             return None;
         }
         let start = self.i;
-        let rest = self.b.get(start..)?;
-        let n = memchr::memchr2(b'"', b'\\', rest)?;
-        if rest[n] != b'"' || has_control(&rest[..n]) {
+        let end = first_special(self.b, start)?;
+        if self.b[end] != b'"' {
             return None;
         }
-        self.i = start + n + 1;
-        self.s.get(start..start + n)
+        self.i = end + 1;
+        self.s.get(start..end)
     }
 
     /// Skips a string, validating simple escapes; `\u` gives up.
@@ -180,19 +191,17 @@ impl<'a> Scan<'a> {
             return false;
         }
         loop {
-            let Some(rest) = self.b.get(self.i..) else {
+            let Some(end) = first_special(self.b, self.i) else {
                 return false;
             };
-            let Some(n) = memchr::memchr2(b'"', b'\\', rest) else {
-                return false;
-            };
-            if has_control(&rest[..n]) {
-                return false;
-            }
-            self.i += n;
-            if self.b[self.i] == b'"' {
-                self.i += 1;
-                return true;
+            self.i = end;
+            match self.b[end] {
+                b'"' => {
+                    self.i += 1;
+                    return true;
+                }
+                b'\\' => {}
+                _ => return false,
             }
             match self.b.get(self.i + 1) {
                 Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
@@ -252,7 +261,7 @@ impl<'a> Scan<'a> {
         match self.b.get(self.i)? {
             b'"' => {
                 let s = self.plain_string()?;
-                Some((!s.trim().is_empty()).then_some(FieldValue::Str(s)))
+                Some((!trim(s).is_empty()).then_some(FieldValue::Str(s)))
             }
             b't' => self
                 .literal(b"true")
@@ -329,23 +338,44 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// Whether `b` holds a byte below 0x20 (a control character, which JSON
-/// forbids unescaped inside a string). Eight bytes at a time: in each 64-bit
-/// word, `(x - 0x20..20) & !x & 0x80..80` is non-zero exactly when some byte
-/// is below 0x20 ("determine if a word has a byte less than n", Sean Eron
-/// Anderson's Bit Twiddling Hacks). This check was half of the scanner's own
-/// instructions when done byte by byte (callgrind, issue #17).
-fn has_control(b: &[u8]) -> bool {
-    const LOW: u64 = 0x2020_2020_2020_2020;
+/// The index of the first byte at or after `from` in `b` that ends a
+/// plain run of string text: a quote, a backslash or a control character
+/// (below 0x20, which JSON forbids unescaped in a string); `None` when there
+/// is none.
+///
+/// Eight bytes at a time, without a call: in each 64-bit word
+/// `(y - 0x01..01) & !y & 0x80..80` marks the bytes where `y` is zero, and
+/// `(x - 0x20..20) & !x & 0x80..80` those of `x` below 0x20 ("determine if a
+/// word has a zero byte" and "... a byte less than n", Sean Eron Anderson's
+/// Bit Twiddling Hacks). A borrow can mark a byte above a true match, never
+/// one below it, so the lowest mark of the three is exact. The strings of a
+/// log line are short: `memchr2` plus a second pass for control bytes cost
+/// about 150 instructions a string here, most of it the call's set-up
+/// (callgrind, issue #17).
+fn first_special(b: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut words = b.chunks_exact(8);
-    for w in &mut words {
-        let x = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        if x.wrapping_sub(LOW) & !x & HIGH != 0 {
-            return true;
+    const QUOTE: u64 = ONES * b'"' as u64;
+    const BACKSLASH: u64 = ONES * b'\\' as u64;
+    const SPACE: u64 = ONES * 0x20;
+    let mut i = from;
+    while let Some(&w) = b.get(i..).and_then(|r| r.first_chunk::<8>()) {
+        let x = u64::from_le_bytes(w);
+        let q = x ^ QUOTE;
+        let s = x ^ BACKSLASH;
+        let m = ((q.wrapping_sub(ONES) & !q)
+            | (s.wrapping_sub(ONES) & !s)
+            | (x.wrapping_sub(SPACE) & !x))
+            & HIGH;
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
         }
+        i += 8;
     }
-    words.remainder().iter().any(|&c| c < 0x20)
+    b.get(i..)?
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map(|p| i + p)
 }
 
 /// The number serde_json would make of `t`: plain integers directly, anything
@@ -452,20 +482,156 @@ mod tests {
         assert_eq!(string_field(r#"["content"]"#, "content"), None);
     }
 
+    /// The byte-at-a-time definition [`first_special`] must agree with.
+    fn first_special_naive(b: &[u8], from: usize) -> Option<usize> {
+        (from..b.len()).find(|&i| matches!(b[i], b'"' | b'\\' | 0x00..=0x1f))
+    }
+
     #[test]
-    fn control_bytes_are_found_at_every_position_and_only_them() {
-        for len in 0..40 {
-            let clean: Vec<u8> = (0..len)
-                .map(|i| [b'a', 0x20, 0x7f, 0x80, 0xff][i % 5])
-                .collect();
-            assert!(!has_control(&clean), "{clean:?}");
+    fn first_special_finds_the_first_quote_backslash_or_control_byte() {
+        // Neighbours of the three classes (`!`, `#`, `[`, `]`, space, DEL,
+        // bytes >= 0x80) never match; one or two specials at every place,
+        // searched from every start, agree with the byte-at-a-time search.
+        let plain = [
+            b'a',
+            b'!',
+            b'#',
+            b'[',
+            b']',
+            0x20,
+            0x7f,
+            0x80,
+            0xff,
+            0x01 + 0x20,
+        ];
+        let special = [b'"', b'\\', 0x00, 0x01, 0x09, 0x1f];
+        for len in 0..34 {
+            let clean: Vec<u8> = (0..len).map(|i| plain[i % plain.len()]).collect();
+            for from in 0..=len {
+                assert_eq!(first_special(&clean, from), None, "{clean:?}");
+            }
             for at in 0..len {
-                for c in [0x00, 0x01, 0x09, 0x1f] {
+                for (k, &c) in special.iter().enumerate() {
                     let mut b = clean.clone();
                     b[at] = c;
-                    assert!(has_control(&b), "{b:?}");
+                    for second in [at + 1, at + 3, at + 7, at + 8] {
+                        let mut two = b.clone();
+                        if let Some(x) = two.get_mut(second) {
+                            *x = special[(k + 1) % special.len()];
+                        }
+                        for from in 0..=len {
+                            assert_eq!(
+                                first_special(&two, from),
+                                first_special_naive(&two, from),
+                                "{two:?} from {from}"
+                            );
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /// What the general path makes of `line` for `names`: `None` when it is
+    /// not a JSON object, else each name's value as the scanner reports it.
+    fn general(line: &str, names: &[&str]) -> Option<Vec<Option<String>>> {
+        let serde_json::Value::Object(o) = serde_json::from_str(line).ok()? else {
+            return None;
+        };
+        Some(
+            names
+                .iter()
+                .map(|n| match o.get(*n)? {
+                    serde_json::Value::String(s) if !s.trim().is_empty() => Some(s.clone()),
+                    serde_json::Value::Number(x) => Some(format!("n{x}")),
+                    serde_json::Value::Bool(b) => Some(format!("b{b}")),
+                    _ => None,
+                })
+                .collect(),
+        )
+    }
+
+    fn shown(v: &Option<FieldValue<'_>>) -> Option<String> {
+        match v.as_ref()? {
+            FieldValue::Str(s) => Some((*s).to_string()),
+            FieldValue::Num(x) => Some(format!("n{x}")),
+            FieldValue::Bool(b) => Some(format!("b{b}")),
+            FieldValue::Date { .. } => Some("date".into()),
+        }
+    }
+
+    /// Text with the bytes that decide a string's end: quotes, backslashes
+    /// and escapes, control characters, multi-byte characters, blanks.
+    fn text() -> impl proptest::strategy::Strategy<Value = String> {
+        proptest::string::string_regex(
+            r#"([a-z0-9 ]|"|\\|\\"|\\n|\\u00e9|\t|\x01|é|锁|\x7f){0,24}"#,
+        )
+        .expect("regex")
+    }
+
+    /// A JSON value as text, escaped as JSON, or some other text as is.
+    fn value() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            text().prop_map(|t| serde_json::to_string(&t).expect("string")),
+            text().prop_map(|t| format!("\"{t}\"")),
+            any::<i64>().prop_map(|n| n.to_string()),
+            any::<f64>().prop_map(|f| f.to_string()),
+            Just("true".to_string()),
+            Just("null".to_string()),
+            Just("[1, \"a\", {\"b\": [null]}]".to_string()),
+            Just("{\"x\": 1}".to_string()),
+            Just("-".to_string()),
+            Just("01".to_string()),
+        ]
+    }
+
+    proptest::proptest! {
+        /// Whenever the scanner is sure, it agrees with serde_json: a line
+        /// it reads is an object, with the same value for every name.
+        #[test]
+        fn scan_line_agrees_with_serde_json_when_it_reads_a_line(
+            fields in proptest::collection::vec(
+                (proptest::sample::select(vec!["ts", "key", "k\\\"q", "event", "x"]), value()),
+                0..8,
+            ),
+            sep in proptest::sample::select(vec![",", ", ", " ,\t", ",,"]),
+            cut in proptest::option::of(0usize..200),
+        ) {
+            let mut line = String::from("{");
+            for (i, (k, v)) in fields.iter().enumerate() {
+                if i > 0 {
+                    line.push_str(sep);
+                }
+                line.push_str(&format!("\"{k}\": {v}"));
+            }
+            line.push('}');
+            if let Some(c) = cut.filter(|c| line.is_char_boundary(*c)) {
+                line.truncate(c);
+            }
+            let names = ["ts", "key", "event", "absent"];
+            let mut out = vec![None; names.len()];
+            if scan_line(&line, &names, &mut out) {
+                let ours: Vec<Option<String>> = out.iter().map(shown).collect();
+                proptest::prop_assert_eq!(Some(ours), general(&line, &names), "{}", line);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn trim_is_str_trim(s in "[ \t\r\n\u{b}\u{c}\u{85}\u{a0}\u{3000}a锁]{0,8}") {
+            proptest::prop_assert_eq!(trim(&s), s.trim());
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn first_special_agrees_with_the_byte_search(
+            b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..80),
+            from in 0usize..90,
+        ) {
+            proptest::prop_assert_eq!(first_special(&b, from), first_special_naive(&b, from));
         }
     }
 
