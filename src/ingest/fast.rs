@@ -24,6 +24,28 @@ pub(crate) fn scan_line<'a>(
     names: &[&str],
     out: &mut [Option<FieldValue<'a>>],
 ) -> bool {
+    scan_line_hinted(line, names, out, &mut KeyHints::default())
+}
+
+/// The keys of the line read before, in order, each with its index in the
+/// wanted names (`None`: not wanted). The lines of one logger repeat their
+/// keys in one order, so a line's k-th key is first compared, quotes and
+/// all, with the k-th key of the line before: one comparison instead of a
+/// scan for the closing quote and a search of the names (issue #17). A key
+/// kept here was read as a plain string, so the same bytes are one again.
+#[derive(Debug, Default)]
+pub(crate) struct KeyHints<'a> {
+    keys: Vec<(&'a str, Option<usize>)>,
+}
+
+/// [`scan_line`] with the keys of the line read before as hints; `hints`
+/// must be used with one `names` only.
+pub(crate) fn scan_line_hinted<'a>(
+    line: &'a str,
+    names: &[&str],
+    out: &mut [Option<FieldValue<'a>>],
+    hints: &mut KeyHints<'a>,
+) -> bool {
     for o in out.iter_mut() {
         *o = None;
     }
@@ -41,17 +63,28 @@ pub(crate) fn scan_line<'a>(
         p.ws();
         return p.i == p.b.len();
     }
-    loop {
+    for k in 0.. {
         p.ws();
-        let Some(key) = p.plain_string() else {
-            return false;
+        let slot = match hints.keys.get(k) {
+            Some(&(key, slot)) if p.quoted(key) => slot,
+            _ => {
+                let Some(key) = p.plain_string() else {
+                    return false;
+                };
+                let slot = find_name(names, key);
+                match hints.keys.get_mut(k) {
+                    Some(h) => *h = (key, slot),
+                    None => hints.keys.push((key, slot)),
+                }
+                slot
+            }
         };
         p.ws();
         if !p.eat(b':') {
             return false;
         }
         p.ws();
-        match find_name(names, key) {
+        match slot {
             Some(slot) => {
                 let Some(v) = p.wanted_value() else {
                     return false;
@@ -75,6 +108,7 @@ pub(crate) fn scan_line<'a>(
         }
         return false;
     }
+    false
 }
 
 /// The value of the top-level string field `name` of the JSON object
@@ -164,6 +198,18 @@ impl<'a> Scan<'a> {
     fn eat(&mut self, c: u8) -> bool {
         if self.b.get(self.i) == Some(&c) {
             self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Steps over `"key"` when the text here is exactly that.
+    fn quoted(&mut self, key: &str) -> bool {
+        let n = key.len();
+        let here = self.b.get(self.i..self.i + n + 2);
+        if here.is_some_and(|h| h[0] == b'"' && h[n + 1] == b'"' && &h[1..=n] == key.as_bytes()) {
+            self.i += n + 2;
             true
         } else {
             false
@@ -586,36 +632,91 @@ mod tests {
         ]
     }
 
+    /// A line of up to eight fields: keys that repeat, are prefixes of one
+    /// another or hold an escape, values of every kind, separators that are
+    /// not JSON, sometimes cut short.
+    fn line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        (
+            proptest::collection::vec(
+                (
+                    proptest::sample::select(vec!["ts", "tsx", "key", "k\\\"q", "event", "x"]),
+                    value(),
+                ),
+                0..8,
+            ),
+            proptest::sample::select(vec![",", ", ", " ,\t", ",,"]),
+            proptest::option::of(0usize..200),
+        )
+            .prop_map(|(fields, sep, cut)| {
+                let mut line = String::from("{");
+                for (i, (k, v)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        line.push_str(sep);
+                    }
+                    line.push_str(&format!("\"{k}\": {v}"));
+                }
+                line.push('}');
+                if let Some(c) = cut.filter(|c| line.is_char_boundary(*c)) {
+                    line.truncate(c);
+                }
+                line
+            })
+    }
+
+    const NAMES: [&str; 4] = ["ts", "key", "event", "absent"];
+
     proptest::proptest! {
         /// Whenever the scanner is sure, it agrees with serde_json: a line
         /// it reads is an object, with the same value for every name.
         #[test]
-        fn scan_line_agrees_with_serde_json_when_it_reads_a_line(
-            fields in proptest::collection::vec(
-                (proptest::sample::select(vec!["ts", "key", "k\\\"q", "event", "x"]), value()),
-                0..8,
-            ),
-            sep in proptest::sample::select(vec![",", ", ", " ,\t", ",,"]),
-            cut in proptest::option::of(0usize..200),
-        ) {
-            let mut line = String::from("{");
-            for (i, (k, v)) in fields.iter().enumerate() {
-                if i > 0 {
-                    line.push_str(sep);
-                }
-                line.push_str(&format!("\"{k}\": {v}"));
-            }
-            line.push('}');
-            if let Some(c) = cut.filter(|c| line.is_char_boundary(*c)) {
-                line.truncate(c);
-            }
-            let names = ["ts", "key", "event", "absent"];
-            let mut out = vec![None; names.len()];
-            if scan_line(&line, &names, &mut out) {
+        fn scan_line_agrees_with_serde_json_when_it_reads_a_line(line in line()) {
+            let mut out = vec![None; NAMES.len()];
+            if scan_line(&line, &NAMES, &mut out) {
                 let ours: Vec<Option<String>> = out.iter().map(shown).collect();
-                proptest::prop_assert_eq!(Some(ours), general(&line, &names), "{}", line);
+                proptest::prop_assert_eq!(Some(ours), general(&line, &NAMES), "{}", line);
             }
         }
+
+        /// The keys of the lines before change nothing: each line of a
+        /// sequence scanned with hints gives what it gives alone.
+        #[test]
+        fn hints_from_earlier_lines_change_no_result(
+            lines in proptest::collection::vec(line(), 1..6),
+        ) {
+            let mut hints = KeyHints::default();
+            for line in &lines {
+                let (mut alone, mut hinted) = (vec![None; NAMES.len()], vec![None; NAMES.len()]);
+                let a = scan_line(line, &NAMES, &mut alone);
+                let h = scan_line_hinted(line, &NAMES, &mut hinted, &mut hints);
+                proptest::prop_assert_eq!(a, h, "{}", line);
+                if a {
+                    proptest::prop_assert_eq!(&alone, &hinted, "{}", line);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_hint_is_taken_only_for_the_whole_quoted_key() {
+        let mut hints = KeyHints::default();
+        let names = ["ts", "tsx"];
+        let mut out = vec![None; 2];
+        let first = r#"{"ts": 1, "tsx": 2}"#;
+        assert!(scan_line_hinted(first, &names, &mut out, &mut hints));
+        // The same positions now hold the other keys, one a prefix of the
+        // hint and one the hint as a prefix.
+        let second = r#"{"tsx": 3, "ts": 4}"#;
+        assert!(scan_line_hinted(second, &names, &mut out, &mut hints));
+        assert_eq!(out[0], Some(FieldValue::Num(Number::from(4))));
+        assert_eq!(out[1], Some(FieldValue::Num(Number::from(3))));
+        // A hinted key followed by a broken line still fails.
+        assert!(!scan_line_hinted(
+            r#"{"tsx" 3}"#,
+            &names,
+            &mut out,
+            &mut hints
+        ));
     }
 
     proptest::proptest! {

@@ -20,7 +20,7 @@ use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
 
 use super::containers::{self, Container, json_reason};
 use super::extract::Collector;
-use super::fast::scan_line;
+use super::fast::{scan_line, scan_line_hinted};
 use super::fields::{Fields, Role};
 use super::record::{FieldValue, Record};
 use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
@@ -531,6 +531,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
     );
     let names: Vec<&str> = context.names.iter().map(String::as_str).collect();
     let mut vals: Vec<Option<FieldValue<'_>>> = vec![None; names.len()];
+    let mut hints = super::fast::KeyHints::default();
     let mut lines = 0u64;
     let mut rest = text;
     while !rest.is_empty() {
@@ -593,7 +594,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
                 continue;
             }
         }
-        if !names.is_empty() && scan_line(line, &names, &mut vals) {
+        if !names.is_empty() && scan_line_hinted(line, &names, &mut vals, &mut hints) {
             let rec = Record::Slots {
                 names: &names,
                 vals: &vals,
