@@ -10,13 +10,20 @@
 //! command line took 6.4 s (issue #17, docs/performance.md). This indicator
 //! is three dots lit in turn, one step per [`FRAME`], and asks for the next
 //! frame only then; the progress bar shown while loading does the same.
+//!
+//! Two frames a second, not four: on a slower machine (session 10) a
+//! llvmpipe frame of a 1920x1080 window took so much CPU that at four a
+//! second the window read the 10 M event log in 17.8 s where the command
+//! line took 11.1 s, and opened it in 1.67x `analyze`'s time; at two a
+//! second it read it in 13.1 s and opened it in 1.30x (`bench/window.sh`).
+//! Input still draws a frame at once; only the idle animation is slower.
 
 use std::time::Duration;
 
 use egui::{Response, Sense, Ui, vec2};
 
-/// Time between two frames while loading: four a second.
-pub const FRAME: Duration = Duration::from_millis(250);
+/// Time between two frames while loading: two a second.
+pub const FRAME: Duration = Duration::from_millis(500);
 
 /// Dots in the indicator.
 const DOTS: usize = 3;
