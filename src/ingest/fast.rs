@@ -24,7 +24,7 @@ pub(crate) fn scan_line<'a>(
     names: &[&str],
     out: &mut [Option<FieldValue<'a>>],
 ) -> bool {
-    scan_line_hinted(line, names, out, &mut KeyHints::default())
+    scan(line, names, out, None)
 }
 
 /// The keys of the line read before, in order, each with its index in the
@@ -38,6 +38,23 @@ pub(crate) struct KeyHints<'a> {
     keys: Vec<(&'a str, Option<usize>)>,
 }
 
+impl<'a> KeyHints<'a> {
+    /// The hint for the `k`-th key.
+    fn get(&self, k: usize) -> Option<(&'a str, Option<usize>)> {
+        self.keys.get(k).copied()
+    }
+
+    /// Keeps `key` and its slot as the hint for the `k`-th key. Keys come
+    /// in order and each line's k-th key follows its (k-1)-th, so `k` is
+    /// at most the number of hints kept.
+    fn set(&mut self, k: usize, key: &'a str, slot: Option<usize>) {
+        match self.keys.get_mut(k) {
+            Some(h) => *h = (key, slot),
+            None => self.keys.push((key, slot)),
+        }
+    }
+}
+
 /// [`scan_line`] with the keys of the line read before as hints; `hints`
 /// must be used with one `names` only.
 pub(crate) fn scan_line_hinted<'a>(
@@ -45,6 +62,17 @@ pub(crate) fn scan_line_hinted<'a>(
     names: &[&str],
     out: &mut [Option<FieldValue<'a>>],
     hints: &mut KeyHints<'a>,
+) -> bool {
+    scan(line, names, out, Some(hints))
+}
+
+/// [`scan_line`], taking and keeping key hints when there are some (a line
+/// read alone allocates nothing).
+fn scan<'a>(
+    line: &'a str,
+    names: &[&str],
+    out: &mut [Option<FieldValue<'a>>],
+    mut hints: Option<&mut KeyHints<'a>>,
 ) -> bool {
     for o in out.iter_mut() {
         *o = None;
@@ -63,22 +91,25 @@ pub(crate) fn scan_line_hinted<'a>(
         p.ws();
         return p.i == p.b.len();
     }
-    for k in 0.. {
+    // The key's position in the line.
+    let mut k = 0;
+    loop {
         p.ws();
-        let slot = match hints.keys.get(k) {
-            Some(&(key, slot)) if p.quoted(key) => slot,
+        let hint = hints.as_deref().and_then(|h| h.get(k));
+        let slot = match hint {
+            Some((key, slot)) if p.quoted(key) => slot,
             _ => {
                 let Some(key) = p.plain_string() else {
                     return false;
                 };
                 let slot = find_name(names, key);
-                match hints.keys.get_mut(k) {
-                    Some(h) => *h = (key, slot),
-                    None => hints.keys.push((key, slot)),
+                if let Some(h) = hints.as_deref_mut() {
+                    h.set(k, key, slot);
                 }
                 slot
             }
         };
+        k += 1;
         p.ws();
         if !p.eat(b':') {
             return false;
@@ -108,7 +139,6 @@ pub(crate) fn scan_line_hinted<'a>(
         }
         return false;
     }
-    false
 }
 
 /// The value of the top-level string field `name` of the JSON object
