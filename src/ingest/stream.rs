@@ -444,9 +444,17 @@ fn parse_rest(
 /// Reads until `limit` bytes or the end; returns (bytes, reached the end).
 fn read_up_to(f: &mut std::fs::File, limit: usize) -> std::io::Result<(Vec<u8>, bool)> {
     let mut buf = Vec::new();
-    f.take(limit as u64).read_to_end(&mut buf)?;
-    let eof = buf.len() < limit;
+    let eof = read_onto(f, &mut buf, limit)?;
     Ok((buf, eof))
+}
+
+/// Appends up to `n` bytes of `f` to `buf`, into its spare capacity without
+/// zeroing it first (`read_to_end` on a file fills uninitialised room);
+/// returns whether the end came first.
+fn read_onto(f: &mut std::fs::File, buf: &mut Vec<u8>, n: usize) -> std::io::Result<bool> {
+    let before = buf.len();
+    f.take(n as u64).read_to_end(buf)?;
+    Ok(buf.len() - before < n)
 }
 
 /// The reader thread: line-aligned chunks of about [`CHUNK_BYTES`], the last
@@ -461,15 +469,16 @@ fn read_chunks(
         let mut buf = std::mem::take(&mut carry);
         let have = buf.len();
         let want = chunk_bytes.max(have + chunk_bytes.min(1 << 20));
-        // Read into the spare capacity, never zeroed first (`read_to_end`
-        // on a file fills uninitialised room): zeroing 8 MB a chunk was
-        // 1 to 2 % of a profile, plus the page faults it took (issue #17).
+        // Room for the chunk, never zeroed: zeroing 8 MB a chunk was 1 to
+        // 2 % of a profile, plus the page faults it took (issue #17).
         buf.reserve_exact(want - have);
-        if let Err(e) = (&mut f).take((want - have) as u64).read_to_end(&mut buf) {
-            let _ = tx.send(Err(e));
-            return;
-        }
-        let eof = buf.len() < want;
+        let eof = match read_onto(&mut f, &mut buf, want - have) {
+            Ok(eof) => eof,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        };
         if !eof {
             match memchr::memrchr(b'\n', &buf) {
                 Some(i) => carry = buf.split_off(i + 1),
