@@ -15,12 +15,13 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 use serde_json::Value;
+use smallvec::SmallVec;
 
 use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
 
 use super::containers::{self, Container, json_reason};
 use super::extract::Collector;
-use super::fast::{scan_line, scan_line_hinted};
+use super::fast::{scan_envelope, scan_line, scan_line_hinted};
 use super::fields::{Fields, Role};
 use super::record::{FieldValue, Record};
 use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
@@ -541,6 +542,17 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
     let names: Vec<&str> = context.names.iter().map(String::as_str).collect();
     let mut vals: Vec<Option<FieldValue<'_>>> = vec![None; names.len()];
     let mut hints = super::fast::KeyHints::default();
+    // The envelope's names, and the outer line's key hints (the inner
+    // record's keys borrow a string unescaped per line, so it keeps none).
+    // The envelope's outer names end with its payload field's.
+    let plan_names = context.payload_fast.as_ref().map(|plan| {
+        let outer = plan.outer.iter().chain([&plan.field]);
+        (
+            plan.inner.iter().map(String::as_str).collect::<Vec<&str>>(),
+            outer.map(String::as_str).collect::<Vec<&str>>(),
+        )
+    });
+    let mut outer_hints = super::fast::KeyHints::default();
     let mut lines = 0u64;
     let mut rest = text;
     while !rest.is_empty() {
@@ -574,34 +586,10 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
             continue;
         }
         if let Some(plan) = &context.payload_fast
-            && let Some(inner_text) = super::fast::string_field(line, &plan.field)
-            && inner_text.trim_start().starts_with('{')
+            && let Some(names) = &plan_names
+            && read_envelope(line, plan, names, &mut outer_hints, &mut col, &mut b, lines)
         {
-            let inner_names: Vec<&str> = plan.inner.iter().map(String::as_str).collect();
-            let outer_names: Vec<&str> = plan.outer.iter().map(String::as_str).collect();
-            let mut ivals: Vec<Option<FieldValue<'_>>> = vec![None; inner_names.len()];
-            let mut ovals: Vec<Option<FieldValue<'_>>> = vec![None; outer_names.len()];
-            if scan_line(inner_text.trim(), &inner_names, &mut ivals)
-                && scan_line(line, &outer_names, &mut ovals)
-            {
-                let inner = Record::Slots {
-                    names: &inner_names,
-                    vals: &ivals,
-                    by_role: &[],
-                };
-                let outer = Record::Slots {
-                    names: &outer_names,
-                    vals: &ovals,
-                    by_role: &[],
-                };
-                let rec = Record::Nested {
-                    inner: &inner,
-                    outer: &outer,
-                    skip: &plan.field,
-                };
-                col.record(&mut b, lines, &rec);
-                continue;
-            }
+            continue;
         }
         if !names.is_empty() && scan_line_hinted(line, &names, &mut vals, &mut hints) {
             let rec = Record::Slots {
@@ -632,6 +620,53 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
         lines,
         utf8: true,
     }
+}
+
+/// Reads `line` as an envelope whose field `plan.field` holds the
+/// application's record as a JSON string, into `col`: the envelope's fields
+/// and the payload's text in one pass, the payload unescaped once (issue
+/// #17). `names` are the inner names and the outer ones, the payload's
+/// last. False, with nothing recorded, when the general path must read it.
+fn read_envelope<'a>(
+    line: &'a str,
+    plan: &PayloadPlan,
+    (inner_names, outer_names): &(Vec<&str>, Vec<&str>),
+    outer_hints: &mut super::fast::KeyHints<'a>,
+    col: &mut Collector,
+    b: &mut LogBuilder,
+    no: u64,
+) -> bool {
+    // On the stack: an envelope line allocates only its unescaped inner text.
+    let mut ovals: SmallVec<[Option<FieldValue<'_>>; 24]> =
+        smallvec::smallvec![None; outer_names.len()];
+    let own = outer_names.len() - 1;
+    let Some(inner_text) = scan_envelope(line, outer_names, &mut ovals, outer_hints, own) else {
+        return false;
+    };
+    let mut ivals: SmallVec<[Option<FieldValue<'_>>; 24]> =
+        smallvec::smallvec![None; inner_names.len()];
+    if !inner_text.trim_start().starts_with('{')
+        || !scan_line(inner_text.trim(), inner_names, &mut ivals)
+    {
+        return false;
+    }
+    let inner = Record::Slots {
+        names: inner_names,
+        vals: &ivals,
+        by_role: &[],
+    };
+    let outer = Record::Slots {
+        names: &outer_names[..own],
+        vals: &ovals[..own],
+        by_role: &[],
+    };
+    let rec = Record::Nested {
+        inner: &inner,
+        outer: &outer,
+        skip: &plan.field,
+    };
+    col.record(b, no, &rec);
+    true
 }
 
 /// The file's own log, built up as parsed chunks are merged into it in
