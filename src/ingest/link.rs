@@ -41,6 +41,12 @@ pub(crate) fn link_capture_keys(log: &mut LoadedLog) {
         .iter()
         .map(|s| s.dialect == Dialect::RedisMonitor)
         .collect();
+    // Without a capture there is nothing to link: return before the maps
+    // of every holder's keys (374 MB and a serial pass over 10 M events in
+    // the simulator's log, the peak of its heap; massif, docs/performance.md).
+    if !capture.contains(&true) {
+        return;
+    }
     let from_capture = |file: u16| capture.get(usize::from(file)).copied().unwrap_or(false);
     // Application lock keys and the holders seen on each; the keys each
     // holder appears on.
