@@ -83,12 +83,12 @@ pub(crate) fn scan_envelope<'a>(
     if !scan::<true>(line, names, out, Some(hints), (raw, &mut text)) {
         return None;
     }
-    unescape(text?)
+    text
 }
 
 /// [`scan_line`], taking and keeping key hints when there are some (a line
-/// read alone allocates nothing). With `ENVELOPE`, the quoted text of the
-/// string field `names[raw.0]` goes in `raw.1` (a constant, so that the
+/// read alone allocates nothing). With `ENVELOPE`, the unescaped text of
+/// the string field `names[raw.0]` goes in `raw.1` (a constant, so that the
 /// plain scan pays nothing for it: a run-time test cost 136 instructions a
 /// line, callgrind).
 fn scan<'a, const ENVELOPE: bool>(
@@ -96,7 +96,7 @@ fn scan<'a, const ENVELOPE: bool>(
     names: &[&str],
     out: &mut [Option<FieldValue<'a>>],
     mut hints: Option<&mut KeyHints<'a>>,
-    raw: (usize, &mut Option<&'a str>),
+    raw: (usize, &mut Option<String>),
 ) -> bool {
     for o in out.iter_mut() {
         *o = None;
@@ -141,11 +141,10 @@ fn scan<'a, const ENVELOPE: bool>(
         p.ws();
         match slot {
             Some(slot) if ENVELOPE && slot == raw.0 => {
-                let start = p.i;
-                if !p.skip_string() {
+                let Some(text) = p.unescaped_string() else {
                     return false;
-                }
-                *raw.1 = line.get(start..p.i);
+                };
+                *raw.1 = Some(text);
             }
             Some(slot) => {
                 let Some(v) = p.wanted_value() else {
@@ -170,35 +169,6 @@ fn scan<'a, const ENVELOPE: bool>(
         }
         return false;
     }
-}
-
-/// The text of `raw`, a quoted JSON string that [`Scan::skip_string`]
-/// accepted (so its only escapes are the two-byte ones), unescaped. Runs
-/// between escapes are copied whole: serde_json's own unescaping cost about
-/// 10 000 instructions an SLS line, 35 % of its parse (issue #17).
-fn unescape(raw: &str) -> Option<String> {
-    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
-    let b = inner.as_bytes();
-    let mut out = String::with_capacity(inner.len());
-    let mut i = 0;
-    while let Some(at) = first_special(b, i) {
-        out.push_str(inner.get(i..at)?);
-        let c = match (b[at], b.get(at + 1)) {
-            (b'\\', Some(b'"')) => '"',
-            (b'\\', Some(b'\\')) => '\\',
-            (b'\\', Some(b'/')) => '/',
-            (b'\\', Some(b'b')) => '\u{8}',
-            (b'\\', Some(b'f')) => '\u{c}',
-            (b'\\', Some(b'n')) => '\n',
-            (b'\\', Some(b'r')) => '\r',
-            (b'\\', Some(b't')) => '\t',
-            _ => return None,
-        };
-        out.push(c);
-        i = at + 2;
-    }
-    out.push_str(inner.get(i..)?);
-    Some(out)
 }
 
 /// `s.trim()`, with ASCII whitespace stripped byte-wise first: `str::trim`
@@ -277,6 +247,35 @@ impl<'a> Scan<'a> {
 
     /// Skips a string, validating simple escapes; `\u` gives up.
     fn skip_string(&mut self) -> bool {
+        self.walk_string(|_, _, _| {})
+    }
+
+    /// A string whose only escapes are the two-byte ones, unescaped: the
+    /// runs between escapes copied whole (serde_json's own unescaping cost
+    /// about 10 000 instructions an SLS line, 35 % of its parse; issue #17).
+    /// `None` where [`Scan::skip_string`] gives up.
+    fn unescaped_string(&mut self) -> Option<String> {
+        let s = self.s;
+        // The rest of the line bounds the text: no growing on the way.
+        let mut out = String::with_capacity(self.b.len() - self.i);
+        let mut whole = true;
+        let read = self.walk_string(|from, to, escaped| match s.get(from..to) {
+            Some(run) => {
+                out.push_str(run);
+                out.extend(escaped);
+            }
+            None => whole = false,
+        });
+        (read && whole).then_some(out)
+    }
+
+    /// Steps over a string whose only escapes are the two-byte ones, handing
+    /// `each` every run between escapes (as byte positions) with the
+    /// character the escape after it stands for (`None` after the last
+    /// run). False, stopped where it failed, at `\u`, a control character
+    /// or a missing closing quote.
+    #[inline(always)]
+    fn walk_string(&mut self, mut each: impl FnMut(usize, usize, Option<char>)) -> bool {
         if !self.eat(b'"') {
             return false;
         }
@@ -284,19 +283,30 @@ impl<'a> Scan<'a> {
             let Some(end) = first_special(self.b, self.i) else {
                 return false;
             };
+            let from = self.i;
             self.i = end;
             match self.b[end] {
                 b'"' => {
+                    each(from, end, None);
                     self.i += 1;
                     return true;
                 }
                 b'\\' => {}
                 _ => return false,
             }
-            match self.b.get(self.i + 1) {
-                Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => self.i += 2,
+            let c = match self.b.get(end + 1) {
+                Some(b'"') => '"',
+                Some(b'\\') => '\\',
+                Some(b'/') => '/',
+                Some(b'b') => '\u{8}',
+                Some(b'f') => '\u{c}',
+                Some(b'n') => '\n',
+                Some(b'r') => '\r',
+                Some(b't') => '\t',
                 _ => return false,
-            }
+            };
+            each(from, end, Some(c));
+            self.i += 2;
         }
     }
 
@@ -773,16 +783,31 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// A string the scanner skips unescapes as serde_json reads it.
+        /// A string the scanner skips unescapes as serde_json reads it,
+        /// and ends where the skip ends; one it gives up on is not read.
         #[test]
         fn unescape_agrees_with_serde_json(v in value()) {
             let mut p = Scan { b: v.as_bytes(), s: &v, i: 0 };
-            if p.skip_string() && p.i == v.len() {
+            let skipped = p.skip_string();
+            let mut q = Scan { b: v.as_bytes(), s: &v, i: 0 };
+            let ours = q.unescaped_string();
+            proptest::prop_assert_eq!(skipped, ours.is_some(), "{}", v);
+            if skipped && p.i == v.len() {
                 let theirs = serde_json::from_str::<String>(&v).ok();
                 proptest::prop_assert!(theirs.is_some(), "{}", v);
-                proptest::prop_assert_eq!(unescape(&v), theirs, "{}", v);
+                proptest::prop_assert_eq!(ours, theirs, "{}", v);
+                proptest::prop_assert_eq!(q.i, p.i, "{}", v);
             }
         }
+    }
+
+    fn unescape(raw: &str) -> Option<String> {
+        Scan {
+            b: raw.as_bytes(),
+            s: raw,
+            i: 0,
+        }
+        .unescaped_string()
     }
 
     #[test]
