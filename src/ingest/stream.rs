@@ -544,14 +544,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
     let mut hints = super::fast::KeyHints::default();
     // The envelope's names, and the outer line's key hints (the inner
     // record's keys borrow a string unescaped per line, so it keeps none).
-    // The envelope's outer names end with its payload field's.
-    let plan_names = context.payload_fast.as_ref().map(|plan| {
-        let outer = plan.outer.iter().chain([&plan.field]);
-        (
-            plan.inner.iter().map(String::as_str).collect::<Vec<&str>>(),
-            outer.map(String::as_str).collect::<Vec<&str>>(),
-        )
-    });
+    let envelope = context.payload_fast.as_ref().map(EnvelopeNames::of);
     let mut outer_hints = super::fast::KeyHints::default();
     let mut lines = 0u64;
     let mut rest = text;
@@ -585,9 +578,8 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
                 });
             continue;
         }
-        if let Some(plan) = &context.payload_fast
-            && let Some(names) = &plan_names
-            && read_envelope(line, plan, names, &mut outer_hints, &mut col, &mut b, lines)
+        if let Some(env) = &envelope
+            && read_envelope(line, env, &mut outer_hints, &mut col, &mut b, lines)
         {
             continue;
         }
@@ -622,15 +614,33 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
     }
 }
 
-/// Reads `line` as an envelope whose field `plan.field` holds the
+/// A [`PayloadPlan`]'s names as the scanner takes them, made once a chunk.
+struct EnvelopeNames<'p> {
+    plan: &'p PayloadPlan,
+    inner: Vec<&'p str>,
+    /// The envelope's own names, then the payload field's.
+    outer: Vec<&'p str>,
+}
+
+impl<'p> EnvelopeNames<'p> {
+    fn of(plan: &'p PayloadPlan) -> EnvelopeNames<'p> {
+        let outer = plan.outer.iter().chain([&plan.field]);
+        EnvelopeNames {
+            plan,
+            inner: plan.inner.iter().map(String::as_str).collect(),
+            outer: outer.map(String::as_str).collect(),
+        }
+    }
+}
+
+/// Reads `line` as an envelope whose field `env.plan.field` holds the
 /// application's record as a JSON string, into `col`: the envelope's fields
-/// and the payload's text in one pass, the payload unescaped once (issue
-/// #17). `names` are the inner names and the outer ones, the payload's
-/// last. False, with nothing recorded, when the general path must read it.
+/// and the payload's text in one pass, the payload unescaped as it is read
+/// (issue #17). False, with nothing recorded, when the general path must
+/// read it.
 fn read_envelope<'a>(
     line: &'a str,
-    plan: &PayloadPlan,
-    (inner_names, outer_names): &(Vec<&str>, Vec<&str>),
+    env: &EnvelopeNames<'_>,
     outer_hints: &mut super::fast::KeyHints<'a>,
     col: &mut Collector,
     b: &mut LogBuilder,
@@ -638,32 +648,31 @@ fn read_envelope<'a>(
 ) -> bool {
     // On the stack: an envelope line allocates only its unescaped inner text.
     let mut ovals: SmallVec<[Option<FieldValue<'_>>; 24]> =
-        smallvec::smallvec![None; outer_names.len()];
-    let own = outer_names.len() - 1;
-    let Some(inner_text) = scan_envelope(line, outer_names, &mut ovals, outer_hints, own) else {
+        smallvec::smallvec![None; env.outer.len()];
+    let own = env.outer.len() - 1;
+    let Some(inner_text) = scan_envelope(line, &env.outer, &mut ovals, outer_hints, own) else {
         return false;
     };
     let mut ivals: SmallVec<[Option<FieldValue<'_>>; 24]> =
-        smallvec::smallvec![None; inner_names.len()];
-    if !inner_text.trim_start().starts_with('{')
-        || !scan_line(inner_text.trim(), inner_names, &mut ivals)
-    {
+        smallvec::smallvec![None; env.inner.len()];
+    // `scan_line` reads only a text that is an object.
+    if !scan_line(inner_text.trim(), &env.inner, &mut ivals) {
         return false;
     }
     let inner = Record::Slots {
-        names: inner_names,
+        names: &env.inner,
         vals: &ivals,
         by_role: &[],
     };
     let outer = Record::Slots {
-        names: &outer_names[..own],
+        names: &env.outer[..own],
         vals: &ovals[..own],
         by_role: &[],
     };
     let rec = Record::Nested {
         inner: &inner,
         outer: &outer,
-        skip: &plan.field,
+        skip: &env.plan.field,
     };
     col.record(b, no, &rec);
     true
