@@ -819,9 +819,14 @@ pub fn load_paths(
         // Ignored when an explicit offset was already seen (the first wins).
         builder.saw_offset(tz.offset_at(first));
     }
+    let started = std::time::Instant::now();
     let mut log = builder.finish();
+    crate::timing::phase("load/finish", started);
     warn_duplicates_across_files(&mut log);
-    Ok(settle(log))
+    let started = std::time::Instant::now();
+    let log = settle(log);
+    crate::timing::phase("load/settle", started);
+    Ok(log)
 }
 
 /// Warns, once per pair of files, when records of one file repeat records of

@@ -134,9 +134,11 @@ fn read_jsonl_sized(
     let Some(head) = read_head(&mut f, head_bytes).map_err(io_err)? else {
         return Ok(false);
     };
+    let planned = std::time::Instant::now();
     let Some((context, mut file_log)) = plan(&head, name, file, opts) else {
         return Ok(false);
     };
+    crate::timing::phase("load/plan", planned);
 
     // Events expected, from the line length in the first MB (5 % spare).
     let sample = &head.text.as_bytes()[..head.text.len().min(1 << 20)];
