@@ -9,10 +9,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
+use smallvec::SmallVec;
 
 use super::{
-    AnalysisProgress, EventId, Lease, LeaseId, LockEnd, LogLagArtefact, NS_PER_MS, Settings,
-    WindowEnd,
+    AnalysisProgress, EventId, Lease, LeaseId, LineSpan, LockEnd, LogLagArtefact, NS_PER_MS,
+    Settings, WindowEnd,
 };
 use crate::model::{EventKind, LoadedLog, PARALLEL_MIN, Sym};
 
@@ -21,8 +22,18 @@ use crate::model::{EventKind, LoadedLog, PARALLEL_MIN, Sym};
 pub struct LeaseSet {
     /// Holds sorted by (key name, acquire time); `Lease::id` is the index.
     pub leases: Vec<Lease>,
+    /// The events of every hold, each hold's a [`super::LineSpan`] of this
+    /// list (acquire first). Read with [`LeaseSet::lines_of`].
+    pub lines: Vec<EventId>,
     /// Apparent overlaps that are log lag (not incidents).
     pub log_lag: Vec<LogLagArtefact>,
+}
+
+impl LeaseSet {
+    /// The events of hold `l` of this set, acquire first.
+    pub fn lines_of(&self, l: &Lease) -> &[EventId] {
+        l.lines.of(&self.lines)
+    }
 }
 
 /// Event times with per-host clock offsets applied: `true = logged - offset`
@@ -168,6 +179,9 @@ impl EventView {
 /// A hold under construction.
 struct Building {
     lease: Lease,
+    /// The hold's events so far (acquire first); moved into the key's
+    /// shared list when the key is done.
+    lines: SmallVec<[EventId; 4]>,
     window_open: bool,
     last_event_ns: i64,
     lock_ended: bool,
@@ -176,10 +190,11 @@ struct Building {
 }
 
 impl Building {
-    /// A new hold: `e` (an acquire at `t`, host offset applied) granted
-    /// `key` to `holder` for `ttl_ms`; its window open, its lock held.
+    /// A new hold: event `event`, `e` (an acquire at `t`, host offset
+    /// applied), granted `key` to `holder` for `ttl_ms`; its window open,
+    /// its lock held.
     fn start(
-        e: &crate::model::Event,
+        (event, e): (EventId, &crate::model::Event),
         id: usize,
         key: Sym,
         holder: Sym,
@@ -206,8 +221,9 @@ impl Building {
                 ended_by: None,
                 inferred: e.inferred,
                 release_guessed: false,
-                lines: smallvec::smallvec![e.source],
+                lines: LineSpan::default(),
             },
+            lines: smallvec::smallvec![event],
             window_open: true,
             last_event_ns: t,
             lock_ended: false,
@@ -391,6 +407,7 @@ pub fn reconstruct_leases_counted(
     let batch_events = (events_in_view / 32).max(1 << 16);
     let mut out = LeaseSet {
         leases: Vec::with_capacity(acquires),
+        lines: Vec::new(),
         log_lag: Vec::new(),
     };
     // Each batch's event lists are freed once its keys are done.
@@ -420,11 +437,14 @@ pub fn reconstruct_leases_counted(
 fn append_shifted(out: &mut LeaseSet, per_key: Vec<LeaseSet>) {
     for one in per_key {
         let base = out.leases.len();
+        let lines = out.lines.len();
         out.leases.extend(one.leases.into_iter().map(|mut l| {
             l.id = l.id.shifted(base);
             l.ended_by = l.ended_by.map(|b| b.shifted(base));
+            l.lines = l.lines.shifted(lines);
             l
         }));
+        out.lines.extend_from_slice(&one.lines);
         out.log_lag.extend(one.log_lag.into_iter().map(|mut a| {
             a.earlier = a.earlier.shifted(base);
             a.later = a.later.shifted(base);
@@ -500,7 +520,7 @@ fn reconstruct_key(
                         .get(usize::from(e.source.file))
                         .is_some_and(|s| s.ttl_unknown);
                 holds.push(Building::start(
-                    e,
+                    (EventId::new(i), e),
                     base + new,
                     key,
                     holder,
@@ -513,7 +533,7 @@ fn reconstruct_key(
             }
             EventKind::Renewed => {
                 let Some(h) = mine else { continue };
-                holds[h].lease.lines.push(e.source);
+                holds[h].lines.push(EventId::new(i));
                 holds[h].renew(t, e.ttl_ms());
             }
             EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost => {
@@ -523,7 +543,7 @@ fn reconstruct_key(
                     .filter(|ms| ms.is_finite() && *ms > 0.0)
                     .map_or(0, |ms| (ms * NS_PER_MS as f64).round() as i64);
                 if let Some(h) = mine {
-                    holds[h].lease.lines.push(e.source);
+                    holds[h].lines.push(EventId::new(i));
                     let end = match e.kind {
                         EventKind::Released => WindowEnd::Released,
                         EventKind::ReleaseFailed => WindowEnd::ReleaseFailed,
@@ -565,7 +585,7 @@ fn reconstruct_key(
                     let b = &mut holds[h];
                     if b.window_open {
                         b.last_event_ns = t;
-                        b.lease.lines.push(e.source);
+                        b.lines.push(EventId::new(i));
                     }
                 }
             }
@@ -598,7 +618,12 @@ fn finish_key(
             }
         }
     }
-    out.leases.extend(holds.into_iter().map(|b| b.lease));
+    out.leases.extend(holds.into_iter().map(|b| {
+        let mut lease = b.lease;
+        lease.lines = LineSpan::new(out.lines.len(), b.lines.len());
+        out.lines.extend_from_slice(&b.lines);
+        lease
+    }));
     out.log_lag.extend(
         lag.into_iter()
             .map(|(earlier, later, lag_ns)| LogLagArtefact {
@@ -879,22 +904,76 @@ pub(crate) mod tests {
         assert_eq!(a.window_end, WindowEnd::ReleaseFailed);
         assert_eq!(a.zombie_ns(), Some((2000 * NS_PER_MS, 3000 * NS_PER_MS)));
         assert_eq!(set.leases[1].lock_end, LockEnd::OwnRelease);
-        // An acquire and its release: their lines are kept inline, in a
-        // vector no larger than a `Vec`.
+        // An acquire and its release: a span of the set's shared list.
+        let sources = |l: &Lease| -> Vec<SourceRef> {
+            set.lines_of(l)
+                .iter()
+                .map(|&i| log.events[i].source)
+                .collect()
+        };
         assert_eq!(
-            set.leases[1].lines.as_slice(),
-            &[
+            sources(&set.leases[1]),
+            [
                 SourceRef { file: 0, line: 2 },
                 SourceRef { file: 0, line: 4 }
             ]
         );
-        assert!(!set.leases[1].lines.spilled());
-        assert_eq!(std::mem::size_of_val(&set.leases[1].lines), 24);
+        assert_eq!(
+            sources(&set.leases[0]),
+            [
+                SourceRef { file: 0, line: 1 },
+                SourceRef { file: 0, line: 3 }
+            ]
+        );
+        assert_eq!(set.lines.len(), 4);
         // Holds without renewals allocate no renewal lists, and a hold is
-        // 128 bytes, not the 176 of three inline vectors (the layout the
-        // memory budget counts on, docs/performance.md).
+        // 112 bytes (the layout the memory budget counts on,
+        // docs/performance.md).
         assert!(set.leases.iter().all(|l| l.renewals.is_none()));
-        assert_eq!(std::mem::size_of::<Lease>(), 128);
+        assert_eq!(std::mem::size_of::<Lease>(), 112);
+    }
+
+    #[test]
+    fn each_hold_keeps_its_own_lines_across_keys_and_batches() {
+        // Many keys, so that they are rebuilt in parallel batches and their
+        // lists appended with shifted spans; each hold's lines must still
+        // be its own: its acquire, its renewal, its release, on its key.
+        const KEYS: usize = 30_000;
+        let names: Vec<(String, String)> = (0..KEYS)
+            .map(|k| (format!("k{k}"), format!("h{k}")))
+            .collect();
+        let mut rows = Vec::new();
+        for (k, (key, holder)) in names.iter().enumerate() {
+            let k = k as i64;
+            rows.push((k, Acquired, key.as_str(), holder.as_str(), Some(2000)));
+            rows.push((k + 40_000, Renewed, key, holder, Some(2000)));
+            if k % 2 == 0 {
+                rows.push((k + 80_000, Released, key, holder, None));
+            }
+        }
+        let log = log_of(&rows);
+        // More events than one batch (1 << 16) and than `PARALLEL_MIN`.
+        assert!(log.events.len() > (1 << 16) && log.events.len() >= PARALLEL_MIN);
+        let set = leases_of(&log);
+        assert_eq!(set.leases.len(), KEYS);
+        for l in &set.leases {
+            let ids = set.lines_of(l);
+            assert_eq!(
+                ids.len(),
+                if l.window_end == WindowEnd::Released {
+                    3
+                } else {
+                    2
+                }
+            );
+            let kinds: Vec<EventKind> = ids.iter().map(|&i| log.events[i].kind).collect();
+            assert_eq!(kinds[..2], [Acquired, Renewed]);
+            assert!(ids.iter().all(
+                |&i| log.events[i].key == Some(l.key) && log.events[i].holder == Some(l.holder)
+            ));
+        }
+        let spans: usize = set.leases.iter().map(|l| l.lines.len as usize).sum();
+        assert_eq!(spans, set.lines.len());
     }
 
     #[test]

@@ -15,7 +15,6 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use smallvec::SmallVec;
 
 use crate::model::{LoadedLog, SourceRef, Sym};
 use crate::timing;
@@ -157,10 +156,57 @@ pub struct Lease {
     /// credited to the holder (docs/semantics.md §8,
     /// [`crate::model::Event::holder_guessed`]).
     pub release_guessed: bool,
-    /// Source lines of this hold's events (acquire first). Two inline (an
-    /// acquire and its release need no allocation: 13 bytes/event at 10 M
-    /// events, docs/performance.md).
-    pub lines: SmallVec<[SourceRef; 2]>,
+    /// This hold's events (acquire first), as a span of the shared
+    /// [`Analysis::lease_lines`] (or [`leases::LeaseSet::lines`]): 8 bytes
+    /// here and 4 a line there, where a list of its own cost 24 bytes and
+    /// a heap block for every hold with three lines or more (62-128 MB and
+    /// their malloc headers at 10 M events; docs/performance.md, session 12).
+    #[serde(skip)]
+    pub lines: LineSpan,
+}
+
+/// Where one hold's events sit in a shared list of event ids: `len` ids from
+/// `start`. Read through [`Analysis::lines_of`] (or
+/// [`leases::LeaseSet::lines_of`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineSpan {
+    /// Index of the first id.
+    pub start: u32,
+    /// Number of ids.
+    pub len: u32,
+}
+
+impl LineSpan {
+    /// The span of the `len` ids that follow the first `start`.
+    ///
+    /// # Panics
+    /// When `start + len` does not fit 32 bits (four billion lines of
+    /// holds: hundreds of GB of log before it could happen).
+    pub fn new(start: usize, len: usize) -> LineSpan {
+        let end = u32::try_from(start + len).expect("hold lines beyond 32 bits");
+        let len = u32::try_from(len).expect("hold lines beyond 32 bits");
+        LineSpan {
+            start: end - len,
+            len,
+        }
+    }
+
+    /// The same span once the list it indexes is appended after `by` ids.
+    ///
+    /// # Panics
+    /// As [`LineSpan::new`].
+    pub fn shifted(self, by: usize) -> LineSpan {
+        LineSpan::new(self.start as usize + by, self.len as usize)
+    }
+
+    /// The ids of this span in `lines`, empty when it does not fit (a hold
+    /// made by hand, such as a what-if's).
+    pub fn of(self, lines: &[EventId]) -> &[EventId] {
+        let start = self.start as usize;
+        lines
+            .get(start..start + self.len as usize)
+            .unwrap_or_default()
+    }
 }
 
 /// The renewals of one [`Lease`], each list in time order, ns.
@@ -497,6 +543,11 @@ pub struct Analysis {
     /// capture describe: holds reconstructed from the capture alone (linked
     /// to `leases` by key and holder token). Empty otherwise.
     pub server_view: Vec<Lease>,
+    /// The events of every hold of `leases` and `server_view`, each hold's
+    /// a [`LineSpan`] of this list, in time order (acquire first). Read with
+    /// [`Analysis::lines_of`] or [`Analysis::sources_of`].
+    #[serde(skip)]
+    pub lease_lines: Vec<EventId>,
     /// Event times with host offsets applied, parallel to
     /// `LoadedLog::events`; empty when no offset applies (see
     /// [`apply_host_offsets`]). Read with [`Analysis::time_of`].
@@ -514,6 +565,23 @@ impl Analysis {
     /// When `i` is not an event of `log`.
     pub fn time_of(&self, log: &LoadedLog, i: usize) -> i64 {
         leases::time_of(&self.times_ns, i, &log.events[i])
+    }
+
+    /// The events of hold `l` (of `leases` or `server_view`), acquire first.
+    pub fn lines_of(&self, l: &Lease) -> &[EventId] {
+        l.lines.of(&self.lease_lines)
+    }
+
+    /// Where the events of hold `l` were logged, acquire first.
+    ///
+    /// # Panics
+    /// When this analysis was not computed from `log`.
+    pub fn sources_of<'a>(
+        &'a self,
+        log: &'a LoadedLog,
+        l: &Lease,
+    ) -> impl Iterator<Item = SourceRef> + 'a {
+        self.lines_of(l).iter().map(|&i| log.events[i].source)
     }
 
     /// The first and the last event time with host offsets applied, ns;
@@ -581,7 +649,7 @@ pub fn analyze_counted(
             );
             timing::phase("analyze/overlaps", started);
             let server_view = server
-                .map(|view| reconstruct_leases_in(log, &times_ns, settings, &view).leases)
+                .map(|view| reconstruct_leases_in(log, &times_ns, settings, &view))
                 .unwrap_or_default();
             (set, server_view)
         },
@@ -649,8 +717,21 @@ pub fn analyze_counted(
         keys: keys.len(),
         holders: holders.len(),
     };
+    // The server view's lines follow the holds' in one shared list.
+    let mut lease_lines = lease_set.lines;
+    let shift = lease_lines.len();
+    lease_lines.extend_from_slice(&server_view.lines);
+    let server_view: Vec<Lease> = server_view
+        .leases
+        .into_iter()
+        .map(|mut l| {
+            l.lines = l.lines.shifted(shift);
+            l
+        })
+        .collect();
     Analysis {
         leases: lease_set.leases,
+        lease_lines,
         overlaps,
         artefacts,
         incidents,

@@ -334,7 +334,7 @@ impl<'a> ServerEvidence<'a> {
             .get(&(l.key, l.holder))?
             .iter()
             .min_by_key(|s| s.acquired_ns.abs_diff(l.acquired_ns))?;
-        let src = *sv.lines.first()?;
+        let src = r.analysis.sources_of(r.log, sv).next()?;
         Some(JsonServerHold {
             acquired: r.rfc3339(sv.acquired_ns),
             lock_end: snake_name(&sv.lock_end),

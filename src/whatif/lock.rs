@@ -4,11 +4,12 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use smallvec::SmallVec;
-
 use super::{Policy, ReplayedHold, ms};
 use crate::analysis::Analysis;
-use crate::analysis::{Lease, LeaseId, LockEnd, NS_PER_MS, Settings, WindowEnd, detect_overlaps};
+use crate::analysis::{
+    EventId, Lease, LeaseId, LineSpan, LockEnd, NS_PER_MS, Settings, WindowEnd, detect_overlaps,
+};
+use crate::model::LoadedLog;
 
 /// When a lease kept alive by a watchdog expires, ms after its grant.
 ///
@@ -120,14 +121,29 @@ fn pauses_ms(offsets: &[i64], pause_ms: Option<i64>) -> Vec<(i64, i64)> {
 /// the same instant.
 type Line = (u16, u32);
 
-/// Where a hold's acquire was logged.
-fn first_line(l: &Lease) -> Line {
-    l.lines.first().map_or((0, 0), |s| (s.file, s.line))
+/// Where holds' lines were logged: the log and the analysis that holds
+/// their event lists.
+#[derive(Clone, Copy)]
+struct LinesOf<'a> {
+    log: &'a LoadedLog,
+    analysis: &'a Analysis,
 }
 
-/// Where a hold's last line (its release, when it has one) was logged.
-fn last_line(l: &Lease) -> Line {
-    l.lines.last().map_or((0, 0), |s| (s.file, s.line))
+impl LinesOf<'_> {
+    fn line(&self, i: Option<&EventId>) -> Line {
+        i.and_then(|&i| self.log.events.get(i.index()))
+            .map_or((0, 0), |e| (e.source.file, e.source.line))
+    }
+
+    /// Where a hold's acquire was logged.
+    fn first(&self, l: &Lease) -> Line {
+        self.line(self.analysis.lines_of(l).first())
+    }
+
+    /// Where a hold's last line (its release, when it has one) was logged.
+    fn last(&self, l: &Lease) -> Line {
+        self.line(self.analysis.lines_of(l).last())
+    }
 }
 
 /// True when the holder sent a release at the end of its work.
@@ -138,6 +154,7 @@ fn sends_release(l: &Lease) -> bool {
 /// Replays every key's lock under `policy`; one [`ReplayedHold`] per lease.
 /// `offsets[i]`: the times of hold `i`'s own lines after its acquire, ns.
 pub(super) fn replay_locks(
+    log: &LoadedLog,
     analysis: &Analysis,
     offsets: &[Vec<i64>],
     policy: &Policy,
@@ -163,7 +180,8 @@ pub(super) fn replay_locks(
     while start < leases.len() {
         let key = leases[start].key;
         let end = start + leases[start..].iter().take_while(|l| l.key == key).count();
-        KeySim::new(leases, start..end, offsets, policy, wait_limit_ms).run(&mut out);
+        let lines = LinesOf { log, analysis };
+        KeySim::new(leases, lines, start..end, offsets, policy, wait_limit_ms).run(&mut out);
         start = end;
     }
     out
@@ -172,6 +190,7 @@ pub(super) fn replay_locks(
 /// The lock of one key being replayed.
 struct KeySim<'a> {
     leases: &'a [Lease],
+    lines: LinesOf<'a>,
     offsets: &'a [Vec<i64>],
     policy: &'a Policy,
     wait_limit_ns: Option<i64>,
@@ -191,13 +210,14 @@ struct KeySim<'a> {
 impl<'a> KeySim<'a> {
     fn new(
         leases: &'a [Lease],
+        lines: LinesOf<'a>,
         range: std::ops::Range<usize>,
         offsets: &'a [Vec<i64>],
         policy: &'a Policy,
         wait_limit_ms: Option<i64>,
     ) -> KeySim<'a> {
         let mut arrivals: Vec<usize> = range.clone().collect();
-        arrivals.sort_by_key(|&i| (leases[i].acquired_ns, first_line(&leases[i]), i));
+        arrivals.sort_by_key(|&i| (leases[i].acquired_ns, lines.first(&leases[i]), i));
         let mut vanish: Vec<i64> = leases[range.clone()]
             .iter()
             .filter(|l| matches!(l.lock_end, LockEnd::Vanished | LockEnd::Unknown))
@@ -207,6 +227,7 @@ impl<'a> KeySim<'a> {
         vanish.dedup();
         KeySim {
             leases,
+            lines,
             offsets,
             policy,
             wait_limit_ns: wait_limit_ms.map(|w| w.saturating_mul(NS_PER_MS)),
@@ -239,7 +260,7 @@ impl<'a> KeySim<'a> {
             let expiry = self.lock.and_then(|(_, e)| e).map(|t| (t, 1, NO_LINE));
             let arrival = self.arrivals.get(next_arrival).map(|&i| {
                 let l = &self.leases[i];
-                (l.acquired_ns, 2, first_line(l))
+                (l.acquired_ns, 2, self.lines.first(l))
             });
             let vanish = self.vanish.get(next_vanish).map(|&t| (t, 0, NO_LINE));
             let timeout = match (self.wait_limit_ns, self.queue.front()) {
@@ -328,7 +349,7 @@ impl<'a> KeySim<'a> {
         h.waited_ms = ms(now - l.acquired_ns);
         let offsets = self.offsets.get(i).map_or(&[][..], Vec::as_slice);
         self.lock = Some((i, expiry_ns(l, now, offsets, self.policy)));
-        self.running.push(Reverse((end, last_line(l), i)));
+        self.running.push(Reverse((end, self.lines.last(l), i)));
     }
 
     /// Hold `i`'s work ends at `now`: its release, when it sent one.
@@ -380,7 +401,7 @@ pub(super) fn count_overlaps(
                 ended_by: None,
                 renewals: None,
                 expiry_ns: None,
-                lines: SmallVec::new(),
+                lines: LineSpan::default(),
                 ..l.clone()
             }
         })

@@ -320,7 +320,7 @@ fn replay(
     policy: &Policy,
     wait_limit_ms: Option<i64>,
 ) -> Outcome {
-    let holds = lock::replay_locks(analysis, &input.gaps, policy, wait_limit_ms);
+    let holds = lock::replay_locks(log, analysis, &input.gaps, policy, wait_limit_ms);
     let (overlap_pairs, incidents, overlaps) = lock::count_overlaps(analysis, &holds, settings);
     let mut holds = holds;
     let sales = stock::replay_sales(input, log, analysis, &mut holds, policy.fencing);

@@ -5,8 +5,8 @@
 use egui::{RichText, Ui};
 
 use super::{ALERT, PanelContext, id_label};
-use crate::analysis::{Incident, IncidentId, Lease};
-use crate::model::SourceRef;
+use crate::analysis::{Analysis, Incident, IncidentId, Lease};
+use crate::model::{LoadedLog, SourceRef};
 use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
 use crate::ui::i18n::{Lang, term, tr, trf};
 use crate::ui::loader::{SAMPLE_BYTES, Source};
@@ -202,7 +202,7 @@ impl DetailsPanel {
     /// The source lines of `inc`, read when the incident changed.
     fn lines_of(&mut self, s: &Session, inc: &Incident) -> &[SourceLine] {
         if self.lines.as_ref().is_none_or(|(id, _)| *id != inc.id) {
-            let refs = incident_source_refs(&s.analysis.leases, inc);
+            let refs = incident_source_refs(&s.log, &s.analysis, inc);
             let lines = read_source_lines(s, &refs);
             self.lines = Some((inc.id, lines));
         }
@@ -363,12 +363,12 @@ fn source_lines_ui(ui: &mut Ui, lang: Lang, s: &Session, lines: &[SourceLine]) {
 }
 
 /// The source lines of `inc`'s holds, sorted, each once.
-pub fn incident_source_refs(leases: &[Lease], inc: &Incident) -> Vec<SourceRef> {
+pub fn incident_source_refs(log: &LoadedLog, a: &Analysis, inc: &Incident) -> Vec<SourceRef> {
     let mut refs: Vec<SourceRef> = inc
         .leases
         .iter()
-        .filter_map(|&li| leases.get(li.index()))
-        .flat_map(|l| l.lines.iter().copied())
+        .filter_map(|&li| a.leases.get(li.index()))
+        .flat_map(|l| a.sources_of(log, l))
         .collect();
     refs.sort_unstable();
     refs.dedup();
