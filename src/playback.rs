@@ -574,7 +574,7 @@ fn lease_status(l: &Lease, t: i64) -> LeaseStatus {
     const MS: f64 = 1e6;
     if t < l.lock_end_ns {
         LeaseStatus::Valid {
-            remaining_ms: l.expiry_ns.map(|e| (e - t) as f64 / MS),
+            remaining_ms: l.expiry_ns.get().map(|e| (e - t) as f64 / MS),
         }
     } else {
         LeaseStatus::EndedStillWorking {

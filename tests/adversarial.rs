@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
 use lockreplay::analysis::{
-    Cause, Incident, IncidentId, Lease, LeaseId, LockEnd, LogLagArtefact, Overlap, OverlapId,
-    Settings, WindowEnd, analyze, detect_overlaps,
+    Cause, Incident, IncidentId, Lease, LeaseId, LockEnd, LogLagArtefact, Opt64, Overlap,
+    OverlapId, Settings, WindowEnd, analyze, detect_overlaps,
 };
 use lockreplay::model::{Event, EventKind, Interner, LoadedLog, LogBuilder, SourceRef};
 use proptest::prelude::*;
@@ -416,10 +416,10 @@ fn holds_from(rows: &[(u8, i64, u8, i64, usize, i64)], strings: &mut Interner) -
             host: None,
             thread: None,
             acquired_ns: t,
-            ttl_ms: None,
+            ttl_ms: Opt64::NONE,
             ttl_unknown: false,
             renewals: None,
-            expiry_ns: None,
+            expiry_ns: Opt64::NONE,
             window_end_ns: t + window_ms * MS,
             window_end: WindowEnd::LastEvent,
             lock_end_ns: t + lock_off_ms * MS,

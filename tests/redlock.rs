@@ -126,7 +126,7 @@ fn quorum_is_a_majority_of_the_lock_nodes_not_of_every_capture() {
         "tok-A had 2 of 3 lock nodes"
     );
     assert_eq!(
-        a.leases[0].ttl_ms,
+        a.leases[0].ttl_ms.get(),
         Some(1999),
         "TTL left on its first node to expire"
     );

@@ -57,7 +57,7 @@ pub fn detect_findings(
     let mut out = Vec::new();
     let mut streak: (Option<Sym>, u32) = (None, 0);
     for lease in &set.leases {
-        if let Some(ttl) = lease.ttl_ms.filter(|&t| t > 0) {
+        if let Some(ttl) = lease.ttl_ms.get().filter(|&t| t > 0) {
             let used = lease.since_last_grant_ms();
             let near =
                 !in_overlap.contains(&lease.id) && used >= settings.near_miss_ratio * ttl as f64;
@@ -113,7 +113,7 @@ pub fn detect_findings(
         }
         // An unknown TTL (no TTL field in the file) is said once, in the
         // file's notes, not per hold.
-        if lease.ttl_ms.is_none() && !lease.ttl_unknown {
+        if lease.ttl_ms.get().is_none() && !lease.ttl_unknown {
             out.push(finding(
                 FindingKind::NoTtl,
                 lease,
@@ -150,7 +150,7 @@ pub fn detect_findings(
 /// The first renewal problem of a hold: `(at_ns, detail)`.
 fn renewal_gap(lease: &Lease) -> Option<(i64, String)> {
     if let Some(&late) = lease.late_renewals_ns().first() {
-        let expired = lease.expiry_ns.unwrap_or(late);
+        let expired = lease.expiry_ns.get().unwrap_or(late);
         return Some((
             late,
             format!(
@@ -159,7 +159,7 @@ fn renewal_gap(lease: &Lease) -> Option<(i64, String)> {
             ),
         ));
     }
-    let ttl_ns = lease.ttl_ms?.saturating_mul(NS_PER_MS);
+    let ttl_ns = lease.ttl_ms.get()?.saturating_mul(NS_PER_MS);
     if lease.renewals_ns().is_empty() {
         return None;
     }

@@ -210,10 +210,12 @@ impl Building {
                 host: e.host,
                 thread: e.thread,
                 acquired_ns: t,
-                ttl_ms,
+                ttl_ms: ttl_ms.into(),
                 ttl_unknown,
                 renewals: None,
-                expiry_ns: ttl_ms.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS))),
+                expiry_ns: ttl_ms
+                    .map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)))
+                    .into(),
                 window_end_ns: t,
                 window_end: WindowEnd::LastEvent,
                 lock_end_ns: t,
@@ -256,13 +258,15 @@ impl Building {
         if !self.window_open && self.lease.window_end == WindowEnd::Released {
             self.lease.renewals_mut().ghost_ns.push(t);
         } else if self.valid_at(t) {
-            let ttl = ttl_ms.or(self.lease.ttl_ms).filter(|&ttl| ttl >= 0);
+            let ttl = ttl_ms.or(self.lease.ttl_ms.get()).filter(|&ttl| ttl >= 0);
             self.lease.renewals_mut().counted_ns.push(t);
-            if self.lease.ttl_ms.is_none() {
-                self.lease.ttl_ms = ttl;
+            if self.lease.ttl_ms.get().is_none() {
+                self.lease.ttl_ms = ttl.into();
             }
-            self.lease.expiry_ns = ttl.map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)));
-        } else if self.lease.expiry_ns.is_some_and(|exp| t > exp) {
+            self.lease.expiry_ns = ttl
+                .map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)))
+                .into();
+        } else if self.lease.expiry_ns.get().is_some_and(|exp| t > exp) {
             self.lease.renewals_mut().late_ns.push(t);
         }
         if self.window_open {
@@ -273,7 +277,7 @@ impl Building {
     /// Still valid at `now_ns`? A key is gone once now > its deadline
     /// (Redis expiry semantics, redis.io/docs/latest/commands/expire).
     fn valid_at(&self, now_ns: i64) -> bool {
-        !self.lock_ended && self.lease.expiry_ns.is_none_or(|exp| now_ns <= exp)
+        !self.lock_ended && self.lease.expiry_ns.get().is_none_or(|exp| now_ns <= exp)
     }
 }
 
@@ -476,7 +480,7 @@ fn reconstruct_key(
         if let Some(l) = live
             && !holds[l].valid_at(t)
         {
-            let exp = holds[l].lease.expiry_ns.unwrap_or(t);
+            let exp = holds[l].lease.expiry_ns.get().unwrap_or(t);
             holds[l].end_lock(LockEnd::Expired, exp, None);
             live = None;
         }
@@ -609,7 +613,7 @@ fn finish_key(
         let last = b.last_event_ns;
         b.close_window(WindowEnd::LastEvent, last);
         if !b.lock_ended {
-            match b.lease.expiry_ns {
+            match b.lease.expiry_ns.get() {
                 Some(exp) => b.end_lock(LockEnd::Expired, exp, None),
                 None => {
                     let end = b.lease.window_end_ns;
@@ -927,10 +931,10 @@ pub(crate) mod tests {
         );
         assert_eq!(set.lines.len(), 4);
         // Holds without renewals allocate no renewal lists, and a hold is
-        // 112 bytes (the layout the memory budget counts on,
+        // 96 bytes (the layout the memory budget counts on,
         // docs/performance.md).
         assert!(set.leases.iter().all(|l| l.renewals.is_none()));
-        assert_eq!(std::mem::size_of::<Lease>(), 112);
+        assert_eq!(std::mem::size_of::<Lease>(), 96);
     }
 
     #[test]
@@ -987,7 +991,7 @@ pub(crate) mod tests {
         let a = &leases_of(&log).leases[0];
         assert_eq!(a.renewals_ns(), vec![900 * NS_PER_MS]);
         assert_eq!(a.late_renewals_ns(), vec![2500 * NS_PER_MS]);
-        assert_eq!(a.expiry_ns, Some(1900 * NS_PER_MS));
+        assert_eq!(a.expiry_ns.get(), Some(1900 * NS_PER_MS));
         assert_eq!(a.lock_end, LockEnd::Expired);
     }
 
@@ -1057,7 +1061,7 @@ pub(crate) mod tests {
         assert_eq!(a.window_end, WindowEnd::LastEvent);
         assert_eq!(a.window_end_ns, 5 * NS_PER_MS);
         assert_eq!(a.lock_end, LockEnd::StillHeld);
-        assert_eq!(a.expiry_ns, None);
+        assert_eq!(a.expiry_ns.get(), None);
     }
 
     #[test]
@@ -1076,7 +1080,7 @@ pub(crate) mod tests {
         assert!(a.renewals_ns().is_empty());
         assert!(a.late_renewals_ns().is_empty());
         assert_eq!(a.lock_end, LockEnd::OwnRelease);
-        assert_eq!(a.expiry_ns, Some(1000 * NS_PER_MS));
+        assert_eq!(a.expiry_ns.get(), Some(1000 * NS_PER_MS));
     }
 
     /// `log` as if its only file had no TTL field.

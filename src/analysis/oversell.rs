@@ -390,7 +390,7 @@ mod attribution_reference {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::analysis::{Cause, LeaseId, LockEnd, WindowEnd};
+    use crate::analysis::{Cause, LeaseId, LockEnd, Opt64, WindowEnd};
     use crate::model::Interner;
 
     fn lease(id: usize, key: Sym, holder: Sym, from: i64, to: i64) -> Lease {
@@ -401,10 +401,10 @@ mod attribution_reference {
             host: None,
             thread: None,
             acquired_ns: from,
-            ttl_ms: None,
+            ttl_ms: Opt64::NONE,
             ttl_unknown: false,
             renewals: None,
-            expiry_ns: None,
+            expiry_ns: Opt64::NONE,
             window_end_ns: to,
             window_end: WindowEnd::LastEvent,
             lock_end_ns: to,

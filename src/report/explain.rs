@@ -44,7 +44,7 @@ fn first_hold(out: &mut String, r: &ReportInput<'_>, incident: &Incident, earlie
         .host
         .map(|h| format!(" on {}", s(h)))
         .unwrap_or_default();
-    let ttl = earlier.ttl_ms.map_or_else(
+    let ttl = earlier.ttl_ms.get().map_or_else(
         || "no TTL".to_string(),
         |t| format!("a {} TTL", format_ms(t as f64)),
     );

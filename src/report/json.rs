@@ -373,7 +373,7 @@ fn incident(
                     holder: s(l.holder),
                     host: l.host.map(s),
                     acquired: r.rfc3339(l.acquired_ns),
-                    ttl_ms: l.ttl_ms,
+                    ttl_ms: l.ttl_ms.get(),
                     ttl_unknown: l.ttl_unknown,
                     lock_end: snake_name(&l.lock_end),
                     lock_end_at: r.rfc3339(l.lock_end_ns),

@@ -222,9 +222,13 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
     for &l in &inc.leases {
         let l: &Lease = &r.analysis.leases[l];
         let mark = super::text::tr(zh, inferred_suffix(l.inferred));
-        let ratio = l.ttl_ms.filter(|&t| t > 0).map_or("-".to_string(), |t| {
-            format!("{:.0} %", 100.0 * l.hold_ms() / t as f64)
-        });
+        let ratio = l
+            .ttl_ms
+            .get()
+            .filter(|&t| t > 0)
+            .map_or("-".to_string(), |t| {
+                format!("{:.0} %", 100.0 * l.hold_ms() / t as f64)
+            });
         super::text::line(
             out,
             zh,
@@ -235,6 +239,7 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
                 &md_text(l.host.map_or("", s)),
                 &(r.time(l.acquired_ns)).to_string(),
                 &(l.ttl_ms
+                    .get()
                     .map_or(super::text::tr(zh, "none").to_string(), |t| {
                         format!("{t} ms")
                     }))

@@ -41,7 +41,7 @@ pub fn explain_incident_zh(r: &ReportInput<'_>, incident: &Incident) -> String {
         .host
         .map(|h| format!("（主机 {}）", s(h)))
         .unwrap_or_default();
-    let ttl = earlier.ttl_ms.map_or_else(
+    let ttl = earlier.ttl_ms.get().map_or_else(
         || "未设过期时间".to_string(),
         |t| format!("过期时间为 {}", format_ms(t as f64)),
     );

@@ -7,7 +7,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use super::{Policy, ReplayedHold, ms};
 use crate::analysis::Analysis;
 use crate::analysis::{
-    EventId, Lease, LeaseId, LineSpan, LockEnd, NS_PER_MS, Settings, WindowEnd, detect_overlaps,
+    EventId, Lease, LeaseId, LineSpan, LockEnd, NS_PER_MS, Opt64, Settings, WindowEnd,
+    detect_overlaps,
 };
 use crate::model::LoadedLog;
 
@@ -77,7 +78,7 @@ pub fn watchdog_expiry_ms(
 /// The expiry of hold `l` granted at `start_ns` under `policy`, ns; `None`
 /// when its lock never expires (no TTL).
 fn expiry_ns(l: &Lease, start_ns: i64, offsets: &[i64], policy: &Policy) -> Option<i64> {
-    let ttl_ms = policy.ttl_ms.or(l.ttl_ms)?;
+    let ttl_ms = policy.ttl_ms.or(l.ttl_ms.get())?;
     let work_ns = (l.window_end_ns - l.acquired_ns).max(0);
     if policy.watchdog {
         let every = policy.renew_every_ms.unwrap_or((ttl_ms / 3).max(1));
@@ -400,7 +401,7 @@ pub(super) fn count_overlaps(
                 lock_end: h.lock_end.unwrap_or(LockEnd::StillHeld),
                 ended_by: None,
                 renewals: None,
-                expiry_ns: None,
+                expiry_ns: Opt64::NONE,
                 lines: LineSpan::default(),
                 ..l.clone()
             }

@@ -134,6 +134,7 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
         );
         let ttl = l
             .ttl_ms
+            .get()
             .map_or_else(|| "∞".to_string(), |t| format_ms(t as f64));
         row(
             ui,
