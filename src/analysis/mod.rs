@@ -799,7 +799,14 @@ mod tests {
 
     #[test]
     fn opt64_keeps_every_option_but_the_one_value_it_reserves() {
-        for v in [None, Some(0), Some(-1), Some(2000), Some(i64::MAX), Some(i64::MIN + 1)] {
+        for v in [
+            None,
+            Some(0),
+            Some(-1),
+            Some(2000),
+            Some(i64::MAX),
+            Some(i64::MIN + 1),
+        ] {
             assert_eq!(Opt64::from(v).get(), v);
             assert_eq!(
                 serde_json::to_string(&Opt64::from(v)).expect("json"),
