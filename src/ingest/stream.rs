@@ -21,7 +21,7 @@ use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
 
 use super::containers::{self, Container, json_reason};
 use super::extract::Collector;
-use super::fast::{scan_envelope, scan_line, scan_line_hinted};
+use super::fast::{scan_envelope, scan_line_hinted};
 use super::fields::{Fields, Role};
 use super::record::{FieldValue, Record};
 use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
@@ -544,10 +544,10 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
     let names: Vec<&str> = context.names.iter().map(String::as_str).collect();
     let mut vals: Vec<Option<FieldValue<'_>>> = vec![None; names.len()];
     let mut hints = super::fast::KeyHints::default();
-    // The envelope's names, and the outer line's key hints (the inner
-    // record's keys borrow a string unescaped per line, so it keeps none).
+    // The envelope's names and both records' key hints (the inner record's
+    // copied: its text is unescaped per line).
     let envelope = context.payload_fast.as_ref().map(EnvelopeNames::of);
-    let mut outer_hints = super::fast::KeyHints::default();
+    let mut env_hints = EnvelopeHints::default();
     let mut lines = 0u64;
     let mut rest = text;
     while !rest.is_empty() {
@@ -581,7 +581,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
             continue;
         }
         if let Some(env) = &envelope
-            && read_envelope(line, env, &mut outer_hints, &mut col, &mut b, lines)
+            && read_envelope(line, env, &mut env_hints, &mut col, &mut b, lines)
         {
             continue;
         }
@@ -643,7 +643,7 @@ impl<'p> EnvelopeNames<'p> {
 fn read_envelope<'a>(
     line: &'a str,
     env: &EnvelopeNames<'_>,
-    outer_hints: &mut super::fast::KeyHints<'a>,
+    hints: &mut EnvelopeHints<'a>,
     col: &mut Collector,
     b: &mut LogBuilder,
     no: u64,
@@ -652,13 +652,14 @@ fn read_envelope<'a>(
     let mut ovals: SmallVec<[Option<FieldValue<'_>>; 24]> =
         smallvec::smallvec![None; env.outer.len()];
     let own = env.outer.len() - 1;
-    let Some(inner_text) = scan_envelope(line, &env.outer, &mut ovals, outer_hints, own) else {
+    let Some(inner_text) = scan_envelope(line, &env.outer, &mut ovals, &mut hints.outer, own)
+    else {
         return false;
     };
     let mut ivals: SmallVec<[Option<FieldValue<'_>>; 24]> =
         smallvec::smallvec![None; env.inner.len()];
-    // `scan_line` reads only a text that is an object.
-    if !scan_line(inner_text.trim(), &env.inner, &mut ivals) {
+    // The scan reads only a text that is an object.
+    if !scan_line_hinted(inner_text.trim(), &env.inner, &mut ivals, &mut hints.inner) {
         return false;
     }
     let inner = Record::Slots {
@@ -678,6 +679,14 @@ fn read_envelope<'a>(
     };
     col.record(b, no, &rec);
     true
+}
+
+/// The key hints of an envelope's lines: the outer line's borrowed from the
+/// chunk, the inner record's copied (its text lives one line).
+#[derive(Default)]
+struct EnvelopeHints<'a> {
+    outer: super::fast::KeyHints<'a>,
+    inner: super::fast::OwnedKeyHints,
 }
 
 /// The file's own log, built up as parsed chunks are merged into it in
