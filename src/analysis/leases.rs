@@ -441,20 +441,29 @@ pub fn reconstruct_leases_counted(
 fn append_shifted(out: &mut LeaseSet, per_key: Vec<LeaseSet>) {
     for one in per_key {
         let base = out.leases.len();
-        let lines = out.lines.len();
-        out.leases.extend(one.leases.into_iter().map(|mut l| {
+        let mut leases = one.leases;
+        move_lines(&mut leases, &one.lines, &mut out.lines);
+        out.leases.extend(leases.into_iter().map(|mut l| {
             l.id = l.id.shifted(base);
             l.ended_by = l.ended_by.map(|b| b.shifted(base));
-            l.lines = l.lines.shifted(lines);
             l
         }));
-        out.lines.extend_from_slice(&one.lines);
         out.log_lag.extend(one.log_lag.into_iter().map(|mut a| {
             a.earlier = a.earlier.shifted(base);
             a.later = a.later.shifted(base);
             a
         }));
     }
+}
+
+/// Appends `lines`, the shared line list of `leases`, to `to`, and shifts
+/// the holds' spans to point into `to`.
+pub(super) fn move_lines(leases: &mut [Lease], lines: &[EventId], to: &mut Vec<EventId>) {
+    let shift = to.len();
+    for l in leases {
+        l.lines = l.lines.shifted(shift);
+    }
+    to.extend_from_slice(lines);
 }
 
 fn reconstruct_key(

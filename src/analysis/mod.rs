@@ -629,7 +629,7 @@ impl Analysis {
         &'a self,
         log: &'a LoadedLog,
         l: &Lease,
-    ) -> impl Iterator<Item = SourceRef> + 'a {
+    ) -> impl DoubleEndedIterator<Item = SourceRef> + 'a {
         self.lines_of(l).iter().map(|&i| log.events[i].source)
     }
 
@@ -689,7 +689,7 @@ pub fn analyze_counted(
     // The overlap sweep, the stock accounting and the server's own holds
     // read the holds and the log only: they run side by side.
     let started = Instant::now();
-    let ((overlap_set, server_view), (products, mut sales)) = rayon::join(
+    let ((overlap_set, mut server_view), (products, mut sales)) = rayon::join(
         || {
             let set = detect_overlaps(
                 &lease_set.leases,
@@ -768,16 +768,12 @@ pub fn analyze_counted(
     };
     // The server view's lines follow the holds' in one shared list.
     let mut lease_lines = lease_set.lines;
-    let shift = lease_lines.len();
-    lease_lines.extend_from_slice(&server_view.lines);
-    let server_view: Vec<Lease> = server_view
-        .leases
-        .into_iter()
-        .map(|mut l| {
-            l.lines = l.lines.shifted(shift);
-            l
-        })
-        .collect();
+    leases::move_lines(
+        &mut server_view.leases,
+        &server_view.lines,
+        &mut lease_lines,
+    );
+    let server_view = server_view.leases;
     Analysis {
         leases: lease_set.leases,
         lease_lines,

@@ -7,10 +7,9 @@ use std::collections::{BinaryHeap, VecDeque};
 use super::{Policy, ReplayedHold, ms};
 use crate::analysis::Analysis;
 use crate::analysis::{
-    EventId, Lease, LeaseId, LineSpan, LockEnd, NS_PER_MS, Opt64, Settings, WindowEnd,
-    detect_overlaps,
+    Lease, LeaseId, LineSpan, LockEnd, NS_PER_MS, Opt64, Settings, WindowEnd, detect_overlaps,
 };
-use crate::model::LoadedLog;
+use crate::model::{LoadedLog, SourceRef};
 
 /// When a lease kept alive by a watchdog expires, ms after its grant.
 ///
@@ -131,20 +130,20 @@ struct LinesOf<'a> {
 }
 
 impl LinesOf<'_> {
-    fn line(&self, i: Option<&EventId>) -> Line {
-        i.and_then(|&i| self.log.events.get(i.index()))
-            .map_or((0, 0), |e| (e.source.file, e.source.line))
-    }
-
     /// Where a hold's acquire was logged.
     fn first(&self, l: &Lease) -> Line {
-        self.line(self.analysis.lines_of(l).first())
+        line(self.analysis.sources_of(self.log, l).next())
     }
 
     /// Where a hold's last line (its release, when it has one) was logged.
     fn last(&self, l: &Lease) -> Line {
-        self.line(self.analysis.lines_of(l).last())
+        line(self.analysis.sources_of(self.log, l).next_back())
     }
+}
+
+/// A source line as a [`Line`]; (0, 0) for a hold without lines.
+fn line(s: Option<SourceRef>) -> Line {
+    s.map_or((0, 0), |s| (s.file, s.line))
 }
 
 /// True when the holder sent a release at the end of its work.
@@ -177,11 +176,11 @@ pub(super) fn replay_locks(
             rejected_writes: 0,
         })
         .collect();
+    let lines = LinesOf { log, analysis };
     let mut start = 0;
     while start < leases.len() {
         let key = leases[start].key;
         let end = start + leases[start..].iter().take_while(|l| l.key == key).count();
-        let lines = LinesOf { log, analysis };
         KeySim::new(leases, lines, start..end, offsets, policy, wait_limit_ms).run(&mut out);
         start = end;
     }
