@@ -1,0 +1,494 @@
+//! The invariance generator (issue 31 item 5): several small incidents, each
+//! written through runtime layouts x log-service envelopes x field-name
+//! families x compression and encodings, must give the answer the same
+//! incident gives as plain JSON Lines (the oracle).
+//!
+//! The oracle is the library itself on `model::canonical_jsonl` (the names
+//! it reads best); its answers are first checked against what each incident
+//! was built to show (an overlap, oversold units, the finding it is about,
+//! nothing at all for the negative control). The answer compared is: load
+//! error or not, the holds (key, holder), the overlap pairs (key, earlier
+//! holder, later holder, cause, duration within 1 ms), oversold units and
+//! the findings counted by kind.
+//!
+//! Ratchet: `tests/invariance/known_misses.txt` lists the combinations that
+//! fail today, one id a line with its first difference. The test fails when a
+//! combination outside the list fails, and when a listed one passes (remove
+//! its line: the list only shrinks). `INVARIANCE_BLESS=1` rewrites the list
+//! from the current run (for a change that is meant to move it; review the
+//! diff). Every run writes `target/invariance-report.txt` (counts per layout,
+//! envelope, family, encoding and incident) and
+//! `target/invariance-failures.txt` (every failing id with its difference).
+//!
+//! The layouts, envelopes and encodings, each with its source, are in
+//! `tests/invariance/`.
+
+#[path = "invariance/encodings.rs"]
+mod encodings;
+#[path = "invariance/envelopes.rs"]
+mod envelopes;
+#[path = "invariance/layouts.rs"]
+mod layouts;
+#[path = "invariance/model.rs"]
+mod model;
+#[path = "invariance/time.rs"]
+mod time;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use lockreplay::analysis::{Settings, analyze};
+use lockreplay::ingest::{IngestOptions, Progress, load_paths, load_problems};
+
+use encodings::{ENCODINGS, Encoding};
+use envelopes::{ENVELOPES, Envelope};
+use layouts::{LAYOUTS, Layout};
+use model::{FAMILIES, Family, Incident, incidents};
+
+/// Duration tolerance between an answer and the oracle's, ms.
+const TOL_MS: f64 = 1.0;
+
+/// What a load and analysis answered, reduced to what the incident is about.
+#[derive(Clone, Debug, Default)]
+struct Answer {
+    /// The load's error, or what makes it one (`load_problems`).
+    error: Option<String>,
+    /// Every hold as (key, holder), sorted.
+    holds: Vec<(String, String)>,
+    /// Every overlap pair as (key, earlier holder, later holder, cause,
+    /// duration ms), in the analysis's order.
+    overlaps: Vec<(String, String, String, String, f64)>,
+    oversold: i64,
+    findings: BTreeMap<String, usize>,
+}
+
+/// Loads `path` and analyses it with the default settings.
+fn answer_of(path: &Path) -> Answer {
+    // The file's name is a temporary one: reasons name it FILE.
+    let shown = path.display().to_string();
+    let log = match load_paths(
+        &[path.to_path_buf()],
+        &IngestOptions::default(),
+        &Progress::default(),
+    ) {
+        Ok(log) => log,
+        Err(e) => {
+            let e = e.to_string().replace(&shown, "FILE");
+            return Answer {
+                error: Some(format!("load error: {e}")),
+                ..Answer::default()
+            };
+        }
+    };
+    let problems = load_problems(&log);
+    let a = analyze(&log, &Settings::default());
+    let s = |sym| log.strings.get(sym).to_string();
+    let mut holds: Vec<(String, String)> =
+        a.leases.iter().map(|l| (s(l.key), s(l.holder))).collect();
+    holds.sort();
+    let overlaps = a
+        .overlaps
+        .iter()
+        .map(|o| {
+            (
+                s(o.key),
+                s(a.leases[o.earlier].holder),
+                s(a.leases[o.later].holder),
+                o.cause.as_str().to_string(),
+                o.duration_ms(),
+            )
+        })
+        .collect();
+    let mut findings = BTreeMap::new();
+    for f in &a.findings {
+        *findings.entry(f.kind.as_str().to_string()).or_insert(0) += 1;
+    }
+    Answer {
+        error: (!problems.is_empty()).then(|| problems.join("; ").replace(&shown, "FILE")),
+        holds,
+        overlaps,
+        oversold: a.summary.oversold_units,
+        findings,
+    }
+}
+
+/// The first way `got` differs from `want`, in a few words; `None` when they
+/// agree.
+fn first_difference(got: &Answer, want: &Answer) -> Option<String> {
+    if let Some(e) = &got.error {
+        let short: String = e.chars().take(90).collect();
+        return Some(format!("unreadable: {short}"));
+    }
+    if got.holds.len() != want.holds.len() {
+        return Some(format!(
+            "{} holds, want {}",
+            got.holds.len(),
+            want.holds.len()
+        ));
+    }
+    if got.holds != want.holds {
+        let (g, w) = got
+            .holds
+            .iter()
+            .zip(&want.holds)
+            .find(|(g, w)| g != w)
+            .expect("a hold differs");
+        return Some(format!("hold {}/{}, want {}/{}", g.0, g.1, w.0, w.1));
+    }
+    if got.overlaps.len() != want.overlaps.len() {
+        return Some(format!(
+            "{} overlaps, want {}",
+            got.overlaps.len(),
+            want.overlaps.len()
+        ));
+    }
+    for (g, w) in got.overlaps.iter().zip(&want.overlaps) {
+        if (&g.0, &g.1, &g.2) != (&w.0, &w.1, &w.2) {
+            return Some(format!(
+                "overlap {} {}>{}, want {} {}>{}",
+                g.0, g.1, g.2, w.0, w.1, w.2
+            ));
+        }
+        if g.3 != w.3 {
+            return Some(format!("overlap cause {}, want {}", g.3, w.3));
+        }
+        if (g.4 - w.4).abs() > TOL_MS {
+            return Some(format!("overlap {:.1} ms, want {:.1}", g.4, w.4));
+        }
+    }
+    if got.oversold != want.oversold {
+        return Some(format!("oversold {}, want {}", got.oversold, want.oversold));
+    }
+    if got.findings != want.findings {
+        return Some(format!(
+            "findings {:?}, want {:?}",
+            got.findings, want.findings
+        ));
+    }
+    None
+}
+
+/// Checks that the oracle's answer shows what the incident was built to show.
+fn check_oracle(inc: &Incident, a: &Answer) {
+    let e = &inc.expect;
+    assert!(
+        a.error.is_none(),
+        "{}: the oracle's plain JSON Lines did not load: {:?}",
+        inc.name,
+        a.error
+    );
+    assert!(!a.holds.is_empty(), "{}: no hold in the oracle", inc.name);
+    assert!(
+        a.overlaps.len() >= e.overlaps_at_least,
+        "{}: oracle has {} overlaps, built for at least {}: {a:?}",
+        inc.name,
+        a.overlaps.len(),
+        e.overlaps_at_least
+    );
+    assert!(
+        a.oversold >= e.oversold_at_least,
+        "{}: oracle oversold {}: {a:?}",
+        inc.name,
+        a.oversold
+    );
+    for f in e.findings {
+        assert!(
+            a.findings.contains_key(*f),
+            "{}: oracle lacks finding {f}: {a:?}",
+            inc.name
+        );
+    }
+    if e.clean {
+        assert!(
+            a.overlaps.is_empty() && a.oversold == 0 && a.findings.is_empty(),
+            "{}: the negative control is not clean: {a:?}",
+            inc.name
+        );
+    }
+}
+
+/// One generated export.
+struct Combo {
+    incident: usize,
+    layout: Layout,
+    envelope: Envelope,
+    family: Family,
+    encoding: Encoding,
+}
+
+impl Combo {
+    fn id(&self, incs: &[Incident]) -> String {
+        format!(
+            "{}/{}/{}/{}/{}",
+            incs[self.incident].name,
+            self.layout.id(),
+            self.envelope.id(),
+            self.family.id(),
+            self.encoding.id()
+        )
+    }
+}
+
+/// The combinations: every layout with every envelope that carries it, in
+/// every family; the incident and the encoding turn with the indices, so
+/// each (layout, envelope) meets every incident and each envelope every
+/// encoding that fits it.
+fn combos(n_incidents: usize) -> Vec<Combo> {
+    let mut out = Vec::new();
+    for (li, &layout) in LAYOUTS.iter().enumerate() {
+        for (ei, &envelope) in ENVELOPES.iter().enumerate() {
+            if !envelope.carries(layout) {
+                continue;
+            }
+            let encs: Vec<Encoding> = ENCODINGS
+                .iter()
+                .copied()
+                .filter(|e| e.fits(envelope.is_text()))
+                .collect();
+            for (fi, &family) in FAMILIES.iter().enumerate() {
+                out.push(Combo {
+                    incident: (li + ei + fi) % n_incidents,
+                    layout,
+                    envelope,
+                    family,
+                    encoding: encs[(li * 7 + ei * 3 + fi) % encs.len()],
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The bytes of one combination's export.
+fn render(c: &Combo, incs: &[Incident]) -> Vec<u8> {
+    let lines: Vec<layouts::Line> = incs[c.incident]
+        .recs
+        .iter()
+        .map(|r| c.layout.render(r, c.family))
+        .collect();
+    c.encoding.apply(&c.envelope.wrap(&lines, c.layout))
+}
+
+fn manifest() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The committed list: id -> the difference it had.
+fn read_known(path: &Path) -> BTreeMap<String, String> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| match l.split_once('\t') {
+            Some((id, d)) => (id.to_string(), d.to_string()),
+            None => (l.trim().to_string(), String::new()),
+        })
+        .collect()
+}
+
+/// Counts of (passing, failing) under a name.
+type Tally = BTreeMap<&'static str, (usize, usize)>;
+
+fn tally(t: &mut Tally, name: &'static str, ok: bool) {
+    let e = t.entry(name).or_insert((0, 0));
+    if ok {
+        e.0 += 1;
+    } else {
+        e.1 += 1;
+    }
+}
+
+fn tally_text(title: &str, t: &Tally) -> String {
+    let mut s = format!("\n{title:<22} {:>6} {:>6} {:>6}\n", "total", "pass", "fail");
+    for (name, (p, f)) in t {
+        let _ = writeln!(s, "{name:<22} {:>6} {:>6} {:>6}", p + f, p, f);
+    }
+    s
+}
+
+#[test]
+fn every_export_path_gives_the_plain_answer() {
+    let incs = incidents();
+    let dir = tempfile::tempdir().expect("tempdir");
+
+    // The oracle: each incident as plain JSON Lines.
+    let oracle: Vec<Answer> = incs
+        .iter()
+        .map(|inc| {
+            let p = dir.path().join(format!("oracle-{}.jsonl", inc.name));
+            std::fs::write(&p, model::canonical_jsonl(&inc.recs)).expect("write oracle");
+            let a = answer_of(&p);
+            check_oracle(inc, &a);
+            a
+        })
+        .collect();
+
+    let all = combos(incs.len());
+    let layouts_used: BTreeSet<&str> = all.iter().map(|c| c.layout.id()).collect();
+    let envelopes_used: BTreeSet<&str> = all.iter().map(|c| c.envelope.id()).collect();
+    assert!(
+        all.len() >= 2000,
+        "{} combinations, want at least 2 000",
+        all.len()
+    );
+    assert!(layouts_used.len() >= 15 && envelopes_used.len() >= 20);
+
+    // Every combination, in parallel: (id, first difference).
+    let results: Vec<(String, Option<String>)> = all
+        .par_iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let id = c.id(&incs);
+            let name = format!("c{n:05}.{}{}", c.envelope.ext(), c.encoding.suffix());
+            let path = dir.path().join(name);
+            std::fs::write(&path, render(c, &incs)).expect("write export");
+            let got = answer_of(&path);
+            let _ = std::fs::remove_file(&path);
+            (id, first_difference(&got, &oracle[c.incident]))
+        })
+        .collect();
+
+    // Counts for the report.
+    let (mut by_layout, mut by_envelope, mut by_family, mut by_encoding, mut by_incident) = (
+        Tally::new(),
+        Tally::new(),
+        Tally::new(),
+        Tally::new(),
+        Tally::new(),
+    );
+    for (c, (_, diff)) in all.iter().zip(&results) {
+        let ok = diff.is_none();
+        tally(&mut by_layout, c.layout.id(), ok);
+        tally(&mut by_envelope, c.envelope.id(), ok);
+        tally(&mut by_family, c.family.id(), ok);
+        tally(&mut by_encoding, c.encoding.id(), ok);
+        tally(&mut by_incident, incs[c.incident].name, ok);
+    }
+    let failing: BTreeMap<&str, &str> = results
+        .iter()
+        .filter_map(|(id, d)| d.as_deref().map(|d| (id.as_str(), d)))
+        .collect();
+    let passing = results.len() - failing.len();
+
+    let known_path = manifest().join("tests/invariance/known_misses.txt");
+    let bless = std::env::var_os("INVARIANCE_BLESS").is_some();
+    if bless {
+        let mut s = String::from(
+            "# Combinations of tests/invariance.rs that fail today: id<TAB>first difference.\n\
+             # The list only shrinks: remove a line when its combination passes.\n",
+        );
+        for (id, d) in &failing {
+            let _ = writeln!(s, "{id}\t{d}");
+        }
+        std::fs::write(&known_path, s).expect("write known misses");
+    }
+    let known = read_known(&known_path);
+    let ids: BTreeSet<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    let unexpected: Vec<(&str, &str)> = failing
+        .iter()
+        .filter(|(id, _)| !known.contains_key(**id))
+        .map(|(i, d)| (*i, *d))
+        .collect();
+    let now_pass: Vec<&str> = known
+        .keys()
+        .map(String::as_str)
+        .filter(|id| ids.contains(id) && !failing.contains_key(id))
+        .collect();
+    let stale: Vec<&str> = known
+        .keys()
+        .map(String::as_str)
+        .filter(|id| !ids.contains(id))
+        .collect();
+
+    // The report for the reader's authors.
+    let mut report = format!(
+        "invariance generator: {} combinations, {} passing, {} failing \
+         ({} outside known_misses.txt, {} listed that now pass, {} listed ids not generated)\n\
+         layouts {}, envelopes {}, families {}, encodings {}, incidents {}\n",
+        results.len(),
+        passing,
+        failing.len(),
+        unexpected.len(),
+        now_pass.len(),
+        stale.len(),
+        layouts_used.len(),
+        envelopes_used.len(),
+        FAMILIES.len(),
+        ENCODINGS.len(),
+        incs.len()
+    );
+    report += &tally_text("layout", &by_layout);
+    report += &tally_text("envelope", &by_envelope);
+    report += &tally_text("family", &by_family);
+    report += &tally_text("encoding", &by_encoding);
+    report += &tally_text("incident", &by_incident);
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for d in failing.values() {
+        let head: String = d
+            .split([':', ','])
+            .next()
+            .unwrap_or(d)
+            .chars()
+            .take(40)
+            .collect();
+        *reasons.entry(head).or_insert(0) += 1;
+    }
+    report += "\nfirst differences, grouped\n";
+    for (r, n) in &reasons {
+        let _ = writeln!(report, "{n:>6}  {r}");
+    }
+    let target = manifest().join("target");
+    let _ = std::fs::create_dir_all(&target);
+    let _ = std::fs::write(target.join("invariance-report.txt"), &report);
+    let mut all_fail = String::new();
+    for (id, d) in &failing {
+        let _ = writeln!(all_fail, "{id}\t{d}");
+    }
+    let _ = std::fs::write(target.join("invariance-failures.txt"), all_fail);
+    println!("{report}");
+
+    // The table of what broke the ratchet.
+    let mut msg = String::new();
+    if !unexpected.is_empty() {
+        let _ = writeln!(
+            msg,
+            "{} combinations fail that known_misses.txt does not list \
+             (incident/layout/envelope/family/encoding -> first difference):",
+            unexpected.len()
+        );
+        for (id, d) in unexpected.iter().take(80) {
+            let _ = writeln!(msg, "  {id:<70} -> {d}");
+        }
+        if unexpected.len() > 80 {
+            let _ = writeln!(
+                msg,
+                "  ... and {} more (target/invariance-failures.txt)",
+                unexpected.len() - 80
+            );
+        }
+    }
+    if !now_pass.is_empty() {
+        let _ = writeln!(
+            msg,
+            "{} combinations listed in known_misses.txt now pass: remove their lines \
+             (or run with INVARIANCE_BLESS=1 and review the diff):",
+            now_pass.len()
+        );
+        for id in now_pass.iter().take(40) {
+            let _ = writeln!(msg, "  {id}");
+        }
+    }
+    if !stale.is_empty() {
+        let _ = writeln!(
+            msg,
+            "{} ids in known_misses.txt are not generated any more:",
+            stale.len()
+        );
+        for id in stale.iter().take(20) {
+            let _ = writeln!(msg, "  {id}");
+        }
+    }
+    assert!(msg.is_empty(), "{msg}");
+}

@@ -1,0 +1,612 @@
+//! Runtime layouts: how a logging library writes one application record as a
+//! line. Each layout names, beside it, the documentation page or source file
+//! its shape follows. Text layouts carry the family's fields as the runtime
+//! does (`key=value` in the message, logfmt pairs, or a JSON object where the
+//! runtime prints one); JSON layouts put them among the runtime's own fields.
+
+use serde_json::{Map, Value, json};
+
+use crate::model::{Family, Field, Level, Rec, fields_object, flat_fields, kind_phrase};
+use crate::time::{SHANGHAI_S, at_offset, go_rfc3339_nano, rfc3339_ms_z, utc_fmt};
+
+/// A runtime layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Logback,
+    Log4j2,
+    SpringBoot,
+    SpringBootEcs,
+    LogstashLogback,
+    ZapJson,
+    ZapConsole,
+    LogrusText,
+    LogrusJson,
+    SlogText,
+    SlogJson,
+    Pino,
+    Winston,
+    Bunyan,
+    Structlog,
+    PythonLogging,
+    MonologLine,
+    MonologJson,
+    Serilog,
+    NLog,
+    RubyLogger,
+    Rails,
+    TracingFmt,
+    TracingJson,
+    OtelStdout,
+}
+
+pub const LAYOUTS: &[Layout] = &[
+    Layout::Logback,
+    Layout::Log4j2,
+    Layout::SpringBoot,
+    Layout::SpringBootEcs,
+    Layout::LogstashLogback,
+    Layout::ZapJson,
+    Layout::ZapConsole,
+    Layout::LogrusText,
+    Layout::LogrusJson,
+    Layout::SlogText,
+    Layout::SlogJson,
+    Layout::Pino,
+    Layout::Winston,
+    Layout::Bunyan,
+    Layout::Structlog,
+    Layout::PythonLogging,
+    Layout::MonologLine,
+    Layout::MonologJson,
+    Layout::Serilog,
+    Layout::NLog,
+    Layout::RubyLogger,
+    Layout::Rails,
+    Layout::TracingFmt,
+    Layout::TracingJson,
+    Layout::OtelStdout,
+];
+
+/// One record as a layout wrote it.
+#[derive(Clone, Debug)]
+pub struct Line {
+    pub rec: Rec,
+    /// The line as the runtime wrote it (no newline).
+    pub text: String,
+    /// The same line parsed, for JSON layouts (a service that parses JSON
+    /// logs, such as Datadog or Cloud Logging, stores this object).
+    pub json: Option<Map<String, Value>>,
+    /// The application fields (for envelopes that store them structured:
+    /// OTLP attributes of an OpenTelemetry record).
+    pub fields: Vec<Field>,
+    /// The human message.
+    pub phrase: &'static str,
+}
+
+const PID: u32 = 4242;
+
+impl Layout {
+    pub fn id(self) -> &'static str {
+        match self {
+            Layout::Logback => "logback",
+            Layout::Log4j2 => "log4j2",
+            Layout::SpringBoot => "springboot",
+            Layout::SpringBootEcs => "springboot-ecs",
+            Layout::LogstashLogback => "logstash-logback",
+            Layout::ZapJson => "zap-json",
+            Layout::ZapConsole => "zap-console",
+            Layout::LogrusText => "logrus-text",
+            Layout::LogrusJson => "logrus-json",
+            Layout::SlogText => "slog-text",
+            Layout::SlogJson => "slog-json",
+            Layout::Pino => "pino",
+            Layout::Winston => "winston",
+            Layout::Bunyan => "bunyan",
+            Layout::Structlog => "structlog",
+            Layout::PythonLogging => "python-logging",
+            Layout::MonologLine => "monolog-line",
+            Layout::MonologJson => "monolog-json",
+            Layout::Serilog => "serilog-clef",
+            Layout::NLog => "nlog",
+            Layout::RubyLogger => "ruby-logger",
+            Layout::Rails => "rails",
+            Layout::TracingFmt => "tracing-fmt",
+            Layout::TracingJson => "tracing-json",
+            Layout::OtelStdout => "otel-stdout",
+        }
+    }
+
+    /// Renders `rec` with its fields spelled in `family`.
+    pub fn render(self, rec: &Rec, family: Family) -> Line {
+        let fields = family.fields(rec);
+        let phrase = kind_phrase(rec.kind, family.chinese());
+        let ms = rec.epoch_ms();
+        let warn = rec.kind.level() == Level::Warn;
+        let logger = "com.example.flashsale.LockService";
+        let (text, json) = match self {
+            // https://logback.qos.ch/manual/layouts.html (PatternLayout): the
+            // manual's pattern `%d{yyyy-MM-dd HH:mm:ss.SSS} [%thread] %-5level
+            // %logger{36} - %msg%n`; %logger{36} abbreviates the package.
+            Layout::Logback => {
+                let lvl = if warn { "WARN " } else { "INFO " };
+                (
+                    format!(
+                        "{} [{}] {lvl} c.e.flashsale.LockService - {}",
+                        utc_fmt(ms, "%Y-%m-%d %H:%M:%S%.3f"),
+                        rec.thread,
+                        message_kv(phrase, &fields)
+                    ),
+                    None,
+                )
+            }
+            // https://logging.apache.org/log4j/2.x/manual/pattern-layout.html:
+            // `%d [%t] %-5level %c{1.} - %msg%n`; `%d` alone is the DEFAULT
+            // date pattern `yyyy-MM-dd HH:mm:ss,SSS` (comma before the ms).
+            Layout::Log4j2 => {
+                let lvl = if warn { "WARN " } else { "INFO " };
+                (
+                    format!(
+                        "{} [{}] {lvl} c.e.f.LockService - {}",
+                        utc_fmt(ms, "%Y-%m-%d %H:%M:%S,%3f"),
+                        rec.thread,
+                        message_kv(phrase, &fields)
+                    ),
+                    None,
+                )
+            }
+            // spring-projects/spring-boot
+            // core/spring-boot/src/main/resources/org/springframework/boot/logging/logback/defaults.xml
+            // CONSOLE_LOG_PATTERN (3.4): `%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %5p ${PID}
+            // --- [app] [%15.15t] %-40.40logger{39} : %m%n`.
+            Layout::SpringBoot => {
+                let lvl = if warn { " WARN" } else { " INFO" };
+                (
+                    format!(
+                        "{} {lvl} {PID} --- [flash-sale] [{:>15}] {:<40} : {}",
+                        at_offset(ms, SHANGHAI_S, "%Y-%m-%dT%H:%M:%S%.3f%:z"),
+                        rec.thread,
+                        "c.e.flashsale.LockService",
+                        message_kv(phrase, &fields)
+                    ),
+                    None,
+                )
+            }
+            // spring-projects/spring-boot
+            // .../logging/structured/ElasticCommonSchemaStructuredLogFormatter.java
+            // (`logging.structured.format.console=ecs`, 3.4): `@timestamp`,
+            // `log.level`, `process.pid`, `process.thread.name`, `service.name`,
+            // `log.logger`, `message`, key-value pairs at the top, `ecs.version`.
+            Layout::SpringBootEcs => {
+                let mut m = Map::new();
+                m.insert("@timestamp".into(), json!(rfc3339_ms_z(ms)));
+                m.insert(
+                    "log.level".into(),
+                    json!(if warn { "WARN" } else { "INFO" }),
+                );
+                m.insert("process.pid".into(), json!(PID));
+                m.insert("process.thread.name".into(), json!(rec.thread));
+                m.insert("service.name".into(), json!("flash-sale"));
+                m.insert("log.logger".into(), json!(logger));
+                m.insert("message".into(), json!(phrase));
+                extend(&mut m, &fields);
+                m.insert("ecs.version".into(), json!("8.11"));
+                obj(m)
+            }
+            // logfellow/logstash-logback-encoder README.md, "Standard Fields":
+            // `@timestamp`, `@version`, `message`, `logger_name`, `thread_name`,
+            // `level`, `level_value`; StructuredArguments at the top level.
+            Layout::LogstashLogback => {
+                let mut m = Map::new();
+                m.insert(
+                    "@timestamp".into(),
+                    json!(at_offset(ms, SHANGHAI_S, "%Y-%m-%dT%H:%M:%S%.3f%:z")),
+                );
+                m.insert("@version".into(), json!("1"));
+                m.insert("message".into(), json!(phrase));
+                m.insert("logger_name".into(), json!(logger));
+                m.insert("thread_name".into(), json!(rec.thread));
+                m.insert("level".into(), json!(if warn { "WARN" } else { "INFO" }));
+                m.insert(
+                    "level_value".into(),
+                    json!(if warn { 30000 } else { 20000 }),
+                );
+                extend(&mut m, &fields);
+                obj(m)
+            }
+            // uber-go/zap config.go NewProductionEncoderConfig: `level`, `ts`
+            // (EpochTimeEncoder: float seconds), `caller`, `msg`, then fields.
+            Layout::ZapJson => {
+                let mut m = Map::new();
+                m.insert("level".into(), json!(if warn { "warn" } else { "info" }));
+                m.insert("ts".into(), json!(ms as f64 / 1000.0));
+                m.insert("caller".into(), json!("lock/redis.go:88"));
+                m.insert("msg".into(), json!(phrase));
+                extend(&mut m, &fields);
+                obj(m)
+            }
+            // uber-go/zap zapcore/console_encoder.go with
+            // NewDevelopmentEncoderConfig: tab-separated ISO8601 time
+            // (`2006-01-02T15:04:05.000Z0700`), capital level, caller, message,
+            // then the fields as one JSON object.
+            Layout::ZapConsole => {
+                let ctx = Value::Object(fields_object(&fields)).to_string();
+                (
+                    format!(
+                        "{}\t{}\tlock/redis.go:88\t{phrase}\t{ctx}",
+                        at_offset(ms, SHANGHAI_S, "%Y-%m-%dT%H:%M:%S%.3f%z"),
+                        if warn { "WARN" } else { "INFO" },
+                    ),
+                    None,
+                )
+            }
+            // sirupsen/logrus text_formatter.go (not a terminal, so no colours;
+            // TimestampFormat: time.RFC3339Nano): `time=`, `level=`, `msg=`, then
+            // the fields sorted by name; a value is quoted (%q) unless it is
+            // only `[A-Za-z0-9-._/@^+]`. A map field prints as Go's `map[k:v]`.
+            Layout::LogrusText => {
+                let mut pairs: Vec<(String, String)> = logrus_fields(&fields);
+                pairs.sort();
+                let mut s = format!(
+                    "time={} level={} msg={}",
+                    logrus_quote(&go_rfc3339_nano(ms, SHANGHAI_S)),
+                    if warn { "warning" } else { "info" },
+                    logrus_quote(phrase)
+                );
+                for (k, v) in pairs {
+                    s.push_str(&format!(" {k}={}", logrus_quote(&v)));
+                }
+                (s, None)
+            }
+            // sirupsen/logrus json_formatter.go: the fields plus `level`, `msg`,
+            // `time` (RFC3339Nano here), encoded from a Go map (keys sorted).
+            Layout::LogrusJson => {
+                let mut m = fields_object(&fields);
+                m.insert("level".into(), json!(if warn { "warning" } else { "info" }));
+                m.insert("msg".into(), json!(phrase));
+                m.insert("time".into(), json!(go_rfc3339_nano(ms, SHANGHAI_S)));
+                obj(sorted(m))
+            }
+            // golang/go src/log/slog/text_handler.go: `time=` (RFC 3339 with ms),
+            // `level=`, `msg=`, then attrs; groups print as `group.key=`; a
+            // value is quoted only when it has a space, `=`, `"` or a
+            // non-printing character.
+            Layout::SlogText => {
+                let mut s = format!(
+                    "time={} level={} msg={}",
+                    at_offset(ms, SHANGHAI_S, "%Y-%m-%dT%H:%M:%S%.3f%:z"),
+                    if warn { "WARN" } else { "INFO" },
+                    slog_quote(phrase)
+                );
+                for (k, v) in flat_fields(&fields) {
+                    s.push_str(&format!(" {k}={}", slog_quote(&scalar(&v))));
+                }
+                (s, None)
+            }
+            // golang/go src/log/slog/json_handler.go: `time` (RFC3339Nano),
+            // `level`, `msg`, then attrs; groups are nested objects.
+            Layout::SlogJson => {
+                let mut m = Map::new();
+                m.insert("time".into(), json!(go_rfc3339_nano(ms, SHANGHAI_S)));
+                m.insert("level".into(), json!(if warn { "WARN" } else { "INFO" }));
+                m.insert("msg".into(), json!(phrase));
+                extend(&mut m, &fields);
+                obj(m)
+            }
+            // pinojs/pino docs/api.md (default output): `level` 30/40, `time`
+            // epoch ms, `pid`, `hostname`, the merged object, `msg`.
+            Layout::Pino => {
+                let mut m = Map::new();
+                m.insert("level".into(), json!(if warn { 40 } else { 30 }));
+                m.insert("time".into(), json!(ms));
+                m.insert("pid".into(), json!(PID));
+                m.insert("hostname".into(), json!(rec.host));
+                extend(&mut m, &fields);
+                m.insert("msg".into(), json!(phrase));
+                obj(m)
+            }
+            // winstonjs/logform json.js (safe-stable-stringify, keys sorted) and
+            // timestamp.js (ISO string): `level`, `message`, meta, `timestamp`.
+            Layout::Winston => {
+                let mut m = fields_object(&fields);
+                m.insert("level".into(), json!(if warn { "warn" } else { "info" }));
+                m.insert("message".into(), json!(phrase));
+                m.insert("timestamp".into(), json!(rfc3339_ms_z(ms)));
+                obj(sorted(m))
+            }
+            // trentm/node-bunyan README.md "Core fields": `name`, `hostname`,
+            // `pid`, `level` (30 info, 40 warn), the fields, `msg`, `time`, `v`.
+            Layout::Bunyan => {
+                let mut m = Map::new();
+                m.insert("name".into(), json!("flash-sale"));
+                m.insert("hostname".into(), json!(rec.host));
+                m.insert("pid".into(), json!(PID));
+                m.insert("level".into(), json!(if warn { 40 } else { 30 }));
+                extend(&mut m, &fields);
+                m.insert("msg".into(), json!(phrase));
+                m.insert("time".into(), json!(rfc3339_ms_z(ms)));
+                m.insert("v".into(), json!(0));
+                obj(m)
+            }
+            // hynek/structlog docs (api.html JSONRenderer, TimeStamper(fmt="iso",
+            // utc=True), add_log_level): the key-value pairs, `event` = the
+            // positional message (here the family's event name, as
+            // `log.info("acquired", lock_key=...)`), `level`, `timestamp`.
+            Layout::Structlog => {
+                let mut m = fields_object(&fields[1..]);
+                m.insert("event".into(), fields[0].value.clone());
+                m.insert("level".into(), json!(if warn { "warning" } else { "info" }));
+                m.insert(
+                    "timestamp".into(),
+                    json!(utc_fmt(ms, "%Y-%m-%dT%H:%M:%S%.6fZ")),
+                );
+                obj(m)
+            }
+            // https://docs.python.org/3/library/logging.html#logrecord-attributes:
+            // `%(asctime)s %(levelname)s [%(threadName)s] %(name)s: %(message)s`;
+            // asctime is `%Y-%m-%d %H:%M:%S,mmm` (Formatter.default_msec_format).
+            Layout::PythonLogging => (
+                format!(
+                    "{} {} [{}] flashsale.lock: {}",
+                    utc_fmt(ms, "%Y-%m-%d %H:%M:%S,%3f"),
+                    if warn { "WARNING" } else { "INFO" },
+                    rec.thread,
+                    message_kv(phrase, &fields)
+                ),
+                None,
+            ),
+            // Seldaek/monolog src/Monolog/Formatter/LineFormatter.php
+            // SIMPLE_FORMAT `[%datetime%] %channel%.%level_name%: %message%
+            // %context% %extra%`, NormalizerFormatter SIMPLE_DATE
+            // `Y-m-d\TH:i:s.uP`; context as JSON (unescaped slashes and unicode).
+            Layout::MonologLine => {
+                let ctx = Value::Object(fields_object(&fields)).to_string();
+                (
+                    format!(
+                        "[{}] flashsale.{}: {phrase} {ctx} []",
+                        at_offset(ms, SHANGHAI_S, "%Y-%m-%dT%H:%M:%S%.6f%:z"),
+                        if warn { "WARNING" } else { "INFO" }
+                    ),
+                    None,
+                )
+            }
+            // Seldaek/monolog src/Monolog/Formatter/JsonFormatter.php (LogRecord
+            // toArray): `message`, `context`, `level`, `level_name`, `channel`,
+            // `datetime`, `extra`.
+            Layout::MonologJson => {
+                let mut m = Map::new();
+                m.insert("message".into(), json!(phrase));
+                m.insert("context".into(), Value::Object(fields_object(&fields)));
+                m.insert("level".into(), json!(if warn { 300 } else { 200 }));
+                m.insert(
+                    "level_name".into(),
+                    json!(if warn { "WARNING" } else { "INFO" }),
+                );
+                m.insert("channel".into(), json!("flashsale"));
+                m.insert(
+                    "datetime".into(),
+                    json!(at_offset(ms, SHANGHAI_S, "%Y-%m-%dT%H:%M:%S%.6f%:z")),
+                );
+                m.insert("extra".into(), json!({}));
+                obj(m)
+            }
+            // serilog/serilog-formatting-compact README.md (CLEF): `@t` (UTC, 7
+            // fraction digits), `@mt`, `@l` only when not Information, then
+            // the properties at the top level (destructured objects nested).
+            Layout::Serilog => {
+                let mut m = Map::new();
+                m.insert(
+                    "@t".into(),
+                    json!(utc_fmt(ms, "%Y-%m-%dT%H:%M:%S%.3f0000Z")),
+                );
+                m.insert("@mt".into(), json!(phrase));
+                if warn {
+                    m.insert("@l".into(), json!("Warning"));
+                }
+                extend(&mut m, &fields);
+                m.insert("SourceContext".into(), json!("FlashSale.LockService"));
+                obj(m)
+            }
+            // NLog/NLog wiki "Layout Renderers" / FileTarget default layout
+            // `${longdate}|${level:uppercase=true}|${logger}|${message}`;
+            // longdate is `yyyy-MM-dd HH:mm:ss.ffff`.
+            Layout::NLog => (
+                format!(
+                    "{}|{}|FlashSale.LockService|{}",
+                    utc_fmt(ms, "%Y-%m-%d %H:%M:%S%.3f0"),
+                    if warn { "WARN" } else { "INFO" },
+                    message_kv(phrase, &fields)
+                ),
+                None,
+            ),
+            // ruby/logger lib/logger/formatter.rb: Format `"%.1s, [%s #%d] %5s --
+            // %s: %s\n"`, datetime `%Y-%m-%dT%H:%M:%S.%6N`, progname.
+            Layout::RubyLogger => (
+                format!(
+                    "{}, [{} #{PID}] {:>5} -- flashsale: {}",
+                    if warn { "W" } else { "I" },
+                    utc_fmt(ms, "%Y-%m-%dT%H:%M:%S%.6f"),
+                    if warn { "WARN" } else { "INFO" },
+                    message_kv(phrase, &fields)
+                ),
+                None,
+            ),
+            // rails/rails activesupport/lib/active_support/tagged_logging.rb on
+            // ruby/logger's Formatter (production: no progname, the request id
+            // as a tag from `config.log_tags = [:request_id]`).
+            Layout::Rails => (
+                format!(
+                    "{}, [{} #{PID}] {:>5} -- : [3f1c9a7e-5b2d-4e8f-a1c0-{:012}] {}",
+                    if warn { "W" } else { "I" },
+                    utc_fmt(ms, "%Y-%m-%dT%H:%M:%S%.6f"),
+                    if warn { "WARN" } else { "INFO" },
+                    rec.t_ms,
+                    message_kv(phrase, &fields)
+                ),
+                None,
+            ),
+            // tokio-rs/tracing tracing-subscriber/src/fmt/format/mod.rs (Full,
+            // no ANSI): RFC 3339 µs time, level right-aligned in 5, target, the
+            // message, then fields `k=v` (strings Debug-quoted).
+            Layout::TracingFmt => {
+                let mut s = format!(
+                    "{} {:>5} flash_sale::lock: {phrase}",
+                    utc_fmt(ms, "%Y-%m-%dT%H:%M:%S%.6fZ"),
+                    if warn { "WARN" } else { "INFO" },
+                );
+                for (k, v) in flat_fields(&fields) {
+                    s.push_str(&format!(" {k}={v}"));
+                }
+                (s, None)
+            }
+            // tokio-rs/tracing tracing-subscriber/src/fmt/format/json.rs:
+            // `timestamp`, `level`, `fields` {`message`, ...}, `target`.
+            Layout::TracingJson => {
+                let mut f = Map::new();
+                f.insert("message".into(), json!(phrase));
+                for (k, v) in flat_fields(&fields) {
+                    f.insert(k, v);
+                }
+                let mut m = Map::new();
+                m.insert(
+                    "timestamp".into(),
+                    json!(utc_fmt(ms, "%Y-%m-%dT%H:%M:%S%.6fZ")),
+                );
+                m.insert("level".into(), json!(if warn { "WARN" } else { "INFO" }));
+                m.insert("fields".into(), Value::Object(f));
+                m.insert("target".into(), json!("flash_sale::lock"));
+                obj(m)
+            }
+            // open-telemetry/opentelemetry-go exporters/stdout/stdoutlog/record.go
+            // (recordJSON, the log data model of opentelemetry-specification
+            // specification/logs/data-model.md): `Timestamp`, `ObservedTimestamp`,
+            // `Severity`, `SeverityText`, `Body` and `Attributes` as
+            // attribute.Value JSON (`{"Type": "STRING", "Value": ..}`; the
+            // attribute package has no map type, so groups are dotted keys),
+            // `TraceID`, `SpanID`, `TraceFlags`, `Resource`, `Scope`.
+            Layout::OtelStdout => {
+                let mut m = Map::new();
+                m.insert("Timestamp".into(), json!(go_rfc3339_nano(ms, 0)));
+                m.insert(
+                    "ObservedTimestamp".into(),
+                    json!(go_rfc3339_nano(ms + 1, 0)),
+                );
+                m.insert("Severity".into(), json!(if warn { 13 } else { 9 }));
+                m.insert(
+                    "SeverityText".into(),
+                    json!(if warn { "WARN" } else { "INFO" }),
+                );
+                m.insert("Body".into(), json!({"Type": "STRING", "Value": phrase}));
+                let attrs: Vec<Value> = flat_fields(&fields)
+                    .into_iter()
+                    .map(|(k, v)| {
+                        let t = if v.is_i64() { "INT64" } else { "STRING" };
+                        json!({"Key": k, "Value": {"Type": t, "Value": v}})
+                    })
+                    .collect();
+                m.insert("Attributes".into(), Value::Array(attrs));
+                m.insert("TraceID".into(), json!("00000000000000000000000000000000"));
+                m.insert("SpanID".into(), json!("0000000000000000"));
+                m.insert("TraceFlags".into(), json!("00"));
+                m.insert(
+                    "Resource".into(),
+                    json!([{"Key": "service.name", "Value": {"Type": "STRING", "Value": "flash-sale"}},
+                           {"Key": "host.name", "Value": {"Type": "STRING", "Value": rec.host}}]),
+                );
+                m.insert(
+                    "Scope".into(),
+                    json!({"Name": "flash-sale/lock", "Version": "", "SchemaURL": "", "Attributes": null}),
+                );
+                m.insert("DroppedAttributes".into(), json!(0));
+                obj(m)
+            }
+        };
+        Line {
+            rec: rec.clone(),
+            text,
+            json,
+            fields,
+            phrase,
+        }
+    }
+}
+
+fn obj(m: Map<String, Value>) -> (String, Option<Map<String, Value>>) {
+    (Value::Object(m.clone()).to_string(), Some(m))
+}
+
+/// Adds the family's fields to `m` (nested where the family nests).
+fn extend(m: &mut Map<String, Value>, fields: &[Field]) {
+    for (k, v) in fields_object(fields) {
+        m.insert(k, v);
+    }
+}
+
+/// A copy of `m` with its keys sorted (Go maps, safe-stable-stringify).
+fn sorted(m: Map<String, Value>) -> Map<String, Value> {
+    let mut v: Vec<(String, Value)> = m.into_iter().collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v.into_iter().collect()
+}
+
+/// A JSON value as plain text (strings without quotes).
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The message of a text layout: the phrase, then the fields as SLF4J-style
+/// `key=value` pairs; a family that nests prints them as one JSON object
+/// instead (what `log.info("{} {}", phrase, json)` gives).
+fn message_kv(phrase: &str, fields: &[Field]) -> String {
+    if fields.iter().any(|f| f.path.len() > 1) {
+        return format!("{phrase} {}", Value::Object(fields_object(fields)));
+    }
+    let mut s = phrase.to_string();
+    for (k, v) in flat_fields(fields) {
+        s.push_str(&format!(" {k}={}", scalar(&v)));
+    }
+    s
+}
+
+/// logrus fields: nested groups become Go map strings `map[k:v k2:v2]`
+/// (fmt's %v of a map, keys sorted).
+fn logrus_fields(fields: &[Field]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (k, v) in fields_object(fields) {
+        match v {
+            Value::Object(inner) => {
+                let mut parts: Vec<String> = inner
+                    .iter()
+                    .map(|(ik, iv)| format!("{ik}:{}", scalar(iv)))
+                    .collect();
+                parts.sort();
+                out.push((k, format!("map[{}]", parts.join(" "))));
+            }
+            other => out.push((k, scalar(&other))),
+        }
+    }
+    out
+}
+
+/// logrus `needsQuoting`: anything outside `[A-Za-z0-9-._/@^+]` quotes (%q).
+fn logrus_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._/@^+".contains(c));
+    if plain { s.to_string() } else { go_quote(s) }
+}
+
+/// slog's `needsQuoting`: empty, a space, `=`, `"` or a non-printing rune.
+fn slog_quote(s: &str) -> String {
+    let needs = s.is_empty()
+        || s.chars()
+            .any(|c| c == ' ' || c == '=' || c == '"' || c.is_control() || c.is_whitespace());
+    if needs { go_quote(s) } else { s.to_string() }
+}
+
+/// Go's strconv.Quote for printable text: `"` and `\` escaped.
+fn go_quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
