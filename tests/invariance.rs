@@ -18,7 +18,9 @@
 //! from the current run (for a change that is meant to move it; review the
 //! diff). Every run writes `target/invariance-report.txt` (counts per layout,
 //! envelope, family, encoding and incident) and
-//! `target/invariance-failures.txt` (every failing id with its difference).
+//! `target/invariance-failures.txt` (every failing id with its difference),
+//! `target/invariance-results.txt` (every id, `ok` or its difference);
+//! `INVARIANCE_DUMP=DIR` keeps every generated export in DIR, named by its id.
 //!
 //! The layouts, envelopes and encodings, each with its source, are in
 //! `tests/invariance/`.
@@ -335,6 +337,12 @@ fn every_export_path_gives_the_plain_answer() {
     );
     assert!(layouts_used.len() >= 15 && envelopes_used.len() >= 20);
 
+    // `INVARIANCE_DUMP=DIR` keeps every export there, named by its id.
+    let dump = std::env::var_os("INVARIANCE_DUMP").map(PathBuf::from);
+    if let Some(d) = &dump {
+        std::fs::create_dir_all(d).expect("dump dir");
+    }
+
     // Every combination, in parallel: (id, first difference).
     let results: Vec<(String, Option<String>)> = all
         .par_iter()
@@ -343,9 +351,19 @@ fn every_export_path_gives_the_plain_answer() {
             let id = c.id(&incs);
             let name = format!("c{n:05}.{}{}", c.envelope.ext(), c.encoding.suffix());
             let path = dir.path().join(name);
-            std::fs::write(&path, render(c, &incs)).expect("write export");
+            let bytes = render(c, &incs);
+            std::fs::write(&path, &bytes).expect("write export");
             let got = answer_of(&path);
             let _ = std::fs::remove_file(&path);
+            if let Some(d) = &dump {
+                let name = format!(
+                    "{}.{}{}",
+                    id.replace('/', "+"),
+                    c.envelope.ext(),
+                    c.encoding.suffix()
+                );
+                std::fs::write(d.join(name), &bytes).expect("dump export");
+            }
             (id, first_difference(&got, &oracle[c.incident]))
         })
         .collect();
@@ -447,6 +465,11 @@ fn every_export_path_gives_the_plain_answer() {
         let _ = writeln!(all_fail, "{id}\t{d}");
     }
     let _ = std::fs::write(target.join("invariance-failures.txt"), all_fail);
+    let mut every = String::new();
+    for (id, d) in &results {
+        let _ = writeln!(every, "{id}\t{}", d.as_deref().unwrap_or("ok"));
+    }
+    let _ = std::fs::write(target.join("invariance-results.txt"), every);
     println!("{report}");
 
     // The table of what broke the ratchet.

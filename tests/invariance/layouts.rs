@@ -177,7 +177,7 @@ impl Layout {
             // `log.level`, `process.pid`, `process.thread.name`, `service.name`,
             // `log.logger`, `message`, key-value pairs at the top, `ecs.version`.
             Layout::SpringBootEcs => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert("@timestamp".into(), json!(rfc3339_ms_z(ms)));
                 m.insert(
                     "log.level".into(),
@@ -188,7 +188,7 @@ impl Layout {
                 m.insert("service.name".into(), json!("flash-sale"));
                 m.insert("log.logger".into(), json!(logger));
                 m.insert("message".into(), json!(phrase));
-                extend(&mut m, &fields);
+                m.extend_fields(&fields);
                 m.insert("ecs.version".into(), json!("8.11"));
                 obj(m)
             }
@@ -196,7 +196,7 @@ impl Layout {
             // `@timestamp`, `@version`, `message`, `logger_name`, `thread_name`,
             // `level`, `level_value`; StructuredArguments at the top level.
             Layout::LogstashLogback => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert(
                     "@timestamp".into(),
                     json!(at_offset(ms, SHANGHAI_S, "%Y-%m-%dT%H:%M:%S%.3f%:z")),
@@ -210,18 +210,18 @@ impl Layout {
                     "level_value".into(),
                     json!(if warn { 30000 } else { 20000 }),
                 );
-                extend(&mut m, &fields);
+                m.extend_fields(&fields);
                 obj(m)
             }
             // uber-go/zap config.go NewProductionEncoderConfig: `level`, `ts`
             // (EpochTimeEncoder: float seconds), `caller`, `msg`, then fields.
             Layout::ZapJson => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert("level".into(), json!(if warn { "warn" } else { "info" }));
                 m.insert("ts".into(), json!(ms as f64 / 1000.0));
                 m.insert("caller".into(), json!("lock/redis.go:88"));
                 m.insert("msg".into(), json!(phrase));
-                extend(&mut m, &fields);
+                m.extend_fields(&fields);
                 obj(m)
             }
             // uber-go/zap zapcore/console_encoder.go with
@@ -264,7 +264,7 @@ impl Layout {
                 m.insert("level".into(), json!(if warn { "warning" } else { "info" }));
                 m.insert("msg".into(), json!(phrase));
                 m.insert("time".into(), json!(go_rfc3339_nano(ms, SHANGHAI_S)));
-                obj(sorted(m))
+                obj_sorted(m)
             }
             // golang/go src/log/slog/text_handler.go: `time=` (RFC 3339 with ms),
             // `level=`, `msg=`, then attrs; groups print as `group.key=`; a
@@ -285,22 +285,22 @@ impl Layout {
             // golang/go src/log/slog/json_handler.go: `time` (RFC3339Nano),
             // `level`, `msg`, then attrs; groups are nested objects.
             Layout::SlogJson => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert("time".into(), json!(go_rfc3339_nano(ms, SHANGHAI_S)));
                 m.insert("level".into(), json!(if warn { "WARN" } else { "INFO" }));
                 m.insert("msg".into(), json!(phrase));
-                extend(&mut m, &fields);
+                m.extend_fields(&fields);
                 obj(m)
             }
             // pinojs/pino docs/api.md (default output): `level` 30/40, `time`
             // epoch ms, `pid`, `hostname`, the merged object, `msg`.
             Layout::Pino => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert("level".into(), json!(if warn { 40 } else { 30 }));
                 m.insert("time".into(), json!(ms));
                 m.insert("pid".into(), json!(PID));
                 m.insert("hostname".into(), json!(rec.host));
-                extend(&mut m, &fields);
+                m.extend_fields(&fields);
                 m.insert("msg".into(), json!(phrase));
                 obj(m)
             }
@@ -311,17 +311,17 @@ impl Layout {
                 m.insert("level".into(), json!(if warn { "warn" } else { "info" }));
                 m.insert("message".into(), json!(phrase));
                 m.insert("timestamp".into(), json!(rfc3339_ms_z(ms)));
-                obj(sorted(m))
+                obj_sorted(m)
             }
             // trentm/node-bunyan README.md "Core fields": `name`, `hostname`,
             // `pid`, `level` (30 info, 40 warn), the fields, `msg`, `time`, `v`.
             Layout::Bunyan => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert("name".into(), json!("flash-sale"));
                 m.insert("hostname".into(), json!(rec.host));
                 m.insert("pid".into(), json!(PID));
                 m.insert("level".into(), json!(if warn { 40 } else { 30 }));
-                extend(&mut m, &fields);
+                m.extend_fields(&fields);
                 m.insert("msg".into(), json!(phrase));
                 m.insert("time".into(), json!(rfc3339_ms_z(ms)));
                 m.insert("v".into(), json!(0));
@@ -332,7 +332,8 @@ impl Layout {
             // positional message (here the family's event name, as
             // `log.info("acquired", lock_key=...)`), `level`, `timestamp`.
             Layout::Structlog => {
-                let mut m = fields_object(&fields[1..]);
+                let mut m = Ordered::default();
+                m.extend_fields(&fields[1..]);
                 m.insert("event".into(), fields[0].value.clone());
                 m.insert("level".into(), json!(if warn { "warning" } else { "info" }));
                 m.insert(
@@ -373,7 +374,7 @@ impl Layout {
             // toArray): `message`, `context`, `level`, `level_name`, `channel`,
             // `datetime`, `extra`.
             Layout::MonologJson => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert("message".into(), json!(phrase));
                 m.insert("context".into(), Value::Object(fields_object(&fields)));
                 m.insert("level".into(), json!(if warn { 300 } else { 200 }));
@@ -393,7 +394,7 @@ impl Layout {
             // fraction digits), `@mt`, `@l` only when not Information, then
             // the properties at the top level (destructured objects nested).
             Layout::Serilog => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert(
                     "@t".into(),
                     json!(utc_fmt(ms, "%Y-%m-%dT%H:%M:%S%.3f0000Z")),
@@ -402,7 +403,7 @@ impl Layout {
                 if warn {
                     m.insert("@l".into(), json!("Warning"));
                 }
-                extend(&mut m, &fields);
+                m.extend_fields(&fields);
                 m.insert("SourceContext".into(), json!("FlashSale.LockService"));
                 obj(m)
             }
@@ -461,18 +462,18 @@ impl Layout {
             // tokio-rs/tracing tracing-subscriber/src/fmt/format/json.rs:
             // `timestamp`, `level`, `fields` {`message`, ...}, `target`.
             Layout::TracingJson => {
-                let mut f = Map::new();
+                let mut f = Ordered::default();
                 f.insert("message".into(), json!(phrase));
                 for (k, v) in flat_fields(&fields) {
                     f.insert(k, v);
                 }
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert(
                     "timestamp".into(),
                     json!(utc_fmt(ms, "%Y-%m-%dT%H:%M:%S%.6fZ")),
                 );
                 m.insert("level".into(), json!(if warn { "WARN" } else { "INFO" }));
-                m.insert("fields".into(), Value::Object(f));
+                m.insert("fields".into(), f.into_value());
                 m.insert("target".into(), json!("flash_sale::lock"));
                 obj(m)
             }
@@ -484,7 +485,7 @@ impl Layout {
             // attribute package has no map type, so groups are dotted keys),
             // `TraceID`, `SpanID`, `TraceFlags`, `Resource`, `Scope`.
             Layout::OtelStdout => {
-                let mut m = Map::new();
+                let mut m = Ordered::default();
                 m.insert("Timestamp".into(), json!(go_rfc3339_nano(ms, 0)));
                 m.insert(
                     "ObservedTimestamp".into(),
@@ -530,22 +531,63 @@ impl Layout {
     }
 }
 
-fn obj(m: Map<String, Value>) -> (String, Option<Map<String, Value>>) {
-    (Value::Object(m.clone()).to_string(), Some(m))
-}
+/// A JSON object that keeps its keys in insertion order, as most
+/// runtimes write them (`serde_json::Map` sorts them without the
+/// `preserve_order` feature, which the crate does not enable).
+#[derive(Default)]
+struct Ordered(Vec<(String, Value)>);
 
-/// Adds the family's fields to `m` (nested where the family nests).
-fn extend(m: &mut Map<String, Value>, fields: &[Field]) {
-    for (k, v) in fields_object(fields) {
-        m.insert(k, v);
+impl Ordered {
+    fn insert(&mut self, k: String, v: Value) {
+        self.0.push((k, v));
+    }
+
+    /// Adds the family's fields in their order, a nested group at its first
+    /// field's place.
+    fn extend_fields(&mut self, fields: &[Field]) {
+        let all = fields_object(fields);
+        for f in fields {
+            let head = f.path[0];
+            if !self.0.iter().any(|(k, _)| k == head) {
+                self.insert(head.to_string(), all[head].clone());
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    Value::Object(_) => v.to_string(),
+                    other => other.to_string(),
+                };
+                format!("{}:{v}", Value::String(k.clone()))
+            })
+            .collect();
+        format!("{{{}}}", parts.join(","))
+    }
+
+    /// As a JSON value (keys sorted: the services that store it re-encode).
+    fn into_value(self) -> Value {
+        Value::Object(self.0.into_iter().collect())
     }
 }
 
-/// A copy of `m` with its keys sorted (Go maps, safe-stable-stringify).
-fn sorted(m: Map<String, Value>) -> Map<String, Value> {
-    let mut v: Vec<(String, Value)> = m.into_iter().collect();
-    v.sort_by(|a, b| a.0.cmp(&b.0));
-    v.into_iter().collect()
+/// A layout's JSON object: the line in the runtime's key order, and the
+/// parsed object.
+fn obj(m: Ordered) -> (String, Option<Map<String, Value>>) {
+    let text = m.text();
+    match m.into_value() {
+        Value::Object(map) => (text, Some(map)),
+        _ => unreachable!("an object"),
+    }
+}
+
+/// A sorted object (Go maps, safe-stable-stringify) as a layout's line.
+fn obj_sorted(m: Map<String, Value>) -> (String, Option<Map<String, Value>>) {
+    (Value::Object(m.clone()).to_string(), Some(m))
 }
 
 /// A JSON value as plain text (strings without quotes).
