@@ -591,8 +591,9 @@ impl Envelope {
                 .iter()
                 .enumerate()
                 .map(|(i, l)| {
-                    let t = (l.rec.epoch_ms() + lag_ms(i)) as f64 / 1000.0;
-                    format!("flash.app: [{t:.9}, {}]", json!({"log": l.text}))
+                    // flb_time: seconds, `.`, nine digits of ns.
+                    let t = l.rec.epoch_ms() + lag_ms(i);
+                    format!("flash.app: [{}.{:09}, {}]", t / 1000, (t % 1000) * 1_000_000, json!({"log": l.text}))
                 })
                 .collect(),
             // Vector file sink, `encoding.codec = "json"`, of a kubernetes_logs

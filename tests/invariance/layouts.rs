@@ -218,7 +218,13 @@ impl Layout {
             Layout::ZapJson => {
                 let mut m = Ordered::default();
                 m.insert("level".into(), json!(if warn { "warn" } else { "info" }));
-                m.insert("ts".into(), json!(ms as f64 / 1000.0));
+                // Go's AppendFloat(f, 'f', -1, 64): no `.0` on whole seconds.
+                let ts = if ms % 1000 == 0 {
+                    json!(ms / 1000)
+                } else {
+                    json!(ms as f64 / 1000.0)
+                };
+                m.insert("ts".into(), ts);
                 m.insert("caller".into(), json!("lock/redis.go:88"));
                 m.insert("msg".into(), json!(phrase));
                 m.extend_fields(&fields);
