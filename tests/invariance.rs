@@ -444,13 +444,9 @@ fn every_export_path_gives_the_plain_answer() {
     report += &tally_text("incident", &by_incident);
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for d in failing.values() {
-        let head: String = d
-            .split([':', ','])
-            .next()
-            .unwrap_or(d)
-            .chars()
-            .take(40)
-            .collect();
+        // The reason up to its first `;` (for an unreadable file: what it was
+        // read as), numbers kept: "0 holds, want 2", "oversold 0, want 1".
+        let head: String = d.split(';').next().unwrap_or(d).chars().take(90).collect();
         *reasons.entry(head).or_insert(0) += 1;
     }
     report += "\nfirst differences, grouped\n";

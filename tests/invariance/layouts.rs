@@ -413,9 +413,11 @@ impl Layout {
                 m.insert("SourceContext".into(), json!("FlashSale.LockService"));
                 obj(m)
             }
-            // NLog/NLog wiki "Layout Renderers" / FileTarget default layout
-            // `${longdate}|${level:uppercase=true}|${logger}|${message}`;
-            // longdate is `yyyy-MM-dd HH:mm:ss.ffff`.
+            // https://github.com/NLog/NLog/wiki/SimpleLayout ("Many NLog Targets
+            // has their Layout-option configured to this default-value:
+            // ${longdate}|${level:uppercase=true}|${logger}|${message:withexception=true}");
+            // https://github.com/NLog/NLog/wiki/LongDate-Layout-Renderer:
+            // `yyyy-MM-dd HH:mm:ss.ffff`.
             Layout::NLog => (
                 format!(
                     "{}|{}|FlashSale.LockService|{}",
