@@ -271,7 +271,33 @@ fn render(c: &Combo, incs: &[Incident]) -> Vec<u8> {
         .iter()
         .map(|r| c.layout.render(r, c.family))
         .collect();
-    c.encoding.apply(&c.envelope.wrap(&lines, c.layout))
+    let text = c.envelope.wrap(&lines, c.layout);
+    // The generator's own check: no export loses a lock key, holder, order id
+    // or record (a failure must be the reader's, not the writer's).
+    for r in &incs[c.incident].recs {
+        for v in [r.key, r.holder, r.order_id].into_iter().flatten() {
+            assert!(
+                text.contains(v),
+                "{}: {v} is missing from the export",
+                c.id(incs)
+            );
+        }
+    }
+    for r in &incs[c.incident].recs {
+        if let Some(h) = r.holder {
+            let want = incs[c.incident]
+                .recs
+                .iter()
+                .filter(|o| o.holder == Some(h))
+                .count();
+            assert!(
+                text.matches(h).count() >= want,
+                "{}: a record of {h} is missing",
+                c.id(incs)
+            );
+        }
+    }
+    c.encoding.apply(&text)
 }
 
 fn manifest() -> PathBuf {
@@ -442,6 +468,18 @@ fn every_export_path_gives_the_plain_answer() {
     report += &tally_text("family", &by_family);
     report += &tally_text("encoding", &by_encoding);
     report += &tally_text("incident", &by_incident);
+    report += "\nthe oracle (each incident as plain JSON Lines)\n";
+    for (inc, a) in incs.iter().zip(&oracle) {
+        let _ = writeln!(
+            report,
+            "{:<10} holds {}, overlaps {:?}, oversold {}, findings {:?}",
+            inc.name,
+            a.holds.len(),
+            a.overlaps,
+            a.oversold,
+            a.findings
+        );
+    }
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     for d in failing.values() {
         // The reason up to its first `;` (for an unreadable file: what it was
