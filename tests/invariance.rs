@@ -336,6 +336,43 @@ fn tally_text(title: &str, t: &Tally) -> String {
     s
 }
 
+/// Passing combinations of each (layout, envelope) pair, as a table:
+/// layouts down, envelopes across (numbered, with a legend), `p/n` a cell.
+fn pair_matrix(all: &[Combo], results: &[(String, Option<String>)]) -> String {
+    let mut cells: BTreeMap<(&str, &str), (usize, usize)> = BTreeMap::new();
+    for (c, (_, d)) in all.iter().zip(results) {
+        let e = cells
+            .entry((c.layout.id(), c.envelope.id()))
+            .or_insert((0, 0));
+        e.1 += 1;
+        if d.is_none() {
+            e.0 += 1;
+        }
+    }
+    let mut s = String::from("\npassing per (layout, envelope), p/n; envelopes:\n");
+    for (i, e) in ENVELOPES.iter().enumerate() {
+        let _ = writeln!(s, "  e{i:02} {}", e.id());
+    }
+    let _ = write!(s, "{:<18}", "");
+    for i in 0..ENVELOPES.len() {
+        let _ = write!(s, " e{i:02}");
+    }
+    s.push('\n');
+    for l in LAYOUTS {
+        let _ = write!(s, "{:<18}", l.id());
+        for e in ENVELOPES {
+            match cells.get(&(l.id(), e.id())) {
+                Some((p, n)) => {
+                    let _ = write!(s, " {p}/{n}");
+                }
+                None => s.push_str("   -"),
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
+
 #[test]
 fn every_export_path_gives_the_plain_answer() {
     let incs = incidents();
@@ -468,6 +505,7 @@ fn every_export_path_gives_the_plain_answer() {
     report += &tally_text("family", &by_family);
     report += &tally_text("encoding", &by_encoding);
     report += &tally_text("incident", &by_incident);
+    report += &pair_matrix(&all, &results);
     report += "\nthe oracle (each incident as plain JSON Lines)\n";
     for (inc, a) in incs.iter().zip(&oracle) {
         let _ = writeln!(
