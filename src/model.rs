@@ -484,14 +484,46 @@ impl Event {
     /// Packs `d` and, when given, a wide TTL after it; keeps
     /// [`Event::holder_guessed`].
     fn repack(&mut self, d: Detail, wide_ttl: Option<i64>) {
-        let guessed = self.detail_mask & D_HOLDER_GUESSED;
+        let flags = self.detail_mask & (D_HOLDER_GUESSED | D_SAYS_WROTE);
         (self.detail_mask, self.detail) = pack_detail(&d, wide_ttl);
-        self.detail_mask |= guessed;
+        self.detail_mask |= flags;
     }
 
     /// True when the line carried any business / release field.
     pub fn has_detail(&self) -> bool {
-        self.detail_mask & !(D_HOLDER_GUESSED | D_TTL_WIDE) != 0
+        self.detail_mask & !(D_HOLDER_GUESSED | D_TTL_WIDE | D_SAYS_WROTE) != 0
+    }
+
+    /// True when the line's own event name says it wrote (`db_write`,
+    /// `record_saved`, `row_updated`...) though it is none of the known
+    /// kinds: with a fencing token it is a business write, as a stock
+    /// deduction or an order is (`tests/fixtures/cases/README.md`,
+    /// `fencing_violation`). Read from the inline mask alone.
+    pub fn says_it_wrote(&self) -> bool {
+        self.detail_mask & D_SAYS_WROTE != 0
+    }
+
+    /// Marks the line as one whose event says it wrote (see
+    /// [`Event::says_it_wrote`]).
+    pub fn set_says_it_wrote(&mut self, wrote: bool) {
+        if wrote {
+            self.detail_mask |= D_SAYS_WROTE;
+        } else {
+            self.detail_mask &= !D_SAYS_WROTE;
+        }
+    }
+
+    /// True when this line is a business write, the only kind a fencing
+    /// token is checked on: a stock deduction, an order, a write the
+    /// storage refused, or a line whose event says it wrote. A lock
+    /// operation carrying the token (acquire, renewal, release) is not a
+    /// write (`tests/fixtures/cases/README.md`, `fencing_violation`).
+    pub fn is_business_write(&self) -> bool {
+        match self.kind {
+            EventKind::StockDeducted | EventKind::OrderCreated | EventKind::WriteRejected => true,
+            EventKind::Activity => self.says_it_wrote(),
+            _ => false,
+        }
     }
 
     /// The fencing token, without decoding the rest when there is none.
@@ -565,6 +597,8 @@ const D_MESSAGE: u16 = 1 << 11;
 const D_HOLDER_GUESSED: u16 = 1 << 12;
 /// A TTL beyond 32 bits follows the detail's fields (see [`WIDE_TTL`]).
 const D_TTL_WIDE: u16 = 1 << 13;
+/// Not a field of [`Detail`]: [`Event::says_it_wrote`], no bytes.
+const D_SAYS_WROTE: u16 = 1 << 14;
 
 fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {

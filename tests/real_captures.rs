@@ -100,7 +100,24 @@ fn check(name: &str, paths: &[PathBuf], tolerance_ms: f64) {
         t["loss"].as_f64(),
         "{name}: {s}"
     );
-    assert_eq!(s["overlap_pairs"], t["overlap_pair_count"], "{name}: {s}");
+    // A truth pair of 0 ms (a later holder's acquire and release in one
+    // logged millisecond) is no overlap by the app log's milliseconds
+    // (issue #33), while a capture's microseconds may show it lasting a
+    // fraction of a millisecond: such a pair may be listed or not.
+    let zero_ms: BTreeSet<(String, String, String)> = overlap_list(&t, true)
+        .iter()
+        .filter(|o| o["duration_ms"].as_f64() == Some(0.0))
+        .map(|o| (text(o, "earlier"), text(o, "later"), text(o, "cause")))
+        .collect();
+    let found = pairs(&v, false);
+    let optional: BTreeSet<_> = found.intersection(&zero_ms).cloned().collect();
+    let count = s["overlap_pairs"].as_u64().unwrap_or(0) as usize;
+    let truth_count = t["overlap_pair_count"].as_u64().unwrap_or(0) as usize;
+    assert_eq!(
+        count,
+        truth_count - zero_ms.len() + optional.len(),
+        "{name}: {s}"
+    );
     // Every oversold unit is tied to the incident that sold it.
     let in_incidents: i64 = v["incidents"]
         .as_array()
@@ -124,9 +141,16 @@ fn check(name: &str, paths: &[PathBuf], tolerance_ms: f64) {
         products.iter().all(|p| !p.contains("order")),
         "{name}: {products:?}"
     );
-    assert_eq!(pairs(&v, false), pairs(&t, true), "{name}");
-    for ((e1, l1, d1), (e2, l2, d2)) in durations(&v, false).iter().zip(durations(&t, true).iter())
-    {
+    let expected: BTreeSet<_> = pairs(&t, true)
+        .into_iter()
+        .filter(|p| !zero_ms.contains(p) || optional.contains(p))
+        .collect();
+    assert_eq!(found, expected, "{name}");
+    let truth_durations: Vec<_> = durations(&t, true)
+        .into_iter()
+        .filter(|(e, l, _)| expected.iter().any(|(pe, pl, _)| (pe, pl) == (e, l)))
+        .collect();
+    for ((e1, l1, d1), (e2, l2, d2)) in durations(&v, false).iter().zip(truth_durations.iter()) {
         assert_eq!((e1, l1), (e2, l2), "{name}");
         assert!(
             (d1 - d2).abs() <= tolerance_ms,
@@ -173,4 +197,70 @@ fn failover_app_logs_with_captures() {
 fn failover_captures_alone() {
     let dir = folder("failover");
     check("failover", &files(&dir, ".monitor.log"), 10.0);
+}
+
+/// The restart capture (`captures/restart/README.md`, made by its `make.py`):
+/// A's lock erased by a restart without persistence, B acquires on the empty
+/// server. Written by hand from the script's steps: 1 pair A then B, cause
+/// `lock_vanished`, no foreign release, 1 unit oversold (200 CNY).
+fn check_restart(paths: &[PathBuf], capture_only: bool) {
+    const A: &str = "cf2ee8d57e9d44b0a196ff00dc92bcfc";
+    const B: &str = "4ffa8424415c462da62ac527bc61def2";
+    let v = analyze(paths);
+    let s = &v["summary"];
+    assert_eq!(s["overlap_pairs"], 1, "{s}");
+    assert_eq!(s["oversold_units"], 1, "{s}");
+    assert_eq!(s["loss"]["amount"].as_f64(), Some(200.0), "{s}");
+    let o = overlap_list(&v, false);
+    assert_eq!(
+        (
+            text(o[0], "earlier"),
+            text(o[0], "later"),
+            text(o[0], "cause")
+        ),
+        (A.to_string(), B.to_string(), "lock_vanished".to_string())
+    );
+    let ms = o[0]["duration_ms"].as_f64().unwrap_or(-1.0);
+    assert!(ms > 0.0 && ms < 3.0, "{ms}");
+    let kinds: Vec<&str> = v["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert!(!kinds.contains(&"foreign_release"), "{kinds:?}");
+    assert_eq!(s["warnings"], 0, "{s}");
+    // The lock server's capture says where its gap is, and that it is taken
+    // as a restart.
+    let notes = v["sources"].to_string();
+    assert!(
+        notes.contains("gap from line 4 to line 8") && notes.contains("restart"),
+        "{notes}"
+    );
+    if capture_only {
+        assert!(o[0]["inferred"].as_bool().unwrap_or(false));
+    }
+}
+
+#[test]
+fn restart_app_logs_with_captures() {
+    check_restart(&app_and_captures("restart"), false);
+}
+
+#[test]
+fn restart_captures_alone() {
+    // Before the capture's gaps were read, `Could not connect to Redis`
+    // lines made the file unreadable (no MONITOR capture recognised).
+    let dir = folder("restart");
+    check_restart(&files(&dir, ".monitor.log"), true);
+}
+
+#[test]
+fn restart_app_logs_alone() {
+    let dir = folder("restart");
+    let v = analyze(&files(&dir, ".jsonl"));
+    let o = overlap_list(&v, false);
+    assert_eq!(o.len(), 1);
+    assert_eq!(text(o[0], "cause"), "lock_vanished");
+    assert_eq!(v["summary"]["oversold_units"], 1);
 }

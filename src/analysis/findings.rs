@@ -42,9 +42,13 @@ fn finding(kind: FindingKind, lease: &Lease, at_ns: i64, detail: String) -> Find
 /// - `no_ttl`: an acquire whose TTL is absent, null or 0 in a file that has
 ///   a TTL field (an unknown TTL raises none).
 /// - `foreign_release`: a hold whose lock another holder deleted.
-/// - `fencing_violation`: a write carrying a fencing token lower than one
-///   already accepted on that key (a `write_rejected` was contained by the
-///   storage; anything else was accepted).
+/// - `fencing_violation`: a business write carrying a fencing token lower
+///   than one already accepted on that key (a `write_rejected` was
+///   contained by the storage; anything else was accepted). A business
+///   write is a stock deduction, an order, a refused write or a line whose
+///   event says it wrote ([`crate::model::Event::is_business_write`]); a
+///   lock operation carrying the token (acquire, renewal, release, a lost
+///   lock) is none.
 pub fn detect_findings(
     log: &LoadedLog,
     times_ns: &[i64],
@@ -184,15 +188,7 @@ fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
     let mut order: Vec<usize> = (0..log.events.len())
         .filter(|&i| {
             let e = &log.events[i];
-            e.key.is_some()
-                && e.fencing_token().is_some()
-                && !matches!(
-                    e.kind,
-                    EventKind::Acquired
-                        | EventKind::Renewed
-                        | EventKind::Released
-                        | EventKind::ReleaseFailed
-                )
+            e.key.is_some() && e.fencing_token().is_some() && e.is_business_write()
         })
         .collect();
     // `i` makes the key unique: the unstable sort needs no scratch copy.
@@ -477,6 +473,69 @@ mod tests {
         );
         assert_eq!(f.len(), 1);
         assert!(f[0].detail.contains("rejected"));
+    }
+
+    #[test]
+    fn a_lock_operation_carrying_a_fencing_token_is_no_write() {
+        // B holds token 34 and refreshes with it; A (token 33) logs its
+        // acquire, its lost lock and a line of work that wrote nothing:
+        // lock operations and plain work carry the token but write
+        // nothing, so no violation (cases README, `fencing_violation`).
+        let rows = [
+            (0, Acquired, "k", "A", Some(1000)),
+            (1100, Acquired, "k", "B", Some(1000)),
+            (1200, Activity, "k", "B", None),
+            (1300, Renewed, "k", "B", Some(1000)),
+            (1400, LockLost, "k", "A", None),
+            (1450, Activity, "k", "A", None),
+            (1500, Released, "k", "A", None),
+            (1600, AcquireFailed, "k", "A", None),
+        ];
+        let tokens = [33, 34, 34, 34, 33, 33, 33, 33];
+        let mut log = log_of(&rows);
+        for (e, t) in log.events.iter_mut().zip(tokens) {
+            e.update_detail(|d| d.fencing_token = Some(t));
+        }
+        let times: Vec<i64> = log.events.iter().map(|e| e.at_ns).collect();
+        assert!(fencing_violations(&log, &times).is_empty());
+        // B's work line says it wrote (token 34), then A's does (33): a
+        // violation, and the storage accepted it.
+        log.events[2].set_says_it_wrote(true);
+        log.events[5].set_says_it_wrote(true);
+        let f = fencing_violations(&log, &times);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].at_ns, 1450 * NS_PER_MS);
+        assert!(f[0].detail.contains("accepted it too"));
+    }
+
+    #[test]
+    fn a_refresh_line_is_a_renewal_not_a_write() {
+        // Issue #31: `refreshed` lines carrying the fencing token were read
+        // as writes (a false fencing_violation), and a refresh after the
+        // expiry raised no renewal_gap.
+        let text = br#"{"ts":"2024-09-01T10:00:00.000Z","event":"acquired","lock_key":"k","owner":"A","ttl_ms":1000,"fencing_token":34}
+{"ts":"2024-09-01T10:00:00.500Z","event":"refreshed","lock_key":"k","owner":"A","ttl_ms":1000,"fencing_token":34}
+{"ts":"2024-09-01T10:00:02.100Z","event":"acquired","lock_key":"k","owner":"B","ttl_ms":1000,"fencing_token":35}
+{"ts":"2024-09-01T10:00:02.150Z","event":"refreshed","lock_key":"k","owner":"B","ttl_ms":1000,"fencing_token":35}
+{"ts":"2024-09-01T10:00:02.250Z","event":"refreshed","lock_key":"k","owner":"A","ttl_ms":1000,"fencing_token":34}
+{"ts":"2024-09-01T10:00:02.300Z","event":"released","lock_key":"k","owner":"A","fencing_token":34}
+{"ts":"2024-09-01T10:00:02.400Z","event":"released","lock_key":"k","owner":"B","fencing_token":35}
+"#;
+        let mut b = crate::model::LogBuilder::new();
+        crate::ingest::read_source(
+            "app.jsonl",
+            &text[..],
+            &crate::ingest::IngestOptions::default(),
+            &mut b,
+            &crate::ingest::Progress::default(),
+        )
+        .expect("reads");
+        let log = b.finish();
+        assert_eq!(log.events[1].kind, Renewed);
+        let a = analyze(&log, &Settings::default());
+        let k = kinds(&a.findings);
+        assert!(!k.contains(&FindingKind::FencingViolation), "{k:?}");
+        assert!(k.contains(&FindingKind::RenewalGap), "{k:?}");
     }
 
     #[test]

@@ -266,7 +266,7 @@ impl Building {
             self.lease.expiry_ns = ttl
                 .map(|ttl| t.saturating_add(ttl.saturating_mul(NS_PER_MS)))
                 .into();
-        } else if self.lease.expiry_ns.get().is_some_and(|exp| t > exp) {
+        } else if self.lease.expiry_ns.get().is_some_and(|exp| t >= exp) {
             self.lease.renewals_mut().late_ns.push(t);
         }
         if self.window_open {
@@ -274,10 +274,12 @@ impl Building {
         }
     }
 
-    /// Still valid at `now_ns`? A key is gone once now > its deadline
-    /// (Redis expiry semantics, redis.io/docs/latest/commands/expire).
+    /// Still valid at `now_ns`? A lease granted at t with TTL d covers
+    /// [t, t + d): at t + d it has expired, so an acquire or a renewal
+    /// logged at exactly the expiry comes after it
+    /// (`tests/fixtures/cases/README.md`, "Lease").
     fn valid_at(&self, now_ns: i64) -> bool {
-        !self.lock_ended && self.lease.expiry_ns.get().is_none_or(|exp| now_ns <= exp)
+        !self.lock_ended && self.lease.expiry_ns.get().is_none_or(|exp| now_ns < exp)
     }
 }
 
@@ -285,8 +287,12 @@ impl Building {
 ///
 /// `times_ns` are the event times to use (see [`apply_host_offsets`]).
 /// Rules, in order of application at each event of a key:
-/// 1. the live lock expires once time passes its expiry;
-/// 2. `acquired` starts a new hold; a live lock of another holder then ended
+/// 1. the live lock expires once time reaches its expiry (a lease covers
+///    [grant, grant + TTL));
+/// 2. `acquired` starts a new hold; the same holder's earlier hold on the
+///    key, when its window is still open, ends at that holder's last logged
+///    event on the key before this acquire ([`WindowEnd::Reacquired`]); a
+///    live lock of another holder then ended
 ///    either by log lag (its holder's own successful release follows within
 ///    `log_lag_tolerance_ms`) or it vanished (or, with an unknown TTL,
 ///    [`LockEnd::Unknown`]: expired or vanished);
@@ -498,7 +504,12 @@ fn reconstruct_key(
         match e.kind {
             EventKind::Acquired => {
                 if let Some(prev) = mine {
-                    holds[prev].close_window(WindowEnd::Reacquired, t);
+                    // The holder's earlier hold ends at its last logged
+                    // event on the key before this acquire (a host name or
+                    // a thread reused as the owner: the earlier request
+                    // stopped working there, not here).
+                    let last = holds[prev].last_event_ns;
+                    holds[prev].close_window(WindowEnd::Reacquired, last);
                     if live == Some(prev) {
                         holds[prev].end_lock(LockEnd::Reacquired, t, None);
                         live = None;
@@ -987,6 +998,73 @@ pub(crate) mod tests {
         }
         let spans: usize = set.leases.iter().map(|l| l.lines.len as usize).sum();
         assert_eq!(spans, set.lines.len());
+    }
+
+    #[test]
+    fn a_holder_acquiring_again_ends_its_earlier_hold_at_its_last_line_before() {
+        // web-1 is a host name reused as the owner: its first request
+        // worked until 200 ms and logged no release; B took the expired
+        // lock at 1 500 ms; web-1's second request acquired at 3 000 ms.
+        // The first hold ends at 200 ms, not at 3 000 ms: no overlap
+        // with B (cases README, "Holder").
+        let log = log_of(&[
+            (0, Acquired, "k", "web-1", Some(1000)),
+            (200, Activity, "k", "web-1", None),
+            (1500, Acquired, "k", "B", Some(1000)),
+            (1600, Released, "k", "B", None),
+            (3000, Acquired, "k", "web-1", Some(1000)),
+            (3100, Released, "k", "web-1", None),
+        ]);
+        let set = leases_of(&log);
+        let first = &set.leases[0];
+        assert_eq!(first.window_end, WindowEnd::Reacquired);
+        assert_eq!(first.window_end_ns, 200 * NS_PER_MS);
+        assert_eq!(first.lock_end, LockEnd::Expired);
+        let found = crate::analysis::detect_overlaps(&set.leases, &set.log_lag, 100);
+        assert!(found.overlaps.is_empty(), "{:?}", found.overlaps);
+        // With nothing logged between, the earlier hold is its acquire
+        // alone, and a live lock ends at the new acquire.
+        let log = log_of(&[
+            (0, Acquired, "k", "web-1", Some(5000)),
+            (300, Acquired, "k", "web-1", Some(5000)),
+        ]);
+        let a = &leases_of(&log).leases[0];
+        assert_eq!((a.window_end_ns, a.lock_end_ns), (0, 300 * NS_PER_MS));
+        assert_eq!(a.lock_end, LockEnd::Reacquired);
+    }
+
+    #[test]
+    fn a_lease_covers_its_grant_up_to_but_not_including_the_expiry() {
+        // TTL 1 000 ms granted at 0: at exactly 1 000 ms it has expired.
+        // B's acquire there comes after the expiry (not a vanished lock),
+        // and A's renewal there is late (cases README, "Lease").
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (1000, Acquired, "k", "B", Some(1000)),
+            (1500, ReleaseFailed, "k", "A", None),
+            (1600, Released, "k", "B", None),
+        ]);
+        let set = leases_of(&log);
+        assert_eq!(set.leases[0].lock_end, LockEnd::Expired);
+        assert_eq!(set.leases[0].lock_end_ns, 1000 * NS_PER_MS);
+        let found = crate::analysis::detect_overlaps(&set.leases, &set.log_lag, 100);
+        assert_eq!(found.overlaps.len(), 1);
+        assert_eq!(found.overlaps[0].cause, super::super::Cause::LeaseExpired);
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (1000, Renewed, "k", "A", Some(1000)),
+            (1200, Released, "k", "A", None),
+        ]);
+        let a = &leases_of(&log).leases[0];
+        assert_eq!(a.late_renewals_ns(), vec![1000 * NS_PER_MS]);
+        assert!(a.renewals_ns().is_empty());
+        assert_eq!(a.lock_end, LockEnd::Expired);
+        // One nanosecond before the expiry still counts.
+        let mut log = log;
+        log.events[1].at_ns -= 1;
+        let a = &leases_of(&log).leases[0];
+        assert_eq!(a.renewals_ns(), vec![1000 * NS_PER_MS - 1]);
+        assert_eq!(a.lock_end, LockEnd::OwnRelease);
     }
 
     #[test]

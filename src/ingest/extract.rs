@@ -227,6 +227,7 @@ impl<'o> Collector<'o> {
 
         // Event kind.
         let mut kind = None;
+        let mut wrote = false;
         if let Some(ep) = self.fields.event()
             && let Some(ev) = ep.value(rec)
         {
@@ -246,6 +247,8 @@ impl<'o> Collector<'o> {
                     k
                 }
             };
+            // Only a line of no known kind can become an Activity.
+            wrote = kind.is_none() && says_it_wrote(&raw);
         }
         let key = self.sym(b, line, rec, Role::Key);
         let holder = self.sym(b, line, rec, Role::Holder);
@@ -264,6 +267,7 @@ impl<'o> Collector<'o> {
             line: u32::try_from(line).unwrap_or(u32::MAX),
         };
         let mut e = Event::new(at_ns, kind, source);
+        e.set_says_it_wrote(kind == EventKind::Activity && wrote);
         e.key = key;
         e.holder = holder;
         e.host = self.sym(b, line, rec, Role::Host);
@@ -341,5 +345,89 @@ impl<'o> Collector<'o> {
             message,
         };
         e.set_detail(d);
+    }
+}
+
+/// True when an event name says the line wrote something (`db_write`,
+/// `record.saved`, `RowUpdated`, `已写入`): one of its words, split at
+/// `_`, `-`, `.`, `:`, `/`, spaces and lower-to-upper steps, is a write
+/// verb. Such a line, of no known kind, is a business write for the
+/// fencing rule ([`crate::model::Event::says_it_wrote`]); lock words
+/// (`refreshed`, `released`) are not write verbs.
+pub(crate) fn says_it_wrote(raw: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "write",
+        "writes",
+        "wrote",
+        "written",
+        "writing",
+        "save",
+        "saved",
+        "store",
+        "stored",
+        "persist",
+        "persisted",
+        "commit",
+        "committed",
+        "insert",
+        "inserted",
+        "update",
+        "updated",
+        "upsert",
+        "upserted",
+        "put",
+    ];
+    if ["写入", "已写", "保存", "更新"]
+        .iter()
+        .any(|w| raw.contains(w))
+    {
+        return true;
+    }
+    let mut word = String::new();
+    let mut prev_lower = false;
+    let mut found = false;
+    let mut end_word = |word: &mut String| {
+        found |= VERBS.contains(&word.as_str());
+        word.clear();
+    };
+    for c in raw.chars() {
+        if !c.is_ascii_alphanumeric() || (c.is_ascii_uppercase() && prev_lower) {
+            end_word(&mut word);
+        }
+        prev_lower = c.is_ascii_lowercase();
+        if c.is_ascii_alphanumeric() {
+            word.push(c.to_ascii_lowercase());
+        }
+    }
+    end_word(&mut word);
+    found
+}
+
+#[cfg(test)]
+mod write_word_tests {
+    use super::says_it_wrote;
+
+    #[test]
+    fn write_verbs_say_a_line_wrote_and_lock_words_do_not() {
+        for w in [
+            "db_write",
+            "record.saved",
+            "RowUpdated",
+            "storage write",
+            "已写入",
+            "put",
+        ] {
+            assert!(says_it_wrote(w), "{w}");
+        }
+        for n in [
+            "refreshed",
+            "released",
+            "lock.refresh",
+            "prolonged",
+            "rewrite_check",
+            "output",
+        ] {
+            assert!(!says_it_wrote(n), "{n}");
+        }
     }
 }

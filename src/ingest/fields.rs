@@ -856,7 +856,9 @@ fn english_kind(n: &str) -> Option<EventKind> {
         | "lock_acquire_failed" => AcquireFailed,
         "renewed" | "renew" | "extended" | "extend" | "lock_extended" | "lock_renewed"
         | "watchdog_renewed" | "watchdog_renew" | "watchdog_extended" | "renew_ok"
-        | "extend_ok" | "lease_renewed" | "lease_extended" => Renewed,
+        | "extend_ok" | "lease_renewed" | "lease_extended" | "refreshed" | "refresh"
+        | "lock_refreshed" | "refresh_ok" | "lease_refreshed" | "prolonged" | "prolong"
+        | "lock_prolonged" => Renewed,
         "released" | "unlocked" | "lock_released" | "release_ok" | "unlock_ok" | "release"
         | "unlock" | "release_success" | "lock_release_ok" => Released,
         "release_failed"

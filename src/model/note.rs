@@ -92,6 +92,19 @@ pub enum SourceNote {
         /// How many.
         dels: u64,
     },
+    /// MONITOR: the capture's connection dropped and came back (redis-cli's
+    /// `Error: Server closed the connection`, then a new `OK`): commands in
+    /// between are missing. `restart`: redis-cli could not connect in
+    /// between (the server was down), taken as a restart without
+    /// persistence: the keyspace is empty after it.
+    CaptureGap {
+        /// The line where the connection dropped.
+        from_line: u64,
+        /// The line of the new `OK`; 0 when the capture ended in the gap.
+        to_line: u64,
+        /// The server was down in between.
+        restart: bool,
+    },
     /// MONITOR: commands the model does not know, with their counts.
     UnknownCommands {
         /// (command, times), in name order.
@@ -368,6 +381,26 @@ impl SourceNote {
                 "{dels} DEL(s) of a lock came with nothing in the capture saying who sent them: each is \
                  credited to the key's holder as its own release (inferred, holder guessed)"
             ),
+            SourceNote::CaptureGap {
+                from_line,
+                to_line,
+                restart,
+            } => {
+                let to = if *to_line == 0 {
+                    "the end of the capture".to_string()
+                } else {
+                    format!("line {to_line}")
+                };
+                if *restart {
+                    format!(
+                        "gap from line {from_line} to {to}: the server closed the MONITOR connection and refused new ones (it was down): taken as a restart without persistence, so every key, every lock with it, is gone after it (a lock of before vanished); commands in the gap are not in the capture (inferred)"
+                    )
+                } else {
+                    format!(
+                        "gap from line {from_line} to {to}: the MONITOR connection was closed and opened again (a CLIENT KILL, as Sentinel sends to a server it reconfigures, or the network); commands in the gap are not in the capture, and the keyspace is kept"
+                    )
+                }
+            }
             SourceNote::UnknownCommands { commands } => {
                 let list: Vec<String> = commands.iter().map(|(c, n)| format!("{c} x{n}")).collect();
                 format!("unknown commands: {}", list.join(", "))
@@ -522,6 +555,26 @@ impl SourceNote {
             SourceNote::DelsGuessed { dels } => format!(
                 "{dels} 次对锁的 `DEL` 在抓包中看不出是谁发出的：每次都记为该锁键持有者的自行释放（推断，持有者为猜测）"
             ),
+            SourceNote::CaptureGap {
+                from_line,
+                to_line,
+                restart,
+            } => {
+                let to = if *to_line == 0 {
+                    "抓包结束".to_string()
+                } else {
+                    format!("第 {to_line} 行")
+                };
+                if *restart {
+                    format!(
+                        "从第 {from_line} 行到{to}有缺口：服务器关闭了 `MONITOR` 连接并拒绝新连接（服务器已停机）：视为无持久化的重启，之后所有键（连同锁）都已不存在（之前的锁消失）；缺口期间的命令不在抓包中（推断）"
+                    )
+                } else {
+                    format!(
+                        "从第 {from_line} 行到{to}有缺口：`MONITOR` 连接被关闭后重新打开（`CLIENT KILL`，哨兵重新配置服务器时会发送，或网络中断）；缺口期间的命令不在抓包中，键空间保持不变"
+                    )
+                }
+            }
             SourceNote::UnknownCommands { commands } => {
                 let list: Vec<String> = commands
                     .iter()
@@ -696,6 +749,14 @@ mod tests {
             (SourceNote::DelsByRequest { dels: 2 }, vec![]),
             (SourceNote::DelsGuessed { dels: 1 }, vec![]),
             (
+                SourceNote::CaptureGap {
+                    from_line: 4,
+                    to_line: 8,
+                    restart: true,
+                },
+                vec![],
+            ),
+            (
                 SourceNote::UnknownCommands {
                     commands: vec![(s("FROB"), 2)],
                 },
@@ -787,6 +848,7 @@ mod tests {
             SourceNote::Failover { .. } => 20,
             SourceNote::NotRedlock { .. } => 21,
             SourceNote::DataNode => 22,
+            SourceNote::CaptureGap { .. } => 23,
         }
     }
 
@@ -803,7 +865,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 23, "one note of each kind");
+        assert_eq!(kinds.len(), 24, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

@@ -14,10 +14,11 @@ use crate::model::{LoadedLog, SourceRef};
 /// When a lease kept alive by a watchdog expires, ms after its grant.
 ///
 /// The watchdog fires every `renew_every_ms` after the grant while the
-/// holder works (`work_ms`); each renewal that reaches the server no later
-/// than the expiry moves it to renewal + `ttl_ms`. A renewal due inside a
+/// holder works (`work_ms`); each renewal that reaches the server before
+/// the expiry moves it to renewal + `ttl_ms` (a lease covers its grant up
+/// to but not including grant plus TTL, docs/semantics.md §3). A renewal due inside a
 /// pause (`pauses_ms`, open intervals after the grant, sorted) is sent when
-/// the pause ends; one sent after the expiry fails and the watchdog stops
+/// the pause ends; one sent at or after the expiry fails and the watchdog stops
 /// (Redisson's `renewExpiration` stops when the renewal returns false).
 /// Cost: O(pauses), whatever the length of the hold.
 pub fn watchdog_expiry_ms(
@@ -31,7 +32,7 @@ pub fn watchdog_expiry_ms(
     // The last renewal point so far, and the last tick (a multiple of r)
     // already accounted for.
     let mut last_tick = 0i64;
-    // Regular ticks in (after, upto]: all succeed while r <= ttl.
+    // Regular ticks in (after, upto]: all succeed while r < ttl.
     let regular = |after: i64, upto: i64, expiry: &mut i64, last_tick: &mut i64| -> bool {
         let k = upto.div_euclid(r);
         let tick = k.saturating_mul(r);
@@ -39,7 +40,7 @@ pub fn watchdog_expiry_ms(
             return true;
         }
         let first = (after.div_euclid(r) + 1).saturating_mul(r).max(r);
-        if first > *expiry {
+        if first >= *expiry {
             return false;
         }
         *expiry = tick.saturating_add(ttl_ms);
@@ -60,7 +61,7 @@ pub fn watchdog_expiry_ms(
             if b >= work_ms {
                 return expiry;
             }
-            if b > expiry {
+            if b >= expiry {
                 return expiry;
             }
             expiry = b.saturating_add(ttl_ms);
@@ -96,7 +97,7 @@ fn expiry_ns(l: &Lease, start_ns: i64, offsets: &[i64], policy: &Policy) -> Opti
     renewals.sort_unstable();
     let mut expiry = ttl_ns;
     for r in renewals {
-        if r > expiry {
+        if r >= expiry {
             break;
         }
         expiry = r.saturating_add(ttl_ns);

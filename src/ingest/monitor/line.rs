@@ -137,6 +137,7 @@ impl LineParser {
             || line == b"OK"
             || line.starts_with(b"Error:")
             || line.starts_with(b"(error)")
+            || line.starts_with(CANNOT_CONNECT)
         {
             return Ok(None);
         }
@@ -387,6 +388,12 @@ fn parse_args(
     Ok(())
 }
 
+/// What redis-cli prints when the server refuses the connection (`Could not
+/// connect to Redis at 127.0.0.1:6379: Connection refused`): a capture kept
+/// through restarts by running `redis-cli monitor` again in a loop has such
+/// lines while the server is down.
+pub(crate) const CANNOT_CONNECT: &[u8] = b"Could not connect to Redis at ";
+
 /// True when the first lines of a text look like a `redis-cli monitor`
 /// capture (`<epoch.usec> [<db> <addr>] "CMD" ...`, possibly after a leading
 /// `OK`). The first non-blank line must be a command (or `OK`); after it, a
@@ -442,6 +449,10 @@ mod tests {
     fn skips_ok_and_error_lines_and_rejects_bad_ones() {
         assert_eq!(parse_line(b"OK\n"), Ok(None));
         assert_eq!(parse_line(b"Error: Server closed the connection"), Ok(None));
+        assert_eq!(
+            parse_line(b"Could not connect to Redis at 127.0.0.1:7621: Connection refused"),
+            Ok(None)
+        );
         assert_eq!(parse_line(b""), Ok(None));
         assert!(parse_line(b"17959x.1 [0 1.2.3.4:5] \"GET\" \"k\"").is_err());
         assert!(parse_line(b"1.1 [0 1.2.3.4:5] \"GET\" \"k").is_err());

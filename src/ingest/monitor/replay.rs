@@ -310,6 +310,10 @@ pub(super) struct Replay {
     file: u16,
     name: String,
     pub(super) keyspace: Keyspace,
+    /// An open gap in the capture: (its first line, the server was down).
+    gap: Option<(u32, bool)>,
+    /// The gaps closed so far, as notes.
+    gaps: Vec<crate::model::SourceNote>,
     connections: HashMap<Box<[u8]>, (Client, Connection)>,
     /// The client of a `lua` line outside any script.
     lua: Client,
@@ -344,6 +348,8 @@ impl Replay {
             file,
             name,
             keyspace: Keyspace::new(),
+            gap: None,
+            gaps: Vec::new(),
             connections: HashMap::new(),
             lua: new_client("lua", u32::MAX),
             script: None,
@@ -372,7 +378,19 @@ impl Replay {
             event_lines: self.event_lines.len,
             commands: self.commands,
             lua_commands: self.lua_commands,
-            request_notes: self.requests.notes(),
+            request_notes: {
+                let mut notes = std::mem::take(&mut self.gaps);
+                if let Some((from, restart)) = self.gap {
+                    // The capture ended inside a gap.
+                    notes.push(crate::model::SourceNote::CaptureGap {
+                        from_line: u64::from(from),
+                        to_line: 0,
+                        restart,
+                    });
+                }
+                notes.extend(self.requests.notes());
+                notes
+            },
             unknown: self.unknown,
         }
     }
@@ -586,6 +604,7 @@ impl Replay {
         raw: &[u8],
         line: u32,
     ) -> bool {
+        self.connection_state(raw, line);
         match parser.parse(raw) {
             Ok(Some(cl)) => {
                 let mut args = recycle(std::mem::take(&mut self.arg_list));
@@ -599,6 +618,37 @@ impl Replay {
                 b.warn("monitor", &self.name, u64::from(line), reason);
                 true
             }
+        }
+    }
+
+    /// Follows redis-cli's own lines about its connection: `Error: Server
+    /// closed the connection` opens a gap in the capture, `Could not connect
+    /// to Redis at ...` says the server itself was down, and the `OK` of a
+    /// new `monitor` closes the gap. A gap with the server down is a
+    /// restart: without persistence its keyspace is empty after it, so the
+    /// model forgets every key (a lock of before then vanished, and the
+    /// next holder's acquire wins, as on the real server). A gap without is
+    /// the MONITOR connection closed and opened again (Sentinel's `CLIENT
+    /// KILL TYPE normal` when it reconfigures a server, or the network):
+    /// commands in between are missing and the keyspace is kept. Each gap
+    /// is a note (docs/semantics.md §8, "Gaps and restarts").
+    fn connection_state(&mut self, raw: &[u8], line: u32) {
+        let l = raw.trim_ascii();
+        if l.starts_with(b"Error:") {
+            self.gap.get_or_insert((line, false));
+        } else if l.starts_with(super::line::CANNOT_CONNECT) {
+            self.gap.get_or_insert((line, true)).1 = true;
+        } else if l == b"OK"
+            && let Some((from, restart)) = self.gap.take()
+        {
+            if restart {
+                self.keyspace.flush_all();
+            }
+            self.gaps.push(crate::model::SourceNote::CaptureGap {
+                from_line: u64::from(from),
+                to_line: u64::from(line),
+                restart,
+            });
         }
     }
 
