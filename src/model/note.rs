@@ -53,6 +53,13 @@ pub enum SourceNote {
         /// The zone's name.
         zone: Option<String>,
     },
+    /// Times of day were dated with the mapping's `date`, and the date
+    /// advanced `days` time(s) where the time of day went back by more than
+    /// 12 h (midnight).
+    DateAdvanced {
+        /// Days added by the last line.
+        days: i64,
+    },
     /// No TTL field: the TTL given for the file is used.
     TtlGiven {
         /// That TTL, ms.
@@ -334,6 +341,9 @@ impl SourceNote {
                         .to_string()
                 }
             },
+            SourceNote::DateAdvanced { days } => format!(
+                "times of day were dated with the mapping's date, which advanced {days} day(s) where the time went back by more than 12 h (midnight)"
+            ),
             SourceNote::TtlGiven { ttl_ms } => {
                 format!("no TTL field: holds use the TTL given for this file, {ttl_ms} ms")
             }
@@ -493,6 +503,9 @@ impl SourceNote {
                     "没有时区偏移的时间按 UTC 读取（若是本地时间，请设置时区）".to_string()
                 }
             },
+            SourceNote::DateAdvanced { days } => format!(
+                "只有时刻的时间用映射文件的日期补全；时刻倒退超过 12 小时处（午夜）日期前进，共前进 {days} 天"
+            ),
             SourceNote::TtlGiven { ttl_ms } => {
                 format!("没有过期时间字段：持有使用为此文件给出的过期时间 {ttl_ms} 毫秒")
             }
@@ -676,6 +689,7 @@ mod tests {
                 },
                 vec![],
             ),
+            (SourceNote::DateAdvanced { days: 1 }, vec![]),
             (SourceNote::TtlGiven { ttl_ms: 3000 }, vec![]),
             (SourceNote::TtlUnknown { file: s("app.log") }, vec![]),
             (
@@ -787,6 +801,7 @@ mod tests {
             SourceNote::Failover { .. } => 20,
             SourceNote::NotRedlock { .. } => 21,
             SourceNote::DataNode => 22,
+            SourceNote::DateAdvanced { .. } => 23,
         }
     }
 
