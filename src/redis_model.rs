@@ -713,10 +713,10 @@ impl Keyspace {
         };
         let mut added = 0;
         for p in pairs.chunks(2) {
-            if let [f, v] = p {
-                if h.insert(f, v.to_vec()) {
-                    added += 1;
-                }
+            if let [f, v] = p
+                && h.insert(f, v.to_vec())
+            {
+                added += 1;
             }
         }
         if c == b"HMSET" {

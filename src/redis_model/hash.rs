@@ -138,7 +138,7 @@ mod tests {
             x ^= x << 17;
             let f = format!("f{}", x % 97).into_bytes();
             let v = step.to_string().into_bytes();
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 let was = model.iter().position(|(k, _)| *k == f);
                 if let Some(p) = was {
                     model.remove(p);

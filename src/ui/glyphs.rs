@@ -211,7 +211,9 @@ mod tests {
 
     #[test]
     fn a_panic_payload_is_read_back() {
-        let p = std::panic::catch_unwind(|| panic!("No glyph for {:?}", "ก")).expect_err("panics");
+        let r: std::thread::Result<()> =
+            std::panic::catch_unwind(|| panic!("No glyph for {:?}", "ก"));
+        let p = r.expect_err("panics");
         assert!(panic_text(p.as_ref()).contains("No glyph for \"ก\""));
     }
 }
