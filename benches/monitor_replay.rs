@@ -11,6 +11,10 @@
 //!   `lua` lines; most attempts are on 20 hot products, and one hold in 100
 //!   stalls past its TTL.
 //!
+//! - `one_hash_1m`: 1,000,000 `HSET orders:sku:3b order-N 1` on one hash
+//!   (issue #35: quadratic before, each write a scan of the hash), and
+//!   `one_hset_1m_fields`: one `HSET` with 1,000,000 fields.
+//!
 //! Set `LOCKREPLAY_BENCH_WRITE=DIR` to also write both captures to `DIR`
 //! (to profile `lockreplay analyze` or a test on them).
 
@@ -219,6 +223,37 @@ impl Capture {
     }
 }
 
+/// `n` `HSET`s of a new field each on one hash, after one lock grant (a
+/// capture with no lock is not replayed for events but is parsed the same).
+fn one_hash(n: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(n * 72);
+    out.extend_from_slice(
+        b"1795939839.000001 [0 10.0.0.1:5000] \"SET\" \"sku:3b:lock\" \"t1\" \"NX\" \"PX\" \"30000\"\n",
+    );
+    for i in 0..n {
+        let us = 1 + i as u64;
+        out.extend_from_slice(
+            format!(
+                "{}.{:06} [0 10.0.0.1:5000] \"HSET\" \"orders:sku:3b\" \"order-{i}\" \"1\"\n",
+                1_795_939_840 + us / 1_000_000,
+                us % 1_000_000
+            )
+            .as_bytes(),
+        );
+    }
+    out
+}
+
+/// One `HSET` of `n` fields on one hash, after one lock grant.
+fn one_hset(n: usize) -> Vec<u8> {
+    let mut out = b"1795939839.000001 [0 10.0.0.1:5000] \"SET\" \"sku:3b:lock\" \"t1\" \"NX\" \"PX\" \"30000\"\n1795939840.000001 [0 10.0.0.1:5000] \"HSET\" \"orders:sku:3b\"".to_vec();
+    for i in 0..n {
+        out.extend_from_slice(format!(" \"order-{i}\" \"1\"").as_bytes());
+    }
+    out.push(b'\n');
+    out
+}
+
 /// Command lines in a capture (everything but the leading `OK`).
 fn command_lines(text: &[u8]) -> u64 {
     text.split(|&c| c == b'\n')
@@ -237,6 +272,8 @@ fn benches(c: &mut Criterion) {
     let inputs = [
         ("real_a_x100", real_a(100)),
         ("flash_sale", flash_sale(400_000)),
+        ("one_hash_1m", one_hash(1_000_000)),
+        ("one_hset_1m_fields", one_hset(1_000_000)),
     ];
     if let Ok(dir) = std::env::var("LOCKREPLAY_BENCH_WRITE") {
         for (name, text) in &inputs {

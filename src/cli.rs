@@ -640,7 +640,10 @@ pub fn run(cli: &Cli, frontend: Option<&Frontend>) -> ExitCode {
     match dispatch(cli, frontend) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
-            eprintln!("lockreplay: {err:#}");
+            // A file name, mapping error or field name may carry ESC or BEL:
+            // escaped, never sent raw to the terminal (issue #35).
+            let text = format!("{err:#}");
+            eprintln!("lockreplay: {}", crate::report::terminal_safe(&text));
             ExitCode::from(EXIT_ERROR)
         }
     }
@@ -672,7 +675,7 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
             let sum = &loaded.analysis.summary;
             eprintln!(
                 "lockreplay: report written to {} ({} incident(s), {} unit(s) oversold)",
-                args.out.display(),
+                crate::report::terminal_safe(&args.out.display().to_string()),
                 sum.incidents,
                 sum.oversold_units
             );

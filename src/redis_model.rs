@@ -14,7 +14,10 @@ use std::collections::{BinaryHeap, VecDeque};
 use hashbrown::HashMap;
 use hashbrown::hash_map::EntryRef;
 
+mod hash;
 pub mod tair;
+
+pub use hash::HashFields;
 
 /// A value stored at a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,10 +46,18 @@ impl Value {
             _ => None,
         }
     }
-}
 
-/// The fields of a hash, in insertion order.
-pub type HashFields = Vec<(Vec<u8>, Vec<u8>)>;
+    /// What a lock rule reads of a value, at a cost independent of its
+    /// size: a string whole, a hash's first field and value only (its
+    /// holder; [`crate::ingest::monitor`]), a list empty.
+    pub fn lock_view(&self) -> Value {
+        match self {
+            Value::Hash(h) => Value::Hash(h.first().map(|(f, v)| (f, v)).into_iter().collect()),
+            Value::List(_) => Value::List(VecDeque::new()),
+            v => v.clone(),
+        }
+    }
+}
 
 /// One key: its value and its absolute expiry deadline (ms since the epoch).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -679,7 +690,7 @@ impl Keyspace {
 
     fn hash_mut(&mut self, now_ms: i64, db: u32, key: &[u8]) -> Result<&mut HashFields, Outcome> {
         if self.get_live(now_ms, db, key).is_none() {
-            self.put(db, key, Value::Hash(Vec::new()), None);
+            self.put(db, key, Value::Hash(HashFields::new()), None);
         }
         match self.db_mut(db).get_mut(key).map(|e| &mut e.value) {
             Some(Value::Hash(h)) => Ok(h),
@@ -702,13 +713,10 @@ impl Keyspace {
         };
         let mut added = 0;
         for p in pairs.chunks(2) {
-            if let [f, v] = p {
-                if let Some(slot) = h.iter_mut().find(|(k, _)| k == f) {
-                    slot.1 = v.to_vec();
-                } else {
-                    h.push((f.to_vec(), v.to_vec()));
-                    added += 1;
-                }
+            if let [f, v] = p
+                && h.insert(f, v.to_vec())
+            {
+                added += 1;
             }
         }
         if c == b"HMSET" {
@@ -731,14 +739,14 @@ impl Keyspace {
             Ok(h) => h,
             Err(e) => return e,
         };
-        if let Some(slot) = h.iter_mut().find(|(k, _)| k == field) {
-            let Some(v) = parse_i64(&slot.1).and_then(|v| v.checked_add(n)) else {
+        if let Some(slot) = h.get_mut(field) {
+            let Some(v) = parse_i64(slot).and_then(|v| v.checked_add(n)) else {
                 return Outcome::Error("ERR hash value is not an integer".into());
             };
-            slot.1 = v.to_string().into_bytes();
+            *slot = v.to_string().into_bytes();
             Outcome::Int(v)
         } else {
-            h.push((field.to_vec(), n.to_string().into_bytes()));
+            h.insert(field, n.to_string().into_bytes());
             Outcome::Int(n)
         }
     }
@@ -758,9 +766,7 @@ impl Keyspace {
         let mut n = 0;
         let mut empty = false;
         if let Some(Value::Hash(h)) = self.db_mut(db).get_mut(*key).map(|e| &mut e.value) {
-            let before = h.len();
-            h.retain(|(k, _)| !fields.contains(&k.as_slice()));
-            n = before - h.len();
+            n = fields.iter().filter(|f| h.remove(f)).count();
             empty = h.is_empty();
         }
         if empty {
@@ -778,7 +784,7 @@ impl Keyspace {
         };
         let v = match self.get_live(now_ms, db, key).map(|e| &e.value) {
             None => None,
-            Some(Value::Hash(h)) => h.iter().find(|(k, _)| k == field).map(|(_, v)| v.clone()),
+            Some(Value::Hash(h)) => h.get(field).cloned(),
             Some(_) => return wrongtype(),
         };
         match (c, v) {

@@ -89,6 +89,40 @@ fn first_lines(text: &str, n: usize) -> impl Iterator<Item = &str> {
         .take(n)
 }
 
+/// A line of a stack trace (trimmed): a Java frame (`at pkg.Class.m(..)`),
+/// `Caused by:`, `Suppressed:`, `... 12 more` / `... 12 common frames
+/// omitted`, an exception's first line (`java.lang.IllegalStateException:
+/// msg`: a dotted class name ending in Exception, Error or Throwable), or a
+/// Python traceback's header and `File "x.py", line N` lines
+/// (<https://docs.oracle.com/en/java/javase/21/docs/api/java.base/java/lang/Throwable.html#printStackTrace()>,
+/// <https://docs.python.org/3/library/traceback.html>).
+pub(crate) fn is_trace_line(l: &str) -> bool {
+    if l.starts_with("at ") && l.ends_with(')')
+        || l.starts_with("Caused by: ")
+        || l.starts_with("Suppressed: ")
+        || l.starts_with("Traceback (most recent call last)")
+        || l.starts_with("File \"") && l.contains("\", line ")
+    {
+        return true;
+    }
+    if let Some(rest) = l.strip_prefix("... ") {
+        return rest
+            .split(' ')
+            .next()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            && (rest.ends_with(" more") || rest.ends_with(" omitted"));
+    }
+    let class = l.split(": ").next().unwrap_or(l);
+    class.contains('.')
+        && !class.contains(' ')
+        && ["Exception", "Error", "Throwable"]
+            .iter()
+            .any(|s| class.ends_with(s))
+        && class
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'$'))
+}
+
 fn is_es(o: &Map<String, Value>) -> bool {
     matches!(o.get("hits"), Some(Value::Object(h)) if matches!(h.get("hits"), Some(Value::Array(_))))
 }
@@ -155,7 +189,10 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
     if let Some(delim) = csv_with_header(text) {
         return Container::Csv { delim };
     }
-    // Text lines: most of the first lines start with a timestamp.
+    // Text lines: most of the first lines start with a timestamp, stack
+    // trace lines between them left out of the count (they belong to the
+    // line before; issue #35: a Spring Boot log with 20-line traces was
+    // "unknown").
     let timed = heads
         .iter()
         .filter(|l| {
@@ -163,7 +200,8 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
             t.time.is_some() || t.prefix_time.is_some()
         })
         .count();
-    if timed * 2 > heads.len() {
+    let traces = heads.iter().filter(|l| is_trace_line(l)).count();
+    if timed > 0 && timed * 2 > heads.len() - traces {
         return Container::Text { rules: None };
     }
     let key_ok = |k: &str| {

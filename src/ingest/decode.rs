@@ -30,7 +30,69 @@ pub(crate) enum Compression {
 
 /// True when `head` starts with a compression format's magic bytes.
 pub(crate) fn is_compressed(head: &[u8]) -> bool {
-    head.starts_with(&[0x1f, 0x8b]) || head.starts_with(&ZSTD_MAGIC)
+    head.starts_with(&[0x1f, 0x8b]) || is_zstd(head)
+}
+
+/// A zstd stream: a frame's magic, or a skippable frame's (`5? 2a 4d 18`,
+/// RFC 8878 §3.1.2), which pzstd and the seekable format put first.
+fn is_zstd(head: &[u8]) -> bool {
+    head.starts_with(&ZSTD_MAGIC)
+        || (head.len() >= 4 && head[0] & 0xf0 == 0x50 && head[1..4] == [0x2a, 0x4d, 0x18])
+}
+
+/// Decodes the zstd frames of `raw` one by one into `out` (at most `cap`
+/// bytes), after a whole-stream decode failed on a checksum: a frame whose
+/// content checksum does not match is decoded again without it (RFC 8878
+/// §3.1.1: the flag is bit 2 of the frame header descriptor, the checksum
+/// the frame's last 4 bytes), so its data is kept with a warning, as a
+/// damaged gzip member's is. Returns the error text for the warning.
+fn zstd_by_frame(raw: &[u8], cap: u64, out: &mut Vec<u8>) -> String {
+    let decode = |frame: &[u8], out: &mut Vec<u8>| -> Result<(), String> {
+        let room = (cap + 1).saturating_sub(out.len() as u64);
+        let dec = zstd::stream::read::Decoder::new(frame).map_err(|e| e.to_string())?;
+        dec.take(room)
+            .read_to_end(out)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    out.clear();
+    let mut said = String::new();
+    let mut rest = raw;
+    while !rest.is_empty() && out.len() as u64 <= cap {
+        let Ok(n) = zstd::zstd_safe::find_frame_compressed_size(rest) else {
+            first_reason(&mut said, "a damaged frame; the frames before it were kept");
+            break;
+        };
+        let frame = &rest[..n.min(rest.len())];
+        let start = out.len();
+        if let Err(e) = decode(frame, out) {
+            out.truncate(start);
+            let checksum =
+                frame.starts_with(&ZSTD_MAGIC) && frame.len() > 8 && frame[4] & 0x04 != 0;
+            if !checksum {
+                first_reason(&mut said, &e);
+                break;
+            }
+            let mut bare = frame[..frame.len() - 4].to_vec();
+            bare[4] &= !0x04;
+            if decode(&bare, out).is_err() {
+                out.truncate(start);
+            }
+            first_reason(
+                &mut said,
+                &format!("{e}: a frame's checksum does not match; its data was kept"),
+            );
+        }
+        rest = &rest[n.min(rest.len())..];
+    }
+    said
+}
+
+/// Keeps the first reason given (the warning names the first damage).
+fn first_reason(said: &mut String, reason: &str) {
+    if said.is_empty() {
+        said.push_str(reason);
+    }
 }
 
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
@@ -94,8 +156,8 @@ pub(crate) fn decompress_if_needed(
         }
         return Ok((out, Compression::Gzip, err));
     }
-    if raw.starts_with(&ZSTD_MAGIC) {
-        let err = match zstd::stream::read::Decoder::new(raw.as_slice()) {
+    if is_zstd(&raw) {
+        let mut err = match zstd::stream::read::Decoder::new(raw.as_slice()) {
             Ok(dec) => dec
                 .take(cap + 1)
                 .read_to_end(&mut out)
@@ -103,6 +165,9 @@ pub(crate) fn decompress_if_needed(
                 .map(|e| e.to_string()),
             Err(e) => Some(e.to_string()),
         };
+        if err.as_deref().is_some_and(|e| e.contains("checksum")) {
+            err = Some(zstd_by_frame(&raw, cap, &mut out));
+        }
         if let Some(reason) = too_big(&out) {
             return Err(reason);
         }
@@ -360,5 +425,41 @@ mod tests {
         );
         let (_, c, err) = decompress_if_needed(z[..z.len() - 3].to_vec(), &LIMIT).expect("within");
         assert!(c == Compression::Zstd && err.is_some());
+    }
+
+    /// pzstd and the seekable format start with a skippable frame (RFC 8878
+    /// §3.1.2): still zstd. Before: read as binary text.
+    #[test]
+    fn zstd_after_a_skippable_frame_is_recognised() {
+        let mut z = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
+        z.extend(zstd::stream::encode_all(&b"{\"ts\":1}\n"[..], 3).expect("zstd"));
+        assert!(is_compressed(&z));
+        let (bytes, c, err) = decompress_if_needed(z, &LIMIT).expect("within");
+        assert_eq!(
+            (bytes.as_slice(), c, err),
+            (&b"{\"ts\":1}\n"[..], Compression::Zstd, None)
+        );
+    }
+
+    /// Two frames with content checksums, the second's checksum damaged:
+    /// both frames' data is kept, with the reason. Before: the second
+    /// frame's data was lost (gzip keeps a damaged member's).
+    #[test]
+    fn a_zstd_frame_with_a_bad_checksum_keeps_its_data() {
+        let frame = |text: &[u8]| {
+            let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).expect("encoder");
+            enc.include_checksum(true).expect("checksum");
+            std::io::Write::write_all(&mut enc, text).expect("write");
+            enc.finish().expect("finish")
+        };
+        let mut z = frame(b"{\"a\":1}\n");
+        let mut second = frame(b"{\"b\":2}\n");
+        let last = second.len() - 1;
+        second[last] ^= 0xff;
+        z.extend(second);
+        let (bytes, c, err) = decompress_if_needed(z, &LIMIT).expect("within");
+        assert_eq!(bytes.as_slice(), &b"{\"a\":1}\n{\"b\":2}\n"[..]);
+        assert_eq!(c, Compression::Zstd);
+        assert!(err.is_some_and(|e| e.contains("checksum")));
     }
 }

@@ -2,7 +2,7 @@
 //! file. This is the per-line hot path; it is kept in one place so it can be
 //! swapped for a borrowed / zero-copy parser later.
 
-use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceRef};
+use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceNote, SourceRef};
 
 use super::TzSpec;
 use super::fields::{Fields, Role, Unit, event_kind};
@@ -24,6 +24,9 @@ pub(crate) struct Collector<'o> {
     pub info: SourceInfo,
     /// Set when a naive time was read (for the note about the zone).
     pub naive_seen: bool,
+    /// Times of day dated by the mapping's `date`: the last one read (ns)
+    /// and the days added so far ([`Collector::advance_at_midnight`]).
+    day: (Option<i64>, i64),
     buf: String,
     /// Event names already mapped to a kind (a log has few distinct ones).
     kinds: hashbrown::HashMap<Box<str>, Option<EventKind>>,
@@ -105,6 +108,7 @@ impl<'o> Collector<'o> {
             mapping,
             info,
             naive_seen: false,
+            day: (None, 0),
             buf: String::new(),
             kinds: hashbrown::HashMap::default(),
         }
@@ -215,10 +219,14 @@ impl<'o> Collector<'o> {
                 } else {
                     ""
                 };
+                let field = self
+                    .fields
+                    .get(Role::Time)
+                    .map_or("?", |p| p.field.as_str());
                 let reason = format!(
                     "unreadable time \"{}\" in field {} ({e}){hint}",
                     shorten(&text),
-                    tpick.field
+                    field
                 );
                 self.bad(b, "time", line, reason);
                 return;
@@ -295,23 +303,61 @@ impl<'o> Collector<'o> {
 
     /// A time written as text: the mapping's `time_format` first, a time of
     /// day completed with the mapping's `date`, then the built-in formats.
-    fn parse_text_time(&self, text: &str) -> Result<(i64, TimeOrigin), super::time::TimeError> {
+    fn parse_text_time(&mut self, text: &str) -> Result<(i64, TimeOrigin), super::time::TimeError> {
         let dated;
         let mut text = text;
+        let mut of_day = false;
         if let Some(m) = self.mapping {
             if let Some(d) = &m.date
                 && super::text::time_len(text.trim()).is_some_and(|(_, only)| only)
             {
                 dated = format!("{d} {}", text.trim());
                 text = &dated;
+                of_day = true;
             }
             if let Some(f) = &m.time_format
                 && let Ok(p) = super::time::parse_with_format(text, f, self.tz)
             {
-                return Ok(p);
+                return Ok(self.advance_at_midnight(p, of_day));
             }
         }
-        parse_time_detail(text, self.tz)
+        parse_time_detail(text, self.tz).map(|p| self.advance_at_midnight(p, of_day))
+    }
+
+    /// A time of day dated with the mapping's `date`, moved to the day it
+    /// belongs to: the date advances when the time of day goes back by more
+    /// than 12 h (past midnight; a log is in time order within seconds, not
+    /// hours), and a line a little before the last midnight stays on the
+    /// day before (issue #35: every line had the first date, so a hold
+    /// across midnight ran backwards). Counted for the source note.
+    fn advance_at_midnight(
+        &mut self,
+        (ns, o): (i64, TimeOrigin),
+        of_day: bool,
+    ) -> (i64, TimeOrigin) {
+        const DAY_NS: i64 = 86_400 * 1_000_000_000;
+        const HALF_DAY_NS: i64 = DAY_NS / 2;
+        if !of_day {
+            return (ns, o);
+        }
+        let (last, days) = &mut self.day;
+        let mut at = ns.saturating_add(*days * DAY_NS);
+        if let Some(prev) = *last {
+            if at < prev - HALF_DAY_NS {
+                *days += 1;
+                at = at.saturating_add(DAY_NS);
+                self.info
+                    .notes
+                    .retain(|n| !matches!(n, SourceNote::DateAdvanced { .. }));
+                self.info
+                    .notes
+                    .push(SourceNote::DateAdvanced { days: *days });
+            } else if at > prev + HALF_DAY_NS && *days > 0 {
+                return (at - DAY_NS, o);
+            }
+        }
+        *last = Some(at);
+        (at, o)
     }
 
     /// Business, release and message fields; the box is only made when one

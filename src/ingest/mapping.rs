@@ -94,16 +94,42 @@ struct RawMapping {
     ttl_ms: Option<i64>,
 }
 
+/// The largest mapping file read, in bytes (1 MiB: the biggest mapping we
+/// know of is a few KiB).
+pub const MAX_MAPPING_BYTES: u64 = 1 << 20;
+
 impl Mapping {
-    /// Reads a mapping file (TOML, or JSON when the text starts with `{`).
+    /// Reads a mapping file (at most [`MAX_MAPPING_BYTES`]) (TOML, or JSON when the text starts with `{`).
     ///
     /// # Errors
     /// [`IngestError::Io`] when the file cannot be read,
-    /// [`IngestError::BadMapping`] naming the file when it is invalid.
+    /// [`IngestError::BadMapping`] naming the file when it is invalid, not
+    /// UTF-8, or larger than [`MAX_MAPPING_BYTES`].
     pub fn from_path(path: &Path) -> Result<Mapping, IngestError> {
-        let text = std::fs::read_to_string(path).map_err(|error| IngestError::Io {
+        use std::io::Read;
+        let io = |error| IngestError::Io {
             path: path.to_path_buf(),
             error,
+        };
+        let file = std::fs::File::open(path).map_err(io)?;
+        // A mapping is a few lines; a bigger file is a wrong path, not one
+        // to hand the TOML parser (a 1 GB file asked for 7.4 GB; issue #35).
+        let mut raw = Vec::new();
+        file.take(MAX_MAPPING_BYTES + 1)
+            .read_to_end(&mut raw)
+            .map_err(io)?;
+        if raw.len() as u64 > MAX_MAPPING_BYTES {
+            return Err(IngestError::BadMapping {
+                source_name: path.display().to_string(),
+                reason: format!(
+                    "the file is larger than {} KiB: a mapping is a few lines of TOML or JSON (is this the right file?)",
+                    MAX_MAPPING_BYTES / 1024
+                ),
+            });
+        }
+        let text = String::from_utf8(raw).map_err(|e| IngestError::BadMapping {
+            source_name: path.display().to_string(),
+            reason: format!("not UTF-8 text ({e})"),
         })?;
         text.parse::<Mapping>().map_err(|e| match e {
             IngestError::BadMapping { reason, .. } => IngestError::BadMapping {

@@ -244,6 +244,11 @@ fn plan<'o>(
     file: u16,
     opts: &'o IngestOptions,
 ) -> Option<(ParseContext<'o>, FileLog)> {
+    // Times of day dated by the mapping advance a day at midnight, which
+    // needs the lines in order: one reader, not chunks (issue #35).
+    if opts.mapping.as_ref().is_some_and(|m| m.date.is_some()) {
+        return None;
+    }
     let text = head.text.as_str();
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let container = containers::detect(text, monitor::looks_like_monitor);

@@ -53,6 +53,13 @@ pub enum SourceNote {
         /// The zone's name.
         zone: Option<String>,
     },
+    /// Times of day were dated with the mapping's `date`, and the date
+    /// advanced `days` time(s) where the time of day went back by more than
+    /// 12 h (midnight).
+    DateAdvanced {
+        /// Days added by the last line.
+        days: i64,
+    },
     /// No TTL field: the TTL given for the file is used.
     TtlGiven {
         /// That TTL, ms.
@@ -347,6 +354,9 @@ impl SourceNote {
                         .to_string()
                 }
             },
+            SourceNote::DateAdvanced { days } => format!(
+                "times of day were dated with the mapping's date, which advanced {days} day(s) where the time went back by more than 12 h (midnight)"
+            ),
             SourceNote::TtlGiven { ttl_ms } => {
                 format!("no TTL field: holds use the TTL given for this file, {ttl_ms} ms")
             }
@@ -526,6 +536,9 @@ impl SourceNote {
                     "没有时区偏移的时间按 UTC 读取（若是本地时间，请设置时区）".to_string()
                 }
             },
+            SourceNote::DateAdvanced { days } => format!(
+                "只有时刻的时间用映射文件的日期补全；时刻倒退超过 12 小时处（午夜）日期前进，共前进 {days} 天"
+            ),
             SourceNote::TtlGiven { ttl_ms } => {
                 format!("没有过期时间字段：持有使用为此文件给出的过期时间 {ttl_ms} 毫秒")
             }
@@ -729,6 +742,7 @@ mod tests {
                 },
                 vec![],
             ),
+            (SourceNote::DateAdvanced { days: 1 }, vec![]),
             (SourceNote::TtlGiven { ttl_ms: 3000 }, vec![]),
             (SourceNote::TtlUnknown { file: s("app.log") }, vec![]),
             (
@@ -849,6 +863,7 @@ mod tests {
             SourceNote::NotRedlock { .. } => 21,
             SourceNote::DataNode => 22,
             SourceNote::CaptureGap { .. } => 23,
+            SourceNote::DateAdvanced { .. } => 24,
         }
     }
 
@@ -865,7 +880,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 24, "one note of each kind");
+        assert_eq!(kinds.len(), 25, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

@@ -49,6 +49,7 @@ pub fn write_report_dir(
     zh: bool,
 ) -> anyhow::Result<()> {
     let (parent, name) = split_dir(dir)?;
+    refuse_inputs_inside(dir, &parent, &name, inputs)?;
     std::fs::create_dir_all(&parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
     remove_stale_temporaries(&parent, &name);
@@ -56,6 +57,13 @@ pub fn write_report_dir(
         bail!(
             "cannot write the report folder {}: it is a file",
             dir.display()
+        );
+    }
+    if !dir.exists() && dir.symlink_metadata().is_ok() {
+        bail!(
+            "cannot write the report folder {}: it is a link to nothing ({}); remove it or name another folder",
+            dir.display(),
+            std::fs::read_link(dir).map_or_else(|_| "?".into(), |t| t.display().to_string())
         );
     }
     let tmp = tempfile::Builder::new()
@@ -121,6 +129,49 @@ fn write_files(
     Ok(names)
 }
 
+/// Refuses a report folder that holds an input, or whose temporary
+/// folders (`.NAME.lockreplay-...` beside it) would be one (issue #35:
+/// `report --out rep rep/INC-7.png` moved the old folder aside, input
+/// included, and deleted it). Paths are compared resolved, so a link to
+/// the folder or to the input counts as well.
+fn refuse_inputs_inside(
+    dir: &Path,
+    parent: &Path,
+    name: &str,
+    inputs: &[PathBuf],
+) -> anyhow::Result<()> {
+    let resolve = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let dir_r = resolve(dir);
+    let parent_r = resolve(parent);
+    let ours = format!(".{name}.lockreplay-");
+    for input in inputs {
+        let abs = std::path::absolute(input).unwrap_or_else(|_| input.clone());
+        for i in [resolve(input), abs] {
+            if i.starts_with(&dir_r) || i.starts_with(parent.join(name)) {
+                bail!(
+                    "refusing to write the report folder {}: it holds the input {} (name another folder)",
+                    dir.display(),
+                    input.display()
+                );
+            }
+            let temporary = [&parent_r, &parent.to_path_buf()].iter().any(|p| {
+                i.strip_prefix(p)
+                    .ok()
+                    .and_then(|rest| rest.components().next())
+                    .is_some_and(|c| c.as_os_str().to_string_lossy().starts_with(&ours))
+            });
+            if temporary {
+                bail!(
+                    "refusing to write the report folder {}: the input {} is named like its temporary folders ({ours}...); rename it or name another folder",
+                    dir.display(),
+                    input.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The folder that holds `dir` and `dir`'s own name.
 fn split_dir(dir: &Path) -> anyhow::Result<(PathBuf, String)> {
     let abs = std::path::absolute(dir).with_context(|| format!("bad folder {}", dir.display()))?;
@@ -167,7 +218,10 @@ fn place(
     match existing {
         None => {
             let kept = tmp.keep();
-            std::fs::rename(&kept, dir).with_context(cannot)?;
+            if let Err(e) = std::fs::rename(&kept, dir) {
+                let _ = std::fs::remove_dir_all(&kept);
+                return Err(e).with_context(cannot);
+            }
         }
         Some(old) if old.iter().all(|n| is_report_file(n)) => {
             let aside = tempfile::Builder::new()

@@ -113,7 +113,12 @@ pub fn install(ctx: &egui::Context, font: &FontChoice) -> std::io::Result<()> {
 
 /// Installs `configured` (a file path from the settings) or the first CJK
 /// font found. Returns false when none could be installed.
+///
+/// Also installs the system fallback for every other script
+/// ([`super::glyphs::install`]): a character no font has is a box, not a
+/// panic.
 pub fn setup(ctx: &egui::Context, configured: Option<&Path>) -> bool {
+    super::glyphs::install(ctx);
     let choice = configured
         .filter(|p| p.is_file())
         .map(|p| FontChoice {

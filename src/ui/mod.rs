@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod fonts;
+pub mod glyphs;
 pub mod i18n;
 pub mod loader;
 pub mod panels;

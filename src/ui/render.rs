@@ -323,6 +323,7 @@ pub fn render_image_in(
                 egui::Theme::Light
             })
             .with_pixels_per_point(1.0)
+            .allow_missing_glyphs()
             .with_context_setup(|ctx| {
                 super::fonts::setup(ctx, None);
             })
@@ -337,7 +338,10 @@ pub fn render_image_in(
     match std::panic::catch_unwind(run) {
         Ok(Ok(img)) => Ok(img),
         Ok(Err(e)) => anyhow::bail!("rendering failed: {e}"),
-        Err(_) => anyhow::bail!("the wgpu renderer panicked (no usable adapter?)"),
+        Err(p) => anyhow::bail!(
+            "drawing the picture failed: {}",
+            super::glyphs::panic_text(p.as_ref())
+        ),
     }
 }
 

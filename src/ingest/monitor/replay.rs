@@ -754,7 +754,7 @@ impl Replay {
                 before0 = self
                     .keyspace
                     .get_live(now_ms, db, k)
-                    .map(|e| e.value.clone());
+                    .map(|e| e.value.lock_view());
             } else if stock0 && NEEDS_STOCK_BEFORE.contains(&c) {
                 stock_before = self
                     .keyspace
@@ -769,7 +769,7 @@ impl Replay {
                     let v = self
                         .keyspace
                         .get_live(now_ms, db, k)
-                        .map(|e| e.value.clone());
+                        .map(|e| e.value.lock_view());
                     other_locks.push((k, v));
                 }
             }
@@ -994,7 +994,7 @@ impl Replay {
                 let Some(v) = self
                     .keyspace
                     .get_live(now_ms, db, key)
-                    .map(|e| e.value.clone())
+                    .map(|e| e.value.lock_view())
                 else {
                     return; // a deadline in the past deleted it
                 };
