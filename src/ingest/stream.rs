@@ -245,6 +245,9 @@ fn plan<'o>(
     opts: &'o IngestOptions,
 ) -> Option<(ParseContext<'o>, FileLog)> {
     let text = head.text.as_str();
+    if opts.mapping.is_none() && super::infra::detect(text).is_some() {
+        return None; // read as evidence by read_source
+    }
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let container = containers::detect(text, monitor::looks_like_monitor);
     // Text lines qualify unless a mapping brings its own rules or CRI
