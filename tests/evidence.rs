@@ -190,3 +190,42 @@ fn a_file_of_business_events_only_is_a_note_beside_the_locks() {
     assert_eq!(code, 2, "business events alone are no all-clear");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The overlap count of the what-if table's row `policy`.
+fn whatif_overlaps(files: &[PathBuf], policy: &str) -> (u32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+        .arg("whatif")
+        .args(files)
+        .output()
+        .expect("run lockreplay");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let row = text
+        .lines()
+        .find(|l| l.starts_with(policy) && l[policy.len()..].starts_with("  "))
+        .unwrap_or_else(|| panic!("no row {policy}: {text}"));
+    let n = row[policy.len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("overlaps");
+    (n, text)
+}
+
+#[test]
+fn a_watchdog_does_not_save_a_lease_whose_process_the_gc_log_shows_paused() {
+    let all = folder("gc-pause");
+    let (n, text) = whatif_overlaps(&all, "watchdog every TTL/3");
+    assert_eq!(n, 1, "{text}");
+    assert!(
+        text.contains("with a watchdog, the 4.0 s pause still exceeds the 1.0 s TTL: the watchdog thread is paused too"),
+        "{text}"
+    );
+    // Without the GC log nothing says the process stopped: the model's
+    // watchdog keeps renewing.
+    let app: Vec<PathBuf> = all
+        .into_iter()
+        .filter(|p| !p.ends_with("gc-web-01.log"))
+        .collect();
+    let (n, text) = whatif_overlaps(&app, "watchdog every TTL/3");
+    assert_eq!(n, 0, "{text}");
+}

@@ -424,7 +424,7 @@ impl WhatIfNote {
             ) => format!(
                 "with a watchdog, the {:.1} s pause still exceeds the {:.1} s TTL: the watchdog \
                  thread is paused too ({holds} hold(s) stalled longer than their TTL, by the \
-                 runtime's log); a watchdog policy keeps such a lease only if its pauses are modelled",
+                 runtime's log); the replay pauses the watchdog there",
                 longest_ms as f64 / 1000.0,
                 ttl_ms as f64 / 1000.0
             ),
@@ -436,7 +436,7 @@ impl WhatIfNote {
                 },
                 true,
             ) => format!(
-                "即使有看门狗，{:.1} 秒的停顿仍超过 {:.1} 秒的过期时间：看门狗线程也一起被暂停了（据运行时日志，{holds} 次持有的停顿超过其过期时间）；只有模拟了停顿，看门狗策略才能如实推演这样的租约",
+                "即使有看门狗，{:.1} 秒的停顿仍超过 {:.1} 秒的过期时间：看门狗线程也一起被暂停了（据运行时日志，{holds} 次持有的停顿超过其过期时间）；推演中看门狗在那段时间也暂停",
                 longest_ms as f64 / 1000.0,
                 ttl_ms as f64 / 1000.0
             ),
