@@ -10,7 +10,9 @@ use std::num::NonZeroU32;
 
 use serde::Serialize;
 
+mod evidence;
 mod note;
+pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
 pub(crate) use note::role_zh;
 pub use note::{KeyLink, KeyList, SourceNote};
 
@@ -734,6 +736,9 @@ pub enum Dialect {
     /// Plain-text lines: a runtime's prefix (kubectl, CRI, logcli,
     /// journald) and/or a Java layout (Spring Boot, Logback, Log4j2).
     Text,
+    /// An infrastructure log (Redis server, Sentinel, GC, Kubernetes
+    /// events, an operator's log) read as evidence, not lock events.
+    Infrastructure,
     /// Nothing usable could be recognised.
     Unknown,
 }
@@ -751,6 +756,7 @@ impl Dialect {
             Dialect::Logfmt => "logfmt",
             Dialect::RedisMonitor => "redis_monitor",
             Dialect::Text => "text",
+            Dialect::Infrastructure => "infrastructure",
             Dialect::Unknown => "unknown",
         }
     }
@@ -786,6 +792,10 @@ pub struct SourceInfo {
     /// Lock events (acquire, renewal, release, lock lost) loaded from this
     /// file.
     pub lock_events: u64,
+    /// Infrastructure evidence items read from this file (a file read as
+    /// evidence is readable without a lock event).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub evidence_items: u64,
     /// Set when no event at all could be read from the file: what was
     /// recognised and what would make it readable. A file like this is an
     /// error (exit 2), never "no incident".
@@ -831,6 +841,7 @@ impl SourceInfo {
             time_resolution: None,
             fields_seen: Vec::new(),
             lock_events: 0,
+            evidence_items: 0,
             unreadable: None,
             fields: Vec::new(),
             notes: Vec::new(),
@@ -842,6 +853,10 @@ impl SourceInfo {
             ttl_unknown: false,
         }
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// A line that could not be read.
@@ -948,6 +963,9 @@ pub struct LoadedLog {
     /// UTC offset (seconds) to display times in: the first explicit offset
     /// seen in the input, else the `--tz` zone, else 0.
     pub display_offset_s: i32,
+    /// Infrastructure evidence (server, Sentinel, GC, Kubernetes, operator
+    /// logs), sorted by time; not events (docs/semantics.md §11).
+    pub evidence: Vec<Evidence>,
 }
 
 impl LoadedLog {
@@ -1056,6 +1074,9 @@ impl LogBuilder {
         } else {
             self.log.events.sort_by_key(key);
         }
+        self.log
+            .evidence
+            .sort_by_key(|e| (e.at_ns, e.source.file, e.source.line));
         self.log
     }
 }

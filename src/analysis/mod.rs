@@ -5,6 +5,7 @@
 //! Entry point: [`analyze`]. Results come back sorted (by key, then time) so
 //! reports and snapshots are deterministic.
 
+pub mod evidence;
 mod findings;
 mod ids;
 mod leases;
@@ -508,6 +509,10 @@ pub enum FindingKind {
     ClockSkew,
     /// A write carrying a fencing token lower than one already accepted.
     FencingViolation,
+    /// The holder's process (or the server) stalled inside a hold for most
+    /// of its TTL: a GC pause, a safepoint, a slow command
+    /// (`evidence::holder_stalls`, docs/semantics.md §11).
+    HolderStall,
 }
 
 impl FindingKind {
@@ -522,6 +527,7 @@ impl FindingKind {
             FindingKind::ForeignRelease => "foreign_release",
             FindingKind::ClockSkew => "clock_skew",
             FindingKind::FencingViolation => "fencing_violation",
+            FindingKind::HolderStall => "holder_stall",
         }
     }
 }
@@ -602,6 +608,11 @@ pub struct Analysis {
     /// [`apply_host_offsets`]). Read with [`Analysis::time_of`].
     #[serde(skip)]
     pub times_ns: Vec<i64>,
+    /// Infrastructure evidence each incident cites (a failover, a restart,
+    /// a GC pause...), sorted by incident then time; empty when the load has
+    /// no infrastructure log.
+    #[serde(skip)]
+    pub citations: Vec<evidence::Citation>,
     /// Totals.
     pub summary: Summary,
 }
@@ -734,6 +745,7 @@ pub fn analyze_counted(
             &lease_set.leases,
         ));
     }
+    findings.extend(evidence::holder_stalls(log, &lease_set.leases));
     let name = |s: Option<Sym>| s.map_or("", |s| log.strings.get(s));
     findings.sort_by(|a, b| {
         (a.kind, a.at_ns, name(a.key), name(a.holder), &a.detail).cmp(&(
@@ -774,6 +786,7 @@ pub fn analyze_counted(
         &mut lease_lines,
     );
     let server_view = server_view.leases;
+    let citations = evidence::cite(log, &lease_set.leases, &overlaps, &incidents, settings);
     Analysis {
         leases: lease_set.leases,
         lease_lines,
@@ -785,6 +798,7 @@ pub fn analyze_counted(
         products,
         server_view,
         times_ns,
+        citations,
         summary,
     }
 }

@@ -11,6 +11,7 @@ mod decode;
 mod extract;
 mod fast;
 mod fields;
+mod infra;
 mod link;
 mod mapping;
 pub mod monitor;
@@ -363,6 +364,19 @@ pub fn read_source<R: Read>(
         });
     }
 
+    // Infrastructure logs (server, Sentinel, GC, events) are evidence, read
+    // by their own readers (src/ingest/infra/).
+    if let Some(kind) = opts
+        .mapping
+        .is_none()
+        .then(|| infra::detect(text))
+        .flatten()
+    {
+        infra::read(kind, text, file, opts.tz.as_ref(), builder, &mut info);
+        builder.add_source(info);
+        progress.bytes_read.store(base + raw_len, Ordering::Relaxed);
+        return Ok(());
+    }
     let mut container = containers::detect(text, monitor::looks_like_monitor);
     if let Some(rules) = opts.mapping.as_ref().and_then(text::TextRules::of)
         && matches!(
@@ -632,7 +646,7 @@ pub(crate) fn warn_unseen_mapping_fields(
 /// Why nothing could be read from a file, and what would make it readable,
 /// for [`SourceInfo::unreadable`]. `None` when the file gave an event.
 pub fn unreadable_reason(info: &SourceInfo) -> Option<String> {
-    if info.events_loaded > 0 {
+    if info.events_loaded > 0 || info.evidence_items > 0 {
         return None;
     }
     let mut out = format!(
@@ -963,7 +977,23 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
     for s in &mut log.sources {
         s.unreadable = unreadable_reason(s);
     }
+    note_business_only(&mut log);
     log
+}
+
+/// A file of business events only, beside files that carry the locks, is
+/// a note, not an error (issue 33): its sales are tied to the holds.
+fn note_business_only(log: &mut LoadedLog) {
+    if !log.sources.iter().any(|s| s.lock_events > 0) {
+        return;
+    }
+    for s in &mut log.sources {
+        if s.lock_events == 0 && s.events_loaded > 0 {
+            s.notes.push(SourceNote::BusinessOnly {
+                events: s.events_loaded,
+            });
+        }
+    }
 }
 
 #[cfg(test)]

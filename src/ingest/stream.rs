@@ -250,6 +250,9 @@ fn plan<'o>(
         return None;
     }
     let text = head.text.as_str();
+    if opts.mapping.is_none() && super::infra::detect(text).is_some() {
+        return None; // read as evidence by read_source
+    }
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let container = containers::detect(text, monitor::looks_like_monitor);
     // Text lines qualify unless a mapping brings its own rules or CRI

@@ -178,6 +178,12 @@ pub enum SourceNote {
     },
     /// A capture beside a Redlock that writes no lock key.
     DataNode,
+    /// A file of business events only (stock, orders) beside files that
+    /// carry the locks: read and tied to their holds, not an error.
+    BusinessOnly {
+        /// Its events.
+        events: u64,
+    },
 }
 
 /// Lock keys named in a note: the first by name and how many more.
@@ -431,6 +437,9 @@ impl SourceNote {
                     "{lines} lock line(s) named no token: the holder is their thread (inferred)"
                 )
             }
+            SourceNote::BusinessOnly { events } => format!(
+                "{events} business event(s) and no lock event: the locks come from the other files"
+            ),
             _ => self.en_nodes(),
         }
     }
@@ -607,6 +616,9 @@ impl SourceNote {
             ),
             SourceNote::ThreadHolders { lines } => {
                 format!("{lines} 行锁日志没有令牌：持有者取其线程（推断）")
+            }
+            SourceNote::BusinessOnly { events } => {
+                format!("{events} 条业务事件，没有锁事件：锁来自其他文件")
             }
             _ => self.zh_nodes(),
         }
@@ -795,6 +807,7 @@ mod tests {
             ),
             (SourceNote::BusinessTied { lines: 7 }, vec![]),
             (SourceNote::ThreadHolders { lines: 1 }, vec![]),
+            (SourceNote::BusinessOnly { events: 3 }, vec![]),
             (
                 SourceNote::Replica {
                     client: s("10.0.0.2:6379"),
@@ -864,6 +877,7 @@ mod tests {
             SourceNote::DataNode => 22,
             SourceNote::CaptureGap { .. } => 23,
             SourceNote::DateAdvanced { .. } => 24,
+            SourceNote::BusinessOnly { .. } => 25,
         }
     }
 
@@ -880,7 +894,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 25, "one note of each kind");
+        assert_eq!(kinds.len(), 26, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

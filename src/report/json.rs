@@ -184,6 +184,10 @@ pub struct JsonIncident {
     pub loss: Money,
     /// One paragraph in plain words.
     pub explanation: String,
+    /// Infrastructure evidence that explains it (a failover, a restart, a
+    /// GC pause), in time order; absent when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub evidence: Vec<super::evidence::JsonEvidence>,
 }
 
 /// A finding.
@@ -430,6 +434,9 @@ fn incident(
         oversold_units: inc.oversold_units,
         loss: money(inc.loss),
         explanation: explain_incident(r, inc),
+        evidence: super::evidence::citations_of(r, inc)
+            .map(|c| super::evidence::json(r, inc, c))
+            .collect(),
     }
 }
 

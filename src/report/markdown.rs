@@ -184,6 +184,10 @@ fn incident_section(
             explain_incident(r, inc)
         })],
     );
+    for c in super::evidence::citations_of(r, inc) {
+        let why = md_text(&super::evidence::sentence(r, inc, c, zh));
+        super::text::line(out, zh, "- Why: {}\n", &[&why]);
+    }
     if let Some(img) = image {
         super::text::line(
             out,

@@ -5,6 +5,7 @@
 
 mod csv;
 pub mod escape;
+pub mod evidence;
 mod explain;
 mod folder;
 mod json;

@@ -207,6 +207,10 @@ fn incident_lines(
             explain_incident(r, inc)
         })],
     );
+    for c in super::evidence::citations_of(r, inc) {
+        let why = super::evidence::sentence(r, inc, c, zh);
+        line(out, zh, "  why: {}", &[&why]);
+    }
     for &o in inc.overlaps.iter().take(20) {
         let o = &a.overlaps[o];
         line(
@@ -336,6 +340,14 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
         );
         if let Some(l) = &src.layout {
             line(out, zh, "  layout: {}", &[&l.to_string()]);
+        }
+        if src.evidence_items > 0 {
+            line(
+                out,
+                zh,
+                "  evidence: {} infrastructure line(s) (not lock events)",
+                &[&src.evidence_items.to_string()],
+            );
         }
         if let (Some((_, f)), Some(r)) = (
             src.fields.iter().find(|(role, _)| role == "time"),

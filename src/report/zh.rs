@@ -175,6 +175,12 @@ pub fn phrase(en: &str) -> Option<&'static str> {
 
 /// `(English template, Chinese template)` of the reports' fixed phrases.
 const PHRASES: &[(&str, &str)] = &[
+    ("  why: {}", "  原因：{}"),
+    (
+        "  evidence: {} infrastructure line(s) (not lock events)",
+        "  证据：{} 行基础设施日志（不是锁事件）",
+    ),
+    ("- Why: {}\n", "- 原因：{}\n"),
     (
         "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
         "lockreplay：{} 条事件，来自 {} 个文件；{} 个持有者，{} 个锁键",
@@ -345,6 +351,7 @@ const TERMS: &[(&str, &str)] = &[
     ("foreign_release", "被他人释放"),
     ("clock_skew", "时钟偏差"),
     ("fencing_violation", "栅栏令牌违规"),
+    ("holder_stall", "持有者停顿"),
     ("lease_expired", "租约过期"),
     ("lock_vanished", "锁消失"),
     ("ttl_unknown", "过期时间未知"),
@@ -448,6 +455,7 @@ mod tests {
             FindingKind::ForeignRelease,
             FindingKind::ClockSkew,
             FindingKind::FencingViolation,
+            FindingKind::HolderStall,
         ];
         for k in kinds {
             assert!(term(k.as_str()).is_some(), "{}", k.as_str());
@@ -497,6 +505,10 @@ pub fn finding_detail_in(zh: bool, detail: &str) -> String {
 /// The sentence shapes of `analysis::findings`' details and their Chinese
 /// (`$1`... are the names and numbers, in the English order).
 const DETAIL_SHAPES: &[(&str, &str)] = &[
+    (
+        r"^(.+) stalled (\d+) ms \((gc_pause|safepoint|slow_command)\) inside a hold with a (\d+) ms TTL \((.+)\)$",
+        "${1} 在一次 TTL 为 ${4} ms 的持有中停顿了 ${2} ms（${3}）（${5}）",
+    ),
     (
         r"^(.+) held (.+) for (\d+) ms since its last grant, (\d+) % of its (\d+) ms TTL$",
         "${1} 自上次授予起持有 ${2} ${3} ms，达到其 ${5} ms TTL 的 ${4} %",
@@ -589,6 +601,10 @@ mod finding_details {
             (
                 "overlap of a and b on k appears only once host clock offsets are applied",
                 "应用主机时钟偏移之后",
+            ),
+            (
+                "web-01 stalled 3968 ms (gc_pause) inside a hold with a 1000 ms TTL (gc-web-01.log:41)",
+                "web-01 在一次 TTL 为 1000 ms 的持有中停顿了 3968 ms（gc_pause）（gc-web-01.log:41）",
             ),
         ];
         for (en, want) in cases {

@@ -77,12 +77,20 @@ pub fn watchdog_expiry_ms(
 
 /// The expiry of hold `l` granted at `start_ns` under `policy`, ns; `None`
 /// when its lock never expires (no TTL).
-fn expiry_ns(l: &Lease, start_ns: i64, offsets: &[i64], policy: &Policy) -> Option<i64> {
+/// `stalls_ms`: the hold's stalls by its runtime's own log
+/// ([`evidence_stalls_ms`]), pauses whatever `policy.pause_ms` says.
+fn expiry_ns(
+    l: &Lease,
+    start_ns: i64,
+    offsets: &[i64],
+    policy: &Policy,
+    stalls_ms: &[(i64, i64)],
+) -> Option<i64> {
     let ttl_ms = policy.ttl_ms.or(l.ttl_ms.get())?;
     let work_ns = (l.window_end_ns - l.acquired_ns).max(0);
     if policy.watchdog {
         let every = policy.renew_every_ms.unwrap_or((ttl_ms / 3).max(1));
-        let pauses = pauses_ms(offsets, policy.pause_ms);
+        let pauses = merged(pauses_ms(offsets, policy.pause_ms), stalls_ms);
         let rel = watchdog_expiry_ms(work_ns / NS_PER_MS, ttl_ms, every, &pauses);
         return Some(start_ns.saturating_add(rel.saturating_mul(NS_PER_MS)));
     }
@@ -103,6 +111,45 @@ fn expiry_ns(l: &Lease, start_ns: i64, offsets: &[i64], policy: &Policy) -> Opti
         expiry = r.saturating_add(ttl_ns);
     }
     Some(start_ns.saturating_add(expiry))
+}
+
+/// `a` and `b` as one sorted list of disjoint intervals.
+fn merged(mut a: Vec<(i64, i64)>, b: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    if b.is_empty() {
+        return a;
+    }
+    a.extend_from_slice(b);
+    a.sort_unstable();
+    let mut out: Vec<(i64, i64)> = Vec::with_capacity(a.len());
+    for (x, y) in a {
+        match out.last_mut() {
+            Some(last) if x <= last.1 => last.1 = last.1.max(y),
+            _ => out.push((x, y)),
+        }
+    }
+    out
+}
+
+/// The stalls of hold `l` that its process's own log shows (a GC pause or
+/// a safepoint cited for it and matched by host, docs/semantics.md §11),
+/// ms after its acquire: a watchdog thread in that process stops too.
+fn evidence_stalls_ms(log: &LoadedLog, analysis: &Analysis, l: &Lease) -> Vec<(i64, i64)> {
+    use crate::analysis::evidence::CitationRole;
+    analysis
+        .citations
+        .iter()
+        .filter(|c| c.lease == l.id && c.role == CitationRole::Stall && c.by_host)
+        .filter_map(|c| log.evidence.get(c.evidence))
+        .filter(|ev| ev.kind != crate::model::EvidenceKind::SlowCommand)
+        .filter_map(|ev| {
+            let end = ev.end_ns?;
+            Some((
+                (ev.at_ns - l.acquired_ns).max(0) / NS_PER_MS,
+                (end - l.acquired_ns).max(0) / NS_PER_MS,
+            ))
+        })
+        .filter(|(a, b)| b > a)
+        .collect()
 }
 
 /// The pauses of a hold: gaps of at least `pause_ms` between its own lines
@@ -349,7 +396,8 @@ impl<'a> KeySim<'a> {
         h.end_ns = Some(end);
         h.waited_ms = ms(now - l.acquired_ns);
         let offsets = self.offsets.get(i).map_or(&[][..], Vec::as_slice);
-        self.lock = Some((i, expiry_ns(l, now, offsets, self.policy)));
+        let stalls = evidence_stalls_ms(self.lines.log, self.lines.analysis, l);
+        self.lock = Some((i, expiry_ns(l, now, offsets, self.policy, &stalls)));
         self.running.push(Reverse((end, self.lines.last(l), i)));
     }
 

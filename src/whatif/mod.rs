@@ -307,7 +307,7 @@ pub fn what_if_prepared(
         as_logged,
         policies: outcomes,
         wait_limit_ms,
-        notes: notes(analysis, input),
+        notes: notes(log, analysis, input),
     }
 }
 
@@ -368,6 +368,17 @@ pub enum WhatIfNote {
         /// How many.
         sales: usize,
     },
+    /// Holds whose process stalled (a GC pause, a safepoint) for longer
+    /// than their TTL, by the runtime's own log (docs/semantics.md §11): a
+    /// watchdog in that process is stopped too.
+    StallBeyondTtl {
+        /// How many holds.
+        holds: usize,
+        /// The longest such stall, ms.
+        longest_ms: i64,
+        /// Its hold's TTL, ms.
+        ttl_ms: i64,
+    },
 }
 
 impl WhatIfNote {
@@ -403,6 +414,32 @@ impl WhatIfNote {
             (WhatIfNote::UnheldSales { sales }, true) => {
                 format!("{sales} 笔销售发生在任何持有之外：按日志保留")
             }
+            (
+                WhatIfNote::StallBeyondTtl {
+                    holds,
+                    longest_ms,
+                    ttl_ms,
+                },
+                false,
+            ) => format!(
+                "with a watchdog, the {:.1} s pause still exceeds the {:.1} s TTL: the watchdog \
+                 thread is paused too ({holds} hold(s) stalled longer than their TTL, by the \
+                 runtime's log); the replay pauses the watchdog there",
+                longest_ms as f64 / 1000.0,
+                ttl_ms as f64 / 1000.0
+            ),
+            (
+                WhatIfNote::StallBeyondTtl {
+                    holds,
+                    longest_ms,
+                    ttl_ms,
+                },
+                true,
+            ) => format!(
+                "即使有看门狗，{:.1} 秒的停顿仍超过 {:.1} 秒的过期时间：看门狗线程也一起被暂停了（据运行时日志，{holds} 次持有的停顿超过其过期时间）；推演中看门狗在那段时间也暂停",
+                longest_ms as f64 / 1000.0,
+                ttl_ms as f64 / 1000.0
+            ),
         }
     }
 }
@@ -420,8 +457,11 @@ impl Serialize for WhatIfNote {
 }
 
 /// The caveats of this file set.
-fn notes(analysis: &Analysis, input: &stock::Input) -> Vec<WhatIfNote> {
+fn notes(log: &LoadedLog, analysis: &Analysis, input: &stock::Input) -> Vec<WhatIfNote> {
     let mut notes = Vec::new();
+    if let Some(n) = stall_note(log, analysis) {
+        notes.push(n);
+    }
     let holds = analysis.leases.iter().filter(|l| l.ttl_unknown).count();
     if holds > 0 {
         notes.push(WhatIfNote::UnknownTtl { holds });
@@ -445,6 +485,39 @@ fn notes(analysis: &Analysis, input: &stock::Input) -> Vec<WhatIfNote> {
         });
     }
     notes
+}
+
+/// The holds whose cited stall (a runtime's pause matched by host) lasted
+/// longer than their TTL, as a [`WhatIfNote::StallBeyondTtl`].
+fn stall_note(log: &LoadedLog, analysis: &Analysis) -> Option<WhatIfNote> {
+    let mut holds = std::collections::BTreeSet::new();
+    let mut longest: Option<(i64, i64)> = None;
+    for c in &analysis.citations {
+        let ev = log.evidence.get(c.evidence)?;
+        let Some(ttl_ms) = analysis
+            .leases
+            .get(c.lease.index())
+            .and_then(|l| l.ttl_ms.get())
+        else {
+            continue;
+        };
+        let len_ms = ev.length_ms().unwrap_or(0.0).round() as i64;
+        if c.role == crate::analysis::evidence::CitationRole::Stall
+            && c.by_host
+            && ev.kind != crate::model::EvidenceKind::SlowCommand
+            && len_ms > ttl_ms
+        {
+            holds.insert(c.lease);
+            if longest.is_none_or(|(l, _)| len_ms > l) {
+                longest = Some((len_ms, ttl_ms));
+            }
+        }
+    }
+    longest.map(|(longest_ms, ttl_ms)| WhatIfNote::StallBeyondTtl {
+        holds: holds.len(),
+        longest_ms,
+        ttl_ms,
+    })
 }
 
 /// ms from ns, for display.
@@ -571,6 +644,11 @@ mod tests {
             WhatIfNote::Vanished { locks: 1 },
             WhatIfNote::NoInitialStock { products: 3 },
             WhatIfNote::UnheldSales { sales: 4 },
+            WhatIfNote::StallBeyondTtl {
+                holds: 1,
+                longest_ms: 2900,
+                ttl_ms: 2000,
+            },
         ];
         for n in notes {
             let zh = n.text(true);

@@ -1,0 +1,228 @@
+//! Ties infrastructure evidence ([`crate::model::Evidence`]) to incidents:
+//! which failover, restart or flush made a lock vanish, which stall of its
+//! holder's process made a lease run out; and the `holder_stall` finding
+//! (docs/semantics.md §11 states the rule).
+
+use serde::Serialize;
+
+use super::{Cause, Finding, FindingKind, Incident, IncidentId, Lease, LeaseId, Overlap, Settings};
+use crate::model::{Evidence, EvidenceKind, EvidenceOrigin, LoadedLog};
+
+/// What a cited line explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CitationRole {
+    /// The server lost the earlier holder's lock (failover, restart, flush,
+    /// eviction) between its grant and the next holder's acquire.
+    Vanished,
+    /// The earlier holder's process (or the server) stalled inside the hold:
+    /// why its lease ran out while it still worked.
+    Stall,
+}
+
+/// One incident's cited evidence line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Citation {
+    /// The incident.
+    pub incident: IncidentId,
+    /// The hold it explains (an overlap's earlier hold).
+    pub lease: LeaseId,
+    /// The evidence line: its position in [`LoadedLog::evidence`].
+    pub evidence: usize,
+    /// What it explains.
+    pub role: CitationRole,
+    /// False when the line names no host the log knows, so it was matched
+    /// by time alone: a guess, said as one.
+    pub by_host: bool,
+}
+
+/// How far a line may fall outside its window, ns: the log-lag tolerance
+/// (a server's clock and the application's differ by that much).
+fn slack_ns(settings: &Settings) -> i64 {
+    (settings.log_lag_tolerance_ms * 1e6) as i64
+}
+
+/// Preference among the lines that can explain a vanished lock: the
+/// Sentinel's switch first, a restart last but one.
+fn vanish_rank(k: EvidenceKind) -> u8 {
+    match k {
+        EvidenceKind::Failover => 0,
+        EvidenceKind::Promoted => 1,
+        EvidenceKind::Restart => 2,
+        EvidenceKind::Flush => 3,
+        _ => 4,
+    }
+}
+
+/// Whether a stall line concerns `lease`'s process: `Some(true)` when its
+/// host is the hold's (equal, or one contains the other), `Some(false)` when
+/// it names no host any hold has (matched by time only), `None` when it
+/// names another known host. A slow command on the server stalls every
+/// client.
+fn stall_matches(log: &LoadedLog, leases: &[Lease], ev: &Evidence, lease: &Lease) -> Option<bool> {
+    if ev.origin == EvidenceOrigin::Slowlog {
+        return Some(true);
+    }
+    let Some(h) = ev.host.as_deref().filter(|h| h.len() >= 2) else {
+        return Some(false);
+    };
+    let same = |l: &Lease| {
+        let host = l.host.map_or("", |s| log.strings.get(s));
+        let holder = log.strings.get(l.holder);
+        (!host.is_empty() && (host == h || host.contains(h) || h.contains(host)))
+            || holder.contains(h)
+    };
+    if same(lease) {
+        Some(true)
+    } else if leases.iter().any(same) {
+        None
+    } else {
+        Some(false)
+    }
+}
+
+/// The last grant of a hold (acquire or last counted renewal), ns.
+fn last_grant_ns(l: &Lease) -> i64 {
+    l.renewals_ns().last().copied().unwrap_or(l.acquired_ns)
+}
+
+/// The evidence each incident cites: per overlap pair, for a vanished lock
+/// (or an unknown TTL) the best server line between the earlier grant and
+/// the later acquire; for every pair but a foreign release the longest
+/// stall of the earlier holder that began inside its hold, before the later
+/// acquire, and reached past its last grant. Sorted by incident, then time.
+pub fn cite(
+    log: &LoadedLog,
+    leases: &[Lease],
+    overlaps: &[Overlap],
+    incidents: &[Incident],
+    settings: &Settings,
+) -> Vec<Citation> {
+    if log.evidence.is_empty() {
+        return Vec::new();
+    }
+    let slack = slack_ns(settings);
+    let mut out: Vec<Citation> = Vec::new();
+    for inc in incidents {
+        for &o in &inc.overlaps {
+            let o = &overlaps[o];
+            let (e, l) = (&leases[o.earlier], &leases[o.later]);
+            if matches!(o.cause, Cause::LockVanished | Cause::TtlUnknown) {
+                let best = log
+                    .evidence
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, ev)| {
+                        ev.kind.loses_keys()
+                            && ev.at_ns >= e.acquired_ns - slack
+                            && ev.at_ns <= l.acquired_ns + slack
+                    })
+                    .min_by_key(|(_, ev)| (vanish_rank(ev.kind), ev.at_ns));
+                if let Some((i, _)) = best {
+                    out.push(Citation {
+                        incident: inc.id,
+                        lease: e.id,
+                        evidence: i,
+                        role: CitationRole::Vanished,
+                        by_host: true,
+                    });
+                }
+            }
+            if o.cause != Cause::ForeignRelease {
+                let from = last_grant_ns(e);
+                let best = log
+                    .evidence
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, ev)| ev.kind.is_stall())
+                    .filter_map(|(i, ev)| {
+                        let end = ev.end_ns.unwrap_or(ev.at_ns);
+                        let inside = ev.at_ns <= e.window_end_ns
+                            && end >= from
+                            && ev.at_ns <= l.acquired_ns + slack
+                            && end > from.max(ev.at_ns);
+                        let by_host = stall_matches(log, leases, ev, e)?;
+                        inside.then_some((i, end - ev.at_ns, by_host))
+                    })
+                    .max_by_key(|&(i, len, by_host)| (by_host, len, std::cmp::Reverse(i)));
+                if let Some((i, _, by_host)) = best {
+                    out.push(Citation {
+                        incident: inc.id,
+                        lease: e.id,
+                        evidence: i,
+                        role: CitationRole::Stall,
+                        by_host,
+                    });
+                }
+            }
+        }
+    }
+    out.sort_by_key(|c| (c.incident, log.evidence[c.evidence].at_ns, c.evidence));
+    out.dedup_by_key(|c| (c.incident, c.evidence));
+    out
+}
+
+/// Share of the TTL a stall must take to be a `holder_stall` finding: more
+/// than half ("most of its TTL").
+pub const STALL_SHARE: f64 = 0.5;
+
+/// `holder_stall`: a hold whose process (or server) stalled, within the
+/// hold, for more than [`STALL_SHARE`] of its TTL, whatever the stall's
+/// source (GC pause, safepoint, slow command). One finding per hold, for its
+/// longest such stall; lines matched by time only are left out (they are
+/// cited as guesses, not findings).
+pub fn holder_stalls(log: &LoadedLog, leases: &[Lease]) -> Vec<Finding> {
+    if !log.evidence.iter().any(|e| e.kind.is_stall()) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for l in leases {
+        let Some(ttl_ms) = l.ttl_ms.get().filter(|&t| t > 0) else {
+            continue;
+        };
+        let from = last_grant_ns(l);
+        let best = log
+            .evidence
+            .iter()
+            .filter(|ev| ev.kind.is_stall())
+            .filter(|ev| stall_matches(log, leases, ev, l) == Some(true))
+            .filter_map(|ev| {
+                let end = ev.end_ns?;
+                let eaten = end.min(l.window_end_ns) - ev.at_ns.max(from);
+                (eaten as f64 > STALL_SHARE * ttl_ms as f64 * 1e6).then_some((ev, eaten))
+            })
+            .max_by_key(|&(ev, eaten)| (eaten, std::cmp::Reverse(ev.at_ns)));
+        if let Some((ev, _)) = best {
+            let len_ms = ev.length_ms().unwrap_or(0.0);
+            out.push(Finding {
+                kind: FindingKind::HolderStall,
+                key: Some(l.key),
+                holder: Some(l.holder),
+                lease: Some(l.id),
+                at_ns: ev.at_ns,
+                detail: format!(
+                    "{} stalled {} ms ({}) inside a hold with a {} ms TTL ({}:{})",
+                    ev.host.as_deref().unwrap_or("the process"),
+                    len_ms.round(),
+                    ev.kind.as_str(),
+                    ttl_ms,
+                    base_name(log, ev),
+                    ev.source.line
+                ),
+            });
+        }
+    }
+    out
+}
+
+/// The file name (no folders) an evidence line came from.
+pub fn base_name<'a>(log: &'a LoadedLog, ev: &Evidence) -> &'a str {
+    let name = log.source_name(crate::model::SourceRef {
+        file: ev.source.file,
+        line: ev.source.line,
+    });
+    std::path::Path::new(name)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or(name)
+}

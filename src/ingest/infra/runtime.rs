@@ -1,0 +1,177 @@
+//! Runtime pause logs: the JVM's unified logging (`-Xlog:gc*,safepoint` with
+//! the `time` decoration; JEP 158 and the `java` man page name the
+//! decorations) and Go's `GODEBUG=gctrace=1` (runtime/extern.go documents
+//! the line) after an RFC 3339 time (`kubectl logs --timestamps`).
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::ingest::time::parse_time;
+use crate::model::{EvidenceKind, EvidenceOrigin};
+
+use super::Sink;
+
+/// `GC(12) Pause Young (Normal) (G1 Evacuation Pause) 24M->4M(256M) 3.456ms`
+/// (the `gc` tag's end-of-pause line; ZGC's `Pause Mark Start 0.012ms` too).
+static PAUSE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"GC\((\d+)\) (Pause [^\n]*?) (\d+(?:\.\d+)?)ms\s*$").expect("static regex")
+});
+
+/// JDK 17's safepoint line: `Safepoint "G1CollectForAllocation", ...,
+/// Total: 2901234 ns`.
+static SAFEPOINT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r#"Safepoint "([^"]+)".*Total: (\d+) ns"#).expect("static regex"));
+
+/// JDK 9-16's `Total time for which application threads were stopped:
+/// 0.0001234 seconds`.
+static STOPPED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"Total time for which application threads were stopped: (\d+(?:\.\d+)?) seconds")
+        .expect("static regex")
+});
+
+/// `gc 4 @2.104s 5%: 0.030+1.2+0.041 ms clock, ...`.
+static GCTRACE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^gc (\d+) @(\d+(?:\.\d+)?)s \d+%: (\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?) ms clock")
+        .expect("static regex")
+});
+
+/// The leading `[...]` decorations of a unified-logging line and the rest.
+pub(super) fn jvm_decorations(line: &str) -> Option<(Vec<&str>, &str)> {
+    let mut rest = line;
+    let mut decs = Vec::new();
+    while let Some(r) = rest.strip_prefix('[') {
+        let end = r.find(']')?;
+        decs.push(r[..end].trim());
+        rest = &r[end + 1..];
+    }
+    (!decs.is_empty()).then(|| (decs, rest.trim_start()))
+}
+
+/// True for a unified-logging line tagged `gc` or `safepoint`.
+pub(super) fn is_jvm_gc_tagged(line: &str) -> bool {
+    jvm_decorations(line).is_some_and(|(d, _)| {
+        d.iter().any(|t| {
+            t.split(',')
+                .any(|tag| matches!(tag.trim(), "gc" | "safepoint"))
+        })
+    })
+}
+
+/// Reads a JVM unified GC log: a pause's line (written when it ends) gives
+/// [end - length, end]; a safepoint within 5 ms of a pause already read is
+/// the same stop and is not listed twice.
+pub(super) fn read_jvm(text: &str, file_host: &str, sink: &mut Sink<'_>) {
+    let mut last_pause_end: Option<i64> = None;
+    let mut warned_uptime = false;
+    for (i, raw) in text.lines().enumerate() {
+        let no = i + 1;
+        sink.info.lines_read += 1;
+        let Some((decs, msg)) = jvm_decorations(raw.trim_end()) else {
+            if raw.trim().is_empty() {
+                sink.skip();
+            } else {
+                sink.bad(no, "not a JVM unified-logging line ([decorations] message)");
+            }
+            continue;
+        };
+        let length_ns = if let Some(c) = PAUSE.captures(msg) {
+            c[3].parse::<f64>().ok().map(|ms| (ms * 1e6) as i64)
+        } else if let Some(c) = SAFEPOINT.captures(msg) {
+            c[2].parse::<i64>().ok()
+        } else if let Some(c) = STOPPED.captures(msg) {
+            c[1].parse::<f64>().ok().map(|s| (s * 1e9) as i64)
+        } else {
+            sink.skip();
+            continue;
+        };
+        let Some(length_ns) = length_ns else {
+            sink.bad(no, "unreadable pause length");
+            continue;
+        };
+        // The `time` (or `utctime`) decoration: an ISO time with an offset.
+        let Some(end) = decs.iter().find_map(|d| {
+            d.contains('T')
+                .then(|| parse_time(d, sink.tz).ok())
+                .flatten()
+        }) else {
+            if !warned_uptime {
+                warned_uptime = true;
+                sink.bad(no, "a GC pause with no wall-clock time (uptime only): log with the time decoration, -Xlog:gc*:file=gc.log:time,uptime,level,tags");
+            } else {
+                sink.info.lines_warned += 1;
+            }
+            continue;
+        };
+        let end = end.0;
+        let is_pause = PAUSE.is_match(msg);
+        if !is_pause && last_pause_end.is_some_and(|p| (end - p).abs() <= 5_000_000) {
+            sink.skip();
+            continue;
+        }
+        if is_pause {
+            last_pause_end = Some(end);
+        }
+        let pid = decs
+            .iter()
+            .find(|d| d.bytes().all(|b| b.is_ascii_digit()) && !d.is_empty())
+            .map(|d| d.to_string());
+        let kind = if is_pause {
+            EvidenceKind::GcPause
+        } else {
+            EvidenceKind::Safepoint
+        };
+        sink.push(
+            no,
+            end - length_ns,
+            Some(end),
+            kind,
+            EvidenceOrigin::JvmGc,
+            Some(file_host.to_string()),
+            pid,
+            msg,
+        );
+    }
+}
+
+/// A `gctrace` line after an optional RFC 3339 time: (time text, the line).
+pub(super) fn go_gctrace(line: &str) -> Option<(Option<&str>, regex::Captures<'_>)> {
+    let t = line.trim();
+    if let Some(c) = GCTRACE.captures(t) {
+        return Some((None, c));
+    }
+    let (ts, rest) = t.split_once(' ')?;
+    GCTRACE.captures(rest.trim_start()).map(|c| (Some(ts), c))
+}
+
+/// Reads Go `gctrace` lines. Only the two stop-the-world phases (the first
+/// and third `clock` numbers) stop the program; the line is written when the
+/// cycle ends, so the stall is placed as [t - (stw1 + stw2), t]. A line
+/// without a wall-clock time before it cannot be placed: a warning.
+pub(super) fn read_go(text: &str, file_host: &str, sink: &mut Sink<'_>) {
+    for (i, raw) in text.lines().enumerate() {
+        let no = i + 1;
+        sink.info.lines_read += 1;
+        let Some((ts, c)) = go_gctrace(raw) else {
+            sink.skip();
+            continue;
+        };
+        let ms = |k: usize| c[k].parse::<f64>().unwrap_or(0.0);
+        let stw_ns = ((ms(3) + ms(5)) * 1e6) as i64;
+        let Some(end) = ts.and_then(|t| parse_time(t, sink.tz).ok()) else {
+            sink.bad(no, "a gctrace line with no wall-clock time before it (collect with kubectl logs --timestamps or docker logs -t)");
+            continue;
+        };
+        let what = format!("gc {}: {}+{} ms stop-the-world", &c[1], &c[3], &c[5]);
+        sink.push(
+            no,
+            end.0 - stw_ns,
+            Some(end.0),
+            EvidenceKind::GcPause,
+            EvidenceOrigin::GoGc,
+            Some(file_host.to_string()),
+            None,
+            &what,
+        );
+    }
+}
