@@ -160,6 +160,10 @@ const TIME_NAMES: &[(&str, Unit)] = &[
     ("time.local", Ms),
     // Serilog CLEF (`@t`).
     ("t", Ms),
+    // OTLP JSON log records (opentelemetry-proto `logs.proto` `time_unix_nano`,
+    // `observed_time_unix_nano`, lowerCamelCase in JSON).
+    ("timeunixnano", Ms),
+    ("observedtimeunixnano", Ms),
 ];
 
 /// Names of the key role, best first.
@@ -546,6 +550,9 @@ struct Candidate {
     /// Time candidates: the finest resolution of its values, in ns (1e9:
     /// whole seconds); `i64::MAX` until a value was read.
     resolution_ns: i64,
+    /// Event candidates: records whose value names a lock or business
+    /// event (a constant such as `type: "log"` names none).
+    kinds: u32,
 }
 
 /// The resolution of one time value: 1e9 for whole seconds, 1e6 for ms,
@@ -609,6 +616,7 @@ impl Detector {
             names_seen,
             ..
         } = self;
+        let buf = &mut String::new();
         rec.visit_scoped(&mut |k, v, outer| {
             if names_seen.len() < Self::NAMES && !names_seen.iter().any(|n| n == k) {
                 names_seen.push(k.to_string());
@@ -628,8 +636,12 @@ impl Detector {
                         unit,
                         seen: 0,
                         resolution_ns: i64::MAX,
+                        kinds: 0,
                     });
                 c.seen += 1;
+                if role == Role::Event && event_kind(&v.text(), None, buf).is_some() {
+                    c.kinds += 1;
+                }
                 if role == Role::Time
                     && let Ok((ns, _)) = super::time::parse_time_detail(&v.text(), None)
                 {
@@ -653,6 +665,7 @@ impl Detector {
                         unit,
                         seen: 0,
                         resolution_ns: i64::MAX,
+                        kinds: 0,
                     })
                     .seen += 1;
             }
@@ -715,9 +728,16 @@ impl Detector {
             c.sort_by(|a, b| {
                 let time_key =
                     |x: &(&String, bool, &Candidate)| role == Role::Time && whole_seconds(x.2);
+                // Events: the field whose values name more lock and
+                // business events (a constant `type: "log"`, a rare
+                // `err.type` lose to `event`), then the usual order.
+                let kinds = |x: &(&String, bool, &Candidate)| {
+                    if role == Role::Event { x.2.kinds } else { 0 }
+                };
                 time_key(a)
                     .cmp(&time_key(b))
                     .then(a.1.cmp(&b.1))
+                    .then(kinds(b).cmp(&kinds(a)))
                     .then(a.2.rank.cmp(&b.2.rank))
                     .then(b.2.seen.cmp(&a.2.seen))
                     .then(a.0.cmp(b.0))
