@@ -513,6 +513,13 @@ fn nested_documents_and_attribute_lists() {
             args: &[],
             source: "OTLP JSON logs",
         },
+        // The Collector's `file` exporter (opentelemetry-collector-contrib exporter/fileexporter, JSON
+        // format): one OTLP JSON request per line, here one record each.
+        Case {
+            file: "otlp-file-exporter.jsonl",
+            args: &[],
+            source: "OTLP JSON Lines (Collector file exporter)",
+        },
         // Datadog Logs API v2 `POST /api/v2/logs/events/search` response: data[] of {id, type: "log",
         // attributes: {timestamp, host, service, status, message, tags, attributes: {...}}}, links, meta
         // (https://docs.datadoghq.com/api/latest/logs/#search-logs). `type` is "log" on every record and

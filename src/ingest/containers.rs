@@ -277,6 +277,11 @@ fn guess(text: &str, monitor_check: fn(&str) -> bool) -> Container {
             if is_es(&o) || is_loki_query(&o) || (alone && records_array(&o).is_some()) {
                 return doc(Value::Object(o));
             }
+            // One document per line whose records sit deeper (the
+            // Collector's file exporter: an OTLP request per line).
+            if o.values().any(Value::is_array) && nested_first_line(&o) {
+                return lines_of_documents(text);
+            }
             return Container::JsonLines {
                 loki: is_logcli_line(&o),
             };
@@ -636,6 +641,44 @@ fn deep_records(o: &Map<String, Value>) -> Option<Vec<DocRec>> {
             })
             .collect(),
     )
+}
+
+/// True when the first line's object holds its records deeper than its top
+/// level (`deep_records`).
+fn nested_first_line(o: &Map<String, Value>) -> bool {
+    let mut v = Value::Object(o.clone());
+    kv_lists_as_fields(&mut v, 0);
+    matches!(&v, Value::Object(m) if deep_records(m).is_some())
+}
+
+/// JSON Lines of documents (one OTLP request per line): the deep records
+/// of every line, in order; a line that is no JSON object is one unreadable
+/// record. Line numbers become record numbers (a note says so).
+fn lines_of_documents(text: &str) -> Container {
+    let mut records = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let Ok(mut v @ Value::Object(_)) = serde_json::from_str::<Value>(line) else {
+            records.push(DocRec {
+                main: Map::new(),
+                extra: None,
+            });
+            continue;
+        };
+        kv_lists_as_fields(&mut v, 0);
+        if let Value::Object(m) = &v {
+            match deep_records(m) {
+                Some(r) => records.extend(r),
+                None => records.push(DocRec {
+                    main: m.clone(),
+                    extra: None,
+                }),
+            }
+        }
+    }
+    Container::Doc {
+        records,
+        dialect: Dialect::JsonLines,
+    }
 }
 
 /// The field of a wrapper document holding its records: the array whose
