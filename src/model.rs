@@ -805,6 +805,11 @@ pub struct SourceInfo {
     /// Notes on detection the user should see (ambiguous fields, assumed
     /// zone), each printable in English or Chinese.
     pub notes: Vec<SourceNote>,
+    /// The readers' bids on the head of the file, best first: (reader,
+    /// lock evidence found); the first read the file
+    /// (`ingest::containers::contest`). Empty for sources not read from
+    /// lines (a replayed capture).
+    pub readers: Vec<(String, u32)>,
     /// Lines (or records) read.
     pub lines_read: u64,
     /// Events loaded from this file.
@@ -845,6 +850,7 @@ impl SourceInfo {
             unreadable: None,
             fields: Vec::new(),
             notes: Vec::new(),
+            readers: Vec::new(),
             lines_read: 0,
             events_loaded: 0,
             lines_skipped: 0,

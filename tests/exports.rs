@@ -499,3 +499,35 @@ fn sls_whole_second_time_loses_to_app_milliseconds() {
         );
     }
 }
+
+#[test]
+fn nested_documents_and_attribute_lists() {
+    check(&[
+        // OTLP JSON (ExportLogsServiceRequest): resourceLogs[].scopeLogs[].logRecords[], attributes as
+        // [{key, value: {stringValue|intValue}}], int64 as strings, timeUnixNano
+        // (open-telemetry/opentelemetry-proto examples/logs.json, opentelemetry/proto/logs/v1/logs.proto,
+        // common/v1/common.proto AnyValue; https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding).
+        // The host is a resource attribute (host.name), not a record attribute.
+        Case {
+            file: "otlp-logs.json",
+            args: &[],
+            source: "OTLP JSON logs",
+        },
+        // The Collector's `file` exporter (opentelemetry-collector-contrib exporter/fileexporter, JSON
+        // format): one OTLP JSON request per line, here one record each.
+        Case {
+            file: "otlp-file-exporter.jsonl",
+            args: &[],
+            source: "OTLP JSON Lines (Collector file exporter)",
+        },
+        // Datadog Logs API v2 `POST /api/v2/logs/events/search` response: data[] of {id, type: "log",
+        // attributes: {timestamp, host, service, status, message, tags, attributes: {...}}}, links, meta
+        // (https://docs.datadoghq.com/api/latest/logs/#search-logs). `type` is "log" on every record and
+        // must not be taken for the event field.
+        Case {
+            file: "datadog-logs-search.json",
+            args: &[],
+            source: "Datadog logs search API",
+        },
+    ]);
+}

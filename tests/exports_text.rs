@@ -110,6 +110,21 @@ const CASES: &[Case] = &[
         TZ,
         true,
     ),
+    // Lines with a header before a JSON object or logfmt pairs (issue 31): each header from its
+    // project's documentation or source, named in SOURCES-text.md and src/ingest/frame.rs.
+    // fluent/fluentd-docs-gitbook plugins/formatter/out_file.md: `time<TAB>tag<TAB>record`, ISO 8601 seconds.
+    case(&["fluentd-out-file.log"], NONE, false),
+    // ruby/ruby lib/logger/formatter.rb: `%s, [%s#%d] %5s -- %s: %s`, `%Y-%m-%dT%H:%M:%S.%6N ` naive time.
+    case(&["ruby-logger.log"], NONE, false),
+    // Seldaek/monolog LineFormatter SIMPLE_FORMAT `[%datetime%] %channel%.%level_name%: %message% %context% %extra%`:
+    // the time only in the prefix, the event only in the message words, key/holder/TTL only in the context.
+    case(&["monolog.log"], NONE, false),
+    // RFC 5424 §6 header (`<PRI>1 TIMESTAMP HOST APP PROCID MSGID SD`), SD `-` and `[meta sequenceId=..]`, JSON message.
+    case(&["syslog-rfc5424.log"], NONE, false),
+    // RFC 5424 header with a logfmt message.
+    case(&["syslog-rfc5424-logfmt.log"], NONE, false),
+    // RFC 3164 §4.1 header (`<PRI>Mmm dd hh:mm:ss HOST TAG[pid]: `, no year), JSON message.
+    case(&["syslog-rfc3164.log"], NONE, false),
     // A team's own layout and wording, read through a mapping file (time_format, line_regex, [messages]; tz in the mapping).
     case(
         &["custom-team.log"],

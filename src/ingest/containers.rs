@@ -137,7 +137,158 @@ fn is_logcli_line(o: &Map<String, Value>) -> bool {
 }
 
 /// Detects the container. `monitor_check` is `monitor::looks_like_monitor`.
+///
+/// The first guess (JSON by its first byte, MONITOR by its commands, then
+/// CSV, text lines, logfmt by their shape) stands for JSON and MONITOR; a
+/// guess of CSV, text lines, logfmt or nothing is put to [`contest`]: every
+/// line reader bids the lock evidence it finds in the head of the file, and
+/// the highest bid reads it (a tie keeps the first guess).
 pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
+    let first = guess(text, monitor_check);
+    if !contested(&first) {
+        return first;
+    }
+    contest(text, first).0
+}
+
+/// Lines of the head that readers bid on.
+const BID_LINES: usize = 50;
+
+/// One reader's bid on the head of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Bid {
+    /// The reader, for the user (`text lines`, `CSV`...).
+    pub reader: String,
+    /// Its evidence: per record read, 2 for a lock or business event, 1
+    /// each for a lock key, a holder and a readable time (`payload.rs`).
+    pub score: u32,
+}
+
+/// True for the guesses a contest may overturn.
+fn contested(c: &Container) -> bool {
+    matches!(
+        c,
+        Container::Csv { .. }
+            | Container::Logfmt
+            | Container::Text { rules: None }
+            | Container::Unknown
+    )
+}
+
+/// The reader's name for the user.
+pub(crate) fn reader_name(c: &Container) -> String {
+    match c {
+        Container::Empty => "empty",
+        Container::Unknown => "none",
+        Container::Monitor => "redis-cli MONITOR",
+        Container::JsonLines { loki: true } => "logcli JSON Lines",
+        Container::JsonLines { loki: false } => "JSON Lines",
+        Container::JsonArray => "JSON array",
+        Container::Doc { .. } => "JSON document",
+        Container::Csv { delim: b'\t' } => "TSV",
+        Container::Csv { .. } => "CSV",
+        Container::Logfmt => "logfmt",
+        Container::Text { rules: Some(_) } => "text lines (mapping)",
+        Container::Text { rules: None } => "text lines",
+    }
+    .to_string()
+}
+
+/// The head of `text` readers bid on: its first [`BID_LINES`] lines.
+fn head_of(text: &str) -> &str {
+    let end = memchr::memchr_iter(b'\n', text.as_bytes())
+        .nth(BID_LINES)
+        .unwrap_or(text.len());
+    &text[..end]
+}
+
+/// What a reader finds in `head`: the evidence of its first
+/// [`BID_LINES`] records, each read through the envelope field holding the
+/// application's record when there is one.
+pub(crate) fn bid(c: &Container, head: &str) -> u32 {
+    let field = super::payload::detect(c, head);
+    let mut score = 0u32;
+    let mut n = 0usize;
+    walk(c, head, &mut |_, _, item| {
+        if let Item::Record(r) = item {
+            n += 1;
+            match &field {
+                Some(f) => super::payload::with_inner(&r, f, &mut |inner| {
+                    score += super::payload::bid_evidence(inner);
+                }),
+                None => score += super::payload::bid_evidence(&r),
+            }
+        }
+        if n >= BID_LINES {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    score
+}
+
+/// The line readers other than `first` that could read `text`.
+fn alternatives(text: &str, first: &Container) -> Vec<Container> {
+    let mut out = vec![Container::Text { rules: None }, Container::Logfmt];
+    if let Some(delim) = csv_with_header(text).or_else(|| any_delim(text)) {
+        out.push(Container::Csv { delim });
+    }
+    out.retain(|c| reader_name(c) != reader_name(first));
+    out
+}
+
+/// Puts `first` and the other line readers to a contest on the head of
+/// `text`: the winner, and every bid, best first (a tie keeps `first`
+/// ahead).
+pub(crate) fn contest(text: &str, first: Container) -> (Container, Vec<Bid>) {
+    let head = head_of(text);
+    let mut all: Vec<(Container, u32)> = vec![];
+    let s = bid(&first, head);
+    all.push((first, s));
+    for c in alternatives(text, &all[0].0) {
+        let s = bid(&c, head);
+        all.push((c, s));
+    }
+    all.sort_by_key(|a| std::cmp::Reverse(a.1));
+    let bids = all
+        .iter()
+        .map(|(c, s)| Bid {
+            reader: reader_name(c),
+            score: *s,
+        })
+        .collect();
+    let winner = all
+        .into_iter()
+        .next()
+        .map_or(Container::Unknown, |(c, _)| c);
+    (winner, bids)
+}
+
+/// The bids for the container `c` chosen for `text`: the contest's when
+/// `c` is a line reader, else `c`'s own bid alone.
+pub(crate) fn bids_for(c: &Container, text: &str) -> Vec<Bid> {
+    let head = head_of(text);
+    let own = Bid {
+        reader: reader_name(c),
+        score: bid(c, head),
+    };
+    if !contested(c) {
+        return vec![own];
+    }
+    let mut out = vec![own];
+    for alt in alternatives(text, c) {
+        out.push(Bid {
+            reader: reader_name(&alt),
+            score: bid(&alt, head),
+        });
+    }
+    out.sort_by_key(|b| std::cmp::Reverse(b.score));
+    out
+}
+
+/// The first guess at the container, from the shape of the first lines.
+fn guess(text: &str, monitor_check: fn(&str) -> bool) -> Container {
     let Some(first) = first_lines(text, 1).next() else {
         return Container::Empty;
     };
@@ -159,6 +310,11 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
             let alone = first_lines(text, 2).count() == 1;
             if is_es(&o) || is_loki_query(&o) || (alone && records_array(&o).is_some()) {
                 return doc(Value::Object(o));
+            }
+            // One document per line whose records sit deeper (the
+            // Collector's file exporter: an OTLP request per line).
+            if o.values().any(Value::is_array) && nested_first_line(&o) {
+                return lines_of_documents(text);
             }
             return Container::JsonLines {
                 loki: is_logcli_line(&o),
@@ -219,15 +375,20 @@ pub(crate) fn detect(text: &str, monitor_check: fn(&str) -> bool) -> Container {
     if logfmt_line(first) || heads.iter().filter(|l| logfmt_line(l)).count() * 2 > heads.len() {
         return Container::Logfmt;
     }
+    match any_delim(text) {
+        Some(delim) => Container::Csv { delim },
+        None => Container::Unknown,
+    }
+}
+
+/// The delimiter (comma, tab or semicolon) the first line has most of.
+fn any_delim(text: &str) -> Option<u8> {
+    let first = first_lines(text, 1).next()?;
     let count = |c: char| first.matches(c).count();
     let (delim, n) = [(b',', count(',')), (b'\t', count('\t')), (b';', count(';'))]
         .into_iter()
-        .max_by_key(|(_, n)| *n)
-        .unwrap_or((b',', 0));
-    if n >= 1 {
-        return Container::Csv { delim };
-    }
-    Container::Unknown
+        .max_by_key(|(_, n)| *n)?;
+    (n >= 1).then_some(delim)
 }
 
 /// The delimiter of a CSV whose first row is a header (no cell reads as a
@@ -320,6 +481,20 @@ fn doc(v: Value) -> Container {
             dialect: Dialect::Loki,
         };
     }
+    // Key/value attribute lists (OTLP `[{key, value: {stringValue}}]`)
+    // read as fields.
+    for v in o.values_mut() {
+        kv_lists_as_fields(v, 0);
+    }
+    // The array of records at any depth with the most lock evidence
+    // (OTLP's `resourceLogs[].scopeLogs[].logRecords[]`), when it beats the
+    // document's own fields.
+    if let Some(records) = deep_records(&o) {
+        return Container::Doc {
+            records,
+            dialect: Dialect::JsonLines,
+        };
+    }
     // A wrapper around the records: `aws logs filter-log-events`'
     // `{"events": [..]}`, Splunk's `{"results": [..]}`, CloudWatch Logs
     // Insights' `{"results": [[{"field":..,"value":..}, ..], ..]}`: the
@@ -348,6 +523,198 @@ fn doc(v: Value) -> Container {
             main: std::mem::take(&mut o),
             extra: None,
         }],
+        dialect: Dialect::JsonLines,
+    }
+}
+
+/// The value types of an OTLP `AnyValue` (opentelemetry-proto
+/// `common/v1/common.proto`, lowerCamelCase in the JSON encoding).
+const ANY_VALUE: &[&str] = &[
+    "stringValue",
+    "intValue",
+    "doubleValue",
+    "boolValue",
+    "bytesValue",
+    "arrayValue",
+    "kvlistValue",
+];
+
+/// Rewrites, in place and at any depth (at most 12), key/value attribute
+/// lists as objects and OTLP `AnyValue`s as their value:
+/// `[{"key": "k", "value": {"stringValue": "v"}}]` -> `{"k": "v"}`,
+/// `{"kvlistValue": {"values": [..]}}` -> an object. A list with any
+/// element of another shape is left as it is.
+pub(crate) fn kv_lists_as_fields(v: &mut Value, depth: u32) {
+    if depth > 12 {
+        return;
+    }
+    match v {
+        Value::Object(o) => {
+            if o.len() == 1
+                && let Some(k) = o.keys().next().cloned()
+                && ANY_VALUE.contains(&k.as_str())
+            {
+                let inner = o.remove(&k).unwrap_or(Value::Null);
+                let mut inner = match (k.as_str(), inner) {
+                    ("kvlistValue" | "arrayValue", Value::Object(mut l)) => {
+                        l.remove("values").unwrap_or(Value::Null)
+                    }
+                    (_, x) => x,
+                };
+                kv_lists_as_fields(&mut inner, depth + 1);
+                *v = inner;
+                return;
+            }
+            for x in o.values_mut() {
+                kv_lists_as_fields(x, depth + 1);
+            }
+        }
+        Value::Array(a) => {
+            for x in a.iter_mut() {
+                kv_lists_as_fields(x, depth + 1);
+            }
+            let kv = !a.is_empty()
+                && a.iter().all(|e| {
+                    matches!(e, Value::Object(m) if m.len() <= 2
+                        && matches!(m.get("key"), Some(Value::String(_)))
+                        && m.keys().all(|k| k == "key" || k == "value"))
+                });
+            if kv {
+                let mut m = Map::new();
+                for e in a.drain(..) {
+                    if let Value::Object(mut e) = e
+                        && let Some(Value::String(k)) = e.remove("key")
+                    {
+                        m.insert(k, e.remove("value").unwrap_or(Value::Null));
+                    }
+                }
+                *v = Value::Object(m);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Arrays of objects found in a document: (path, each element with the
+/// index of its context in `contexts`).
+type Found<'a> = Vec<(String, Vec<(&'a Map<String, Value>, usize)>)>;
+
+/// Collects every array of objects under `o` (at most 8 levels), grouped by
+/// path (`/resourceLogs/scopeLogs/logRecords`): each element keeps the
+/// non-array fields of the array elements above it as its context (OTLP's
+/// `resource` and `scope`), never the document's own (`meta`, `links`).
+fn collect_arrays<'a>(
+    o: &'a Map<String, Value>,
+    ctx: usize,
+    path: &str,
+    depth: u32,
+    contexts: &mut Vec<Map<String, Value>>,
+    out: &mut Found<'a>,
+) {
+    if depth > 8 {
+        return;
+    }
+    for (k, v) in o {
+        let Value::Array(a) = v else { continue };
+        let p = format!("{path}/{k}");
+        for e in a {
+            let Value::Object(e) = e else { continue };
+            let slot = match out.iter().position(|(q, _)| *q == p) {
+                Some(i) => i,
+                None => {
+                    out.push((p.clone(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            out[slot].1.push((e, ctx));
+            if e.values().any(Value::is_array) {
+                let mut here = contexts[ctx].clone();
+                for (ek, ev) in e {
+                    if !ev.is_array() {
+                        here.insert(ek.clone(), ev.clone());
+                    }
+                }
+                contexts.push(here);
+                let c = contexts.len() - 1;
+                collect_arrays(e, c, &p, depth + 1, contexts, out);
+            }
+        }
+    }
+}
+
+/// The records of a document whose records sit deeper than its top level:
+/// the array, at any depth, whose first records carry the most lock
+/// evidence (`payload::bid_evidence`), each record with the fields of the
+/// elements above it as its envelope. `None` when the best array is a
+/// top-level one or carries no evidence (the top-level rules decide).
+fn deep_records(o: &Map<String, Value>) -> Option<Vec<DocRec>> {
+    let mut contexts = vec![Map::new()];
+    let mut found: Found<'_> = Vec::new();
+    collect_arrays(o, 0, "", 0, &mut contexts, &mut found);
+    let score = |recs: &[(&Map<String, Value>, usize)]| -> u32 {
+        recs.iter()
+            .take(BID_LINES)
+            .map(|(m, c)| {
+                super::payload::bid_evidence(&Record::Json {
+                    main: m,
+                    extra: Some(&contexts[*c]),
+                })
+            })
+            .sum()
+    };
+    let (path, recs) = found
+        .iter()
+        .map(|(p, r)| (p, r, score(r)))
+        .filter(|(_, _, s)| *s > 0)
+        .max_by_key(|(p, r, s)| (*s, r.len(), std::cmp::Reverse(p.len())))
+        .map(|(p, r, _)| (p, r))?;
+    if path.matches('/').count() < 2 {
+        return None;
+    }
+    Some(
+        recs.iter()
+            .map(|(m, c)| DocRec {
+                main: (*m).clone(),
+                extra: (!contexts[*c].is_empty()).then(|| contexts[*c].clone()),
+            })
+            .collect(),
+    )
+}
+
+/// True when the first line's object holds its records deeper than its top
+/// level (`deep_records`).
+fn nested_first_line(o: &Map<String, Value>) -> bool {
+    let mut v = Value::Object(o.clone());
+    kv_lists_as_fields(&mut v, 0);
+    matches!(&v, Value::Object(m) if deep_records(m).is_some())
+}
+
+/// JSON Lines of documents (one OTLP request per line): the deep records
+/// of every line, in order; a line that is no JSON object is one unreadable
+/// record. Line numbers become record numbers (a note says so).
+fn lines_of_documents(text: &str) -> Container {
+    let mut records = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let Ok(mut v @ Value::Object(_)) = serde_json::from_str::<Value>(line) else {
+            records.push(DocRec {
+                main: Map::new(),
+                extra: None,
+            });
+            continue;
+        };
+        kv_lists_as_fields(&mut v, 0);
+        if let Value::Object(m) = &v {
+            match deep_records(m) {
+                Some(r) => records.extend(r),
+                None => records.push(DocRec {
+                    main: m.clone(),
+                    extra: None,
+                }),
+            }
+        }
+    }
+    Container::Doc {
+        records,
         dialect: Dialect::JsonLines,
     }
 }
@@ -578,12 +945,13 @@ fn visit_text(
     if t.time.is_none()
         && t.prefix_time.is_none()
         && super::text::message_event(t.message).is_none()
+        && super::text::message_event(t.around).is_none()
     {
         return visit(no, off, Item::Skip);
     }
     if t.layout == Layout::Json {
         let prefix = to_pairs(&super::text::TextLine {
-            message: "",
+            message: t.around,
             labels: t.labels.clone(),
             ..*t
         });

@@ -59,6 +59,42 @@ pub(crate) fn duration_ms(v: &FieldValue<'_>, unit: Unit) -> Option<f64> {
     Some(n * factor).filter(|x| x.is_finite())
 }
 
+/// Longest lease an absolute expiry may give, ms (7 days): a time further
+/// off is no lock's expiry.
+const MAX_EXPIRY_AHEAD_MS: f64 = 7.0 * 86_400_000.0;
+
+/// The TTL in ms a TTL field's value gives on an event at `at_ns`: a
+/// duration ([`duration_ms`]), or, for an epoch-like number (at least 10^9
+/// ms: 11.5 days) or a date-time, an absolute expiry: TTL = expiry - event
+/// time, when that is from 0 to 7 days (a Redisson-style `expiration` of
+/// epoch ms is no TTL of 55 years). A value of 10^12 ms or more that is no
+/// such expiry gives no TTL (issue 31).
+pub(crate) fn ttl_of(
+    v: &FieldValue<'_>,
+    unit: Unit,
+    at_ns: i64,
+    tz: Option<&TzSpec>,
+) -> Option<f64> {
+    let dur = duration_ms(v, unit);
+    if dur.is_some_and(|m| m < 1.0e9) {
+        return dur;
+    }
+    let text = match (v.as_f64(), unit) {
+        // A number in seconds is an epoch in seconds.
+        (Some(n), Unit::S) => format!("{}", n.trunc() as i64),
+        _ => v.text().into_owned(),
+    };
+    let expiry = super::time::parse_time(&text, tz)
+        .ok()
+        .map(|(ns, _)| (ns.saturating_sub(at_ns)) as f64 / 1e6)
+        .filter(|d| *d > 0.0 && *d <= MAX_EXPIRY_AHEAD_MS);
+    match (expiry, dur) {
+        (Some(d), _) => Some(d),
+        (None, Some(m)) if m < 1.0e12 => Some(m),
+        _ => None,
+    }
+}
+
 /// Longest key, holder, host, thread, product or order id kept, bytes: a
 /// longer one keeps its first bytes and a hash of the whole, with a warning
 /// (issue #18: 40 lines of 4 MB holder names took 3.5 GB, every report
@@ -283,7 +319,7 @@ impl<'o> Collector<'o> {
         if let Some(p) = self.fields.get(Role::Ttl)
             && let Some(v) = p.value(rec)
         {
-            let ms = duration_ms(&v, p.unit);
+            let ms = ttl_of(&v, p.unit, at_ns, self.tz);
             e.set_ttl_ms(
                 ms.filter(|m| *m > 0.0 && *m < 9.0e15)
                     .map(|m| m.round() as i64),

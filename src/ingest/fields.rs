@@ -160,6 +160,10 @@ const TIME_NAMES: &[(&str, Unit)] = &[
     ("time.local", Ms),
     // Serilog CLEF (`@t`).
     ("t", Ms),
+    // OTLP JSON log records (opentelemetry-proto `logs.proto` `time_unix_nano`,
+    // `observed_time_unix_nano`, lowerCamelCase in JSON).
+    ("timeunixnano", Ms),
+    ("observedtimeunixnano", Ms),
 ];
 
 /// Names of the key role, best first.
@@ -194,6 +198,11 @@ const HOLDER_NAMES: &[(&str, Unit)] = &[
     // a file whose only lock field is `lockId` keeps it as the key).
     ("lockid", Ms),
     ("leaseid", Ms),
+    // Issue 31: `lock.id` (a dotted lock namespace), redis-lock's and
+    // node-redlock's `identifier`, sidekiq-unique-jobs' `jid`.
+    ("lock.id", Ms),
+    ("identifier", Ms),
+    ("jid", Ms),
 ];
 
 /// Names of the event role, best first.
@@ -276,6 +285,9 @@ const TTL_NAMES: &[(&str, Unit)] = &[
     ("timeoutsec", S),
     ("durationseconds", S),
     ("durationsec", S),
+    // Issue 31: `expires_after` (a duration after the acquire).
+    ("expiresafter", Ms),
+    ("expiresafterms", Ms),
 ];
 
 /// Names of the host role, best first.
@@ -427,6 +439,19 @@ fn contains_rule(raw: &str) -> Option<(Role, Unit)> {
     }
 }
 
+/// True when the segment before a dotted name's last one names a lock
+/// (`lock.ttl_ms`, `redis.lock.owner`, `mutex.holder`, `redlock.resource`).
+fn lock_namespace(full: &str) -> bool {
+    let mut segs = full.rsplit('.');
+    segs.next();
+    segs.next().is_some_and(|ns| {
+        matches!(
+            ns,
+            "lock" | "mutex" | "lease" | "redlock" | "distlock" | "redislock"
+        )
+    })
+}
+
 /// The roles a field name can play, as (role, rank, unit); lower rank is
 /// better. Exact synonyms of the whole dotted path rank first, then synonyms
 /// of its last segment, then the meaning-based rules for non-ASCII headers.
@@ -441,7 +466,11 @@ pub(crate) fn roles_of(field: &str) -> Vec<(Role, u32, Unit)> {
         } else if last != full
             && let Some((i, (_, u))) = syn.iter().enumerate().find(|(_, (s, _))| *s == last)
         {
-            out.push((role, 100 + i as u32, *u));
+            // Under a lock namespace (`lock.ttl_ms`, `mutex.owner`) the name
+            // is as specific as a whole-path synonym and beats a generic one
+            // (`duration_ms`); elsewhere a last segment ranks after them.
+            let base = if lock_namespace(&full) { 0 } else { 100 };
+            out.push((role, base + i as u32, *u));
         }
     }
     if out.is_empty()
@@ -546,6 +575,9 @@ struct Candidate {
     /// Time candidates: the finest resolution of its values, in ns (1e9:
     /// whole seconds); `i64::MAX` until a value was read.
     resolution_ns: i64,
+    /// Event candidates: records whose value names a lock or business
+    /// event (a constant such as `type: "log"` names none).
+    kinds: u32,
 }
 
 /// The resolution of one time value: 1e9 for whole seconds, 1e6 for ms,
@@ -609,6 +641,7 @@ impl Detector {
             names_seen,
             ..
         } = self;
+        let buf = &mut String::new();
         rec.visit_scoped(&mut |k, v, outer| {
             if names_seen.len() < Self::NAMES && !names_seen.iter().any(|n| n == k) {
                 names_seen.push(k.to_string());
@@ -628,8 +661,12 @@ impl Detector {
                         unit,
                         seen: 0,
                         resolution_ns: i64::MAX,
+                        kinds: 0,
                     });
                 c.seen += 1;
+                if role == Role::Event && event_kind(&v.text(), None, buf).is_some() {
+                    c.kinds += 1;
+                }
                 if role == Role::Time
                     && let Ok((ns, _)) = super::time::parse_time_detail(&v.text(), None)
                 {
@@ -653,6 +690,7 @@ impl Detector {
                         unit,
                         seen: 0,
                         resolution_ns: i64::MAX,
+                        kinds: 0,
                     })
                     .seen += 1;
             }
@@ -715,9 +753,16 @@ impl Detector {
             c.sort_by(|a, b| {
                 let time_key =
                     |x: &(&String, bool, &Candidate)| role == Role::Time && whole_seconds(x.2);
+                // Events: the field whose values name more lock and
+                // business events (a constant `type: "log"`, a rare
+                // `err.type` lose to `event`), then the usual order.
+                let kinds = |x: &(&String, bool, &Candidate)| {
+                    if role == Role::Event { x.2.kinds } else { 0 }
+                };
                 time_key(a)
                     .cmp(&time_key(b))
                     .then(a.1.cmp(&b.1))
+                    .then(kinds(b).cmp(&kinds(a)))
                     .then(a.2.rank.cmp(&b.2.rank))
                     .then(b.2.seen.cmp(&a.2.seen))
                     .then(a.0.cmp(b.0))
@@ -1090,6 +1135,25 @@ mod tests {
         assert_eq!(role("acquireTimeoutMs"), None);
         assert_eq!(role("LockId"), Some((Role::Key, Ms)));
         assert!(roles_of("LockId").iter().any(|r| r.0 == Role::Holder));
+    }
+
+    #[test]
+    fn lock_namespaced_names_beat_generic_ones() {
+        // Issue 31: `lock.ttl_ms` beats `duration_ms`, `lock.owner` beats `client`.
+        let rank = |f: &str, role: Role| {
+            roles_of(f)
+                .into_iter()
+                .find(|(r, _, _)| *r == role)
+                .map(|(_, rank, _)| rank)
+        };
+        assert!(rank("lock.ttl_ms", Role::Ttl) < rank("duration_ms", Role::Ttl));
+        assert!(rank("mutex.owner", Role::Holder) < rank("client", Role::Holder));
+        // Outside a lock namespace a last segment still ranks after whole names.
+        assert!(rank("http.duration_ms", Role::Ttl) > rank("duration_ms", Role::Ttl));
+        assert_eq!(role("identifier"), Some((Role::Holder, Ms)));
+        assert_eq!(role("jid"), Some((Role::Holder, Ms)));
+        assert_eq!(role("lock.id"), Some((Role::Holder, Ms)));
+        assert_eq!(role("expires_after"), Some((Role::Ttl, Ms)));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod extract;
 mod fast;
 mod fields;
 mod infra;
+mod frame;
 mod link;
 mod mapping;
 pub mod monitor;
@@ -594,6 +595,18 @@ pub(crate) fn describe_reading(
     if matches!(container, Container::Text { .. }) {
         info.layout = text::describe_layout(text);
     }
+    let bids = containers::bids_for(container, text);
+    if let [w, r, ..] = bids.as_slice()
+        && r.score > 0
+    {
+        info.notes.push(SourceNote::Readers {
+            winner: w.reader.clone(),
+            score: w.score,
+            runner_up: r.reader.clone(),
+            runner_score: r.score,
+        });
+    }
+    info.readers = bids.into_iter().map(|b| (b.reader, b.score)).collect();
 }
 
 /// What makes a load an error rather than an answer (exit 2; the window

@@ -45,6 +45,19 @@ fn evidence(rec: &Record<'_>) -> u32 {
     score + u32::from(key) + u32::from(holder)
 }
 
+/// The evidence a reader's record gives in the contest of readers
+/// (`containers::contest`): [`evidence`] plus 1 for a time field whose
+/// value reads as a time.
+pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
+    let mut timed = false;
+    rec.visit(&mut |k, v| {
+        if !timed && roles_of(k).iter().any(|(r, _, _)| *r == Role::Time) {
+            timed = super::time::parse_time(&v.text(), None).is_ok();
+        }
+    });
+    evidence(rec) + u32::from(timed)
+}
+
 /// Calls `f` with the record a string holds, if it holds one: a JSON
 /// object, or a text line (with its prefix's fields as the outer part when
 /// the line's payload is JSON). Returns `None` when `s` is no record.
@@ -65,7 +78,10 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Op
     let t = text::parse_line(s);
     if t.layout == Layout::Json {
         let map = serde_json::from_str::<Map<String, Value>>(t.message).ok()?;
-        let prefix = text::to_pairs(&text::TextLine { message: "", ..t });
+        let prefix = text::to_pairs(&text::TextLine {
+            message: t.around,
+            ..t
+        });
         let inner = Record::Json {
             main: &map,
             extra: None,

@@ -254,3 +254,23 @@ fn ttl_settings_parse_all_and_by_file() {
         );
     }
 }
+
+#[test]
+fn an_epoch_or_dated_ttl_value_is_an_absolute_expiry() {
+    // Issue 31: `expiration` as epoch ms (a 55-year TTL before), as a date-time (no TTL
+    // before), and a plain duration; `lock.ttl_ms` beats a generic `duration_ms`.
+    // 2026-12-01T07:06:55.100+08:00 = 1796080015100 ms.
+    let text = br#"{"ts":"2026-12-01T07:06:55.100+08:00","event":"acquired","lock_key":"k1","owner":"a","expiration":1796080017100}
+{"ts":"2026-12-01T07:06:56.100+08:00","event":"acquired","lock_key":"k2","owner":"b","expiration":"2026-12-01T07:06:59.100+08:00"}
+{"ts":"2026-12-01T07:06:57.100+08:00","event":"acquired","lock_key":"k3","owner":"c","expiration":30000}
+{"ts":"2026-12-01T07:06:58.100+08:00","event":"acquired","lock_key":"k4","owner":"d","expiration":4102444800000}
+"#;
+    let log = load(text, &IngestOptions::default());
+    let ttls: Vec<Option<i64>> = log.events.iter().map(|e| e.ttl_ms()).collect();
+    assert_eq!(ttls, vec![Some(2000), Some(3000), Some(30000), None]);
+
+    let text = br#"{"ts":"2026-12-01T07:06:55.100+08:00","event":"acquired","lock_key":"k","owner":"a","lock":{"ttl_ms":2000},"duration_ms":5}
+"#;
+    let log = load(text, &IngestOptions::default());
+    assert_eq!(log.events[0].ttl_ms(), Some(2000));
+}

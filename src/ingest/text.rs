@@ -32,6 +32,14 @@ pub(crate) enum Prefix {
     Journald,
     /// Grafana Explore's `.txt` download: `EPOCH_MS<TAB>TIME<TAB>line`.
     Grafana,
+    /// Syslog RFC 5424 header (`frame.rs`).
+    Syslog5424,
+    /// Syslog RFC 3164 header, or a traditional syslog file line.
+    Syslog3164,
+    /// Ruby `Logger`: `I, [TIME #PID]  INFO -- prog: `.
+    Ruby,
+    /// Fluentd `out_file`: `TIME<TAB>TAG<TAB>`.
+    Fluentd,
 }
 
 /// The application's own layout inside the line.
@@ -74,6 +82,10 @@ impl Prefix {
             Prefix::Logcli => Some("logcli"),
             Prefix::Journald => Some("journalctl short-iso"),
             Prefix::Grafana => Some("Grafana Explore txt"),
+            Prefix::Syslog5424 => Some("syslog RFC 5424"),
+            Prefix::Syslog3164 => Some("syslog RFC 3164"),
+            Prefix::Ruby => Some("Ruby Logger"),
+            Prefix::Fluentd => Some("Fluentd out_file"),
         }
     }
 }
@@ -99,6 +111,9 @@ pub(crate) struct TextLine<'a> {
     pub labels: Vec<(&'a str, &'a str)>,
     /// The message (or the JSON payload when `layout` is [`Layout::Json`]).
     pub message: &'a str,
+    /// With [`Layout::Json`]: the text around the JSON object (Monolog's
+    /// message before its context), read for event words and pairs.
+    pub around: &'a str,
     /// The runtime prefix found.
     pub prefix: Prefix,
     /// The layout found.
@@ -365,8 +380,52 @@ fn trimmed_message(s: &str) -> &str {
 }
 
 /// Splits one text line. Never fails: a line with nothing recognisable is
-/// all message.
+/// all message. A JSON object after any prefix and before any suffix is the
+/// line's record (`frame::embedded_json`); the text around it stays
+/// readable as [`TextLine::around`].
 pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
+    let mut t = match super::frame::header(line) {
+        Some((h, f)) => framed_line(h, f),
+        None => parse_layout(line),
+    };
+    if t.layout != Layout::Json
+        && t.message.contains('{')
+        && let Some((before, obj, _after)) = super::frame::embedded_json(t.message)
+    {
+        t.around = before.trim_matches([' ', '\t']);
+        t.message = obj;
+        t.layout = Layout::Json;
+    }
+    t
+}
+
+/// A line whose header `frame.rs` took off: the header's parts, then the
+/// rest read as a Java layout, a time + message or a message.
+fn framed_line<'a>(h: super::frame::Header, f: super::frame::Framed<'a>) -> TextLine<'a> {
+    use super::frame::Header;
+    let inner = parse_layout(f.rest.trim_matches([' ', '\t']));
+    let mut t = TextLine {
+        prefix: match h {
+            Header::Syslog5424 => Prefix::Syslog5424,
+            Header::Syslog3164 => Prefix::Syslog3164,
+            Header::Ruby => Prefix::Ruby,
+            Header::Fluentd => Prefix::Fluentd,
+        },
+        prefix_time: f.time,
+        host: f.host.or(inner.host),
+        pid: inner.pid.or(f.pid),
+        level: inner.level.or(f.level),
+        labels: f.params,
+        ..inner
+    };
+    if let Some(app) = f.app {
+        t.labels.push(("app", app));
+    }
+    t
+}
+
+/// [`parse_line`] without its search for a JSON object inside the line.
+fn parse_layout(line: &str) -> TextLine<'_> {
     let mut t = TextLine {
         message: line,
         layout: Layout::Message,

@@ -184,6 +184,19 @@ pub enum SourceNote {
         /// Its events.
         events: u64,
     },
+    /// Which reader read the file: the contest of readers on its head
+    /// (`ingest::containers::contest`), winner and runner-up with the lock
+    /// evidence each found.
+    Readers {
+        /// The winning reader (`text lines`, `CSV`...).
+        winner: String,
+        /// Its score.
+        score: u32,
+        /// The runner-up.
+        runner_up: String,
+        /// Its score.
+        runner_score: u32,
+    },
 }
 
 /// Lock keys named in a note: the first by name and how many more.
@@ -499,6 +512,14 @@ impl SourceNote {
                 nodes.len(),
                 quoted(nodes, ", "),
             ),
+            SourceNote::Readers {
+                winner,
+                score,
+                runner_up,
+                runner_score,
+            } => format!(
+                "read as `{winner}` (lock evidence {score} in the first lines; `{runner_up}` found {runner_score})"
+            ),
             SourceNote::DataNode => {
                 "Redlock: no lock key is written in this capture: a data node, not one of the lock \
                  nodes, and it does not count toward any quorum"
@@ -671,6 +692,16 @@ impl SourceNote {
                 nodes.len(),
                 quoted(nodes, "、"),
             ),
+            SourceNote::Readers {
+                winner,
+                score,
+                runner_up,
+                runner_score,
+            } => {
+                format!(
+                    "按 `{winner}` 读取（前几行的锁证据 {score}；`{runner_up}` 为 {runner_score}）"
+                )
+            }
             SourceNote::DataNode => {
                 "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"
                     .to_string()
@@ -845,6 +876,15 @@ mod tests {
                 vec![],
             ),
             (SourceNote::DataNode, vec![]),
+            (
+                SourceNote::Readers {
+                    winner: s("text lines"),
+                    score: 120,
+                    runner_up: s("CSV"),
+                    runner_score: 0,
+                },
+                vec![],
+            ),
         ]
     }
 
@@ -878,6 +918,8 @@ mod tests {
             SourceNote::CaptureGap { .. } => 23,
             SourceNote::DateAdvanced { .. } => 24,
             SourceNote::BusinessOnly { .. } => 25,
+    },
+            SourceNote::Readers { .. } => 23,
         }
     }
 
@@ -894,7 +936,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 26, "one note of each kind");
+        assert_eq!(kinds.len(), 27, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

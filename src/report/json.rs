@@ -273,10 +273,24 @@ pub struct JsonSource {
     /// inferred ties).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The reader that read the file and the runner-up, with the lock
+    /// evidence each found in its first lines (at most two).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub readers: Vec<JsonReader>,
     /// Set when no event could be read: what was recognised and what would
     /// make the file readable (the run exits 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreadable: Option<String>,
+}
+
+/// One reader's bid on a file's first lines.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JsonReader {
+    /// The reader (`JSON Lines`, `text lines`, `CSV`...).
+    pub reader: String,
+    /// Lock evidence found: per record, 2 for a lock or business event, 1
+    /// each for a lock key, a holder and a readable time.
+    pub score: u32,
 }
 
 /// The whole report. `I` holds the incidents: a `Vec` when the report is
@@ -601,6 +615,15 @@ fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
                 payload_field: src.payload_field.clone(),
                 time_resolution: src.time_resolution.clone(),
                 notes: src.notes.iter().map(ToString::to_string).collect(),
+                readers: src
+                    .readers
+                    .iter()
+                    .take(2)
+                    .map(|(reader, score)| JsonReader {
+                        reader: reader.clone(),
+                        score: *score,
+                    })
+                    .collect(),
                 unreadable: src.unreadable.clone(),
             })
             .collect(),
