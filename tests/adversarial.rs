@@ -282,9 +282,6 @@ fn reference_pairs(
             if earlier.key != later.key
                 || earlier.holder == later.holder
                 || earlier.window_end_ns <= later.acquired_ns
-                // More than 0 ms (issue #33): a zero-length later window
-                // intersects nothing.
-                || later.window_end_ns <= later.acquired_ns
             {
                 continue;
             }

@@ -246,7 +246,5 @@ const GUESSED: usize = 3;
 /// Overlap pairs in the application log of the pool capture.
 const TRUE_OVERLAPS: usize = 20;
 /// Pairs the replay may miss: deletes nothing in the capture ties to their
-/// request are credited to the holder (never a foreign release). One of
-/// them (aa5337e33180 after 3d921d7bdc15) is a hold the capture shows as
-/// its acquire alone, a window of 0 ms, which overlaps nothing (issue #33).
-const MAX_MISSED: usize = 7;
+/// request are credited to the holder (never a foreign release).
+const MAX_MISSED: usize = 6;

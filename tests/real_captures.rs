@@ -100,24 +100,7 @@ fn check(name: &str, paths: &[PathBuf], tolerance_ms: f64) {
         t["loss"].as_f64(),
         "{name}: {s}"
     );
-    // A truth pair of 0 ms (a later holder's acquire and release in one
-    // logged millisecond) is no overlap by the app log's milliseconds
-    // (issue #33), while a capture's microseconds may show it lasting a
-    // fraction of a millisecond: such a pair may be listed or not.
-    let zero_ms: BTreeSet<(String, String, String)> = overlap_list(&t, true)
-        .iter()
-        .filter(|o| o["duration_ms"].as_f64() == Some(0.0))
-        .map(|o| (text(o, "earlier"), text(o, "later"), text(o, "cause")))
-        .collect();
-    let found = pairs(&v, false);
-    let optional: BTreeSet<_> = found.intersection(&zero_ms).cloned().collect();
-    let count = s["overlap_pairs"].as_u64().unwrap_or(0) as usize;
-    let truth_count = t["overlap_pair_count"].as_u64().unwrap_or(0) as usize;
-    assert_eq!(
-        count,
-        truth_count - zero_ms.len() + optional.len(),
-        "{name}: {s}"
-    );
+    assert_eq!(s["overlap_pairs"], t["overlap_pair_count"], "{name}: {s}");
     // Every oversold unit is tied to the incident that sold it.
     let in_incidents: i64 = v["incidents"]
         .as_array()
@@ -141,16 +124,9 @@ fn check(name: &str, paths: &[PathBuf], tolerance_ms: f64) {
         products.iter().all(|p| !p.contains("order")),
         "{name}: {products:?}"
     );
-    let expected: BTreeSet<_> = pairs(&t, true)
-        .into_iter()
-        .filter(|p| !zero_ms.contains(p) || optional.contains(p))
-        .collect();
-    assert_eq!(found, expected, "{name}");
-    let truth_durations: Vec<_> = durations(&t, true)
-        .into_iter()
-        .filter(|(e, l, _)| expected.iter().any(|(pe, pl, _)| (pe, pl) == (e, l)))
-        .collect();
-    for ((e1, l1, d1), (e2, l2, d2)) in durations(&v, false).iter().zip(truth_durations.iter()) {
+    assert_eq!(pairs(&v, false), pairs(&t, true), "{name}");
+    for ((e1, l1, d1), (e2, l2, d2)) in durations(&v, false).iter().zip(durations(&t, true).iter())
+    {
         assert_eq!((e1, l1), (e2, l2), "{name}");
         assert!(
             (d1 - d2).abs() <= tolerance_ms,

@@ -918,8 +918,7 @@ mod tests {
             SourceNote::CaptureGap { .. } => 23,
             SourceNote::DateAdvanced { .. } => 24,
             SourceNote::BusinessOnly { .. } => 25,
-    },
-            SourceNote::Readers { .. } => 23,
+            SourceNote::Readers { .. } => 26,
         }
     }
 

@@ -622,13 +622,11 @@ mod tests {
     fn a_longer_ttl_still_below_the_work_can_shift_holds_into_a_new_overlap() {
         // The counterexample proptest found to "a longer TTL never gives
         // more overlaps": H1 works 789..1332 ms, H0 asks at 1025 for 908 ms,
-        // H2 asks at 1933 for 1 ms (the proptest's H2 asked for an instant;
-        // a window of 0 ms overlaps nothing since issue #33). With TTL 100 H0
-        // starts at 1025 and its window ends at 1933, when H2 acquires: 1
-        // overlap. With TTL 237 H0 waits 1 ms for H1's lease, so its window
-        // ends at 1934 and H2's 1 ms falls inside it: 2 overlaps
-        // (docs/semantics.md §10).
-        let log = log_from(&[(1025, 908, 0), (789, 543, 0), (1933, 1, 0)], 100);
+        // H2 asks at 1933 for an instant. With TTL 100 H0 starts at 1025 and
+        // its window ends at 1933, when H2 acquires: 1 overlap. With TTL 237
+        // H0 waits 1 ms for H1's lease, so its window ends at 1934 and H2's
+        // acquire falls inside it: 2 overlaps (docs/semantics.md §10).
+        let log = log_from(&[(1025, 908, 0), (789, 543, 0), (1933, 0, 0)], 100);
         assert_eq!(pairs(&log, &Policy::default()), 1);
         let longer = Policy {
             ttl_ms: Some(237),
