@@ -595,7 +595,9 @@ pub(crate) fn describe_reading(
     if matches!(container, Container::Text { .. }) {
         info.layout = text::describe_layout(text);
     }
+    let started = std::time::Instant::now();
     let bids = containers::bids_for(container, text);
+    crate::timing::phase("load/plan/readers", started);
     if let [w, r, ..] = bids.as_slice()
         && r.score > 0
     {
