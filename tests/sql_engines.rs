@@ -33,8 +33,8 @@ fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut cases: Vec<_> = std::fs::read_dir(root.join("tests/fixtures/cases"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
+        .expect("ok")
+        .map(|e| e.expect("ok").path())
         .filter(|p| p.join("case.json").exists())
         .collect();
     cases.sort();
@@ -53,7 +53,7 @@ fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
         .args(["--sim", "--buyers 200 --seed 5 --watchdog --slow-prob 0.2"])
         .args(&cases)
         .output()
-        .unwrap();
+        .expect("ok");
     let text = String::from_utf8_lossy(&out.stdout);
     eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(
@@ -86,7 +86,7 @@ fn alert_rules_match_their_goldens_parse_and_fire_in_the_engines() {
         .arg("--bin")
         .arg(env!("CARGO_BIN_EXE_lockreplay"))
         .output()
-        .unwrap();
+        .expect("ok");
     let text = String::from_utf8_lossy(&out.stdout);
     eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(

@@ -175,6 +175,15 @@ pub fn phrase(en: &str) -> Option<&'static str> {
 
 /// `(English template, Chinese template)` of the reports' fixed phrases.
 const PHRASES: &[(&str, &str)] = &[
+    ("## Suggested alert\n", "## 建议的告警\n"),
+    (
+        "- Alert when {} holds in a row on one lock key reach {} % of their TTL (near-miss streak), and on every overlap.",
+        "- 同一锁键连续 {} 次持有达到 TTL 的 {} %（连续险情）时告警，每次重叠也告警。",
+    ),
+    (
+        "- The rule for your log store: `lockreplay sql --alert STORE --mapping FILE` (STORE: clickhouse, duckdb, sls, loki, elasticsearch; docs/alerts.md).\n",
+        "- 日志库的告警规则：`lockreplay sql --alert STORE --mapping FILE`（STORE：clickhouse、duckdb、sls、loki、elasticsearch；见 docs/alerts.md）。\n",
+    ),
     (
         "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
         "lockreplay：{} 条事件，来自 {} 个文件；{} 个持有者，{} 个锁键",

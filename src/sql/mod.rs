@@ -526,7 +526,7 @@ mod tests {
             ] {
                 let mut spec = QuerySpec::new(d, "events");
                 spec.select = s;
-                let sql = generate(&spec).unwrap();
+                let sql = generate(&spec).expect("ok");
                 assert!(!sql.contains("{{") && !sql.contains("{K}"), "{sql}");
             }
         }
@@ -536,14 +536,14 @@ mod tests {
     fn a_mapping_gives_columns_and_event_names_and_a_missing_role_is_an_error() {
         let m: Mapping = "[fields]\ntime = \"log_time\"\nkey = \"res\"\nholder = \"who\"\nevent = \"what\"\nttl_s = \"exp\"\n[events]\n\"LOCK_OK\" = \"acquired\"\n"
             .parse()
-            .unwrap();
+            .expect("ok");
         let spec = QuerySpec::new(Dialect::Clickhouse, "logs")
             .with_mapping(&m)
-            .unwrap();
-        let sql = generate(&spec).unwrap();
+            .expect("ok");
+        let sql = generate(&spec).expect("ok");
         assert!(sql.contains("WHEN 'lock_ok' THEN 'acquired'"), "{sql}");
         assert!(sql.contains("CAST(\"exp\" AS Nullable(Float64)) * 1000"));
-        let m: Mapping = "[fields]\ntime = \"t\"\nkey = \"k\"\n".parse().unwrap();
+        let m: Mapping = "[fields]\ntime = \"t\"\nkey = \"k\"\n".parse().expect("ok");
         assert!(matches!(
             Columns::from_mapping(&m),
             Err(SqlError::MissingRole("holder"))
