@@ -64,6 +64,9 @@ pub enum Command {
     /// Replay the incident under another lock policy (TTL, watchdog,
     /// owner-checked release, fencing) and compare with what happened.
     Whatif(WhatifArgs),
+    /// Print lockreplay's rules as SQL for ClickHouse or DuckDB (or an alert
+    /// rule for a log store), or write a log's lock events as a table for it.
+    Sql(crate::sql::command::SqlArgs),
 }
 
 /// Output format of `analyze`.
@@ -690,6 +693,7 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
             sim::run(&args.sim_args()).map(|()| EXIT_CLEAN)
         }
         Some(Command::Whatif(args)) => args.run(),
+        Some(Command::Sql(args)) => args.run(),
         None => (frontend.ok_or_else(no_window)?.window)(cli),
     }
 }

@@ -17,6 +17,7 @@ pub mod playback;
 pub mod redis_model;
 pub mod report;
 pub mod sim;
+pub mod sql;
 pub mod timing;
 #[cfg(feature = "gui")]
 pub mod ui;

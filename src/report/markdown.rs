@@ -58,6 +58,7 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
         incident_section(&mut out, zh, r, inc, image.as_deref());
     }
     findings(&mut out, zh, r);
+    suggested_alert(&mut out, zh, r);
     stock(&mut out, zh, r);
     warnings(&mut out, zh, r);
     sources(&mut out, zh, r);
@@ -349,6 +350,32 @@ fn findings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
         );
     }
     out.push('\n');
+}
+
+/// The action item the incident calls for: the near-miss streak and the
+/// overlap alert (docs/alerts.md), with the command that writes them for a
+/// log store; only when there was an overlap or a near-miss.
+fn suggested_alert(out: &mut String, zh: bool, r: &ReportInput<'_>) {
+    let sm = &r.analysis.summary;
+    if sm.overlap_pairs == 0 && sm.near_misses == 0 {
+        return;
+    }
+    super::text::line(out, zh, "## Suggested alert\n", &[]);
+    super::text::line(
+        out,
+        zh,
+        "- Alert when {} holds in a row on one lock key reach {} % of their TTL (near-miss streak), and on every overlap.",
+        &[
+            &r.settings.near_miss_streak.max(1).to_string(),
+            &format!("{:.0}", r.settings.near_miss_ratio * 100.0),
+        ],
+    );
+    super::text::line(
+        out,
+        zh,
+        "- The rule for your log store: `lockreplay sql --alert STORE --mapping FILE` (STORE: clickhouse, duckdb, sls, loki, elasticsearch; docs/alerts.md).\n",
+        &[],
+    );
 }
 
 /// Stock accounting per product, when the log has any.

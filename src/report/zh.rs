@@ -181,6 +181,15 @@ const PHRASES: &[(&str, &str)] = &[
         "  证据：{} 行基础设施日志（不是锁事件）",
     ),
     ("- Why: {}\n", "- 原因：{}\n"),
+    ("## Suggested alert\n", "## 建议的告警\n"),
+    (
+        "- Alert when {} holds in a row on one lock key reach {} % of their TTL (near-miss streak), and on every overlap.",
+        "- 同一锁键连续 {} 次持有达到 TTL 的 {} %（连续险情）时告警，每次重叠也告警。",
+    ),
+    (
+        "- The rule for your log store: `lockreplay sql --alert STORE --mapping FILE` (STORE: clickhouse, duckdb, sls, loki, elasticsearch; docs/alerts.md).\n",
+        "- 日志库的告警规则：`lockreplay sql --alert STORE --mapping FILE`（STORE：clickhouse、duckdb、sls、loki、elasticsearch；见 docs/alerts.md）。\n",
+    ),
     (
         "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
         "lockreplay：{} 条事件，来自 {} 个文件；{} 个持有者，{} 个锁键",

@@ -1,0 +1,295 @@
+//! The alert an incident calls for, as a rule for the log store: the
+//! near-miss streak (docs/semantics.md §6: a hold that used `ratio` of its
+//! TTL, `streak` times in a row) and an overlap alert, for ClickHouse and
+//! DuckDB (the rules' own query), Alibaba Cloud SLS (scheduled SQL),
+//! Grafana Loki (a ruler rule in LogQL) and Elasticsearch (an ES|QL rule).
+//! What each store can and cannot express is in docs/alerts.md.
+
+use std::fmt::Write as _;
+
+use super::{Dialect, QuerySpec, Select, TimeUnit, generate};
+use crate::model::EventKind;
+
+/// A log store an alert rule is written for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Store {
+    /// ClickHouse: the rules' query over the last period, one row per key
+    /// that alerts.
+    Clickhouse,
+    /// DuckDB: the same query.
+    Duckdb,
+    /// Alibaba Cloud SLS: a search plus SQL (Presto dialect with window
+    /// functions) for a scheduled SQL job or an alert.
+    Sls,
+    /// Grafana Loki: a ruler rule group (YAML) in LogQL.
+    Loki,
+    /// Elasticsearch / Kibana: ES|QL queries for an ES|QL rule.
+    Elasticsearch,
+}
+
+/// Minutes of one alert period (the rule runs once a period).
+pub const PERIOD_MIN: u32 = 5;
+
+/// The field a release line must carry for Loki and Elasticsearch: how
+/// long the lock was held, ms (neither can pair a release with its acquire).
+pub const HELD_FIELD: &str = "held_ms";
+
+/// The rule for `store`, with the columns, event names and settings of
+/// `spec` (ratio, streak; the TTL column or the mapping's TTL).
+pub fn rule(store: Store, spec: &QuerySpec) -> String {
+    match store {
+        Store::Clickhouse | Store::Duckdb => sql_engine(store, spec),
+        Store::Sls => sls(spec),
+        Store::Loki => loki(spec),
+        Store::Elasticsearch => esql(spec),
+    }
+}
+
+/// The names a kind has in the table: the mapping's and the canonical one.
+fn names(spec: &QuerySpec, kinds: &[EventKind]) -> Vec<String> {
+    let mut out: Vec<String> = kinds.iter().map(|k| k.as_str().to_string()).collect();
+    for (name, kind) in &spec.events {
+        if kinds.contains(kind) && !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    out
+}
+
+fn quoted_list(names: &[String], q: char) -> String {
+    names
+        .iter()
+        .map(|n| format!("{q}{}{q}", n.replace(q, "")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A column as a bare field name (quotes and nesting dots kept as written).
+fn bare(col: &str) -> String {
+    col.replace('"', "")
+}
+
+/// ClickHouse and DuckDB: the rules' own query, limited to the last
+/// `streak` + 1 periods, grouped by key and kind: every row is an alert.
+fn sql_engine(store: Store, spec: &QuerySpec) -> String {
+    let mut s = spec.clone();
+    s.dialect = if store == Store::Clickhouse {
+        Dialect::Clickhouse
+    } else {
+        Dialect::Duckdb
+    };
+    s.select = Select::Alerts;
+    let minutes = PERIOD_MIN * (spec.near_miss_streak.max(1) + 1);
+    let since = match (s.dialect, s.time_unit) {
+        (Dialect::Clickhouse, TimeUnit::Datetime) => {
+            format!("now() - INTERVAL {minutes} MINUTE")
+        }
+        (Dialect::Duckdb, TimeUnit::Datetime) => {
+            format!("now() - INTERVAL {minutes} MINUTE")
+        }
+        (Dialect::Clickhouse, unit) => format!(
+            "toUnixTimestamp64Nano(now64(9)) / {} - {}",
+            per_ns(unit),
+            minutes as f64 * 60e9 / per_ns(unit) as f64
+        ),
+        (Dialect::Duckdb, unit) => format!(
+            "epoch_ns(now()) / {} - {}",
+            per_ns(unit),
+            minutes as f64 * 60e9 / per_ns(unit) as f64
+        ),
+    };
+    let window = format!("{} >= {since}", s.columns.time);
+    s.filter = Some(match &spec.filter {
+        Some(f) => format!("({f}) AND {window}"),
+        None => window,
+    });
+    let head = format!(
+        "-- lockreplay alert ({}): run every {PERIOD_MIN} min; each row is a key to alert on:\n\
+         -- near_miss_streak = {} holds in a row used >= {:.0} % of their TTL; overlap = two holders believed they held the key.\n",
+        if store == Store::Clickhouse {
+            "ClickHouse"
+        } else {
+            "DuckDB"
+        },
+        spec.near_miss_streak.max(1),
+        spec.near_miss_ratio * 100.0
+    );
+    // The filter holds no `;` or comment: the spec was checked by the caller.
+    head + &generate(&s).unwrap_or_default()
+}
+
+fn per_ns(unit: TimeUnit) -> i64 {
+    match unit {
+        TimeUnit::Ns | TimeUnit::Datetime => 1,
+        TimeUnit::Us => 1_000,
+        TimeUnit::Ms => 1_000_000,
+        TimeUnit::S => 1_000_000_000,
+    }
+}
+
+/// The time column in ms for SLS (Presto functions).
+fn sls_ms(spec: &QuerySpec) -> String {
+    let t = format!("\"{}\"", bare(&spec.columns.time));
+    match spec.time_unit {
+        TimeUnit::Ns => format!("cast({t} AS bigint) / 1000000"),
+        TimeUnit::Us => format!("cast({t} AS bigint) / 1000"),
+        TimeUnit::Ms => format!("cast({t} AS bigint)"),
+        TimeUnit::S => format!("cast(cast({t} AS double) * 1000 AS bigint)"),
+        TimeUnit::Datetime => {
+            format!("cast(to_unixtime(from_iso8601_timestamp({t})) * 1000 AS bigint)")
+        }
+    }
+}
+
+fn ttl_ms_sql(spec: &QuerySpec, dq: bool) -> String {
+    let q = |c: &str| {
+        if dq {
+            format!("\"{}\"", bare(c))
+        } else {
+            bare(c)
+        }
+    };
+    let d = spec
+        .default_ttl_ms
+        .map_or("NULL".to_string(), |v| v.to_string());
+    match &spec.columns.ttl {
+        Some((c, true)) => format!("coalesce(try_cast({} AS double), {d})", q(c)),
+        Some((c, false)) => format!("coalesce(try_cast({} AS double) * 1000, {d})", q(c)),
+        None => d,
+    }
+}
+
+/// SLS: the search selects the lock lines, the SQL pairs each release with
+/// its holder's last grant on the key (window functions), and counts the
+/// near-misses in a row per key; the overlap query finds an acquire while
+/// another holder's lock line was the key's last, followed by that
+/// holder's failed release or lost lock.
+fn sls(spec: &QuerySpec) -> String {
+    let c = &spec.columns;
+    let (k, h, e) = (bare(&c.key), bare(&c.holder), bare(&c.event));
+    let grant = names(spec, &[EventKind::Acquired, EventKind::Renewed]);
+    let acq = names(spec, &[EventKind::Acquired]);
+    let rel = names(spec, &[EventKind::Released]);
+    let lost = names(spec, &[EventKind::ReleaseFailed, EventKind::LockLost]);
+    let all: Vec<String> = grant.iter().chain(&rel).chain(&lost).cloned().collect();
+    let search = all
+        .iter()
+        .map(|n| format!("{e}: \"{n}\""))
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "-- lockreplay alert for Alibaba Cloud SLS (scheduled SQL or alert query; run every {PERIOD_MIN} min over the last {} min).",
+        PERIOD_MIN * (spec.near_miss_streak.max(1) + 1)
+    );
+    let _ = writeln!(
+        s,
+        "-- Near-miss streak: {} holds in a row on one key held >= {:.0} % of the TTL since their last grant.",
+        spec.near_miss_streak.max(1),
+        spec.near_miss_ratio * 100.0
+    );
+    let _ = writeln!(
+        s,
+        "{search} | WITH e AS (SELECT \"{k}\" AS k, \"{h}\" AS h, lower(\"{e}\") AS ev, {} AS t, {} AS ttl FROM log), \
+g AS (SELECT k, h, ev, t, \
+max(CASE WHEN ev IN ({g}) THEN t END) OVER (PARTITION BY k, h ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS last_grant, \
+max(CASE WHEN ev IN ({g}) THEN ttl END) OVER (PARTITION BY k, h ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS grant_ttl FROM e), \
+s AS (SELECT k, h, t, t - last_grant AS used_ms, grant_ttl, CASE WHEN t - last_grant >= {r} * grant_ttl THEN 1 ELSE 0 END AS near \
+FROM g WHERE ev IN ({rl}) AND last_grant IS NOT NULL AND grant_ttl > 0), \
+r AS (SELECT k, h, t, used_ms, grant_ttl, near, sum(1 - near) OVER (PARTITION BY k ORDER BY t) AS grp FROM s), \
+r2 AS (SELECT k, t, used_ms, grant_ttl, near, sum(near) OVER (PARTITION BY k, grp ORDER BY t) AS run FROM r) \
+SELECT k AS lock_key, max(run) AS streak, max(used_ms) AS max_used_ms, max(grant_ttl) AS ttl_ms FROM r2 GROUP BY k HAVING max(run) >= {n}",
+        sls_ms(spec),
+        ttl_ms_sql(spec, true),
+        g = quoted_list(&grant, '\''),
+        rl = quoted_list(&rel, '\''),
+        r = spec.near_miss_ratio,
+        n = spec.near_miss_streak.max(1),
+    );
+    let _ = writeln!(
+        s,
+        "-- Overlap: a holder acquired while another holder's grant was the key's last lock line, and that holder then failed to release or lost the lock."
+    );
+    let _ = writeln!(
+        s,
+        "{search} | WITH e AS (SELECT \"{k}\" AS k, \"{h}\" AS h, lower(\"{e}\") AS ev, {} AS t FROM log), \
+p AS (SELECT k, h, ev, t, lag(h) OVER (PARTITION BY k ORDER BY t) AS prev_h, lag(ev) OVER (PARTITION BY k ORDER BY t) AS prev_ev FROM e), \
+x AS (SELECT a.k, a.prev_h AS earlier, a.h AS later, a.t AS acquired_ms FROM p a \
+WHERE a.ev IN ({aq}) AND a.prev_h IS NOT NULL AND a.prev_h <> a.h AND a.prev_ev IN ({g})) \
+SELECT x.k AS lock_key, x.earlier, x.later, min(x.acquired_ms) AS at_ms, count(*) AS lines FROM x JOIN e ON e.k = x.k AND e.h = x.earlier AND e.t > x.acquired_ms \
+WHERE e.ev IN ({lo}) GROUP BY x.k, x.earlier, x.later",
+        sls_ms(spec),
+        aq = quoted_list(&acq, '\''),
+        g = quoted_list(&grant, '\''),
+        lo = quoted_list(&lost, '\''),
+    );
+    s
+}
+
+/// The Loki stream selector and JSON parse of the lock lines.
+fn loki_pipe(spec: &QuerySpec, kinds: &[EventKind]) -> String {
+    let e = bare(&spec.columns.event).replace('.', "_");
+    let re = names(spec, kinds).join("|");
+    format!("{{job=~\".+\"}} | json | {e}=~\"(?i){re}\"")
+}
+
+/// Loki: a ruler rule group. LogQL cannot pair a release with its acquire,
+/// so the near-miss rule reads the hold time the release line carries
+/// (`held_ms`) over the period, and `for:` makes it `streak` periods in a
+/// row; the overlap rule counts failed releases and lost locks.
+fn loki(spec: &QuerySpec) -> String {
+    let k = bare(&spec.columns.key).replace('.', "_");
+    let streak = spec.near_miss_streak.max(1);
+    let ttl = spec.default_ttl_ms.unwrap_or(30_000);
+    let threshold = spec.near_miss_ratio * ttl as f64;
+    format!(
+        "# lockreplay alert rules for the Loki ruler (docs/alerts.md). Replace the stream selector\n\
+         # {{job=~\".+\"}} with your service's. TTL {ttl} ms ({}).\n\
+         groups:\n  - name: lockreplay\n    interval: {PERIOD_MIN}m\n    rules:\n\
+         \x20     - alert: LockNearMissStreak\n\
+         \x20       expr: |\n          max by ({k}) (max_over_time({} | unwrap {HELD_FIELD} [{PERIOD_MIN}m])) >= {threshold}\n\
+         \x20       for: {}m\n\
+         \x20       labels:\n          severity: warning\n\
+         \x20       annotations:\n          summary: \"Lock {{{{ $labels.{k} }}}} held >= {:.0} % of its TTL for {streak} periods in a row\"\n\
+         \x20     - alert: LockOverlap\n\
+         \x20       expr: |\n          sum by ({k}) (count_over_time({} [{PERIOD_MIN}m])) > 0\n\
+         \x20       labels:\n          severity: critical\n\
+         \x20       annotations:\n          summary: \"Lock {{{{ $labels.{k} }}}}: a holder's release failed or it lost the lock: its lease ran out while it worked\"\n",
+        if spec.default_ttl_ms.is_some() {
+            "from the mapping"
+        } else {
+            "assumed: give it with ttl_ms in the mapping"
+        },
+        loki_pipe(spec, &[EventKind::Released]),
+        PERIOD_MIN * (streak - 1),
+        spec.near_miss_ratio * 100.0,
+        loki_pipe(spec, &[EventKind::ReleaseFailed, EventKind::LockLost]),
+    )
+}
+
+/// Elasticsearch: two ES|QL queries for Kibana's ES|QL rule (run every
+/// period; "alert after {streak} consecutive matches" makes the streak).
+fn esql(spec: &QuerySpec) -> String {
+    let c = &spec.columns;
+    let (k, e) = (bare(&c.key), bare(&c.event));
+    let ttl = match &c.ttl {
+        Some((col, true)) => bare(col),
+        Some((col, false)) => format!("{} * 1000", bare(col)),
+        None => spec.default_ttl_ms.unwrap_or(30_000).to_string(),
+    };
+    let rel = quoted_list(&names(spec, &[EventKind::Released]), '"');
+    let lost = quoted_list(
+        &names(spec, &[EventKind::ReleaseFailed, EventKind::LockLost]),
+        '"',
+    );
+    format!(
+        "// lockreplay alert rules for Elasticsearch (Kibana ES|QL rule, every {PERIOD_MIN} min; docs/alerts.md).\n\
+         // Near-miss: set the rule's alert delay to {streak} consecutive matches.\n\
+         FROM logs-* | WHERE @timestamp > NOW() - {PERIOD_MIN} minutes AND TO_LOWER({e}) IN ({rel}) | EVAL ratio = TO_DOUBLE({HELD_FIELD}) / TO_DOUBLE({ttl}) | STATS max_ratio = MAX(ratio), holds = COUNT(*) BY {k} | WHERE max_ratio >= {r}\n\
+         // Overlap: a failed release or a lost lock (the holder's lease ran out while it worked).\n\
+         FROM logs-* | WHERE @timestamp > NOW() - {PERIOD_MIN} minutes AND TO_LOWER({e}) IN ({lost}) | STATS lines = COUNT(*) BY {k} | WHERE lines > 0\n",
+        streak = spec.near_miss_streak.max(1),
+        r = spec.near_miss_ratio,
+    )
+}
