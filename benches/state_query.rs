@@ -139,7 +139,7 @@ fn state_query(c: &mut Criterion) {
         t.elapsed()
     );
     let t = Instant::now();
-    let index = StateIndex::build(&log, &analysis, 200.0);
+    let index = StateIndex::build(&log, &analysis, Some(200.0));
     eprintln!("StateIndex::build: {:.1?}", t.elapsed());
     let (lo, hi) = index.extent();
     let mid = lo + (hi - lo) / 2;

@@ -227,7 +227,7 @@ fn monitor_replay(data: &[u8]) {
 /// Analysis and every printer over a loaded log.
 pub fn analyse_and_print(log: &LoadedLog) {
     let settings = Settings {
-        unit_loss: 650.0,
+        unit_loss: Some(650.0),
         ..Settings::default()
     };
     let analysis = analyze(log, &settings);

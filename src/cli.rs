@@ -120,7 +120,8 @@ impl Format {
 /// reads logs (`analyze`, `report`, `render`, `whatif`, the window).
 #[derive(Clone, Debug, Default, Args)]
 pub struct ReadArgs {
-    /// Money lost per oversold unit (not the list price).
+    /// Money lost per oversold unit (not the list price). Without it the
+    /// loss of oversold units is unknown (`¥?`, JSON `null`).
     #[arg(long, value_name = "N")]
     pub unit_loss: Option<f64>,
     /// Currency of the unit loss (CNY, USD, EUR, ...).
@@ -170,11 +171,13 @@ impl AnalysisArgs {
     pub fn settings(&self, base: &Settings) -> anyhow::Result<Settings> {
         let mut s = base.clone();
         if let Some(v) = self.read.unit_loss {
-            s.unit_loss = check_f64("--unit-loss", v, 0.0, MAX_UNIT_LOSS).map_err(|_| {
-                anyhow::anyhow!(
-                    "--unit-loss must be zero or a positive amount up to {MAX_UNIT_LOSS}, got {v}"
-                )
-            })?;
+            s.unit_loss = Some(check_f64("--unit-loss", v, 0.0, MAX_UNIT_LOSS).map_err(
+                |_| {
+                    anyhow::anyhow!(
+                        "--unit-loss must be zero or a positive amount up to {MAX_UNIT_LOSS}, got {v}"
+                    )
+                },
+            )?);
         }
         if let Some(v) = &self.read.currency {
             s.currency = v.clone();

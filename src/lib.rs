@@ -12,6 +12,7 @@ pub mod cli;
 pub mod fsio;
 pub mod ingest;
 pub mod model;
+pub mod money;
 pub mod pipeline;
 pub mod playback;
 pub mod redis_model;

@@ -207,6 +207,62 @@ impl<W: Write> Write for LastByte<W> {
     }
 }
 
+/// Progress of the report's pictures on stderr: `drawing picture 12 of
+/// 201` on one rewritten line when stderr is a terminal, or, when it is
+/// not, one line every 10 s once the drawing has taken 5 s (a large log's
+/// report drew for about a minute without a word, issue #32). Nothing for
+/// a short report into a pipe.
+struct PictureProgress {
+    total: usize,
+    done: std::cell::Cell<usize>,
+    started: std::time::Instant,
+    last_said: std::cell::Cell<Option<std::time::Instant>>,
+    terminal: bool,
+    zh: bool,
+}
+
+impl PictureProgress {
+    fn new(total: usize, zh: bool) -> PictureProgress {
+        use std::io::IsTerminal;
+        PictureProgress {
+            total,
+            done: std::cell::Cell::new(0),
+            started: std::time::Instant::now(),
+            last_said: std::cell::Cell::new(None),
+            terminal: std::io::stderr().is_terminal(),
+            zh,
+        }
+    }
+
+    /// One more picture begins.
+    fn tick(&self) {
+        let n = self.done.get() + 1;
+        self.done.set(n);
+        let now = std::time::Instant::now();
+        let due = match self.last_said.get() {
+            _ if self.terminal => true,
+            None => now.duration_since(self.started).as_secs() >= 5,
+            Some(t) => now.duration_since(t).as_secs() >= 10,
+        };
+        if !due {
+            return;
+        }
+        self.last_said.set(Some(now));
+        let total = self.total.max(n);
+        let said = if self.zh {
+            format!("lockreplay：正在绘制第 {n} 张图片，共 {total} 张")
+        } else {
+            format!("lockreplay: drawing picture {n} of {total}")
+        };
+        if self.terminal {
+            let end = if n >= total { "\n" } else { "" };
+            eprint!("\r{said}{end}");
+        } else {
+            eprintln!("{said}");
+        }
+    }
+}
+
 /// Writes the report folder of `loaded` into `dir` as a whole, never over
 /// `inputs` ([`crate::report::write_report_dir`]); with `draw`, a picture
 /// per incident and an overview ([`REPORT_PICTURE_SIZE`], light theme);
@@ -228,8 +284,15 @@ pub fn write_report_folder(
         dark: false,
         zh,
     };
+    let progress = PictureProgress::new(
+        crate::report::pictured_incidents(&loaded.analysis.incidents).len() + 1,
+        zh,
+    );
     let picture = draw.map(|draw| {
-        move |incident: Option<IncidentId>, path: &Path| draw(loaded, incident, style, path)
+        move |incident: Option<IncidentId>, path: &Path| {
+            progress.tick();
+            draw(loaded, incident, style, path)
+        }
     });
     crate::report::write_report_dir(
         &loaded.input(),

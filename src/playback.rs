@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::analysis::{Analysis, Lease, LeaseId, LockEnd};
+use crate::analysis::{Analysis, Incident, Lease, LeaseId, LockEnd};
 use crate::model::{EventKind, LoadedLog, Sym};
 
 /// Slowest playback speed.
@@ -41,6 +41,40 @@ pub enum PlaybackCommand {
     Seek(i64),
     /// The range to loop, ns, or `None` to stop looping.
     SetLoop(Option<(i64, i64)>),
+}
+
+/// Where an incident's damage is: its first oversold order, else the start
+/// of its overlap (issue #32: the cursor lands there, so "State at cursor"
+/// shows what went wrong, not the quiet instant before it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Damage {
+    /// Epoch ns.
+    pub at_ns: i64,
+    /// True when `at_ns` is an oversold order's, false for the overlap's
+    /// start.
+    pub oversold_order: bool,
+}
+
+/// The [`Damage`] of `inc`: the earliest of its sales with oversold
+/// units, else its start.
+pub fn damage_at(analysis: &Analysis, inc: &Incident) -> Damage {
+    let first_oversold = inc
+        .sales
+        .iter()
+        .filter_map(|&s| analysis.sales.get(s.index()))
+        .filter(|s| s.oversold_units > 0)
+        .map(|s| s.at_ns)
+        .min();
+    match first_oversold {
+        Some(at_ns) => Damage {
+            at_ns,
+            oversold_order: true,
+        },
+        None => Damage {
+            at_ns: inc.start_ns,
+            oversold_order: false,
+        },
+    }
 }
 
 /// The time cursor and how it moves.
@@ -342,8 +376,8 @@ pub struct ReplayState {
     pub orders: usize,
     /// Oversold units so far.
     pub oversold_units: i64,
-    /// Loss so far (oversold units x unit loss).
-    pub loss: f64,
+    /// Loss so far ([`crate::money::loss`] of the oversold units so far).
+    pub loss: crate::money::Loss,
 }
 
 /// An index over one [`Analysis`] for [`StateIndex::state_at`] and stepping.
@@ -365,7 +399,7 @@ pub struct StateIndex {
     products: Vec<Option<Sym>>,
     /// Their stock levels over time.
     stock: StockTimeline,
-    unit_loss: f64,
+    unit_loss: Option<f64>,
     extent: (i64, i64),
 }
 
@@ -376,7 +410,7 @@ fn lease_id(i: usize) -> u32 {
 impl StateIndex {
     /// Indexes `analysis` of `log`; `unit_loss` prices the oversold units
     /// (the analysis setting). O(n log n).
-    pub fn build(log: &LoadedLog, analysis: &Analysis, unit_loss: f64) -> StateIndex {
+    pub fn build(log: &LoadedLog, analysis: &Analysis, unit_loss: Option<f64>) -> StateIndex {
         let leases = Stabbing::build(
             analysis
                 .leases
@@ -565,7 +599,7 @@ impl StateIndex {
             stock,
             orders,
             oversold_units,
-            loss: oversold_units as f64 * self.unit_loss,
+            loss: crate::money::loss(oversold_units, self.unit_loss),
         }
     }
 }
@@ -605,11 +639,11 @@ mod tests {
         .expect("seed loads");
         let log = b.finish();
         let settings = Settings {
-            unit_loss: 200.0,
+            unit_loss: Some(200.0),
             ..Settings::default()
         };
         let a = analyze(&log, &settings);
-        let idx = StateIndex::build(&log, &a, 200.0);
+        let idx = StateIndex::build(&log, &a, Some(200.0));
         (log, a, idx)
     }
 
@@ -769,7 +803,7 @@ mod tests {
                 .map(|s| s.oversold_units)
                 .sum();
             assert_eq!(st.oversold_units, oversold);
-            assert_eq!(st.loss, oversold as f64 * 200.0);
+            assert_eq!(st.loss, crate::money::Loss::Known(oversold as f64 * 200.0));
             t += 7_000_000;
         }
         let end = idx.state_at(&a, hi);

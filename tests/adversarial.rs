@@ -347,7 +347,7 @@ fn reference_incidents(
                     cause: o.cause,
                     sales: Vec::new(),
                     oversold_units: 0,
-                    loss: 0.0,
+                    loss: lockreplay::money::Loss::default(),
                 },
                 HashSet::new(),
                 Vec::new(),

@@ -43,7 +43,7 @@ fn settings_of(case: &Value) -> Settings {
     let s = &case["settings"];
     let mut settings = Settings::default();
     if let Some(v) = s["unit_loss"].as_f64() {
-        settings.unit_loss = v;
+        settings.unit_loss = Some(v);
     }
     if let Some(v) = s["currency"].as_str() {
         settings.currency = v.to_string();

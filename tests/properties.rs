@@ -14,7 +14,7 @@ use lockreplay::sim::{SimArgs, simulate};
 
 fn settings() -> Settings {
     Settings {
-        unit_loss: 200.0,
+        unit_loss: Some(200.0),
         ..Settings::default()
     }
 }

@@ -32,7 +32,7 @@ fn run(args: &SimArgs) -> (Truth, LoadedLog, Analysis) {
     let truth = simulate(args, &mut buf).expect("simulates");
     let log = load(&buf);
     let settings = Settings {
-        unit_loss: 200.0,
+        unit_loss: Some(200.0),
         ..Settings::default()
     };
     let analysis = analyze(&log, &settings);

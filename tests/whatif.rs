@@ -22,7 +22,7 @@ fn seed() -> PathBuf {
 
 fn load(files: &[PathBuf]) -> AnalyzedLog {
     let settings = Settings {
-        unit_loss: 200.0,
+        unit_loss: Some(200.0),
         ..Settings::default()
     };
     load_and_analyze(files, &IngestOptions::default(), settings).expect("load")
@@ -66,7 +66,7 @@ fn the_seed_with_a_watchdog_oversells_nothing() {
         },
     );
     assert_eq!(o.oversold_units, 0);
-    assert_eq!(o.loss, 0.0);
+    assert_eq!(o.loss, lockreplay::money::Loss::Known(0.0));
     assert_eq!(o.overlap_pairs, 0);
     // Serialised behind 3 s supplier pages, someone waits seconds.
     assert!(o.longest_wait_ms > 1000.0, "{}", o.longest_wait_ms);

@@ -18,6 +18,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::model::{LoadedLog, SourceRef, Sym};
+use crate::money::Loss;
 use crate::timing;
 
 pub use findings::detect_findings;
@@ -34,8 +35,10 @@ pub const NS_PER_MS: i64 = 1_000_000;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
-    /// Money lost per oversold unit (not the list price).
-    pub unit_loss: f64,
+    /// Money lost per oversold unit (not the list price); `None` when not
+    /// given, which makes every loss of oversold units unknown
+    /// ([`crate::money::loss`]).
+    pub unit_loss: Option<f64>,
     /// ISO currency code of `unit_loss` (`CNY`, `USD`, `EUR`).
     pub currency: String,
     /// A hold is a near-miss when it lasts at least this fraction of its TTL
@@ -58,7 +61,7 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            unit_loss: 0.0,
+            unit_loss: None,
             currency: "CNY".to_string(),
             near_miss_ratio: 0.8,
             near_miss_streak: 3,
@@ -462,8 +465,8 @@ pub struct Incident {
     pub sales: Vec<SaleId>,
     /// Oversold units attributed to this incident.
     pub oversold_units: i64,
-    /// Loss, in `Settings::currency`.
-    pub loss: f64,
+    /// Loss, in `Settings::currency` ([`crate::money::loss`]).
+    pub loss: Loss,
 }
 
 impl Incident {
@@ -560,8 +563,8 @@ pub struct Summary {
     pub overlap_pairs: usize,
     /// Oversold units over all products.
     pub oversold_units: i64,
-    /// Loss, in `Settings::currency`.
-    pub loss: f64,
+    /// Loss, in `Settings::currency` ([`crate::money::loss`]).
+    pub loss: Loss,
     /// Near-miss findings.
     pub near_misses: usize,
     /// Warnings (unreadable lines) over all files.
@@ -768,7 +771,7 @@ pub fn analyze_counted(
         incidents: incidents.len(),
         overlap_pairs: pairs,
         oversold_units,
-        loss: oversold_units as f64 * settings.unit_loss,
+        loss: crate::money::loss(oversold_units, settings.unit_loss),
         near_misses: findings
             .iter()
             .filter(|f| f.kind == FindingKind::NearMiss)

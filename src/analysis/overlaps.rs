@@ -357,7 +357,7 @@ impl Sweep<'_> {
                     cause: cause_of(&leases[first]).unwrap_or(Cause::LeaseExpired),
                     sales: Vec::new(),
                     oversold_units: 0,
-                    loss: 0.0,
+                    loss: crate::money::Loss::default(),
                 });
                 self.unmarked = self.zombies.by_id.iter().copied().collect();
                 self.out.incidents.len() - 1

@@ -272,12 +272,13 @@ fn settle_product(
 /// the latest incident on its key that began before it (else the first one
 /// on the key): a stale write inside the incident left phantom stock that a
 /// later, properly locked sale used up, so the incident caused that unit.
-/// Loss = oversold units x `unit_loss`.
+/// Loss = oversold units x `unit_loss` ([`crate::money::loss`]; unknown
+/// without a unit loss).
 pub fn attribute_oversell(
     sales: &mut [Sale],
     incidents: &mut [Incident],
     leases: &[Lease],
-    unit_loss: f64,
+    unit_loss: Option<f64>,
 ) {
     let index = KeyIncidents::new(incidents, leases);
     for (s_idx, sale) in sales.iter_mut().enumerate() {
@@ -297,7 +298,7 @@ pub fn attribute_oversell(
         }
     }
     for inc in incidents.iter_mut() {
-        inc.loss = inc.oversold_units as f64 * unit_loss;
+        inc.loss = crate::money::loss(inc.oversold_units, unit_loss);
     }
 }
 
@@ -516,7 +517,7 @@ mod attribution_reference {
                         cause: Cause::LeaseExpired,
                         sales: Vec::new(),
                         oversold_units: 0,
-                        loss: 0.0,
+                        loss: crate::money::Loss::default(),
                     }
                 })
                 .collect();
@@ -538,9 +539,9 @@ mod attribution_reference {
                 .collect();
             let (mut want_sales, mut want_incidents) = (sales.clone(), incidents.clone());
             reference(&mut want_sales, &mut want_incidents, &leases);
-            attribute_oversell(&mut sales, &mut incidents, &leases, 1.0);
+            attribute_oversell(&mut sales, &mut incidents, &leases, Some(1.0));
             for i in &mut want_incidents {
-                i.loss = i.oversold_units as f64;
+                i.loss = crate::money::Loss::Known(i.oversold_units as f64);
             }
             prop_assert_eq!(sales, want_sales);
             prop_assert_eq!(incidents, want_incidents);
@@ -613,14 +614,14 @@ mod tests {
         let a = analyze(
             &log,
             &Settings {
-                unit_loss: 200.0,
+                unit_loss: Some(200.0),
                 ..Settings::default()
             },
         );
         assert_eq!(a.summary.oversold_units, 1);
         assert_eq!(a.incidents.len(), 1);
         assert_eq!(a.incidents[0].oversold_units, 1);
-        assert_eq!(a.incidents[0].loss, 200.0);
+        assert_eq!(a.incidents[0].loss, crate::money::Loss::Known(200.0));
         let late = a
             .sales
             .iter()

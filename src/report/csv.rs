@@ -43,7 +43,7 @@ pub fn incidents_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
             (inc.overlaps.len() + inc.overlaps_unlisted).to_string(),
             inc.sales.len().to_string(),
             inc.oversold_units.to_string(),
-            format!("{:.2}", inc.loss),
+            inc.loss.csv(),
             r.settings.currency.clone(),
             r.incident_inferred(inc).to_string(),
         ])?;

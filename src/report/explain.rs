@@ -207,7 +207,7 @@ fn sales(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
         out.push_str(&format!(
             " {} went beyond the stock, costing {}.",
             units(incident.oversold_units),
-            r.loss(incident.loss, incident.oversold_units, false)
+            r.loss(incident.loss, false)
         ));
     } else if !sales.is_empty() {
         out.push_str(" None of it was beyond the stock.");

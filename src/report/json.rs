@@ -15,10 +15,26 @@ pub const JSON_SCHEMA_VERSION: &str = "lockreplay/1";
 /// Money with its currency.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Money {
-    /// Amount in `currency`.
-    pub amount: f64,
+    /// Amount in `currency`; `null` when unknown (units were oversold and
+    /// no unit loss was given).
+    pub amount: Option<f64>,
     /// ISO code, for example `CNY`.
     pub currency: String,
+    /// Why `amount` is `null` ([`crate::money::UNKNOWN_REASON`]); absent
+    /// when the amount is known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unknown_reason: Option<String>,
+}
+
+impl Money {
+    /// `loss` in `currency`, with the reason when it is unknown.
+    pub fn of(loss: crate::money::Loss, currency: &str) -> Money {
+        Money {
+            amount: loss.amount(),
+            currency: currency.to_string(),
+            unknown_reason: (!loss.is_known()).then(|| crate::money::UNKNOWN_REASON.to_string()),
+        }
+    }
 }
 
 /// Totals.
@@ -371,10 +387,7 @@ fn incident(
 ) -> JsonIncident {
     let a = r.analysis;
     let s = |sym| r.log.strings.get(sym).to_string();
-    let money = |amount| Money {
-        amount,
-        currency: r.settings.currency.clone(),
-    };
+    let money = |loss| Money::of(loss, &r.settings.currency);
     JsonIncident {
         id: inc.label(),
         key: s(inc.key),
@@ -555,10 +568,7 @@ pub fn write_json(r: &ReportInput<'_>, w: &mut dyn std::io::Write) -> std::io::R
 fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
     let a = r.analysis;
     let s = |sym| r.log.strings.get(sym).to_string();
-    let money = |amount| Money {
-        amount,
-        currency: r.settings.currency.clone(),
-    };
+    let money = |loss| Money::of(loss, &r.settings.currency);
     JsonReport {
         schema: super::JSON_SCHEMA_VERSION.to_string(),
         summary: JsonSummary {
@@ -668,7 +678,7 @@ mod tests {
         .expect("seed loads");
         let log = b.finish();
         let settings = crate::analysis::Settings {
-            unit_loss: 200.0,
+            unit_loss: Some(200.0),
             ..Default::default()
         };
         let analysis = crate::analysis::analyze(&log, &settings);

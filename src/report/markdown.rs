@@ -53,7 +53,22 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
         );
     }
     incident_table(&mut out, zh, r);
+    let written = written_sections(&r.analysis.incidents);
+    if written.len() < r.analysis.incidents.len() {
+        super::text::line(
+            &mut out,
+            zh,
+            "> Sections: {} of {} incidents are written out below (the most oversold units first); every incident is a row of the table above and of incidents.csv.\n",
+            &[
+                &written.len().to_string(),
+                &r.analysis.incidents.len().to_string(),
+            ],
+        );
+    }
     for inc in &r.analysis.incidents {
+        if written.binary_search(&inc.id.index()).is_err() {
+            continue;
+        }
         let image = images.incidents.get(inc.id.index()).cloned().flatten();
         incident_section(&mut out, zh, r, inc, image.as_deref());
     }
@@ -63,6 +78,29 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
     warnings(&mut out, zh, r);
     sources(&mut out, zh, r);
     out
+}
+
+/// Incidents given a section of prose in report.md; the rest are rows of
+/// the incident table and of incidents.csv, so a report of thousands of
+/// incidents stays a write-up (issue #32: a 1 M-event log's report.md was
+/// 19.8 MB).
+pub const MAX_INCIDENT_SECTIONS: usize = 50;
+
+/// The incidents (by index, ascending) that get a section: all when there
+/// are at most [`MAX_INCIDENT_SECTIONS`], else those with the most oversold
+/// units, earliest first among equals.
+fn written_sections(incidents: &[Incident]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..incidents.len()).collect();
+    order.sort_by_key(|&i| {
+        (
+            std::cmp::Reverse(incidents[i].oversold_units),
+            incidents[i].start_ns,
+            i,
+        )
+    });
+    order.truncate(MAX_INCIDENT_SECTIONS);
+    order.sort_unstable();
+    order
 }
 
 /// The title, the overview picture, the files and the summary table.
@@ -97,7 +135,7 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
             &sm.oversold_units.to_string(),
-            &r.loss(sm.loss, sm.oversold_units, zh),
+            &r.loss(sm.loss, zh),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
             &sm.events.to_string(),
@@ -111,8 +149,8 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
         "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
         &[
             &super::text::units_in(zh, sm.oversold_units),
-            &r.loss(sm.loss, sm.oversold_units, zh),
-            &r.loss(r.settings.unit_loss, 1, zh),
+            &r.loss(sm.loss, zh),
+            &r.unit_loss(zh),
         ],
     );
     if r.shows_inferred() {
@@ -153,7 +191,7 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &super::text::word(zh, inc.cause.as_str()),
                 &super::text::tr(zh, inferred_suffix(r.incident_inferred(inc))).to_string(),
                 &inc.oversold_units.to_string(),
-                &r.loss(inc.loss, inc.oversold_units, zh),
+                &r.loss(inc.loss, zh),
             ],
         );
     }
@@ -208,7 +246,7 @@ fn incident_section(
         "Oversold: **{}** · loss: **{}**\n",
         &[
             &super::text::units_in(zh, inc.oversold_units),
-            &r.loss(inc.loss, inc.oversold_units, zh),
+            &r.loss(inc.loss, zh),
         ],
     );
 }
@@ -505,5 +543,42 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &[&(cell(&src.name)).to_string(), &md_ours(&note.text(zh))],
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{Cause, IncidentId};
+
+    fn incident(i: usize, oversold_units: i64) -> Incident {
+        Incident {
+            id: IncidentId::new(i),
+            key: crate::model::Interner::default().intern("k"),
+            start_ns: i as i64,
+            end_ns: i as i64 + 1,
+            leases: Vec::new(),
+            overlaps: Vec::new(),
+            overlaps_unlisted: 0,
+            cause: Cause::LeaseExpired,
+            sales: Vec::new(),
+            oversold_units,
+            loss: crate::money::Loss::default(),
+        }
+    }
+
+    #[test]
+    fn past_the_cap_the_most_oversold_incidents_get_a_section() {
+        let few: Vec<Incident> = (0..3).map(|i| incident(i, 0)).collect();
+        assert_eq!(written_sections(&few), vec![0, 1, 2]);
+        let n = MAX_INCIDENT_SECTIONS + 10;
+        // Incident 7 and the last one oversold: they are written first.
+        let many: Vec<Incident> = (0..n)
+            .map(|i| incident(i, i64::from(i == 7 || i == n - 1)))
+            .collect();
+        let written = written_sections(&many);
+        assert_eq!(written.len(), MAX_INCIDENT_SECTIONS);
+        assert!(written.contains(&7) && written.contains(&(n - 1)));
+        assert!(written.windows(2).all(|w| w[0] < w[1]));
     }
 }

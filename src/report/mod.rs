@@ -19,7 +19,9 @@ use chrono::{DateTime, FixedOffset};
 
 use crate::analysis::{Analysis, Finding, Incident, LeaseId, Overlap, Sale, Settings};
 use crate::model::LoadedLog;
+use crate::money::Loss;
 
+pub use crate::money::{currency_symbol, format_money};
 pub use csv::{findings_csv, incidents_csv};
 pub use explain::explain_incident;
 pub use folder::{MAX_INCIDENT_PICTURES, PictureFn, pictured_incidents, write_report_dir};
@@ -80,20 +82,31 @@ impl ReportInput<'_> {
             .collect()
     }
 
-    /// An amount in the currency's format with `?` for the number (`¥?`).
-    fn unknown_money(&self) -> String {
-        format_money(0.0, &self.settings.currency).replacen('0', "?", 1)
+    /// A loss for the reports: the amount ([`Loss::format`]), or `¥?` and
+    /// why when it is unknown (units oversold, no `--unit-loss`): "¥0 lost"
+    /// would read as an all-clear. In Chinese with `zh`.
+    pub fn loss(&self, loss: Loss, zh: bool) -> String {
+        let shown = loss.format(&self.settings.currency);
+        match (loss.is_known(), zh) {
+            (true, _) => shown,
+            (false, false) => format!("{shown} (no --unit-loss)"),
+            (false, true) => format!("{shown}（未给出 --unit-loss）"),
+        }
     }
 
-    /// A loss for the reports: the amount, or, when no unit loss was given
-    /// (`--unit-loss` unset, so every loss computes to 0) and `units` were
-    /// oversold, that the loss is unknown: "¥0 lost" would read as an
-    /// all-clear. In Chinese with `zh`.
-    pub fn loss(&self, amount: f64, units: i64, zh: bool) -> String {
-        match (self.settings.unit_loss == 0.0 && units != 0, zh) {
-            (false, _) => self.money(amount),
-            (true, false) => format!("{} (no --unit-loss)", self.unknown_money()),
-            (true, true) => format!("{}（未给出 --unit-loss）", self.unknown_money()),
+    /// The unit loss as given, or `¥? (no --unit-loss)`; with the log's
+    /// list price offered as an estimate, labelled so, when there is one.
+    pub fn unit_loss(&self, zh: bool) -> String {
+        match self.settings.unit_loss {
+            Some(u) => self.money(u),
+            None => {
+                let unknown = self.loss(Loss::Unknown, zh);
+                match crate::money::list_price(self.log) {
+                    Some(p) if zh => format!("{unknown}；{}", p.label(&self.settings.currency, zh)),
+                    Some(p) => format!("{unknown}; {}", p.label(&self.settings.currency, zh)),
+                    None => unknown,
+                }
+            }
         }
     }
 
@@ -199,31 +212,6 @@ pub fn format_rfc3339(at_ns: i64, offset_s: i32) -> String {
         || at_ns.to_string(),
         |d| d.format_with_items(items.iter()).to_string(),
     )
-}
-
-/// The symbol of a currency code: `¥` for CNY/JPY/RMB, `$` for USD, `€`
-/// for EUR, `£` for GBP; `None` for others.
-pub fn currency_symbol(currency: &str) -> Option<&'static str> {
-    match currency.to_ascii_uppercase().as_str() {
-        "CNY" | "RMB" | "JPY" => Some("¥"),
-        "USD" => Some("$"),
-        "EUR" => Some("€"),
-        "GBP" => Some("£"),
-        _ => None,
-    }
-}
-
-/// `¥600`, `$40.50`, `120 CHF`: whole amounts without decimals.
-pub fn format_money(amount: f64, currency: &str) -> String {
-    let number = if (amount - amount.round()).abs() < 0.005 {
-        format!("{:.0}", amount)
-    } else {
-        format!("{:.2}", amount)
-    };
-    match currency_symbol(currency) {
-        Some(sym) => format!("{sym}{number}"),
-        None => format!("{number} {currency}"),
-    }
 }
 
 /// The name an enum has in the JSON report (`lease_expired`, `own_release`,

@@ -164,7 +164,7 @@ fn summary_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
             &(units_in(zh, sm.oversold_units)).to_string(),
-            &r.loss(sm.loss, sm.oversold_units, zh),
+            &r.loss(sm.loss, zh),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
         ],
@@ -242,7 +242,7 @@ fn incident_lines(
             "  oversold {} · loss {}",
             &[
                 &(units_in(zh, inc.oversold_units)).to_string(),
-                &r.loss(inc.loss, inc.oversold_units, zh),
+                &r.loss(inc.loss, zh),
             ],
         );
     }

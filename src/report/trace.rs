@@ -163,7 +163,8 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
             args: arg(json!({
                 "order_id": sale.order_id.map(s),
                 "oversold_units": sale.oversold_units,
-                "loss": sale.oversold_units as f64 * r.settings.unit_loss,
+                "loss": crate::money::loss(sale.oversold_units, r.settings.unit_loss),
+                "loss_unknown_reason": (r.settings.unit_loss.is_none() && sale.oversold_units != 0).then_some(crate::money::UNKNOWN_REASON),
                 "currency": r.settings.currency,
                 "inferred": r.sale_inferred(sale),
             })),

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use super::text::{fill, tr};
-use super::{ReportInput, format_money, format_ms};
+use super::{ReportInput, format_ms};
 use crate::whatif::{Outcome, Policy, WhatIf, WhatIfNote};
 
 /// File name of the what-if section in the report folder.
@@ -46,7 +46,9 @@ struct Row {
 }
 
 fn rows(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> Vec<Row> {
-    let money = |v: f64| format_money(v, &r.settings.currency);
+    // `¥?` alone when unknown: the table stays narrow, and the flag's
+    // name would be the only English in a Chinese table.
+    let money = |v: crate::money::Loss| v.format(&r.settings.currency);
     let mut rows = vec![Row {
         label: tr(zh, "What happened (log)").to_string(),
         overlaps: w.actual.overlap_pairs.to_string(),
@@ -242,7 +244,7 @@ struct JsonRow<'a> {
     incidents: usize,
     oversold_units: i64,
     oversold_kept: i64,
-    loss: f64,
+    loss: crate::money::Loss,
     longest_wait_ms: f64,
     timed_out: usize,
     still_waiting: usize,
@@ -276,7 +278,7 @@ pub fn whatif_json(r: &ReportInput<'_>, w: &WhatIf) -> String {
     struct Doc<'a> {
         schema: &'a str,
         currency: &'a str,
-        unit_loss: f64,
+        unit_loss: Option<f64>,
         wait_limit_ms: Option<i64>,
         model: &'a str,
         model_matches_log: bool,

@@ -159,7 +159,7 @@ fn sales_zh(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
         out.push_str(&format!(
             "其中 {} 件超出库存，损失 {}。",
             incident.oversold_units,
-            r.loss(incident.loss, incident.oversold_units, true)
+            r.loss(incident.loss, true)
         ));
     } else if !sales.is_empty() {
         out.push_str("没有超出库存。");
@@ -189,6 +189,10 @@ const PHRASES: &[(&str, &str)] = &[
     (
         "- The rule for your log store: `lockreplay sql --alert STORE --mapping FILE` (STORE: clickhouse, duckdb, sls, loki, elasticsearch; docs/alerts.md).\n",
         "- 日志库的告警规则：`lockreplay sql --alert STORE --mapping FILE`（STORE：clickhouse、duckdb、sls、loki、elasticsearch；见 docs/alerts.md）。\n",
+    ),
+    (
+        "> Sections: {} of {} incidents are written out below (the most oversold units first); every incident is a row of the table above and of incidents.csv.\n",
+        "> 详述：{} 起事故（共 {} 起）在下文逐一写出（超卖件数最多的优先）；每起事故都在上表和 incidents.csv 中各占一行。\n",
     ),
     (
         "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
@@ -396,7 +400,7 @@ mod tests {
         .expect("the sample reads");
         let log = b.finish();
         let settings = Settings {
-            unit_loss: 200.0,
+            unit_loss: Some(200.0),
             ..Settings::default()
         };
         let analysis = analyze(&log, &settings);

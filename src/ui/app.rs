@@ -387,7 +387,7 @@ impl App {
             Command::Select(selection) => self.selection = selection,
             Command::ShowIncident(id) => {
                 self.selection = Selection::of_incident(id);
-                self.state.view.zoom_to_incident(&self.model, id);
+                self.jump_to_incident_start();
             }
             Command::ZoomToSelected => {
                 if let Some(id) = self.selection.incident {
@@ -470,17 +470,31 @@ impl App {
     }
 
     /// Selects the next or previous incident in start order, zooms to it
-    /// and puts the cursor at its start.
+    /// and puts the cursor where its damage is; past either end it wraps
+    /// around and says so, and with no incident it says that.
     fn step_incident(&mut self, forward: bool) {
         let Some(s) = &self.session else { return };
+        let lang = self.state.lang;
         let next = panels::incidents::step_incident(
             &s.analysis.incidents,
             self.selection.incident,
             self.playback.cursor_ns,
             forward,
         );
-        if let Some(id) = next {
-            self.selection = Selection::of_incident(id);
+        self.notice = match next {
+            None => Some(super::i18n::tr(lang, "no_incident_to_step").to_string()),
+            Some(panels::incidents::Step::Wrapped(_)) if s.analysis.incidents.len() > 1 => {
+                let key = if forward {
+                    "wrapped_first"
+                } else {
+                    "wrapped_last"
+                };
+                Some(super::i18n::tr(lang, key).to_string())
+            }
+            Some(_) => None,
+        };
+        if let Some(step) = next {
+            self.selection = Selection::of_incident(step.id());
             self.jump_to_incident_start();
         }
     }
@@ -509,7 +523,7 @@ impl App {
         else {
             return;
         };
-        let (t, id) = (inc.start_ns, inc.id);
+        let (t, id) = (crate::playback::damage_at(&s.analysis, inc).at_ns, inc.id);
         let index = s.index.clone();
         self.playback.apply(PlaybackCommand::Pause, &index);
         self.playback.apply(PlaybackCommand::Seek(t), &index);

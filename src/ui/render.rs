@@ -16,7 +16,7 @@ use crate::analysis::{FindingKind, IncidentId};
 use crate::cli::MAX_PICTURE_SIDE;
 use crate::fsio::write_atomic;
 use crate::pipeline::{AnalyzedLog, PictureStyle};
-use crate::report::{ReportInput, format_money, format_ms, format_time};
+use crate::report::{ReportInput, format_ms, format_time};
 
 /// Encodes `img` as PNG and writes it atomically, never over `inputs`.
 ///
@@ -106,7 +106,7 @@ pub fn picture_title(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: La
 /// holders and overlap; or the log's totals.
 pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: Lang) -> String {
     let a = r.analysis;
-    let money = |m: f64| format_money(m, &r.settings.currency);
+    let money = |m: crate::money::Loss| m.format(&r.settings.currency);
     let units = |n: i64| match lang {
         Lang::En => crate::report::units(n),
         Lang::Zh => trf(lang, "units_n", &[&n.to_string()]),

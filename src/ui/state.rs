@@ -11,8 +11,10 @@ use super::timeline::{Filters, TimeDisplay, TimelineView};
 use crate::analysis::{IncidentId, OverlapId, Settings};
 use crate::playback::PlaybackCommand;
 
-/// Storage key for [`AppState`].
-pub const STORAGE_KEY: &str = "lockreplay-state";
+/// Storage key for [`AppState`]. Version 2: the state saved under the
+/// first key carried a unit loss of ¥200 nobody had set (issue #32), so it
+/// is not read back.
+pub const STORAGE_KEY: &str = "lockreplay-state-2";
 
 /// What survives a restart.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -51,10 +53,7 @@ pub struct AppState {
 impl Default for AppState {
     fn default() -> Self {
         AppState {
-            settings: Settings {
-                unit_loss: 200.0,
-                ..Settings::default()
-            },
+            settings: Settings::default(),
             view: TimelineView::default(),
             recent: Vec::new(),
             lang: Lang::from_env(),

@@ -15,7 +15,7 @@ use crate::cli::{AnalysisArgs, ReadArgs};
 use crate::ingest::{IngestOptions, Progress, read_source};
 use crate::model::LogBuilder;
 use crate::pipeline::AnalyzedLog;
-use crate::report::{format_money, format_ms};
+use crate::report::format_ms;
 
 /// The picture of `loaded`'s first incident at `size`; `None` (said on
 /// stdout) on a machine with no usable GPU adapter, software or not.
@@ -30,7 +30,7 @@ fn render_first_incident(loaded: &AnalyzedLog, size: (u32, u32)) -> Option<image
     }
 }
 
-fn sample_loaded(unit_loss: f64) -> AnalyzedLog {
+fn sample_loaded(unit_loss: Option<f64>) -> AnalyzedLog {
     let mut b = LogBuilder::new();
     read_source(
         SAMPLE_NAME,
@@ -54,10 +54,14 @@ fn sample_loaded(unit_loss: f64) -> AnalyzedLog {
 }
 
 fn sample_app() -> App {
+    sample_app_with(Some(200.0))
+}
+
+fn sample_app_with(unit_loss: Option<f64>) -> App {
     let state = AppState {
         lang: Lang::En,
         settings: Settings {
-            unit_loss: 200.0,
+            unit_loss,
             ..Settings::default()
         },
         ..AppState::default()
@@ -75,15 +79,15 @@ fn harness(app: App) -> Harness<'static, App> {
 
 #[test]
 fn summary_shows_oversold_units_and_loss() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let sum = &loaded.analysis.summary;
     // The seed incident's numbers (sample-logs/README.md: 3 units, 600 CNY).
     assert_eq!(sum.oversold_units, 3);
-    assert_eq!(sum.loss, 600.0);
+    assert_eq!(sum.loss, crate::money::Loss::Known(600.0));
     let expected = format!(
         "{} oversold · {}",
         sum.oversold_units,
-        format_money(sum.loss, "CNY")
+        sum.loss.format("CNY")
     );
     assert_eq!(expected, "3 oversold · ¥600");
     let mut h = harness(sample_app());
@@ -91,9 +95,100 @@ fn summary_shows_oversold_units_and_loss() {
     h.get_by_label(&expected);
 }
 
+/// Issue #32: one loss on every surface. The seed sample's 3 oversold units
+/// at ¥200 read ¥600 in the JSON, text and Markdown reports, the picture's
+/// caption, trace.json and the window; without a unit loss every one of
+/// them says the loss is unknown (`¥?`, JSON `null` with the reason),
+/// none says ¥0. Before the fix the window said ¥600 (a silent default),
+/// the caption ¥0 and the JSON 0.0.
+#[test]
+fn every_surface_shows_the_same_loss_known_and_unknown() {
+    for unit_loss in [Some(200.0), None] {
+        let loaded = sample_loaded(unit_loss);
+        let r = crate::report::ReportInput {
+            log: &loaded.log,
+            settings: &loaded.settings,
+            analysis: &loaded.analysis,
+        };
+        let want = crate::money::loss(3, unit_loss);
+        let figure = want.format("CNY");
+        assert_eq!(figure, if unit_loss.is_some() { "¥600" } else { "¥?" });
+        assert_eq!(loaded.analysis.summary.loss, want);
+        // JSON: the amount, or null with the reason.
+        let json: serde_json::Value =
+            serde_json::from_str(&crate::report::to_json(&r)).expect("json");
+        for loss in [&json["summary"]["loss"], &json["incidents"][0]["loss"]] {
+            assert_eq!(loss["amount"].as_f64(), want.amount(), "{loss}");
+            assert_eq!(
+                loss["unknown_reason"].is_string(),
+                !want.is_known(),
+                "{loss}"
+            );
+        }
+        // Text and Markdown.
+        let text = crate::report::to_text(&r);
+        let md = crate::report::to_markdown(&r, &crate::report::MarkdownImages::default());
+        for (name, doc) in [("text", &text), ("markdown", &md)] {
+            assert!(doc.contains(&figure), "{name} lacks {figure}:\n{doc}");
+            assert!(!doc.contains("¥0 "), "{name} says ¥0:\n{doc}");
+        }
+        // The picture's caption, of the incident and of the whole log.
+        for inc in [Some(IncidentId::new(0)), None] {
+            let caption = super::render::picture_caption(&r, inc, Lang::En);
+            assert!(caption.contains(&format!("{figure} lost")), "{caption}");
+        }
+        // trace.json: each oversold order's loss adds up to the figure.
+        let trace = serde_json::to_value(crate::report::chrome_trace(&r)).expect("trace");
+        let losses: Vec<&serde_json::Value> = trace["traceEvents"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter(|e| e["args"]["oversold_units"].as_i64().is_some_and(|n| n > 0))
+            .map(|e| &e["args"]["loss"])
+            .collect();
+        assert!(!losses.is_empty());
+        match want.amount() {
+            Some(a) => {
+                let sum: f64 = losses.iter().filter_map(|l| l.as_f64()).sum();
+                assert_eq!(sum, a);
+            }
+            None => assert!(losses.iter().all(|l| l.is_null()), "{losses:?}"),
+        }
+        // The window: the summary bar, the incident list and the card.
+        let mut h = harness(sample_app_with(unit_loss));
+        h.run();
+        h.get_by_label(&format!("3 oversold · {figure}"));
+        assert!(
+            h.get_all_by_label(&figure).next().is_some(),
+            "list shows {figure}"
+        );
+    }
+}
+
+/// Without a unit loss the window asks for it where the loss is shown; the
+/// value typed there re-runs the analysis and is saved with the settings.
+#[test]
+fn the_window_asks_for_the_unit_loss_and_keeps_it() {
+    let mut h = harness(sample_app_with(None));
+    h.run();
+    h.get_by_label("3 oversold · ¥?");
+    h.get_by_role_and_label(
+        egui::accesskit::Role::SpinButton,
+        "Loss unknown: set the unit loss",
+    )
+    .set_value_accesskit(650.0);
+    h.run();
+    h.get_by_label("Set").click();
+    h.run_steps(1);
+    step_until(&mut h, |app| !app.is_loading());
+    h.run();
+    h.get_by_label("3 oversold · ¥1950");
+    assert_eq!(h.state().state_to_save().settings.unit_loss, Some(650.0));
+}
+
 #[test]
 fn clicking_an_incident_shows_both_holders() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let inc = &loaded.analysis.incidents[0];
     let o = &loaded.analysis.overlaps[inc.overlaps[0]];
     // Details name holders by their short ids (the full one on hover).
@@ -136,7 +231,7 @@ fn copied_text(h: &mut Harness<'static, App>) -> Option<String> {
 
 #[test]
 fn details_and_state_at_cursor_show_short_ids_the_full_one_on_hover_and_a_click_copies_it() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let inc = &loaded.analysis.incidents[0];
     let full = |l: LeaseId| {
         loaded
@@ -201,8 +296,8 @@ fn unit_loss_setting_reanalyses_at_once() {
     h.run_steps(1);
     step_until(&mut h, |app| !app.is_loading());
     h.run();
-    let expected = sample_loaded(300.0).analysis.summary.loss;
-    assert_eq!(expected, 900.0);
+    let expected = sample_loaded(Some(300.0)).analysis.summary.loss;
+    assert_eq!(expected, crate::money::Loss::Known(900.0));
     h.get_by_label("3 oversold · ¥900");
     assert_eq!(h.state().summary_text(), "3 oversold · ¥900");
 }
@@ -251,7 +346,7 @@ fn render_snapshots_of_three_handed_cases_with_title_legend_and_caption() {
 
 #[test]
 fn timeline_snapshot_of_the_first_incident() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let Some(img) = render_first_incident(&loaded, (1200, 500)) else {
         return;
     };
@@ -265,7 +360,7 @@ fn timeline_snapshot_of_the_first_incident() {
 
 #[test]
 fn replay_at_the_second_acquire_shows_two_believers_the_first_expired() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let a = &loaded.analysis;
     let inc = &a.incidents[0];
     let o = inc
@@ -343,7 +438,7 @@ fn playing_the_seed_incident_counts_up_to_3_oversold_and_600() {
 
 #[test]
 fn loop_wraps_inside_the_selected_incident() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let inc = &loaded.analysis.incidents[0];
     let mut h = harness(sample_app());
     h.run();
@@ -688,7 +783,8 @@ fn settings_given_as_flags_are_not_saved_unless_changed_in_the_window() {
         lang: Lang::En,
         ..AppState::default()
     };
-    assert_eq!(saved.settings.unit_loss, 200.0);
+    // No silent default: the window starts without a unit loss.
+    assert_eq!(saved.settings.unit_loss, None);
     let flags = AnalysisArgs {
         read: ReadArgs {
             unit_loss: Some(120.0),
@@ -699,15 +795,15 @@ fn settings_given_as_flags_are_not_saved_unless_changed_in_the_window() {
     };
     let mut app = App::new(saved, flags);
     // The window uses the flags...
-    assert_eq!(app.state.settings.unit_loss, 120.0);
+    assert_eq!(app.state.settings.unit_loss, Some(120.0));
     assert_eq!(app.state.settings.currency, "USD");
     // ...but the next window without flags gets the saved settings back.
     let to_save = app.state_to_save();
-    assert_eq!(to_save.settings.unit_loss, 200.0);
+    assert_eq!(to_save.settings.unit_loss, None);
     assert_eq!(to_save.settings.currency, Settings::default().currency);
     // A change made in the window is what the user sees: it is saved.
-    app.state.settings.unit_loss = 300.0;
-    assert_eq!(app.state_to_save().settings.unit_loss, 300.0);
+    app.state.settings.unit_loss = Some(300.0);
+    assert_eq!(app.state_to_save().settings.unit_loss, Some(300.0));
     assert_eq!(app.state_to_save().settings.currency, "USD");
     // Without flags, the state is saved as it is.
     let plain = App::new(AppState::default(), AnalysisArgs::default());
@@ -948,7 +1044,7 @@ fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
 
 #[test]
 fn details_say_how_a_lease_ended_in_the_report_s_words() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let inc = &loaded.analysis.incidents[0];
     let mut h = harness(sample_app());
     h.run();
@@ -984,7 +1080,7 @@ fn the_embedded_sample_is_read_as_a_whole_load_not_as_an_unreadable_file() {
 
 #[test]
 fn the_whatif_window_opens_from_the_view_menu_and_replays_the_chosen_policy() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let overlaps = loaded.analysis.summary.overlap_pairs;
     assert_eq!(overlaps, 11);
     let mut h = harness(sample_app());
@@ -1060,7 +1156,7 @@ fn timeline_share(h: &Harness<'static, App>, w: f32) -> f32 {
 
 #[test]
 fn at_1366x768_with_an_incident_selected_the_timeline_keeps_60_percent() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let inc = &loaded.analysis.incidents[0];
     let mut h = harness_sized(sample_app(), 1366.0, 768.0);
     h.run();
@@ -1132,7 +1228,9 @@ fn next_and_previous_incident_by_button_and_key() {
     h.run();
     let last = by_start[by_start.len() - 1];
     assert_eq!(h.state().selection.incident, Some(last.id));
-    assert_eq!(h.state().playback.cursor_ns, last.start_ns);
+    let session = h.state().session.as_ref().expect("loaded");
+    let damage = crate::playback::damage_at(&session.analysis, last);
+    assert_eq!(h.state().playback.cursor_ns, damage.at_ns);
     h.key_press(egui::Key::P);
     h.run();
     let before_last = by_start[by_start.len() - 2];
@@ -1140,6 +1238,118 @@ fn next_and_previous_incident_by_button_and_key() {
     h.key_press(egui::Key::N);
     h.run();
     assert_eq!(h.state().selection.incident, Some(last.id));
+}
+
+/// Issue #32: N right after opening (the cursor rests at the end) goes to
+/// the first incident; its card comes first in Details (key, cause,
+/// holders, overlap, oversold, loss, orders), the narrative is collapsed,
+/// and the cursor lands on the first oversold order, which State at cursor
+/// says. Before the fix N did nothing here and said nothing.
+#[test]
+fn n_right_after_opening_shows_the_first_incident_s_card_at_its_damage() {
+    let loaded = sample_loaded(Some(200.0));
+    let inc = &loaded.analysis.incidents[0];
+    let damage = crate::playback::damage_at(&loaded.analysis, inc);
+    assert!(damage.oversold_order && damage.at_ns > inc.start_ns);
+    let mut h = harness(sample_app());
+    h.run();
+    assert_eq!(h.state().selection.incident, None);
+    h.key_press(egui::Key::N);
+    h.run();
+    assert_eq!(h.state().selection.incident, Some(inc.id));
+    assert_eq!(h.state().playback.cursor_ns, damage.at_ns);
+    // The card's rows (some are also the incident table's headers).
+    for label in ["Overlap", "Orders in window"] {
+        h.get_by_label(label);
+    }
+    for label in ["Key", "Cause", "Holders", "Oversold", "Loss"] {
+        assert!(h.get_all_by_label(label).next().is_some(), "{label}");
+    }
+    for value in [
+        format_ms(inc.duration_ms()),
+        inc.sales.len().to_string(),
+        "¥600".to_string(),
+    ] {
+        assert!(h.get_all_by_label(&value).next().is_some(), "{value}");
+    }
+    h.get_by_label("Cursor at INC-1's first oversold order");
+    // The narrative is there, collapsed: its header, not its text.
+    h.get_by_label("What happened");
+    let story = crate::report::explain_incident(
+        &crate::report::ReportInput {
+            log: &loaded.log,
+            settings: &loaded.settings,
+            analysis: &loaded.analysis,
+        },
+        inc,
+    );
+    assert!(h.query_by_label(&story).is_none(), "collapsed at first");
+    // With one incident, N again stays on it (a wrap onto itself).
+    h.key_press(egui::Key::N);
+    h.run();
+    assert_eq!(h.state().selection.incident, Some(inc.id));
+}
+
+/// A log of `n` keys, each with one overlap: A's 100 ms lease expires, B
+/// takes the lock at 150 ms, A releases (believing) at 200 ms.
+fn many_incidents_log(n: usize) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("lockreplay-many-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(format!("many-{n}.jsonl"));
+    let mut text = String::new();
+    for i in 0..n {
+        let t = 1_700_000_000_000i64 + i as i64 * 1000;
+        let line = |ms: i64, event: &str, owner: &str| {
+            format!(
+                "{{\"ts\": {}, \"event\": \"{event}\", \"lock_key\": \"k{i}\", \"owner\": \"{owner}-{i}\", \"ttl_ms\": 100}}\n",
+                t + ms
+            )
+        };
+        text.push_str(&line(0, "acquired", "A"));
+        text.push_str(&line(150, "acquired", "B"));
+        text.push_str(&line(200, "released", "A"));
+        text.push_str(&line(220, "released", "B"));
+    }
+    std::fs::write(&path, text).expect("write log");
+    path
+}
+
+/// Issue #32: with hundreds of incidents, the incident list scrolls to the
+/// selection N or P makes (its row is drawn: the table draws only the rows
+/// on screen). Before the fix P from the start selected the last incident
+/// while the list stayed at the top.
+#[test]
+fn the_incident_list_follows_the_selection() {
+    let path = many_incidents_log(300);
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    let incs = app
+        .session
+        .as_ref()
+        .expect("loaded")
+        .analysis
+        .incidents
+        .clone();
+    assert_eq!(incs.len(), 300);
+    let last = incs.iter().max_by_key(|i| i.start_ns).expect("incidents");
+    let mut h = harness(app);
+    h.run();
+    assert!(
+        h.query_by_label(&last.label()).is_none(),
+        "off screen at first"
+    );
+    h.key_press(egui::Key::P);
+    h.run();
+    h.run();
+    assert_eq!(h.state().selection.incident, Some(last.id));
+    // The card's header and the list's row.
+    assert_eq!(h.get_all_by_label(&last.label()).count(), 2);
 }
 
 /// The handed case `dir` (under tests/fixtures/cases) loaded in an English
@@ -1171,7 +1381,7 @@ fn case_app(dir: &str) -> (App, Vec<String>) {
         ..AppState::default()
     };
     if let Some(loss) = case["settings"]["unit_loss"].as_f64() {
-        state.settings.unit_loss = loss;
+        state.settings.unit_loss = Some(loss);
     }
     if let Some(c) = case["settings"]["currency"].as_str() {
         state.settings.currency = c.to_string();
@@ -1248,7 +1458,7 @@ fn clicking_a_finding_row_puts_the_cursor_at_it() {
 
 #[test]
 fn search_finds_a_holder_steps_to_it_and_says_no_match() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let a = &loaded.analysis;
     let second = &a.leases[a.overlaps[a.incidents[0].overlaps[0]].later];
     let holder = loaded.log.strings.get(second.holder).to_string();
@@ -1456,7 +1666,7 @@ fn chinese_window_snapshot_of_cn01_with_its_incident_selected() {
 
 #[test]
 fn a_screenshot_of_the_window_carries_the_title_legend_and_caption() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let input = crate::report::ReportInput {
         log: &loaded.log,
         settings: &loaded.settings,
@@ -1493,7 +1703,7 @@ fn a_screenshot_of_the_window_carries_the_title_legend_and_caption() {
 
 #[test]
 fn a_click_on_the_overview_centres_the_view_there_keeping_the_zoom() {
-    let loaded = sample_loaded(200.0);
+    let loaded = sample_loaded(Some(200.0));
     let mut h = harness(sample_app());
     h.run();
     h.get_by_label(&loaded.analysis.incidents[0].label())
@@ -1617,7 +1827,7 @@ fn a_picture_legend_names_only_the_marks_its_log_has() {
     use super::timeline::paint::LegendItems;
     use super::timeline::{Filters, SwimlaneModel};
     // The seed flash sale: every kind of mark.
-    let seed = sample_loaded(200.0);
+    let seed = sample_loaded(Some(200.0));
     let all = LegendItems::of(&SwimlaneModel::build(
         &seed.log,
         &seed.analysis,

@@ -12,6 +12,7 @@
 mod lock;
 mod stock;
 
+use crate::money::Loss;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Analysis, LeaseId, LockEnd, NS_PER_MS, Settings};
@@ -192,8 +193,8 @@ pub struct Outcome {
     /// Of `oversold_units`, those kept as logged: products whose initial
     /// stock is unknown cannot be replayed.
     pub oversold_kept: i64,
-    /// Loss, in `Settings::currency`.
-    pub loss: f64,
+    /// Loss, in `Settings::currency` ([`crate::money::loss`]).
+    pub loss: Loss,
     /// The longest time a request waited for the lock, ms (the wait it adds:
     /// in the log every hold was granted when it asked).
     pub longest_wait_ms: f64,
@@ -221,8 +222,8 @@ pub struct Actual {
     pub incidents: usize,
     /// Oversold units.
     pub oversold_units: i64,
-    /// Loss, in `Settings::currency`.
-    pub loss: f64,
+    /// Loss, in `Settings::currency` ([`crate::money::loss`]).
+    pub loss: Loss,
 }
 
 /// The what-if of one file set: what happened, the model replayed as
@@ -333,7 +334,7 @@ fn replay(
         incidents,
         oversold_units,
         oversold_kept: input.kept_oversold(),
-        loss: oversold_units as f64 * settings.unit_loss,
+        loss: crate::money::loss(oversold_units, settings.unit_loss),
         longest_wait_ms: holds.iter().map(wait).fold(0.0, f64::max),
         timed_out: holds.iter().filter(|h| h.timed_out).count(),
         still_waiting: holds.iter().filter(|h| h.still_waiting).count(),

@@ -19,7 +19,24 @@ pub fn cursor_state_ui(ui: &mut Ui, context: &PanelContext<'_>) {
     let lang = context.lang();
     ui.heading(tr(lang, "state_at_cursor"));
     let Some(s) = context.session else { return };
-    let st = s.index.state_at(&s.analysis, context.playback.cursor_ns);
+    let cursor = context.playback.cursor_ns;
+    // Where the selected incident's damage is, when the cursor is on it.
+    if let Some(inc) = context
+        .selection
+        .incident
+        .and_then(|i| s.analysis.incidents.get(i.index()))
+    {
+        let damage = crate::playback::damage_at(&s.analysis, inc);
+        if damage.at_ns == cursor {
+            let key = if damage.oversold_order {
+                "cursor_at_damage"
+            } else {
+                "cursor_at_overlap"
+            };
+            ui.label(RichText::new(trf(lang, key, &[&inc.label()])).color(ALERT));
+        }
+    }
+    let st = s.index.state_at(&s.analysis, cursor);
     // The keys from the top of the timeline's scroll down.
     let model = context.model;
     let scroll = context.state.view.scroll_y;

@@ -29,13 +29,7 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
     };
     let input = s.input();
     // The right side scrolls as a whole (app.rs); text wraps to its width.
-    ui.horizontal_wrapped(|ui| {
-        ui.label(RichText::new(inc.label()).strong().size(16.0));
-        ui.add(egui::Label::new(RichText::new(s.log.strings.get(inc.key)).monospace()).wrap());
-        if ui.button(tr(lang, "zoom_incident")).clicked() {
-            context.send(Command::ZoomToSelected);
-        }
-    });
+    card_ui(ui, context, s, inc);
     if let Some(o) = context
         .selection
         .overlap
@@ -56,12 +50,16 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
         ui.add(egui::Label::new(RichText::new(pair).color(ALERT)).wrap())
             .on_hover_text(format!("{}\n{}", holder(o.earlier), holder(o.later)));
     }
-    ui.label(RichText::new(tr(lang, "explanation")).strong());
-    let story = match lang {
-        Lang::En => explain_incident(&input, inc),
-        Lang::Zh => crate::report::zh::explain_incident_zh(&input, inc),
-    };
-    ui.add(egui::Label::new(story).wrap());
+    egui::CollapsingHeader::new(RichText::new(tr(lang, "explanation")).strong())
+        .id_salt(("explanation", inc.id))
+        .default_open(false)
+        .show(ui, |ui| {
+            let story = match lang {
+                Lang::En => explain_incident(&input, inc),
+                Lang::Zh => crate::report::zh::explain_incident_zh(&input, inc),
+            };
+            ui.add(egui::Label::new(story).wrap());
+        });
     ui.separator();
     ui.label(RichText::new(tr(lang, "leases")).strong());
     for &li in &inc.leases {
@@ -74,6 +72,68 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
     ui.separator();
     let lines = panel.lines_of(s, inc);
     source_lines_ui(ui, lang, s, lines);
+}
+
+/// The incident card, first thing under Details: key, cause, holders
+/// (short ids; hover shows and a click copies the full one), overlap
+/// length, oversold units, loss (asking for the unit loss when unknown)
+/// and the orders in the window.
+fn card_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session, inc: &Incident) {
+    let lang = context.lang();
+    let a = &s.analysis;
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(inc.label()).strong().size(16.0));
+            if ui.button(tr(lang, "zoom_incident")).clicked() {
+                context.send(Command::ZoomToSelected);
+            }
+        });
+        egui::Grid::new(("card", inc.id))
+            .num_columns(2)
+            .spacing([8.0, 2.0])
+            .show(ui, |ui| {
+                let key = |ui: &mut Ui, k: &'static str| {
+                    ui.label(RichText::new(tr(lang, k)).weak());
+                };
+                key(ui, "card_key");
+                ui.add(
+                    egui::Label::new(RichText::new(s.log.strings.get(inc.key)).monospace()).wrap(),
+                );
+                ui.end_row();
+                key(ui, "card_cause");
+                ui.label(RichText::new(term(lang, inc.cause.as_str())).color(ALERT));
+                ui.end_row();
+                key(ui, "card_holders");
+                ui.horizontal_wrapped(|ui| {
+                    for &l in &inc.leases {
+                        let holder = s.log.strings.get(a.leases[l].holder);
+                        let text = RichText::new(short_id(holder)).monospace();
+                        id_label(ui, lang, text, holder);
+                    }
+                });
+                ui.end_row();
+                key(ui, "card_overlap");
+                ui.label(format_ms(inc.duration_ms()));
+                ui.end_row();
+                key(ui, "card_oversold");
+                let units = RichText::new(inc.oversold_units.to_string()).strong();
+                ui.label(if inc.oversold_units > 0 {
+                    units.color(ALERT)
+                } else {
+                    units
+                });
+                ui.end_row();
+                key(ui, "card_loss");
+                super::money::loss_label(ui, context, inc.loss);
+                ui.end_row();
+                key(ui, "card_orders");
+                ui.label(inc.sales.len().to_string());
+                ui.end_row();
+            });
+        if !inc.loss.is_known() {
+            super::money::ask_unit_loss_ui(ui, context);
+        }
+    });
 }
 
 /// One hold of the incident, in a frame.

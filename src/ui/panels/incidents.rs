@@ -8,7 +8,7 @@ use egui_extras::{Column, TableBuilder, TableRow};
 use super::{ALERT, PanelContext};
 use crate::analysis::{Analysis, Cause, Incident, IncidentId};
 use crate::model::LoadedLog;
-use crate::report::{format_money, format_ms, format_time};
+use crate::report::{format_ms, format_time};
 use crate::ui::i18n::tr;
 use crate::ui::session::Session;
 use crate::ui::state::{Command, IncidentSort, SortBy};
@@ -23,6 +23,10 @@ const ROW_H: f32 = 20.0;
 pub struct IncidentsPanel {
     /// How it is sorted.
     pub sort: IncidentSort,
+    /// The selection the table last scrolled to: when the selection
+    /// changes (N/P, the timeline, `--cursor`), the table scrolls to its
+    /// row once, so with thousands of incidents the list follows.
+    scrolled_to: Option<IncidentId>,
 }
 
 impl IncidentsPanel {
@@ -52,6 +56,8 @@ impl IncidentsPanel {
             .show(ui, |ui| self.table_ui(ui, context, s))
             .inner;
         if let Some(id) = clicked {
+            // The clicked row is on screen: no scroll.
+            self.scrolled_to = Some(id);
             context.send(Command::ShowIncident(id));
         }
     }
@@ -66,7 +72,18 @@ impl IncidentsPanel {
         let order = sorted(&s.analysis, &s.log, self.sort);
         let mut clicked: Option<IncidentId> = None;
         ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
-        TableBuilder::new(ui)
+        let selected = context.selection.incident;
+        let scroll_to = if selected != self.scrolled_to {
+            self.scrolled_to = selected;
+            selected.and_then(|id| order.iter().position(|&i| i == id.index()))
+        } else {
+            None
+        };
+        let mut table = TableBuilder::new(ui);
+        if let Some(row) = scroll_to {
+            table = table.scroll_to_row(row, Some(egui::Align::Center));
+        }
+        table
             .striped(true)
             .resizable(true)
             .sense(egui::Sense::click())
@@ -135,7 +152,7 @@ fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize
             SortBy::Key => log.strings.get(i.key).cmp(log.strings.get(j.key)),
             SortBy::Duration => i.duration_ms().total_cmp(&j.duration_ms()),
             SortBy::Oversold => i.oversold_units.cmp(&j.oversold_units),
-            SortBy::Loss => i.loss.total_cmp(&j.loss),
+            SortBy::Loss => i.loss.sort_key().total_cmp(&j.loss.sort_key()),
         };
         if sort.ascending { o } else { o.reverse() }
     });
@@ -144,22 +161,57 @@ fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize
 
 /// The incident after (`forward`) or before the one selected, in start
 /// order; without a selection, the first one starting after (or the last
-/// one starting before) `cursor_ns`. `None` at either end.
+/// one starting before) `cursor_ns`; around to the other end past either
+/// end ([`Step::Wrapped`]). `None` only when there is no incident.
 pub fn step_incident(
     incidents: &[Incident],
     selected: Option<IncidentId>,
     cursor_ns: i64,
     forward: bool,
-) -> Option<IncidentId> {
+) -> Option<Step> {
     let mut order: Vec<&Incident> = incidents.iter().collect();
     order.sort_by_key(|i| (i.start_ns, i.id));
+    let (first, last) = (order.first()?.id, order.last()?.id);
+    // Past either end, or with no incident beyond the cursor, N and P wrap
+    // around (the window says so): after opening, the cursor rests at the
+    // end, and N must still go somewhere.
     let pos = match selected.and_then(|s| order.iter().position(|i| i.id == s)) {
         Some(p) if forward => p + 1,
-        Some(p) => p.checked_sub(1)?,
-        None if forward => order.iter().position(|i| i.start_ns > cursor_ns)?,
-        None => order.iter().rposition(|i| i.start_ns < cursor_ns)?,
+        Some(p) => match p.checked_sub(1) {
+            Some(p) => p,
+            None => return Some(Step::Wrapped(last)),
+        },
+        None if forward => match order.iter().position(|i| i.start_ns > cursor_ns) {
+            Some(p) => p,
+            None => return Some(Step::Wrapped(first)),
+        },
+        None => match order.iter().rposition(|i| i.start_ns < cursor_ns) {
+            Some(p) => p,
+            None => return Some(Step::Wrapped(last)),
+        },
     };
-    order.get(pos).map(|i| i.id)
+    Some(match order.get(pos) {
+        Some(i) => Step::To(i.id),
+        None => Step::Wrapped(first),
+    })
+}
+
+/// Where N or P goes ([`step_incident`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// The next or previous incident in start order.
+    To(IncidentId),
+    /// Past the end (or the start): around to the first (or the last).
+    Wrapped(IncidentId),
+}
+
+impl Step {
+    /// The incident stepped to.
+    pub fn id(self) -> IncidentId {
+        match self {
+            Step::To(id) | Step::Wrapped(id) => id,
+        }
+    }
 }
 
 /// One incident's row; true when it was clicked.
@@ -210,7 +262,7 @@ fn row_ui(
         }
     });
     row.col(|ui| {
-        ui.label(format_money(inc.loss, &s.settings.currency));
+        ui.label(inc.loss.format(&s.settings.currency));
     });
     hit || row.response().clicked()
 }
@@ -251,7 +303,7 @@ mod tests {
             cause: Cause::LeaseExpired,
             sales: Vec::new(),
             oversold_units: 0,
-            loss: 0.0,
+            loss: crate::money::Loss::default(),
         }
     }
 
@@ -267,15 +319,24 @@ mod tests {
             incident(1, 100, k),
             incident(2, 200, k),
         ];
-        assert_eq!(step_incident(&incs, Some(I(1)), 0, true), Some(I(2)));
-        assert_eq!(step_incident(&incs, Some(I(2)), 0, true), Some(I(0)));
-        assert_eq!(step_incident(&incs, Some(I(0)), 0, true), None);
-        assert_eq!(step_incident(&incs, Some(I(0)), 0, false), Some(I(2)));
-        assert_eq!(step_incident(&incs, Some(I(1)), 0, false), None);
-        // No selection: from the cursor.
-        assert_eq!(step_incident(&incs, None, 150, true), Some(I(2)));
-        assert_eq!(step_incident(&incs, None, 150, false), Some(I(1)));
-        assert_eq!(step_incident(&incs, None, 400, true), None);
+        use Step::{To, Wrapped};
+        assert_eq!(step_incident(&incs, Some(I(1)), 0, true), Some(To(I(2))));
+        assert_eq!(step_incident(&incs, Some(I(2)), 0, true), Some(To(I(0))));
+        assert_eq!(
+            step_incident(&incs, Some(I(0)), 0, true),
+            Some(Wrapped(I(1)))
+        );
+        assert_eq!(step_incident(&incs, Some(I(0)), 0, false), Some(To(I(2))));
+        assert_eq!(
+            step_incident(&incs, Some(I(1)), 0, false),
+            Some(Wrapped(I(0)))
+        );
+        // No selection: from the cursor; past the last, around to the first.
+        assert_eq!(step_incident(&incs, None, 150, true), Some(To(I(2))));
+        assert_eq!(step_incident(&incs, None, 150, false), Some(To(I(1))));
+        assert_eq!(step_incident(&incs, None, 400, true), Some(Wrapped(I(1))));
+        assert_eq!(step_incident(&incs, None, 50, false), Some(Wrapped(I(0))));
+        assert_eq!(step_incident(&[], None, 50, true), None);
     }
 
     #[test]

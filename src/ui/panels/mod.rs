@@ -9,6 +9,7 @@ pub mod details;
 pub mod findings;
 pub mod incidents;
 pub mod menu;
+pub mod money;
 pub mod replay_bar;
 pub mod search;
 pub mod settings;

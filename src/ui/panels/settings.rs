@@ -142,14 +142,24 @@ impl SettingsWindow {
 fn analysis_rows_ui(ui: &mut Ui, lang: Lang, st: &mut Settings) -> bool {
     let mut changed = false;
     let l = ui.label(tr(lang, "unit_loss"));
-    changed |= ui
-        .add(
-            egui::DragValue::new(&mut st.unit_loss)
-                .range(0.0..=1e9)
-                .speed(1.0),
-        )
-        .labelled_by(l.id)
-        .changed();
+    ui.horizontal(|ui| {
+        let mut known = st.unit_loss.is_some();
+        if ui
+            .checkbox(&mut known, tr(lang, "unit_loss_known"))
+            .changed()
+        {
+            st.unit_loss = known.then_some(st.unit_loss.unwrap_or(0.0));
+            changed = true;
+        }
+        if let Some(v) = st.unit_loss.as_mut() {
+            changed |= ui
+                .add(egui::DragValue::new(v).range(0.0..=1e9).speed(1.0))
+                .labelled_by(l.id)
+                .changed();
+        } else {
+            ui.label("¥?");
+        }
+    });
     ui.end_row();
     let l = ui.label(tr(lang, "currency"));
     changed |= ui

@@ -8,7 +8,6 @@ use egui::{RichText, Ui};
 use super::ALERT;
 use crate::model::LoadedLog;
 use crate::playback::ReplayState;
-use crate::report::format_money;
 use crate::ui::i18n::{Lang, tr, trf};
 
 /// Products listed.
@@ -136,13 +135,8 @@ pub fn stock_ui(
             over
         });
         ui.separator();
-        let loss = RichText::new(trf(
-            lang,
-            "loss_so_far",
-            &[&format_money(st.loss, currency)],
-        ))
-        .strong();
-        ui.label(if st.loss > 0.0 {
+        let loss = RichText::new(trf(lang, "loss_so_far", &[&st.loss.format(currency)])).strong();
+        ui.label(if st.loss != crate::money::Loss::Known(0.0) {
             loss.color(ALERT)
         } else {
             loss

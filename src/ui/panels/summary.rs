@@ -5,7 +5,6 @@ use egui::{RichText, Ui};
 
 use super::{ALERT, PanelContext};
 use crate::analysis::FindingKind;
-use crate::report::format_money;
 use crate::ui::i18n::{Lang, count_label, tr, words};
 use crate::ui::session::Session;
 use crate::ui::state::{Command, Panel};
@@ -20,7 +19,7 @@ pub fn summary_text(session: Option<&Session>, lang: Lang) -> String {
                 "{} {} · {}",
                 sum.oversold_units,
                 tr(lang, "oversold"),
-                format_money(sum.loss, &s.settings.currency)
+                sum.loss.format(&s.settings.currency)
             )
         }
         None => String::new(),
@@ -74,6 +73,9 @@ fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
     } else {
         summary
     });
+    if sum.oversold_units > 0 {
+        super::money::ask_unit_loss_ui(ui, context);
+    }
     ui.separator();
     ui.label(count_label(
         lang,

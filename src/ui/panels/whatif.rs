@@ -11,7 +11,7 @@ use egui::{Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, vec2};
 use super::{ALERT, NOTICE, PanelContext, spinner};
 use crate::analysis::{Analysis, IncidentId, Lease, LockEnd};
 use crate::model::{LoadedLog, Sym};
-use crate::report::{format_money, format_ms, snake_name};
+use crate::report::{format_ms, snake_name};
 use crate::ui::i18n::{Lang, tr, trf};
 use crate::ui::session::Session;
 use crate::ui::state::{Command, Panel};
@@ -250,7 +250,7 @@ impl WhatIfPanel {
                     &policy_label(lang, &o.policy),
                     &o.overlap_pairs.to_string(),
                     &o.oversold_units.to_string(),
-                    &format_money(o.loss, &currency),
+                    &o.loss.format(&currency),
                 ],
             ))
             .strong(),
@@ -375,7 +375,7 @@ fn table_ui(ui: &mut Ui, lang: Lang, w: &WhatIf, currency: &str) {
             } else {
                 oversold
             });
-            ui.label(format_money(w.actual.loss, currency));
+            ui.label(w.actual.loss.format(currency));
             for _ in 0..3 {
                 ui.label("-");
             }
@@ -395,7 +395,7 @@ fn row_ui(ui: &mut Ui, lang: Lang, o: &Outcome, currency: &str) {
     } else {
         oversold
     });
-    ui.label(format_money(o.loss, currency));
+    ui.label(o.loss.format(currency));
     ui.label(format_ms(o.longest_wait_ms));
     ui.label(if o.still_waiting > 0 {
         format!("{} (+{})", o.timed_out, o.still_waiting)
