@@ -290,7 +290,13 @@ fn exports_never_overwrite_an_input() {
     std::fs::copy(br01(), &input).expect("copy");
     let out = support::report_no_images(&[], dir.path(), &input);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to write over the input"));
+    // Since issue #35 the report folder itself is refused when it holds an
+    // input, before any file in it is written.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to write the report folder") && err.contains("holds the input"),
+        "{err}"
+    );
     assert_eq!(
         std::fs::read(&input).expect("read"),
         std::fs::read(br01()).expect("read")

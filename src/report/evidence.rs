@@ -255,7 +255,7 @@ mod tests {
             cause: Cause::LeaseExpired,
             sales: vec![],
             oversold_units: 0,
-            loss: 0.0,
+            loss: crate::money::Loss::default(),
         };
         for (i, (_, _, role)) in kinds.iter().enumerate() {
             analysis.citations.push(Citation {

@@ -387,7 +387,7 @@ impl App {
             Command::Select(selection) => self.selection = selection,
             Command::ShowIncident(id) => {
                 self.selection = Selection::of_incident(id);
-                self.jump_to_incident_start();
+                self.jump_to_incident(true);
             }
             Command::ZoomToSelected => {
                 if let Some(id) = self.selection.incident {
@@ -447,7 +447,7 @@ impl App {
                     self.state.view.keep_visible(c);
                 }
             }
-            Command::JumpToIncidentStart => self.jump_to_incident_start(),
+            Command::JumpToIncidentStart => self.jump_to_incident(false),
             Command::ToggleLoop => self.loop_on = !self.loop_on,
             Command::Screenshot(request) => {
                 self.shell.shot = Some(PendingShot::new(request));
@@ -495,7 +495,7 @@ impl App {
         };
         if let Some(step) = next {
             self.selection = Selection::of_incident(step.id());
-            self.jump_to_incident_start();
+            self.jump_to_incident(true);
         }
     }
 
@@ -512,9 +512,11 @@ impl App {
         }
     }
 
-    /// Pauses and puts the cursor at the start of the selected incident,
-    /// zoomed to it.
-    fn jump_to_incident_start(&mut self) {
+    /// Pauses and puts the cursor in the selected incident, zoomed to it:
+    /// at its damage (the first oversold order, else the overlap's start;
+    /// `playback::damage_at`) when `to_damage`, as selecting an incident
+    /// does, else at its start, as the "Incident start" button says.
+    fn jump_to_incident(&mut self, to_damage: bool) {
         let Some(s) = &self.session else { return };
         let Some(inc) = self
             .selection
@@ -523,7 +525,12 @@ impl App {
         else {
             return;
         };
-        let (t, id) = (crate::playback::damage_at(&s.analysis, inc).at_ns, inc.id);
+        let t = if to_damage {
+            crate::playback::damage_at(&s.analysis, inc).at_ns
+        } else {
+            inc.start_ns
+        };
+        let id = inc.id;
         let index = s.index.clone();
         self.playback.apply(PlaybackCommand::Pause, &index);
         self.playback.apply(PlaybackCommand::Seek(t), &index);
