@@ -4,29 +4,16 @@
 //! named. Every test here failed before its fix.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use lockreplay::ingest::{IngestOptions, Progress, load_paths};
 use lockreplay::model::{Dialect, LoadedLog};
 
 mod support;
+use support::{bin, load, stderr};
 
 fn round2(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/hostile/round2")
         .join(name)
-}
-
-fn load(paths: &[PathBuf]) -> LoadedLog {
-    load_paths(paths, &IngestOptions::default(), &Progress::default()).expect("loads")
-}
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// (file, dialect, events, [read, loaded, skipped, warned], warned lines).

@@ -7,28 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use lockreplay::ingest::{IngestOptions, Progress, load_paths};
-use lockreplay::model::LoadedLog;
-
 mod support;
+use support::{bin, load, stderr};
 
 fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("sample-logs")
         .join(name)
-}
-
-#[allow(dead_code)]
-fn load(paths: &[PathBuf]) -> LoadedLog {
-    load_paths(paths, &IngestOptions::default(), &Progress::default()).expect("loads")
-}
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The handed seed incident with its lock key in Thai, one holder with an

@@ -4,7 +4,8 @@
 //! libraries release with, writing a file of lines, and replaying one
 //! capture file through the MONITOR reader (`monitor_pool_tair.rs`,
 //! `monitor_real_a.rs`); and running `report` without pictures (`cli.rs`,
-//! `hostile_round2.rs`, `whatif.rs`).
+//! `hostile_round2.rs`, `whatif.rs`); the binary, a run's stderr and a
+//! library load for the hostile corpora (`hostile_round2.rs`, `hostile_round3.rs`).
 
 #![allow(dead_code)] // each test crate uses a part of these helpers
 
@@ -13,12 +14,28 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use lockreplay::ingest::monitor::{MonitorOptions, read_monitor};
+use lockreplay::ingest::{IngestOptions, Progress, load_paths};
 use lockreplay::model::{Dialect, LoadedLog, LogBuilder, SourceInfo};
+
+/// The built `lockreplay` binary, ready for arguments.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+}
+
+/// A run's standard error as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Loads `paths` with default options through the library, as the commands do.
+pub fn load(paths: &[PathBuf]) -> LoadedLog {
+    load_paths(paths, &IngestOptions::default(), &Progress::default()).expect("loads")
+}
 
 /// Runs `lockreplay report --no-images FLAGS --out OUT INPUT` and returns
 /// what it did (exit code, stdout, stderr).
 pub fn report_no_images(flags: &[&str], out: &Path, input: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    bin()
         .args(["report", "--no-images"])
         .args(flags)
         .arg("--out")
