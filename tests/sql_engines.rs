@@ -19,16 +19,26 @@ fn python_has(modules: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// Whether python3 has `modules`. Under CI their absence fails the test
+/// (.ci/run installs them); elsewhere the test is skipped with a message.
+fn engines_here(modules: &[&str]) -> bool {
+    if python_has(modules) {
+        return true;
+    }
+    let list = modules.join(" ");
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI must install {list} (pip); .ci/run does"
+    );
+    eprintln!(
+        "SKIPPED: python3 modules {list} are missing here (pip install {list}); CI runs this test"
+    );
+    false
+}
+
 #[test]
 fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
-    if !python_has(&["duckdb", "chdb"]) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install duckdb and chdb (pip); .ci/run does"
-        );
-        eprintln!(
-            "SKIPPED: python3 modules duckdb and chdb are missing here (pip install duckdb chdb); CI runs this test"
-        );
+    if !engines_here(&["duckdb", "chdb"]) {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -70,14 +80,7 @@ fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
 
 #[test]
 fn alert_rules_match_their_goldens_parse_and_fire_in_the_engines() {
-    if !python_has(&["duckdb", "chdb", "sqlglot"]) {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must install duckdb, chdb and sqlglot (pip); .ci/run does"
-        );
-        eprintln!(
-            "SKIPPED: python3 modules duckdb, chdb and sqlglot are missing here (pip install duckdb chdb sqlglot); CI runs this test"
-        );
+    if !engines_here(&["duckdb", "chdb", "sqlglot"]) {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
