@@ -240,3 +240,24 @@ fn restart_app_logs_alone() {
     assert_eq!(text(o[0], "cause"), "lock_vanished");
     assert_eq!(v["summary"]["oversold_units"], 1);
 }
+
+/// Issue 33 item 5 (`captures/failover-synced/`): the replica's capture
+/// carries the master's writes by replication (`SET ... PXAT`, `DECRBY`,
+/// `RPUSH`); counted from both captures, A's sale was counted twice (2
+/// units, ¥400).
+#[test]
+fn failover_with_a_synced_replica_captures_alone() {
+    let dir = folder("failover-synced");
+    check("failover-synced", &files(&dir, ".monitor.log"), 10.0);
+    let v = analyze(&files(&dir, ".monitor.log"));
+    let notes = v["sources"].to_string();
+    assert!(
+        notes.contains("client `127.0.0.1:6486` is the replication link"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn failover_with_a_synced_replica_app_logs_with_captures() {
+    check("failover-synced", &app_and_captures("failover-synced"), 5.0);
+}

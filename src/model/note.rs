@@ -141,6 +141,15 @@ pub enum SourceNote {
         /// The link's lock events.
         events: u64,
     },
+    /// A replica's capture: a client told by its own signs (writes only, in
+    /// the master's replication form) is the replication link; its writes
+    /// are modelled but give no events.
+    ReplicaLink {
+        /// The link's client address.
+        client: String,
+        /// Its command lines.
+        commands: u64,
+    },
     /// The captures are the nodes of one Redlock.
     Redlock {
         /// The lock keys they write.
@@ -469,6 +478,12 @@ impl SourceNote {
                  follow the same one there, and none failed): the replication link; its copies are \
                  left out, so that each grant counts once"
             ),
+            SourceNote::ReplicaLink { client, commands } => format!(
+                "Replica: client `{client}` is the replication link (it only writes, in the master's \
+                 replication form: SELECT first, absolute expiries such as PXAT and PEXPIREAT, scripts as \
+                 their effects); its {commands} command line(s) update this node's keyspace but give no \
+                 events: each grant and sale counts once, from the master's own capture"
+            ),
             SourceNote::Redlock {
                 keys,
                 nodes,
@@ -654,6 +669,9 @@ impl SourceNote {
                 events,
             } => format!(
                 "副本：客户端 `{client}` 只是重复 `{master}` 的写入（它的 {events} 条锁事件都紧跟在那边相同的事件之后，且没有失败）：这是复制链路；它的副本被略去，每次授予只计一次"
+            ),
+            SourceNote::ReplicaLink { client, commands } => format!(
+                "副本：客户端 `{client}` 是复制链路（它只写入，且是主节点复制的形式：先选库、绝对过期时间、脚本按其效果复制）；它的 {commands} 行命令更新本节点的键空间模型，但不产生事件：每次授予和每笔销售只按主节点自己的抓取计一次"
             ),
             SourceNote::Redlock {
                 keys,
@@ -848,6 +866,13 @@ mod tests {
                 vec![],
             ),
             (
+                SourceNote::ReplicaLink {
+                    client: s("127.0.0.1:6486"),
+                    commands: 6,
+                },
+                vec![],
+            ),
+            (
                 SourceNote::Redlock {
                     keys: keys.clone(),
                     nodes: vec![s("n1.log"), s("n2.log"), s("n3.log")],
@@ -919,6 +944,7 @@ mod tests {
             SourceNote::DateAdvanced { .. } => 24,
             SourceNote::BusinessOnly { .. } => 25,
             SourceNote::Readers { .. } => 26,
+            SourceNote::ReplicaLink { .. } => 27,
         }
     }
 
@@ -935,7 +961,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 27, "one note of each kind");
+        assert_eq!(kinds.len(), 28, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

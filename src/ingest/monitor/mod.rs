@@ -89,6 +89,7 @@ use crate::model::{LogBuilder, SourceInfo, SourceNote};
 
 mod glob;
 mod line;
+mod link;
 mod orders;
 mod replay;
 mod requests;

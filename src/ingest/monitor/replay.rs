@@ -12,6 +12,7 @@ use std::rc::Rc;
 use hashbrown::{HashMap, HashSet};
 
 use super::glob::Glob;
+use super::link::LinkSigns;
 use super::orders::Order;
 use super::requests;
 use super::{CommandLine, LineParser, MonitorOptions, lossy, product_part};
@@ -43,6 +44,8 @@ pub(super) struct ClientInfo {
     pub(super) sym: Cell<Option<Sym>>,
     /// Its current request chain ([`requests`]).
     pub(super) chain: RefCell<requests::Chain>,
+    /// Whether it looks like a replica's replication link ([`super::link`]).
+    pub(super) signs: Cell<LinkSigns>,
 }
 
 pub(super) type Client = Rc<ClientInfo>;
@@ -53,6 +56,7 @@ fn new_client(name: &str, id: u32) -> Client {
         id,
         sym: Cell::new(None),
         chain: RefCell::default(),
+        signs: Cell::default(),
     })
 }
 
@@ -131,6 +135,16 @@ struct LineSet {
 }
 
 impl LineSet {
+    fn remove(&mut self, line: u32) {
+        let (word, bit) = (line as usize / 64, 1u64 << (line % 64));
+        if let Some(w) = self.bits.get_mut(word)
+            && *w & bit != 0
+        {
+            *w &= !bit;
+            self.len -= 1;
+        }
+    }
+
     fn insert(&mut self, line: u32) {
         let (word, bit) = (line as usize / 64, 1u64 << (line % 64));
         if word >= self.bits.len() {
@@ -372,6 +386,7 @@ impl Replay {
     /// to their lock keys and pushes them, and hands back the counts.
     pub(super) fn finish(mut self, b: &mut LogBuilder) -> Tally {
         self.finish_script(b);
+        let link_notes = self.leave_out_links(b);
         self.flush_business(b);
         Tally {
             events: self.events,
@@ -389,10 +404,55 @@ impl Replay {
                     });
                 }
                 notes.extend(self.requests.notes());
+                notes.extend(link_notes);
                 notes
             },
             unknown: self.unknown,
         }
+    }
+
+    /// Leaves out the events of every client whose signs say it is a
+    /// replica's replication link ([`super::link`]): its writes stay in the
+    /// keyspace model (what the replica held when it was promoted) but its
+    /// copies of the master's grants, releases and sales give no event.
+    /// Their lines count as skipped. Returns a note per link.
+    fn leave_out_links(&mut self, b: &mut LogBuilder) -> Vec<crate::model::SourceNote> {
+        let mut links: Vec<&Client> = self
+            .connections
+            .values()
+            .map(|(c, _)| c)
+            .filter(|c| c.signs.get().is_link())
+            .collect();
+        links.sort_by_key(|c| c.id);
+        let syms: HashSet<Sym> = links.iter().filter_map(|c| c.sym.get()).collect();
+        let file = self.file;
+        let of_link =
+            |e: &Event| e.source.file == file && e.host.is_some_and(|h| syms.contains(&h));
+        let mut lines: BTreeSet<u32> = BTreeSet::new();
+        let mut left_out = 0u64;
+        let mut count = |e: &Event| {
+            let link = of_link(e);
+            if link {
+                lines.insert(e.source.line);
+                left_out += 1;
+            }
+            !link
+        };
+        if !syms.is_empty() {
+            b.log.events.retain(&mut count);
+            self.business.retain(&mut count);
+        }
+        for &line in &lines {
+            self.event_lines.remove(line);
+        }
+        self.events -= left_out;
+        links
+            .iter()
+            .map(|c| crate::model::SourceNote::ReplicaLink {
+                client: c.name.to_string(),
+                commands: u64::from(c.signs.get().commands),
+            })
+            .collect()
     }
 
     /// Which patterns `key` matches (globs run once per key).
@@ -681,6 +741,9 @@ impl Replay {
         let up = UppercaseName::new(cmd);
         let c = up.as_bytes();
         let (client, conn) = self.client(cl.client);
+        let mut signs = client.signs.get();
+        signs.observe(cmd, c, args);
+        client.signs.set(signs);
         match conn.step_upper(cmd, &up, args) {
             Step::Run => {
                 // The line names the database the command ran in.

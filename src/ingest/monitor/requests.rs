@@ -223,6 +223,7 @@ mod tests {
             id,
             sym: std::cell::Cell::new(None),
             chain: RefCell::default(),
+            signs: std::cell::Cell::default(),
         }
     }
 
