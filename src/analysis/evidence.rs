@@ -59,19 +59,19 @@ fn vanish_rank(k: EvidenceKind) -> u8 {
 /// it names no host any hold has (matched by time only), `None` when it
 /// names another known host. A slow command on the server stalls every
 /// client.
-fn stall_matches(log: &LoadedLog, leases: &[Lease], ev: &Evidence, lease: &Lease) -> Option<bool> {
+pub fn stall_matches(
+    log: &LoadedLog,
+    leases: &[Lease],
+    ev: &Evidence,
+    lease: &Lease,
+) -> Option<bool> {
     if ev.origin == EvidenceOrigin::Slowlog {
         return Some(true);
     }
     let Some(h) = ev.host.as_deref().filter(|h| h.len() >= 2) else {
         return Some(false);
     };
-    let same = |l: &Lease| {
-        let host = l.host.map_or("", |s| log.strings.get(s));
-        let holder = log.strings.get(l.holder);
-        (!host.is_empty() && (host == h || host.contains(h) || h.contains(host)))
-            || holder.contains(h)
-    };
+    let same = |l: &Lease| same_host(log, h, l);
     if same(lease) {
         Some(true)
     } else if leases.iter().any(same) {
@@ -79,6 +79,18 @@ fn stall_matches(log: &LoadedLog, leases: &[Lease], ev: &Evidence, lease: &Lease
     } else {
         Some(false)
     }
+}
+
+/// True when an evidence line's host `h` is `lease`'s: its host equal to
+/// `h` or one containing the other, or its holder naming `h` (Redisson's
+/// and many libraries' holders carry the host).
+pub fn same_host(log: &LoadedLog, h: &str, lease: &Lease) -> bool {
+    if h.len() < 2 {
+        return false;
+    }
+    let host = lease.host.map_or("", |s| log.strings.get(s));
+    let holder = log.strings.get(lease.holder);
+    (!host.is_empty() && (host == h || host.contains(h) || h.contains(host))) || holder.contains(h)
 }
 
 /// The last grant of a hold (acquire or last counted renewal), ns.

@@ -335,6 +335,28 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("order_legend", "order", "订单"),
     ("handoff_legend", "lock taken over", "锁被接手"),
     ("oversold_order_legend", "oversold order", "超卖订单"),
+    (
+        "server_event_legend",
+        "server event (failover, restart)",
+        "服务器事件（故障转移、重启）",
+    ),
+    ("stall_legend", "process paused (GC)", "进程停顿（GC）"),
+    ("card_why", "Why", "原因"),
+    (
+        "infra_also",
+        "more line(s) alike within 1 s",
+        "条相同的行（1 秒内）",
+    ),
+    (
+        "infra_cited",
+        "cited by this key's incident",
+        "本键的事故引用了它",
+    ),
+    (
+        "infra_guess",
+        "matched by time only: the line names no host of this log",
+        "仅按时间匹配：该行未指明本日志中的主机",
+    ),
     ("all_keys", "{} keys", "{} 个锁键"),
     ("all_keys_one", "1 key", "1 个锁键"),
     (

@@ -456,12 +456,14 @@ mod tests {
                     max_len_s: 0.0,
                     sales: Vec::new(),
                     findings: Vec::new(),
+                    stalls: Vec::new(),
                 })
                 .collect(),
             overlaps: Vec::new(),
             loose_sales: Vec::new(),
             incidents: 0,
             findings: Vec::new(),
+            server_marks: Vec::new(),
         };
         let mut model = SwimlaneModel {
             groups: vec![group(2), group(3), group(40)],

@@ -104,7 +104,10 @@ fn card_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session, inc: &Incid
                 ui.label(RichText::new(term(lang, inc.cause.as_str())).color(ALERT));
                 ui.end_row();
                 key(ui, "card_holders");
-                ui.horizontal_wrapped(|ui| {
+                // One holder a line: a wrapped row inside a grid cell got
+                // the row's height of the frame before and ran into the
+                // next row.
+                ui.vertical(|ui| {
                     for &l in &inc.leases {
                         let holder = s.log.strings.get(a.leases[l].holder);
                         let text = RichText::new(short_id(holder)).monospace();
@@ -129,11 +132,33 @@ fn card_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session, inc: &Incid
                 key(ui, "card_orders");
                 ui.label(inc.sales.len().to_string());
                 ui.end_row();
+                why_rows(ui, lang, s, inc);
             });
         if !inc.loss.is_known() {
             super::money::ask_unit_loss_ui(ui, context);
         }
     });
+}
+
+/// The card's "Why" row: each infrastructure line the incident cites
+/// (a failover, a restart, a GC pause), in the report's own sentence
+/// (docs/semantics.md §11); none when nothing explains it.
+fn why_rows(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
+    let input = s.input();
+    let zh = lang == Lang::Zh;
+    let sentences: Vec<String> = crate::report::evidence::citations_of(&input, inc)
+        .map(|c| crate::report::evidence::sentence(&input, inc, c, zh))
+        .collect();
+    if sentences.is_empty() {
+        return;
+    }
+    ui.label(RichText::new(tr(lang, "card_why")).weak());
+    ui.vertical(|ui| {
+        for text in sentences {
+            ui.add(egui::Label::new(text).wrap());
+        }
+    });
+    ui.end_row();
 }
 
 /// One hold of the incident, in a frame.

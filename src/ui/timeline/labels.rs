@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::layout::Hit;
 use super::model::SwimlaneModel;
 use crate::report::{format_ms, format_time, snake_name};
-use crate::ui::i18n::{Lang, term, tr};
+use crate::ui::i18n::{Lang, term, tr, words};
 
 /// How the time axis labels times.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -256,6 +256,28 @@ pub fn hover_text(
             at(m.at_s),
             crate::ui::i18n::finding_detail(lang, &m.detail)
         ),
+        Hit::Infra(m) => {
+            let mut t = format!("{}  {}", words(lang, m.kind.as_str()), at(m.start_s));
+            if m.end_s > m.start_s {
+                t.push_str(&format!(
+                    " → {} ({})",
+                    at(m.end_s),
+                    format_ms(m.length_ms())
+                ));
+            }
+            t.push('\n');
+            t.push_str(&m.detail);
+            if m.also > 0 {
+                t.push_str(&format!("\n+{} {}", m.also, tr(lang, "infra_also")));
+            }
+            if m.cited {
+                t.push_str(&format!("\n{}", tr(lang, "infra_cited")));
+            }
+            if m.guess {
+                t.push_str(&format!("\n({})", tr(lang, "infra_guess")));
+            }
+            t
+        }
     }
 }
 

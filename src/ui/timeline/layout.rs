@@ -6,7 +6,9 @@
 
 use egui::{Pos2, Rect, pos2};
 
-use super::model::{FindingMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel};
+use super::model::{
+    FindingMark, InfraMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel,
+};
 use super::view::TimeScale;
 use crate::analysis::{IncidentId, OverlapId};
 
@@ -536,6 +538,86 @@ pub fn handoff_arrow(
     ))
 }
 
+/// The time span of `m` at `scale` as x positions, at least
+/// [`ANOMALY_MIN_W`] wide, `None` when it is out of view.
+fn infra_xs(m: &InfraMark, scale: &TimeScale) -> Option<(f32, f32)> {
+    if m.end_s < scale.start_s || m.start_s > scale.end_s {
+        return None;
+    }
+    let x0 = scale.x_from_time(m.start_s).max(scale.left - 1.0);
+    let x1 = scale
+        .x_from_time(m.end_s)
+        .min(scale.right + 1.0)
+        .max(x0 + ANOMALY_MIN_W);
+    Some((x0, x1))
+}
+
+/// Where a runtime pause is drawn on the lane whose top is `lane_top`: its
+/// span over the lane's bar, `None` out of view.
+pub fn stall_rect(m: &InfraMark, scale: &TimeScale, lane_top: f32) -> Option<Rect> {
+    let (x0, x1) = infra_xs(m, scale)?;
+    Some(Rect::from_min_max(
+        pos2(x0, lane_top + 1.0),
+        pos2(x1, lane_top + LANE_H - 1.0),
+    ))
+}
+
+/// Where a server event is drawn across its key's group: from the header
+/// row's top to the last lane's bottom, as wide as its span (an instant:
+/// [`ANOMALY_MIN_W`]), `None` out of view.
+pub fn server_mark_rect(m: &InfraMark, scale: &TimeScale, group: &PlacedGroup<'_>) -> Option<Rect> {
+    let (x0, x1) = infra_xs(m, scale)?;
+    Some(Rect::from_min_max(
+        pos2(x0, group.top),
+        pos2(x1, group.lanes_bottom()),
+    ))
+}
+
+/// The tag that names a server event in the header row, `text_w` points
+/// wide: left of the event's line, so that a finding's flag (drawn right of
+/// its time) stays clear; right of it when the plot's left edge
+/// `plot_left` would cut it.
+pub fn server_tag_rect(line_x: f32, text_w: f32, group_top: f32, plot_left: f32) -> Rect {
+    let w = text_w + 6.0;
+    let left = if line_x - w - 1.0 >= plot_left {
+        line_x - w - 1.0
+    } else {
+        line_x + 1.0
+    };
+    Rect::from_min_size(pos2(left, group_top + 3.0), egui::vec2(w, HEADER_H - 6.0))
+}
+
+/// The tags of a group's server events, one per mark of `marks` given
+/// each tag's text width (`None`: out of view, or left out): each left of
+/// its line ([`server_tag_rect`]). Cited marks are placed first, then the
+/// rest in time order; a tag that would cover one placed before it is left
+/// out, so that tags never overlap (the lines are all drawn).
+pub fn server_tags(
+    marks: &[InfraMark],
+    widths: &[f32],
+    scale: &TimeScale,
+    group: &PlacedGroup<'_>,
+    plot_left: f32,
+) -> Vec<Option<Rect>> {
+    let mut order: Vec<usize> = (0..marks.len().min(widths.len())).collect();
+    order.sort_by_key(|&i| !marks[i].cited);
+    let mut tags: Vec<Option<Rect>> = vec![None; marks.len()];
+    for i in order {
+        let Some(line) = server_mark_rect(&marks[i], scale, group) else {
+            continue;
+        };
+        let tag = server_tag_rect(line.left(), widths[i], group.top, plot_left);
+        let clear = tags
+            .iter()
+            .flatten()
+            .all(|k| !k.expand2(egui::vec2(2.0, 0.0)).intersects(tag));
+        if clear {
+            tags[i] = Some(tag);
+        }
+    }
+    tags
+}
+
 /// What an item under the pointer is.
 #[derive(Clone, Copy, Debug)]
 pub enum Hit<'a> {
@@ -547,6 +629,9 @@ pub enum Hit<'a> {
     Overlap(&'a OverlapBox),
     /// A finding's marker, on a lane or the header row.
     Finding(&'a FindingMark),
+    /// A server event's line in the header row, or a runtime pause on a
+    /// lane.
+    Infra(&'a InfraMark),
 }
 
 /// What lies under a point of the timeline.
@@ -639,6 +724,11 @@ fn hit_in_group<'a>(
                 hit = Some(Hit::Overlap(o));
             }
         }
+        for m in &group.group.server_marks {
+            if server_mark_rect(m, scale, group).is_some_and(|r| r.expand(HIT_PAD).contains(p)) {
+                hit = Some(Hit::Infra(m));
+            }
+        }
         for m in visible_findings(&group.group.findings, scale) {
             if finding_rect(m.at_s, scale, group.top, HEADER_H).contains(p) {
                 hit = Some(Hit::Finding(m));
@@ -660,6 +750,12 @@ fn hit_in_group<'a>(
             && p.x <= x1 + HIT_PAD
         {
             hit = Some(Hit::Lease(lane, bar));
+        }
+    }
+    // A pause is drawn over the bars.
+    for m in &lane.stalls {
+        if stall_rect(m, scale, lane_top).is_some_and(|r| r.contains(p)) {
+            hit = Some(Hit::Infra(m));
         }
     }
     for sale in visible_sales(lane, scale) {
@@ -737,6 +833,7 @@ mod tests {
             max_len_s,
             sales: Vec::new(),
             findings: Vec::new(),
+            stalls: Vec::new(),
         }
     }
 
@@ -860,6 +957,7 @@ mod tests {
                     at_s: 4.0,
                     detail: "token 33 after 34".into(),
                 }],
+                server_marks: Vec::new(),
             }],
             ..SwimlaneModel::default()
         }
@@ -964,6 +1062,80 @@ mod tests {
         assert_eq!(visible_findings(&model.groups[0].findings, &scale).len(), 1);
     }
 
+    fn mark(kind: crate::model::EvidenceKind, start_s: f64, end_s: f64, cited: bool) -> InfraMark {
+        InfraMark {
+            evidence: 0,
+            kind,
+            start_s,
+            end_s,
+            cited,
+            guess: false,
+            detail: String::new(),
+            also: 0,
+        }
+    }
+
+    #[test]
+    fn server_tags_never_overlap_and_a_cited_one_wins_its_place() {
+        use crate::model::EvidenceKind::{Failover, Promoted, Restart};
+        let mut model = model_with_overlap();
+        // 100 points a second: promoted 30 points before the cited failover.
+        model.groups[0].server_marks = vec![
+            mark(Promoted, 4.7, 4.7, false),
+            mark(Failover, 5.0, 5.0, true),
+            mark(Restart, 9.0, 9.0, false),
+            mark(Restart, 30.0, 30.0, false),
+        ];
+        let placed = PlacedGroup {
+            group: &model.groups[0],
+            top: 50.0,
+        };
+        let sc = scale(0.0, 10.0);
+        let tags = server_tags(&placed.group.server_marks, &[40.0; 4], &sc, &placed, 0.0);
+        assert!(tags[1].is_some(), "the cited failover keeps its tag");
+        assert!(tags[0].is_none(), "the promotion's tag would cover it");
+        assert!(tags[2].is_some());
+        assert!(tags[3].is_none(), "out of view");
+        let (f, r) = (
+            tags[1].unwrap_or(Rect::NOTHING),
+            tags[2].unwrap_or(Rect::NOTHING),
+        );
+        assert!(!f.intersects(r));
+        // Left of its line, in the header row.
+        assert!(
+            f.right() <= sc.x_from_time(5.0) && f.top() >= 50.0 && f.bottom() <= 50.0 + HEADER_H
+        );
+        // At the plot's left edge the tag goes right of the line.
+        let edge = server_tag_rect(3.0, 40.0, 50.0, 0.0);
+        assert!(edge.left() >= 3.0);
+    }
+
+    #[test]
+    fn a_pause_spans_its_time_on_the_lane_and_is_hit_there() {
+        use crate::model::EvidenceKind::{Failover, GcPause};
+        let mut model = model_with_overlap();
+        model.groups[0].lanes[0].stalls = vec![mark(GcPause, 1.0, 4.0, true)];
+        model.groups[0].server_marks = vec![mark(Failover, 6.0, 6.0, true)];
+        let sc = scale(0.0, 10.0);
+        let r = stall_rect(&model.groups[0].lanes[0].stalls[0], &sc, 100.0);
+        let r = r.unwrap_or(Rect::NOTHING);
+        assert_eq!((r.left(), r.right()), (100.0, 400.0));
+        // A pause shorter than a point stays visible.
+        let short = mark(GcPause, 1.0, 1.000_01, false);
+        let w = stall_rect(&short, &sc, 0.0).map_or(0.0, |r| r.width());
+        assert!(w >= ANOMALY_MIN_W);
+        assert!(stall_rect(&mark(GcPause, 11.0, 12.0, false), &sc, 0.0).is_none());
+        let rows = Rows {
+            first_top: 0.0,
+            plot_top: 0.0,
+            plot_bottom: 500.0,
+        };
+        let on_pause = hit_test(&model, &rows, &sc, pos2(250.0, HEADER_H + LANE_H / 2.0));
+        assert!(matches!(on_pause.item, Some(Hit::Infra(m)) if m.kind == GcPause));
+        let on_line = hit_test(&model, &rows, &sc, pos2(601.0, HEADER_H / 2.0));
+        assert!(matches!(on_line.item, Some(Hit::Infra(m)) if m.kind == Failover));
+    }
+
     #[test]
     fn hit_test_finds_the_item_under_a_point() {
         let model = model_with_overlap();
@@ -1010,6 +1182,7 @@ mod tests {
             loose_sales: Vec::new(),
             incidents: 0,
             findings: Vec::new(),
+            server_marks: Vec::new(),
         }
     }
 

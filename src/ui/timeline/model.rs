@@ -11,7 +11,7 @@ use crate::analysis::{
     Analysis, Cause, FindingKind, Incident, IncidentId, Lease, LeaseId, LockEnd, OverlapId,
     WindowEnd,
 };
-use crate::model::{LoadedLog, Sym};
+use crate::model::{Evidence, EvidenceKind, EvidenceOrigin, LoadedLog, Sym};
 
 /// One lease as drawn, times in seconds since the first event.
 #[derive(Clone, Debug)]
@@ -99,6 +99,61 @@ pub struct FindingMark {
     pub detail: String,
 }
 
+/// A line of infrastructure evidence as drawn (docs/semantics.md §11): a
+/// server's event across a key's lanes (a failover, a restart, a slow
+/// command), or a runtime's pause on the lane of the holder whose process
+/// it stopped.
+#[derive(Clone, Debug)]
+pub struct InfraMark {
+    /// Index into [`LoadedLog::evidence`].
+    pub evidence: usize,
+    /// What happened.
+    pub kind: EvidenceKind,
+    /// When it began, s.
+    pub start_s: f64,
+    /// When a pause or a slow command ended, s (`start_s` for an instant).
+    pub end_s: f64,
+    /// An incident on this key cites it.
+    pub cited: bool,
+    /// Its line names no host of the log: tied by time only, a guess.
+    pub guess: bool,
+    /// For the tooltip: who said it, its words and `file:line`.
+    pub detail: String,
+    /// Lines of the same kind within [`MERGE_S`] folded into this mark
+    /// (three Sentinels each announcing one `+switch-master`).
+    pub also: u32,
+}
+
+/// Instants of the same kind closer than this, s, are one mark.
+pub const MERGE_S: f64 = 1.0;
+
+/// Adds `mark` to `marks` (in time order), or folds it into the last
+/// instant of the same kind less than [`MERGE_S`] before it; a cited line
+/// then stands for the mark.
+fn merge_or_push(marks: &mut Vec<InfraMark>, mark: InfraMark) {
+    let instant = |m: &InfraMark| m.end_s <= m.start_s;
+    let same = marks.iter_mut().rev().find(|m| {
+        m.kind == mark.kind && instant(m) && instant(&mark) && mark.start_s - m.start_s < MERGE_S
+    });
+    match same {
+        Some(m) => {
+            let also = m.also + 1;
+            if mark.cited && !m.cited {
+                *m = mark;
+            }
+            m.also = also;
+        }
+        None => marks.push(mark),
+    }
+}
+
+impl InfraMark {
+    /// The pause's length, ms (0 for an instant).
+    pub fn length_ms(&self) -> f64 {
+        (self.end_s - self.start_s) * 1e3
+    }
+}
+
 /// One holder's row.
 #[derive(Clone, Debug)]
 pub struct Lane {
@@ -116,6 +171,9 @@ pub struct Lane {
     pub sales: Vec<SaleMark>,
     /// Findings on this holder and key, sorted by time.
     pub findings: Vec<FindingMark>,
+    /// Its process's pauses (GC, safepoints) within its holds, sorted by
+    /// time.
+    pub stalls: Vec<InfraMark>,
 }
 
 /// The lock passing from one holder to the next: from the earlier
@@ -168,6 +226,10 @@ pub struct LaneGroup {
     /// Findings on this key with no holder lane, sorted by time (drawn on
     /// the header row).
     pub findings: Vec<FindingMark>,
+    /// Server events within the key's time (failover, promotion, restart,
+    /// flush, eviction, shutdown, slow commands) or cited by its incidents,
+    /// sorted by time: drawn across every lane of the key.
+    pub server_marks: Vec<InfraMark>,
 }
 
 /// Filters applied when building the model.
@@ -271,6 +333,9 @@ struct Shared<'a> {
     in_overlap: HashSet<LeaseId>,
     incident_of_overlap: HashMap<OverlapId, IncidentId>,
     incidents_per_key: HashMap<Sym, usize>,
+    /// Per lock key, the evidence its incidents cite: (line, hold's
+    /// holder, matched by host).
+    cited: HashMap<Sym, Vec<(usize, Sym, bool)>>,
 }
 
 impl Shared<'_> {
@@ -377,6 +442,7 @@ impl Shared<'_> {
             loose_sales: Vec::new(),
             incidents: self.incidents_per_key.get(&key).copied().unwrap_or(0),
             findings: Vec::new(),
+            server_marks: Vec::new(),
         };
         // The lane of each holder; host and thread names shared by lanes.
         let mut lane_of: HashMap<Sym, usize> = HashMap::new();
@@ -453,8 +519,85 @@ impl Shared<'_> {
                 None => g.findings.push(mark),
             }
         }
+        self.infra_marks(key, &parts.leases, &mut g);
         sort_group(&mut g);
         g
+    }
+
+    /// An evidence line as drawn.
+    fn infra_mark(&self, i: usize, ev: &Evidence, cited: bool, guess: bool) -> InfraMark {
+        let start_s = self.secs(ev.at_ns);
+        let file = crate::analysis::evidence::base_name(self.log, ev);
+        let who = match (ev.origin, ev.host.as_deref()) {
+            (EvidenceOrigin::RedisServer | EvidenceOrigin::Slowlog, _) | (_, None) => {
+                ev.origin.as_str().to_string()
+            }
+            (origin, Some(host)) => format!("{} {host}", origin.as_str()),
+        };
+        InfraMark {
+            evidence: i,
+            kind: ev.kind,
+            start_s,
+            end_s: ev.end_ns.map_or(start_s, |e| self.secs(e)),
+            cited,
+            guess,
+            detail: format!("{who}: {} ({file}:{})", ev.what, ev.source.line),
+            also: 0,
+        }
+    }
+
+    /// The key's server marks and its lanes' stalls: a server event within
+    /// the key's time or cited by its incidents; a runtime pause within a
+    /// lane's time whose line names the lane's host (or, when cited, tied
+    /// by time only: a guess).
+    fn infra_marks(&self, key: Sym, shown: &[LeaseId], g: &mut LaneGroup) {
+        let evidence = &self.log.evidence;
+        if evidence.is_empty() {
+            return;
+        }
+        let a = self.analysis;
+        let cited: &[(usize, Sym, bool)] = self.cited.get(&key).map_or(&[], Vec::as_slice);
+        let span = |ids: &mut dyn Iterator<Item = &Lease>| {
+            ids.fold((i64::MAX, i64::MIN), |(lo, hi), l| {
+                (
+                    lo.min(l.acquired_ns),
+                    hi.max(l.lock_end_ns.max(l.window_end_ns)),
+                )
+            })
+        };
+        let (lo, hi) = span(&mut shown.iter().map(|&id| &a.leases[id]));
+        for (i, ev) in evidence.iter().enumerate() {
+            let server = ev.kind.loses_keys()
+                || matches!(ev.kind, EvidenceKind::Shutdown | EvidenceKind::SlowCommand);
+            let is_cited = cited.iter().any(|c| c.0 == i);
+            let end = ev.end_ns.unwrap_or(ev.at_ns);
+            if server && (is_cited || (ev.at_ns <= hi && end >= lo)) {
+                let mark = self.infra_mark(i, ev, is_cited, false);
+                merge_or_push(&mut g.server_marks, mark);
+            }
+        }
+        for lane in g.lanes.iter_mut().filter(|l| l.holder != SERVER_LANE) {
+            let holds: Vec<&Lease> = lane.leases.iter().map(|b| &a.leases[b.lease]).collect();
+            let (Some(first), (lo, hi)) = (holds.first(), span(&mut holds.iter().copied())) else {
+                continue;
+            };
+            for (i, ev) in evidence.iter().enumerate() {
+                if !matches!(ev.kind, EvidenceKind::GcPause | EvidenceKind::Safepoint) {
+                    continue;
+                }
+                let end = ev.end_ns.unwrap_or(ev.at_ns);
+                let citation = cited.iter().find(|c| c.0 == i && c.1 == first.holder);
+                let same_host = ev
+                    .host
+                    .as_deref()
+                    .is_some_and(|h| crate::analysis::evidence::same_host(self.log, h, first));
+                if (same_host && ev.at_ns <= hi && end >= lo) || citation.is_some() {
+                    let guess = citation.is_some_and(|c| !c.2);
+                    lane.stalls
+                        .push(self.infra_mark(i, ev, citation.is_some(), guess));
+                }
+            }
+        }
     }
 
     fn lane_named(&self, holder: String) -> Lane {
@@ -466,6 +609,7 @@ impl Shared<'_> {
             max_len_s: 0.0,
             sales: Vec::new(),
             findings: Vec::new(),
+            stalls: Vec::new(),
         }
     }
 
@@ -510,8 +654,11 @@ fn sort_group(g: &mut LaneGroup) {
         lane.leases.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
         lane.sales.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
         lane.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+        lane.stalls.sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
     }
     g.findings.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    g.server_marks
+        .sort_by(|a, b| a.start_s.total_cmp(&b.start_s));
 }
 
 /// The order groups are shown in: pinned keys first (in pinning order),
@@ -583,7 +730,16 @@ impl SwimlaneModel {
             in_overlap: Incident::holds_in_overlaps(&analysis.incidents),
             incident_of_overlap: HashMap::new(),
             incidents_per_key: HashMap::new(),
+            cited: HashMap::new(),
         };
+        for c in &analysis.citations {
+            let l = &analysis.leases[c.lease];
+            shared
+                .cited
+                .entry(l.key)
+                .or_default()
+                .push((c.evidence, l.holder, c.by_host));
+        }
         for inc in &analysis.incidents {
             *shared.incidents_per_key.entry(inc.key).or_default() += 1;
             for &o in &inc.overlaps {
@@ -667,6 +823,65 @@ mod tests {
         let (opts, progress) = (IngestOptions::default(), Progress::default());
         read_source("sim.jsonl", &buf[..], &opts, &mut builder, &progress).expect("reads");
         builder.finish()
+    }
+
+    /// The model of a folder of `tests/fixtures/infra`.
+    fn infra_model(folder: &str) -> SwimlaneModel {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/infra")
+            .join(folder);
+        let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+            .expect("fixture folder")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .collect();
+        paths.sort();
+        let (opts, progress) = (IngestOptions::default(), Progress::default());
+        let log = crate::ingest::load_paths(&paths, &opts, &progress).expect("loads");
+        let a = analyze(&log, &Settings::default());
+        SwimlaneModel::build(&log, &a, &Filters::default())
+    }
+
+    #[test]
+    fn a_failover_is_marked_across_the_key_once_and_cited() {
+        // Sentinel's three `+switch-master` lines (one per Sentinel, 2 ms
+        // apart) are one mark; the cited one stands for it.
+        let m = infra_model("failover");
+        let g = &m.groups[0];
+        let failovers: Vec<&InfraMark> = g
+            .server_marks
+            .iter()
+            .filter(|k| k.kind == EvidenceKind::Failover)
+            .collect();
+        assert_eq!(failovers.len(), 1, "{:?}", g.server_marks);
+        assert!(
+            failovers[0].cited && failovers[0].also == 2,
+            "{:?}",
+            failovers[0]
+        );
+        assert!(
+            failovers[0].detail.contains("+switch-master"),
+            "{}",
+            failovers[0].detail
+        );
+        assert!(g.lanes.iter().all(|l| l.stalls.is_empty()));
+    }
+
+    #[test]
+    fn a_gc_pause_is_on_its_holders_lane_only() {
+        let m = infra_model("gc-pause");
+        let g = &m.groups[0];
+        let with: Vec<&str> = g
+            .lanes
+            .iter()
+            .filter(|l| !l.stalls.is_empty())
+            .map(|l| l.host.as_ref())
+            .collect();
+        assert_eq!(with, ["web-01"], "{:?}", g.lanes);
+        let pause = g.lanes.iter().flat_map(|l| &l.stalls).find(|s| s.cited);
+        let ms = pause.map_or(0.0, InfraMark::length_ms);
+        assert!((ms - 3968.3).abs() < 1.0, "{ms}");
+        assert!(g.server_marks.is_empty(), "{:?}", g.server_marks);
     }
 
     #[test]

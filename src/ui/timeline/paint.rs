@@ -36,6 +36,10 @@ pub struct Palette {
     sale_bad: Color32,
     selection: Color32,
     cursor: Color32,
+    infra: Color32,
+    infra_band: Color32,
+    stall: Color32,
+    stall_edge: Color32,
 }
 
 impl Palette {
@@ -61,6 +65,10 @@ impl Palette {
                 sale_bad: Color32::from_rgb(255, 70, 70),
                 selection: Color32::from_rgb(255, 220, 80),
                 cursor: Color32::from_rgb(255, 170, 40),
+                infra: Color32::from_rgb(180, 130, 240),
+                infra_band: Color32::from_rgba_unmultiplied(180, 130, 240, 40),
+                stall: Color32::from_rgba_unmultiplied(240, 170, 40, 110),
+                stall_edge: Color32::from_rgb(250, 190, 70),
             }
         } else {
             Palette {
@@ -82,6 +90,10 @@ impl Palette {
                 sale_bad: Color32::from_rgb(220, 20, 20),
                 selection: Color32::from_rgb(150, 0, 0),
                 cursor: Color32::from_rgb(230, 120, 0),
+                infra: Color32::from_rgb(120, 60, 190),
+                infra_band: Color32::from_rgba_unmultiplied(120, 60, 190, 35),
+                stall: Color32::from_rgba_unmultiplied(235, 150, 20, 120),
+                stall_edge: Color32::from_rgb(180, 100, 0),
             }
         }
     }
@@ -300,6 +312,7 @@ pub fn groups(
                     }
                 }
             }
+            stalls(&bars, scale, lane, top, palette, opts.lang);
             // Sales on top.
             for sale in visible_sales(lane, scale) {
                 let (c, r) = sale_diamond(sale, scale, top);
@@ -317,6 +330,7 @@ pub fn groups(
                 findings(&bars, scale, &lane.findings, top, LANE_H);
             }
         }
+        server_marks(&bars, rects.plot, scale, &group, palette, opts.lang);
         findings(&bars, scale, &group.group.findings, group.top, HEADER_H);
         for sale in &group.group.loose_sales {
             if !scale.shows(sale.at_s) {
@@ -370,6 +384,10 @@ pub struct LegendItems {
     pub order: bool,
     /// An oversold order.
     pub oversold_order: bool,
+    /// A server event (failover, restart, slow command).
+    pub server_event: bool,
+    /// A runtime pause on a holder's lane.
+    pub stall: bool,
 }
 
 impl LegendItems {
@@ -389,6 +407,8 @@ impl LegendItems {
                 .iter()
                 .flat_map(|l| l.leases.iter())
                 .any(|b| b.zombie.is_some());
+            items.server_event |= !g.server_marks.is_empty();
+            items.stall |= g.lanes.iter().any(|l| !l.stalls.is_empty());
         }
         items
     }
@@ -464,6 +484,26 @@ pub fn legend(
         x += 16.0;
         text(&mut x, tr(lang, key));
     }
+    if items.server_event {
+        let r = swatch(x);
+        painter.add(Shape::dashed_line(
+            &[
+                pos2(r.center().x, r.top() - 2.0),
+                pos2(r.center().x, r.bottom() + 2.0),
+            ],
+            Stroke::new(1.5, palette.infra),
+            4.0,
+            2.0,
+        ));
+        x += 26.0;
+        text(&mut x, tr(lang, "server_event_legend"));
+    }
+    if items.stall {
+        let r = swatch(x);
+        painter.rect_filled(r, 0.0, palette.stall);
+        x += 26.0;
+        text(&mut x, tr(lang, "stall_legend"));
+    }
     for &kind in kinds {
         let (letter, color) = finding_style(kind);
         let r = Rect::from_min_size(pos2(x, mid - 7.0), vec2(12.0, 14.0));
@@ -496,6 +536,79 @@ pub fn finding_style(kind: FindingKind) -> (&'static str, Color32) {
         FindingKind::NearMiss => ("N", Color32::from_rgb(210, 150, 0)),
         FindingKind::NearMissStreak => ("S", Color32::from_rgb(180, 110, 0)),
         FindingKind::HolderStall => ("P", Color32::from_rgb(120, 120, 120)),
+    }
+}
+
+/// A lane's runtime pauses over its bars: an amber band edged at both
+/// ends, with its kind and length when they fit.
+fn stalls(
+    painter: &Painter,
+    scale: &TimeScale,
+    lane: &super::model::Lane,
+    top: f32,
+    palette: &Palette,
+    lang: Lang,
+) {
+    for m in &lane.stalls {
+        let Some(r) = super::layout::stall_rect(m, scale, top) else {
+            continue;
+        };
+        painter.rect_filled(r, 0.0, palette.stall);
+        let edge = Stroke::new(1.5, palette.stall_edge);
+        painter.line_segment([r.left_top(), r.left_bottom()], edge);
+        painter.line_segment([r.right_top(), r.right_bottom()], edge);
+        let text = format!(
+            "{} {}",
+            words(lang, m.kind.as_str()),
+            format_ms(m.length_ms())
+        );
+        let g = painter.layout_no_wrap(text, FontId::proportional(10.0), palette.text);
+        if g.size().x + 6.0 <= r.width() {
+            let at = pos2(r.left() + 3.0, r.center().y - g.size().y / 2.0);
+            painter.galley(at, g, palette.text);
+        }
+    }
+}
+
+/// A key's server events: a dashed line (a band for a slow command)
+/// across the header row and every lane, and a tag in the header row
+/// naming it.
+fn server_marks(
+    painter: &Painter,
+    plot: Rect,
+    scale: &TimeScale,
+    group: &PlacedGroup<'_>,
+    palette: &Palette,
+    lang: Lang,
+) {
+    use super::layout::{server_mark_rect, server_tags};
+    let marks = &group.group.server_marks;
+    let font = FontId::proportional(10.0);
+    let galleys: Vec<_> = marks
+        .iter()
+        .map(|m| painter.layout_no_wrap(words(lang, m.kind.as_str()), font.clone(), Color32::WHITE))
+        .collect();
+    let widths: Vec<f32> = galleys.iter().map(|g| g.size().x).collect();
+    let tags = server_tags(marks, &widths, scale, group, plot.left());
+    for ((m, g), tag) in marks.iter().zip(galleys).zip(tags) {
+        let Some(r) = server_mark_rect(m, scale, group) else {
+            continue;
+        };
+        if m.end_s > m.start_s {
+            painter.rect_filled(r, 0.0, palette.infra_band);
+        }
+        let x = r.left();
+        painter.add(Shape::dashed_line(
+            &[pos2(x, r.top()), pos2(x, r.bottom())],
+            Stroke::new(1.5, palette.infra),
+            5.0,
+            3.0,
+        ));
+        if let Some(tag) = tag {
+            painter.rect_filled(tag, 2.0, palette.infra);
+            let at = pos2(tag.left() + 3.0, tag.center().y - g.size().y / 2.0);
+            painter.galley(at, g, Color32::WHITE);
+        }
     }
 }
 
