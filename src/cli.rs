@@ -337,6 +337,10 @@ pub struct ReportArgs {
     /// Skip the per-incident pictures (no GPU or software renderer needed).
     #[arg(long)]
     pub no_images: bool,
+    /// Pixels per point of the pictures (2: a 1600 px picture is laid out
+    /// at 800 points, to stay legible pasted at a document's width).
+    #[arg(long, value_name = "F", default_value_t = crate::pipeline::PICTURE_SCALE)]
+    pub scale: f32,
     /// Language of report.md and of the pictures' words (the JSON, CSV and
     /// trace files keep the report's snake_case names).
     #[arg(long, value_enum, default_value = "en")]
@@ -358,9 +362,14 @@ pub struct RenderArgs {
     /// Zoom to this incident (`INC-2` or `2`).
     #[arg(long)]
     pub incident: Option<String>,
-    /// Image size, WIDTHxHEIGHT in pixels.
+    /// Image size, WIDTHxHEIGHT in pixels (at most; the height shrinks to
+    /// the lanes shown).
     #[arg(long, default_value = "1600x900")]
     pub size: String,
+    /// Pixels per point: the picture is laid out `size / scale` points wide
+    /// (2: 800 points in 1600 pixels, legible pasted at 800 px).
+    #[arg(long, value_name = "F", default_value_t = crate::pipeline::PICTURE_SCALE)]
+    pub scale: f32,
     /// Colour theme.
     #[arg(long, value_enum, default_value = "light")]
     pub theme: Theme,
@@ -675,8 +684,13 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
             let draw = frontend
                 .filter(|_| !args.no_images)
                 .map(|f| f.draw_timeline);
-            let zh = args.lang == ReportLang::Zh;
-            crate::pipeline::write_report_folder(&loaded, &args.out, &args.files, draw, zh)?;
+            let style = crate::pipeline::PictureStyle {
+                size: crate::pipeline::REPORT_PICTURE_SIZE,
+                scale: check_scale(args.scale)?,
+                dark: false,
+                zh: args.lang == ReportLang::Zh,
+            };
+            crate::pipeline::write_report_folder(&loaded, &args.out, &args.files, draw, style)?;
             // Say where it went (on stderr: stdout stays for printers).
             let sum = &loaded.analysis.summary;
             eprintln!(
@@ -707,6 +721,7 @@ fn render(args: &RenderArgs, frontend: &Frontend) -> anyhow::Result<u8> {
     // Before any load or GPU work: a bad size or an --out that is an input
     // or a device is refused with our own message (issue #18).
     let size = parse_size(&args.size)?;
+    let scale = check_scale(args.scale)?;
     crate::fsio::check_output(&args.out, &args.files)?;
     let loaded = args.analysis.load(&args.files)?;
     let incident = match &args.incident {
@@ -715,16 +730,28 @@ fn render(args: &RenderArgs, frontend: &Frontend) -> anyhow::Result<u8> {
     };
     let style = crate::pipeline::PictureStyle {
         size,
+        scale,
         dark: args.theme == Theme::Dark,
         zh: args.lang == ReportLang::Zh,
     };
-    (frontend.draw_timeline)(&loaded, incident, style, &args.out)?;
+    let subject = incident.map_or(crate::pipeline::PictureSubject::Log, |i| {
+        crate::pipeline::PictureSubject::Incident(i)
+    });
+    (frontend.draw_timeline)(&loaded, subject, style, &args.out)?;
     Ok(loaded.exit_code())
 }
 
 /// Largest side of a rendered picture, pixels: wgpu's guaranteed texture
 /// limit (`max_texture_dimension_2d` of its downlevel defaults).
 pub const MAX_PICTURE_SIDE: u32 = 8192;
+
+/// Checks `--scale`: 0.5 to 4 pixels per point.
+fn check_scale(scale: f32) -> anyhow::Result<f32> {
+    if !(0.5..=4.0).contains(&scale) {
+        bail!("--scale {scale}: pixels per point must be 0.5 to 4");
+    }
+    Ok(scale)
+}
 
 /// Parses `--size WIDTHxHEIGHT`, each side 1 to [`MAX_PICTURE_SIDE`].
 fn parse_size(spec: &str) -> anyhow::Result<(u32, u32)> {

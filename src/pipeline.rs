@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::analysis::{Analysis, IncidentId, Settings, analyze};
+use crate::analysis::{Analysis, Settings, analyze};
 use crate::ingest::{IngestOptions, Progress, load_paths};
 use crate::model::LoadedLog;
 use crate::report::ReportInput;
@@ -23,6 +23,13 @@ pub const EXIT_ERROR: u8 = 2;
 
 /// Size of the pictures in a report folder, pixels.
 pub const REPORT_PICTURE_SIZE: (u32, u32) = (1600, 900);
+
+/// Pixels per point of the pictures `render` and `report` draw by default:
+/// 1600 pixels are 800 points, so that a picture pasted at 800 px (a
+/// document's width) keeps the window's text size (13 points read as 13
+/// px; at 1.0 they read as 6.5 px, which OCR and people could not read,
+/// issue #32). `--scale` changes it.
+pub const PICTURE_SCALE: f32 = 2.0;
 
 /// A loaded log with its analysis and the settings it ran with: what the
 /// printers, the report folder and the pictures are made from.
@@ -76,21 +83,26 @@ pub fn exit_code_for(analysis: &Analysis) -> u8 {
 }
 
 /// How a timeline picture is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PictureStyle {
     /// Width and height, pixels.
     pub size: (u32, u32),
+    /// Pixels per point ([`PICTURE_SCALE`]): the picture is laid out
+    /// `size / scale` points wide and drawn at `size` pixels.
+    pub scale: f32,
     /// Dark theme.
     pub dark: bool,
     /// Title, legend and caption in Simplified Chinese.
     pub zh: bool,
 }
 
-/// Draws the timeline of a load into a PNG: zoomed to an incident when one
-/// is given, in a [`PictureStyle`]. Only the window layer draws
-/// (`ui::render_png`); it lends this to the layers below.
-pub type DrawTimeline =
-    fn(&AnalyzedLog, Option<IncidentId>, PictureStyle, &Path) -> anyhow::Result<()>;
+/// Draws the timeline of a load into a PNG: the log, one incident (zoomed to
+/// it) or one key's overview ([`PictureSubject`]), in a [`PictureStyle`].
+/// Only the window layer draws (`ui::render_png`); it lends this to the
+/// layers below.
+pub type DrawTimeline = fn(&AnalyzedLog, PictureSubject, PictureStyle, &Path) -> anyhow::Result<()>;
+
+pub use crate::report::PictureSubject;
 
 /// Loads `files` with `opts` and analyses them with `settings`, showing
 /// progress on stderr when it is a terminal and the files are large.
@@ -265,8 +277,8 @@ impl PictureProgress {
 
 /// Writes the report folder of `loaded` into `dir` as a whole, never over
 /// `inputs` ([`crate::report::write_report_dir`]); with `draw`, a picture
-/// per incident and an overview ([`REPORT_PICTURE_SIZE`], light theme);
-/// report.md and the pictures' words in Chinese with `zh`.
+/// per incident, per key with incidents and an overview in `style`;
+/// report.md and the pictures' words in Chinese with `style.zh`.
 ///
 /// # Errors
 /// When `dir` cannot be created or a file cannot be written (nothing is
@@ -277,28 +289,26 @@ pub fn write_report_folder(
     dir: &Path,
     inputs: &[PathBuf],
     draw: Option<DrawTimeline>,
-    zh: bool,
+    style: PictureStyle,
 ) -> anyhow::Result<()> {
-    let style = PictureStyle {
-        size: REPORT_PICTURE_SIZE,
-        dark: false,
-        zh,
-    };
+    let input = loaded.input();
     let progress = PictureProgress::new(
-        crate::report::pictured_incidents(&loaded.analysis.incidents).len() + 1,
-        zh,
+        crate::report::pictured_incidents(&loaded.analysis.incidents).len()
+            + crate::report::key_pictures(&input).len()
+            + 1,
+        style.zh,
     );
     let picture = draw.map(|draw| {
-        move |incident: Option<IncidentId>, path: &Path| {
+        move |subject: PictureSubject, path: &Path| {
             progress.tick();
-            draw(loaded, incident, style, path)
+            draw(loaded, subject, style, path)
         }
     });
     crate::report::write_report_dir(
-        &loaded.input(),
+        &input,
         dir,
         inputs,
         picture.as_ref().map(|p| p as crate::report::PictureFn<'_>),
-        zh,
+        style.zh,
     )
 }

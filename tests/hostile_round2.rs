@@ -396,7 +396,7 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
     // A write that fails half-way (as on a full disk): the picture drawer
     // puts a folder where report.md is to be written.
     let sabotage =
-        |_: Option<lockreplay::analysis::IncidentId>, png: &Path| -> anyhow::Result<()> {
+        |_: lockreplay::report::PictureSubject, png: &Path| -> anyhow::Result<()> {
             let tmp = png.parent().expect("in the temporary folder");
             let _ = std::fs::create_dir(tmp.join("report.md"));
             std::fs::write(png, b"png")?;
@@ -413,7 +413,7 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
     assert_eq!(listing(dir.path()), ["report"], "no temporary folder left");
     // Pictures that fail: the folder is placed without them, and the error
     // names what is missing (the command line exits 2 on it).
-    let no_gpu = |_: Option<lockreplay::analysis::IncidentId>, _: &Path| -> anyhow::Result<()> {
+    let no_gpu = |_: lockreplay::report::PictureSubject, _: &Path| -> anyhow::Result<()> {
         anyhow::bail!("no usable adapter")
     };
     let err = lockreplay::report::write_report_dir(&r, &out, &[], Some(&no_gpu), false)
@@ -509,7 +509,7 @@ fn records_repeated_across_files_are_reported() {
 /// says so in report.md, and is complete (no error) without the others.
 #[test]
 fn a_report_of_many_incidents_draws_a_bounded_number_of_pictures() {
-    use lockreplay::report::MAX_INCIDENT_PICTURES;
+    use lockreplay::report::{MAX_INCIDENT_PICTURES, PictureSubject};
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("many.jsonl");
     let n = MAX_INCIDENT_PICTURES + 50;
@@ -548,8 +548,11 @@ fn a_report_of_many_incidents_draws_a_bounded_number_of_pictures() {
         analysis: &analysis,
     };
     let drawn = std::cell::RefCell::new(Vec::new());
-    let drawer = |id: Option<lockreplay::analysis::IncidentId>, png: &Path| -> anyhow::Result<()> {
-        drawn.borrow_mut().push(id);
+    let drawer = |subject: PictureSubject, png: &Path| -> anyhow::Result<()> {
+        drawn.borrow_mut().push(match subject {
+            PictureSubject::Incident(id) => Some(id),
+            _ => None,
+        });
         std::fs::write(png, b"png")?;
         Ok(())
     };
@@ -557,6 +560,8 @@ fn a_report_of_many_incidents_draws_a_bounded_number_of_pictures() {
     lockreplay::report::write_report_dir(&r, &out, &[], Some(&drawer), false)
         .expect("complete without the pictures left out");
     let drawn = drawn.into_inner();
+    // The overview and one per key with incidents (`lock:0` to `lock:6`).
+    assert_eq!(drawn.iter().filter(|d| d.is_none()).count(), 1 + 7);
     let incident_pictures = drawn.iter().filter(|d| d.is_some()).count();
     assert_eq!(incident_pictures, MAX_INCIDENT_PICTURES);
     assert!(

@@ -13,9 +13,24 @@ use super::{to_json, to_markdown};
 use crate::analysis::IncidentId;
 use crate::fsio::{remove_stale_temporaries, temp_prefix, write_atomic};
 
-/// Draws the picture of one incident (`Some(id)`) or of everything (`None`)
-/// into a PNG path. The window layer supplies it; this layer never draws.
-pub type PictureFn<'a> = &'a dyn Fn(Option<IncidentId>, &Path) -> anyhow::Result<()>;
+/// What a picture shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PictureSubject {
+    /// Everything: the keys with incidents first, as many as fit.
+    Log,
+    /// One incident, zoomed to it, with its key's lanes.
+    Incident(IncidentId),
+    /// One lock key over the whole log: its overview (issue #32).
+    Key(crate::model::Sym),
+}
+
+/// Draws the picture of a [`PictureSubject`] into a PNG path. The window
+/// layer supplies it; this layer never draws.
+pub type PictureFn<'a> = &'a dyn Fn(PictureSubject, &Path) -> anyhow::Result<()>;
+
+/// At most this many per-key overview pictures in a report folder (the keys
+/// with the most oversold units, then the most incidents).
+pub const MAX_KEY_PICTURES: usize = 20;
 
 /// File name of the overview picture in the folder.
 const TIMELINE_PNG: &str = "timeline.png";
@@ -294,7 +309,7 @@ fn draw_pictures(
     for id in chosen {
         let inc = &r.analysis.incidents[id];
         let name = format!("{}.png", inc.label());
-        match picture(Some(inc.id), &dir.join(&name)) {
+        match picture(PictureSubject::Incident(inc.id), &dir.join(&name)) {
             Ok(()) => {
                 if let Some(slot) = images.incidents.get_mut(inc.id.index()) {
                     *slot = Some(name);
@@ -303,7 +318,53 @@ fn draw_pictures(
             Err(e) => missing.push(format!("no {name} ({e:#})")),
         }
     }
-    if let Err(e) = picture(None, &dir.join(TIMELINE_PNG)) {
+    for (key, name) in key_pictures(r) {
+        match picture(PictureSubject::Key(key), &dir.join(&name)) {
+            Ok(()) => images.keys.push((r.log.strings.get(key).to_string(), name)),
+            Err(e) => missing.push(format!("no {name} ({e:#})")),
+        }
+    }
+    if let Err(e) = picture(PictureSubject::Log, &dir.join(TIMELINE_PNG)) {
         missing.push(format!("no {TIMELINE_PNG} ({e:#})"));
     }
+}
+
+/// The keys with incidents that get an overview picture, with its file
+/// name (`key-1-product_1001_lock.png`: a number, then the key with every
+/// character a file name may not hold as `_`, at most 60 characters): at
+/// most [`MAX_KEY_PICTURES`], those with the most oversold units first,
+/// then the most incidents, then the first; in that order.
+pub fn key_pictures(r: &ReportInput<'_>) -> Vec<(crate::model::Sym, String)> {
+    let mut keys: Vec<(crate::model::Sym, i64, usize, IncidentId)> = Vec::new();
+    for inc in &r.analysis.incidents {
+        match keys.iter_mut().find(|k| k.0 == inc.key) {
+            Some(k) => {
+                k.1 += inc.oversold_units;
+                k.2 += 1;
+            }
+            None => keys.push((inc.key, inc.oversold_units, 1, inc.id)),
+        }
+    }
+    keys.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.3.cmp(&b.3)));
+    keys.truncate(MAX_KEY_PICTURES);
+    keys.iter()
+        .enumerate()
+        .map(|(i, k)| {
+            let text: String = r
+                .log
+                .strings
+                .get(k.0)
+                .chars()
+                .map(|c| {
+                    if c.is_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .take(60)
+                .collect();
+            (k.0, format!("key-{}-{text}.png", i + 1))
+        })
+        .collect()
 }

@@ -24,6 +24,8 @@ pub struct MarkdownImages {
     /// Incidents left without a picture by the report folder's cap
     /// (`report::folder::MAX_INCIDENT_PICTURES`); said under the title.
     pub not_pictured: usize,
+    /// Each key's overview picture: (key, file), shown after the summary.
+    pub keys: Vec<(String, String)>,
 }
 
 /// The Markdown report, linking the pictures in `images`.
@@ -53,6 +55,12 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
         );
     }
     incident_table(&mut out, zh, r);
+    if !images.keys.is_empty() {
+        super::text::line(&mut out, zh, "## Keys with incidents\n", &[]);
+        for (key, file) in &images.keys {
+            super::text::line(&mut out, zh, "![{}]({})\n", &[&md_text(key), file]);
+        }
+    }
     let written = written_sections(&r.analysis.incidents);
     if written.len() < r.analysis.incidents.len() {
         super::text::line(

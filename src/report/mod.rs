@@ -24,7 +24,10 @@ use crate::money::Loss;
 pub use crate::money::{currency_symbol, format_money};
 pub use csv::{findings_csv, incidents_csv};
 pub use explain::explain_incident;
-pub use folder::{MAX_INCIDENT_PICTURES, PictureFn, pictured_incidents, write_report_dir};
+pub use folder::{
+    MAX_INCIDENT_PICTURES, MAX_KEY_PICTURES, PictureFn, PictureSubject, key_pictures,
+    pictured_incidents, write_report_dir,
+};
 pub use json::{JSON_SCHEMA_VERSION, to_json, write_json};
 pub use markdown::{MarkdownImages, to_markdown, to_markdown_zh};
 pub use text::{to_text, to_text_zh, write_text};

@@ -249,6 +249,8 @@ const PHRASES: &[(&str, &str)] = &[
     ("none", "无"),
     ("(deduction)", "（扣减）"),
     ("# Lock incident report\n", "# 锁事故报告\n"),
+    ("## Keys with incidents\n", "## 有事故的锁键\n"),
+    ("![{}]({})\n", "![{}]({})\n"),
     (
         "> Pictures: {} of {} incidents have one (the most oversold units first); draw any other with `lockreplay render --incident ID`.\n",
         "> 图片：{} 起事故（共 {} 起）配有图片（超卖件数多的优先）；其余事故可用 `lockreplay render --incident ID` 绘制。\n",

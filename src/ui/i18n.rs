@@ -374,6 +374,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "{} incidents · {} oversold · {} lost",
         "{} 起事故 · 超卖 {} · 损失 {}",
     ),
+    (
+        "caption_key",
+        "{}: {} incident(s) · {} oversold · {} lost",
+        "{}：{} 起事故 · 超卖 {} · 损失 {}",
+    ),
     ("units_n", "{} units", "{} 件"),
     (
         "more_keys_below",

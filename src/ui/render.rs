@@ -15,7 +15,7 @@ use super::timeline::{
 use crate::analysis::{FindingKind, IncidentId};
 use crate::cli::MAX_PICTURE_SIDE;
 use crate::fsio::write_atomic;
-use crate::pipeline::{AnalyzedLog, PictureStyle};
+use crate::pipeline::{AnalyzedLog, PictureStyle, PictureSubject};
 use crate::report::{ReportInput, format_ms, format_time};
 
 /// Encodes `img` as PNG and writes it atomically, never over `inputs`.
@@ -141,6 +141,59 @@ pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: 
     }
 }
 
+/// The title of a picture of `subject`: [`picture_title`], or for a key's
+/// overview the sources, the key and the time of its holds.
+pub fn subject_title(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -> String {
+    match subject {
+        PictureSubject::Log => picture_title(r, None, lang),
+        PictureSubject::Incident(i) => picture_title(r, Some(i), lang),
+        PictureSubject::Key(key) => {
+            let holds = r.analysis.leases.iter().filter(|l| l.key == key);
+            let (first, last) = holds.fold((i64::MAX, i64::MIN), |(a, b), l| {
+                (
+                    a.min(l.acquired_ns),
+                    b.max(l.window_end_ns.max(l.lock_end_ns)),
+                )
+            });
+            let range = if first <= last {
+                time_range(first, last, r.log.display_offset_s)
+            } else {
+                String::new()
+            };
+            format!("{} · {} · {range}", source_names(r), r.log.strings.get(key))
+        }
+    }
+}
+
+/// The caption of a picture of `subject`: [`picture_caption`], or for a
+/// key its incidents, oversold units and loss.
+pub fn subject_caption(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -> String {
+    match subject {
+        PictureSubject::Log => picture_caption(r, None, lang),
+        PictureSubject::Incident(i) => picture_caption(r, Some(i), lang),
+        PictureSubject::Key(key) => {
+            let incs = r.analysis.incidents.iter().filter(|i| i.key == key);
+            let (n, units, loss) = incs.fold((0, 0, crate::money::Loss::default()), |acc, i| {
+                (acc.0 + 1, acc.1 + i.oversold_units, acc.2.plus(i.loss))
+            });
+            let units = match lang {
+                Lang::En => crate::report::units(units),
+                Lang::Zh => trf(lang, "units_n", &[&units.to_string()]),
+            };
+            trf(
+                lang,
+                "caption_key",
+                &[
+                    r.log.strings.get(key),
+                    &n.to_string(),
+                    &units,
+                    &loss.format(&r.settings.currency),
+                ],
+            )
+        }
+    }
+}
+
 /// The finding kinds marked in `model`, by name, each once (for the legend).
 pub fn finding_kinds(model: &SwimlaneModel) -> Vec<FindingKind> {
     let mut kinds: Vec<FindingKind> = model
@@ -250,28 +303,77 @@ pub fn render_image(
     size: (u32, u32),
     dark: bool,
 ) -> anyhow::Result<image::RgbaImage> {
-    render_image_in(loaded, incident, size, dark, Lang::En)
+    let style = PictureStyle {
+        size,
+        scale: 1.0,
+        dark,
+        zh: false,
+    };
+    let subject = incident.map_or(PictureSubject::Log, PictureSubject::Incident);
+    render_image_in(loaded, subject, style)
 }
 
-/// [`render_image`] with its title, legend and caption in `lang`.
+/// The renderer for pictures: wgpu on GL first (Mesa's EGL renders without
+/// a display and says nothing), else wgpu's own choice (Mesa's Vulkan
+/// loader printed `XDG_RUNTIME_DIR is invalid` twice per picture on a
+/// machine without a session, issue #32). `WGPU_BACKEND` set by the user
+/// is left to wgpu.
+fn picture_renderer() -> anyhow::Result<egui_kittest::wgpu::WgpuTestRenderer> {
+    use egui_kittest::wgpu::{WgpuTestRenderer, default_wgpu_setup};
+    if std::env::var_os("WGPU_BACKEND").is_none() {
+        let gl_only = || {
+            let mut setup = default_wgpu_setup();
+            if let eframe::egui_wgpu::WgpuSetup::CreateNew(s) = &mut setup {
+                s.instance_descriptor.backends = eframe::egui_wgpu::wgpu::Backends::GL;
+            }
+            WgpuTestRenderer::from_setup(setup)
+        };
+        if let Ok(r) = std::panic::catch_unwind(gl_only) {
+            return Ok(r);
+        }
+    }
+    std::panic::catch_unwind(WgpuTestRenderer::new)
+        .map_err(|_| anyhow::anyhow!("no wgpu adapter: cannot render pictures on this machine (try Mesa's llvmpipe/lavapipe, or use --no-images)"))
+}
+
+/// The filters and the lanes wanted first of a picture of `subject`.
+fn subject_filters(loaded: &AnalyzedLog, subject: PictureSubject) -> Filters {
+    let key = match subject {
+        PictureSubject::Log => None,
+        PictureSubject::Incident(i) => loaded.analysis.incidents.get(i.index()).map(|inc| inc.key),
+        PictureSubject::Key(k) => Some(k),
+    };
+    match key {
+        Some(k) => Filters {
+            key: format!("^{}$", regex::escape(loaded.log.strings.get(k))),
+            ..Filters::default()
+        },
+        None => Filters::default(),
+    }
+}
+
+/// Draws the picture of `subject` in `style`: laid out `style.size /
+/// style.scale` points wide, at most that high (as high as the lanes it
+/// shows), drawn at `style.scale` pixels per point, with its title, legend
+/// and caption in `style.zh`'s language.
 ///
 /// # Errors
 /// No wgpu adapter, or rendering failures.
 pub fn render_image_in(
     loaded: &AnalyzedLog,
-    incident: Option<IncidentId>,
-    size: (u32, u32),
-    dark: bool,
-    lang: Lang,
+    subject: PictureSubject,
+    style: PictureStyle,
 ) -> anyhow::Result<image::RgbaImage> {
-    let filters = match incident.and_then(|i| loaded.analysis.incidents.get(i.index())) {
-        Some(inc) => Filters {
-            key: format!("^{}$", regex::escape(loaded.log.strings.get(inc.key))),
-            ..Filters::default()
-        },
-        None => Filters::default(),
+    let lang = if style.zh { Lang::Zh } else { Lang::En };
+    let incident = match subject {
+        PictureSubject::Incident(i) => Some(i),
+        _ => None,
     };
-    let mut model = SwimlaneModel::build(&loaded.log, &loaded.analysis, &filters);
+    let mut model = SwimlaneModel::build(
+        &loaded.log,
+        &loaded.analysis,
+        &subject_filters(loaded, subject),
+    );
     // The incident's holders, else the lanes with something wrong, are
     // the ones a picture too small for all keeps.
     let incident_leases = incident
@@ -285,7 +387,9 @@ pub fn render_image_in(
                 || !lane.findings.is_empty()
         }
     };
-    let (fit, height) = picture_fit(&model, size.1 as f32, wanted);
+    let scale = style.scale.max(0.1);
+    let (width_pt, max_h_pt) = (style.size.0 as f32 / scale, style.size.1 as f32 / scale);
+    let (fit, height) = picture_fit(&model, max_h_pt, wanted);
     model.keep(&fit);
     let mut view = TimelineView::default();
     view.fit(&model);
@@ -302,27 +406,25 @@ pub fn render_image_in(
         pinned: &[],
         picture: true,
     };
-    let input = ReportInput {
-        log: &loaded.log,
-        settings: &loaded.settings,
-        analysis: &loaded.analysis,
+    let input = loaded.input();
+    let title = subject_title(&input, subject, lang);
+    let alarm = match subject {
+        PictureSubject::Key(_) => true,
+        _ => caption_alarm(&input, incident),
     };
-    let title = picture_title(&input, incident, lang);
-    let alarm = caption_alarm(&input, incident);
-    let caption = picture_caption(&input, incident, lang);
+    let caption = subject_caption(&input, subject, lang);
     let hidden = (fit.hidden_groups, fit.hidden_lanes);
     let kinds = finding_kinds(&model);
-    let renderer = std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new)
-        .map_err(|_| anyhow::anyhow!("no wgpu adapter: cannot render pictures on this machine (try Mesa's llvmpipe/lavapipe, or use --no-images)"))?;
+    let renderer = picture_renderer()?;
     let run = std::panic::AssertUnwindSafe(|| {
         let mut harness = egui_kittest::Harness::builder()
-            .with_size(egui::vec2(size.0 as f32, height))
-            .with_theme(if dark {
+            .with_size(egui::vec2(width_pt, height))
+            .with_theme(if style.dark {
                 egui::Theme::Dark
             } else {
                 egui::Theme::Light
             })
-            .with_pixels_per_point(1.0)
+            .with_pixels_per_point(scale)
             .allow_missing_glyphs()
             .with_context_setup(|ctx| {
                 super::fonts::setup(ctx, None);
@@ -409,19 +511,18 @@ pub fn caption_alarm(r: &ReportInput<'_>, incident: Option<IncidentId>) -> bool 
 /// The caption's colour (the window's red for losses).
 const ALERT_TEXT: egui::Color32 = egui::Color32::from_rgb(190, 30, 30);
 
-/// Renders the swimlane of `loaded` to a PNG at `path`, zoomed to
-/// `incident` when given.
+/// Renders the swimlane of `loaded` to a PNG at `path`: the picture of
+/// `subject` ([`render_image_in`]).
 ///
 /// # Errors
 /// No wgpu adapter, rendering or write failures.
 pub fn render_png(
     loaded: &AnalyzedLog,
-    incident: Option<IncidentId>,
+    subject: PictureSubject,
     style: PictureStyle,
     path: &Path,
 ) -> anyhow::Result<()> {
-    let lang = if style.zh { Lang::Zh } else { Lang::En };
-    let img = render_image_in(loaded, incident, style.size, style.dark, lang)?;
+    let img = render_image_in(loaded, subject, style)?;
     write_png(&img, path, &[])
 }
 

@@ -629,14 +629,19 @@ fn export_report_writes_the_report_folder() {
         serde_json::from_slice(&std::fs::read(out.join("incidents.json")).expect("json"))
             .expect("valid JSON");
     assert_eq!(json["summary"]["oversold_units"], 3);
-    // The whole timeline plus one picture per incident, linked from report.md.
+    // The whole timeline, one picture per incident and one per key with
+    // incidents, linked from report.md.
     let images = pngs_in(&out);
     let names: Vec<_> = images
         .iter()
         .filter_map(|p| p.file_name()?.to_str().map(str::to_string))
         .collect();
-    assert_eq!(names, ["INC-1.png", "timeline.png"]);
+    assert_eq!(
+        names,
+        ["INC-1.png", "key-1-product_1001_lock.png", "timeline.png"]
+    );
     assert!(md.contains("(INC-1.png)"), "{md}");
+    assert!(md.contains("(key-1-product_1001_lock.png)"), "{md}");
     for p in &images {
         let img = image::open(p).expect("a PNG").to_rgba8();
         assert!(grey_spread(&img) > 0.02, "{} is blank", p.display());

@@ -48,7 +48,12 @@ pub fn export_report(
                 &dir,
                 &inputs,
                 Some(crate::ui::render_png),
-                lang == Lang::Zh,
+                crate::pipeline::PictureStyle {
+                    size: crate::pipeline::REPORT_PICTURE_SIZE,
+                    scale: crate::pipeline::PICTURE_SCALE,
+                    dark: false,
+                    zh: lang == Lang::Zh,
+                },
             );
             let msg = match written {
                 Ok(()) if fallback => trf(lang, "no_dialog_report", &[&shown]),
