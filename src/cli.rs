@@ -44,6 +44,10 @@ pub struct Cli {
     /// with `--screenshot`, it is in the picture.
     #[arg(long)]
     pub whatif: bool,
+    /// Language of the window, `en` or `zh` (Simplified Chinese); kept as
+    /// the Settings menu's choice is.
+    #[arg(long, value_enum)]
+    pub lang: Option<ReportLang>,
     /// Analysis settings for the window (override the saved ones).
     #[command(flatten)]
     pub analysis: AnalysisArgs,

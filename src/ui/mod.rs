@@ -63,11 +63,15 @@ pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
     }
     let cursor = cli.cursor.clone();
     let whatif = cli.whatif;
+    let lang = cli.lang.map(|l| match l {
+        crate::cli::ReportLang::En => i18n::Lang::En,
+        crate::cli::ReportLang::Zh => i18n::Lang::Zh,
+    });
     eframe::run_native(
         "lockreplay",
         options,
         Box::new(move |cc| {
-            let state: AppState = if screenshot_mode {
+            let mut state: AppState = if screenshot_mode {
                 // A screenshot never depends on what an earlier window
                 // saved: neither the settings nor the panels' widths.
                 cc.egui_ctx.memory_mut(|m| *m = egui::Memory::default());
@@ -77,6 +81,9 @@ pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
                     .and_then(|s| eframe::get_value(s, state::STORAGE_KEY))
                     .unwrap_or_default()
             };
+            if let Some(lang) = lang {
+                state.lang = lang;
+            }
             let mut app = App::new(state, args);
             app.initial_cursor = cursor;
             if whatif {
