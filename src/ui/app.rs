@@ -402,6 +402,21 @@ impl App {
                 self.open.details = true;
             }
             Command::GoTo { at_ns, key } => self.go_to(at_ns, key.as_deref()),
+            Command::SelectFinding(i) => {
+                let Some(s) = &self.session else { return };
+                let Some(f) = s.analysis.findings.get(i) else {
+                    return;
+                };
+                let (at_ns, key) = (f.at_ns, f.key.map(|k| s.log.strings.get(k).to_string()));
+                // One thing selected at a time: the finding, not the
+                // incident selected before.
+                self.selection = Selection {
+                    finding: Some(i),
+                    ..Selection::default()
+                };
+                self.open.details = true;
+                self.go_to(at_ns, key.as_deref());
+            }
             Command::SetView(view) => self.state.view = view,
             Command::SetFilters(filters) => {
                 self.state.filters = filters;

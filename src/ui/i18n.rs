@@ -342,6 +342,58 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("stall_legend", "process paused (GC)", "进程停顿（GC）"),
     ("card_why", "Why", "原因"),
+    ("finding_what", "What it means", "含义"),
+    ("finding_seen", "Seen", "所见"),
+    (
+        "finding_no_lines",
+        "This finding has no hold of its own to show lines of.",
+        "该发现没有对应的持有记录，无源日志行可显示。",
+    ),
+    (
+        "meaning_near_miss",
+        "A hold that took most of its TTL (more than the near-miss ratio) without an overlap: the next slower request overruns its lease.",
+        "一次持有用掉了大部分 TTL（超过险情比例）但未重叠：下一个更慢的请求就会超出租约。",
+    ),
+    (
+        "meaning_near_miss_streak",
+        "Near-misses on one key in a row: the condition of the suggested alert.",
+        "同一锁键连续出现险情：即建议告警的条件。",
+    ),
+    (
+        "meaning_renewal_gap",
+        "A renewal logged after its lease had expired: it did not count, and the lock was free in between.",
+        "续期记录在租约过期之后：不计入，期间锁是空闲的。",
+    ),
+    (
+        "meaning_ghost_renewal",
+        "A renewal after the holder's own release or after another holder took the lock: a watchdog that outlived its unlock.",
+        "持有者释放后或他人已取得锁后仍有续期：看门狗比解锁活得更久。",
+    ),
+    (
+        "meaning_no_ttl",
+        "A lock taken without a TTL: if its holder dies, nothing ever frees it.",
+        "加锁时没有设置过期时间：持有者一旦崩溃，锁永远不会释放。",
+    ),
+    (
+        "meaning_foreign_release",
+        "A holder deleted a lock that another holder held: a release without an owner check.",
+        "一个持有者删除了另一个持有者的锁：释放时没有校验所有者。",
+    ),
+    (
+        "meaning_clock_skew",
+        "Hosts' clocks disagree: the times from that host are suspect.",
+        "主机之间时钟不一致：该主机的时间可疑。",
+    ),
+    (
+        "meaning_fencing_violation",
+        "A business write carried an older fencing token than one already used: the storage should have refused it.",
+        "业务写入携带的栅栏令牌比已使用过的更旧：存储端本应拒绝它。",
+    ),
+    (
+        "meaning_holder_stall",
+        "The holder's process (or the server) stalled for most of its TTL inside the hold: a GC pause, a safepoint or a slow command.",
+        "持有期间，持有者进程（或服务器）停顿了大部分 TTL：GC 停顿、安全点或慢命令。",
+    ),
     (
         "infra_also",
         "more line(s) alike within 1 s",
@@ -579,6 +631,19 @@ pub fn tr(lang: Lang, key: &'static str) -> &'static str {
             Lang::En => en,
             Lang::Zh => zh,
         })
+}
+
+/// [`tr`] for a key made at run time (`meaning_<finding kind>`): the
+/// key itself when the table lacks it.
+pub fn tr_owned(lang: Lang, key: &str) -> String {
+    TABLE
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map_or(key, |(_, en, zh)| match lang {
+            Lang::En => en,
+            Lang::Zh => zh,
+        })
+        .to_string()
 }
 
 /// `n` followed by the word for `one` (when `n` is 1) or `many`: `1 incident`,

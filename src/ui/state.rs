@@ -85,6 +85,9 @@ pub struct Selection {
     pub incident: Option<IncidentId>,
     /// The overlap pair clicked on the timeline, within that incident.
     pub overlap: Option<OverlapId>,
+    /// The finding clicked (in the list or on its marker): index into
+    /// [`crate::analysis::Analysis::findings`]; Details explains it.
+    pub finding: Option<usize>,
 }
 
 impl Selection {
@@ -93,6 +96,7 @@ impl Selection {
         Selection {
             incident: Some(incident),
             overlap: None,
+            finding: None,
         }
     }
 }
@@ -271,6 +275,9 @@ pub enum Command {
     /// Go to a time (s since the first event) on a key's group, keeping
     /// the zoom unless the time is off screen: a finding's or a search
     /// match's row was clicked.
+    /// Select a finding (index into the analysis's findings) and go to it
+    /// as [`Command::GoTo`] does.
+    SelectFinding(usize),
     GoTo {
         /// Epoch ns.
         at_ns: i64,

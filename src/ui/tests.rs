@@ -1847,3 +1847,48 @@ fn a_picture_legend_names_only_the_marks_its_log_has() {
         "{healthy:?}"
     );
 }
+
+#[test]
+fn a_selected_finding_shows_what_it_means_what_was_seen_and_its_lines() {
+    // BR-23: a fencing violation (Kleppmann's GC pause with a fencing
+    // token). Clicked in the Findings list, and then on its lane marker.
+    let (app, _) = case_app("BR-23-kleppmann-gc-pause-fencing-token");
+    let findings = app
+        .session
+        .as_ref()
+        .expect("loaded")
+        .analysis
+        .findings
+        .clone();
+    let i = findings
+        .iter()
+        .position(|f| f.kind.as_str() == "fencing_violation")
+        .expect("a fencing violation");
+    let meaning = "A business write carried an older fencing token than one already used: the storage should have refused it.";
+    let mut h = harness(app);
+    h.run();
+    assert!(h.query_by_label(meaning).is_none(), "nothing explained yet");
+    h.get_all_by_label("fencing violation")
+        .next()
+        .expect("its row")
+        .click();
+    h.run();
+    assert_eq!(h.state().selection.finding, Some(i));
+    assert_eq!(h.state().selection.incident, None, "one thing selected");
+    h.get_by_label(meaning);
+    assert!(
+        h.query_by_label("Source lines").is_some(),
+        "its hold's lines"
+    );
+    // Its marker on the timeline selects it too, after an incident.
+    h.state_mut().selection = crate::ui::state::Selection::of_incident(IncidentId::new(0));
+    h.run();
+    assert!(h.query_by_label(meaning).is_none());
+    h.get_all_by_label("fencing_violation marker")
+        .next()
+        .expect("marker")
+        .click();
+    h.run();
+    assert_eq!(h.state().selection.finding, Some(i));
+    h.get_by_label(meaning);
+}

@@ -48,8 +48,10 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>, picture: bool) ->
             context.send(Command::Select(Selection {
                 incident: Some(id),
                 overlap,
+                finding: None,
             }))
         }
+        Some(TimelineEvent::FindingClicked(i)) => context.send(Command::SelectFinding(i)),
         Some(TimelineEvent::Seek(at_s)) => {
             let t = model.t0_ns.saturating_add((at_s * 1e9).round() as i64);
             context.send(Command::Playback(PlaybackCommand::Seek(t)));

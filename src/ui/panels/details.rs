@@ -19,6 +19,10 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
     let lang = context.lang();
     ui.heading(tr(lang, "details"));
     let Some(s) = context.session else { return };
+    if let Some(f) = context.selection.finding {
+        finding_card_ui(ui, lang, s, f, panel);
+        return;
+    }
     let Some(inc) = context
         .selection
         .incident
@@ -161,6 +165,58 @@ fn why_rows(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
     ui.end_row();
 }
 
+/// The selected finding: its kind, what it means, what was seen, its key,
+/// holder and time, then the source lines of its hold.
+fn finding_card_ui(ui: &mut Ui, lang: Lang, s: &Session, i: usize, panel: &mut DetailsPanel) {
+    let Some(f) = s.analysis.findings.get(i) else {
+        return;
+    };
+    let input = s.input();
+    let name = |sym| s.log.strings.get(sym);
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        let (letter, color) = crate::ui::timeline::paint::finding_style(f.kind);
+        ui.horizontal_wrapped(|ui| {
+            ui.label(RichText::new(letter).color(color).strong().size(16.0));
+            ui.label(
+                RichText::new(crate::ui::i18n::words(lang, f.kind.as_str()))
+                    .strong()
+                    .size(16.0),
+            );
+        });
+        egui::Grid::new(("finding_card", i))
+            .num_columns(2)
+            .spacing([8.0, 2.0])
+            .show(ui, |ui| {
+                let row = |ui: &mut Ui, k: &'static str, v: String| {
+                    ui.label(RichText::new(tr(lang, k)).weak());
+                    ui.add(egui::Label::new(v).wrap());
+                    ui.end_row();
+                };
+                let meaning = format!("meaning_{}", f.kind.as_str());
+                row(
+                    ui,
+                    "finding_what",
+                    crate::ui::i18n::tr_owned(lang, &meaning),
+                );
+                row(
+                    ui,
+                    "finding_seen",
+                    crate::ui::i18n::finding_detail(lang, &f.detail),
+                );
+                row(ui, "card_key", f.key.map_or("—", name).to_string());
+                row(ui, "holder", f.holder.map_or("—", name).to_string());
+                row(ui, "time", input.time(f.at_ns));
+            });
+    });
+    ui.separator();
+    let lines = panel.finding_lines(s, i);
+    if lines.is_empty() {
+        ui.label(RichText::new(tr(lang, "finding_no_lines")).weak());
+    } else {
+        source_lines_ui(ui, lang, s, lines);
+    }
+}
+
 /// One hold of the incident, in a frame.
 fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
     let name = |sym| input.log.strings.get(sym);
@@ -277,6 +333,8 @@ pub struct SourceLine {
 pub struct DetailsPanel {
     /// The incident the lines are of, and the lines.
     lines: Option<(IncidentId, Vec<SourceLine>)>,
+    /// The finding the lines are of, and the lines of its hold.
+    finding_lines: Option<(usize, Vec<SourceLine>)>,
 }
 
 impl DetailsPanel {
@@ -293,6 +351,36 @@ impl DetailsPanel {
             self.lines = Some((inc.id, lines));
         }
         self.lines.as_ref().map_or(&[], |(_, l)| l.as_slice())
+    }
+
+    /// The source lines of finding `i`: its hold's, and those logged at
+    /// its time on its key; read when the finding changed.
+    fn finding_lines(&mut self, s: &Session, i: usize) -> &[SourceLine] {
+        if self.finding_lines.as_ref().is_none_or(|(f, _)| *f != i) {
+            let a = &s.analysis;
+            let f = a.findings.get(i);
+            let mut refs: Vec<SourceRef> = f
+                .and_then(|f| f.lease)
+                .and_then(|l| a.leases.get(l.index()))
+                .map(|l| a.sources_of(&s.log, l).collect())
+                .unwrap_or_default();
+            // The lines logged at the finding's own time on its key (a
+            // fencing violation's business write has no hold).
+            if let Some(f) = f {
+                let first = s.log.events.partition_point(|e| e.at_ns < f.at_ns);
+                let same = s.log.events[first..]
+                    .iter()
+                    .take_while(|e| e.at_ns == f.at_ns)
+                    .filter(|e| e.key == f.key && f.holder.is_none_or(|h| e.holder == Some(h)));
+                refs.extend(same.map(|e| e.source));
+            }
+            refs.sort_unstable();
+            refs.dedup();
+            self.finding_lines = Some((i, read_source_lines(s, &refs)));
+        }
+        self.finding_lines
+            .as_ref()
+            .map_or(&[], |(_, l)| l.as_slice())
     }
 }
 

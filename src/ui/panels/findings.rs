@@ -63,14 +63,16 @@ pub fn findings_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                 })
                 .body(|body| {
                     body.rows(ROW_H, order.len(), |mut row| {
-                        let f = &findings[order[row.index()]];
+                        let index = order[row.index()];
+                        let f = &findings[index];
+                        let selected = context.selection.finding == Some(index);
                         let mut hit = false;
                         row.col(|ui| {
                             ui.horizontal(|ui| {
                                 let (letter, color) = finding_style(f.kind);
                                 ui.label(RichText::new(letter).color(color).strong());
                                 hit |= ui
-                                    .selectable_label(false, words(lang, f.kind.as_str()))
+                                    .selectable_label(selected, words(lang, f.kind.as_str()))
                                     .on_hover_text(finding_detail(lang, &f.detail))
                                     .clicked();
                             });
@@ -88,16 +90,13 @@ pub fn findings_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                             ui.label(t.get(11..23).unwrap_or(&t).to_string());
                         });
                         if hit || row.response().clicked() {
-                            clicked = Some(f);
+                            clicked = Some(index);
                         }
                     });
                 });
         });
-    if let Some(f) = clicked {
-        context.send(Command::GoTo {
-            at_ns: f.at_ns,
-            key: f.key.map(|k| name(k).to_string()),
-        });
+    if let Some(i) = clicked {
+        context.send(Command::SelectFinding(i));
     }
 }
 

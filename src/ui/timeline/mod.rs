@@ -49,6 +49,8 @@ pub enum TimelineEvent {
     /// "Pin to top" or "Unpin" was chosen for this group (index into the
     /// model's groups).
     TogglePin(usize),
+    /// A finding's marker was clicked (index into the analysis's findings).
+    FindingClicked(usize),
 }
 
 /// Options for drawing the timeline.
@@ -177,8 +179,9 @@ pub fn timeline_ui(
             ui.label(text);
         });
     }
-    seek.or(marker_seek)
-        .map(TimelineEvent::Seek)
+    marker_seek
+        .map(TimelineEvent::FindingClicked)
+        .or(seek.map(TimelineEvent::Seek))
         .or(clicked)
         .or(pin)
 }
@@ -253,8 +256,8 @@ fn measure_ui(
 const MAX_MARKER_WIDGETS: usize = 300;
 
 /// The visible finding markers as widgets named `<kind> marker` (so that
-/// screen readers and tests find them); a click on one asks for the time
-/// cursor at the finding. Returns that time.
+/// screen readers and tests find them); a click on one selects the
+/// finding. Returns its index into the analysis's findings.
 fn finding_widgets(
     ui: &Ui,
     id: egui::Id,
@@ -263,7 +266,7 @@ fn finding_widgets(
     scale: &TimeScale,
     plot: Rect,
     lang: Lang,
-) -> Option<f64> {
+) -> Option<usize> {
     let mut seek = None;
     let mut n = 0;
     for group in rows.visible_groups(model) {
@@ -290,7 +293,7 @@ fn finding_widgets(
                 let r = ui.interact(r, id.with(("finding", m.finding)), Sense::click());
                 r.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, name.clone()));
                 if r.clicked() {
-                    seek = Some(m.at_s);
+                    seek = Some(m.finding);
                 }
             }
         }
