@@ -395,13 +395,12 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
     std::fs::write(out.join("report.md"), b"the old report").expect("write");
     // A write that fails half-way (as on a full disk): the picture drawer
     // puts a folder where report.md is to be written.
-    let sabotage =
-        |_: lockreplay::report::PictureSubject, png: &Path| -> anyhow::Result<()> {
-            let tmp = png.parent().expect("in the temporary folder");
-            let _ = std::fs::create_dir(tmp.join("report.md"));
-            std::fs::write(png, b"png")?;
-            Ok(())
-        };
+    let sabotage = |_: lockreplay::report::PictureSubject, png: &Path| -> anyhow::Result<()> {
+        let tmp = png.parent().expect("in the temporary folder");
+        let _ = std::fs::create_dir(tmp.join("report.md"));
+        std::fs::write(png, b"png")?;
+        Ok(())
+    };
     let err = lockreplay::report::write_report_dir(&r, &out, &[], Some(&sabotage), false)
         .expect_err("report.md cannot be written");
     assert!(format!("{err:#}").contains("report.md"), "{err:#}");

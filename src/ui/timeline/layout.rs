@@ -520,6 +520,57 @@ pub fn place_label_rows(
     }
 }
 
+/// [`place_label_rows`], and the labels it cannot place counted: when some
+/// are left out, the labels are placed again with room kept at the right
+/// end of the header row for the count (`+N`, `count_w(n)` points wide),
+/// which is returned as `(its left edge, n)`. Every label is thus placed or
+/// counted, and nothing overlaps.
+pub fn place_labels_with_count(
+    labels: &[(f32, f32, f32)],
+    (left, right): (f32, f32),
+    rows: usize,
+    count_w: impl Fn(usize) -> f32,
+) -> (Vec<Option<LabelSpot>>, Option<(f32, usize)>) {
+    let spots = place_label_rows(labels, (left, right), rows);
+    if spots.iter().all(Option::is_some) {
+        return (spots, None);
+    }
+    // Room for the widest count there can be.
+    let room = count_w(labels.len()) + 2.0 * LABEL_PAD;
+    let spots = place_label_rows(labels, (left, right - room), rows);
+    let dropped = spots.iter().filter(|s| s.is_none()).count();
+    let x = right - LABEL_PAD - count_w(dropped);
+    (spots, (dropped > 0).then_some((x, dropped)))
+}
+
+/// At most `max` handoff arrows: those of the selected incident (`true`
+/// beside them) first, then the others evenly spread over the rest of the
+/// room (every k-th in time order), so that a dense key shows the shape of
+/// its handoffs without turning them to spaghetti. Returns the arrows kept,
+/// in their order.
+pub fn thin_arrows<T: Copy>(arrows: &[(T, bool)], max: usize) -> Vec<T> {
+    let selected = arrows.iter().filter(|a| a.1).count();
+    let others = arrows.len() - selected;
+    let room = max.saturating_sub(selected);
+    let step = if room == 0 {
+        usize::MAX
+    } else {
+        others.div_ceil(room).max(1)
+    };
+    let mut n = 0usize;
+    arrows
+        .iter()
+        .filter(|&&(_, sel)| {
+            if sel {
+                return true;
+            }
+            n += 1;
+            step != usize::MAX && (n - 1) % step == 0
+        })
+        .map(|a| a.0)
+        .collect()
+}
+
 /// The arrow of a handoff in `group`: from the middle of the earlier
 /// holder's lane at its lock's end to the middle of the later holder's
 /// lane at its grant; `None` when neither end is in the visible range.
@@ -1073,6 +1124,47 @@ mod tests {
             detail: String::new(),
             also: 0,
         }
+    }
+
+    #[test]
+    fn every_label_is_placed_or_counted_and_none_overlaps_the_count() {
+        // Twelve bands 8 points apart in a 200-point plot, labels 60 wide
+        // (short 40): far more than three rows hold.
+        let labels: Vec<(f32, f32, f32)> = (0..12).map(|i| (i as f32 * 8.0, 60.0, 40.0)).collect();
+        let count_w = |n: usize| 8.0 + 6.0 * n.to_string().len() as f32;
+        let (spots, count) = place_labels_with_count(&labels, (0.0, 200.0), 3, count_w);
+        let placed: Vec<(f32, f32, usize)> = spots
+            .iter()
+            .zip(&labels)
+            .filter_map(|(s, l)| s.map(|s| (s.x, s.x + if s.short { l.2 } else { l.1 }, s.row)))
+            .collect();
+        let (x, n) = count.expect("some are counted");
+        assert_eq!(placed.len() + n, labels.len());
+        for (i, a) in placed.iter().enumerate() {
+            assert!(a.0 >= 0.0 && a.1 <= 200.0, "{a:?} inside the plot");
+            for b in &placed[i + 1..] {
+                assert!(a.2 != b.2 || a.1 <= b.0 || b.1 <= a.0, "{a:?} over {b:?}");
+            }
+            assert!(a.2 != 0 || a.1 <= x, "{a:?} over the count at {x}");
+        }
+        // Few labels: all placed, no count.
+        let (spots, count) = place_labels_with_count(&labels[..2], (0.0, 400.0), 3, count_w);
+        assert!(spots.iter().all(Option::is_some) && count.is_none());
+    }
+
+    #[test]
+    fn arrows_thin_out_keeping_the_selected_incident_s() {
+        let arrows: Vec<(usize, bool)> = (0..100).map(|i| (i, i == 57 || i == 58)).collect();
+        let kept = thin_arrows(&arrows, 12);
+        assert!(kept.len() <= 12, "{kept:?}");
+        assert!(kept.contains(&57) && kept.contains(&58));
+        assert!(
+            kept.contains(&0) && kept.iter().any(|&i| i > 80),
+            "spread: {kept:?}"
+        );
+        let few: Vec<(usize, bool)> = (0..5).map(|i| (i, false)).collect();
+        assert_eq!(thin_arrows(&few, 12), vec![0, 1, 2, 3, 4]);
+        assert_eq!(thin_arrows(&arrows, 2), vec![57, 58]);
     }
 
     #[test]

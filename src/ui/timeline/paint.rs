@@ -7,8 +7,8 @@ use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKi
 use super::labels::{TimeDisplay, common_affixes, corner_time, distinct_label, tick_label};
 use super::layout::{
     AXIS_H, HEADER_H, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
-    handoff_arrow, lane_items, overlap_rect, place_label_rows, sale_diamond, visible_findings,
-    visible_sales,
+    handoff_arrow, lane_items, overlap_rect, place_labels_with_count, sale_diamond,
+    visible_findings, visible_sales,
 };
 use super::model::{FindingMark, LeaseBar, OverlapBox, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
@@ -520,7 +520,7 @@ pub fn legend(
     }
 }
 
-/// More handoffs than this on screen in one key: no arrows are drawn.
+/// At most this many handoff arrows on screen in one key.
 const MAX_HANDOFF_ARROWS: usize = 12;
 
 /// The letter and colour of a finding kind's marker (the legend of the
@@ -749,33 +749,35 @@ fn overlaps(
         };
         painter.rect_stroke(r, 0.0, stroke, StrokeKind::Inside);
     }
-    handoff_arrows(painter, scale, group, palette);
+    handoff_arrows(painter, scale, group, selected, palette);
     band_labels(painter, scale, group, &rects, palette, lang);
 }
 
 /// The lock passing on: an arrow from the earlier holder's lock end to the
-/// later holder's grant; left out where so many handoffs are on screen
-/// that their arrows would hide the bars.
+/// later holder's grant; past [`MAX_HANDOFF_ARROWS`] on screen, thinned
+/// ([`super::layout::thin_arrows`]: the selected incident's kept, the rest
+/// spread) so that they never hide the bars.
 fn handoff_arrows(
     painter: &Painter,
     scale: &TimeScale,
     group: &PlacedGroup<'_>,
+    selected: Option<IncidentId>,
     palette: &Palette,
 ) {
-    let arrows: Vec<(Pos2, Pos2)> = group
+    let arrows: Vec<((Pos2, Pos2), bool)> = group
         .group
         .overlaps
         .iter()
         .filter_map(|o| {
-            o.handoff
+            let arrow = o
+                .handoff
                 .as_ref()
-                .and_then(|h| handoff_arrow(h, group, scale))
+                .and_then(|h| handoff_arrow(h, group, scale))?;
+            Some((arrow, o.incident.is_some() && o.incident == selected))
         })
         .collect();
-    if arrows.len() <= MAX_HANDOFF_ARROWS {
-        for (a, b) in arrows {
-            painter.arrow(a, b - a, Stroke::new(1.2, palette.overlap_edge));
-        }
+    for (a, b) in super::layout::thin_arrows(&arrows, MAX_HANDOFF_ARROWS) {
+        painter.arrow(a, b - a, Stroke::new(1.2, palette.overlap_edge));
     }
 }
 
@@ -783,7 +785,7 @@ fn handoff_arrows(
 const MAX_LABEL_ROWS: usize = 3;
 
 /// Each overlap band's cause (its windows' causes, each once) at its left
-/// edge, placed by [`place_label_rows`]: in the key's header row, then in
+/// edge, placed by [`place_labels_with_count`]: in the key's header row, then in
 /// rows over its lanes on a backing, shortened when that places more;
 /// never cut, never over another.
 fn band_labels(
@@ -829,7 +831,19 @@ fn band_labels(
         .collect();
     let lanes = group.group.lanes.len();
     let rows = MAX_LABEL_ROWS.min(1 + lanes);
-    let spots = place_label_rows(&sizes, (scale.left, scale.right), rows);
+    let count_w = |n: usize| {
+        let t = format!("+{n}");
+        painter
+            .layout_no_wrap(t, font.clone(), palette.overlap_edge)
+            .size()
+            .x
+    };
+    let (spots, count) = place_labels_with_count(&sizes, (scale.left, scale.right), rows, count_w);
+    if let Some((x, n)) = count {
+        let g = painter.layout_no_wrap(format!("+{n}"), font.clone(), palette.overlap_edge);
+        let y = group.top + (HEADER_H - g.size().y) / 2.0;
+        painter.galley(pos2(x, y), g, palette.overlap_edge);
+    }
     for ((g, sg), spot) in galleys.into_iter().zip(spots) {
         let Some(spot) = spot else { continue };
         let galley = if spot.short { sg } else { g };
