@@ -568,6 +568,10 @@ impl App {
         self.poll(&ctx);
         self.poll_shell(&ctx);
         self.tick_playback(&ctx);
+        // Lanes grow into the room the plot had last frame (issue #32).
+        if self.model.fit_lane_height(self.state.view.plot_h) {
+            ctx.request_repaint();
+        }
         self.panels_ui(ui);
         self.apply(&ctx);
     }

@@ -256,7 +256,7 @@ pub fn chrome_ui(
 }
 
 /// Height of a picture's title, axis, legend, caption and margins, points.
-const CHROME_H: f32 = TITLE_H + AXIS_H + BOTTOM_PAD + LEGEND_H + CAPTION_H;
+pub(crate) const CHROME_H: f32 = TITLE_H + AXIS_H + BOTTOM_PAD + LEGEND_H + CAPTION_H;
 
 /// The lanes a picture of `model` shows ([`fit_lanes`]) in a picture at
 /// most `max_h` points high (itself at most [`MAX_PICTURE_SIDE`]): whole
@@ -389,6 +389,8 @@ pub fn render_image_in(
     };
     let scale = style.scale.max(0.1);
     let (width_pt, max_h_pt) = (style.size.0 as f32 / scale, style.size.1 as f32 / scale);
+    // Few lanes grow into the page's room (as in the window).
+    model.fit_lane_height(max_h_pt - CHROME_H);
     let (fit, height) = picture_fit(&model, max_h_pt, wanted);
     model.keep(&fit);
     let mut view = TimelineView::default();
@@ -565,6 +567,7 @@ mod tests {
             incidents: 0,
             findings: Vec::new(),
             server_marks: Vec::new(),
+            lane_h: crate::ui::timeline::LANE_H,
         };
         let mut model = SwimlaneModel {
             groups: vec![group(2), group(3), group(40)],

@@ -671,11 +671,13 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         settings,
         analysis,
     };
-    let model = super::timeline::SwimlaneModel::build(
+    let mut model = super::timeline::SwimlaneModel::build(
         &loaded.log,
         &loaded.analysis,
         &super::timeline::Filters::default(),
     );
+    // As the picture lays it out: few lanes grow into the page's room.
+    model.fit_lane_height(900.0 - super::render::CHROME_H);
     let lane = model
         .groups
         .iter()
@@ -709,7 +711,7 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
         i32::from(p[2]) > i32::from(p[0]) + 60
     };
     let top = lanes_top as u32;
-    let rows_with_bar = (top..top + super::timeline::LANE_H as u32)
+    let rows_with_bar = (top..top + model.groups[g].lane_h as u32)
         .filter(|&y| (750..1400).step_by(50).all(|x| blue(x, y)))
         .count();
     assert!(

@@ -18,8 +18,13 @@ pub const LABEL_W: f32 = 236.0;
 pub const AXIS_H: f32 = 34.0;
 /// Height of a key's header row, points.
 pub const HEADER_H: f32 = 22.0;
-/// Height of a holder lane, points.
+/// Height of a holder lane, points: the least, when many lanes share the
+/// room ([`lane_height`]).
 pub const LANE_H: f32 = 18.0;
+/// Height of a holder lane when few lanes leave room, points.
+pub const MAX_LANE_H: f32 = 32.0;
+/// Share of the plot's height that lanes may grow into.
+const LANE_ROOM_SHARE: f32 = 0.6;
 /// Gap after each key group, points.
 pub const GROUP_GAP: f32 = 6.0;
 /// An anomaly (overlap, zombie hold, near-miss, no TTL) is never narrower
@@ -44,7 +49,33 @@ const OVERLAP_CLICK_PAD: f32 = 3.0;
 impl LaneGroup {
     /// Height in points.
     pub fn height(&self) -> f32 {
-        HEADER_H + self.lanes.len() as f32 * LANE_H + GROUP_GAP
+        HEADER_H + self.lanes.len() as f32 * self.lane_h + GROUP_GAP
+    }
+}
+
+/// The height of each holder lane when `groups` key groups of `lanes`
+/// lanes in all are shown in `room` points: [`LANE_H`] when many lanes
+/// share the room, growing (in whole points) up to [`MAX_LANE_H`] when few
+/// do, so that a two-lane incident does not leave most of the plot empty
+/// (issue #32). The lanes take at most [`LANE_ROOM_SHARE`] of the room.
+pub fn lane_height(groups: usize, lanes: usize, room: f32) -> f32 {
+    let for_lanes = room * LANE_ROOM_SHARE - groups as f32 * (HEADER_H + GROUP_GAP);
+    (for_lanes / lanes.max(1) as f32)
+        .floor()
+        .clamp(LANE_H, MAX_LANE_H)
+}
+
+impl SwimlaneModel {
+    /// Gives every lane the height [`lane_height`] says for `room` points;
+    /// true when it changed.
+    pub fn fit_lane_height(&mut self, room: f32) -> bool {
+        let lanes = self.groups.iter().map(|g| g.lanes.len()).sum();
+        let h = lane_height(self.groups.len(), lanes, room);
+        let changed = self.groups.iter().any(|g| g.lane_h != h);
+        for g in &mut self.groups {
+            g.lane_h = h;
+        }
+        changed
     }
 }
 
@@ -96,12 +127,12 @@ pub fn fit_lanes(model: &SwimlaneModel, room: f32, wanted: impl Fn(&Lane) -> boo
         }
         if gi == 0 {
             // The first group alone is taller than the picture.
-            let fits = ((room - HEADER_H - GROUP_GAP) / LANE_H).floor().max(0.0) as usize;
+            let fits = ((room - HEADER_H - GROUP_GAP) / g.lane_h).floor().max(0.0) as usize;
             let mut order: Vec<usize> = (0..n).filter(|&li| wanted(&g.lanes[li])).collect();
             order.extend((0..n).filter(|&li| !wanted(&g.lanes[li])));
             order.truncate(fits.min(n));
             order.sort_unstable();
-            fit.height += HEADER_H + GROUP_GAP + order.len() as f32 * LANE_H;
+            fit.height += HEADER_H + GROUP_GAP + order.len() as f32 * g.lane_h;
             fit.hidden_lanes = n - order.len();
             fit.lanes.push(order);
         }
@@ -158,16 +189,16 @@ pub struct WholeRows {
 /// points high. A row is a key's header (with the gap after its group) or
 /// a lane.
 pub fn whole_rows(model: &SwimlaneModel, scroll_y: f32, plot_h: f32) -> WholeRows {
-    // Row tops and bottoms, top to bottom; a group's gap goes with its last
-    // row.
-    let mut rows: Vec<(f32, f32, bool)> = Vec::new();
+    // Row tops, bottoms and own heights, top to bottom; a group's gap goes
+    // with its last row (in its bottom, not in its own height).
+    let mut rows: Vec<(f32, f32, f32, bool)> = Vec::new();
     let mut y = 0.0;
     for g in &model.groups {
         let lanes_end = y + g.height();
-        rows.push((y, y + HEADER_H, false));
+        rows.push((y, y + HEADER_H, HEADER_H, false));
         for li in 0..g.lanes.len() {
-            let top = y + HEADER_H + li as f32 * LANE_H;
-            rows.push((top, top + LANE_H, true));
+            let top = y + HEADER_H + li as f32 * g.lane_h;
+            rows.push((top, top + g.lane_h, g.lane_h, true));
         }
         if let Some(last) = rows.last_mut() {
             last.1 = lanes_end;
@@ -182,10 +213,9 @@ pub fn whole_rows(model: &SwimlaneModel, scroll_y: f32, plot_h: f32) -> WholeRow
         .unwrap_or(0.0);
     let mut bottom = top;
     let mut shown = 0;
-    for &(t, b, is_lane) in rows.iter().filter(|r| r.0 >= top) {
+    for &(t, b, own_h, is_lane) in rows.iter().filter(|r| r.0 >= top) {
         // A group's gap may be cut; its rows may not.
-        let row_end = if is_lane { t + LANE_H } else { t + HEADER_H };
-        if row_end - top > plot_h + 0.5 {
+        if t + own_h - top > plot_h + 0.5 {
             break;
         }
         bottom = b.min(top + plot_h);
@@ -227,12 +257,23 @@ impl PlacedGroup<'_> {
 
     /// Bottom of the last lane.
     pub fn lanes_bottom(&self) -> f32 {
-        self.lanes_top() + self.group.lanes.len() as f32 * LANE_H
+        self.lanes_top() + self.group.lanes.len() as f32 * self.group.lane_h
+    }
+
+    /// Height of its lanes.
+    pub fn lane_h(&self) -> f32 {
+        self.group.lane_h
     }
 
     /// Top of lane `li`.
     pub fn lane_top(&self, li: usize) -> f32 {
-        self.lanes_top() + li as f32 * LANE_H
+        self.lanes_top() + li as f32 * self.group.lane_h
+    }
+
+    /// True when lane `li` reaches into the plot of `rows`.
+    pub fn lane_visible(&self, rows: &Rows, li: usize) -> bool {
+        let top = self.lane_top(li);
+        !(top > rows.plot_bottom || top + self.group.lane_h < rows.plot_top)
     }
 }
 
@@ -261,11 +302,6 @@ impl Rows {
             y += height;
         }
         out
-    }
-
-    /// True when a lane whose top is at `lane_top` reaches into the plot.
-    pub fn lane_visible(&self, lane_top: f32) -> bool {
-        !(lane_top > self.plot_bottom || lane_top + LANE_H < self.plot_top)
     }
 }
 
@@ -416,10 +452,10 @@ pub fn visible_sales<'a>(lane: &'a Lane, scale: &TimeScale) -> &'a [SaleMark] {
     &lane.sales[from..to]
 }
 
-/// The diamond of `sale` in a lane whose top is `lane_top`: centre and
-/// radius.
-pub fn sale_diamond(sale: &SaleMark, scale: &TimeScale, lane_top: f32) -> (Pos2, f32) {
-    let centre = pos2(scale.x_from_time(sale.at_s), lane_top + LANE_H / 2.0);
+/// The diamond of `sale` in a lane whose top is `lane_top` (`lane_h`
+/// high): centre and radius.
+pub fn sale_diamond(sale: &SaleMark, scale: &TimeScale, lane_top: f32, lane_h: f32) -> (Pos2, f32) {
+    let centre = pos2(scale.x_from_time(sale.at_s), lane_top + lane_h / 2.0);
     let r = if sale.oversold_units > 0 {
         SALE_BAD_R
     } else {
@@ -565,7 +601,7 @@ pub fn thin_arrows<T: Copy>(arrows: &[(T, bool)], max: usize) -> Vec<T> {
                 return true;
             }
             n += 1;
-            step != usize::MAX && (n - 1) % step == 0
+            step != usize::MAX && (n - 1).is_multiple_of(step)
         })
         .map(|a| a.0)
         .collect()
@@ -582,7 +618,7 @@ pub fn handoff_arrow(
     if !scale.shows(h.from_s) && !scale.shows(h.to_s) {
         return None;
     }
-    let y = |li: usize| group.lane_top(li) + LANE_H / 2.0;
+    let y = |li: usize| group.lane_top(li) + group.lane_h() / 2.0;
     Some((
         pos2(scale.x_from_time(h.from_s), y(h.from_lane)),
         pos2(scale.x_from_time(h.to_s), y(h.to_lane)),
@@ -603,13 +639,13 @@ fn infra_xs(m: &InfraMark, scale: &TimeScale) -> Option<(f32, f32)> {
     Some((x0, x1))
 }
 
-/// Where a runtime pause is drawn on the lane whose top is `lane_top`: its
-/// span over the lane's bar, `None` out of view.
-pub fn stall_rect(m: &InfraMark, scale: &TimeScale, lane_top: f32) -> Option<Rect> {
+/// Where a runtime pause is drawn on the lane whose top is `lane_top`
+/// (`lane_h` high): its span over the lane's bar, `None` out of view.
+pub fn stall_rect(m: &InfraMark, scale: &TimeScale, lane_top: f32, lane_h: f32) -> Option<Rect> {
     let (x0, x1) = infra_xs(m, scale)?;
     Some(Rect::from_min_max(
         pos2(x0, lane_top + 1.0),
-        pos2(x1, lane_top + LANE_H - 1.0),
+        pos2(x1, lane_top + lane_h - 1.0),
     ))
 }
 
@@ -790,7 +826,7 @@ fn hit_in_group<'a>(
     let lanes = group.group.lanes.iter().enumerate();
     let (li, lane) = lanes.into_iter().find(|&(li, _)| {
         let top = group.lane_top(li);
-        rows.lane_visible(top) && p.y >= top && p.y < top + LANE_H
+        group.lane_visible(rows, li) && p.y >= top && p.y < top + group.lane_h()
     })?;
     let lane_top = group.lane_top(li);
     for item in lane_items(lane, scale) {
@@ -805,18 +841,18 @@ fn hit_in_group<'a>(
     }
     // A pause is drawn over the bars.
     for m in &lane.stalls {
-        if stall_rect(m, scale, lane_top).is_some_and(|r| r.contains(p)) {
+        if stall_rect(m, scale, lane_top, group.lane_h()).is_some_and(|r| r.contains(p)) {
             hit = Some(Hit::Infra(m));
         }
     }
     for sale in visible_sales(lane, scale) {
-        let (centre, r) = sale_diamond(sale, scale, lane_top);
+        let (centre, r) = sale_diamond(sale, scale, lane_top, group.lane_h());
         if (p - centre).length() <= r + HIT_PAD {
             hit = Some(Hit::Sale(lane, sale));
         }
     }
     for m in visible_findings(&lane.findings, scale) {
-        if finding_rect(m.at_s, scale, lane_top, LANE_H).contains(p) {
+        if finding_rect(m.at_s, scale, lane_top, group.lane_h()).contains(p) {
             hit = Some(Hit::Finding(m));
         }
     }
@@ -1009,6 +1045,7 @@ mod tests {
                     detail: "token 33 after 34".into(),
                 }],
                 server_marks: Vec::new(),
+                lane_h: LANE_H,
             }],
             ..SwimlaneModel::default()
         }
@@ -1127,6 +1164,48 @@ mod tests {
     }
 
     #[test]
+    fn lanes_grow_when_few_share_the_room_and_rows_follow() {
+        // Two lanes in a 600-point plot grow to the most; 200 lanes keep
+        // the least; in between, the room is shared.
+        assert_eq!(lane_height(1, 2, 600.0), MAX_LANE_H);
+        assert_eq!(lane_height(1, 200, 600.0), LANE_H);
+        let mid = lane_height(1, 14, 600.0);
+        assert!(mid > LANE_H && mid < MAX_LANE_H, "{mid}");
+        assert!(14.0 * mid <= 0.6 * 600.0, "within the share");
+        assert_eq!(lane_height(1, 2, 0.0), LANE_H, "no room known yet");
+        let mut model = model_with_overlap();
+        assert!(model.fit_lane_height(600.0));
+        assert!(!model.fit_lane_height(600.0), "unchanged the second time");
+        let g = PlacedGroup {
+            group: &model.groups[0],
+            top: 0.0,
+        };
+        assert_eq!(g.lane_top(1), HEADER_H + MAX_LANE_H);
+        assert_eq!(
+            model.groups[0].height(),
+            HEADER_H + 2.0 * MAX_LANE_H + GROUP_GAP
+        );
+        // The hit test finds the second lane in its taller row.
+        let rows = Rows {
+            first_top: 0.0,
+            plot_top: 0.0,
+            plot_bottom: 500.0,
+        };
+        let sc = scale(0.0, 10.0);
+        let y = HEADER_H + MAX_LANE_H * 1.5;
+        let hit = hit_test(&model, &rows, &sc, pos2(300.0, y));
+        assert!(
+            matches!(hit.item, Some(Hit::Lease(lane, _)) if lane.holder == "B"),
+            "{:?}",
+            hit.item
+        );
+        // A picture's whole rows count the taller lanes.
+        let w = whole_rows(&model, 0.0, HEADER_H + 1.5 * MAX_LANE_H);
+        assert_eq!(w.height, HEADER_H + MAX_LANE_H);
+        assert_eq!(w.hidden_lanes, 1);
+    }
+
+    #[test]
     fn every_label_is_placed_or_counted_and_none_overlaps_the_count() {
         // Twelve bands 8 points apart in a 200-point plot, labels 60 wide
         // (short 40): far more than three rows hold.
@@ -1209,14 +1288,14 @@ mod tests {
         model.groups[0].lanes[0].stalls = vec![mark(GcPause, 1.0, 4.0, true)];
         model.groups[0].server_marks = vec![mark(Failover, 6.0, 6.0, true)];
         let sc = scale(0.0, 10.0);
-        let r = stall_rect(&model.groups[0].lanes[0].stalls[0], &sc, 100.0);
+        let r = stall_rect(&model.groups[0].lanes[0].stalls[0], &sc, 100.0, LANE_H);
         let r = r.unwrap_or(Rect::NOTHING);
         assert_eq!((r.left(), r.right()), (100.0, 400.0));
         // A pause shorter than a point stays visible.
         let short = mark(GcPause, 1.0, 1.000_01, false);
-        let w = stall_rect(&short, &sc, 0.0).map_or(0.0, |r| r.width());
+        let w = stall_rect(&short, &sc, 0.0, LANE_H).map_or(0.0, |r| r.width());
         assert!(w >= ANOMALY_MIN_W);
-        assert!(stall_rect(&mark(GcPause, 11.0, 12.0, false), &sc, 0.0).is_none());
+        assert!(stall_rect(&mark(GcPause, 11.0, 12.0, false), &sc, 0.0, LANE_H).is_none());
         let rows = Rows {
             first_top: 0.0,
             plot_top: 0.0,
@@ -1275,6 +1354,7 @@ mod tests {
             incidents: 0,
             findings: Vec::new(),
             server_marks: Vec::new(),
+            lane_h: LANE_H,
         }
     }
 

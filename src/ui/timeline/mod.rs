@@ -107,6 +107,7 @@ pub fn timeline_ui(
     if !view.is_valid() {
         view.fit(model);
     }
+    view.plot_h = plot.height();
     let box_start = input::navigate(ui, &response, plot, model, view);
     let scale = TimeScale::new(plot, view);
     let seek = input::seek(ui, &response, full, plot, &scale, opts.cursor_s);
@@ -272,8 +273,8 @@ fn finding_widgets(
     for group in rows.visible_groups(model) {
         let lanes = group.group.lanes.iter().enumerate();
         let rows_of = lanes
-            .filter(|(li, _)| rows.lane_visible(group.lane_top(*li)))
-            .map(|(li, lane)| (&lane.findings, group.lane_top(li), LANE_H))
+            .filter(|(li, _)| group.lane_visible(rows, *li))
+            .map(|(li, lane)| (&lane.findings, group.lane_top(li), group.lane_h()))
             .chain([(&group.group.findings, group.top, HEADER_H)]);
         for (marks, top, h) in rows_of {
             for m in layout::visible_findings(marks, scale) {

@@ -230,6 +230,9 @@ pub struct LaneGroup {
     /// flush, eviction, shutdown, slow commands) or cited by its incidents,
     /// sorted by time: drawn across every lane of the key.
     pub server_marks: Vec<InfraMark>,
+    /// Height of each of its lanes, points ([`super::layout::lane_height`];
+    /// [`super::LANE_H`] as built).
+    pub lane_h: f32,
 }
 
 /// Filters applied when building the model.
@@ -443,6 +446,7 @@ impl Shared<'_> {
             incidents: self.incidents_per_key.get(&key).copied().unwrap_or(0),
             findings: Vec::new(),
             server_marks: Vec::new(),
+            lane_h: super::LANE_H,
         };
         // The lane of each holder; host and thread names shared by lanes.
         let mut lane_of: HashMap<Sym, usize> = HashMap::new();

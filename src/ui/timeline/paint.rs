@@ -6,9 +6,9 @@ use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKi
 
 use super::labels::{TimeDisplay, common_affixes, corner_time, distinct_label, tick_label};
 use super::layout::{
-    AXIS_H, HEADER_H, LANE_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
-    handoff_arrow, lane_items, overlap_rect, place_labels_with_count, sale_diamond,
-    visible_findings, visible_sales,
+    AXIS_H, HEADER_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect, handoff_arrow,
+    lane_items, overlap_rect, place_labels_with_count, sale_diamond, visible_findings,
+    visible_sales,
 };
 use super::model::{FindingMark, LeaseBar, OverlapBox, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
@@ -274,6 +274,18 @@ pub fn tick_label_left(x: f32, width: f32, plot_right: f32, prev_end: f32) -> Op
     (left >= prev_end + GAP).then_some(left)
 }
 
+/// Tallest lease bar, points: a taller lane gives its bar room around it,
+/// not a thicker bar.
+const MAX_BAR_H: f32 = 16.0;
+
+/// The top and bottom of a lease bar in a lane at `top`, `lane_h` high:
+/// 3 points in from each edge, at most [`MAX_BAR_H`] high, centred.
+fn bar_span(top: f32, lane_h: f32) -> (f32, f32) {
+    let h = (lane_h - 6.0).min(MAX_BAR_H);
+    let mid = top + lane_h / 2.0;
+    (mid - h / 2.0, mid + h / 2.0)
+}
+
 /// Every key group reaching into the plot: header, lane labels, overlap
 /// windows, lanes and orders. `selected` is the selected incident.
 pub fn groups(
@@ -295,12 +307,13 @@ pub fn groups(
         group_labels(&labels, rects.full, rows, &group, palette);
         let selected = (opts.selected, opts.selected_pair);
         overlaps(&bars, scale, &group, selected, palette, opts.lang);
+        let lane_h = group.lane_h();
         for (li, lane) in group.group.lanes.iter().enumerate() {
             let top = group.lane_top(li);
-            if !rows.lane_visible(top) {
+            if !group.lane_visible(rows, li) {
                 continue;
             }
-            let (bar_top, bar_bottom) = (top + 3.0, top + LANE_H - 3.0);
+            let (bar_top, bar_bottom) = bar_span(top, lane_h);
             for item in lane_items(lane, scale) {
                 match item {
                     LaneItem::Merged { x0, x1 } => {
@@ -312,10 +325,10 @@ pub fn groups(
                     }
                 }
             }
-            stalls(&bars, scale, lane, top, palette, opts.lang);
+            stalls(&bars, scale, lane, (top, lane_h), palette, opts.lang);
             // Sales on top.
             for sale in visible_sales(lane, scale) {
-                let (c, r) = sale_diamond(sale, scale, top);
+                let (c, r) = sale_diamond(sale, scale, top, lane_h);
                 let color = if sale.oversold_units > 0 {
                     palette.sale_bad
                 } else {
@@ -325,9 +338,8 @@ pub fn groups(
             }
         }
         for (li, lane) in group.group.lanes.iter().enumerate() {
-            let top = group.lane_top(li);
-            if rows.lane_visible(top) {
-                findings(&bars, scale, &lane.findings, top, LANE_H);
+            if group.lane_visible(rows, li) {
+                findings(&bars, scale, &lane.findings, group.lane_top(li), lane_h);
             }
         }
         server_marks(&bars, rects.plot, scale, &group, palette, opts.lang);
@@ -545,12 +557,12 @@ fn stalls(
     painter: &Painter,
     scale: &TimeScale,
     lane: &super::model::Lane,
-    top: f32,
+    (top, lane_h): (f32, f32),
     palette: &Palette,
     lang: Lang,
 ) {
     for m in &lane.stalls {
-        let Some(r) = super::layout::stall_rect(m, scale, top) else {
+        let Some(r) = super::layout::stall_rect(m, scale, top, lane_h) else {
             continue;
         };
         painter.rect_filled(r, 0.0, palette.stall);
@@ -673,17 +685,18 @@ fn group_labels(
     };
     let whos: Vec<std::sync::Arc<str>> = g.lanes.iter().map(who_of).collect();
     let who_affixes = common_affixes(whos.iter().map(|w| &**w));
+    let lane_h = group.lane_h();
     for (li, lane) in g.lanes.iter().enumerate() {
         let top = group.lane_top(li);
-        if !rows.lane_visible(top) {
+        if !group.lane_visible(rows, li) {
             continue;
         }
-        let row = Rect::from_min_size(pos2(full.left(), top), vec2(full.width(), LANE_H));
+        let row = Rect::from_min_size(pos2(full.left(), top), vec2(full.width(), lane_h));
         if li % 2 == 1 {
             painter.rect_filled(row, 0.0, palette.lane_alt);
         }
         let holder = painter.text(
-            pos2(full.left() + 14.0, top + LANE_H / 2.0),
+            pos2(full.left() + 14.0, top + lane_h / 2.0),
             Align2::LEFT_CENTER,
             distinct_label(&lane.holder, holder_affixes.0, holder_affixes.1, 14),
             FontId::monospace(11.0),
@@ -695,7 +708,7 @@ fn group_labels(
             &lane.thread
         };
         painter.text(
-            pos2(holder.right() + 6.0, top + LANE_H / 2.0),
+            pos2(holder.right() + 6.0, top + lane_h / 2.0),
             Align2::LEFT_CENTER,
             distinct_label(who, who_affixes.0, who_affixes.1, 18),
             FontId::proportional(10.5),
@@ -849,7 +862,7 @@ fn band_labels(
         let galley = if spot.short { sg } else { g };
         let (row_top, row_h) = match spot.row {
             0 => (group.top, HEADER_H),
-            r => (group.lane_top(r - 1), LANE_H),
+            r => (group.lane_top(r - 1), group.lane_h()),
         };
         let y = row_top + (row_h - galley.size().y) / 2.0;
         let back = Rect::from_min_size(pos2(spot.x, y), galley.size()).expand(1.5);

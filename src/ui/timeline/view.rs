@@ -17,6 +17,10 @@ pub struct TimelineView {
     pub end_s: f64,
     /// Vertical scroll, points.
     pub scroll_y: f32,
+    /// Height of the plot in the last frame, points (the room the lanes
+    /// grow into, [`super::layout::lane_height`]); not saved.
+    #[serde(skip)]
+    pub plot_h: f32,
 }
 
 impl Default for TimelineView {
@@ -25,6 +29,7 @@ impl Default for TimelineView {
             start_s: 0.0,
             end_s: 1.0,
             scroll_y: 0.0,
+            plot_h: 0.0,
         }
     }
 }
@@ -273,6 +278,7 @@ mod tests {
             start_s: 10.0,
             end_s: 20.0,
             scroll_y: 0.0,
+            plot_h: 0.0,
         };
         v.keep_visible(15.0);
         assert_eq!((v.start_s, v.end_s), (10.0, 20.0), "inside: unchanged");
@@ -292,6 +298,7 @@ mod tests {
                 start_s: 0.0,
                 end_s: span_s,
                 scroll_y: 0.0,
+                plot_h: 0.0,
             },
         );
         let ticks = AxisTicks::new(&scale);
@@ -313,6 +320,7 @@ mod tests {
             start_s: 10.0,
             end_s: 20.0,
             scroll_y: 0.0,
+            plot_h: 0.0,
         };
         let scale = TimeScale::new(
             Rect::from_min_max(egui::pos2(100.0, 0.0), egui::pos2(1100.0, 50.0)),
@@ -335,6 +343,7 @@ mod tests {
             start_s: 0.0,
             end_s: 10.0,
             scroll_y: 0.0,
+            plot_h: 0.0,
         };
         let scale = TimeScale::new(
             Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1000.0, 50.0)),
