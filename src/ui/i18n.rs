@@ -427,6 +427,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "{} 起事故 · 超卖 {} · 损失 {}",
     ),
     (
+        "inset_label",
+        "Zoomed in: the {} overlap at {} ({})",
+        "放大：{} 的重叠，始于 {}（{}）",
+    ),
+    (
         "caption_key",
         "{}: {} incident(s) · {} oversold · {} lost",
         "{}：{} 起事故 · 超卖 {} · 损失 {}",

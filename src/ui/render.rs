@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::i18n::{Lang, tr, trf, words};
-use super::timeline::layout::{LaneFit, fit_lanes};
+use super::timeline::layout::{LaneFit, decisive_inset, fit_lanes};
 use super::timeline::paint::{LegendItems, Palette, legend};
 use super::timeline::{
-    AXIS_H, Filters, Lane, SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView,
-    picture_hidden_lanes, timeline_ui,
+    AXIS_H, Filters, HEADER_H, LABEL_W, Lane, SwimlaneModel, TimeDisplay, TimelineOptions,
+    TimelineView, picture_hidden_lanes, timeline_ui,
 };
 use crate::analysis::{FindingKind, IncidentId};
 use crate::cli::MAX_PICTURE_SIDE;
@@ -73,30 +73,31 @@ fn time_range(start_ns: i64, end_ns: i64, offset_s: i32) -> String {
     }
 }
 
-/// The picture's title: sources, incident, key and time range (the whole
-/// log's, without an incident).
+/// The picture's title: incident, key, time range (the whole log's,
+/// without an incident) and the sources last, where a long list is cut
+/// (`…`) rather than the time.
 pub fn picture_title(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: Lang) -> String {
     let a = r.analysis;
     let offset = r.log.display_offset_s;
     match incident.and_then(|i| a.incidents.get(i.index())) {
         Some(inc) => format!(
             "{} · {} · {} · {}",
-            source_names(r),
             inc.label(),
             r.log.strings.get(inc.key),
-            time_range(inc.start_ns, inc.end_ns, offset)
+            time_range(inc.start_ns, inc.end_ns, offset),
+            source_names(r)
         ),
         None => {
             let (first, last) = a.time_span(r.log).unwrap_or((0, 0));
             format!(
                 "{} · {} · {}",
-                source_names(r),
                 if a.summary.keys == 1 {
                     tr(lang, "all_keys_one").to_string()
                 } else {
                     trf(lang, "all_keys", &[&a.summary.keys.to_string()])
                 },
-                time_range(first, last, offset)
+                time_range(first, last, offset),
+                source_names(r)
             )
         }
     }
@@ -160,7 +161,7 @@ pub fn subject_title(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -
             } else {
                 String::new()
             };
-            format!("{} · {} · {range}", source_names(r), r.log.strings.get(key))
+            format!("{} · {range} · {}", r.log.strings.get(key), source_names(r))
         }
     }
 }
@@ -230,11 +231,10 @@ pub fn chrome_ui(
         .exact_size(TITLE_H)
         .frame(bar(ui))
         .show(ui, |ui| {
-            ui.label(
-                egui::RichText::new(picture_title(r, incident, lang))
-                    .strong()
-                    .size(15.0),
-            );
+            let title = egui::RichText::new(picture_title(r, incident, lang))
+                .strong()
+                .size(15.0);
+            ui.add(egui::Label::new(title).truncate());
         });
     egui::Panel::bottom("shot_caption")
         .exact_size(CAPTION_H)
@@ -399,6 +399,12 @@ pub fn render_image_in(
         view.zoom_to_incident(&model, id);
         view.scroll_y = 0.0;
     }
+    let inset = incident.and_then(|id| inset_of(&model, id, &view, width_pt - LABEL_W, lang));
+    // The inset goes under the picture's lanes, within the size asked.
+    let height = match &inset {
+        Some(i) => (height + i.height).min(max_h_pt.max(height)),
+        None => height,
+    };
     let opts = TimelineOptions {
         time_display: TimeDisplay::LogZone,
         selected: incident,
@@ -433,8 +439,16 @@ pub fn render_image_in(
             })
             .renderer(renderer)
             .build_ui(move |ui| {
-                let caption = (caption.as_str(), hidden, alarm);
-                picture_ui(ui, &model, &view, opts, &title, caption, &kinds)
+                let picture = Picture {
+                    model: &model,
+                    view: &view,
+                    opts,
+                    title: &title,
+                    caption: (caption.as_str(), hidden, alarm),
+                    kinds: &kinds,
+                    inset: inset.as_ref(),
+                };
+                picture_ui(ui, &picture);
             });
         harness.run_steps(3);
         harness.render()
@@ -449,16 +463,91 @@ pub fn render_image_in(
     }
 }
 
-/// One picture: title, timeline, legend, caption.
-fn picture_ui(
-    ui: &mut egui::Ui,
+/// A second, zoomed timeline under a picture's: the pair of holds whose
+/// overlap decides the incident, when it is a hairline on the picture's
+/// axis ([`decisive_inset`]).
+pub(crate) struct Inset {
+    pub(crate) model: SwimlaneModel,
+    pub(crate) view: TimelineView,
+    pub(crate) label: String,
+    /// Its height with its label, points.
+    pub(crate) height: f32,
+}
+
+/// Height of an inset's label line, points.
+const INSET_LABEL_H: f32 = 22.0;
+
+/// The inset of `model` (as the picture keeps it) for incident `id` seen
+/// through `view` on a plot `plot_w` points wide; `None` when the
+/// decisive overlap is wide enough.
+pub(crate) fn inset_of(
     model: &SwimlaneModel,
+    id: IncidentId,
     view: &TimelineView,
-    opts: TimelineOptions,
-    title: &str,
-    (caption, (hidden_keys, hidden_lanes), alarm): (&str, (usize, usize), bool),
-    kinds: &[FindingKind],
-) {
+    plot_w: f32,
+    lang: Lang,
+) -> Option<Inset> {
+    let px_per_s = f64::from(plot_w) / view.span_s().max(1e-9);
+    let (o, (a, b)) = decisive_inset(model, id, px_per_s)?;
+    let g = model
+        .groups
+        .iter()
+        .position(|g| g.overlaps.iter().any(|x| x.overlap == o.overlap))?;
+    let mut m = model.clone();
+    m.groups = vec![m.groups.swap_remove(g)];
+    let pair: Vec<usize> = (0..m.groups[0].lanes.len())
+        .filter(|&li| {
+            let h = &m.groups[0].lanes[li].holder;
+            *h == o.holders.0 || *h == o.holders.1
+        })
+        .collect();
+    let lanes = pair.len();
+    m.keep(&LaneFit {
+        lanes: vec![pair],
+        hidden_lanes: 0,
+        hidden_groups: 0,
+        height: 0.0,
+    });
+    let label = trf(
+        lang,
+        "inset_label",
+        &[
+            &format_ms((o.end_s - o.start_s) * 1e3),
+            &super::timeline::format_at(model, TimeDisplay::LogZone, o.start_s),
+            &words(lang, o.cause.as_str()),
+        ],
+    );
+    let lane_h = m.groups[0].lane_h;
+    // A few points more than the rows: no scrollbar in the inset.
+    let rows = m.groups[0].height().max(HEADER_H + lanes as f32 * lane_h);
+    let height = INSET_LABEL_H + AXIS_H + rows + 8.0;
+    let view = TimelineView {
+        start_s: a,
+        end_s: b,
+        ..TimelineView::default()
+    };
+    Some(Inset {
+        model: m,
+        view,
+        label,
+        height,
+    })
+}
+
+/// One picture: title, timeline (and its inset), legend, caption.
+struct Picture<'a> {
+    model: &'a SwimlaneModel,
+    view: &'a TimelineView,
+    opts: TimelineOptions<'a>,
+    title: &'a str,
+    caption: (&'a str, (usize, usize), bool),
+    kinds: &'a [FindingKind],
+    inset: Option<&'a Inset>,
+}
+
+fn picture_ui(ui: &mut egui::Ui, p: &Picture<'_>) {
+    let (caption, (hidden_keys, hidden_lanes), alarm) = p.caption;
+    let opts = p.opts;
     // The lanes the picture's height still cuts (counted by the timeline
     // of the previous frame) with those left out before drawing.
     let lanes = hidden_lanes + picture_hidden_lanes(ui.ctx());
@@ -472,7 +561,7 @@ fn picture_ui(
         .exact_size(TITLE_H)
         .frame(bar(ui))
         .show(ui, |ui| {
-            ui.label(egui::RichText::new(title).strong().size(15.0));
+            ui.add(egui::Label::new(egui::RichText::new(p.title).strong().size(15.0)).truncate());
         });
     egui::Panel::bottom("caption")
         .exact_size(CAPTION_H)
@@ -486,14 +575,34 @@ fn picture_ui(
         .show(ui, |ui| {
             let rect = ui.max_rect();
             let palette = Palette::new(ui.visuals().dark_mode);
-            let items = LegendItems::of(model);
-            legend(ui.painter(), rect, &palette, (items, kinds), opts.lang);
+            let items = LegendItems::of(p.model);
+            legend(ui.painter(), rect, &palette, (items, p.kinds), opts.lang);
         });
+    if let Some(inset) = p.inset {
+        egui::Panel::bottom("inset")
+            .exact_size(inset.height)
+            .frame(egui::Frame::NONE)
+            .show(ui, |ui| {
+                egui::Frame::new()
+                    .inner_margin(egui::Margin::symmetric(8, 3))
+                    .show(ui, |ui| {
+                        ui.label(egui::RichText::new(&inset.label).strong());
+                    });
+                let mut v = inset.view.clone();
+                // Not a picture of its own: it leaves the caption's count
+                // of lanes not shown to the main timeline.
+                let opts = TimelineOptions {
+                    picture: false,
+                    ..opts
+                };
+                ui.push_id("inset", |ui| timeline_ui(ui, &inset.model, &mut v, opts));
+            });
+    }
     egui::CentralPanel::default()
         .frame(egui::Frame::NONE)
         .show(ui, |ui| {
-            let mut v = view.clone();
-            timeline_ui(ui, model, &mut v, opts);
+            let mut v = p.view.clone();
+            timeline_ui(ui, p.model, &mut v, opts);
         });
 }
 

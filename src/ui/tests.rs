@@ -1894,3 +1894,42 @@ fn a_selected_finding_shows_what_it_means_what_was_seen_and_its_lines() {
     assert_eq!(h.state().selection.finding, Some(i));
     h.get_by_label(meaning);
 }
+
+#[test]
+fn a_hairline_decisive_overlap_gets_a_zoomed_inset_in_the_incident_picture() {
+    // REAL-C3: INC-1 spans 5.3 s; the overlap with its oversold order is a
+    // 0 ms pair (its later hold logged in one millisecond): a hairline at
+    // 800 points. BR-01's 900 ms overlap needs none.
+    let inset = |dir: &str| {
+        let (app, _) = case_app(dir);
+        let s = app.session.expect("loaded");
+        let id = IncidentId::new(0);
+        let filters = super::timeline::Filters {
+            key: format!(
+                "^{}$",
+                regex::escape(s.log.strings.get(s.analysis.incidents[0].key))
+            ),
+            ..super::timeline::Filters::default()
+        };
+        let model = super::timeline::SwimlaneModel::build(&s.log, &s.analysis, &filters);
+        let mut view = super::timeline::TimelineView::default();
+        view.zoom_to_incident(&model, id);
+        super::render::inset_of(
+            &model,
+            id,
+            &view,
+            800.0 - super::timeline::LABEL_W,
+            Lang::En,
+        )
+    };
+    let c3 = inset("REAL-C3-node-redlock-no-extension").expect("an inset");
+    assert!(
+        c3.label.starts_with("Zoomed in: the 0 ms overlap at "),
+        "{}",
+        c3.label
+    );
+    assert_eq!(c3.model.groups.len(), 1);
+    assert_eq!(c3.model.groups[0].lanes.len(), 2, "the pair only");
+    assert!(c3.view.span_s() < 0.05, "{:?}", c3.view);
+    assert!(inset("BR-01-redispy-shared-lock-overrun").is_none());
+}

@@ -73,10 +73,14 @@ pub fn tick_label(model: &SwimlaneModel, d: TimeDisplay, s: f64, step: f64) -> S
             } else if step >= 0.01 {
                 // With the hour: "30:09.50" alone could be any hour's.
                 hms.get(..11).unwrap_or(hms).to_string()
+            } else if step >= 0.001 {
+                hms.to_string()
             } else {
+                // Minutes, seconds and microseconds: `11:56.831250` (it
+                // read `56.831000µs`, as if microseconds).
                 format!(
-                    "{}{:03}µs",
-                    hms.get(6..12).unwrap_or(hms),
+                    "{}{:03}",
+                    hms.get(3..12).unwrap_or(hms),
                     ((s * 1e6).round() as i64).rem_euclid(1000)
                 )
             }
@@ -332,6 +336,8 @@ mod tests {
         assert_eq!(label(9.5, 2.0), "16:30:09");
         assert_eq!(label(9.5, 0.5), "16:30:09.50");
         assert_eq!(label(9.25, 0.05), "16:30:09.25");
+        assert_eq!(label(9.253, 0.002), "16:30:09.253");
+        assert_eq!(label(9.253_25, 0.000_5), "30:09.253250");
         // The first event at 00:00:00.2 local; a fit's padding starts the
         // view on the day before, the corner still shows the events' day.
         let midnight = SwimlaneModel {

@@ -705,6 +705,55 @@ pub fn server_tags(
     tags
 }
 
+/// Narrower than this on a picture's axis, points, the moment that decides
+/// an incident gets an inset of its own (issue #32: a 9 ms foreign release
+/// on a 10 s axis is a hairline).
+pub const INSET_BELOW_W: f32 = 24.0;
+
+/// The overlap that decides incident `id` in `model` (the one holding its
+/// first oversold order, else its shortest) and the time range an inset
+/// shows around it (its length, at least 1 ms, twice on either side), when
+/// it is narrower than [`INSET_BELOW_W`] at `px_per_s`; `None` when the
+/// picture shows it wide enough.
+pub fn decisive_inset(
+    model: &SwimlaneModel,
+    id: IncidentId,
+    px_per_s: f64,
+) -> Option<(&OverlapBox, (f64, f64))> {
+    let boxes: Vec<&OverlapBox> = model
+        .groups
+        .iter()
+        .flat_map(|g| &g.overlaps)
+        .filter(|o| o.incident == Some(id))
+        .collect();
+    let oversold_at = |o: &OverlapBox| {
+        model
+            .groups
+            .iter()
+            .flat_map(|g| g.lanes.iter().flat_map(|l| &l.sales).chain(&g.loose_sales))
+            .filter(|s| s.oversold_units > 0 && s.at_s >= o.start_s && s.at_s <= o.end_s)
+            .map(|s| s.at_s)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let decisive = boxes
+        .iter()
+        .copied()
+        .filter(|o| oversold_at(o).is_finite())
+        .min_by(|a, b| oversold_at(a).total_cmp(&oversold_at(b)))
+        .or_else(|| {
+            boxes
+                .iter()
+                .copied()
+                .min_by(|a, b| (a.end_s - a.start_s).total_cmp(&(b.end_s - b.start_s)))
+        })?;
+    let len = decisive.end_s - decisive.start_s;
+    if (len * px_per_s) as f32 >= INSET_BELOW_W {
+        return None;
+    }
+    let pad = len.max(0.001) * 2.0;
+    Some((decisive, (decisive.start_s - pad, decisive.end_s + pad)))
+}
+
 /// What an item under the pointer is.
 #[derive(Clone, Copy, Debug)]
 pub enum Hit<'a> {
@@ -1203,6 +1252,31 @@ mod tests {
         let w = whole_rows(&model, 0.0, HEADER_H + 1.5 * MAX_LANE_H);
         assert_eq!(w.height, HEADER_H + MAX_LANE_H);
         assert_eq!(w.hidden_lanes, 1);
+    }
+
+    #[test]
+    fn a_hairline_decisive_overlap_gets_an_inset_around_it() {
+        let mut model = model_with_overlap();
+        // The overlap is 2.0 to 3.0 s with an oversold order at 2.5 s.
+        let id = IncidentId::new(0);
+        assert!(
+            decisive_inset(&model, id, 100.0).is_none(),
+            "100 points wide"
+        );
+        let (o, (a, b)) = decisive_inset(&model, id, 10.0).expect("10 points: an inset");
+        assert_eq!(o.overlap, OverlapId::new(0));
+        assert_eq!((a, b), (0.0, 5.0));
+        // A 9 ms overlap: the inset spans 18 ms either side.
+        model.groups[0].overlaps[0].end_s = 2.009;
+        let (_, (a, b)) = decisive_inset(&model, id, 100.0).expect("0.9 points: an inset");
+        assert!(
+            (a - 1.982).abs() < 1e-9 && (b - 2.027).abs() < 1e-9,
+            "{a} {b}"
+        );
+        assert!(
+            decisive_inset(&model, IncidentId::new(1), 1.0).is_none(),
+            "no such incident"
+        );
     }
 
     #[test]
