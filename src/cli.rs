@@ -40,7 +40,8 @@ pub struct Cli {
     /// first event.
     #[arg(long, value_name = "RFC3339|+MS")]
     pub cursor: Option<String>,
-    /// Open the What-if window (a watchdog tried on the incident's key);
+    /// Open the What-if view (a watchdog tried on the incident's key, its
+    /// replay docked under the key's lanes);
     /// with `--screenshot`, it is in the picture.
     #[arg(long)]
     pub whatif: bool,

@@ -568,12 +568,49 @@ impl App {
         self.poll(&ctx);
         self.poll_shell(&ctx);
         self.tick_playback(&ctx);
+        self.dock_whatif();
         // Lanes grow into the room the plot had last frame (issue #32).
         if self.model.fit_lane_height(self.state.view.plot_h) {
             ctx.request_repaint();
         }
         self.panels_ui(ui);
         self.apply(&ctx);
+    }
+
+    /// Docks the what-if replay of the selected key in the timeline, right
+    /// under its logged lanes, while the What-if view is open (and takes it
+    /// out when it closes); built again only when the replay, the key or
+    /// the model changed.
+    fn dock_whatif(&mut self) {
+        let Some(s) = &self.session else { return };
+        let want = if self.open.whatif {
+            self.panels.whatif.docked(s, self.selection.incident)
+        } else {
+            None
+        };
+        let Some((key, mark, o)) = want else {
+            self.model.undock();
+            return;
+        };
+        if self.model.docked.is_some_and(|d| d.1 == mark) {
+            return;
+        }
+        self.model.undock();
+        let name = s.log.strings.get(key);
+        let Some(logged) = self.model.groups.iter().find(|g| g.key == name) else {
+            return;
+        };
+        let title = panels::whatif::replay_title(self.state.lang, o, name);
+        let group = panels::whatif::replay_group(
+            &s.log,
+            &s.analysis,
+            o,
+            key,
+            logged,
+            self.model.t0_ns,
+            title,
+        );
+        self.model.dock(name, group, mark);
     }
 
     /// The panels, in layout order: bars at the top and bottom, the
@@ -647,6 +684,8 @@ impl App {
         if right_open != context.open.details {
             context.send(Command::SetPanelOpen(Panel::Details, right_open));
         }
+        // Under the timeline, between the side panels.
+        p.whatif.dock(ui, &mut context);
         let timeline = egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
@@ -673,7 +712,6 @@ impl App {
             .inner;
         p.settings.show(&ctx, &mut context);
         panels::sources::sources_window(&ctx, &mut context);
-        p.whatif.show(&ctx, &mut context);
         if timeline.is_some() {
             self.shell.timeline_rect = timeline;
         }

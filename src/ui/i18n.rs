@@ -131,6 +131,14 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("whatif_longest_wait", "Longest wait", "最长等待"),
     ("whatif_timed_out", "Timed out", "等待超时"),
     ("whatif_fenced", "Fenced writes", "被拒写入"),
+    ("whatif_not_made", "Sales not made", "未成交"),
+    ("whatif_kept", "{} ({} as logged)", "{}（其中 {} 按日志）"),
+    (
+        "whatif_docked",
+        "The replayed holds of {} are drawn in the timeline, right under its logged lanes.",
+        "{} 的重放持有画在时间线上，紧挨在其日志记录的泳道下方。",
+    ),
+    ("close", "Close", "关闭"),
     (
         "whatif_summary",
         "{}: {} overlaps · {} oversold · {}",

@@ -1112,10 +1112,47 @@ fn the_whatif_window_opens_from_the_view_menu_and_replays_the_chosen_policy() {
     h.get_by_label(&format!(
         "As logged (model): {overlaps} overlaps · 3 oversold · ¥600"
     ));
-    // F8 closes it.
+    // Docked: the replayed holds are a lane group of the main timeline,
+    // right under the logged group of the key, lane for lane.
+    let model = &h.state().model;
+    let (at, _) = model.docked.expect("the replay is docked");
+    let (logged, replay) = (&model.groups[at - 1], &model.groups[at]);
+    assert_eq!(
+        replay.key,
+        format!("What-if: As logged (model) · {}", logged.key)
+    );
+    let holders = |g: &super::timeline::LaneGroup| -> Vec<String> {
+        g.lanes.iter().map(|l| l.holder.clone()).collect()
+    };
+    assert_eq!(holders(replay), holders(logged));
+    assert!(
+        replay.lanes.iter().any(|l| !l.leases.is_empty()),
+        "replayed holds drawn"
+    );
+    assert_eq!(
+        replay.lane_h, logged.lane_h,
+        "one layout for every lane group"
+    );
+    // Selecting the incident still zooms to its own group.
+    if let Some(Some((_, _, g))) = model.incidents.first() {
+        assert!(
+            !model.groups[*g].key.starts_with("What-if"),
+            "{}",
+            model.groups[*g].key
+        );
+    }
+    // F8 closes it, and the replay leaves the timeline.
     h.key_press(egui::Key::F8);
     h.run();
     assert!(h.query_by_role_and_label(checkbox, "Fencing").is_none());
+    assert!(h.state().model.docked.is_none());
+    assert!(
+        h.state()
+            .model
+            .groups
+            .iter()
+            .all(|g| !g.key.starts_with("What-if"))
+    );
 }
 
 #[test]

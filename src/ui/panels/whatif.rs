@@ -1,36 +1,25 @@
-//! The What-if window: a lock policy chosen with a few controls, its
-//! numbers beside what happened, and, for the selected key, the replayed
-//! holds drawn under the logged ones on one time axis (docs/semantics.md
-//! §10). The replay itself is `crate::whatif`'s; this only draws it, and
-//! runs it again only when the analysis or the policy changes.
+//! The What-if view, docked under the timeline: a lock policy chosen with a
+//! few controls and its numbers beside what happened (every column of
+//! `lockreplay whatif`); for the selected key, the replayed holds are a lane
+//! group of the main timeline right under the logged ones
+//! ([`replay_group`], [`crate::ui::timeline::SwimlaneModel::dock`]), on its
+//! time scale and layout (docs/semantics.md §10). The replay itself is
+//! `crate::whatif`'s; this runs it again only when the analysis or the
+//! policy changes.
 
 use std::sync::Arc;
 
-use egui::{Color32, Pos2, Rect, RichText, Sense, Stroke, Ui, vec2};
+use egui::{RichText, Ui};
 
 use super::{ALERT, NOTICE, PanelContext, spinner};
-use crate::analysis::{Analysis, IncidentId, Lease, LockEnd};
+use crate::analysis::{Analysis, Cause, IncidentId, LockEnd, OverlapId};
 use crate::model::{LoadedLog, Sym};
-use crate::report::{format_ms, snake_name};
+use crate::report::format_ms;
 use crate::ui::i18n::{Lang, tr, trf};
 use crate::ui::session::Session;
 use crate::ui::state::{Command, Panel};
-use crate::whatif::{Outcome, Policy, Prepared, ReplayedHold, WhatIf, what_if_prepared};
-
-/// Height of one lane, points.
-const LANE_H: f32 = 14.0;
-/// Gap between lanes, points.
-const LANE_GAP: f32 = 3.0;
-/// Height of the "waiting" strip, points.
-const WAIT_H: f32 = 28.0;
-/// Height of the time axis, points.
-const AXIS_H: f32 = 18.0;
-/// Most lanes drawn per section; the rest are counted.
-const MAX_LANES: usize = 24;
-/// Colour of a hold while its lock is its own.
-const HELD: Color32 = Color32::from_rgb(60, 120, 200);
-/// Colour of requests waiting for the lock.
-const WAITING: Color32 = Color32::from_rgb(150, 150, 150);
+use crate::ui::timeline::{Lane, LaneGroup, LeaseBar, OverlapBox};
+use crate::whatif::{Outcome, Policy, Prepared, WhatIf, what_if_prepared};
 
 /// Below this many events the replay runs on the UI thread (the seed's
 /// 2 500 take a few ms); above it, on a named thread while the window shows
@@ -52,6 +41,8 @@ pub struct WhatIfPanel {
     prepared: Option<(Arc<Analysis>, Arc<Prepared>)>,
     cache: Option<Cached>,
     job: Option<Job>,
+    /// Counts the replays taken in ([`WhatIfPanel::docked`]'s mark).
+    generation: u64,
 }
 
 impl Default for WhatIfPanel {
@@ -67,6 +58,7 @@ impl Default for WhatIfPanel {
             prepared: None,
             cache: None,
             job: None,
+            generation: 0,
         }
     }
 }
@@ -110,6 +102,7 @@ impl WhatIfPanel {
                     wait_limit_ms: job.wait_limit_ms,
                     result,
                 });
+                self.generation = self.generation.wrapping_add(1);
                 self.job = None;
             }
             Err(std::sync::mpsc::TryRecvError::Empty) => {}
@@ -192,11 +185,13 @@ impl WhatIfPanel {
         self.poll_job();
     }
 
-    /// The window when open; its shortcut (F8; W-A-S-D move the
-    /// timeline) either way.
-    pub fn show(&mut self, egui_context: &egui::Context, context: &mut PanelContext<'_>) {
-        let toggle =
-            egui_context.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F8));
+    /// The view when open, docked at the bottom of the window's middle
+    /// (under the timeline, between the side panels); its shortcut (F8)
+    /// either way.
+    pub fn dock(&mut self, ui: &mut Ui, context: &mut PanelContext<'_>) {
+        let toggle = ui
+            .ctx()
+            .input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F8));
         if toggle {
             context.send(Command::SetPanelOpen(Panel::WhatIf, !context.open.whatif));
         }
@@ -204,15 +199,46 @@ impl WhatIfPanel {
             return;
         }
         let lang = context.lang();
-        let mut open = true;
-        egui::Window::new(tr(lang, "whatif"))
-            .open(&mut open)
-            .default_size(vec2(980.0, 520.0))
+        egui::Panel::bottom("whatif")
             .resizable(true)
-            .show(egui_context, |ui| self.ui(ui, context));
-        if !open {
-            context.send(Command::SetPanelOpen(Panel::WhatIf, false));
-        }
+            .default_size(200.0)
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    ui.strong(tr(lang, "whatif"));
+                    if ui
+                        .small_button("×")
+                        .on_hover_text(tr(lang, "close"))
+                        .clicked()
+                    {
+                        context.send(Command::SetPanelOpen(Panel::WhatIf, false));
+                    }
+                });
+                egui::ScrollArea::vertical()
+                    .id_salt("whatif_scroll")
+                    .auto_shrink(false)
+                    .show(ui, |ui| self.ui(ui, context));
+            });
+    }
+
+    /// The replay shown for the selected key, to dock in the timeline:
+    /// the key, a mark of what it was built from, and the outcome of the
+    /// policy tried; `None` while the view is closed or nothing is replayed.
+    pub fn docked<'a>(
+        &'a self,
+        s: &Session,
+        incident: Option<IncidentId>,
+    ) -> Option<(Sym, u64, &'a Outcome)> {
+        let c = self
+            .cache
+            .as_ref()
+            .filter(|c| Arc::ptr_eq(&c.analysis, &s.analysis))?;
+        let o = c.result.policies.first()?;
+        let key = selected_key(&s.analysis, incident)?;
+        Some((
+            key,
+            self.generation ^ (u64::from(key.index() as u32) << 32),
+            o,
+        ))
     }
 
     fn ui(&mut self, ui: &mut Ui, context: &PanelContext<'_>) {
@@ -262,22 +288,10 @@ impl WhatIfPanel {
             ui.label(RichText::new(note.text(lang == Lang::Zh)).small().weak());
         }
         ui.label(RichText::new(tr(lang, "whatif_model")).small().weak());
-        ui.separator();
         match key {
-            Some(key) => {
-                ui.label(format!(
-                    "{}: {}",
-                    tr(lang, "whatif_key"),
-                    s.log.strings.get(key)
-                ));
-                egui::ScrollArea::vertical().show(ui, |ui| {
-                    lanes_ui(ui, lang, &s.log, &s.analysis, key, o);
-                });
-            }
-            None => {
-                ui.label(tr(lang, "whatif_no_holds"));
-            }
-        }
+            Some(key) => ui.label(trf(lang, "whatif_docked", &[s.log.strings.get(key)])),
+            None => ui.label(tr(lang, "whatif_no_holds")),
+        };
     }
 
     /// The policy's controls; a field that does not parse is shown red and
@@ -353,7 +367,7 @@ fn policy_label(lang: Lang, p: &Policy) -> String {
 fn table_ui(ui: &mut Ui, lang: Lang, w: &WhatIf, currency: &str) {
     egui::Grid::new("whatif_table")
         .striped(true)
-        .num_columns(7)
+        .num_columns(8)
         .show(ui, |ui| {
             for h in [
                 "whatif_policy",
@@ -363,6 +377,7 @@ fn table_ui(ui: &mut Ui, lang: Lang, w: &WhatIf, currency: &str) {
                 "whatif_longest_wait",
                 "whatif_timed_out",
                 "whatif_fenced",
+                "whatif_not_made",
             ] {
                 ui.label(RichText::new(tr(lang, h)).strong());
             }
@@ -376,7 +391,7 @@ fn table_ui(ui: &mut Ui, lang: Lang, w: &WhatIf, currency: &str) {
                 oversold
             });
             ui.label(w.actual.loss.format(currency));
-            for _ in 0..3 {
+            for _ in 0..4 {
                 ui.label("-");
             }
             ui.end_row();
@@ -389,7 +404,17 @@ fn table_ui(ui: &mut Ui, lang: Lang, w: &WhatIf, currency: &str) {
 fn row_ui(ui: &mut Ui, lang: Lang, o: &Outcome, currency: &str) {
     ui.label(policy_label(lang, &o.policy));
     ui.label(o.overlap_pairs.to_string());
-    let oversold = RichText::new(o.oversold_units.to_string());
+    // As the command line: the units kept as logged (no known initial
+    // stock) said beside the total.
+    let oversold = RichText::new(if o.oversold_kept > 0 {
+        trf(
+            lang,
+            "whatif_kept",
+            &[&o.oversold_units.to_string(), &o.oversold_kept.to_string()],
+        )
+    } else {
+        o.oversold_units.to_string()
+    });
     ui.label(if o.oversold_units > 0 {
         oversold.color(ALERT)
     } else {
@@ -403,6 +428,7 @@ fn row_ui(ui: &mut Ui, lang: Lang, o: &Outcome, currency: &str) {
         o.timed_out.to_string()
     });
     ui.label(o.rejected_writes.to_string());
+    ui.label(o.sales_not_made.to_string());
     ui.end_row();
 }
 
@@ -416,350 +442,133 @@ fn selected_key(a: &Analysis, incident: Option<IncidentId>) -> Option<Sym> {
         .or(a.leases.first().map(|l| l.key))
 }
 
-/// One bar of a lane: the hold, its work, and when its lock ended.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bar {
-    /// The hold in the analysis.
-    pub lease: usize,
-    /// Start of its work, ns.
-    pub start_ns: i64,
-    /// End of its work, ns.
-    pub end_ns: i64,
-    /// When its lock ended before its work did (the zombie part), ns.
-    pub lock_lost_ns: Option<i64>,
-}
+/// The id a replayed overlap window carries (the largest an id can be).
+const REPLAYED_OVERLAP: usize = u32::MAX as usize;
 
-/// Packs bars into lanes, first fit in start order: a lane takes a bar that
-/// starts at or after its last bar's end, so bars in one lane never overlap
-/// and the number of lanes is the most holds working at once.
-pub fn pack_lanes(bars: &[Bar]) -> Vec<Vec<Bar>> {
-    let mut sorted = bars.to_vec();
-    sorted.sort_by_key(|b| (b.start_ns, b.lease));
-    let mut lanes: Vec<Vec<Bar>> = Vec::new();
-    for b in sorted {
-        match lanes
-            .iter_mut()
-            .find(|l| l.last().is_some_and(|last| last.end_ns <= b.start_ns))
-        {
-            Some(lane) => lane.push(b),
-            None => lanes.push(vec![b]),
-        }
-    }
-    lanes
-}
-
-fn logged_bar(l: &Lease) -> Bar {
-    Bar {
-        lease: l.id.index(),
-        start_ns: l.acquired_ns,
-        end_ns: l.window_end_ns,
-        lock_lost_ns: l.zombie_ns().map(|(s, _)| s),
-    }
-}
-
-fn replayed_bar(h: &ReplayedHold) -> Option<Bar> {
-    let (start_ns, end_ns) = (h.start_ns?, h.end_ns?);
-    let lost = matches!(
-        h.lock_end,
-        Some(LockEnd::Expired | LockEnd::ForeignRelease | LockEnd::Vanished)
-    );
-    Some(Bar {
-        lease: h.lease.index(),
-        start_ns,
-        end_ns,
-        lock_lost_ns: h.lock_end_ns.filter(|&t| lost && t < end_ns),
-    })
-}
-
-/// The logged lanes of `key` and, under them, the replayed ones, with the
-/// requests waiting in between, on one time axis.
-fn lanes_ui(ui: &mut Ui, lang: Lang, log: &LoadedLog, a: &Analysis, key: Sym, o: &Outcome) {
-    let logged: Vec<Bar> = a
-        .leases
-        .iter()
-        .filter(|l| l.key == key)
-        .map(logged_bar)
-        .collect();
-    let replayed: Vec<Bar> = o
-        .holds
-        .iter()
-        .filter(|h| a.leases[h.lease].key == key)
-        .filter_map(replayed_bar)
-        .collect();
-    let waits: Vec<(i64, i64)> = o
-        .holds
-        .iter()
-        .filter(|h| a.leases[h.lease].key == key)
-        .map(|h| {
-            let end = h
-                .start_ns
-                .unwrap_or(h.arrival_ns + (h.waited_ms * 1e6) as i64);
-            (h.arrival_ns, end)
-        })
-        .filter(|(s, e)| e > s)
-        .collect();
-    let lo = logged.iter().chain(&replayed).map(|b| b.start_ns).min();
-    let hi = logged.iter().chain(&replayed).map(|b| b.end_ns).max();
-    let (Some(t0), Some(t1)) = (lo, hi) else {
-        return;
-    };
-    let (t0, t1) = (t0, t1.max(t0 + 1));
-    let (top, bottom) = (pack_lanes(&logged), pack_lanes(&replayed));
-    let timed_out = o
-        .holds
-        .iter()
-        .filter(|h| a.leases[h.lease].key == key && h.timed_out)
-        .count();
-    ui.label(
-        RichText::new(trf(
-            lang,
-            "whatif_lanes",
-            &[
-                &logged.len().to_string(),
-                &top.len().to_string(),
-                &replayed.len().to_string(),
-                &bottom.len().to_string(),
-                &timed_out.to_string(),
-            ],
-        ))
-        .small(),
-    );
-    let shown = |n: usize| n.min(MAX_LANES) as f32;
-    let rows = shown(top.len()) + shown(bottom.len());
-    let height = 2.0 * 16.0 + rows * (LANE_H + LANE_GAP) + WAIT_H + AXIS_H;
-    let width = ui.available_width().max(200.0);
-    let (rect, response) = ui.allocate_exact_size(vec2(width, height), Sense::hover());
-    let painter = ui.painter_at(rect);
-    let x_of =
-        |t: i64| rect.left() + ((t - t0) as f64 / (t1 - t0) as f64 * rect.width() as f64) as f32;
-    let text_color = ui.visuals().text_color();
-    let bg = ui.visuals().window_fill();
-    let font = egui::FontId::proportional(11.0);
-    let mut y = rect.top();
-    let mut hits: Vec<(Rect, usize, bool)> = Vec::new();
-    for (title, lanes, replayed) in [
-        (tr(lang, "whatif_logged").to_string(), &top, false),
-        (policy_label(lang, &o.policy), &bottom, true),
-    ] {
-        painter.text(
-            Pos2::new(rect.left(), y),
-            egui::Align2::LEFT_TOP,
-            title,
-            font.clone(),
-            text_color,
-        );
-        y += 16.0;
-        for lane in lanes.iter().take(MAX_LANES) {
-            for b in lane {
-                let r = Rect::from_min_max(
-                    Pos2::new(x_of(b.start_ns), y),
-                    Pos2::new(x_of(b.end_ns).max(x_of(b.start_ns) + 1.0), y + LANE_H),
-                );
-                let held_end = b
-                    .lock_lost_ns
-                    .map_or(r.right(), |t| x_of(t).clamp(r.left(), r.right()));
-                painter.rect_filled(
-                    Rect::from_min_max(r.min, Pos2::new(held_end, r.bottom())),
-                    2.0,
-                    HELD,
-                );
-                if b.lock_lost_ns.is_some() {
-                    let z = Rect::from_min_max(Pos2::new(held_end, r.top()), r.max);
-                    painter.rect_filled(z.expand2(vec2(0.5, 0.0)), 0.0, ALERT);
-                }
-                if r.width() > 4.0 {
-                    // One hold's end and the next one's start stay apart.
-                    painter.line_segment([r.left_top(), r.left_bottom()], Stroke::new(1.0, bg));
-                }
-                hits.push((r, b.lease, replayed));
-            }
-            y += LANE_H + LANE_GAP;
-        }
-        if lanes.len() > MAX_LANES {
-            painter.text(
-                Pos2::new(rect.right(), y - LANE_H),
-                egui::Align2::RIGHT_BOTTOM,
-                format!("+{}", lanes.len() - MAX_LANES),
-                font.clone(),
-                text_color,
-            );
-        }
-        if replayed {
-            y = waiting_strip(&painter, lang, rect, y, &waits, &x_of, &font, text_color);
-        }
-    }
-    time_axis(&painter, rect, y, t0, t1, &x_of, &font, text_color);
-    if let Some(pos) = response.hover_pos()
-        && let Some(&(_, lease, replayed)) = hits.iter().find(|(r, _, _)| r.contains(pos))
-    {
-        let text = hold_tooltip(lang, log, a, o, lease, replayed);
-        response.on_hover_text_at_pointer(text);
-    }
-}
-
-/// Ticks every 1, 2 or 5 × 10^k ms after `t0_ns`, at most eight.
-#[allow(clippy::too_many_arguments)]
-fn time_axis(
-    painter: &egui::Painter,
-    rect: Rect,
-    y: f32,
-    t0_ns: i64,
-    t1_ns: i64,
-    x_of: &dyn Fn(i64) -> f32,
-    font: &egui::FontId,
-    color: Color32,
-) {
-    let span_ms = ((t1_ns - t0_ns) as f64 / 1e6).max(1.0);
-    let step_ms = tick_step_ms(span_ms);
-    painter.line_segment(
-        [Pos2::new(rect.left(), y), Pos2::new(rect.right(), y)],
-        Stroke::new(0.5, color),
-    );
-    let mut n = 0i64;
-    while (n as f64) * step_ms <= span_ms {
-        let t = t0_ns.saturating_add((n as f64 * step_ms * 1e6) as i64);
-        let x = x_of(t);
-        painter.line_segment(
-            [Pos2::new(x, y), Pos2::new(x, y + 4.0)],
-            Stroke::new(0.5, color),
-        );
-        let align = if n == 0 {
-            egui::Align2::LEFT_TOP
-        } else {
-            egui::Align2::CENTER_TOP
-        };
-        painter.text(
-            Pos2::new(x, y + 4.0),
-            align,
-            format!("+{}", format_ms(n as f64 * step_ms)),
-            font.clone(),
-            color,
-        );
-        n += 1;
-    }
-}
-
-/// The tick step for a span: 1, 2 or 5 × 10^k ms, at most eight ticks.
-pub fn tick_step_ms(span_ms: f64) -> f64 {
-    let mut step = 1.0;
-    loop {
-        for m in [1.0, 2.0, 5.0] {
-            if span_ms / (step * m) <= 8.0 {
-                return step * m;
-            }
-        }
-        step *= 10.0;
-    }
-}
-
-/// The number of requests waiting over time, as a filled step strip.
-#[allow(clippy::too_many_arguments)]
-fn waiting_strip(
-    painter: &egui::Painter,
-    lang: Lang,
-    rect: Rect,
-    y: f32,
-    waits: &[(i64, i64)],
-    x_of: &dyn Fn(i64) -> f32,
-    font: &egui::FontId,
-    text_color: Color32,
-) -> f32 {
-    let mut steps: Vec<(i64, i32)> = waits.iter().flat_map(|&(s, e)| [(s, 1), (e, -1)]).collect();
-    steps.sort_unstable();
-    let mut level = 0i32;
-    let mut peak = 0i32;
-    let mut points = Vec::with_capacity(steps.len());
-    for (t, d) in steps {
-        level += d;
-        peak = peak.max(level);
-        points.push((t, level));
-    }
-    let base = y + WAIT_H - 4.0;
-    for w in points.windows(2) {
-        let (t, n) = w[0];
-        if n <= 0 {
-            continue;
-        }
-        let h = (WAIT_H - 14.0) * n as f32 / peak.max(1) as f32;
-        let r = Rect::from_min_max(
-            Pos2::new(x_of(t), base - h),
-            Pos2::new(x_of(w[1].0).max(x_of(t) + 1.0), base),
-        );
-        painter.rect_filled(r, 0.0, WAITING);
-    }
-    painter.line_segment(
-        [Pos2::new(rect.left(), base), Pos2::new(rect.right(), base)],
-        Stroke::new(0.5, WAITING),
-    );
-    painter.text(
-        Pos2::new(rect.left(), y),
-        egui::Align2::LEFT_TOP,
-        trf(lang, "whatif_waiting", &[&peak.to_string()]),
-        font.clone(),
-        text_color,
-    );
-    y + WAIT_H
-}
-
-fn hold_tooltip(
-    lang: Lang,
-    log: &LoadedLog,
-    a: &Analysis,
-    o: &Outcome,
-    lease: usize,
-    replayed: bool,
-) -> String {
-    let l = &a.leases[lease];
-    let h = &o.holds[lease];
-    let work = format_ms((l.window_end_ns - l.acquired_ns) as f64 / 1e6);
-    let (waited, end) = if replayed {
-        (
-            format_ms(h.waited_ms),
-            h.lock_end.map(|e| snake_name(&e)).unwrap_or_default(),
-        )
-    } else {
-        ("0 ms".to_string(), snake_name(&l.lock_end))
-    };
+/// The header of the docked replay's group: `What-if: <policy> · <key>`.
+pub fn replay_title(lang: Lang, o: &Outcome, key: &str) -> String {
     format!(
-        "{}\n{}: {work}\n{}: {waited}\n{}: {end}",
-        log.strings.get(l.holder),
-        tr(lang, "whatif_work"),
-        tr(lang, "whatif_waited"),
-        tr(lang, "whatif_lock_end"),
+        "{}: {} · {key}",
+        tr(lang, "whatif"),
+        policy_label(lang, &o.policy)
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::{Bar, pack_lanes, tick_step_ms};
-
-    #[test]
-    fn ticks_are_1_2_or_5_times_a_power_of_ten_and_at_most_eight() {
-        assert_eq!(tick_step_ms(7.0), 1.0);
-        assert_eq!(tick_step_ms(60_000.0), 10_000.0);
-        assert_eq!(tick_step_ms(12_000.0), 2_000.0);
-        assert_eq!(tick_step_ms(0.5), 1.0);
-    }
-
-    fn bar(lease: usize, start_ns: i64, end_ns: i64) -> Bar {
-        Bar {
-            lease,
-            start_ns,
-            end_ns,
-            lock_lost_ns: None,
+/// The replayed holds of lock key `key` under `o` as a lane group for the
+/// main timeline (issue #32: the what-if docks under the logged holds, on
+/// the timeline's own time scale and layout): one lane per holder, in the
+/// order of the key's logged group `logged`, each with the holds the replay
+/// granted; a lock lost before the work ended is the hatched zombie part
+/// and each replayed overlap pair a window (of no incident). Holds the
+/// replay never granted are left out (the table counts them).
+pub fn replay_group(
+    log: &LoadedLog,
+    a: &Analysis,
+    o: &Outcome,
+    key: Sym,
+    logged: &LaneGroup,
+    t0_ns: i64,
+    title: String,
+) -> LaneGroup {
+    let secs = |ns: i64| (ns - t0_ns) as f64 / 1e9;
+    let lane_of = |holder: &str| logged.lanes.iter().position(|l| l.holder == holder);
+    let in_pair: std::collections::HashSet<usize> =
+        o.overlaps.iter().flat_map(|&(e, l)| [e, l]).collect();
+    let mut lanes: Vec<Lane> = logged
+        .lanes
+        .iter()
+        .map(|l| Lane {
+            leases: Vec::new(),
+            max_len_s: 0.0,
+            sales: Vec::new(),
+            findings: Vec::new(),
+            stalls: Vec::new(),
+            ..l.clone()
+        })
+        .collect();
+    for h in &o.holds {
+        let l = &a.leases[h.lease];
+        let (Some(start), Some(end)) = (h.start_ns, h.end_ns) else {
+            continue;
+        };
+        if l.key != key {
+            continue;
         }
+        let Some(li) = lane_of(log.strings.get(l.holder)) else {
+            continue;
+        };
+        let lock_end = h.lock_end_ns.unwrap_or(end);
+        let lost = matches!(
+            h.lock_end,
+            Some(LockEnd::Expired | LockEnd::ForeignRelease | LockEnd::Vanished)
+        ) && lock_end < end;
+        let bar = LeaseBar {
+            lease: h.lease,
+            start_s: secs(start),
+            lock_end_s: secs(lock_end),
+            window_end_s: secs(end),
+            zombie: lost.then(|| (secs(lock_end), secs(end))),
+            renewals: Vec::new(),
+            late_renewals: Vec::new(),
+            released_s: (h.lock_end == Some(LockEnd::OwnRelease)).then(|| secs(lock_end)),
+            no_ttl: false,
+            near_miss: false,
+            in_overlap: in_pair.contains(&h.lease.index()),
+            inferred: false,
+            ttl_ms: o.policy.ttl_ms.or(l.ttl_ms.get()),
+            hold_ms: (end - start) as f64 / 1e6,
+            lock_end: h.lock_end.unwrap_or(l.lock_end),
+            window_end: l.window_end,
+        };
+        let lane = &mut lanes[li];
+        lane.max_len_s = lane.max_len_s.max(bar.end_s() - bar.start_s);
+        lane.leases.push(bar);
     }
-
-    #[test]
-    fn lanes_hold_no_overlapping_bars_and_are_as_many_as_the_most_at_once() {
-        let lanes = pack_lanes(&[bar(0, 0, 10), bar(1, 5, 20), bar(2, 10, 12), bar(3, 6, 8)]);
-        assert_eq!(lanes.len(), 3);
-        for lane in &lanes {
-            for w in lane.windows(2) {
-                assert!(w[0].end_ns <= w[1].start_ns);
+    for lane in &mut lanes {
+        lane.leases.sort_by(|x, y| x.start_s.total_cmp(&y.start_s));
+    }
+    let overlaps = o
+        .overlaps
+        .iter()
+        .filter_map(|&(e, l)| {
+            let (he, hl) = (&o.holds[e], &o.holds[l]);
+            let (le, ll) = (&a.leases[e], &a.leases[l]);
+            if le.key != key
+                || lane_of(log.strings.get(le.holder)).is_none()
+                || lane_of(log.strings.get(ll.holder)).is_none()
+            {
+                return None;
             }
-        }
-        // Touching bars share a lane.
-        assert_eq!(pack_lanes(&[bar(0, 0, 10), bar(1, 10, 20)]).len(), 1);
+            let start = hl.start_ns?;
+            let end = he.end_ns?.min(hl.end_ns?);
+            (end > start).then(|| OverlapBox {
+                // No overlap of the analysis: an id none has, so that it
+                // is never taken for a selected pair.
+                overlap: OverlapId::new(REPLAYED_OVERLAP),
+                start_s: secs(start),
+                end_s: secs(end),
+                cause: match he.lock_end {
+                    Some(LockEnd::ForeignRelease) => Cause::ForeignRelease,
+                    Some(LockEnd::Vanished) => Cause::LockVanished,
+                    _ => Cause::LeaseExpired,
+                },
+                incident: None,
+                holders: (
+                    log.strings.get(le.holder).to_string(),
+                    log.strings.get(ll.holder).to_string(),
+                ),
+                handoff: None,
+            })
+        })
+        .collect();
+    LaneGroup {
+        key: title,
+        lanes,
+        overlaps,
+        loose_sales: Vec::new(),
+        incidents: 0,
+        findings: Vec::new(),
+        server_marks: Vec::new(),
+        lane_h: logged.lane_h,
     }
 }

@@ -266,6 +266,9 @@ pub struct SwimlaneModel {
     pub groups: Vec<LaneGroup>,
     /// True when the key filter is not a valid regex (matched as text).
     pub bad_regex: bool,
+    /// The what-if replay docked under a key's group ([`SwimlaneModel::dock`]):
+    /// its group's index and what it was built from (the caller's mark).
+    pub docked: Option<(usize, u64)>,
 }
 
 /// Case-insensitive substring match; an empty filter matches everything.
@@ -780,6 +783,43 @@ impl SwimlaneModel {
             incidents,
             groups,
             bad_regex: key_filter.bad_regex,
+            docked: None,
+        }
+    }
+
+    /// Puts `group` (a what-if replay, [`crate::ui::panels::whatif`]) right
+    /// under the group of lock key `key`, in place of any replay docked
+    /// before; `mark` says what it was built from. Incident windows keep
+    /// pointing at their groups. False (nothing docked) when `key` is not
+    /// shown.
+    pub fn dock(&mut self, key: &str, group: LaneGroup, mark: u64) -> bool {
+        self.undock();
+        let Some(g) = self.groups.iter().position(|x| x.key == key) else {
+            return false;
+        };
+        let at = g + 1;
+        self.groups.insert(at, group);
+        for (_, _, gi) in self.incidents.iter_mut().flatten() {
+            if *gi >= at {
+                *gi += 1;
+            }
+        }
+        self.docked = Some((at, mark));
+        true
+    }
+
+    /// Takes the docked replay out, if any.
+    pub fn undock(&mut self) {
+        let Some((at, _)) = self.docked.take() else {
+            return;
+        };
+        if at < self.groups.len() {
+            self.groups.remove(at);
+        }
+        for (_, _, gi) in self.incidents.iter_mut().flatten() {
+            if *gi > at {
+                *gi -= 1;
+            }
         }
     }
 }
