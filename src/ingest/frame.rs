@@ -15,6 +15,9 @@
 //!   with the time as `%Y-%m-%dT%H:%M:%S.%6N ` (note the space).
 //! - fluent/fluentd-docs-gitbook `plugins/formatter/out_file.md`:
 //!   `time[TAB]tag[TAB]record` with an ISO 8601 time.
+//! - docs.fluentbit.io, "File" output, format `out_file` (the default):
+//!   `tag: [time, {"key1":"value1", ...}]`, the time as epoch seconds with
+//!   a fraction (`flb_time`: nine digits).
 //! - Seldaek/monolog `LineFormatter::SIMPLE_FORMAT`:
 //!   `[%datetime%] %channel%.%level_name%: %message% %context% %extra%`.
 
@@ -31,6 +34,8 @@ pub(crate) enum Header {
     Ruby,
     /// Fluentd `out_file`.
     Fluentd,
+    /// Fluent Bit `out_file`.
+    FluentBit,
 }
 
 /// The parts of a header; everything borrows from the line.
@@ -63,6 +68,30 @@ pub(crate) fn header(line: &str) -> Option<(Header, Framed<'_>)> {
         b'0'..=b'9' => fluentd(line).map(|f| (Header::Fluentd, f)),
         _ => None,
     }
+    .or_else(|| fluentbit(line).map(|f| (Header::FluentBit, f)))
+}
+
+/// Fluent Bit `out_file`: `TAG: [EPOCH.FRACTION, {record}]`.
+fn fluentbit(line: &str) -> Option<Framed<'_>> {
+    let (tag, rest) = line.split_once(": [")?;
+    if tag.is_empty() || tag.len() > 256 || tag.contains(char::is_whitespace) {
+        return None;
+    }
+    let (time, body) = rest.split_once(", ")?;
+    let digits = time.bytes().filter(u8::is_ascii_digit).count();
+    if digits < 9 || !time.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
+    }
+    let body = body.trim_end().strip_suffix(']')?.trim_end();
+    if !body.starts_with('{') || !body.ends_with('}') {
+        return None;
+    }
+    Some(Framed {
+        time: Some(time),
+        app: Some(tag),
+        rest: body,
+        ..Framed::default()
+    })
 }
 
 /// `<PRI>` then RFC 5424 (`1 ` version) or RFC 3164.
@@ -355,6 +384,25 @@ mod tests {
             (Some("2013-02-28T12:00:00+09:00"), Some("app.event"))
         );
         assert!(f.rest.starts_with("{\"host\""));
+    }
+
+    #[test]
+    fn fluent_bit_out_file() {
+        // docs.fluentbit.io File output, `out_file` format, with the
+        // dummy input's record and an flb_time.
+        let (h, f) =
+            header("dummy.0: [1592285839.245815000, {\"message\":\"dummy\"}]").expect("fluent bit");
+        assert_eq!(h, Header::FluentBit);
+        assert_eq!(
+            (f.time, f.app, f.rest),
+            (
+                Some("1592285839.245815000"),
+                Some("dummy.0"),
+                "{\"message\":\"dummy\"}"
+            )
+        );
+        // A Java line with a colon and a bracket is none.
+        assert!(header("main: [INFO, x] lock acquired").is_none());
     }
 
     #[test]

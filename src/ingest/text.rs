@@ -40,6 +40,8 @@ pub(crate) enum Prefix {
     Ruby,
     /// Fluentd `out_file`: `TIME<TAB>TAG<TAB>`.
     Fluentd,
+    /// Fluent Bit `out_file`: `TAG: [EPOCH, {record}]`.
+    FluentBit,
 }
 
 /// The application's own layout inside the line.
@@ -86,6 +88,7 @@ impl Prefix {
             Prefix::Syslog3164 => Some("syslog RFC 3164"),
             Prefix::Ruby => Some("Ruby Logger"),
             Prefix::Fluentd => Some("Fluentd out_file"),
+            Prefix::FluentBit => Some("Fluent Bit out_file"),
         }
     }
 }
@@ -410,6 +413,7 @@ fn framed_line<'a>(h: super::frame::Header, f: super::frame::Framed<'a>) -> Text
             Header::Syslog3164 => Prefix::Syslog3164,
             Header::Ruby => Prefix::Ruby,
             Header::Fluentd => Prefix::Fluentd,
+            Header::FluentBit => Prefix::FluentBit,
         },
         prefix_time: f.time,
         host: f.host.or(inner.host),
