@@ -188,7 +188,19 @@ fn slice<'t>(text: &'t str, ends: &[usize], sym: Sym) -> &'t str {
 
 /// What a log line says happened. Names follow the product's vocabulary
 /// (`docs/semantics.md`); `ingest` maps each dialect's synonyms onto these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// A holder's acquire succeeded (SET NX won): a new hold starts.
@@ -295,7 +307,19 @@ impl EventKind {
 /// Where an event came from: index into [`LoadedLog::sources`] and the
 /// 1-based line number (for a JSON array, the 1-based element number's first
 /// line; for a MONITOR capture, the command's line).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, bitcode::Encode, bitcode::Decode)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 pub struct SourceRef {
     /// Index into [`LoadedLog::sources`].
     pub file: u16,

@@ -135,17 +135,30 @@ fn a_truncated_log_is_read_again() {
 #[test]
 fn same_size_other_bytes_with_the_mtime_put_back_is_read_again() {
     changed_input_is_read_again(|log| {
-        let mtime = std::fs::metadata(log).and_then(|m| m.modified()).expect("mtime");
+        let mtime = std::fs::metadata(log)
+            .and_then(|m| m.modified())
+            .expect("mtime");
         let mut bytes = std::fs::read(log).expect("read");
         // In the middle: outside the 64 KiB hashed at each end.
         let mid = bytes.len() / 2;
         let pat = b"\"user_id\": \"u";
-        let at = mid + pat.len() + bytes[mid..].windows(pat.len()).position(|w| w == pat).expect("a user id");
+        let at = mid
+            + pat.len()
+            + bytes[mid..]
+                .windows(pat.len())
+                .position(|w| w == pat)
+                .expect("a user id");
         bytes[at] = if bytes[at] == b'9' { b'8' } else { b'9' };
         std::fs::write(log, &bytes).expect("rewrite");
-        let f = std::fs::File::options().append(true).open(log).expect("open");
+        let f = std::fs::File::options()
+            .append(true)
+            .open(log)
+            .expect("open");
         f.set_modified(mtime).expect("mtime back");
-        assert_eq!(std::fs::metadata(log).and_then(|m| m.modified()).ok(), Some(mtime));
+        assert_eq!(
+            std::fs::metadata(log).and_then(|m| m.modified()).ok(),
+            Some(mtime)
+        );
     });
 }
 
@@ -226,7 +239,10 @@ fn an_unwritable_cache_folder_is_a_note_not_an_error() {
     let log = big_log(tmp.path());
     let out = analyze(&cache, &log, &[]);
     let err = support::stderr(&out);
-    assert!(err.contains("load not cached: cannot make the cache directory"), "{err}");
+    assert!(
+        err.contains("load not cached: cannot make the cache directory"),
+        "{err}"
+    );
     same_answer(&out, &analyze(&cache, &log, &["--no-cache"]));
 }
 
@@ -240,7 +256,10 @@ fn eviction_keeps_the_folder_under_its_cap() {
     for i in 0..4 {
         let p = cache.join(format!("{i:032x}.lrc"));
         std::fs::write(&p, vec![0u8; 600 << 10]).expect("write");
-        let f = std::fs::File::options().append(true).open(&p).expect("open");
+        let f = std::fs::File::options()
+            .append(true)
+            .open(&p)
+            .expect("open");
         f.set_modified(old).expect("mtime");
     }
     let log = big_log(tmp.path());
@@ -260,9 +279,13 @@ fn eviction_keeps_the_folder_under_its_cap() {
         .sum();
     assert!(total <= 1 << 20, "{total} bytes left");
     let left = entries(&cache);
-    assert!(left.len() <= 2, "at least three old entries removed: {left:?}");
     assert!(
-        left.iter().any(|p| std::fs::metadata(p).is_ok_and(|m| m.len() != 600 << 10)),
+        left.len() <= 2,
+        "at least three old entries removed: {left:?}"
+    );
+    assert!(
+        left.iter()
+            .any(|p| std::fs::metadata(p).is_ok_and(|m| m.len() != 600 << 10)),
         "the new entry is kept: {left:?}"
     );
 }

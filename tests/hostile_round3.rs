@@ -559,8 +559,14 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
         std::fs::write(&entry, bytes).expect("damage");
         let out = analyze_cached(&cache, &log, &[]);
         let err = stderr(&out);
-        assert!(!err.contains("panicked") && !err.contains("loaded from cache"), "{name}: {err}");
-        assert!(err.contains("ignored: ") && err.contains(reason), "{name}: {err}");
+        assert!(
+            !err.contains("panicked") && !err.contains("loaded from cache"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("ignored: ") && err.contains(reason),
+            "{name}: {err}"
+        );
         assert_eq!(out.stdout, fresh.stdout, "{name}");
     }
     // Stale: the same size, other bytes (its last line's time moved).
@@ -569,14 +575,23 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
     assert_eq!(changed.len(), text.len());
     std::fs::write(&log, &changed).expect("rewrite");
     let out = analyze_cached(&cache, &log, &[]);
-    assert!(!stderr(&out).contains("loaded from cache"), "{}", stderr(&out));
-    assert_eq!(out.stdout, analyze_cached(&cache, &log, &["--no-cache"]).stdout);
+    assert!(
+        !stderr(&out).contains("loaded from cache"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        out.stdout,
+        analyze_cached(&cache, &log, &["--no-cache"]).stdout
+    );
     // Standard input is read once and never cached.
     let piped = bin()
         .env("LOCKREPLAY_CACHE_DIR", &cache)
         .env("LOCKREPLAY_CACHE_VERBOSE", "1")
         .args(["analyze", "--format", "json", "/dev/stdin"])
-        .stdin(std::process::Stdio::from(std::fs::File::open(&log).expect("open")))
+        .stdin(std::process::Stdio::from(
+            std::fs::File::open(&log).expect("open"),
+        ))
         .output()
         .expect("runs");
     assert!(!stderr(&piped).contains("cache ("), "{}", stderr(&piped));

@@ -30,7 +30,8 @@ fn load(files: &[PathBuf]) -> AnalyzedLog {
         &IngestOptions::default(),
         &CacheConfig::off(),
         settings,
-    ).expect("load")
+    )
+    .expect("load")
 }
 
 fn run(loaded: &AnalyzedLog, policies: &[Policy], wait_limit_ms: Option<i64>) -> WhatIf {

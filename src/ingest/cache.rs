@@ -298,8 +298,10 @@ pub fn read_entry(path: &Path, key: u128) -> Result<Option<(LoadedLog, u64)>, St
     if !meta.is_file() {
         return Err("it is not a regular file".into());
     }
+    let started = std::time::Instant::now();
     let bytes = std::fs::read(path).map_err(|e| format!("cannot be read ({e})"))?;
     let payload = check_header(&bytes, key)?;
+    crate::timing::phase("cache/read+checksum", started);
     let log = stored::decode(payload)?;
     Ok(Some((log, bytes.len() as u64)))
 }
@@ -517,7 +519,8 @@ mod tests {
         let log_path = write_log(tmp.path(), 200);
         let dir = tmp.path().join("cache");
         let cfg = config(&dir);
-        let key = input_key(&[log_path.clone()], &IngestOptions::default()).expect("key");
+        let key =
+            input_key(std::slice::from_ref(&log_path), &IngestOptions::default()).expect("key");
         // A log whose only event names string 5 of an empty table.
         let mut b = LogBuilder::new();
         let file = b.add_source(SourceInfo::new("x", crate::model::Dialect::JsonLines));
@@ -546,18 +549,38 @@ mod tests {
         let mut entry = header(7, &payload);
         entry.extend_from_slice(&payload);
         assert!(check_header(&entry, 7).is_ok());
-        assert!(check_header(&entry, 8).expect_err("refused").contains("other inputs"));
-        assert!(check_header(&entry[..10], 7).expect_err("refused").contains("truncated"));
-        assert!(check_header(&entry[..46], 7).expect_err("refused").contains("truncated"));
+        assert!(
+            check_header(&entry, 8)
+                .expect_err("refused")
+                .contains("other inputs")
+        );
+        assert!(
+            check_header(&entry[..10], 7)
+                .expect_err("refused")
+                .contains("truncated")
+        );
+        assert!(
+            check_header(&entry[..46], 7)
+                .expect_err("refused")
+                .contains("truncated")
+        );
         let mut bad = entry.clone();
         bad[HEADER_LEN] ^= 1;
         assert_eq!(check_header(&bad, 7).expect_err("refused"), "bad checksum");
         let mut old = entry.clone();
         old[8] = 0;
-        assert!(check_header(&old, 7).expect_err("refused").contains("format version 0"));
+        assert!(
+            check_header(&old, 7)
+                .expect_err("refused")
+                .contains("format version 0")
+        );
         let mut alien = entry;
         alien[0] = b'X';
-        assert!(check_header(&alien, 7).expect_err("refused").contains("not a lockreplay"));
+        assert!(
+            check_header(&alien, 7)
+                .expect_err("refused")
+                .contains("not a lockreplay")
+        );
     }
 
     #[test]
@@ -568,8 +591,12 @@ mod tests {
         for i in 0..5u128 {
             let path = entry_path(dir, i);
             std::fs::write(&path, vec![0u8; 1000]).expect("write");
-            let f = std::fs::File::options().append(true).open(&path).expect("open");
-            f.set_modified(old + Duration::from_secs(i as u64)).expect("mtime");
+            let f = std::fs::File::options()
+                .append(true)
+                .open(&path)
+                .expect("open");
+            f.set_modified(old + Duration::from_secs(i as u64))
+                .expect("mtime");
         }
         evict(dir, 2500, &entry_path(dir, 0)).expect("evicts");
         let left: Vec<bool> = (0..5).map(|i| entry_path(dir, i).exists()).collect();

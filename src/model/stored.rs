@@ -159,9 +159,10 @@ pub fn bench_columns(log: &LoadedLog) -> (Vec<EventColumns>, Vec<u8>, String, Ve
 /// What is wrong, in a few words ("a symbol out of range"), for the note
 /// that says the entry was ignored.
 pub fn decode(bytes: &[u8]) -> Result<LoadedLog, String> {
+    let started = std::time::Instant::now();
     let s: StoredLog =
         bitcode::decode(bytes).map_err(|e| format!("the payload does not decode ({e})"))?;
-    let strings = interner(s.text, &s.ends)?;
+    crate::timing::phase("cache/bitcode", started);
     let n_sources = s.sources.len();
     if n_sources > usize::from(u16::MAX) + 1 {
         return Err("too many sources".into());
@@ -169,11 +170,22 @@ pub fn decode(bytes: &[u8]) -> Result<LoadedLog, String> {
     if s.display_offset_s.unsigned_abs() > 86_400 {
         return Err("a display offset beyond a day".into());
     }
-    let events = events(&s.events, &s.details, strings.len(), n_sources)?;
+    // The string table is rebuilt on one core while the events are
+    // checked on the other: the events need only its length.
+    let started = std::time::Instant::now();
+    let (strings, events) = rayon::join(
+        || interner(s.text, &s.ends),
+        || events(&s.events, &s.details, s.ends.len(), n_sources),
+    );
+    let (strings, events) = (strings?, events?);
+    crate::timing::phase("cache/strings+events", started);
     let in_order = |a: (i64, SourceRef), b: (i64, SourceRef)| {
         (a.0, a.1.file, a.1.line) <= (b.0, b.1.file, b.1.line)
     };
-    if !s.evidence.iter().all(|e| usize::from(e.source.file) < n_sources)
+    if !s
+        .evidence
+        .iter()
+        .all(|e| usize::from(e.source.file) < n_sources)
         || !s
             .evidence
             .windows(2)
@@ -230,10 +242,12 @@ fn events(
         return Err("packed details that do not add up".into());
     }
     let sym_ok = |n: u32| (n as usize) <= n_strings;
-    let events: Result<Vec<Event>, String> = stored
+    // Checked first, then built: an indexed collect writes the events in
+    // place, where collecting `Result`s would gather them in pieces.
+    stored
         .par_iter()
         .zip(starts.par_iter())
-        .map(|(e, &start)| {
+        .try_for_each(|(e, &start)| {
             let d = details
                 .get(start..start + e.detail_len as usize)
                 .ok_or("a detail out of range")?;
@@ -243,8 +257,16 @@ fn events(
             if usize::from(e.source.file) >= n_sources {
                 return Err("an event from no source".into());
             }
-            check_detail(e, d, n_strings)?;
-            Ok(Event {
+            check_detail(e, d, n_strings)
+        })?;
+    let events: Vec<Event> = stored
+        .par_iter()
+        .zip(starts.par_iter())
+        .map(|(e, &start)| {
+            let d = details
+                .get(start..start + e.detail_len as usize)
+                .unwrap_or_default();
+            Event {
                 at_ns: e.at_ns,
                 kind: e.kind,
                 key: sym_of(e.key),
@@ -256,10 +278,9 @@ fn events(
                 source: e.source,
                 detail_mask: e.detail_mask,
                 detail: Packed::new(d),
-            })
+            }
         })
         .collect();
-    let events = events?;
     let key = |e: &Event| (e.at_ns, e.source.file, e.source.line);
     if !events.par_windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
         return Err("events out of order".into());
@@ -408,7 +429,7 @@ mod tests {
     fn out_of_range_symbols_are_refused() {
         let mut log = sample();
         log.events[1].holder = sym_of(999);
-        let err = decode(&encode(&log)).err().expect("refused");
+        let err = decode(&encode(&log)).expect_err("refused");
         assert!(err.contains("symbol"), "{err}");
         let mut log = sample();
         log.events[2].update_detail(|d| d.product = sym_of(999));
@@ -422,7 +443,11 @@ mod tests {
         assert!(decode(&encode(&log)).is_err());
         let mut log = sample();
         log.events.swap(0, 4);
-        assert!(decode(&encode(&log)).expect_err("refused").contains("order"));
+        assert!(
+            decode(&encode(&log))
+                .expect_err("refused")
+                .contains("order")
+        );
         let mut log = sample();
         log.evidence[0].source.file = 3;
         assert!(decode(&encode(&log)).is_err());

@@ -211,8 +211,14 @@ fn load_in_phases(
                 .bytes_total
                 .store(SAMPLE_BYTES.len() as u64, Ordering::Relaxed);
             let mut builder = LogBuilder::new();
-            read_source(SAMPLE_NAME, SAMPLE_BYTES, &opts.ingest, &mut builder, progress)
-                .map_err(|e| e.to_string())?;
+            read_source(
+                SAMPLE_NAME,
+                SAMPLE_BYTES,
+                &opts.ingest,
+                &mut builder,
+                progress,
+            )
+            .map_err(|e| e.to_string())?;
             Arc::new(crate::ingest::settle(builder.finish()))
         }
         Job::Load(Source::Files(paths)) => {
