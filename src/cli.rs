@@ -144,6 +144,18 @@ pub struct ReadArgs {
     /// Glob for lock keys in MONITOR captures.
     #[arg(long, value_name = "GLOB")]
     pub lock_pattern: Option<String>,
+    /// Read the files, not the load cache, and save nothing in it (the
+    /// cache: `LOCKREPLAY_CACHE_DIR`, else the user's cache directory).
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl ReadArgs {
+    /// The load cache these flags ask for: the user's, unless
+    /// `--no-cache`.
+    pub fn cache(&self) -> crate::ingest::CacheConfig {
+        crate::ingest::CacheConfig::from_env(!self.no_cache)
+    }
 }
 
 /// Settings shared by every command that analyses.
@@ -226,8 +238,8 @@ impl AnalysisArgs {
         Ok(opts)
     }
 
-    /// Loads and analyses `files` with these flags
-    /// ([`crate::pipeline::load_and_analyze`]).
+    /// Loads and analyses `files` with these flags, through the load cache
+    /// unless `--no-cache` ([`crate::pipeline::load_and_analyze`]).
     ///
     /// # Errors
     /// Bad flags ([`AnalysisArgs::ingest_options`],
@@ -235,7 +247,7 @@ impl AnalysisArgs {
     pub fn load(&self, files: &[PathBuf]) -> anyhow::Result<AnalyzedLog> {
         let opts = self.ingest_options()?;
         let settings = self.settings(&Settings::default())?;
-        crate::pipeline::load_and_analyze(files, &opts, settings)
+        crate::pipeline::load_and_analyze(files, &opts, &self.read.cache(), settings)
     }
 }
 

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 mod evidence;
 mod note;
+pub mod stored;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
 pub(crate) use note::role_zh;
 pub use note::{KeyLink, KeyList, SourceNote};
@@ -187,7 +188,19 @@ fn slice<'t>(text: &'t str, ends: &[usize], sym: Sym) -> &'t str {
 
 /// What a log line says happened. Names follow the product's vocabulary
 /// (`docs/semantics.md`); `ingest` maps each dialect's synonyms onto these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// A holder's acquire succeeded (SET NX won): a new hold starts.
@@ -294,7 +307,19 @@ impl EventKind {
 /// Where an event came from: index into [`LoadedLog::sources`] and the
 /// 1-based line number (for a JSON array, the 1-based element number's first
 /// line; for a MONITOR capture, the command's line).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 pub struct SourceRef {
     /// Index into [`LoadedLog::sources`].
     pub file: u16,
@@ -714,7 +739,7 @@ fn unpack_detail(mask: u16, b: &[u8]) -> (Detail, usize) {
 }
 
 /// The container / dialect a source was read as.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, bitcode::Encode, bitcode::Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum Dialect {
     /// One JSON object per line.
@@ -763,7 +788,7 @@ impl Dialect {
 }
 
 /// What the importer learned about one input file.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct SourceInfo {
     /// Display name (the path as given).
     pub name: String,
@@ -866,7 +891,7 @@ fn is_zero(n: &u64) -> bool {
 }
 
 /// A line that could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Warning {
     /// Display name of the file.
     pub file: String,

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::analysis::{Analysis, Settings, analyze};
-use crate::ingest::{IngestOptions, Progress, load_paths};
+use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Progress, load_paths_cached};
 use crate::model::LoadedLog;
 use crate::report::ReportInput;
 
@@ -104,14 +104,18 @@ pub type DrawTimeline = fn(&AnalyzedLog, PictureSubject, PictureStyle, &Path) ->
 
 pub use crate::report::PictureSubject;
 
-/// Loads `files` with `opts` and analyses them with `settings`, showing
+/// Loads `files` with `opts` through the load cache `cache`
+/// ([`load_paths_cached`]) and analyses them with `settings`, showing
 /// progress on stderr when it is a terminal and the files are large.
+/// What the cache did is said on stderr ([`say_cache`]), never in the
+/// report.
 ///
 /// # Errors
 /// Unreadable files.
 pub fn load_and_analyze(
     files: &[PathBuf],
     opts: &IngestOptions,
+    cache: &CacheConfig,
     settings: Settings,
 ) -> anyhow::Result<AnalyzedLog> {
     let progress = Arc::new(Progress::default());
@@ -119,13 +123,14 @@ pub fn load_and_analyze(
     let done = Arc::new(AtomicBool::new(false));
     let printer = show.then(|| spawn_progress_printer(progress.clone(), done.clone()));
     let started = Instant::now();
-    let log = load_paths(files, opts, &progress);
+    let log = load_paths_cached(files, opts, &progress, cache);
     done.store(true, Ordering::Relaxed);
     crate::timing::phase("load", started);
     if let Some(Some(h)) = printer {
         let _ = h.join();
     }
-    let log = log?;
+    let (log, cached) = log?;
+    say_cache(&cached);
     let started = Instant::now();
     let analysis = analyze(&log, &settings);
     crate::timing::phase("analyze", started);
@@ -134,6 +139,23 @@ pub fn load_and_analyze(
         settings,
         analysis,
     })
+}
+
+/// Says on stderr what the load cache did: an entry ignored or a cache
+/// directory that could not be written, always (one line each); the entry
+/// read or written, when stderr is a terminal or `LOCKREPLAY_CACHE_VERBOSE`
+/// is set. Never in a report, which stays byte-identical with and without
+/// the cache.
+pub fn say_cache(report: &CacheReport) {
+    for note in &report.notes {
+        eprintln!("lockreplay: {}", crate::report::terminal_safe(note));
+    }
+    let verbose = std::env::var_os("LOCKREPLAY_CACHE_VERBOSE").is_some_and(|v| !v.is_empty());
+    if let Some(status) = report.status()
+        && (verbose || std::io::stderr().is_terminal())
+    {
+        eprintln!("lockreplay: {}", crate::report::terminal_safe(&status));
+    }
 }
 
 /// Prints the load's progress on stderr every 200 ms until `done`.

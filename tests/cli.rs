@@ -11,7 +11,7 @@ mod support;
 use serde_json::Value;
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    support::bin()
 }
 
 fn case_file(case: &str, file: &str) -> PathBuf {

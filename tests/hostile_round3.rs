@@ -503,3 +503,96 @@ fn stack_traces_between_lock_lines_are_continuation_lines() {
         s.events_loaded + s.lines_skipped + s.lines_warned
     );
 }
+
+/// `analyze --format json LOG` with the load cache in `cache`, saying on
+/// stderr when an entry was read or written.
+fn analyze_cached(cache: &Path, log: &Path, flags: &[&str]) -> Output {
+    bin()
+        .env("LOCKREPLAY_CACHE_DIR", cache)
+        .env("LOCKREPLAY_CACHE_VERBOSE", "1")
+        .args(["analyze", "--format", "json"])
+        .args(flags)
+        .arg(log)
+        .output()
+        .expect("lockreplay runs")
+}
+
+/// The load cache of issue #34 under attack: a stale entry (the input
+/// rewritten to the same size), a truncated one, a corrupt one, and one
+/// forged with a sound header and checksum over bytes that are no log.
+/// Each is ignored with a note, never trusted, never a panic, and the
+/// report is the fresh load's. Standard input is never cached.
+#[test]
+fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let log = dir.path().join("sale.jsonl");
+    std::fs::copy(sample("seed-fixed-watchdog.jsonl"), &log).expect("copy");
+    let fresh = analyze_cached(&cache, &log, &["--no-cache"]);
+    let first = analyze_cached(&cache, &log, &[]);
+    assert_eq!(first.stdout, fresh.stdout);
+    let entry = std::fs::read_dir(&cache)
+        .expect("cache made")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "lrc"))
+        .expect("an entry");
+    let key = entry
+        .file_stem()
+        .and_then(|s| u128::from_str_radix(&s.to_string_lossy(), 16).ok())
+        .expect("the entry is named by its key");
+    let good = std::fs::read(&entry).expect("entry");
+    let forged = {
+        let payload = vec![0xa5u8; 4096];
+        let mut b = lockreplay::ingest::cache::header(key, &payload);
+        b.extend_from_slice(&payload);
+        b
+    };
+    let mut corrupt = good.clone();
+    let at = corrupt.len() / 2;
+    corrupt[at] ^= 0x10;
+    let attacks: [(&str, Vec<u8>, &str); 3] = [
+        ("truncated", good[..good.len() - 100].to_vec(), "truncated"),
+        ("corrupt", corrupt, "bad checksum"),
+        ("forged", forged, "does not decode"),
+    ];
+    for (name, bytes, reason) in attacks {
+        std::fs::write(&entry, bytes).expect("damage");
+        let out = analyze_cached(&cache, &log, &[]);
+        let err = stderr(&out);
+        assert!(
+            !err.contains("panicked") && !err.contains("loaded from cache"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("ignored: ") && err.contains(reason),
+            "{name}: {err}"
+        );
+        assert_eq!(out.stdout, fresh.stdout, "{name}");
+    }
+    // Stale: the same size, other bytes (its last line's time moved).
+    let text = std::fs::read_to_string(&log).expect("log");
+    let changed = text.replacen("16:10:4", "16:10:5", 1);
+    assert_eq!(changed.len(), text.len());
+    std::fs::write(&log, &changed).expect("rewrite");
+    let out = analyze_cached(&cache, &log, &[]);
+    assert!(
+        !stderr(&out).contains("loaded from cache"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        out.stdout,
+        analyze_cached(&cache, &log, &["--no-cache"]).stdout
+    );
+    // Standard input is read once and never cached.
+    let piped = bin()
+        .env("LOCKREPLAY_CACHE_DIR", &cache)
+        .env("LOCKREPLAY_CACHE_VERBOSE", "1")
+        .args(["analyze", "--format", "json", "/dev/stdin"])
+        .stdin(std::process::Stdio::from(
+            std::fs::File::open(&log).expect("open"),
+        ))
+        .output()
+        .expect("runs");
+    assert!(!stderr(&piped).contains("cache ("), "{}", stderr(&piped));
+}

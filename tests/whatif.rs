@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use lockreplay::analysis::Settings;
-use lockreplay::ingest::IngestOptions;
+use lockreplay::ingest::{CacheConfig, IngestOptions};
 use lockreplay::pipeline::{AnalyzedLog, load_and_analyze};
 use lockreplay::whatif::{Outcome, Policy, WhatIf, what_if};
 
@@ -25,7 +25,13 @@ fn load(files: &[PathBuf]) -> AnalyzedLog {
         unit_loss: Some(200.0),
         ..Settings::default()
     };
-    load_and_analyze(files, &IngestOptions::default(), settings).expect("load")
+    load_and_analyze(
+        files,
+        &IngestOptions::default(),
+        &CacheConfig::off(),
+        settings,
+    )
+    .expect("load")
 }
 
 fn run(loaded: &AnalyzedLog, policies: &[Policy], wait_limit_ms: Option<i64>) -> WhatIf {

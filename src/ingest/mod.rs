@@ -6,6 +6,7 @@
 //! Unreadable lines become warnings, never errors: only I/O failures,
 //! cancellation and bad options stop a load.
 
+pub mod cache;
 mod containers;
 mod decode;
 mod extract;
@@ -48,6 +49,7 @@ use chrono::{FixedOffset, Offset, TimeZone};
 
 use crate::model::{Dialect, LoadedLog, LogBuilder, SourceInfo, SourceNote};
 
+pub use cache::{CacheConfig, CacheReport, load_paths_cached};
 pub use mapping::Mapping;
 pub use time::{TimeError, parse_time};
 

@@ -7,7 +7,19 @@ use serde::Serialize;
 use super::SourceRef;
 
 /// What an infrastructure line says happened.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EvidenceKind {
     /// A master was replaced: Sentinel's `+switch-master`, an operator's
@@ -91,7 +103,19 @@ impl EvidenceKind {
 }
 
 /// Which product wrote the line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EvidenceOrigin {
     /// A `redis-server` log.
@@ -126,7 +150,7 @@ impl EvidenceOrigin {
 }
 
 /// One line of infrastructure evidence.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Evidence {
     /// When it happened (a pause's start), ns since the epoch.
     pub at_ns: i64,

@@ -7,7 +7,7 @@ use serde::Serialize;
 /// A note on how one file was read (fields chosen among several, the
 /// zone assumed, how captures were combined). [`SourceNote::text`] prints
 /// it in either language; it serialises as its English text.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, bitcode::Encode, bitcode::Decode)]
 pub enum SourceNote {
     /// Lines with bytes the file's encoding does not allow.
     DamagedBytes {
@@ -209,7 +209,7 @@ pub enum SourceNote {
 }
 
 /// Lock keys named in a note: the first by name and how many more.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, bitcode::Encode, bitcode::Decode)]
 pub struct KeyList {
     /// The first key by name; `None` for no key.
     pub first: Option<String>,
@@ -238,7 +238,7 @@ impl KeyList {
 }
 
 /// How a capture key was linked to the application's (or not).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, bitcode::Encode, bitcode::Decode)]
 pub enum KeyLink {
     /// Linked by the holder tokens both share.
     Tokens {

@@ -118,7 +118,7 @@ impl App {
         self.error = None;
         self.loading = Some(loader::spawn(
             job,
-            self.flags.ingest_options(&self.state),
+            self.flags.read_options(&self.state),
             self.state.settings.clone(),
             self.state.filters.clone(),
             move || ctx2.request_repaint(),
@@ -130,7 +130,7 @@ impl App {
         let progress = crate::ingest::Progress::default();
         match loader::load_now(
             &Job::Load(source),
-            &self.flags.ingest_options(&self.state),
+            &self.flags.read_options(&self.state),
             &self.state.settings,
             &self.state.filters,
             &progress,
@@ -436,6 +436,7 @@ impl App {
                 self.state.read_ttl = ttl;
                 self.reload(ctx);
             }
+            Command::SetUseCache(on) => self.state.use_cache = on,
             Command::SetMapping(mapping) => {
                 self.state.mapping = mapping;
                 self.reload(ctx);

@@ -191,6 +191,10 @@ const TABLE: &[(&str, &str, &str)] = &[
         "无偏移时间的时区",
     ),
     ("apply_reload", "Apply and reload", "应用并重新加载"),
+    ("load_cache", "Load cache", "加载缓存"),
+    ("use_cache", "Use the load cache", "使用加载缓存"),
+    ("from_cache", "loaded from cache", "从缓存加载"),
+    ("cache_note", "load cache: see the note", "加载缓存：见提示"),
     (
         "read_ttl",
         "TTL of files without one (ms, or FILE=ms)",

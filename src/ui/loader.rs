@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
 use crate::analysis::{AnalysisProgress, Settings, analyze_counted};
-use crate::ingest::{IngestOptions, Progress, load_paths, read_source};
+use crate::ingest::{
+    CacheConfig, CacheReport, IngestOptions, Progress, load_paths_cached, read_source,
+};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::playback::StateIndex;
 
@@ -23,6 +25,15 @@ pub const SAMPLE_NAME: &str = "sample-logs/seed-incident.jsonl";
 
 /// The embedded start-up sample.
 pub const SAMPLE_BYTES: &[u8] = include_bytes!("../../sample-logs/seed-incident.jsonl");
+
+/// How the window reads files: the ingest options and the load cache.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Zone, mapping, MONITOR globs, TTLs.
+    pub ingest: IngestOptions,
+    /// The load cache (off in tests).
+    pub cache: CacheConfig,
+}
 
 /// What to load.
 #[derive(Clone, Debug, PartialEq)]
@@ -171,7 +182,7 @@ impl Loading {
 /// The ingest error, in words.
 pub fn load_now(
     job: &Job,
-    opts: &IngestOptions,
+    opts: &ReadOptions,
     settings: &Settings,
     filters: &Filters,
     progress: &Progress,
@@ -184,7 +195,7 @@ pub fn load_now(
 /// `analysis` the keys analysed.
 fn load_in_phases(
     job: &Job,
-    opts: &IngestOptions,
+    opts: &ReadOptions,
     settings: &Settings,
     filters: &Filters,
     progress: &Progress,
@@ -192,6 +203,7 @@ fn load_in_phases(
 ) -> Result<LoadResult, String> {
     let set = |p: Phase| phase.store(p as u8, Ordering::Relaxed);
     set(Phase::Reading);
+    let mut cache = CacheReport::default();
     let log = match job {
         Job::Reanalyze { log, .. } => log.clone(),
         Job::Load(Source::Sample) => {
@@ -199,12 +211,21 @@ fn load_in_phases(
                 .bytes_total
                 .store(SAMPLE_BYTES.len() as u64, Ordering::Relaxed);
             let mut builder = LogBuilder::new();
-            read_source(SAMPLE_NAME, SAMPLE_BYTES, opts, &mut builder, progress)
-                .map_err(|e| e.to_string())?;
+            read_source(
+                SAMPLE_NAME,
+                SAMPLE_BYTES,
+                &opts.ingest,
+                &mut builder,
+                progress,
+            )
+            .map_err(|e| e.to_string())?;
             Arc::new(crate::ingest::settle(builder.finish()))
         }
         Job::Load(Source::Files(paths)) => {
-            Arc::new(load_paths(paths, opts, progress).map_err(|e| e.to_string())?)
+            let (log, report) = load_paths_cached(paths, &opts.ingest, progress, &opts.cache)
+                .map_err(|e| e.to_string())?;
+            cache = report;
+            Arc::new(log)
         }
     };
     crate::timing::mark("window/log read");
@@ -240,6 +261,7 @@ fn load_in_phases(
             settings: settings.clone(),
             index: Arc::new(index),
             products: Arc::new(products),
+            cache,
         },
         model,
         filters: filters.clone(),
@@ -250,7 +272,7 @@ fn load_in_phases(
 /// Starts loading on the `loader` thread; `repaint` is called when done.
 pub fn spawn(
     job: Job,
-    opts: IngestOptions,
+    opts: ReadOptions,
     settings: Settings,
     filters: Filters,
     repaint: impl Fn() + Send + Sync + 'static,
@@ -303,7 +325,7 @@ mod phase_tests {
         let analysis = AnalysisProgress::default();
         let r = load_in_phases(
             &Job::Load(Source::Sample),
-            &IngestOptions::default(),
+            &ReadOptions::default(),
             &Settings::default(),
             &Filters::default(),
             &Progress::default(),
@@ -317,6 +339,43 @@ mod phase_tests {
         // Every key of the sample was counted as analysed.
         let (done, total) = analysis.keys();
         assert!(total >= 1 && done == total, "{done} / {total}");
+    }
+
+    #[test]
+    fn the_window_reads_a_second_open_from_the_load_cache() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let file = tmp.path().join("seed.jsonl");
+        std::fs::write(&file, SAMPLE_BYTES).expect("write");
+        let opts = ReadOptions {
+            ingest: IngestOptions::default(),
+            cache: CacheConfig {
+                enabled: true,
+                dir: Some(tmp.path().join("cache")),
+                max_bytes: 1 << 30,
+                min_input_bytes: 0,
+            },
+        };
+        let job = Job::Load(Source::Files(vec![file]));
+        let load = || {
+            load_now(
+                &job,
+                &opts,
+                &Settings::default(),
+                &Filters::default(),
+                &Progress::default(),
+            )
+            .expect("loads")
+        };
+        let first = load();
+        assert!(first.session.cache.stored.is_some());
+        assert!(first.session.cache.used.is_none());
+        let second = load();
+        assert_eq!(second.session.cache.used, first.session.cache.stored);
+        assert_eq!(second.session.log.events, first.session.log.events);
+        assert_eq!(
+            second.session.analysis.incidents.len(),
+            first.session.analysis.incidents.len()
+        );
     }
 
     #[test]

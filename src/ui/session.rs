@@ -5,12 +5,12 @@
 use std::sync::Arc;
 
 use super::i18n::{Lang, tr};
-use super::loader::Source;
+use super::loader::{ReadOptions, Source};
 use super::panels::stock::ProductFinder;
 use super::state::AppState;
 use crate::analysis::{Analysis, Settings};
 use crate::cli::AnalysisArgs;
-use crate::ingest::{IngestOptions, Mapping};
+use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Mapping};
 use crate::model::LoadedLog;
 use crate::playback::StateIndex;
 use crate::report::ReportInput;
@@ -29,6 +29,8 @@ pub struct Session {
     pub index: Arc<StateIndex>,
     /// The analysis's products by name (the stock list's order).
     pub products: Arc<ProductFinder>,
+    /// What the load cache did for this load (the status bar says it).
+    pub cache: CacheReport,
 }
 
 impl Session {
@@ -105,6 +107,16 @@ impl FlagSettings {
             s.settings = saved.clone();
         }
         s
+    }
+
+    /// How the window reads files: [`FlagSettings::ingest_options`] and
+    /// the load cache, unless `--no-cache` or the setting
+    /// ([`AppState::use_cache`]) turns it off.
+    pub fn read_options(&self, state: &AppState) -> ReadOptions {
+        ReadOptions {
+            ingest: self.ingest_options(state),
+            cache: CacheConfig::from_env(state.use_cache && !self.args.read.no_cache),
+        }
     }
 
     /// How to read files: the flags, then the saved zone, TTL and mapping

@@ -48,6 +48,9 @@ pub struct AppState {
     /// Bumped by View > Reset layout: the side panels' ids carry it, so
     /// their saved widths are forgotten and the defaults come back.
     pub layout_generation: u32,
+    /// Read and save loads through the load cache (`ingest::cache`);
+    /// `--no-cache` turns it off for one window.
+    pub use_cache: bool,
 }
 
 impl Default for AppState {
@@ -65,6 +68,7 @@ impl Default for AppState {
             read_tz: None,
             read_ttl: None,
             layout_generation: 0,
+            use_cache: true,
         }
     }
 }
@@ -296,6 +300,8 @@ pub enum Command {
     SetReadTtl(Option<String>),
     /// Mapping file, then reload.
     SetMapping(Option<PathBuf>),
+    /// Use the load cache for the next loads ([`AppState::use_cache`]).
+    SetUseCache(bool),
     /// The UI language.
     SetLang(Lang),
     /// Dark (or light) theme.

@@ -1768,6 +1768,19 @@ fn a_click_on_the_overview_centres_the_view_there_keeping_the_zoom() {
 }
 
 #[test]
+fn the_load_cache_setting_is_a_checkbox_that_persists() {
+    let mut app = sample_app();
+    assert!(app.state.use_cache, "on by default");
+    app.open_settings();
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label("Use the load cache").click();
+    h.run();
+    assert!(!h.state().state.use_cache);
+    assert!(!h.state().state_to_save().use_cache, "saved with the state");
+}
+
+#[test]
 fn the_settings_window_stays_put_when_the_language_changes() {
     let mut app = sample_app();
     app.open_settings();

@@ -17,9 +17,15 @@ use lockreplay::ingest::monitor::{MonitorOptions, read_monitor};
 use lockreplay::ingest::{IngestOptions, Progress, load_paths};
 use lockreplay::model::{Dialect, LoadedLog, LogBuilder, SourceInfo};
 
-/// The built `lockreplay` binary, ready for arguments.
+/// The built `lockreplay` binary, ready for arguments; its load cache in
+/// the target's temporary folder, never the user's.
 pub fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let mut c = Command::new(env!("CARGO_BIN_EXE_lockreplay"));
+    c.env(
+        "LOCKREPLAY_CACHE_DIR",
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("lockreplay-cache"),
+    );
+    c
 }
 
 /// A run's standard error as text.

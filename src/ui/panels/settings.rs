@@ -241,6 +241,13 @@ fn display_rows_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
         context.send(Command::SetDarkTheme(dark));
     }
     ui.end_row();
+    let mut use_cache = state.use_cache;
+    ui.label(tr(lang, "load_cache"));
+    ui.checkbox(&mut use_cache, tr(lang, "use_cache"));
+    if use_cache != state.use_cache {
+        context.send(Command::SetUseCache(use_cache));
+    }
+    ui.end_row();
     ui.label(tr(lang, "mapping_file"));
     ui.horizontal(|ui| {
         let m = state

@@ -35,6 +35,7 @@ pub fn status_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
                     .on_hover_text(&name);
             });
             ui.separator();
+            cache_ui(ui, lang, &s.cache);
             let w = s.log.warnings.total();
             let warnings = format!("⚠ {} {}", w, tr(lang, "warnings_lc"));
             if ui
@@ -113,4 +114,20 @@ fn progress_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
         context.send(Command::CancelLoad);
     }
     ui.separator();
+}
+
+/// What the load cache did: "loaded from cache" (the entry's path on
+/// hover), or its notes (an entry ignored, a directory not written) on
+/// hover of a short warning.
+fn cache_ui(ui: &mut Ui, lang: crate::ui::i18n::Lang, cache: &crate::ingest::CacheReport) {
+    if let Some(p) = &cache.used {
+        ui.label(RichText::new(tr(lang, "from_cache")).weak())
+            .on_hover_text(p.display().to_string());
+        ui.separator();
+    }
+    if !cache.notes.is_empty() {
+        ui.label(RichText::new(tr(lang, "cache_note")).color(NOTICE))
+            .on_hover_text(cache.notes.join("\n"));
+        ui.separator();
+    }
 }
