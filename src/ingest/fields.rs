@@ -923,11 +923,21 @@ impl Detector {
             let Some(&(f, outer, best)) = c.first() else {
                 continue;
             };
-            let scope_of = |outer: bool| if outer { Scope::Outer } else { Scope::Inner };
+            // A field the application's records have and others carry
+            // only outside (a text line's `prefix.time` beside a JSON
+            // payload, or alone when the line has no time of its own) is
+            // looked up inside first, then outside: else the records that
+            // have it only outside lose it (found by the `cri` fuzz target).
+            let also_outer = !outer && c.iter().any(|(g, o, _)| *o && *g == f);
+            let scope = match (outer, also_outer) {
+                (true, _) => Scope::Outer,
+                (false, true) => Scope::Any,
+                (false, false) => Scope::Inner,
+            };
             fields.picks[role.index()] = Some(Pick {
                 field: f.clone(),
                 unit: best.unit,
-                scope: scope_of(outer),
+                scope,
             });
             if role == Role::Time && best.resolution_ns != i64::MAX {
                 fields.time_resolution_ns = Some(best.resolution_ns);
