@@ -596,3 +596,211 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
         .expect("runs");
     assert!(!stderr(&piped).contains("cache ("), "{}", stderr(&piped));
 }
+
+/// One CRI line: the node's RFC 3339 time, the stream, `P` or `F`, the
+/// content (containerd's `internal/cri/io/logger.go`).
+fn cri_line(ms: u64, stream: &str, tag: &str, content: &str) -> String {
+    format!(
+        "2026-11-30T23:{:02}:{:02}.{:03}000000Z {stream} {tag} {content}\n",
+        (ms / 60_000) % 60,
+        (ms / 1000) % 60,
+        ms % 1000
+    )
+}
+
+/// A Spring Boot 3 line at `ms` (the app's clock, +08:00).
+fn spring(ms: u64, words: &str) -> String {
+    format!(
+        "2026-12-01T07:{:02}:{:02}.{:03}+08:00  INFO 1 --- [exec-1] c.e.shop.LockService : {words}",
+        (ms / 60_000) % 60,
+        (ms / 1000) % 60,
+        ms % 1000
+    )
+}
+
+/// Item 7: `P` chunks no `F` line closes at the end of the file are read
+/// as the line they would have been, with a warning naming the file, the
+/// lines and the reason; a `stdout P` waits for its own stream's `F`, never
+/// glued to an interleaved `stderr F`. Before: the last grant vanished
+/// without a word, and the stderr line took the stdout chunk (both lines'
+/// lock words lost).
+#[test]
+fn cri_partial_lines_are_joined_per_stream_and_never_dropped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("web-01.cri.log");
+    let grant = spring(1000, "acquired lock key=lock:sku:1 token=a ttl=30s");
+    let (a, b) = grant.split_at(70);
+    let late = spring(3000, "acquired lock key=lock:sku:1 token=c ttl=30s");
+    let (c, d) = late.split_at(50);
+    let text = [
+        cri_line(1000, "stdout", "P", a),
+        cri_line(
+            1001,
+            "stderr",
+            "F",
+            &spring(1001, "released lock key=lock:sku:2 token=b"),
+        ),
+        cri_line(1002, "stdout", "F", b),
+        cri_line(
+            2000,
+            "stdout",
+            "F",
+            &spring(2000, "released lock key=lock:sku:1 token=a"),
+        ),
+        cri_line(3000, "stdout", "P", c),
+        cri_line(3001, "stdout", "P", d),
+    ]
+    .concat();
+    std::fs::write(&path, text).expect("write");
+    let log = load(&[path]);
+    let holders: Vec<String> = log
+        .events
+        .iter()
+        .map(|e| {
+            e.holder
+                .map(|h| log.strings.get_or_empty(Some(h)).to_string())
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(holders, ["a", "b", "a", "c"]);
+    assert_eq!(log.events[0].ttl_ms(), Some(30_000));
+    let w = log.warnings.kept();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].file.ends_with("web-01.cri.log"), "{}", w[0].file);
+    assert_eq!(w[0].line, 6);
+    assert!(
+        w[0].reason.starts_with("partial line never closed")
+            && w[0].reason.contains("lines 5 to 6"),
+        "{}",
+        w[0].reason
+    );
+    let s = &log.sources[0];
+    assert_eq!(
+        [
+            s.lines_read,
+            s.events_loaded,
+            s.lines_skipped,
+            s.lines_warned
+        ],
+        [6, 4, 2, 0]
+    );
+}
+
+/// Item 7: past the 32 MB head, where chunks are read in parallel, a lock
+/// line cut into `P` chunks at a chunk boundary is joined as in the head.
+/// The file (~34 MB, made here) is Spring Boot CRI lines; past 32 MB every
+/// lock line is cut in three with a stderr line between. Before: each
+/// chunk line started with no partial line, the chunks were skipped and
+/// the `F` rests loaded as nothing: every grant past the head was lost.
+#[test]
+fn cri_partial_lines_past_the_head_are_joined() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("big.cri.log");
+    let mut text = String::with_capacity(35 << 20);
+    let mut ms = 0u64;
+    // Lock lines among the first ones, where the fields are picked.
+    let mut grants = 0;
+    while text.len() < 32 << 20 {
+        let words = if ms < 400 && ms.is_multiple_of(2) {
+            grants += 1;
+            format!("acquired lock key=lock:{ms} token=t{ms} ttl=5s")
+        } else {
+            "healthy".to_string()
+        };
+        text.push_str(&cri_line(ms, "stdout", "F", &spring(ms, &words)));
+        ms += 1;
+    }
+    while text.len() < 34 << 20 {
+        let line = spring(
+            ms,
+            &format!("acquired lock key=lock:{ms} token=t{ms} ttl=5s"),
+        );
+        // Cut inside the words: no part names the event on its own.
+        let words = line.find(" : ").expect("layout") + 3;
+        let (a, rest) = line.split_at(words + 5);
+        let (b, c) = rest.split_at(20);
+        text.push_str(&cri_line(ms, "stdout", "P", a));
+        text.push_str(&cri_line(ms, "stderr", "F", &spring(ms, "GC pause")));
+        text.push_str(&cri_line(ms, "stdout", "P", b));
+        text.push_str(&cri_line(ms, "stdout", "F", c));
+        grants += 1;
+        ms += 1;
+    }
+    std::fs::write(&path, &text).expect("write");
+    drop(text);
+    let log = load(&[path]);
+    assert_eq!(log.events.len(), grants, "every grant, past the head too");
+    assert!(log.events.iter().all(|e| e.ttl_ms() == Some(5000)));
+    let s = &log.sources[0];
+    assert_eq!(
+        s.lines_read,
+        s.events_loaded + s.lines_skipped + s.lines_warned
+    );
+    assert_eq!(log.warnings.total(), 0, "{:?}", log.warnings.kept());
+}
+
+/// A docker json-file line (`kubectl logs` and docker's own format) whose
+/// `log` holds `payload`.
+fn docker_line(ms: u64, payload: &str) -> String {
+    let log = serde_json::to_string(&format!("{payload}\n")).expect("json");
+    format!(
+        "{{\"log\":{log},\"stream\":\"stdout\",\"time\":\"2026-11-30T23:06:{:02}.{:03}Z\"}}\n",
+        ms / 1000 % 60,
+        ms % 1000
+    )
+}
+
+/// Item 6: a docker json-file log whose payloads mix a JSON logger's
+/// records (`owner`, `ttl_ms`) and Spring Boot text lines (`token=`,
+/// `ttl=`): the fields are picked per kind, so both kinds' holders and TTLs
+/// load and the two grants of one key by two holders are an overlap. Before:
+/// one field per role for the file, the text lines' holders and TTLs were
+/// dropped without a warning and the overlap vanished.
+#[test]
+fn envelope_payloads_mixing_json_and_text_keep_both_kinds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("shop-0.docker.log");
+    let json = |ms: u64, ev: &str| {
+        format!(
+            "{{\"ts\":\"2026-12-01T07:00:{:02}.{:03}+08:00\",\"level\":\"info\",\"event\":\"{ev}\",\"lock_key\":\"lock:sku:1\",\"owner\":\"json-a\",\"ttl_ms\":30000}}",
+            ms / 1000 % 60,
+            ms % 1000
+        )
+    };
+    let text = [
+        docker_line(1000, &json(1000, "acquired")),
+        docker_line(
+            1500,
+            &spring(1500, "acquired lock key=lock:sku:1 token=text-b ttl=30s"),
+        ),
+        docker_line(4000, &json(4000, "released")),
+        docker_line(
+            4500,
+            &spring(4500, "released lock key=lock:sku:1 token=text-b"),
+        ),
+    ]
+    .concat();
+    std::fs::write(&path, text).expect("write");
+    let log = load(&[path]);
+    let got: Vec<(String, Option<i64>)> = log
+        .events
+        .iter()
+        .map(|e| {
+            let h = e
+                .holder
+                .map(|h| log.strings.get_or_empty(Some(h)).to_string());
+            (h.unwrap_or_default(), e.ttl_ms())
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("json-a".to_string(), Some(30_000)),
+            ("text-b".to_string(), Some(30_000)),
+            ("json-a".to_string(), Some(30_000)),
+            ("text-b".to_string(), None),
+        ]
+    );
+    let analysis = lockreplay::analysis::analyze(&log, &lockreplay::analysis::Settings::default());
+    assert_eq!(analysis.summary.overlap_pairs, 1);
+}

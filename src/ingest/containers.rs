@@ -21,6 +21,10 @@ pub(crate) enum Item<'a> {
     Skip,
     /// An unreadable record: (warning kind, reason).
     Bad(&'static str, String),
+    /// A warning about the line that counts no line: the item for the same
+    /// line number that follows it counts the line (a CRI partial line no
+    /// `F` closed, warned and then read as the line it would have been).
+    Warn(&'static str, String),
 }
 
 /// Visitor: (1-based line, byte offset in the text, item).
@@ -799,7 +803,7 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
     match c {
         Container::Empty | Container::Unknown | Container::Monitor => {}
         Container::JsonLines { loki } => {
-            walk_lines(
+            let _ = walk_lines(
                 text,
                 visit,
                 |line, visit, no, off| match serde_json::from_str::<Value>(line) {
@@ -834,7 +838,7 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
                     Ok(_) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
                     Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
                 },
-            )
+            );
         }
         Container::JsonArray => walk_array(text, visit),
         Container::Doc { records, .. } => {
@@ -852,14 +856,16 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
                 }
             }
         }
-        Container::Logfmt => walk_lines(text, visit, |line, visit, no, off| {
-            let pairs = parse_logfmt(line);
-            if pairs.is_empty() {
-                visit(no, off, Item::Bad("logfmt", "not a key=value line".into()))
-            } else {
-                visit(no, off, Item::Record(Record::Pairs(&pairs)))
-            }
-        }),
+        Container::Logfmt => {
+            let _ = walk_lines(text, visit, |line, visit, no, off| {
+                let pairs = parse_logfmt(line);
+                if pairs.is_empty() {
+                    visit(no, off, Item::Bad("logfmt", "not a key=value line".into()))
+                } else {
+                    visit(no, off, Item::Record(Record::Pairs(&pairs)))
+                }
+            });
+        }
         Container::Csv { delim } => walk_csv(text, *delim, visit),
         Container::Text { rules } => walk_text(text, rules.as_deref(), visit),
     }
@@ -885,51 +891,185 @@ pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
 /// Walks text lines: each line's prefix and layout become pairs, a JSON
 /// payload becomes the inner record with the prefix outside it. Lines
 /// without a time that name no event are continuation lines (skipped); CRI
-/// partial lines (`P`) are joined to the line that completes them.
+/// partial lines (`P`) are joined to the line that completes them, and a run
+/// of them that no `F` line closes is read, with a warning, at the end.
 fn walk_text(text: &str, rules: Option<&super::text::TextRules>, visit: &mut Visit<'_>) {
-    let mut partial = String::new();
-    walk_lines(text, visit, |line, visit, no, off| {
-        text_line(line, rules, &mut partial, no, off, visit)
+    let mut partials = Partials::default();
+    let done = walk_lines(text, visit, |_, visit, no, off| {
+        // The line as written: a `P` chunk may end in a space.
+        let raw = text
+            .get(off..line_end(text.as_bytes(), off).0)
+            .unwrap_or("");
+        text_line(raw, rules, &mut partials, no, off, visit)
     });
+    if done.is_continue() {
+        let _ = partials.finish(text.len(), visit);
+    }
 }
 
-/// Reads one text line (already trimmed) into items for `visit`: the
-/// mapping's rules first, CRI partial lines (`TIME STREAM P chunk`) kept in
-/// `partial` and joined, with nothing in between, to the `F` line that ends
-/// them. The serial walk and the parallel chunks (`stream.rs`) share it.
+/// The CRI streams a partial line can belong to.
+const CRI_STREAMS: [&str; 2] = ["stdout", "stderr"];
+
+/// CRI partial lines (`TIME STREAM P chunk`) waiting for the `F` line of
+/// the same stream that ends them: one run per stream, so a `stdout` chunk is
+/// never glued to an interleaved `stderr` line (kubelet's `ReadLogs` in
+/// `pkg/kubelet/kuberuntime/logs/logs.go` joins per stream the same way).
+/// The serial walk carries it from line to line; the parallel chunks
+/// (`stream.rs`) start each chunk from the state the line before it left.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Partials {
+    /// One run for `stdout`, one for `stderr` ([`CRI_STREAMS`]).
+    runs: [Option<PartialRun>; 2],
+}
+
+/// One stream's partial chunks so far.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PartialRun {
+    /// The chunks, joined with nothing in between.
+    text: String,
+    /// The time of the last chunk (the time of a run no `F` closes).
+    time: String,
+    /// Line number of the first chunk.
+    first: u64,
+    /// Line number of the last chunk: the one line of the run not yet
+    /// counted (it counts as the joined line when no `F` comes).
+    last: u64,
+}
+
+impl Partials {
+    /// True when no stream has a partial line pending.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.runs.iter().all(Option::is_none)
+    }
+
+    /// Keeps the chunk of P line `no` (stream index `s`); the line before it
+    /// in the run, if any, is counted now (skipped: its text is in the run).
+    fn push(
+        &mut self,
+        s: usize,
+        time: &str,
+        chunk: &str,
+        no: u64,
+        off: usize,
+        visit: &mut Visit<'_>,
+    ) -> ControlFlow<()> {
+        match &mut self.runs[s] {
+            Some(run) => {
+                let before = std::mem::replace(&mut run.last, no);
+                run.text.push_str(chunk);
+                time.clone_into(&mut run.time);
+                visit(before, off, Item::Skip)
+            }
+            none => {
+                *none = Some(PartialRun {
+                    text: chunk.to_string(),
+                    time: time.to_string(),
+                    first: no,
+                    last: no,
+                });
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// Reads every run no `F` line closed, in the order they began: a
+    /// warning naming its lines, then the joined text as the line it would
+    /// have been, counted on its last line.
+    pub(crate) fn finish(&mut self, off: usize, visit: &mut Visit<'_>) -> ControlFlow<()> {
+        let mut open: Vec<(usize, PartialRun)> = self
+            .runs
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(s, r)| Some((s, r.take()?)))
+            .collect();
+        open.sort_by_key(|(_, r)| r.first);
+        for (s, run) in open {
+            let stream = CRI_STREAMS[s];
+            let lines = if run.first == run.last {
+                format!("line {}", run.first)
+            } else {
+                format!("lines {} to {}", run.first, run.last)
+            };
+            let reason = format!(
+                "partial line never closed: the CRI {stream} `P` chunks on {lines} have no `F` line after them; read as one line"
+            );
+            visit(run.last, off, Item::Warn("cri", reason))?;
+            let joined = format!("{} {stream} F {}", run.time, run.text);
+            visit_text(&super::text::parse_line(&joined), visit, run.last, off)?;
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// Reads one text line (without its line end, not blank) into items for
+/// `visit`: the mapping's rules first, CRI partial lines (`TIME STREAM P
+/// chunk`) kept in `partials` and joined, with nothing in between (a chunk's
+/// trailing spaces kept), to the `F` line of their stream that ends them.
+/// The serial walk and the parallel chunks (`stream.rs`) share it.
 pub(crate) fn text_line(
-    line: &str,
+    raw: &str,
     rules: Option<&super::text::TextRules>,
-    partial: &mut String,
+    partials: &mut Partials,
     no: u64,
     off: usize,
     visit: &mut Visit<'_>,
 ) -> ControlFlow<()> {
     use super::text::parse_line;
+    let line = super::fast::trim(raw);
     if let Some(r) = rules
         && let Some(pairs) = r.pairs(line)
     {
         return visit(no, off, Item::Record(Record::Pairs(&pairs)));
     }
-    let mut parts = line.splitn(4, ' ');
-    let (ts, stream, tag) = (parts.next(), parts.next(), parts.next());
-    if matches!(stream, Some("stdout" | "stderr")) && matches!(tag, Some("P" | "F")) {
-        let chunk = parts.next().unwrap_or("");
-        if tag == Some("P") {
-            partial.push_str(chunk);
-            return visit(no, off, Item::Skip);
+    if let Some((time, s, partial, chunk)) = cri_parts(raw.trim_start()) {
+        if partial {
+            return partials.push(s, time, chunk, no, off, visit);
         }
-        if !partial.is_empty() {
-            let joined = format!(
-                "{} {} F {}{chunk}",
-                ts.unwrap_or(""),
-                stream.unwrap_or("stdout"),
-                std::mem::take(partial)
-            );
+        if let Some(run) = partials.runs[s].take() {
+            visit(run.last, off, Item::Skip)?;
+            let joined = format!("{time} {} F {}{chunk}", CRI_STREAMS[s], run.text);
             return visit_text(&parse_line(&joined), visit, no, off);
         }
     }
     visit_text(&parse_line(line), visit, no, off)
+}
+
+/// A CRI line's parts: (time, stream index in [`CRI_STREAMS`], partial,
+/// content), `None` for a line of another layout.
+fn cri_parts(line: &str) -> Option<(&str, usize, bool, &str)> {
+    let mut parts = line.splitn(4, ' ');
+    let (ts, stream, tag) = (parts.next()?, parts.next()?, parts.next()?);
+    let s = CRI_STREAMS.iter().position(|c| *c == stream)?;
+    let partial = match tag {
+        "P" => true,
+        "F" => false,
+        _ => return None,
+    };
+    Some((ts, s, partial, parts.next().unwrap_or("")))
+}
+
+/// The CRI state after `text` (whole lines), starting from `state`, and
+/// the number of lines in `text`, without reading the lines for records:
+/// what the chunk after `text` starts from. The lines of `text` are numbered
+/// from `base + 1`.
+pub(crate) fn partials_after(text: &str, mut state: Partials, base: u64) -> (Partials, u64) {
+    let mut ignore = |_: u64, _: usize, _: Item<'_>| ControlFlow::Continue(());
+    let b = text.as_bytes();
+    let (mut start, mut no) = (0usize, 0u64);
+    while start < b.len() {
+        let (end, next) = line_end(b, start);
+        no += 1;
+        let line = text.get(start..end).unwrap_or("").trim_start();
+        match cri_parts(line) {
+            Some((time, s, true, chunk)) => {
+                let _ = state.push(s, time, chunk, base + no, start, &mut ignore);
+            }
+            Some((_, s, false, _)) => state.runs[s] = None,
+            None => {}
+        }
+        start = next;
+    }
+    (state, no)
 }
 
 /// The items of one parsed text line: a continuation line (no time, no
@@ -986,24 +1126,31 @@ fn walk_lines(
     text: &str,
     visit: &mut Visit<'_>,
     mut f: impl FnMut(&str, &mut Visit<'_>, u64, usize) -> ControlFlow<()>,
-) {
+) -> ControlFlow<()> {
     let b = text.as_bytes();
     let mut start = 0usize;
     let mut no = 0u64;
     while start < b.len() {
-        let (end, next) = match memchr::memchr2(b'\n', b'\r', &b[start..]) {
-            Some(i) if b[start + i] == b'\r' && b.get(start + i + 1) == Some(&b'\n') => {
-                (start + i, start + i + 2)
-            }
-            Some(i) => (start + i, start + i + 1),
-            None => (b.len(), b.len()),
-        };
+        let (end, next) = line_end(b, start);
         no += 1;
         let line = text.get(start..end).unwrap_or("").trim();
-        if !line.is_empty() && f(line, visit, no, start).is_break() {
-            return;
+        if !line.is_empty() {
+            f(line, visit, no, start)?;
         }
         start = next;
+    }
+    ControlFlow::Continue(())
+}
+
+/// The end of the line starting at `start` (before its `\n`, `\r\n` or
+/// lone `\r`) and the start of the next.
+fn line_end(b: &[u8], start: usize) -> (usize, usize) {
+    match memchr::memchr2(b'\n', b'\r', &b[start..]) {
+        Some(i) if b[start + i] == b'\r' && b.get(start + i + 1) == Some(&b'\n') => {
+            (start + i, start + i + 2)
+        }
+        Some(i) => (start + i, start + i + 1),
+        None => (b.len(), b.len()),
     }
 }
 
@@ -1266,7 +1413,7 @@ mod tests {
         walk(&c, text, &mut |line, _, item| {
             match item {
                 Item::Record(_) => n += 1,
-                Item::Skip => {}
+                Item::Skip | Item::Warn(..) => {}
                 Item::Bad(_, r) => bad.push(format!("{line}: {r}")),
             }
             ControlFlow::Continue(())
@@ -1370,6 +1517,7 @@ mod tests {
                 Item::Record(_) => "row",
                 Item::Skip => "skip",
                 Item::Bad(..) => "bad",
+                Item::Warn(..) => "warn",
             };
             seen.push((line, &text[off..off + 1], what));
             ControlFlow::Continue(())

@@ -30,6 +30,10 @@ pub(crate) struct Collector<'o> {
     buf: String,
     /// Event names already mapped to a kind (a log has few distinct ones).
     kinds: hashbrown::HashMap<Box<str>, Option<EventKind>>,
+    /// False while a record is read with another kind's picks that read
+    /// events differently ([`Collector::record_of_kind`]): `kinds` is not
+    /// used.
+    cache_on: bool,
 }
 
 /// At most this many distinct event names are remembered per collector.
@@ -147,6 +151,7 @@ impl<'o> Collector<'o> {
             day: (None, 0),
             buf: String::new(),
             kinds: hashbrown::HashMap::default(),
+            cache_on: true,
         }
     }
 
@@ -154,6 +159,12 @@ impl<'o> Collector<'o> {
     pub fn bad(&mut self, b: &mut LogBuilder, kind: &'static str, line: u64, reason: String) {
         self.info.lines_read += 1;
         self.info.lines_warned += 1;
+        b.warn(kind, &self.info.name, line, reason);
+    }
+
+    /// Records a warning about `line` without counting the line (the item
+    /// that follows for the same line counts it).
+    pub fn warn(&mut self, b: &mut LogBuilder, kind: &'static str, line: u64, reason: String) {
         b.warn(kind, &self.info.name, line, reason);
     }
 
@@ -213,14 +224,38 @@ impl<'o> Collector<'o> {
         match self.fields.payload.take() {
             // A nested record was already taken out of its envelope.
             Some(field) if !matches!(rec, Record::Slots { .. } | Record::Nested { .. }) => {
-                super::payload::with_inner(rec, &field, &mut |r| self.record_one(b, line, r));
+                super::payload::with_inner(rec, &field, &mut |r| self.record_of_kind(b, line, r));
                 self.fields.payload = Some(field);
             }
             other => {
                 self.fields.payload = other;
-                self.record_one(b, line, rec);
+                self.record_of_kind(b, line, rec);
             }
         }
+    }
+
+    /// Reads one record with the fields picked for its kind
+    /// ([`super::fields::RecordKind`]) when the file's kinds were picked
+    /// apart (issue #35: a file mixing JSON and text payloads).
+    fn record_of_kind(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
+        if self.fields.others.is_empty() {
+            return self.record_one(b, line, rec);
+        }
+        let kind = super::fields::RecordKind::of(rec);
+        let Some(i) = self.fields.other_for(kind) else {
+            return self.record_one(b, line, rec);
+        };
+        // The kind's picks in place of the file's for this record; the
+        // event-name cache holds for the file's own picks only when both
+        // read events the same way.
+        let mut others = std::mem::take(&mut self.fields.others);
+        let same_events = others[i].event_from_message == self.fields.event_from_message;
+        std::mem::swap(&mut self.fields, &mut others[i]);
+        self.cache_on = same_events;
+        self.record_one(b, line, rec);
+        self.cache_on = true;
+        std::mem::swap(&mut self.fields, &mut others[i]);
+        self.fields.others = others;
     }
 
     fn record_one(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
@@ -276,7 +311,12 @@ impl<'o> Collector<'o> {
             && let Some(ev) = ep.value(rec)
         {
             let raw = ev.text();
-            kind = match self.kinds.get(raw.as_ref()) {
+            let cached = if self.cache_on {
+                self.kinds.get(raw.as_ref())
+            } else {
+                None
+            };
+            kind = match cached {
                 Some(k) => *k,
                 None => {
                     let mut k = event_kind(&raw, self.mapping, &mut self.buf);
@@ -285,7 +325,7 @@ impl<'o> Collector<'o> {
                         k = super::text::message_event(&raw)
                             .and_then(|name| event_kind(name, None, &mut self.buf));
                     }
-                    if self.kinds.len() < KIND_CACHE {
+                    if self.cache_on && self.kinds.len() < KIND_CACHE {
                         self.kinds.insert(raw.as_ref().into(), k);
                     }
                     k

@@ -515,6 +515,64 @@ pub(crate) struct Fields {
     /// The resolution of the chosen time field's values, in ns (1e9 for whole
     /// seconds), from the records detection saw.
     pub time_resolution_ns: Option<i64>,
+    /// When an envelope file's records are of several kinds (JSON payloads,
+    /// text payloads, records without a payload), the kind these picks were
+    /// made for (the most frequent), and the picks made for each other kind
+    /// on its own records (issue #35: one pick per role for the whole file
+    /// dropped the other kind's holders and TTLs without a word).
+    pub kind: Option<RecordKind>,
+    /// The picks of the other kinds, each made from its own records.
+    pub others: Vec<Fields>,
+}
+
+/// What a record read through its file's payload field is: the kinds whose
+/// fields are picked apart when a file mixes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum RecordKind {
+    /// An envelope whose payload field holds no record (or a file without a
+    /// payload field): its own fields are the record.
+    Whole,
+    /// An envelope whose payload is a JSON object (a JSON logger), possibly
+    /// behind a text prefix.
+    Json,
+    /// An envelope whose payload is a text line (a text layout's pairs).
+    Text,
+}
+
+impl RecordKind {
+    /// Every kind, in detection's order.
+    pub const ALL: [RecordKind; 3] = [RecordKind::Whole, RecordKind::Json, RecordKind::Text];
+
+    /// The kind of `rec` as the collector sees it (after
+    /// `payload::with_inner`): a record nested in its envelope's payload
+    /// field (`skip` names it) is a JSON or a text payload by its inner part.
+    pub fn of(rec: &Record<'_>) -> RecordKind {
+        match rec {
+            Record::Nested { inner, skip, .. } if !skip.is_empty() => match inner {
+                Record::Pairs(_) => RecordKind::Text,
+                Record::Nested {
+                    inner: Record::Pairs(_),
+                    ..
+                } => RecordKind::Text,
+                _ => RecordKind::Json,
+            },
+            _ => RecordKind::Whole,
+        }
+    }
+
+    /// The kind's words for notes: `JSON payloads`, `text payloads`,
+    /// `records without a payload`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RecordKind::Whole => "records without a payload",
+            RecordKind::Json => "JSON payloads",
+            RecordKind::Text => "text payloads",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
 }
 
 impl Fields {
@@ -533,6 +591,16 @@ impl Fields {
         self.get(role)
             .and_then(|p| p.value(rec))
             .or_else(|| self.fallback(role).and_then(|p| p.value(rec)))
+    }
+
+    /// The index in [`Fields::others`] of the picks for records of `kind`,
+    /// `None` when these picks are theirs (or the file's kinds are not
+    /// picked apart).
+    pub fn other_for(&self, kind: RecordKind) -> Option<usize> {
+        if self.kind == Some(kind) {
+            return None;
+        }
+        self.others.iter().position(|f| f.kind == Some(kind))
     }
 
     /// The event field (or the message field when there is no event field).
@@ -614,6 +682,9 @@ pub(crate) struct Detector {
     pub payload: Option<String>,
     /// Field names seen, in the order first seen (at most [`Detector::NAMES`]).
     pub names_seen: Vec<String>,
+    /// With a payload field: the same counts per [`RecordKind`], each over
+    /// its own records ([`Detector::observe_kind`]).
+    kinds: Vec<Detector>,
 }
 
 impl Detector {
@@ -697,6 +768,20 @@ impl Detector {
         });
     }
 
+    /// Adds one record's fields to its kind's counts as well (files with a
+    /// payload field; [`Detector::observe`] counts it for the whole file).
+    pub fn observe_kind(&mut self, rec: &Record<'_>) {
+        if self.kinds.is_empty() {
+            self.kinds = RecordKind::ALL
+                .iter()
+                .map(|_| Detector::default())
+                .collect();
+        }
+        if let Some(d) = self.kinds.get_mut(RecordKind::of(rec).index()) {
+            d.observe(rec);
+        }
+    }
+
     /// True when some observed record had a field named `field`.
     pub fn saw_field(&self, field: &str) -> bool {
         self.memo.contains_key(field)
@@ -718,7 +803,75 @@ impl Detector {
     /// Picks one field per role (lowest rank, then most frequent, then name;
     /// a field serves one role only, in role order) and applies the mapping's
     /// overrides. Returns the fields and notes for the user.
+    ///
+    /// When an envelope file's records are of more than one
+    /// [`RecordKind`], each kind's fields are picked from its own records:
+    /// the most frequent kind's picks are the file's (listed and noted),
+    /// the others' in [`Fields::others`] with a note naming them.
     pub fn resolve(&self, mapping: Option<&Mapping>) -> (Fields, Vec<SourceNote>) {
+        let present: Vec<(RecordKind, &Detector)> = RecordKind::ALL
+            .iter()
+            .zip(&self.kinds)
+            .filter(|(_, d)| d.records > 0)
+            .map(|(k, d)| (*k, d))
+            .collect();
+        let (combined, combined_notes) = self.resolve_one(mapping);
+        // Picked apart only when some kind would lose a lock role: it has
+        // a field for the lock key, holder, event or TTL, and the one the
+        // whole file picked for that role is none of its own.
+        let loses = |d: &Detector| {
+            [Role::Key, Role::Holder, Role::Event, Role::Ttl]
+                .iter()
+                .any(|r| {
+                    let own = |f: Option<&str>| {
+                        d.cands
+                            .keys()
+                            .any(|(role, g, _)| role == r && f.is_none_or(|f| f == g))
+                    };
+                    own(None) && !own(combined.get(*r).map(|p| p.field.as_str()))
+                })
+        };
+        if present.len() < 2 || !present.iter().any(|(_, d)| loses(d)) {
+            return (combined, combined_notes);
+        }
+        // The most frequent kind first (ties in [`RecordKind::ALL`] order).
+        let mut order = present;
+        order.sort_by_key(|(_, d)| std::cmp::Reverse(d.records));
+        let mut main: Option<(Fields, Vec<SourceNote>)> = None;
+        let mut others = Vec::new();
+        let mut notes_of_others = Vec::new();
+        for (kind, d) in order {
+            let mut one = Detector {
+                payload: self.payload.clone(),
+                sls: self.sls,
+                ..Detector::default()
+            };
+            one.cands.clone_from(&d.cands);
+            one.records = d.records;
+            let (mut f, notes) = one.resolve_one(mapping);
+            f.kind = Some(kind);
+            if main.is_none() {
+                main = Some((f, notes));
+            } else {
+                notes_of_others.push(SourceNote::FieldsOfKind {
+                    kind: kind.name().to_string(),
+                    records: d.records,
+                    fields: f.listing(),
+                });
+                f.payload = None;
+                others.push(f);
+            }
+        }
+        let Some((mut fields, mut notes)) = main else {
+            return (combined, combined_notes);
+        };
+        fields.others = others;
+        notes.extend(notes_of_others);
+        (fields, notes)
+    }
+
+    /// [`Detector::resolve`] over all the records counted, one pick per role.
+    fn resolve_one(&self, mapping: Option<&Mapping>) -> (Fields, Vec<SourceNote>) {
         let mut fields = Fields {
             payload: self.payload.clone(),
             ..Fields::default()
@@ -770,11 +923,21 @@ impl Detector {
             let Some(&(f, outer, best)) = c.first() else {
                 continue;
             };
-            let scope_of = |outer: bool| if outer { Scope::Outer } else { Scope::Inner };
+            // A field the application's records have and others carry
+            // only outside (a text line's `prefix.time` beside a JSON
+            // payload, or alone when the line has no time of its own) is
+            // looked up inside first, then outside: else the records that
+            // have it only outside lose it (found by the `cri` fuzz target).
+            let also_outer = !outer && c.iter().any(|(g, o, _)| *o && *g == f);
+            let scope = match (outer, also_outer) {
+                (true, _) => Scope::Outer,
+                (false, true) => Scope::Any,
+                (false, false) => Scope::Inner,
+            };
             fields.picks[role.index()] = Some(Pick {
                 field: f.clone(),
                 unit: best.unit,
-                scope: scope_of(outer),
+                scope,
             });
             if role == Role::Time && best.resolution_ns != i64::MAX {
                 fields.time_resolution_ns = Some(best.resolution_ns);

@@ -292,7 +292,10 @@ pub(crate) fn detect_fields(container: &Container, text: &str) -> Detector {
     containers::walk(container, text, &mut |_, _, item| {
         if let Item::Record(r) = item {
             match &field {
-                Some(f) => payload::with_inner(&r, f, &mut |inner| det.observe(inner)),
+                Some(f) => payload::with_inner(&r, f, &mut |inner| {
+                    det.observe(inner);
+                    det.observe_kind(inner);
+                }),
                 None => det.observe(&r),
             }
         }
@@ -566,6 +569,7 @@ fn parse_records(
             Item::Record(r) => col.record(builder, line, &r),
             Item::Skip => col.skip(),
             Item::Bad(kind, reason) => col.bad(builder, kind, line, reason),
+            Item::Warn(kind, reason) => col.warn(builder, kind, line, reason),
         }
         ControlFlow::Continue(())
     });

@@ -62,6 +62,10 @@ struct PayloadPlan {
 fn payload_plan(fields: &Fields) -> Option<PayloadPlan> {
     use super::record::Scope;
     let field = fields.payload.clone()?;
+    if !fields.others.is_empty() {
+        // Kinds picked apart: each record's names depend on its kind.
+        return None;
+    }
     let (mut inner, mut outer) = (Vec::new(), Vec::new());
     for r in Role::ALL {
         for (p, fallback) in [(fields.get(r), false), (fields.fallback(r), true)] {
@@ -88,6 +92,31 @@ fn payload_plan(fields: &Fields) -> Option<PayloadPlan> {
     })
 }
 
+/// Where a chunk of text lines starts: the CRI partial lines still open
+/// before it (their line numbers counted in the whole file) and the number
+/// of lines before it. JSON Lines chunks start from the default.
+#[derive(Clone, Debug, Default)]
+struct ChunkStart {
+    partials: containers::Partials,
+    base: u64,
+}
+
+impl ChunkStart {
+    /// The start of the chunk after `bytes` (whole lines) when `bytes`
+    /// starts at `self`. A chunk that is not UTF-8 stops the parallel path,
+    /// so its state does not matter.
+    fn after(&self, bytes: &[u8]) -> ChunkStart {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return self.clone();
+        };
+        let (partials, lines) = containers::partials_after(text, self.partials.clone(), self.base);
+        ChunkStart {
+            partials,
+            base: self.base + lines,
+        }
+    }
+}
+
 /// One parsed chunk. Line numbers in it count from the chunk's first line.
 struct ChunkOut {
     b: LogBuilder,
@@ -97,6 +126,9 @@ struct ChunkOut {
     lines: u64,
     /// False when the chunk is not valid UTF-8.
     utf8: bool,
+    /// Line numbers already counted in the whole file (the partial lines
+    /// read at the end, [`finish_partials`]): merged without a shift.
+    absolute: bool,
 }
 
 /// Reads `path` as JSON Lines in parallel chunks into `builder`.
@@ -151,30 +183,36 @@ fn read_jsonl_sized(
         done: 0,
     };
 
-    if !parse_head(
+    let Some(mut end) = parse_head(
         head.text.as_bytes(),
         chunk_bytes,
         &context,
         &mut file_log,
         &mut bytes,
-    )? {
+    )?
+    else {
         return Ok(false);
-    }
+    };
     bytes.done = head.text.len() as u64;
     let Head { text, carry, eof } = head;
     drop(text);
-    if !eof
-        && !parse_rest(
+    if !eof {
+        let rest = parse_rest(
             path,
             f,
-            carry,
+            (carry, end),
             chunk_bytes,
             &context,
             &mut file_log,
             &mut bytes,
-        )?
-    {
-        return Ok(false);
+        )?;
+        match rest {
+            Some(e) => end = e,
+            None => return Ok(false),
+        }
+    }
+    if !end.partials.is_empty() {
+        file_log.merge(vec![finish_partials(end.partials, &context)]);
     }
 
     let FileLog {
@@ -255,16 +293,15 @@ fn plan<'o>(
     }
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let container = containers::detect(text, monitor::looks_like_monitor);
-    // Text lines qualify unless a mapping brings its own rules or CRI
-    // partial lines (joined across lines, so across chunks) appear.
+    // Text lines qualify unless a mapping brings its own rules. CRI partial
+    // lines are joined across chunks: each chunk starts from the pending
+    // partial lines the one before it left ([`ChunkStart`]).
     let text_lines = matches!(container, Container::Text { rules: None })
         && opts
             .mapping
             .as_ref()
             .and_then(super::text::TextRules::of)
-            .is_none()
-        && !text.contains(" stdout P ")
-        && !text.contains(" stderr P ");
+            .is_none();
     let json_lines = matches!(container, Container::JsonLines { loki: false })
         && matches!(
             first.map(serde_json::from_str::<Value>),
@@ -294,8 +331,10 @@ fn plan<'o>(
     };
     info.encoding = "UTF-8".into();
     info.fields = fields.listing();
-    info.notes = notes;
+    // In the order `read_records` writes them: how the file was read, then
+    // the fields' notes.
     super::describe_reading(&mut info, &det, &fields, &container, text);
+    info.notes.extend(notes);
     let mut names: Vec<String> = Role::ALL
         .iter()
         .filter_map(|r| fields.get(*r).map(|p| p.field.clone()))
@@ -367,46 +406,125 @@ fn batch_len() -> usize {
 
 /// Parses the head in parallel pieces, a batch at a time so that progress
 /// moves and Cancel works even when the whole file fits in the head.
-/// `Ok(false)` when a piece is not UTF-8 after all.
+/// Returns where the rest starts; `Ok(None)` when a piece is not UTF-8
+/// after all.
 fn parse_head(
     head: &[u8],
     chunk_bytes: usize,
     context: &ParseContext<'_>,
     file_log: &mut FileLog,
     bytes: &mut ByteCount<'_>,
-) -> Result<bool, IngestError> {
+) -> Result<Option<ChunkStart>, IngestError> {
     let pieces = split_lines(head, chunk_bytes.min(2 << 20));
+    let mut start = ChunkStart::default();
     for group in pieces.chunks(batch_len()) {
         if bytes.cancelled() {
             return Err(IngestError::Cancelled);
         }
         bytes.done += group.iter().map(|c| c.len() as u64).sum::<u64>();
-        let outs: Vec<ChunkOut> = group.par_iter().map(|c| parse_chunk(c, context)).collect();
+        let starts = starts_of(group, &mut start, context.text_lines);
+        let outs: Vec<ChunkOut> = group
+            .par_iter()
+            .zip(&starts)
+            .map(|(c, st)| parse_chunk(c, st, context))
+            .collect();
         if !file_log.merge(outs) {
-            return Ok(false);
+            return Ok(None);
         }
         bytes.show();
     }
-    Ok(true)
+    Ok(Some(start))
 }
 
-/// Parses the rest of the file: a reader thread hands line-aligned chunks
-/// over a short queue, and each batch is parsed while the one before it is
-/// merged. `Ok(false)` when a chunk is not UTF-8.
+/// Where each of `chunks` starts, the first at `start`, which is moved past
+/// them all. Only text lines carry a state from chunk to chunk (CRI partial
+/// lines); JSON Lines chunks all start from the default, unscanned.
+fn starts_of<C: AsRef<[u8]>>(
+    chunks: &[C],
+    start: &mut ChunkStart,
+    text_lines: bool,
+) -> Vec<ChunkStart> {
+    if !text_lines {
+        return vec![ChunkStart::default(); chunks.len()];
+    }
+    chunks
+        .iter()
+        .map(|c| {
+            let next = start.after(c.as_ref());
+            std::mem::replace(start, next)
+        })
+        .collect()
+}
+
+/// The CRI partial lines no `F` line closed, read at the end of the file
+/// (`containers::Partials::finish`: a warning, then the joined line), as a
+/// chunk whose line numbers are already the file's.
+fn finish_partials(mut partials: containers::Partials, context: &ParseContext<'_>) -> ChunkOut {
+    let mut info = placeholder();
+    info.name = context.name.clone();
+    let mut b = LogBuilder::new();
+    let mut col = Collector::new(
+        context.file,
+        context.fields.clone(),
+        context.tz,
+        context.opts.mapping.as_ref(),
+        info,
+    );
+    let _ = partials.finish(0, &mut |no, _, item| take_item(&mut col, &mut b, no, item));
+    ChunkOut {
+        b,
+        naive_seen: col.naive_seen,
+        info: col.info,
+        lines: 0,
+        utf8: true,
+        absolute: true,
+    }
+}
+
+/// Hands one walked item to the collector, as `read_source`'s walk does.
+fn take_item(
+    col: &mut Collector,
+    b: &mut LogBuilder,
+    no: u64,
+    item: containers::Item<'_>,
+) -> std::ops::ControlFlow<()> {
+    match item {
+        containers::Item::Record(r) => col.record(b, no, &r),
+        containers::Item::Skip => col.skip(),
+        containers::Item::Bad(kind, reason) => col.bad(b, kind, no, reason),
+        containers::Item::Warn(kind, reason) => col.warn(b, kind, no, reason),
+    }
+    std::ops::ControlFlow::Continue(())
+}
+
+/// Parses the rest of the file, which starts with the bytes `carry` at
+/// `start`: a reader thread hands line-aligned chunks (and where each
+/// starts) over a short queue, and each batch is parsed while the one
+/// before it is merged. Returns where the file ends; `Ok(None)` when a
+/// chunk is not UTF-8.
 fn parse_rest(
     path: &Path,
     f: std::fs::File,
-    carry: Vec<u8>,
+    (carry, start): (Vec<u8>, ChunkStart),
     chunk_bytes: usize,
     context: &ParseContext<'_>,
     file_log: &mut FileLog,
     bytes: &mut ByteCount<'_>,
-) -> Result<bool, IngestError> {
+) -> Result<Option<ChunkStart>, IngestError> {
     let batch = batch_len();
-    std::thread::scope(|s| -> Result<bool, IngestError> {
-        let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(batch);
-        s.spawn(move || read_chunks(f, carry, chunk_bytes, &tx));
-        let mut pending: Vec<Vec<u8>> = Vec::with_capacity(batch);
+    let text_lines = context.text_lines;
+    std::thread::scope(|s| -> Result<Option<ChunkStart>, IngestError> {
+        let (tx, rx) = mpsc::sync_channel::<std::io::Result<(Vec<u8>, ChunkStart)>>(batch);
+        let reader = s.spawn(move || {
+            let mut start = start;
+            read_chunks(f, carry, chunk_bytes, &tx, &mut |c| {
+                starts_of(&[c], &mut start, text_lines)
+                    .pop()
+                    .unwrap_or_default()
+            });
+            start
+        });
+        let mut pending: Vec<(Vec<u8>, ChunkStart)> = Vec::with_capacity(batch);
         // The merge (re-interning, line shifts) is serial, so without the
         // overlap one core idles through it.
         let mut parsed: Option<Vec<ChunkOut>> = None;
@@ -431,24 +549,28 @@ fn parse_rest(
                     }
                 }
             }
-            bytes.done += pending.iter().map(|c| c.len() as u64).sum::<u64>();
+            bytes.done += pending.iter().map(|(c, _)| c.len() as u64).sum::<u64>();
             let previous = parsed.take();
             let (outs, merged) = rayon::join(
                 || {
                     pending
                         .par_iter()
-                        .map(|c| parse_chunk(c, context))
+                        .map(|(c, st)| parse_chunk(c, st, context))
                         .collect::<Vec<ChunkOut>>()
                 },
                 || previous.is_none_or(|o| file_log.merge(o)),
             );
             if !merged {
-                return Ok(false);
+                return Ok(None);
             }
             parsed = Some(outs);
             bytes.show();
         }
-        Ok(parsed.is_none_or(|o| file_log.merge(o)))
+        if !parsed.is_none_or(|o| file_log.merge(o)) {
+            return Ok(None);
+        }
+        // The reader has ended (the queue closed): its state is the end's.
+        Ok(Some(reader.join().unwrap_or_default()))
     })
 }
 
@@ -469,12 +591,15 @@ fn read_onto(f: &mut std::fs::File, buf: &mut Vec<u8>, n: usize) -> std::io::Res
 }
 
 /// The reader thread: line-aligned chunks of about [`CHUNK_BYTES`], the last
-/// one possibly without a final newline. Stops when the receiver is gone.
+/// one possibly without a final newline, each with where it starts
+/// (`start_of`, called on the chunks in order). Stops when the receiver is
+/// gone.
 fn read_chunks(
     mut f: std::fs::File,
     mut carry: Vec<u8>,
     chunk_bytes: usize,
-    tx: &mpsc::SyncSender<std::io::Result<Vec<u8>>>,
+    tx: &mpsc::SyncSender<std::io::Result<(Vec<u8>, ChunkStart)>>,
+    start_of: &mut dyn FnMut(&[u8]) -> ChunkStart,
 ) {
     loop {
         let mut buf = std::mem::take(&mut carry);
@@ -500,8 +625,11 @@ fn read_chunks(
                 }
             }
         }
-        if !buf.is_empty() && tx.send(Ok(buf)).is_err() {
-            return;
+        if !buf.is_empty() {
+            let start = start_of(&buf);
+            if tx.send(Ok((buf, start))).is_err() {
+                return;
+            }
         }
         if eof {
             return;
@@ -526,8 +654,9 @@ fn split_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
 }
 
 /// Parses one chunk exactly as `containers::walk` + `Collector::record`
-/// would, taking the fast scanner where it is sure.
-fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
+/// would, taking the fast scanner where it is sure. Text lines start from
+/// the CRI partial lines `start` says are open.
+fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> ChunkOut {
     let mut info = placeholder();
     info.name = context.name.clone();
     let mut b = LogBuilder::new();
@@ -540,6 +669,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
             naive_seen: false,
             lines: 0,
             utf8: false,
+            absolute: false,
         };
     };
     let mut col = Collector::new(
@@ -557,6 +687,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
     let envelope = context.payload_fast.as_ref().map(EnvelopeNames::of);
     let mut env_hints = EnvelopeHints::default();
     let mut lines = 0u64;
+    let mut partials = start.partials.clone();
     let mut rest = text;
     while !rest.is_empty() {
         // A line ends at `\n`, `\r\n` or a lone `\r`, as in
@@ -576,16 +707,20 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
             continue;
         }
         if context.text_lines {
-            let mut partial = String::new();
-            let _ =
-                containers::text_line(line, None, &mut partial, lines, 0, &mut |no, _, item| {
-                    match item {
-                        containers::Item::Record(r) => col.record(&mut b, no, &r),
-                        containers::Item::Skip => col.skip(),
-                        containers::Item::Bad(kind, reason) => col.bad(&mut b, kind, no, reason),
-                    }
-                    std::ops::ControlFlow::Continue(())
-                });
+            // Numbered in the file for the partial lines' runs, in the
+            // chunk for what it records.
+            let base = start.base;
+            // The line as written (a `P` chunk may end in a space); its
+            // only `\r` or `\n` are its line end.
+            let unended = raw.trim_end_matches(['\n', '\r']);
+            let _ = containers::text_line(
+                unended,
+                None,
+                &mut partials,
+                base + lines,
+                0,
+                &mut |no, _, item| take_item(&mut col, &mut b, no.saturating_sub(base), item),
+            );
             continue;
         }
         if let Some(env) = &envelope
@@ -621,6 +756,7 @@ fn parse_chunk(bytes: &[u8], context: &ParseContext<'_>) -> ChunkOut {
         info: col.info,
         lines,
         utf8: true,
+        absolute: false,
     }
 }
 
@@ -733,7 +869,7 @@ fn merge_chunks(
         return false;
     }
     for o in outs {
-        let base = *next_line;
+        let base = if o.absolute { 0 } else { *next_line };
         *next_line += o.lines;
         info.lines_read += o.info.lines_read;
         info.events_loaded += o.info.events_loaded;
@@ -1026,5 +1162,132 @@ mod tests {
         assert_same(&got, &want);
         // A head too small for field detection leaves the file to the general path.
         assert!(parallel(text.as_bytes(), 4096, 4096).is_none());
+    }
+
+    /// `n` CRI lines of Spring Boot lock lines; every seventh is cut into
+    /// `P` chunks with `stderr` lines between them (one of them a `stderr P`
+    /// closed later), and the file ends with a `stdout P` no `F` closes.
+    fn cri_text(n: usize) -> String {
+        let mut text = String::new();
+        let mut ts = String::new();
+        for i in 0..n {
+            ts = format!(
+                "2026-11-29T08:{:02}:{:02}.{:06}Z",
+                (i / 60_000) % 60,
+                (i / 1000) % 60,
+                i % 1000 * 1000
+            );
+            let msg = if i % 2 == 0 {
+                format!("acquired lock key=k{} token=t{} ttl=100ms", i % 5, i / 2)
+            } else {
+                format!("released lock key=k{} token=t{}", (i - 1) % 5, i / 2)
+            };
+            let line = format!(
+                "2026-11-29 16:{:02}:{:02}.{:03}  INFO 7 --- [exec-{}] c.e.S : {msg}",
+                (i / 60_000) % 60,
+                (i / 1000) % 60,
+                i % 1000,
+                i % 5
+            );
+            if i % 7 == 3 {
+                let (a, rest) = line.split_at(10);
+                let (b, c) = rest.split_at(31);
+                text.push_str(&format!(
+                    "{ts} stdout P {a}\n{ts} stderr F boom {i}\n{ts} stdout P {b}\n{ts} stderr P half \n{ts} stdout F {c}\n{ts} stderr F of a stderr line\n"
+                ));
+            } else {
+                text.push_str(&format!("{ts} stdout F {line}\n"));
+            }
+        }
+        text.push_str(&format!(
+            "{ts} stdout P 2026-11-29 17:00:00.000  INFO 7 --- [exec-1] c.e.S : acquired lock \n{ts} stdout P key=last token=z ttl=100ms\n"
+        ));
+        text
+    }
+
+    /// Issue #35 item 7: CRI partial lines are joined across chunk
+    /// boundaries, per stream, and a run no `F` closes is read with a
+    /// warning at the end, exactly as the serial path reads them. Before:
+    /// each chunk line started with no partial line, so a chunk's `P` lines
+    /// vanished and their `F` line loaded alone.
+    #[test]
+    fn cri_partial_lines_across_chunks_give_the_serial_result() {
+        let text = cri_text(2_000);
+        let want = serial(text.as_bytes());
+        // Every lock line loads, the unclosed one too, with one warning.
+        assert_eq!(want.events.len(), 2_001);
+        let unclosed: Vec<_> = want
+            .warnings
+            .kept()
+            .iter()
+            .filter(|w| w.reason.starts_with("partial line never closed"))
+            .collect();
+        assert_eq!(unclosed.len(), 1, "{:?}", want.warnings.kept());
+        let s = &want.sources[0];
+        assert_eq!(
+            s.lines_read,
+            s.events_loaded + s.lines_skipped + s.lines_warned
+        );
+        for chunk in [1, 64, 300, 4096] {
+            let got = parallel(text.as_bytes(), text.len() + 1, chunk).expect("qualifies");
+            assert_same(&got, &want);
+        }
+    }
+
+    /// The same through the reader thread: the partial lines open at the
+    /// end of the head and of each chunk are handed to the next.
+    #[test]
+    fn cri_partial_lines_through_the_reader_thread_give_the_serial_result() {
+        let text = cri_text(30_000);
+        let want = serial(text.as_bytes());
+        assert_eq!(want.events.len(), 30_001);
+        let head = text.len() * 4 / 5;
+        let got = parallel(text.as_bytes(), head, 4096).expect("qualifies");
+        assert_same(&got, &want);
+    }
+
+    /// One CRI line of a random run: a stream, a tag and a piece of a lock
+    /// line (or a blank line).
+    fn cri_piece() -> impl Strategy<Value = String> {
+        let stream = prop_oneof![3 => Just("stdout"), 1 => Just("stderr")];
+        let tag = prop_oneof![Just("P"), Just("F")];
+        let piece = prop_oneof![
+            Just("2026-11-29 16:00:01.000  INFO 7 --- [exec-1] c.e.S : "),
+            Just("acquired lock key=k1 token=a"),
+            Just(" ttl=5s"),
+            Just("released lock key=k1 "),
+            Just("token=a"),
+            Just("{\"ts\":\"2026-11-29T16:00:02Z\",\"event\":\"acquired\","),
+            Just("\"key\":\"k2\",\"holder\":\"b\"}"),
+            Just(""),
+        ];
+        prop_oneof![
+            12 => (stream, tag, piece, 0u32..60).prop_map(|(s, t, p, ms)| {
+                format!("2026-11-29T08:00:01.{ms:03}000000Z {s} {t} {p}")
+            }),
+            1 => Just(String::new()),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(120))]
+        /// Random CRI runs, chunk boundaries anywhere: the parallel path
+        /// joins partial lines exactly as the serial one.
+        #[test]
+        fn random_cri_runs_in_parallel_chunks_give_the_serial_result(
+            lines in prop::collection::vec(cri_piece(), 1..50),
+            chunk in 1usize..300,
+        ) {
+            let text = format!(
+                "2026-11-29T08:00:00.000000000Z stdout F 2026-11-29 16:00:00.000  INFO 7 --- [exec-0] c.e.S : acquired lock key=k0 token=z ttl=1s\n{}\n",
+                lines.join("\n")
+            );
+            let want = serial(text.as_bytes());
+            if let Some(got) = parallel(text.as_bytes(), usize::MAX / 2, chunk) {
+                assert_same(&got, &want);
+            }
+            let s = &want.sources[0];
+            prop_assert_eq!(s.lines_read, s.events_loaded + s.lines_skipped + s.lines_warned);
+        }
     }
 }

@@ -274,3 +274,203 @@ fn an_epoch_or_dated_ttl_value_is_an_absolute_expiry() {
     let log = load(text, &IngestOptions::default());
     assert_eq!(log.events[0].ttl_ms(), Some(2000));
 }
+
+/// A Spring Boot line in a CRI line of `stream` with `tag`.
+fn cri(ts: &str, stream: &str, tag: &str, content: &str) -> String {
+    format!("2026-11-29T08:00:{ts}Z {stream} {tag} {content}\n")
+}
+
+/// Issue #35 item 7 (c): a `stdout P` chunk waits for the `stdout F` line,
+/// never glued to an interleaved `stderr F`. Before: the stderr line took the
+/// stdout chunk, both lines lost their lock words.
+#[test]
+fn cri_partial_lines_are_joined_per_stream() {
+    let text = [
+        cri(
+            "01.000000",
+            "stdout",
+            "P",
+            "2026-11-29 16:00:01.000  INFO 7 --- [exec-1] c.e.S : acquired lock ",
+        ),
+        cri(
+            "01.100000",
+            "stderr",
+            "F",
+            "2026-11-29 16:00:01.100  WARN 7 --- [exec-2] c.e.S : released lock key=k2 token=b",
+        ),
+        cri("01.200000", "stdout", "F", "key=k1 token=a ttl=5s"),
+    ]
+    .concat();
+    let log = load(text.as_bytes(), &IngestOptions::default());
+    assert_eq!(kinds(&log), vec![EventKind::Acquired, EventKind::Released]);
+    let holder = |i: usize| {
+        log.events[i]
+            .holder
+            .map(|h| log.strings.get_or_empty(Some(h)).to_string())
+    };
+    assert_eq!(holder(0).as_deref(), Some("a"));
+    assert_eq!(log.events[0].ttl_ms(), Some(5000));
+    assert_eq!(holder(1).as_deref(), Some("b"));
+    let s = &log.sources[0];
+    assert_eq!((s.lines_read, s.events_loaded, s.lines_skipped), (3, 2, 1));
+    assert_eq!(log.warnings.total(), 0, "{:?}", log.warnings.kept());
+}
+
+/// Issue #35 item 7 (a): `P` lines no `F` closes at the end of the file are
+/// read as the line they would have been, with a warning naming their lines.
+/// Before: they vanished without a word.
+#[test]
+fn cri_partial_lines_never_closed_are_read_with_a_warning() {
+    let text = [
+        cri(
+            "01.000000",
+            "stdout",
+            "F",
+            "2026-11-29 16:00:01.000  INFO 7 --- [exec-1] c.e.S : acquired lock key=k1 token=a ttl=5s",
+        ),
+        cri(
+            "02.000000",
+            "stdout",
+            "P",
+            "2026-11-29 16:00:02.000  INFO 7 --- [exec-2] c.e.S : acquired ",
+        ),
+        cri("02.100000", "stdout", "P", "lock key=k1 token=b"),
+        cri("02.200000", "stdout", "P", " ttl=5s"),
+    ]
+    .concat();
+    let log = load(text.as_bytes(), &IngestOptions::default());
+    assert_eq!(kinds(&log), vec![EventKind::Acquired, EventKind::Acquired]);
+    assert_eq!(log.events[1].source.line, 4);
+    assert_eq!(log.events[1].ttl_ms(), Some(5000));
+    let w = log.warnings.kept();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!((w[0].file.as_str(), w[0].line), ("mem", 4));
+    assert!(
+        w[0].reason
+            .starts_with("partial line never closed: the CRI stdout `P` chunks on lines 2 to 4"),
+        "{}",
+        w[0].reason
+    );
+    let s = &log.sources[0];
+    assert_eq!((s.lines_read, s.events_loaded, s.lines_skipped), (4, 2, 2));
+    assert_eq!(s.lines_warned, 0);
+}
+
+/// A docker json-file line whose `log` holds `payload`.
+fn docker(time: &str, payload: &str) -> String {
+    let log = serde_json::to_string(&format!("{payload}\n")).expect("json");
+    format!("{{\"log\":{log},\"stream\":\"stdout\",\"time\":\"{time}\"}}\n")
+}
+
+/// (holder, kind, TTL) of each event, in time order.
+fn holds(log: &LoadedLog) -> Vec<(String, EventKind, Option<i64>)> {
+    log.events
+        .iter()
+        .map(|e| {
+            let h = e
+                .holder
+                .map(|h| log.strings.get_or_empty(Some(h)).to_string());
+            (h.unwrap_or_default(), e.kind, e.ttl_ms())
+        })
+        .collect()
+}
+
+/// Issue #35 item 6: an envelope whose payloads mix a JSON logger's records
+/// and text lines: each kind's holders and TTLs load, from fields picked on
+/// its own records, and a note names the other kind's fields. Before: one
+/// field per role for the whole file, so the text lines' holders and TTLs
+/// (or the JSON records') were dropped without a warning.
+#[test]
+fn envelope_payloads_mixing_json_and_text_load_both_kinds() {
+    let json = |ts: &str, ev: &str, owner: &str| {
+        format!(
+            "{{\"ts\":\"2026-12-01T07:06:{ts}+08:00\",\"event\":\"{ev}\",\"lock_key\":\"lock:sku:1\",\"owner\":\"{owner}\",\"ttl_ms\":5000}}"
+        )
+    };
+    let text_line = |ts: &str, words: &str| {
+        format!("2026-12-01T07:06:{ts}+08:00  INFO 1 --- [exec-2] c.e.S : {words}")
+    };
+    let file = [
+        docker("2026-11-30T23:06:50.1Z", &json("50.100", "acquired", "a")),
+        docker(
+            "2026-11-30T23:06:51.1Z",
+            &text_line("51.100", "acquired lock key=lock:sku:2 token=b ttl=7s"),
+        ),
+        docker("2026-11-30T23:06:52.1Z", &json("52.100", "released", "a")),
+        docker(
+            "2026-11-30T23:06:53.1Z",
+            &text_line("53.100", "released lock key=lock:sku:2 token=b"),
+        ),
+    ]
+    .concat();
+    let log = load(file.as_bytes(), &IngestOptions::default());
+    assert_eq!(
+        holds(&log),
+        vec![
+            ("a".into(), EventKind::Acquired, Some(5000)),
+            ("b".into(), EventKind::Acquired, Some(7000)),
+            ("a".into(), EventKind::Released, Some(5000)),
+            ("b".into(), EventKind::Released, None),
+        ]
+    );
+    let key = |i: usize| {
+        log.events[i]
+            .key
+            .map(|k| log.strings.get_or_empty(Some(k)).to_string())
+    };
+    assert_eq!(key(1).as_deref(), Some("lock:sku:2"));
+    let s = &log.sources[0];
+    assert_eq!((s.lines_read, s.events_loaded), (4, 4));
+    assert!(
+        s.notes
+            .iter()
+            .any(|n| matches!(n, crate::model::SourceNote::FieldsOfKind { .. })),
+        "{:?}",
+        s.notes
+    );
+}
+
+/// The same with a JSON logger inside the envelope's JSON: some records
+/// carry the lock fields in the envelope itself, others as a JSON string in
+/// `message`. Both kinds' holders and TTLs load.
+#[test]
+fn envelope_records_mixing_own_fields_and_json_payloads_load_both_kinds() {
+    let inner = |ts: &str, ev: &str| {
+        let app = format!(
+            "{{\"ts\":\"2026-12-01T07:06:{ts}+08:00\",\"event\":\"{ev}\",\"lock_key\":\"lock:sku:1\",\"owner\":\"a\",\"ttl_ms\":5000}}"
+        );
+        let app = serde_json::to_string(&app).expect("json");
+        format!(
+            "{{\"@timestamp\":\"2026-11-30T23:06:{ts}Z\",\"host\":\"web-1\",\"message\":{app}}}\n"
+        )
+    };
+    let own = |ts: &str, ev: &str| {
+        format!(
+            "{{\"@timestamp\":\"2026-11-30T23:06:{ts}Z\",\"host\":\"web-2\",\"message\":\"lock event\",\"lock\":{{\"name\":\"lock:sku:2\",\"holder\":\"b\",\"lease_ms\":7000}},\"action\":\"{ev}\"}}\n"
+        )
+    };
+    let file = [
+        inner("50.100", "acquired"),
+        own("51.100", "acquired"),
+        inner("52.100", "released"),
+        own("53.100", "released"),
+        inner("54.100", "acquired"),
+    ]
+    .concat();
+    let log = load(file.as_bytes(), &IngestOptions::default());
+    let got = holds(&log);
+    assert_eq!(
+        got.iter()
+            .map(|(h, k, t)| (h.as_str(), *k, *t))
+            .collect::<Vec<_>>(),
+        vec![
+            ("a", EventKind::Acquired, Some(5000)),
+            ("b", EventKind::Acquired, Some(7000)),
+            ("a", EventKind::Released, Some(5000)),
+            ("b", EventKind::Released, Some(7000)),
+            ("a", EventKind::Acquired, Some(5000)),
+        ],
+        "{:?}",
+        log.sources[0].notes
+    );
+}

@@ -34,6 +34,17 @@ pub enum SourceNote {
         /// The others, in order.
         others: Vec<String>,
     },
+    /// An envelope file whose payloads are of several kinds (JSON records
+    /// and text lines, or records without a payload): the records of
+    /// `kind` have fields of their own, picked from them (issue #35).
+    FieldsOfKind {
+        /// `JSON payloads`, `text payloads` or `records without a payload`.
+        kind: String,
+        /// Records of that kind among those detection saw.
+        records: u32,
+        /// (role, field) picked for them.
+        fields: Vec<(String, String)>,
+    },
     /// A field read as the TTL by its name only.
     TtlByName {
         /// The field.
@@ -362,6 +373,17 @@ impl SourceNote {
                 "{role}: using `{chosen}`; also present: {}",
                 quoted(others, ", ")
             ),
+            SourceNote::FieldsOfKind {
+                kind,
+                records,
+                fields,
+            } => {
+                let f: Vec<String> = fields.iter().map(|(r, f)| format!("{r} `{f}`")).collect();
+                format!(
+                    "{kind} ({records} of the records read to pick fields) have fields of their own: {}",
+                    f.join(", ")
+                )
+            }
             SourceNote::TtlByName { field, seconds } => {
                 let unit = if *seconds { "seconds" } else { "ms" };
                 format!(
@@ -568,6 +590,25 @@ impl SourceNote {
                 role_zh(role),
                 quoted(others, "、")
             ),
+            SourceNote::FieldsOfKind {
+                kind,
+                records,
+                fields,
+            } => {
+                let f: Vec<String> = fields
+                    .iter()
+                    .map(|(r, f)| format!("{} `{f}`", role_zh(r)))
+                    .collect();
+                let kind = match kind.as_str() {
+                    "JSON payloads" => "载荷为 JSON 记录的行",
+                    "text payloads" => "载荷为文本行的行",
+                    _ => "没有载荷的记录",
+                };
+                format!(
+                    "{kind}（选字段时读到的记录中有 {records} 条）有自己的字段：{}",
+                    f.join("、")
+                )
+            }
             SourceNote::TtlByName { field, seconds } => format!(
                 "过期时间：仅凭字段名把 `{field}` 读作租约的过期时间，单位为{}（若不是，请把 `ttl_ms` 或 `ttl_s` 映射到另一个字段）",
                 if *seconds { "秒" } else { "毫秒" }
@@ -774,6 +815,14 @@ mod tests {
                 vec![],
             ),
             (
+                SourceNote::FieldsOfKind {
+                    kind: s("text payloads"),
+                    records: 3,
+                    fields: vec![(s("key"), s("key")), (s("holder"), s("token"))],
+                },
+                vec!["JSON"],
+            ),
+            (
                 SourceNote::TtlByName {
                     field: s("expire"),
                     seconds: true,
@@ -945,6 +994,7 @@ mod tests {
             SourceNote::BusinessOnly { .. } => 25,
             SourceNote::Readers { .. } => 26,
             SourceNote::ReplicaLink { .. } => 27,
+            SourceNote::FieldsOfKind { .. } => 28,
         }
     }
 
@@ -961,7 +1011,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 28, "one note of each kind");
+        assert_eq!(kinds.len(), 29, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

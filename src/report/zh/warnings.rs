@@ -102,6 +102,15 @@ const REASON_SHAPES: &[(&str, &str)] = &[
         "${role}字段长 ${2} 字节，超过保留的 ${3} 字节：读作其开头的字节加上整体的哈希（\"${4}\"）",
     ),
     (r"^no time field$", "没有时间字段"),
+    // ingest/containers.rs (CRI partial lines)
+    (
+        r"^partial line never closed: the CRI (stdout|stderr) `P` chunks on line (\d+) have no `F` line after them; read as one line$",
+        "部分行没有结束：第 ${2} 行的 CRI ${1} `P` 分片之后没有 `F` 行；合起来当作一行读取",
+    ),
+    (
+        r"^partial line never closed: the CRI (stdout|stderr) `P` chunks on lines (\d+) to (\d+) have no `F` line after them; read as one line$",
+        "部分行没有结束：第 ${2} 到 ${3} 行的 CRI ${1} `P` 分片之后没有 `F` 行；合起来当作一行读取",
+    ),
     (r"^no time in field (.*)$", "字段 ${1} 中没有时间"),
     // `terr` is one of `ingest::time::TimeError`'s messages.
     (
@@ -231,6 +240,14 @@ mod tests {
             &[],
         ),
         ("no time field", &[]),
+        (
+            "partial line never closed: the CRI stdout `P` chunks on line 7 have no `F` line after them; read as one line",
+            &["CRI", "stdout"],
+        ),
+        (
+            "partial line never closed: the CRI stderr `P` chunks on lines 5 to 6 have no `F` line after them; read as one line",
+            &["CRI", "stderr"],
+        ),
         ("no time in field timestamp", &["timestamp"]),
         (
             "unreadable time \"not-a-time\" in field ts (not a recognised time format)",
