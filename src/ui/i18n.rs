@@ -641,26 +641,24 @@ pub fn cause_short(lang: Lang, cause: crate::analysis::Cause) -> &'static str {
 /// The label for `key` in `lang`; the key itself when it is missing (so a
 /// missing entry shows up in the window rather than panicking).
 pub fn tr(lang: Lang, key: &'static str) -> &'static str {
+    lookup(lang, key).unwrap_or(key)
+}
+
+/// The table's text for `key` in `lang`, if it has the key.
+fn lookup(lang: Lang, key: &str) -> Option<&'static str> {
     TABLE
         .iter()
         .find(|(k, _, _)| *k == key)
-        .map_or(key, |(_, en, zh)| match lang {
-            Lang::En => en,
-            Lang::Zh => zh,
+        .map(|(_, en, zh)| match lang {
+            Lang::En => *en,
+            Lang::Zh => *zh,
         })
 }
 
 /// [`tr`] for a key made at run time (`meaning_<finding kind>`): the
 /// key itself when the table lacks it.
 pub fn tr_owned(lang: Lang, key: &str) -> String {
-    TABLE
-        .iter()
-        .find(|(k, _, _)| *k == key)
-        .map_or(key, |(_, en, zh)| match lang {
-            Lang::En => en,
-            Lang::Zh => zh,
-        })
-        .to_string()
+    lookup(lang, key).unwrap_or(key).to_string()
 }
 
 /// `n` followed by the word for `one` (when `n` is 1) or `many`: `1 incident`,

@@ -471,7 +471,12 @@ pub fn replay_group(
     title: String,
 ) -> LaneGroup {
     let secs = |ns: i64| (ns - t0_ns) as f64 / 1e9;
-    let lane_of = |holder: &str| logged.lanes.iter().position(|l| l.holder == holder);
+    // Each holder's lane, looked up once per hold and per pair.
+    let mut lanes_by_holder: std::collections::HashMap<&str, usize> = Default::default();
+    for (i, l) in logged.lanes.iter().enumerate() {
+        lanes_by_holder.entry(l.holder.as_str()).or_insert(i);
+    }
+    let lane_of = |holder: &str| lanes_by_holder.get(holder).copied();
     let in_pair: std::collections::HashSet<usize> =
         o.overlaps.iter().flat_map(|&(e, l)| [e, l]).collect();
     let mut lanes: Vec<Lane> = logged
