@@ -72,6 +72,10 @@ pub enum Command {
     /// Print lockreplay's rules as SQL for ClickHouse or DuckDB (or an alert
     /// rule for a log store), or write a log's lock events as a table for it.
     Sql(crate::sql::command::SqlArgs),
+    /// Run the rules' query on a ClickHouse server (HTTP), list the keys
+    /// with overlaps fleet-wide, pull the chosen incidents' rows and replay
+    /// them (the report, or the window with `--open`).
+    Fetch(crate::sql::fetch::FetchArgs),
 }
 
 /// Output format of `analyze`.
@@ -728,6 +732,7 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
         }
         Some(Command::Whatif(args)) => args.run(),
         Some(Command::Sql(args)) => args.run(),
+        Some(Command::Fetch(args)) => crate::sql::fetch::run(args, frontend.map(|f| f.window)),
         None => (frontend.ok_or_else(no_window)?.window)(cli),
     }
 }

@@ -473,6 +473,15 @@ pub(crate) fn roles_of(field: &str) -> Vec<(Role, u32, Unit)> {
             out.push((role, base + i as u32, *u));
         }
     }
+    if !out.iter().any(|r| r.0 == Role::Time)
+        && let Some(i) = time_with_unit(&last)
+    {
+        // `ts_ns`, `time_ms`, `timestamp_us`, `event_time_unix`: a time name
+        // with a unit or epoch suffix (the value's magnitude gives the
+        // unit, `time::parse_time`). After the plain names, before a last
+        // segment's.
+        out.push((Role::Time, 50 + i, Ms));
+    }
     if out.is_empty()
         && !field.is_ascii()
         && let Some((role, unit)) = contains_rule(field)
@@ -480,6 +489,36 @@ pub(crate) fn roles_of(field: &str) -> Vec<(Role, u32, Unit)> {
         out.push((role, 200, unit));
     }
     out
+}
+
+/// Suffixes that say a time field's unit or epoch, in normal form.
+const TIME_UNIT_SUFFIXES: [&str; 14] = [
+    "unixnano",
+    "unixnanos",
+    "unixms",
+    "unix",
+    "epochms",
+    "epochns",
+    "epoch",
+    "nanos",
+    "micros",
+    "millis",
+    "ns",
+    "us",
+    "ms",
+    "sec",
+];
+
+/// The rank of the time synonym a normalised name is, once a unit suffix
+/// ([`TIME_UNIT_SUFFIXES`]) is taken off.
+fn time_with_unit(name: &str) -> Option<u32> {
+    TIME_UNIT_SUFFIXES.iter().find_map(|suffix| {
+        let stem = name.strip_suffix(suffix).filter(|s| !s.is_empty())?;
+        TIME_NAMES
+            .iter()
+            .position(|(s, _)| *s == stem)
+            .map(|i| i as u32)
+    })
 }
 
 /// The field chosen for a role.
@@ -1271,6 +1310,18 @@ mod tests {
         assert_eq!(role("__time__"), Some((Role::Time, Ms)));
         assert_eq!(role("@timestamp"), Some((Role::Time, Ms)));
         assert_eq!(role("ttl_s"), Some((Role::Ttl, S)));
+        // A time name with a unit suffix (the export's `ts_ns`, issue #36).
+        for name in [
+            "ts_ns",
+            "time_ms",
+            "timestamp_us",
+            "eventTimeUnix",
+            "created_epoch",
+        ] {
+            assert_eq!(role(name), Some((Role::Time, Ms)), "{name}");
+        }
+        assert_eq!(role("ttl_ms"), Some((Role::Ttl, Ms)));
+        assert_eq!(role("tsunami"), None);
         assert_eq!(role("slot_token"), None);
         assert_eq!(role("lock_value"), None);
         assert_eq!(role("stock_key"), None);

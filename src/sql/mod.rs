@@ -10,6 +10,7 @@
 pub mod alerts;
 pub mod command;
 pub mod export;
+pub mod fetch;
 
 use std::fmt::Write as _;
 
