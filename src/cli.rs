@@ -76,6 +76,10 @@ pub enum Command {
     /// with overlaps fleet-wide, pull the chosen incidents' rows and replay
     /// them (the report, or the window with `--open`).
     Fetch(crate::sql::fetch::FetchArgs),
+    /// Show how each file is read: container, layout, the readers' bids,
+    /// every field with its role, confidence and samples, the events per
+    /// kind; `--write-mapping` saves the roles as a mapping file.
+    Inspect(crate::inspect::InspectArgs),
 }
 
 /// Output format of `analyze`.
@@ -732,6 +736,7 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
         }
         Some(Command::Whatif(args)) => args.run(),
         Some(Command::Sql(args)) => args.run(),
+        Some(Command::Inspect(args)) => crate::inspect::run(args),
         Some(Command::Fetch(args)) => crate::sql::fetch::run(args, frontend.map(|f| f.window)),
         None => (frontend.ok_or_else(no_window)?.window)(cli),
     }

@@ -11,6 +11,7 @@ pub mod analysis;
 pub mod cli;
 pub mod fsio;
 pub mod ingest;
+pub mod inspect;
 pub mod model;
 pub mod money;
 pub mod pipeline;

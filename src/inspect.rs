@@ -1,0 +1,348 @@
+//! `lockreplay inspect`: how each file was read, field by field (issue #31
+//! item 4): the container and layout, the readers' bids, every field with
+//! the role it plays, how sure the choice is and sample values, the events
+//! each kind gave, and a ready mapping file (`--write-mapping`) that pins
+//! the choices for the next read or for `lockreplay sql`/`fetch`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::cli::AnalysisArgs;
+use crate::model::{EventKind, LoadedLog, SourceInfo, SourceNote};
+
+/// `lockreplay inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// Log files to inspect.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write the roles chosen for the first readable file as a mapping file
+    /// (TOML, the format `--mapping` reads).
+    #[arg(long, value_name = "PATH")]
+    pub write_mapping: Option<PathBuf>,
+    /// Reading settings (`--mapping`, `--tz`, ...).
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+}
+
+/// How sure the choice of a field for a role is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Confidence {
+    /// The only candidate, chosen by its name and values.
+    Sure,
+    /// Chosen among several (a guess, shown as one): the others, in order.
+    Guess(Vec<String>),
+    /// A TTL chosen by its name alone.
+    ByName,
+    /// Event names taken from the message text (no event field).
+    FromMessage,
+    /// Named by the mapping file.
+    Mapped,
+}
+
+impl Confidence {
+    fn text(&self) -> String {
+        match self {
+            Confidence::Sure => "sure".into(),
+            Confidence::Guess(others) => format!("guess (also: {})", others.join(", ")),
+            Confidence::ByName => "by name only".into(),
+            Confidence::FromMessage => "from the message text".into(),
+            Confidence::Mapped => "mapping file".into(),
+        }
+    }
+}
+
+/// One field of a file and what it plays.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldRow {
+    /// The field's name (dotted path for nested JSON).
+    pub field: String,
+    /// The role (`time`, `key`, `ttl_s`...), none when it plays none.
+    pub role: Option<String>,
+    /// How sure the choice is (with a role).
+    pub confidence: Option<Confidence>,
+    /// Up to three sample values, as read.
+    pub samples: Vec<String>,
+}
+
+/// The field rows of source `file` of `log`: chosen roles first, then
+/// the fields seen that play none.
+pub fn field_rows(log: &LoadedLog, file: usize, mapped: bool) -> Vec<FieldRow> {
+    let info = &log.sources[file];
+    let mut rows: Vec<FieldRow> = info
+        .fields
+        .iter()
+        .map(|(role, field)| FieldRow {
+            field: field.clone(),
+            role: Some(role.clone()),
+            confidence: Some(confidence(info, role, field, mapped)),
+            samples: samples(log, file, role),
+        })
+        .collect();
+    for f in &info.fields_seen {
+        if !rows.iter().any(|r| &r.field == f) {
+            rows.push(FieldRow {
+                field: f.clone(),
+                role: None,
+                confidence: None,
+                samples: Vec::new(),
+            });
+        }
+    }
+    rows
+}
+
+fn confidence(info: &SourceInfo, role: &str, field: &str, mapped: bool) -> Confidence {
+    if mapped {
+        return Confidence::Mapped;
+    }
+    for n in &info.notes {
+        match n {
+            SourceNote::AlsoPresent {
+                role: r, others, ..
+            } if r == role || (role == "ttl_s" && r == "ttl") => {
+                return Confidence::Guess(others.clone());
+            }
+            SourceNote::TtlByName { field: f, .. } if f == field && role.starts_with("ttl") => {
+                return Confidence::ByName;
+            }
+            SourceNote::EventFromMessage if role == "event" => return Confidence::FromMessage,
+            _ => {}
+        }
+    }
+    Confidence::Sure
+}
+
+/// Up to three distinct values the events of `file` carry for `role`.
+fn samples(log: &LoadedLog, file: usize, role: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in log
+        .events
+        .iter()
+        .filter(|e| usize::from(e.source.file) == file)
+    {
+        let v = match role {
+            "time" => Some(crate::report::format_rfc3339(e.at_ns, log.display_offset_s)),
+            "key" => e.key.map(|s| log.strings.get(s).to_string()),
+            "holder" => e.holder.map(|s| log.strings.get(s).to_string()),
+            "host" => e.host.map(|s| log.strings.get(s).to_string()),
+            "thread" => e.thread.map(|s| log.strings.get(s).to_string()),
+            "ttl" | "ttl_s" => e.ttl_ms().map(|ms| format!("{ms} ms")),
+            "event" => Some(e.kind.as_str().to_string()),
+            _ => detail_sample(log, &e.detail(), role),
+        };
+        if let Some(v) = v
+            && !out.contains(&v)
+        {
+            out.push(v);
+            if out.len() == 3 {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// A business or release field's value in an event's detail.
+fn detail_sample(log: &LoadedLog, d: &crate::model::Detail, role: &str) -> Option<String> {
+    let sym = |s: Option<crate::model::Sym>| s.map(|s| log.strings.get(s).to_string());
+    match role {
+        "product" => sym(d.product),
+        "order_id" => sym(d.order_id),
+        "message" => sym(d.message),
+        "quantity" => d.quantity.map(|v| v.to_string()),
+        "stock" => d.stock.map(|v| v.to_string()),
+        "stock_before" => d.stock_before.map(|v| v.to_string()),
+        "stock_after" => d.stock_after.map(|v| v.to_string()),
+        "unit_price" => d.unit_price.map(|v| v.to_string()),
+        "fencing_token" => d.fencing_token.map(|v| v.to_string()),
+        "elapsed_ms" => d.elapsed_ms.map(|v| format!("{v} ms")),
+        "deleted" => d.deleted.map(|v| v.to_string()),
+        _ => None,
+    }
+}
+
+/// Events of `file` per kind, most first.
+fn kinds(log: &LoadedLog, file: usize) -> Vec<(EventKind, usize)> {
+    let mut counts: BTreeMap<&'static str, (EventKind, usize)> = BTreeMap::new();
+    for e in log
+        .events
+        .iter()
+        .filter(|e| usize::from(e.source.file) == file)
+    {
+        counts.entry(e.kind.as_str()).or_insert((e.kind, 0)).1 += 1;
+    }
+    let mut v: Vec<_> = counts.into_values().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.as_str().cmp(b.0.as_str())));
+    v
+}
+
+/// The inspection of every file, as text.
+pub fn to_text(log: &LoadedLog, mapped: bool) -> String {
+    let mut s = String::new();
+    for (i, info) in log.sources.iter().enumerate() {
+        let mut container = info.dialect.as_str().to_string();
+        if info.gzip {
+            container.push_str(", gzip");
+        }
+        if info.zstd {
+            container.push_str(", zstd");
+        }
+        let _ = writeln!(s, "{}", crate::report::terminal_safe(&info.name));
+        let _ = writeln!(s, "  container: {container}; encoding {}", info.encoding);
+        if let Some(l) = &info.layout {
+            let _ = writeln!(s, "  layout: {l}");
+        }
+        if let Some(p) = &info.payload_field {
+            let _ = writeln!(s, "  payload field: {p}");
+        }
+        if !info.readers.is_empty() {
+            let bids: Vec<String> = info
+                .readers
+                .iter()
+                .enumerate()
+                .map(|(j, (r, n))| match j {
+                    0 => format!("{r} {n} (won)"),
+                    1 => format!("{r} {n} (runner-up)"),
+                    _ => format!("{r} {n}"),
+                })
+                .collect();
+            let _ = writeln!(s, "  readers' bids (lock evidence): {}", bids.join(", "));
+        }
+        let _ = writeln!(
+            s,
+            "  lines: {} read = {} events + {} skipped + {} warned",
+            info.lines_read, info.events_loaded, info.lines_skipped, info.lines_warned
+        );
+        write_fields(&mut s, &field_rows(log, i, mapped));
+        let k: Vec<String> = kinds(log, i)
+            .iter()
+            .map(|(k, n)| format!("{} {n}", k.as_str()))
+            .collect();
+        let _ = writeln!(
+            s,
+            "  events: {}",
+            if k.is_empty() {
+                "none".into()
+            } else {
+                k.join(", ")
+            }
+        );
+        if let Some(why) = &info.unreadable {
+            let _ = writeln!(s, "  unreadable: {}", crate::report::terminal_safe(why));
+        }
+        for n in &info.notes {
+            let _ = writeln!(
+                s,
+                "  note: {}",
+                crate::report::terminal_safe(&n.text(false))
+            );
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// `text` padded with spaces to `width` terminal columns (a CJK character
+/// takes two).
+fn pad(text: &str, width: usize) -> String {
+    let w = unicode_width::UnicodeWidthStr::width(text);
+    format!("{text}{}", " ".repeat(width.saturating_sub(w)))
+}
+
+fn write_fields(s: &mut String, rows: &[FieldRow]) {
+    let width = |t: &str| unicode_width::UnicodeWidthStr::width(t);
+    let w = rows
+        .iter()
+        .map(|r| width(&r.field))
+        .max()
+        .unwrap_or(5)
+        .clamp(5, 40);
+    let _ = writeln!(
+        s,
+        "  {}  {:<13}  {:<28}  samples",
+        pad("field", w),
+        "role",
+        "confidence"
+    );
+    for r in rows {
+        let role = r.role.clone().unwrap_or_else(|| "-".into());
+        let conf = r.confidence.as_ref().map_or("-".into(), Confidence::text);
+        let _ = writeln!(
+            s,
+            "  {}  {role:<13}  {conf:<28}  {}",
+            pad(&crate::report::terminal_safe(&r.field), w),
+            crate::report::terminal_safe(&r.samples.join(" | "))
+        );
+    }
+}
+
+/// A mapping file (TOML) pinning the roles chosen for `info`; `None` when
+/// it has none. Event names from the message text are written as the
+/// `message` role (the reader then finds the verbs in it again).
+pub fn mapping_toml(info: &SourceInfo) -> Option<String> {
+    if info.fields.is_empty() {
+        return None;
+    }
+    let from_message = info
+        .notes
+        .iter()
+        .any(|n| matches!(n, SourceNote::EventFromMessage));
+    let mut s = format!(
+        "# Written by `lockreplay inspect` from {}: the roles it chose,\n\
+         # to read the same export the same way (`--mapping`), or to name the\n\
+         # columns for `lockreplay sql` and `fetch`. Edit any line.\n\n[fields]\n",
+        info.name.replace('\n', " ")
+    );
+    for (role, field) in &info.fields {
+        let role = if from_message && role == "event" {
+            "message"
+        } else {
+            role
+        };
+        if from_message && role == "message" && s.contains("\nmessage = ") {
+            continue;
+        }
+        let _ = writeln!(s, "{role} = {}", toml::Value::String(field.clone()));
+    }
+    Some(s)
+}
+
+/// Runs `lockreplay inspect`: 0, or 2 when a file could not be read.
+///
+/// # Errors
+/// Bad flags, unreadable files, a mapping path that is an input.
+pub fn run(args: &InspectArgs) -> anyhow::Result<u8> {
+    let loaded = args.analysis.load(&args.files)?;
+    let mapped = args.analysis.read.mapping.is_some();
+    print!("{}", to_text(&loaded.log, mapped));
+    if let Some(path) = &args.write_mapping {
+        let toml = loaded
+            .log
+            .sources
+            .iter()
+            .find_map(mapping_toml)
+            .ok_or_else(|| anyhow::anyhow!("no role was found in any file: no mapping to write"))?;
+        crate::fsio::write_atomic_with(path, &args.files, |w| {
+            use std::io::Write;
+            w.write_all(toml.as_bytes())?;
+            Ok(())
+        })?;
+        eprintln!(
+            "lockreplay: mapping written to {}",
+            crate::report::terminal_safe(&path.display().to_string())
+        );
+    }
+    let problems = loaded.problems();
+    for p in &problems {
+        eprintln!("lockreplay: {}", crate::report::terminal_safe(p));
+    }
+    Ok(if problems.is_empty() {
+        crate::pipeline::EXIT_CLEAN
+    } else {
+        crate::pipeline::EXIT_ERROR
+    })
+}
