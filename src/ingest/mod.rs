@@ -285,9 +285,16 @@ const CHECK_EVERY: u64 = 4096;
 
 /// Observes the first records of `text` (until the detector has seen
 /// enough) to decide which fields hold the time, key, holder and the rest.
-pub(crate) fn detect_fields(container: &Container, text: &str) -> Detector {
+pub(crate) fn detect_fields(
+    container: &Container,
+    text: &str,
+    mapping: Option<&Mapping>,
+) -> Detector {
     let mut det = Detector::default();
-    det.payload = payload::detect(container, text);
+    // A field the mapping names for a role is that role's value, never an
+    // envelope's payload.
+    det.payload = payload::detect(container, text)
+        .filter(|f| !mapping.is_some_and(|m| m.fields.values().any(|v| v == f)));
     let field = det.payload.clone();
     containers::walk(container, text, &mut |_, _, item| {
         if let Item::Record(r) = item {
@@ -528,7 +535,7 @@ fn parse_records(
     let tz = opts.tz.as_ref().or(mapping.and_then(|m| m.tz.as_ref()));
 
     // Pass 1: decide the fields from the first records.
-    let det = detect_fields(container, text);
+    let det = detect_fields(container, text, mapping);
     warn_unseen_mapping_fields(builder, &info.name, &det, mapping);
     let (fields, notes) = det.resolve(mapping);
     if det.sls && matches!(info.dialect, Dialect::JsonLines | Dialect::JsonArray) {

@@ -310,12 +310,12 @@ fn plan<'o>(
     if !json_lines && !text_lines {
         return None;
     }
-    let det = super::detect_fields(&container, text);
+    let mapping = opts.mapping.as_ref();
+    let det = super::detect_fields(&container, text, mapping);
     if !det.done() && !head.eof {
         return None;
     }
 
-    let mapping = opts.mapping.as_ref();
     let tz = opts.tz.as_ref().or(mapping.and_then(|m| m.tz.as_ref()));
     let (fields, notes) = det.resolve(mapping);
     let mut fb = LogBuilder::new();

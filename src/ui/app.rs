@@ -437,6 +437,13 @@ impl App {
                 self.reload(ctx);
             }
             Command::SetUseCache(on) => self.state.use_cache = on,
+            Command::EditMapping(index) => {
+                if let Some(s) = &self.session
+                    && index < s.log.sources.len()
+                {
+                    self.panels.mapping = Some(panels::mapping::MappingEditor::new(&s.log, index));
+                }
+            }
             Command::SetMapping(mapping) => {
                 self.state.mapping = mapping;
                 self.reload(ctx);
@@ -713,9 +720,16 @@ impl App {
             .inner;
         p.settings.show(&ctx, &mut context);
         panels::sources::sources_window(&ctx, &mut context);
+        panels::mapping::mapping_window(&ctx, &mut context, &mut p.mapping);
         if timeline.is_some() {
             self.shell.timeline_rect = timeline;
         }
+    }
+
+    /// The field-mapping dialog's state, while it is open (tests, and a
+    /// caller that fills the roles in).
+    pub fn mapping_editor_mut(&mut self) -> Option<&mut panels::mapping::MappingEditor> {
+        self.panels.mapping.as_mut()
     }
 
     /// Where the timeline was drawn last frame, points.

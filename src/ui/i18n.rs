@@ -329,6 +329,17 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("dialect", "Dialect", "格式"),
     ("encoding", "Encoding", "编码"),
     ("fields", "Fields", "字段"),
+    ("map_fields", "Map fields…", "字段映射…"),
+    ("mapping_editor", "Field mapping", "字段映射"),
+    ("role", "Role", "角色"),
+    ("samples", "Samples", "示例值"),
+    (
+        "mapping_preview",
+        "Events these roles give on the file's first MiB",
+        "按这些角色读取文件前 1 MiB 得到的事件",
+    ),
+    ("save_to", "Save to", "保存到"),
+    ("save_and_reread", "Save and re-read", "保存并重新读取"),
     ("notes", "Notes", "说明"),
     (
         "lines",

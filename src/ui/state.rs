@@ -300,6 +300,9 @@ pub enum Command {
     SetReadTtl(Option<String>),
     /// Mapping file, then reload.
     SetMapping(Option<PathBuf>),
+    /// Open the field-mapping dialog on a source (index into the log's
+    /// sources).
+    EditMapping(usize),
     /// Use the load cache for the next loads ([`AppState::use_cache`]).
     SetUseCache(bool),
     /// The UI language.

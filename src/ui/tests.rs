@@ -1983,3 +1983,88 @@ fn a_hairline_decisive_overlap_gets_a_zoomed_inset_in_the_incident_picture() {
     assert!(c3.view.span_s() < 0.05, "{:?}", c3.view);
     assert!(inset("BR-01-redispy-shared-lock-overrun").is_none());
 }
+
+/// Issue #31 item 4: a file nothing could be read from offers the
+/// field-mapping dialog; its fields show their values from the file's head,
+/// a role chosen in a combo box and the others set change the live
+/// preview, and "Save and re-read" writes the mapping and loads the file
+/// with it at once: the overlap appears.
+#[test]
+fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("odd.jsonl");
+    std::fs::write(
+        &path,
+        "{\"w\":\"2026-12-01T10:00:00Z\",\"o\":\"acquired\",\"r\":\"lock:a\",\"h\":\"w1\",\"x\":2000}\n\
+         {\"w\":\"2026-12-01T10:00:03Z\",\"o\":\"acquired\",\"r\":\"lock:a\",\"h\":\"w2\",\"x\":2000}\n\
+         {\"w\":\"2026-12-01T10:00:03.500Z\",\"o\":\"released\",\"r\":\"lock:a\",\"h\":\"w1\"}\n\
+         {\"w\":\"2026-12-01T10:00:04Z\",\"o\":\"released\",\"r\":\"lock:a\",\"h\":\"w2\"}\n",
+    )
+    .expect("write");
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path.clone()]));
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label_contains("Map fields…").click();
+    h.run();
+    h.get_by_label("Field mapping");
+    // The time field's values, from the file's head (no event was read).
+    h.get_by_label_contains("2026-12-01T10:00:00Z");
+    // Choose `time` for `w` in its combo box (named by its field).
+    h.get_by_role_and_label(egui::accesskit::Role::ComboBox, "w")
+        .click();
+    h.run();
+    h.get_by_label("time").click();
+    h.run();
+    {
+        let ed = h.state_mut().mapping_editor_mut().expect("open");
+        let w = ed.rows.iter().find(|r| r.field == "w").expect("w");
+        assert_eq!(w.role.as_deref(), Some("time"), "the combo set the role");
+        for r in &mut ed.rows {
+            r.role = match r.field.as_str() {
+                "w" => Some("time".into()),
+                "r" => Some("key".into()),
+                "h" => Some("holder".into()),
+                "o" => Some("event".into()),
+                "x" => Some("ttl".into()),
+                _ => None,
+            };
+        }
+        ed.refresh_preview();
+        assert_eq!(
+            ed.preview
+                .as_ref()
+                .map(|c| c.iter().map(|(k, n)| (k.as_str(), *n)).collect::<Vec<_>>()),
+            Ok(vec![("acquired", 2), ("released", 2)])
+        );
+        ed.save_path = dir.path().join("odd.mapping.toml").display().to_string();
+    }
+    h.run();
+    h.get_by_label("acquired 2 · released 2");
+    h.get_by_label("Save and re-read").click();
+    h.run_steps(2);
+    step_until(&mut h, |app| {
+        !app.is_loading() && app.timeline_rect().is_some()
+    });
+    let toml = std::fs::read_to_string(dir.path().join("odd.mapping.toml")).expect("saved");
+    assert!(
+        toml.contains("time = \"w\"") && toml.contains("holder = \"h\""),
+        "{toml}"
+    );
+    assert_eq!(
+        h.state().state.mapping.as_deref(),
+        Some(dir.path().join("odd.mapping.toml").as_path())
+    );
+    let s = h.state().session.as_ref().expect("loaded");
+    assert_eq!(
+        s.analysis.incidents.len(),
+        1,
+        "w2 acquired inside w1's window"
+    );
+}

@@ -75,11 +75,25 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>, picture: bool) ->
 
 /// The spinner while loading, why the load failed, or how to open a log.
 /// Why a loaded log has nothing to draw: each reason, in the error colour.
-fn not_readable_ui(ui: &mut Ui, context: &PanelContext<'_>, problems: &[String]) {
+fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[String]) {
     let lang = context.lang();
     ui.painter()
         .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
-    ui.centered_and_justified(|ui| {
+    // The files nothing was read from: each gets the field-mapping dialog.
+    let unreadable: Vec<(usize, String)> = context
+        .session
+        .map(|s| {
+            s.log
+                .sources
+                .iter()
+                .enumerate()
+                .filter(|(_, src)| src.unreadable.is_some())
+                .map(|(i, src)| (i, src.name.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    ui.vertical_centered(|ui| {
+        ui.add_space(ui.available_height() / 4.0);
         ui.label(
             RichText::new(format!(
                 "{}\n\n{}\n\n{}",
@@ -90,6 +104,12 @@ fn not_readable_ui(ui: &mut Ui, context: &PanelContext<'_>, problems: &[String])
             .size(15.0)
             .color(ui.visuals().error_fg_color),
         );
+        for (i, name) in unreadable {
+            let label = format!("{}  {name}", tr(lang, "map_fields"));
+            if ui.button(label).clicked() {
+                context.send(Command::EditMapping(i));
+            }
+        }
     });
 }
 

@@ -8,6 +8,7 @@ pub mod cursor_state;
 pub mod details;
 pub mod findings;
 pub mod incidents;
+pub mod mapping;
 pub mod menu;
 pub mod money;
 pub mod replay_bar;
@@ -97,6 +98,8 @@ pub struct Panels {
     pub details: details::DetailsPanel,
     /// The search box above the timeline.
     pub search: search::SearchPanel,
+    /// The field-mapping dialog, while open.
+    pub mapping: Option<mapping::MappingEditor>,
 }
 
 /// A label whose `text` names `id` in its short form

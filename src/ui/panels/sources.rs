@@ -20,10 +20,15 @@ pub fn sources_window(egui_context: &egui::Context, context: &mut PanelContext<'
         .default_width(520.0)
         .show(egui_context, |ui| {
             egui::ScrollArea::vertical().show(ui, |ui| {
-                for src in &s.log.sources {
+                for (i, src) in s.log.sources.iter().enumerate() {
                     egui::CollapsingHeader::new(&src.name)
                         .default_open(true)
-                        .show(ui, |ui| source_ui(ui, lang, src));
+                        .show(ui, |ui| {
+                            source_ui(ui, lang, src);
+                            if ui.button(tr(lang, "map_fields")).clicked() {
+                                context.commands.push(Command::EditMapping(i));
+                            }
+                        });
                 }
             });
         });
