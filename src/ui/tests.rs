@@ -2068,3 +2068,57 @@ fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
         "w2 acquired inside w1's window"
     );
 }
+
+/// A picture of the field-mapping dialog, to look at:
+/// `LOCKREPLAY_SHOT=dialog.png cargo test --lib mapping_dialog_picture -- --ignored`.
+#[test]
+#[ignore = "writes a PNG to look at (LOCKREPLAY_SHOT)"]
+fn mapping_dialog_picture() {
+    let Some(out) = std::env::var_os("LOCKREPLAY_SHOT") else {
+        return;
+    };
+    let Ok(renderer) = std::panic::catch_unwind(egui_kittest::wgpu::WgpuTestRenderer::new) else {
+        println!("skipped: no wgpu adapter");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("odd.jsonl");
+    std::fs::write(
+        &path,
+        "{\"w\":\"2026-12-01T10:00:00Z\",\"o\":\"acquired\",\"r\":\"lock:a\",\"h\":\"w1\",\"x\":2000}\n\
+         {\"w\":\"2026-12-01T10:00:03Z\",\"o\":\"acquired\",\"r\":\"lock:a\",\"h\":\"w2\",\"x\":2000}\n\
+         {\"w\":\"2026-12-01T10:00:03.500Z\",\"o\":\"released\",\"r\":\"lock:a\",\"h\":\"w1\"}\n",
+    )
+    .expect("write");
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1366.0, 768.0))
+        .with_pixels_per_point(1.0)
+        .renderer(renderer)
+        .build_ui_state(|ui, app: &mut App| app.ui(ui), app);
+    h.run();
+    h.get_by_label_contains("Map fields…").click();
+    h.run();
+    if let Some(ed) = h.state_mut().mapping_editor_mut() {
+        for r in &mut ed.rows {
+            r.role = match r.field.as_str() {
+                "w" => Some("time".into()),
+                "r" => Some("key".into()),
+                "h" => Some("holder".into()),
+                "o" => Some("event".into()),
+                "x" => Some("ttl".into()),
+                _ => None,
+            };
+        }
+        ed.refresh_preview();
+    }
+    h.run();
+    h.render().expect("render").save(out).expect("save");
+}

@@ -208,9 +208,14 @@ fn collect_values(
     }
 }
 
-/// Fills rows without samples from the file's head, and adds the head's
-/// fields no row names.
+/// Fills rows without samples from the file's head, adds the head's fields
+/// no row names, and drops the rows neither the head nor an event shows (a
+/// field detection made up from an envelope's payload that the records do
+/// not carry as such).
 fn add_head_samples(rows: &mut Vec<Row>, head: &[(String, Vec<String>)]) {
+    if !head.is_empty() {
+        rows.retain(|r| !r.samples.is_empty() || head.iter().any(|(f, _)| *f == r.field));
+    }
     for (field, values) in head {
         match rows.iter_mut().find(|r| &r.field == field) {
             Some(r) if r.samples.is_empty() => r.samples = values.join(" | "),
