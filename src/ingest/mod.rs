@@ -640,6 +640,19 @@ pub fn load_problems(log: &crate::model::LoadedLog) -> Vec<String> {
              the business lines alone cannot show an overlap"
                 .to_string(),
         );
+    } else if out.is_empty()
+        && !log
+            .events
+            .iter()
+            .any(|e| e.kind.is_lock() && e.key.is_some() && e.holder.is_some())
+    {
+        // Lock verbs were read, but no lock event says whose lock on which
+        // key: no hold can be built, so "no incident" would be a false
+        // all-clear (issue #31: reading by values finds the verbs first).
+        out.push(
+            "lock events were read, but none names both a lock key and a holder: no hold can be built; name the key and holder fields in a mapping file (`lockreplay inspect FILE --write-mapping M`, edit it, then --mapping M)"
+                .to_string(),
+        );
     }
     out
 }

@@ -79,7 +79,9 @@ fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[Stri
     let lang = context.lang();
     ui.painter()
         .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
-    // The files nothing was read from: each gets the field-mapping dialog.
+    // Nothing to draw: each file gets the field-mapping dialog (those
+    // nothing was read from, and those whose lock events name no key or
+    // holder).
     let unreadable: Vec<(usize, String)> = context
         .session
         .map(|s| {
@@ -87,7 +89,6 @@ fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[Stri
                 .sources
                 .iter()
                 .enumerate()
-                .filter(|(_, src)| src.unreadable.is_some())
                 .map(|(i, src)| (i, src.name.clone()))
                 .collect()
         })
