@@ -108,10 +108,11 @@ fn basic(s: &str) -> String {
 /// Debian's clickhouse-server on a loopback port, user `default` with
 /// [`PASSWORD`], data in a temporary folder.
 fn clickhouse_server() -> Option<Server> {
+    // 18.16 knows no `--version` (exit 78): that it runs at all is enough.
     let found = Command::new("clickhouse-server")
         .arg("--version")
         .output()
-        .is_ok_and(|o| o.status.success());
+        .is_ok();
     if !present_or_skip("clickhouse-server (apt)", found) {
         return None;
     }
@@ -450,7 +451,7 @@ fn fetch_pulls_an_incident_from_a_real_clickhouse_server() {
             "--since",
             "0",
             "--until",
-            "9999999999999999999",
+            "4102444800000000000",
         ],
     );
     let err = String::from_utf8_lossy(&out.stderr);

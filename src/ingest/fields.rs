@@ -703,6 +703,52 @@ impl Fields {
     }
 }
 
+/// Rank of a candidate found by its values, not its name: after every
+/// name (issue #31 item 2: roles by name and by values).
+const VALUE_RANK: u32 = 300;
+
+/// A field whose name plays no role, judged by its value: a word that names
+/// a lock or business event makes it an event candidate, a date-time text
+/// a time candidate (`kinds` counts the records whose value did).
+fn observe_by_value(
+    cands: &mut HashMap<(Role, String, bool), Candidate>,
+    k: &str,
+    text: &str,
+    outer: bool,
+    buf: &mut String,
+) {
+    let t = text.trim();
+    if t.is_empty() || t.len() > 40 || t.contains(char::is_whitespace) {
+        return;
+    }
+    let event = event_kind(t, None, buf).is_some();
+    let time = !event && t.contains('-') && t.contains(':');
+    let parsed = time
+        .then(|| super::time::parse_time_detail(t, None).ok())
+        .flatten();
+    for (role, hit) in [(Role::Event, event), (Role::Time, parsed.is_some())] {
+        if role == Role::Time && !time {
+            continue;
+        }
+        let c = cands
+            .entry((role, k.to_string(), outer))
+            .or_insert(Candidate {
+                rank: VALUE_RANK,
+                unit: Unit::Ms,
+                seen: 0,
+                resolution_ns: i64::MAX,
+                kinds: 0,
+            });
+        c.seen += 1;
+        if hit {
+            c.kinds += 1;
+        }
+        if let Some((ns, _)) = parsed {
+            c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
+        }
+    }
+}
+
 /// What detection counted for one candidate field of one role.
 #[derive(Clone, Copy, Debug)]
 struct Candidate {
@@ -813,6 +859,9 @@ impl Detector {
                 {
                     c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
                 }
+            }
+            if roles.is_empty() {
+                observe_by_value(cands, k, &v.text(), outer, buf);
             }
         });
         // A TTL field present but null or blank is still the TTL field
@@ -970,6 +1019,12 @@ impl Detector {
                 .filter(|((r, f, _), _)| *r == role && !used.contains(f))
                 .map(|((_, f, outer), v)| (f, *outer, v))
                 .collect();
+            // A field found by its values plays the role only when no name
+            // does, and when most of its values said so.
+            let named = c
+                .iter()
+                .any(|x| x.2.rank < VALUE_RANK && (role != Role::Event || x.2.kinds > 0));
+            c.retain(|x| x.2.rank < VALUE_RANK || (!named && x.2.kinds * 2 >= x.2.seen));
             // The application's own field before the envelope's; for time, a
             // whole-second field (a shipper's `__time__`) never beats a finer
             // one; then synonym rank, then the field seen in more records.
@@ -1221,6 +1276,155 @@ pub(crate) fn event_kind(
                 chinese_kind(raw)
             }
         })
+        .or_else(|| {
+            // An identifier, not a sentence: its words by family.
+            if raw.trim().contains(char::is_whitespace) {
+                return None;
+            }
+            // Words of a camelCase name apart (`AcquireAttempt`).
+            let mut split = String::with_capacity(raw.len() + 4);
+            let mut prev_lower = false;
+            for c in raw.trim().chars() {
+                if c.is_ascii_uppercase() && prev_lower {
+                    split.push('_');
+                }
+                prev_lower = c.is_ascii_lowercase();
+                split.push(c);
+            }
+            normalize_event(&split, buf);
+            family_kind(buf)
+        })
+}
+
+/// Words that make a name something other than the event it names: an
+/// attempt, a wait or a start is not the acquire itself
+/// (`acquire_attempt`, `acquire_start`, `waiting_for_lock`).
+const NOT_YET: [&str; 18] = [
+    "attempt",
+    "attempting",
+    "attempted",
+    "try",
+    "trying",
+    "tried",
+    "retry",
+    "retrying",
+    "start",
+    "started",
+    "begin",
+    "wait",
+    "waiting",
+    "waited",
+    "request",
+    "requested",
+    "pending",
+    "about",
+];
+
+/// Event names by family (issue #31 item 3), after the lists: the words of
+/// a normalised name (`mutex_acquired`, `lock_rel_fail`, `stk_deduct`,
+/// `seats_reserved`), at most four, matched by stem: acquire (`acq...`,
+/// `locked`, `obtain...`, `grant...`), renew (`renew...`, `extend...`,
+/// `refresh...`, `prolong...`, `heartbeat...`, `keepalive...`, `touch...`),
+/// release (`rel`, `releas...`, `unlock...`, `freed`), with a failure word
+/// (`fail...`, `error`, `timeout`, `busy`, `denied`, `rejected`) the failed
+/// kind; `lost`/`expired` the lost lock; stock words (`stock`, `stk`,
+/// `inventory`, `inv`, `seats`, `quota`, `balance`) with init, read or
+/// deduct words; `order` alone or with `created`/`placed`/`booked`. A name
+/// with a word of [`NOT_YET`] names none.
+fn family_kind(n: &str) -> Option<EventKind> {
+    use EventKind::*;
+    let toks: Vec<&str> = n.split('_').filter(|t| !t.is_empty()).collect();
+    if toks.is_empty() || toks.len() > 4 || toks.iter().any(|t| NOT_YET.contains(t)) {
+        return None;
+    }
+    let any = |f: fn(&str) -> bool| toks.iter().any(|t| f(t));
+    let fail = any(|t| {
+        t.starts_with("fail")
+            || matches!(
+                t,
+                "error" | "err" | "timeout" | "busy" | "denied" | "rejected" | "nok"
+            )
+    });
+    // Generic words (`heartbeat`, `got`, `expired`) name a lock event only
+    // beside a lock word: a service's own `heartbeat` is not a renewal.
+    let lockish = any(|t| {
+        matches!(
+            t,
+            "lock"
+                | "lck"
+                | "lk"
+                | "lease"
+                | "mutex"
+                | "redlock"
+                | "watchdog"
+                | "semaphore"
+                | "dlm"
+        )
+    });
+    let acquire = any(|t| t.starts_with("acq") || t == "locked")
+        || (lockish
+            && any(|t| {
+                t.starts_with("obtain") || t.starts_with("grant") || matches!(t, "got" | "taken")
+            }));
+    let renew = any(|t| {
+        ["renew", "extend", "refresh", "prolong"]
+            .iter()
+            .any(|s| t.starts_with(s))
+    }) || (lockish
+        && any(|t| {
+            ["heartbeat", "keepalive", "touch"]
+                .iter()
+                .any(|s| t.starts_with(s))
+        }));
+    let release = any(|t| t == "rel" || t.starts_with("releas") || t.starts_with("unlock"))
+        || (lockish && any(|t| t == "freed"));
+    let lost = lockish && any(|t| matches!(t, "lost" | "expired" | "lapsed" | "stolen"));
+    let stock = any(|t| {
+        matches!(
+            t,
+            "stock" | "stk" | "inventory" | "inv" | "seats" | "seat" | "quota" | "balance"
+        )
+    });
+    if stock {
+        return stock_family(&toks);
+    }
+    if any(|t| matches!(t, "order" | "orders" | "booking")) {
+        let made = toks.len() == 1
+            || any(|t| matches!(t, "created" | "create" | "placed" | "booked" | "new"));
+        return (made && !fail).then_some(OrderCreated);
+    }
+    match (acquire, renew, release) {
+        (true, false, false) if fail => Some(AcquireFailed),
+        (true, false, false) => Some(Acquired),
+        (false, true, false) if !fail => Some(Renewed),
+        (false, false, true) if fail => Some(ReleaseFailed),
+        (false, false, true) => Some(Released),
+        (false, false, false) if lost && !fail => Some(LockLost),
+        _ => None,
+    }
+}
+
+/// A stock name's kind by its other words: init, deduct or read.
+fn stock_family(toks: &[&str]) -> Option<EventKind> {
+    let starts = |stems: &[&str]| toks.iter().any(|t| stems.iter().any(|s| t.starts_with(s)));
+    if starts(&["init", "seeded"]) || toks.contains(&"set") {
+        Some(EventKind::StockInitialized)
+    } else if starts(&[
+        "deduct",
+        "decrement",
+        "reserv",
+        "reduc",
+        "sold",
+        "sell",
+        "dec",
+        "minus",
+    ]) {
+        Some(EventKind::StockDeducted)
+    } else if starts(&["read", "check", "get", "quer", "load", "avail"]) {
+        Some(EventKind::StockRead)
+    } else {
+        None
+    }
 }
 
 /// PascalCase / camelCase names (`LockAcquired`, `EventId.Name` in .NET
@@ -1250,6 +1454,40 @@ mod tests {
 
     fn kind(s: &str) -> Option<EventKind> {
         event_kind(s, None, &mut String::new())
+    }
+
+    #[test]
+    fn event_names_by_family_after_the_lists() {
+        use EventKind::*;
+        let kind = |s: &str| event_kind(s, None, &mut String::new());
+        for (name, want) in [
+            ("mutex.acquired", Some(Acquired)),
+            ("acq", Some(Acquired)),
+            ("redlock:extended", Some(Renewed)),
+            ("lock_heartbeat", Some(Renewed)),
+            ("heartbeat", None),
+            ("rel", Some(Released)),
+            ("lock-rel-fail", Some(ReleaseFailed)),
+            ("acquire.denied", Some(AcquireFailed)),
+            ("lease.expired", Some(LockLost)),
+            ("stk_init", Some(StockInitialized)),
+            ("stk_deduct", Some(StockDeducted)),
+            ("seats.reserved", Some(StockDeducted)),
+            ("seats.available", Some(StockRead)),
+            ("inventory.loaded", Some(StockRead)),
+            ("order", Some(OrderCreated)),
+            ("order.placed", Some(OrderCreated)),
+            // Not the event itself, or not one at all.
+            ("acquire_attempt", None),
+            ("waiting_for_lock", None),
+            ("keepalive_failed", None),
+            ("order_failed", None),
+            ("acquire_and_release", None),
+            ("released the cache", None),
+            ("product_page_parsed", None),
+        ] {
+            assert_eq!(kind(name), want, "{name}");
+        }
     }
 
     #[test]

@@ -354,6 +354,10 @@ impl FetchArgs {
                 .with_mapping(&m)
                 .with_context(|| format!("mapping {}", path.display()))?;
         }
+        // The pull pastes the table and key column into its own query: the
+        // same check as the rules' query.
+        super::check("table", &spec.table)?;
+        super::check("column", &spec.columns.key)?;
         spec.time_unit = self.time_unit;
         spec.select = select;
         spec.bucket_ms = crate::cli::check_int("--bucket-ms", self.bucket_ms, 1, 86_400_000)?;
@@ -465,10 +469,10 @@ fn parse_key_row(line: &str) -> anyhow::Result<KeyRow> {
 
 /// A key's rows to pull: `(key, lo_ns, hi_ns, pairs the server counted)`
 /// (no count when pulled by `--since`/`--until`).
-type Window = (String, i64, i64, Option<u64>);
+type PullWindow = (String, i64, i64, Option<u64>);
 
 /// The windows to pull.
-fn windows(args: &FetchArgs, listed: &[KeyRow]) -> anyhow::Result<Vec<Window>> {
+fn windows(args: &FetchArgs, listed: &[KeyRow]) -> anyhow::Result<Vec<PullWindow>> {
     let ctx_ns =
         crate::cli::check_int("--context-ms", args.context_ms, 0, 31 * 86_400_000)? * 1_000_000;
     if let (Some(s), Some(u)) = (&args.since, &args.until) {
@@ -602,7 +606,7 @@ fn default_out(table: &str) -> anyhow::Result<PathBuf> {
 
 /// Pulls each window's rows into `out` (atomically), at most
 /// `--max-rows` in all.
-fn pull(args: &FetchArgs, client: &Client, wins: &[Window], out: &Path) -> anyhow::Result<u64> {
+fn pull(args: &FetchArgs, client: &Client, wins: &[PullWindow], out: &Path) -> anyhow::Result<u64> {
     let spec = args.spec(Select::Keys)?;
     crate::fsio::write_atomic_with(out, &[], |w| {
         let mut n = 0u64;
@@ -629,7 +633,7 @@ fn pull(args: &FetchArgs, client: &Client, wins: &[Window], out: &Path) -> anyho
 fn replay(
     args: &FetchArgs,
     out: &Path,
-    wins: &[Window],
+    wins: &[PullWindow],
     window: Option<fn(&crate::cli::Cli) -> anyhow::Result<u8>>,
 ) -> anyhow::Result<u8> {
     let files = vec![out.to_path_buf()];

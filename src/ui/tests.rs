@@ -1984,15 +1984,11 @@ fn a_hairline_decisive_overlap_gets_a_zoomed_inset_in_the_incident_picture() {
     assert!(inset("BR-01-redispy-shared-lock-overrun").is_none());
 }
 
-/// Issue #31 item 4: a file nothing could be read from offers the
-/// field-mapping dialog; its fields show their values from the file's head,
-/// a role chosen in a combo box and the others set change the live
-/// preview, and "Save and re-read" writes the mapping and loads the file
-/// with it at once: the overlap appears.
-#[test]
-fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("odd.jsonl");
+/// A JSON Lines file whose field names the reader does not know (`w`
+/// time, `o` event, `r` key, `h` holder, `x` TTL): nothing can be drawn
+/// from it without a mapping; with one, w2 acquires inside w1's window.
+fn write_unmapped_log(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("odd.jsonl");
     std::fs::write(
         &path,
         "{\"w\":\"2026-12-01T10:00:00Z\",\"o\":\"acquired\",\"r\":\"lock:a\",\"h\":\"w1\",\"x\":2000}\n\
@@ -2001,6 +1997,34 @@ fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
          {\"w\":\"2026-12-01T10:00:04Z\",\"o\":\"released\",\"r\":\"lock:a\",\"h\":\"w2\"}\n",
     )
     .expect("write");
+    path
+}
+
+/// Gives the fields of [`write_unmapped_log`] their roles in the open
+/// dialog and refreshes its preview.
+fn choose_unmapped_roles(ed: &mut super::panels::mapping::MappingEditor) {
+    for r in &mut ed.rows {
+        r.role = match r.field.as_str() {
+            "w" => Some("time".into()),
+            "r" => Some("key".into()),
+            "h" => Some("holder".into()),
+            "o" => Some("event".into()),
+            "x" => Some("ttl".into()),
+            _ => None,
+        };
+    }
+    ed.refresh_preview();
+}
+
+/// Issue #31 item 4: a file nothing could be read from offers the
+/// field-mapping dialog; its fields show their values from the file's head,
+/// a role chosen in a combo box and the others set change the live
+/// preview, and "Save and re-read" writes the mapping and loads the file
+/// with it at once: the overlap appears.
+#[test]
+fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = write_unmapped_log(dir.path());
     let mut app = App::new(
         AppState {
             lang: Lang::En,
@@ -2014,29 +2038,19 @@ fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
     h.get_by_label_contains("Map fields…").click();
     h.run();
     h.get_by_label("Field mapping");
-    // The time field's values, from the file's head (no event was read).
-    h.get_by_label_contains("2026-12-01T10:00:00Z");
-    // Choose `time` for `w` in its combo box (named by its field).
-    h.get_by_role_and_label(egui::accesskit::Role::ComboBox, "w")
+    // The key field's values, from the file's head (no hold was read).
+    h.get_by_label_contains("lock:a");
+    // Choose `key` for `r` in its combo box (named by its field).
+    h.get_by_role_and_label(egui::accesskit::Role::ComboBox, "r")
         .click();
     h.run();
-    h.get_by_label("time").click();
+    h.get_by_label("key").click();
     h.run();
     {
         let ed = h.state_mut().mapping_editor_mut().expect("open");
-        let w = ed.rows.iter().find(|r| r.field == "w").expect("w");
-        assert_eq!(w.role.as_deref(), Some("time"), "the combo set the role");
-        for r in &mut ed.rows {
-            r.role = match r.field.as_str() {
-                "w" => Some("time".into()),
-                "r" => Some("key".into()),
-                "h" => Some("holder".into()),
-                "o" => Some("event".into()),
-                "x" => Some("ttl".into()),
-                _ => None,
-            };
-        }
-        ed.refresh_preview();
+        let r = ed.rows.iter().find(|r| r.field == "r").expect("r");
+        assert_eq!(r.role.as_deref(), Some("key"), "the combo set the role");
+        choose_unmapped_roles(ed);
         assert_eq!(
             ed.preview
                 .as_ref()
@@ -2082,14 +2096,7 @@ fn mapping_dialog_picture() {
         return;
     };
     let dir = tempfile::tempdir().expect("tmp");
-    let path = dir.path().join("odd.jsonl");
-    std::fs::write(
-        &path,
-        "{\"w\":\"2026-12-01T10:00:00Z\",\"o\":\"acquired\",\"r\":\"lock:a\",\"h\":\"w1\",\"x\":2000}\n\
-         {\"w\":\"2026-12-01T10:00:03Z\",\"o\":\"acquired\",\"r\":\"lock:a\",\"h\":\"w2\",\"x\":2000}\n\
-         {\"w\":\"2026-12-01T10:00:03.500Z\",\"o\":\"released\",\"r\":\"lock:a\",\"h\":\"w1\"}\n",
-    )
-    .expect("write");
+    let path = write_unmapped_log(dir.path());
     let mut app = App::new(
         AppState {
             lang: Lang::En,
@@ -2107,17 +2114,7 @@ fn mapping_dialog_picture() {
     h.get_by_label_contains("Map fields…").click();
     h.run();
     if let Some(ed) = h.state_mut().mapping_editor_mut() {
-        for r in &mut ed.rows {
-            r.role = match r.field.as_str() {
-                "w" => Some("time".into()),
-                "r" => Some("key".into()),
-                "h" => Some("holder".into()),
-                "o" => Some("event".into()),
-                "x" => Some("ttl".into()),
-                _ => None,
-            };
-        }
-        ed.refresh_preview();
+        choose_unmapped_roles(ed);
     }
     h.run();
     h.render().expect("render").save(out).expect("save");
