@@ -504,6 +504,9 @@ fn roles_of_uncached(field: &str) -> Vec<(Role, u32, Unit)> {
             out.push((role, base + i as u32, *u));
         }
     }
+    if out.is_empty() {
+        abbreviated_roles(&last, &mut out);
+    }
     if !out.iter().any(|r| r.0 == Role::Time)
         && let Some(i) = time_with_unit(&last)
     {
@@ -520,6 +523,58 @@ fn roles_of_uncached(field: &str) -> Vec<(Role, u32, Unit)> {
         out.push((role, 200, unit));
     }
     out
+}
+
+/// Roles an abbreviated name can stand for (issue #31 item 3: `lk`,
+/// `tok`, `ev`, `stk`, `oid`): the lock and business roles, not the
+/// envelope's (time, host, thread, message), whose short names are common.
+const ABBREVIABLE: [Role; 11] = [
+    Role::Key,
+    Role::Holder,
+    Role::Event,
+    Role::Ttl,
+    Role::Fencing,
+    Role::Product,
+    Role::Quantity,
+    Role::Stock,
+    Role::StockBefore,
+    Role::StockAfter,
+    Role::OrderId,
+];
+
+/// Rank of a role an abbreviation gives: after every whole name.
+const ABBREV_RANK: u32 = 250;
+
+/// A short name (2 to 8 letters, normal form, `_` taken out) that is an
+/// abbreviation of a synonym: its letters in order within the synonym, the
+/// same first letter, and at least 40 % of the synonym's letters
+/// (`lk` of `lock`, `tok` of `token`, `oid` of `orderid`, `stkafter` of
+/// `stockafter`). The shortest synonym it abbreviates gives each role.
+fn abbreviated_roles(name: &str, out: &mut Vec<(Role, u32, Unit)>) {
+    if !(2..=8).contains(&name.len()) || !name.bytes().all(|b| b.is_ascii_lowercase()) {
+        return;
+    }
+    for role in ABBREVIABLE {
+        let best = synonyms(role)
+            .iter()
+            .filter(|(syn, _)| !syn.contains('.') && abbreviates(name, syn))
+            .min_by_key(|(syn, _)| syn.len());
+        if let Some((_, unit)) = best {
+            out.push((role, ABBREV_RANK, *unit));
+        }
+    }
+}
+
+/// Whether `short` abbreviates `long` (see [`abbreviated_roles`]).
+fn abbreviates(short: &str, long: &str) -> bool {
+    if short.len() >= long.len() || short.len() * 5 < long.len() * 2 {
+        return false;
+    }
+    if short.as_bytes().first() != long.as_bytes().first() {
+        return false;
+    }
+    let mut rest = long.bytes();
+    short.bytes().all(|c| rest.any(|l| l == c))
 }
 
 /// Suffixes that say a time field's unit or epoch, in normal form.
