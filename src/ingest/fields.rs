@@ -402,8 +402,12 @@ fn contains_rule(raw: &str) -> Option<(Role, Unit)> {
     };
     if has(&["扣减前库存"]) {
         Some((Role::StockBefore, Ms))
-    } else if has(&["扣减后库存"]) {
+    } else if has(&["扣减后库存", "剩余库存", "库存余量"]) {
+        // Stock after the deduction: what remains.
         Some((Role::StockAfter, Ms))
+    } else if has(&["栅栏", "围栏", "防护令牌", "隔离令牌"]) {
+        // Kleppmann's fencing token, as Chinese write-ups name it.
+        Some((Role::Fencing, Ms))
     } else if has(&["过期", "租约"]) || upper.contains("TTL") {
         Some((Role::Ttl, unit))
     } else if has(&["耗时"]) {
@@ -502,6 +506,24 @@ fn roles_of_uncached(field: &str) -> Vec<(Role, u32, Unit)> {
             // (`duration_ms`); elsewhere a last segment ranks after them.
             let base = if lock_namespace(&full) { 0 } else { 100 };
             out.push((role, base + i as u32, *u));
+        }
+    }
+    // A dotted path whose last two segments make a name together
+    // (`stock.after`, `order.id`, `stock.level`): as specific as a whole
+    // name, after it.
+    if let Some((head, tail)) = full.rsplit_once('.') {
+        let joined = format!("{}{tail}", head.rsplit('.').next().unwrap_or(head));
+        for role in Role::ALL {
+            if out.iter().any(|r| r.0 == role) {
+                continue;
+            }
+            if let Some((i, (_, u))) = synonyms(role)
+                .iter()
+                .enumerate()
+                .find(|(_, (s, _))| *s == joined)
+            {
+                out.push((role, 50 + i as u32, *u));
+            }
         }
     }
     if out.is_empty() {
@@ -1617,6 +1639,8 @@ mod tests {
         assert_eq!(role("过期时间(秒)"), Some((Role::Ttl, S)));
         assert_eq!(role("扣减前库存"), Some((Role::StockBefore, Ms)));
         assert_eq!(role("扣减后库存"), Some((Role::StockAfter, Ms)));
+        assert_eq!(role("剩余库存"), Some((Role::StockAfter, Ms)));
+        assert_eq!(role("栅栏令牌"), Some((Role::Fencing, Ms)));
         assert_eq!(role("库存"), Some((Role::Stock, Ms)));
         assert_eq!(role("订单号"), Some((Role::OrderId, Ms)));
         assert_eq!(role("单价"), Some((Role::UnitPrice, Ms)));
