@@ -489,6 +489,7 @@ fn doc(v: Value) -> Container {
     // read as fields.
     for v in o.values_mut() {
         kv_lists_as_fields(v, 0);
+        columns_as_records(v, 0);
     }
     // The array of records at any depth with the most lock evidence
     // (OTLP's `resourceLogs[].scopeLogs[].logRecords[]`), when it beats the
@@ -542,6 +543,74 @@ const ANY_VALUE: &[&str] = &[
     "arrayValue",
     "kvlistValue",
 ];
+
+/// Rewrites, in place and at any depth (at most 12), a columnar table as
+/// an array of records: an object with `columns` (names, or objects with a
+/// `name`/`ColumnName`) and `rows` (arrays of cells) gets `rows` as objects
+/// keyed by the column names. The Azure Monitor Logs query API's response
+/// (<https://learn.microsoft.com/azure/azure-monitor/logs/api/response-format>:
+/// `tables[].columns[{name,type}]`, `tables[].rows[][]`) and Kusto's
+/// `Columns`/`Rows`. A row whose length differs from the columns' is left
+/// as it is.
+pub(crate) fn columns_as_records(v: &mut Value, depth: u32) {
+    if depth > 12 {
+        return;
+    }
+    match v {
+        Value::Object(o) => {
+            let names = ["columns", "Columns"]
+                .iter()
+                .find_map(|k| o.get(*k))
+                .and_then(column_names);
+            let rows_key = ["rows", "Rows"].into_iter().find(|k| o.contains_key(*k));
+            if let (Some(names), Some(rk)) = (names, rows_key)
+                && let Some(Value::Array(rows)) = o.get_mut(rk)
+            {
+                for row in rows.iter_mut() {
+                    if let Value::Array(cells) = row
+                        && cells.len() == names.len()
+                    {
+                        let rec: Map<String, Value> =
+                            names.iter().cloned().zip(cells.drain(..)).collect();
+                        *row = Value::Object(rec);
+                    }
+                }
+                return;
+            }
+            for x in o.values_mut() {
+                columns_as_records(x, depth + 1);
+            }
+        }
+        Value::Array(a) => {
+            for x in a.iter_mut() {
+                columns_as_records(x, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The names of a table's `columns`: strings, or objects naming
+/// themselves with `name` or `ColumnName`; `None` unless every column has
+/// a name.
+fn column_names(cols: &Value) -> Option<Vec<String>> {
+    let Value::Array(cols) = cols else {
+        return None;
+    };
+    if cols.is_empty() {
+        return None;
+    }
+    cols.iter()
+        .map(|c| match c {
+            Value::String(s) => Some(s.clone()),
+            Value::Object(m) => ["name", "ColumnName"]
+                .iter()
+                .find_map(|k| m.get(*k).and_then(Value::as_str))
+                .map(str::to_string),
+            _ => None,
+        })
+        .collect()
+}
 
 /// Rewrites, in place and at any depth (at most 12), key/value attribute
 /// lists as objects and OTLP `AnyValue`s as their value:
@@ -659,10 +728,11 @@ fn deep_records(o: &Map<String, Value>) -> Option<Vec<DocRec>> {
         recs.iter()
             .take(BID_LINES)
             .map(|(m, c)| {
-                super::payload::bid_evidence(&Record::Json {
+                let rec = Record::Json {
                     main: m,
                     extra: Some(&contexts[*c]),
-                })
+                };
+                super::payload::bid_evidence(&rec).max(super::payload::inner_evidence(&rec))
             })
             .sum()
     };
@@ -707,6 +777,7 @@ fn lines_of_documents(text: &str) -> Container {
             continue;
         };
         kv_lists_as_fields(&mut v, 0);
+        columns_as_records(&mut v, 0);
         if let Value::Object(m) = &v {
             match deep_records(m) {
                 Some(r) => records.extend(r),

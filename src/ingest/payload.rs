@@ -58,6 +58,26 @@ pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
     evidence(rec) + u32::from(timed)
 }
 
+/// The most lock evidence one string field of `rec` holds as a record of
+/// its own (a text line or JSON in an envelope's field): what a record
+/// whose application part is a string shows the contest of arrays
+/// (`containers::deep_records`: Azure Monitor's `LogMessage`).
+pub(crate) fn inner_evidence(rec: &Record<'_>) -> u32 {
+    let mut strings: Vec<String> = Vec::new();
+    rec.visit(&mut |_, v| {
+        if let FieldValue::Str(s) = v
+            && s.trim().len() >= MIN_LEN
+        {
+            strings.push((*s).to_string());
+        }
+    });
+    strings
+        .iter()
+        .filter_map(|s| with_string(s, &mut |inner| evidence(inner)))
+        .max()
+        .unwrap_or(0)
+}
+
 /// Calls `f` with the record a string holds, if it holds one: a JSON
 /// object, or a text line (with its prefix's fields as the outer part when
 /// the line's payload is JSON). Returns `None` when `s` is no record.
