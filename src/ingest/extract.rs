@@ -222,8 +222,11 @@ impl<'o> Collector<'o> {
     /// taken out of the payload field first (`payload.rs`).
     pub fn record(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         match self.fields.payload.take() {
-            // A nested record was already taken out of its envelope.
-            Some(field) if !matches!(rec, Record::Slots { .. } | Record::Nested { .. }) => {
+            // A record framed out of a text line (Fluent Bit's
+            // `TAG: [time, {"log": "..."}]`) still holds the payload field
+            // detection read through; one already taken out of its
+            // envelope has it hidden, and `with_inner` hands it over as is.
+            Some(field) if !matches!(rec, Record::Slots { .. }) => {
                 super::payload::with_inner(rec, &field, &mut |r| self.record_of_kind(b, line, r));
                 self.fields.payload = Some(field);
             }
