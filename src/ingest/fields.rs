@@ -780,6 +780,12 @@ impl Fields {
     }
 }
 
+/// The first segment of a dotted path with at least two; `None` for a
+/// top-level name.
+fn root_of(field: &str) -> Option<&str> {
+    field.split_once('.').map(|(r, _)| r)
+}
+
 /// Rank of a candidate found by its values, not its name: after every
 /// name (issue #31 item 2: roles by name and by values).
 const VALUE_RANK: u32 = 300;
@@ -1067,6 +1073,22 @@ impl Detector {
     }
 
     /// [`Detector::resolve`] over all the records counted, one pick per role.
+    /// The first segment of the path under which the best key and holder
+    /// candidates both sit (`jsonPayload` of `jsonPayload.lock.key` and
+    /// `jsonPayload.lock.owner`): the application's record inside an
+    /// envelope object. `None` when they sit at the top or apart.
+    fn app_root(&self) -> Option<String> {
+        let best = |role: Role| {
+            self.cands
+                .iter()
+                .filter(|((r, _, _), c)| *r == role && c.rank < VALUE_RANK)
+                .min_by(|a, b| a.1.rank.cmp(&b.1.rank).then(b.1.seen.cmp(&a.1.seen)))
+                .map(|((_, f, _), _)| f.as_str())
+        };
+        let (k, h) = (root_of(best(Role::Key)?)?, root_of(best(Role::Holder)?)?);
+        (k == h).then(|| k.to_string())
+    }
+
     fn resolve_one(&self, mapping: Option<&Mapping>) -> (Fields, Vec<SourceNote>) {
         let mut fields = Fields {
             payload: self.payload.clone(),
@@ -1086,6 +1108,7 @@ impl Detector {
             }
         }
         let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
+        let app_root = self.app_root();
         for role in Role::ALL {
             if fields.picks[role.index()].is_some() {
                 continue;
@@ -1114,9 +1137,16 @@ impl Detector {
                 let kinds = |x: &(&String, bool, &Candidate)| {
                     if role == Role::Event { x.2.kinds } else { 0 }
                 };
+                // Time: inside the object that holds the lock fields (GCP's
+                // `jsonPayload.timestamp`) before the envelope's own.
+                let apps = |x: &(&String, bool, &Candidate)| {
+                    role == Role::Time
+                        && app_root.as_deref().is_some_and(|r| root_of(x.0) == Some(r))
+                };
                 time_key(a)
                     .cmp(&time_key(b))
                     .then(a.1.cmp(&b.1))
+                    .then(apps(b).cmp(&apps(a)))
                     .then(kinds(b).cmp(&kinds(a)))
                     .then(a.2.rank.cmp(&b.2.rank))
                     .then(b.2.seen.cmp(&a.2.seen))
