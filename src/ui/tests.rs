@@ -2000,6 +2000,19 @@ fn write_unmapped_log(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
+/// An English window with `path` loaded.
+fn english_app_on(path: std::path::PathBuf) -> App {
+    let mut app = App::new(
+        AppState {
+            lang: Lang::En,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    app
+}
+
 /// Gives the fields of [`write_unmapped_log`] their roles in the open
 /// dialog and refreshes its preview.
 fn choose_unmapped_roles(ed: &mut super::panels::mapping::MappingEditor) {
@@ -2024,15 +2037,7 @@ fn choose_unmapped_roles(ed: &mut super::panels::mapping::MappingEditor) {
 #[test]
 fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
     let dir = tempfile::tempdir().expect("tmp");
-    let path = write_unmapped_log(dir.path());
-    let mut app = App::new(
-        AppState {
-            lang: Lang::En,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path.clone()]));
+    let app = english_app_on(write_unmapped_log(dir.path()));
     let mut h = harness(app);
     h.run();
     h.get_by_label_contains("Map fields…").click();
@@ -2096,15 +2101,7 @@ fn mapping_dialog_picture() {
         return;
     };
     let dir = tempfile::tempdir().expect("tmp");
-    let path = write_unmapped_log(dir.path());
-    let mut app = App::new(
-        AppState {
-            lang: Lang::En,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path]));
+    let app = english_app_on(write_unmapped_log(dir.path()));
     let mut h = Harness::builder()
         .with_size(egui::vec2(1366.0, 768.0))
         .with_pixels_per_point(1.0)
