@@ -840,7 +840,15 @@ fn loki_record(line: &str, labels: &Map<String, Value>, ts: Value) -> DocRec {
         _ => {
             let pairs = parse_logfmt(line);
             let mut m = Map::new();
-            if pairs.len() >= 2 {
+            // A logfmt line is its pairs; any other text (a runtime's
+            // layout: `2026-11-30 23:06:57,100 [exec-1] INFO ... k=v`) stays
+            // whole, for the payload reading to take its own time and
+            // fields from (the entry's time is Loki's, later).
+            let logfmt = line
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| w.contains('=') && !w.starts_with('='));
+            if pairs.len() >= 2 && logfmt {
                 for (k, v) in pairs {
                     m.insert(k.to_string(), Value::String(v.into_owned()));
                 }
