@@ -1,9 +1,9 @@
 //! `lockreplay fetch` against real servers (issue #36 item 2):
 //! - Debian's `clickhouse-server` (18.16, a real ClickHouse and its real HTTP
 //!   interface, started here on loopback ports with a password): the row
-//!   pull by `--key`/`--since`/`--until`, refused credentials, the row cap,
-//!   and the clear refusal of the listing on a server without window
-//!   functions;
+//!   pull by `--key`/`--since`/`--until` (replayed, and opened in the real
+//!   window under Xvfb), refused credentials, the row cap, and the clear
+//!   refusal of the listing on a server without window functions;
 //! - ClickHouse's engine of today (chDB from PyPI) behind the HTTP interface
 //!   (`tests/sql/chdb_http.py`): the listing by the rules' query, the pull
 //!   of the top keys and their replay, which must give the overlap pairs
@@ -386,10 +386,12 @@ fn fetch_lists_pulls_and_replays_the_incidents_of_chdb_over_http() {
     );
 
     // The window opens the pulled rows (a real window under Xvfb).
-    window_screenshot(server.port, tmp.path());
+    window_screenshot(server.port, tmp.path(), &["--top", "1"]);
 }
 
-fn window_screenshot(port: u16, tmp: &Path) {
+/// `fetch ... --open --screenshot` under Xvfb with `pick` choosing the
+/// rows: the real window opens the pulled rows and draws them.
+fn window_screenshot(port: u16, tmp: &Path, pick: &[&str]) {
     let xvfb = Command::new("xvfb-run").arg("--help").output().is_ok();
     if !present_or_skip("xvfb-run", xvfb) {
         return;
@@ -399,7 +401,8 @@ fn window_screenshot(port: u16, tmp: &Path) {
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1600x1000x24", BIN, "fetch", "--url"])
         .arg(format!("http://127.0.0.1:{port}"))
-        .args(["--top", "1", "--open", "--out"])
+        .args(pick)
+        .args(["--open", "--out"])
         .arg(&pulled)
         .arg("--screenshot")
         .arg(&shot)
@@ -484,6 +487,18 @@ fn fetch_pulls_an_incident_from_a_real_clickhouse_server() {
     let got = pairs_of(&out.stdout);
     let want_key: Vec<_> = want.iter().filter(|p| p.0 == key).cloned().collect();
     assert_eq!(got, want_key, "{err}");
+
+    // The window opens the rows pulled from the real server.
+    let until = "2100-01-01T00:00:00Z";
+    let pick = [
+        "--key",
+        key.as_str(),
+        "--since",
+        "2000-01-01T00:00:00Z",
+        "--until",
+        until,
+    ];
+    window_screenshot(server.port, tmp.path(), &pick);
 
     // The row cap holds on the real server too.
     let out = fetch(
