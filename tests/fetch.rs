@@ -13,7 +13,6 @@
 //! `.ci/run` installs clickhouse-server, chDB and Xvfb; under CI a missing
 //! one fails the test, elsewhere it is skipped with a message.
 
-use std::io::Write;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -65,44 +64,25 @@ fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
     }
 }
 
-/// An HTTP request with curl-free std: POST `body` to the server's `/`.
+/// POSTs `body` to the server's `/` as user `default` (ureq, as `fetch`
+/// itself talks to it): the status and the answer's text.
 fn http(port: u16, body: &str) -> (u16, String) {
-    use std::io::Read;
-    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
-    let auth = basic(&format!("default:{PASSWORD}"));
-    write!(
-        s,
-        "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic {auth}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    )
-    .expect("send");
-    let mut out = Vec::new();
-    s.read_to_end(&mut out).expect("read");
-    let text = String::from_utf8_lossy(&out).into_owned();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    (status, text)
-}
-
-fn basic(s: &str) -> String {
-    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for c in s.as_bytes().chunks(3) {
-        let n = (u32::from(c[0]) << 16)
-            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*c.get(2).unwrap_or(&0));
-        for i in 0..4 {
-            out.push(if i <= c.len() {
-                ABC[(n >> (18 - 6 * i)) as usize & 63] as char
-            } else {
-                '='
-            });
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    match agent
+        .post(format!("http://127.0.0.1:{port}/"))
+        .header("X-ClickHouse-User", "default")
+        .header("X-ClickHouse-Key", PASSWORD)
+        .send(body)
+    {
+        Ok(mut r) => {
+            let status = r.status().as_u16();
+            (status, r.body_mut().read_to_string().unwrap_or_default())
         }
+        Err(e) => (0, e.to_string()),
     }
-    out
 }
 
 /// Debian's clickhouse-server on a loopback port, user `default` with
