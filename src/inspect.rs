@@ -165,8 +165,8 @@ fn detail_sample(log: &LoadedLog, d: &crate::model::Detail, role: &str) -> Optio
     }
 }
 
-/// Events of `file` per kind, most first.
-fn kinds(log: &LoadedLog, file: usize) -> Vec<(EventKind, usize)> {
+/// Events of source `file` per kind, most first (then by name).
+pub(crate) fn kinds(log: &LoadedLog, file: usize) -> Vec<(EventKind, usize)> {
     let mut counts: BTreeMap<&'static str, (EventKind, usize)> = BTreeMap::new();
     for e in log
         .events
@@ -291,24 +291,40 @@ pub fn mapping_toml(info: &SourceInfo) -> Option<String> {
         .notes
         .iter()
         .any(|n| matches!(n, SourceNote::EventFromMessage));
-    let mut s = format!(
+    let header = format!(
         "# Written by `lockreplay inspect` from {}: the roles it chose,\n\
          # to read the same export the same way (`--mapping`), or to name the\n\
-         # columns for `lockreplay sql` and `fetch`. Edit any line.\n\n[fields]\n",
+         # columns for `lockreplay sql` and `fetch`. Edit any line.",
         info.name.replace('\n', " ")
     );
-    for (role, field) in &info.fields {
+    let pairs = info.fields.iter().map(|(role, field)| {
         let role = if from_message && role == "event" {
             "message"
         } else {
-            role
+            role.as_str()
         };
-        if from_message && role == "message" && s.contains("\nmessage = ") {
-            continue;
+        (role, field.as_str())
+    });
+    Some(fields_toml(&header, pairs))
+}
+
+/// A mapping file's text: `header` (comment lines), then `[fields]` with
+/// one `role = "field"` line per role, the first field given for a role
+/// kept (the format [`crate::ingest::Mapping`] reads; written by `inspect`
+/// and the window's mapping dialog).
+pub fn fields_toml<'a>(
+    header: &str,
+    pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> String {
+    let mut s = format!("{header}\n\n[fields]\n");
+    let mut used: Vec<&str> = Vec::new();
+    for (role, field) in pairs {
+        if !used.contains(&role) {
+            used.push(role);
+            let _ = writeln!(s, "{role} = {}", toml::Value::String(field.to_string()));
         }
-        let _ = writeln!(s, "{role} = {}", toml::Value::String(field.clone()));
     }
-    Some(s)
+    s
 }
 
 /// Runs `lockreplay inspect`: 0, or 2 when a file could not be read.

@@ -1072,7 +1072,6 @@ impl Detector {
         (fields, notes)
     }
 
-    /// [`Detector::resolve`] over all the records counted, one pick per role.
     /// The first segment of the path under which the best key and holder
     /// candidates both sit (`jsonPayload` of `jsonPayload.lock.key` and
     /// `jsonPayload.lock.owner`): the application's record inside an
@@ -1089,6 +1088,7 @@ impl Detector {
         (k == h).then(|| k.to_string())
     }
 
+    /// [`Detector::resolve`] over all the records counted, one pick per role.
     fn resolve_one(&self, mapping: Option<&Mapping>) -> (Fields, Vec<SourceNote>) {
         let mut fields = Fields {
             payload: self.payload.clone(),
@@ -1389,16 +1389,7 @@ pub(crate) fn event_kind(
                 return None;
             }
             // Words of a camelCase name apart (`AcquireAttempt`).
-            let mut split = String::with_capacity(raw.len() + 4);
-            let mut prev_lower = false;
-            for c in raw.trim().chars() {
-                if c.is_ascii_uppercase() && prev_lower {
-                    split.push('_');
-                }
-                prev_lower = c.is_ascii_lowercase();
-                split.push(c);
-            }
-            normalize_event(&split, buf);
+            normalize_event(&split_camel(raw.trim()), buf);
             family_kind(buf)
         })
 }
@@ -1537,6 +1528,19 @@ fn stock_family(toks: &[&str]) -> Option<EventKind> {
 /// PascalCase / camelCase names (`LockAcquired`, `EventId.Name` in .NET
 /// logs) split at each lower-to-upper step and matched again.
 fn camel_kind(raw: &str, mapping: Option<&Mapping>, buf: &mut String) -> Option<EventKind> {
+    let split = split_camel(raw);
+    if split.len() == raw.len() {
+        return None;
+    }
+    normalize_event(&split, buf);
+    mapping
+        .and_then(|m| m.event_kind(buf))
+        .or_else(|| english_kind(buf))
+}
+
+/// `raw` with `_` between a lower-case letter or digit and the upper-case
+/// letter after it (`LockAcquired` -> `Lock_Acquired`).
+fn split_camel(raw: &str) -> String {
     let mut split = String::with_capacity(raw.len() + 4);
     let mut prev_lower = false;
     for c in raw.chars() {
@@ -1546,13 +1550,7 @@ fn camel_kind(raw: &str, mapping: Option<&Mapping>, buf: &mut String) -> Option<
         prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
         split.push(c);
     }
-    if split.len() == raw.len() {
-        return None;
-    }
-    normalize_event(&split, buf);
-    mapping
-        .and_then(|m| m.event_kind(buf))
-        .or_else(|| english_kind(buf))
+    split
 }
 
 #[cfg(test)]

@@ -726,14 +726,7 @@ fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
     // 5..=13 are each one "invalid JSON" warning; tests/hostile.rs has the
     // exact list).
     let path = std::path::PathBuf::from("tests/fixtures/hostile/binary-after-good.jsonl");
-    let mut app = App::new(
-        AppState {
-            lang: Lang::En,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path]));
+    let app = english_app_on(path);
     let warnings = app.session.as_ref().map_or(0, |s| s.log.warnings.total());
     assert!(warnings > 0);
     let mut h = harness(app);
@@ -896,14 +889,7 @@ fn a_file_nothing_was_read_from_is_said_in_the_window_not_no_incidents() {
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("notes.log");
     std::fs::write(&path, "hello\nworld\n").expect("write");
-    let mut app = App::new(
-        AppState {
-            lang: Lang::En,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path]));
+    let app = english_app_on(path);
     let mut h = harness(app);
     h.run();
     h.get_by_label(
@@ -1240,14 +1226,7 @@ fn next_and_previous_incident_by_button_and_key() {
         env!("CARGO_MANIFEST_DIR"),
         "/sample-logs/naive-setnx-expire-del.jsonl"
     );
-    let mut app = App::new(
-        AppState {
-            lang: Lang::En,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path.into()]));
+    let app = english_app_on(path);
     let incs = app
         .session
         .as_ref()
@@ -1365,14 +1344,7 @@ fn many_incidents_log(n: usize) -> std::path::PathBuf {
 #[test]
 fn the_incident_list_follows_the_selection() {
     let path = many_incidents_log(300);
-    let mut app = App::new(
-        AppState {
-            lang: Lang::En,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path]));
+    let app = english_app_on(path);
     let incs = app
         .session
         .as_ref()
@@ -2001,7 +1973,7 @@ fn write_unmapped_log(dir: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// An English window with `path` loaded.
-fn english_app_on(path: std::path::PathBuf) -> App {
+fn english_app_on(path: impl Into<std::path::PathBuf>) -> App {
     let mut app = App::new(
         AppState {
             lang: Lang::En,
@@ -2009,7 +1981,7 @@ fn english_app_on(path: std::path::PathBuf) -> App {
         },
         AnalysisArgs::default(),
     );
-    app.load_blocking(Source::Files(vec![path]));
+    app.load_blocking(Source::Files(vec![path.into()]));
     app
 }
 

@@ -82,7 +82,7 @@ fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[Stri
     // Nothing to draw: each file gets the field-mapping dialog (those
     // nothing was read from, and those whose lock events name no key or
     // holder).
-    let unreadable: Vec<(usize, String)> = context
+    let files: Vec<(usize, String)> = context
         .session
         .map(|s| {
             s.log
@@ -105,7 +105,7 @@ fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[Stri
             .size(15.0)
             .color(ui.visuals().error_fg_color),
         );
-        for (i, name) in unreadable {
+        for (i, name) in files {
             let label = format!("{}  {name}", tr(lang, "map_fields"));
             if ui.button(label).clicked() {
                 context.send(Command::EditMapping(i));

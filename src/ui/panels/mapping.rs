@@ -7,7 +7,6 @@
 //! Opened from the Sources window (per file) or from the message of a file
 //! nothing could be read from.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use egui::{RichText, Ui};
@@ -96,20 +95,15 @@ impl MappingEditor {
     /// The mapping file of the current choices (TOML). A role given to two
     /// fields keeps the first.
     pub fn toml(&self) -> String {
-        let mut s = format!(
-            "# Field mapping for {}, written by lockreplay's mapping dialog.\n\n[fields]\n",
+        let header = format!(
+            "# Field mapping for {}, written by lockreplay's mapping dialog.",
             self.file.display().to_string().replace('\n', " ")
         );
-        let mut used: Vec<&str> = Vec::new();
-        for r in &self.rows {
-            if let Some(role) = &r.role
-                && !used.contains(&role.as_str())
-            {
-                used.push(role);
-                let _ = writeln!(s, "{role} = {}", toml::Value::String(r.field.clone()));
-            }
-        }
-        s
+        let pairs = self
+            .rows
+            .iter()
+            .filter_map(|r| Some((r.role.as_deref()?, r.field.as_str())));
+        crate::inspect::fields_toml(&header, pairs)
     }
 
     /// Reads the file's head ([`PREVIEW_BYTES`]) with the current choices.
@@ -264,14 +258,7 @@ pub fn preview(file: &Path, mapping: &str) -> Result<Vec<(EventKind, usize)>, St
     )
     .map_err(|e| format!("{e}"))?;
     let log = builder.finish();
-    let mut counts: Vec<(EventKind, usize)> = Vec::new();
-    for e in &log.events {
-        match counts.iter_mut().find(|(k, _)| *k == e.kind) {
-            Some(c) => c.1 += 1,
-            None => counts.push((e.kind, 1)),
-        }
-    }
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.as_str().cmp(b.0.as_str())));
+    let counts = crate::inspect::kinds(&log, 0);
     if counts.is_empty() {
         return Err(log
             .sources
