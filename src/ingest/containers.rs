@@ -623,6 +623,12 @@ pub(crate) fn kv_lists_as_fields(v: &mut Value, depth: u32) {
     }
     match v {
         Value::Object(o) => {
+            if is_go_typed_value(o) {
+                let mut inner = o.remove("Value").unwrap_or(Value::Null);
+                kv_lists_as_fields(&mut inner, depth + 1);
+                *v = inner;
+                return;
+            }
             if o.len() == 1
                 && let Some(k) = o.keys().next().cloned()
                 && ANY_VALUE.contains(&k.as_str())
@@ -646,25 +652,57 @@ pub(crate) fn kv_lists_as_fields(v: &mut Value, depth: u32) {
             for x in a.iter_mut() {
                 kv_lists_as_fields(x, depth + 1);
             }
-            let kv = !a.is_empty()
-                && a.iter().all(|e| {
-                    matches!(e, Value::Object(m) if m.len() <= 2
-                        && matches!(m.get("key"), Some(Value::String(_)))
-                        && m.keys().all(|k| k == "key" || k == "value"))
+            // `key`/`value` (OTLP JSON), `Key`/`Value` (opentelemetry-go's
+            // stdout exporters encode attribute.KeyValue with Go's field
+            // names).
+            let names = [("key", "value"), ("Key", "Value")]
+                .into_iter()
+                .find(|(kn, vn)| {
+                    !a.is_empty()
+                        && a.iter().all(|e| {
+                            matches!(e, Value::Object(m) if m.len() <= 2
+                                && matches!(m.get(*kn), Some(Value::String(_)))
+                                && m.keys().all(|k| k == kn || k == vn))
+                        })
                 });
-            if kv {
+            if let Some((kn, vn)) = names {
                 let mut m = Map::new();
                 for e in a.drain(..) {
                     if let Value::Object(mut e) = e
-                        && let Some(Value::String(k)) = e.remove("key")
+                        && let Some(Value::String(k)) = e.remove(kn)
                     {
-                        m.insert(k, e.remove("value").unwrap_or(Value::Null));
+                        m.insert(k, e.remove(vn).unwrap_or(Value::Null));
                     }
                 }
                 *v = Value::Object(m);
             }
         }
         _ => {}
+    }
+}
+
+/// True for a Go-typed value as opentelemetry-go's stdout exporters write
+/// it: exactly `{"Type": "STRING", "Value": ..}`, the type a capitalised
+/// word of at most 16 letters and digits (`attribute.Type`'s `STRING`,
+/// `INT64`, `BOOLSLICE`; `log.Kind`'s `String`, `Map`).
+fn is_go_typed_value(o: &Map<String, Value>) -> bool {
+    o.len() == 2
+        && o.contains_key("Value")
+        && matches!(o.get("Type"), Some(Value::String(t)) if !t.is_empty()
+            && t.len() <= 16
+            && t.starts_with(|c: char| c.is_ascii_uppercase())
+            && t.bytes().all(|c| c.is_ascii_alphanumeric()))
+}
+
+/// Rewrites a JSON line's key/value attribute lists and typed values as
+/// fields ([`kv_lists_as_fields`]), in place: OTLP's `attributes`, the Go
+/// exporter's `Attributes` and `Body`. Costs one look at the top-level
+/// values when the line has no array or object.
+pub(crate) fn kv_lists_in_record(o: &mut Map<String, Value>) {
+    for v in o.values_mut() {
+        if matches!(v, Value::Array(_) | Value::Object(_)) {
+            kv_lists_as_fields(v, 0);
+        }
     }
 }
 
@@ -850,7 +888,7 @@ fn loki_record(line: &str, labels: &Map<String, Value>, ts: Value) -> DocRec {
                 .is_some_and(|w| w.contains('=') && !w.starts_with('='));
             if pairs.len() >= 2 && logfmt {
                 for (k, v) in pairs {
-                    m.insert(k.to_string(), Value::String(v.into_owned()));
+                    m.insert(k.to_string(), go_map_as_value(&v, 0));
                 }
             } else {
                 m.insert("message".into(), Value::String(line.to_string()));
@@ -865,6 +903,21 @@ fn loki_record(line: &str, labels: &Map<String, Value>, ts: Value) -> DocRec {
     DocRec {
         main,
         extra: Some(extra),
+    }
+}
+
+/// A logfmt value as JSON: a Go map (`map[key:k holder:h]`, logrus's text
+/// formatter) as an object, so its fields read as `lock.key` the way a
+/// [`Record::Pairs`] reads them; anything else as a string.
+fn go_map_as_value(v: &str, depth: usize) -> Value {
+    match super::record::go_map_entries(v) {
+        Some(entries) if !entries.is_empty() && depth < 5 => Value::Object(
+            entries
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), go_map_as_value(v, depth + 1)))
+                .collect(),
+        ),
+        _ => Value::String(v.to_string()),
     }
 }
 
@@ -906,14 +959,17 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
                             }),
                         )
                     }
-                    Ok(Value::Object(o)) => visit(
-                        no,
-                        off,
-                        Item::Record(Record::Json {
-                            main: unwrap_hit(&o),
-                            extra: None,
-                        }),
-                    ),
+                    Ok(Value::Object(mut o)) => {
+                        kv_lists_in_record(&mut o);
+                        visit(
+                            no,
+                            off,
+                            Item::Record(Record::Json {
+                                main: unwrap_hit(&o),
+                                extra: None,
+                            }),
+                        )
+                    }
                     Ok(_) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
                     Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
                 },
@@ -1175,7 +1231,8 @@ fn visit_text(
             ..*t
         });
         return match serde_json::from_str::<Map<String, Value>>(t.message) {
-            Ok(map) => {
+            Ok(mut map) => {
+                kv_lists_in_record(&mut map);
                 let inner = Record::Json {
                     main: &map,
                     extra: None,
@@ -1333,7 +1390,8 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
             )
         } else {
             match serde_json::from_str::<Value>(elem) {
-                Ok(Value::Object(o)) => {
+                Ok(Value::Object(mut o)) => {
+                    kv_lists_in_record(&mut o);
                     let r = visit(
                         start_line,
                         start,

@@ -782,8 +782,20 @@ impl Fields {
 
 /// The first segment of a dotted path with at least two; `None` for a
 /// top-level name.
-fn root_of(field: &str) -> Option<&str> {
-    field.split_once('.').map(|(r, _)| r)
+/// The segments of the object holding `field` (`a.b` of `a.b.c`).
+fn parent_segments(field: &str) -> impl Iterator<Item = &str> {
+    let parent = field.rsplit_once('.').map_or("", |(p, _)| p);
+    parent.split('.').filter(|s| !s.is_empty())
+}
+
+/// How many leading segments of the object holding `field` are those of
+/// `app`: the deeper a time sits inside the application's record, the more
+/// surely it is the application's own.
+fn shared_depth(field: &str, app: &[String]) -> usize {
+    parent_segments(field)
+        .zip(app)
+        .take_while(|(a, b)| a == b)
+        .count()
 }
 
 /// Rank of a candidate found by its values, not its name: after every
@@ -1072,11 +1084,12 @@ impl Detector {
         (fields, notes)
     }
 
-    /// The first segment of the path under which the best key and holder
-    /// candidates both sit (`jsonPayload` of `jsonPayload.lock.key` and
-    /// `jsonPayload.lock.owner`): the application's record inside an
-    /// envelope object. `None` when they sit at the top or apart.
-    fn app_root(&self) -> Option<String> {
+    /// The object path under which the best key and holder candidates both
+    /// sit, as segments (`jsonPayload` for `jsonPayload.lock.key` and
+    /// `jsonPayload.owner`; `attributes.attributes.context.lock` in a
+    /// Datadog hit of a Monolog record): the application's record inside
+    /// an envelope object. Empty when they sit at the top or apart.
+    fn app_path(&self) -> Vec<String> {
         let best = |role: Role| {
             self.cands
                 .iter()
@@ -1084,8 +1097,14 @@ impl Detector {
                 .min_by(|a, b| a.1.rank.cmp(&b.1.rank).then(b.1.seen.cmp(&a.1.seen)))
                 .map(|((_, f, _), _)| f.as_str())
         };
-        let (k, h) = (root_of(best(Role::Key)?)?, root_of(best(Role::Holder)?)?);
-        (k == h).then(|| k.to_string())
+        let (Some(k), Some(h)) = (best(Role::Key), best(Role::Holder)) else {
+            return Vec::new();
+        };
+        parent_segments(k)
+            .zip(parent_segments(h))
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a.to_string())
+            .collect()
     }
 
     /// [`Detector::resolve`] over all the records counted, one pick per role.
@@ -1108,7 +1127,7 @@ impl Detector {
             }
         }
         let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
-        let app_root = self.app_root();
+        let app_path = self.app_path();
         for role in Role::ALL {
             if fields.picks[role.index()].is_some() {
                 continue;
@@ -1137,11 +1156,16 @@ impl Detector {
                 let kinds = |x: &(&String, bool, &Candidate)| {
                     if role == Role::Event { x.2.kinds } else { 0 }
                 };
-                // Time: inside the object that holds the lock fields (GCP's
-                // `jsonPayload.timestamp`) before the envelope's own.
+                // Time: the deeper inside the object that holds the lock
+                // fields (GCP's `jsonPayload.timestamp`, Datadog's
+                // `attributes.attributes.datetime`), the better: the
+                // envelope's own time is the shipper's, later.
                 let apps = |x: &(&String, bool, &Candidate)| {
-                    role == Role::Time
-                        && app_root.as_deref().is_some_and(|r| root_of(x.0) == Some(r))
+                    if role == Role::Time {
+                        shared_depth(x.0, &app_path)
+                    } else {
+                        0
+                    }
                 };
                 time_key(a)
                     .cmp(&time_key(b))

@@ -88,16 +88,20 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Op
     }
     if s.starts_with('{') {
         return match serde_json::from_str::<Map<String, Value>>(s) {
-            Ok(map) => Some(f(&Record::Json {
-                main: &map,
-                extra: None,
-            })),
+            Ok(mut map) => {
+                containers::kv_lists_in_record(&mut map);
+                Some(f(&Record::Json {
+                    main: &map,
+                    extra: None,
+                }))
+            }
             Err(_) => None,
         };
     }
     let t = text::parse_line(s);
     if t.layout == Layout::Json {
-        let map = serde_json::from_str::<Map<String, Value>>(t.message).ok()?;
+        let mut map = serde_json::from_str::<Map<String, Value>>(t.message).ok()?;
+        containers::kv_lists_in_record(&mut map);
         let prefix = text::to_pairs(&text::TextLine {
             message: t.around,
             ..t

@@ -172,6 +172,7 @@ impl<'a> Record<'a> {
                 .iter()
                 .find(|(k, _)| *k == field)
                 .map(|(_, v)| v.as_ref())
+                .or_else(|| pairs_go_map_get(pairs, field))
                 .filter(|v| !v.trim().is_empty())
                 .map(FieldValue::Str),
             Record::Slots { names, vals, .. } => names
@@ -189,6 +190,14 @@ impl<'a> Record<'a> {
     pub fn get_in(&self, field: &str, scope: Scope) -> Option<FieldValue<'a>> {
         match (self, scope) {
             (_, Scope::Any) => self.get(field),
+            // A JSON record's `extra` (Loki's labels and entry time) is its
+            // envelope.
+            (Record::Json { main, .. }, Scope::Inner) => {
+                get_path(main, field).and_then(to_field_value)
+            }
+            (Record::Json { extra, .. }, Scope::Outer) => extra
+                .and_then(|e| get_path(e, field))
+                .and_then(to_field_value),
             (Record::Nested { inner, .. }, Scope::Inner) => inner.get(field),
             (Record::Nested { outer, skip, .. }, Scope::Outer) => {
                 (field != *skip).then(|| outer.get(field)).flatten()
@@ -199,9 +208,18 @@ impl<'a> Record<'a> {
     }
 
     /// Like [`Record::visit`], also telling whether each leaf is from the outer
-    /// part of a nested record.
+    /// part of a nested record or from a JSON record's `extra` (its envelope).
     pub fn visit_scoped(&self, f: &mut dyn FnMut(&str, &FieldValue<'_>, bool)) {
         match self {
+            Record::Json {
+                main,
+                extra: Some(e),
+            } => {
+                let mut prefix = String::new();
+                flatten(main, &mut prefix, 0, &mut |k, v| f(k, v, false));
+                prefix.clear();
+                flatten(e, &mut prefix, 0, &mut |k, v| f(k, v, true));
+            }
             Record::Nested { inner, outer, skip } => {
                 inner.visit(&mut |k, v| f(k, v, false));
                 outer.visit(&mut |k, v| {
@@ -260,8 +278,15 @@ impl<'a> Record<'a> {
             }
             Record::Pairs(pairs) => {
                 for (k, v) in pairs.iter() {
-                    if !v.trim().is_empty() {
-                        f(k, &FieldValue::Str(v));
+                    if v.trim().is_empty() {
+                        continue;
+                    }
+                    match go_map_entries(v) {
+                        Some(entries) if !entries.is_empty() => {
+                            let mut prefix = String::from(*k);
+                            visit_go_map(&entries, &mut prefix, 0, f);
+                        }
+                        _ => f(k, &FieldValue::Str(v)),
                     }
                 }
             }
@@ -327,6 +352,96 @@ fn flatten(
         }
     }
     prefix.truncate(base);
+}
+
+/// The value at dotted `field` inside a pair holding a Go map
+/// (`lock="map[holder:h1 key:k]"` answers `lock.key`), at any split of the
+/// dots (`a.b` may be one key of the map).
+fn pairs_go_map_get<'a>(pairs: &'a [(&'a str, Cow<'a, str>)], field: &str) -> Option<&'a str> {
+    field.match_indices('.').find_map(|(i, _)| {
+        let (_, v) = pairs.iter().find(|(k, _)| *k == &field[..i])?;
+        go_map_get(v.as_ref(), &field[i + 1..], 0)
+    })
+}
+
+/// The value at dotted `path` in the Go map `s`, through nested maps
+/// (depth <= 5).
+fn go_map_get<'a>(s: &'a str, path: &str, depth: usize) -> Option<&'a str> {
+    let entries = go_map_entries(s)?;
+    if let Some((_, v)) = entries.iter().find(|(k, _)| *k == path) {
+        return Some(v);
+    }
+    if depth >= 5 {
+        return None;
+    }
+    path.match_indices('.').find_map(|(i, _)| {
+        let (_, v) = entries.iter().find(|(k, _)| *k == &path[..i])?;
+        go_map_get(v, &path[i + 1..], depth + 1)
+    })
+}
+
+/// Calls `f` with every leaf of a Go map's entries as `prefix.key`, nested
+/// maps flattened (depth <= 5), as [`Record::visit`] flattens JSON objects.
+fn visit_go_map(
+    entries: &[(&str, &str)],
+    prefix: &mut String,
+    depth: usize,
+    f: &mut dyn FnMut(&str, &FieldValue<'_>),
+) {
+    let base = prefix.len();
+    for (k, v) in entries {
+        prefix.truncate(base);
+        prefix.push('.');
+        prefix.push_str(k);
+        match go_map_entries(v) {
+            Some(inner) if depth < 5 && !inner.is_empty() => {
+                visit_go_map(&inner, prefix, depth + 1, f)
+            }
+            _ if v.trim().is_empty() => {}
+            _ => f(prefix, &FieldValue::Str(v)),
+        }
+    }
+    prefix.truncate(base);
+}
+
+/// The entries of Go's `%v` of a map, `map[holder:h1 key:product:42:lock
+/// ttl_ms:2000]` (fmt prints a map's keys sorted, `key:value` apart by
+/// spaces): how logrus's text formatter writes a map field
+/// (sirupsen/logrus `text_formatter.go` formats a value with `%+v` via
+/// `fmt.Sprint`). `None` when `s` is not one. A key is a word of
+/// `[A-Za-z0-9_.@-]`; a value runs to the next ` word:` outside brackets, so
+/// it may hold colons and nested maps, not a space before a word and a
+/// colon (Go's output is ambiguous there too).
+pub(crate) fn go_map_entries(s: &str) -> Option<Vec<(&str, &str)>> {
+    let inner = s.strip_prefix("map[")?.strip_suffix(']')?;
+    let b = inner.as_bytes();
+    let key_at = |i: usize| -> Option<usize> {
+        let n = b[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'@' | b'-'))
+            .count();
+        (n > 0 && b.get(i + n) == Some(&b':')).then_some(i + n)
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let colon = key_at(i)?;
+        let vs = colon + 1;
+        let mut j = vs;
+        let mut depth = 0usize;
+        while j < b.len() {
+            match b[j] {
+                b'[' => depth += 1,
+                b']' => depth = depth.saturating_sub(1),
+                b' ' if depth == 0 && key_at(j + 1).is_some() => break,
+                _ => {}
+            }
+            j += 1;
+        }
+        out.push((&inner[i..colon], &inner[vs..j]));
+        i = j + 1;
+    }
+    Some(out)
 }
 
 /// Parses one logfmt line into `(key, value)` pairs.
@@ -414,6 +529,43 @@ pub(crate) fn parse_logfmt(line: &str) -> Vec<(&str, Cow<'_, str>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn go_maps_read_as_dotted_fields() {
+        let e = go_map_entries("map[holder:h 1 key:product:42:lock sub:map[a:1 b:x y]]");
+        assert_eq!(
+            e,
+            Some(vec![
+                ("holder", "h 1"),
+                ("key", "product:42:lock"),
+                ("sub", "map[a:1 b:x y]")
+            ])
+        );
+        assert_eq!(go_map_entries("map[]"), Some(vec![]));
+        assert_eq!(go_map_entries("map[ no key]"), None);
+        assert_eq!(go_map_entries("mapping"), None);
+        let pairs = parse_logfmt(r#"msg=x lock="map[holder:h1 key:product:42:lock sub:map[a:1]]""#);
+        let rec = Record::Pairs(&pairs);
+        assert_eq!(
+            rec.get("lock.key").map(|v| v.text().into_owned()),
+            Some("product:42:lock".into())
+        );
+        assert_eq!(
+            rec.get("lock.sub.a").map(|v| v.text().into_owned()),
+            Some("1".into())
+        );
+        let mut seen = Vec::new();
+        rec.visit(&mut |k, v| seen.push(format!("{k}={}", v.text())));
+        assert_eq!(
+            seen,
+            [
+                "msg=x",
+                "lock.holder=h1",
+                "lock.key=product:42:lock",
+                "lock.sub.a=1"
+            ]
+        );
+    }
 
     #[test]
     fn logfmt_quotes_and_escapes() {

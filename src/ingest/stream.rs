@@ -738,14 +738,17 @@ fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> 
             continue;
         }
         match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(o)) => col.record(
-                &mut b,
-                lines,
-                &Record::Json {
-                    main: containers::unwrap_hit(&o),
-                    extra: None,
-                },
-            ),
+            Ok(Value::Object(mut o)) => {
+                containers::kv_lists_in_record(&mut o);
+                col.record(
+                    &mut b,
+                    lines,
+                    &Record::Json {
+                        main: containers::unwrap_hit(&o),
+                        extra: None,
+                    },
+                )
+            }
             Ok(_) => col.bad(&mut b, "json", lines, "not a JSON object".into()),
             Err(e) => col.bad(&mut b, "json", lines, json_reason(&e)),
         }

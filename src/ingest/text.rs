@@ -388,7 +388,7 @@ fn trimmed_message(s: &str) -> &str {
 /// readable as [`TextLine::around`].
 pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
     let mut t = match super::frame::header(line) {
-        Some((h, f)) => framed_line(h, f),
+        Some((h, f)) => framed_line(h, f, true),
         None => parse_layout(line),
     };
     if t.layout != Layout::Json
@@ -403,10 +403,29 @@ pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
 }
 
 /// A line whose header `frame.rs` took off: the header's parts, then the
-/// rest read as a Java layout, a time + message or a message.
-fn framed_line<'a>(h: super::frame::Header, f: super::frame::Framed<'a>) -> TextLine<'a> {
+/// rest read as a Java layout, a time + message or a message; when `nest`,
+/// the rest may carry one more header of another kind (never more: a
+/// hostile line of alternating headers must not recurse without end).
+fn framed_line<'a>(
+    h: super::frame::Header,
+    f: super::frame::Framed<'a>,
+    nest: bool,
+) -> TextLine<'a> {
     use super::frame::Header;
-    let inner = parse_layout(f.rest.trim_matches([' ', '\t']));
+    let rest = f.rest.trim_matches([' ', '\t']);
+    // A runtime's own header inside the shipper's (Ruby's Logger behind a
+    // syslog header): the inner one's time is the application's, finer
+    // than the shipper's (RFC 3164 has whole seconds and no year).
+    let inner = match super::frame::header(rest).filter(|_| nest) {
+        Some((h2, f2)) if h2 != h => {
+            let mut inner = framed_line(h2, f2, false);
+            if inner.time.is_none() {
+                inner.time = inner.prefix_time.take();
+            }
+            inner
+        }
+        _ => parse_layout(rest),
+    };
     let mut t = TextLine {
         prefix: match h {
             Header::Syslog5424 => Prefix::Syslog5424,
@@ -973,6 +992,22 @@ mod tests {
 
     fn get<'a>(p: &'a [(&str, Cow<'_, str>)], k: &str) -> Option<&'a str> {
         p.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_ref())
+    }
+
+    #[test]
+    fn a_ruby_logger_line_behind_a_syslog_header_keeps_its_own_time() {
+        // rsyslog forwarding a Rails/Ruby Logger line (Ruby's logger/formatter.rb
+        // `Format = "%.1s, [%s #%d] %5s -- %s: %s\n"`).
+        let l = "<134>Nov 30 23:06:55 web-01 flash-sale[4242]: I, [2026-11-30T23:06:55.433000 #4242]  INFO -- flashsale: lock renewed ev=renew lk=lock:sku:2002";
+        let t = parse_line(l);
+        assert_eq!(t.prefix, Prefix::Syslog3164);
+        assert_eq!(t.time, Some("2026-11-30T23:06:55.433000"));
+        assert_eq!(t.host, Some("web-01"));
+        assert!(t.message.starts_with("lock renewed"), "{}", t.message);
+        // Headers nest one deep only: a third is message text.
+        let deep =
+            format!("<134>Nov 30 23:06:55 h a[1]: I, [2026-11-30T23:06:55.4 #1]  INFO -- : {l}");
+        assert!(parse_line(&deep).message.contains("<134>"));
     }
 
     #[test]
