@@ -930,50 +930,76 @@ pub(crate) fn json_reason(e: &serde_json::Error) -> String {
     }
 }
 
+/// One JSON Lines line as its item: a logcli line (`loki`) as its Loki
+/// record, any other object as a record (a search hit's `_source`, key/value
+/// attribute lists read as fields), else a warning.
+fn json_line_item(
+    line: &str,
+    loki: bool,
+    visit: &mut Visit<'_>,
+    no: u64,
+    off: usize,
+) -> ControlFlow<()> {
+    match serde_json::from_str::<Value>(line) {
+        Ok(Value::Object(o)) if loki && is_logcli_line(&o) => {
+            let labels = match o.get("labels").or_else(|| o.get("stream")) {
+                Some(Value::Object(l)) => l.clone(),
+                _ => Map::new(),
+            };
+            let ts = o.get("timestamp").cloned().unwrap_or(Value::Null);
+            let r = loki_record(
+                o.get("line").and_then(Value::as_str).unwrap_or(""),
+                &labels,
+                ts,
+            );
+            visit(
+                no,
+                off,
+                Item::Record(Record::Json {
+                    main: &r.main,
+                    extra: r.extra.as_ref(),
+                }),
+            )
+        }
+        Ok(Value::Object(mut o)) => {
+            kv_lists_in_record(&mut o);
+            visit(
+                no,
+                off,
+                Item::Record(Record::Json {
+                    main: unwrap_hit(&o),
+                    extra: None,
+                }),
+            )
+        }
+        Ok(_) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
+        Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
+    }
+}
+
+/// Walks plain JSON Lines (no Loki) like [`walk`], first asking `skip`
+/// about each line's text: a line it answers for (with whether to go on)
+/// is not parsed. Field detection skips records whose shape it has
+/// counted ([`super::fields::Detector::quiet_shape`]).
+pub(crate) fn walk_json_lines_skipping(
+    text: &str,
+    skip: &mut dyn FnMut(&str) -> Option<ControlFlow<()>>,
+    visit: &mut Visit<'_>,
+) {
+    let _ = walk_lines(text, visit, |line, visit, no, off| match skip(line) {
+        Some(flow) => flow,
+        None => json_line_item(line, false, visit, no, off),
+    });
+}
+
 /// Walks every record of `text` in order, stopping when `visit` breaks.
 pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
     match c {
         Container::Empty | Container::Unknown | Container::Monitor => {}
         Container::JsonLines { loki } => {
-            let _ = walk_lines(
-                text,
-                visit,
-                |line, visit, no, off| match serde_json::from_str::<Value>(line) {
-                    Ok(Value::Object(o)) if *loki && is_logcli_line(&o) => {
-                        let labels = match o.get("labels").or_else(|| o.get("stream")) {
-                            Some(Value::Object(l)) => l.clone(),
-                            _ => Map::new(),
-                        };
-                        let ts = o.get("timestamp").cloned().unwrap_or(Value::Null);
-                        let r = loki_record(
-                            o.get("line").and_then(Value::as_str).unwrap_or(""),
-                            &labels,
-                            ts,
-                        );
-                        visit(
-                            no,
-                            off,
-                            Item::Record(Record::Json {
-                                main: &r.main,
-                                extra: r.extra.as_ref(),
-                            }),
-                        )
-                    }
-                    Ok(Value::Object(mut o)) => {
-                        kv_lists_in_record(&mut o);
-                        visit(
-                            no,
-                            off,
-                            Item::Record(Record::Json {
-                                main: unwrap_hit(&o),
-                                extra: None,
-                            }),
-                        )
-                    }
-                    Ok(_) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
-                    Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
-                },
-            );
+            let _ = walk_lines(text, visit, |line, visit, no, off| {
+                json_line_item(line, *loki, visit, no, off)
+            });
         }
         Container::JsonArray => walk_array(text, visit),
         Container::Doc { records, .. } => {

@@ -209,6 +209,63 @@ fn scan<'a, const ENVELOPE: bool, H: Hints<'a>>(
     }
 }
 
+/// A hash of a JSON line's shape: its keys in order and its brackets,
+/// values left out, so two lines of one shape have the same field names.
+/// `None` when a line's field names may also come from its values (a
+/// `"key"`/`"Key"` in an object inside an array: an attribute list, read
+/// as fields by `containers::kv_lists_in_record`), it nests deeper than 64
+/// or its strings do not close.
+pub(crate) fn key_shape(line: &str) -> Option<u64> {
+    use std::hash::{BuildHasher, Hasher};
+    let b = line.as_bytes();
+    let mut h = foldhash::fast::FixedState::with_seed(0x5eed).build_hasher();
+    // Bit d set: the container at depth d is an array.
+    let (mut arrays, mut depth) = (0u64, 0u32);
+    let in_array_element = |arrays: u64, depth: u32| depth >= 2 && arrays >> (depth - 2) & 1 == 1;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                loop {
+                    j += memchr::memchr2(b'"', b'\\', b.get(j..)?)?;
+                    if b[j] == b'"' {
+                        break;
+                    }
+                    j += 2;
+                }
+                let s = &b[start..j];
+                i = j + 1;
+                let colon = b[i..].iter().find(|c| !c.is_ascii_whitespace()) == Some(&b':');
+                if colon {
+                    if (s == b"key" || s == b"Key") && in_array_element(arrays, depth) {
+                        return None;
+                    }
+                    h.write(s);
+                    h.write_u8(0);
+                }
+            }
+            c @ (b'{' | b'[') => {
+                if depth >= 64 {
+                    return None;
+                }
+                arrays = (arrays & !(1 << depth)) | (u64::from(c == b'[') << depth);
+                depth += 1;
+                h.write_u8(c);
+                i += 1;
+            }
+            c @ (b'}' | b']') => {
+                depth = depth.saturating_sub(1);
+                h.write_u8(c);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    Some(h.finish())
+}
+
 /// `s.trim()`, with ASCII whitespace stripped byte-wise first: `str::trim`
 /// only runs when a non-ASCII character (which may be Unicode whitespace)
 /// or a vertical tab (which `trim_ascii` keeps) is at either end. Lines and
@@ -546,6 +603,22 @@ fn number(t: &str) -> Option<Number> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn key_shape_is_the_keys_and_brackets_not_the_values() {
+        let a = key_shape(r#"{"ts":"x","lock":{"key":"k1"},"n":1}"#);
+        let b = key_shape(r#"{"ts": "y \" }", "lock": {"key": "k2"}, "n": 22}"#);
+        assert!(a.is_some());
+        assert_eq!(a, b);
+        assert_ne!(a, key_shape(r#"{"ts":"x","lock":{"id":"k1"},"n":1}"#));
+        // The same keys nested differently.
+        assert_ne!(key_shape(r#"{"a":{"b":1}}"#), key_shape(r#"{"a":1,"b":1}"#));
+        // Names from values (attribute lists) and unclosed strings: no shape.
+        assert_eq!(key_shape(r#"{"attributes":[{"key":"k","value":1}]}"#), None);
+        assert_eq!(key_shape(r#"{"Attributes":[{"Key":"k"}]}"#), None);
+        assert_eq!(key_shape(r#"{"a":"unclosed"#), None);
+        assert_eq!(key_shape(r#"{"a":"x\"#), None);
+    }
 
     fn scan<'a>(line: &'a str, names: &[&str]) -> Option<Vec<Option<FieldValue<'a>>>> {
         let mut out = vec![None; names.len()];

@@ -3,7 +3,7 @@
 //! per-file detection that picks one field per role, and the event-name
 //! vocabulary that maps a line's event onto an [`EventKind`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::model::{EventKind, SourceNote};
 
@@ -804,27 +804,31 @@ const VALUE_RANK: u32 = 300;
 
 /// A field whose name plays no role, judged by its value: a word that names
 /// a lock or business event makes it an event candidate, a date-time text
-/// a time candidate (`kinds` counts the records whose value did).
+/// a time candidate (`kinds` counts the records whose value did). Only the
+/// roles `want` allows are counted; returns whether any was.
 fn observe_by_value(
     cands: &mut HashMap<(Role, String, bool), Candidate>,
     k: &str,
     text: &str,
     outer: bool,
     buf: &mut String,
-) {
+    want: &dyn Fn(Role) -> bool,
+) -> bool {
     let t = text.trim();
     if t.is_empty() || t.len() > 40 || t.contains(char::is_whitespace) {
-        return;
+        return false;
     }
     let event = event_kind(t, None, buf).is_some();
     let time = !event && t.contains('-') && t.contains(':');
     let parsed = time
         .then(|| super::time::parse_time_detail(t, None).ok())
         .flatten();
+    let mut counted = false;
     for (role, hit) in [(Role::Event, event), (Role::Time, parsed.is_some())] {
-        if role == Role::Time && !time {
+        if (role == Role::Time && !time) || !want(role) {
             continue;
         }
+        counted = true;
         let c = cands
             .entry((role, k.to_string(), outer))
             .or_insert(Candidate {
@@ -842,6 +846,7 @@ fn observe_by_value(
             c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
         }
     }
+    counted
 }
 
 /// What detection counted for one candidate field of one role.
@@ -896,6 +901,8 @@ pub(crate) struct Detector {
     /// With a payload field: the same counts per [`RecordKind`], each over
     /// its own records ([`Detector::observe_kind`]).
     kinds: Vec<Detector>,
+    /// Shapes of late records that counted nothing ([`Detector::quiet_shape`]).
+    quiet_shapes: HashSet<u64>,
 }
 
 impl Detector {
@@ -907,8 +914,10 @@ impl Detector {
     pub const NAMES: usize = 40;
 
     /// Adds one record's fields. After [`Detector::WINDOW`] records only
-    /// roles not yet seen are counted.
-    pub fn observe(&mut self, rec: &Record<'_>) {
+    /// roles not yet seen are counted, by name or by value. Returns whether
+    /// anything was counted (a late record that only repeats seen roles
+    /// counts nothing; see [`Detector::quiet_shape`]).
+    pub fn observe(&mut self, rec: &Record<'_>) -> bool {
         self.records += 1;
         let late = self.records > Self::WINDOW;
         let seen: Vec<Role> = if late {
@@ -923,6 +932,7 @@ impl Detector {
             names_seen,
             ..
         } = self;
+        let mut counted = false;
         let buf = &mut String::new();
         rec.visit_scoped(&mut |k, v, outer| {
             if names_seen.len() < Self::NAMES && !names_seen.iter().any(|n| n == k) {
@@ -931,11 +941,15 @@ impl Detector {
             if k == "__time__" || k.starts_with("__tag__:") {
                 *sls = true;
             }
-            let roles = memo.entry(k.to_string()).or_insert_with(|| roles_of(k));
-            for &(role, rank, unit) in roles.iter() {
+            if !memo.contains_key(k) {
+                memo.insert(k.to_string(), roles_of(k));
+            }
+            let roles = memo.get(k).map(Vec::as_slice).unwrap_or_default();
+            for &(role, rank, unit) in roles {
                 if late && seen.contains(&role) {
                     continue;
                 }
+                counted = true;
                 let c = cands
                     .entry((role, k.to_string(), outer))
                     .or_insert(Candidate {
@@ -955,8 +969,9 @@ impl Detector {
                     c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
                 }
             }
-            if roles.is_empty() {
-                observe_by_value(cands, k, &v.text(), outer, buf);
+            let want = |r: Role| !(late && seen.contains(&r));
+            if roles.is_empty() && (want(Role::Event) || want(Role::Time)) {
+                counted |= observe_by_value(cands, k, &v.text(), outer, buf, &want);
             }
         });
         // A TTL field present but null or blank is still the TTL field
@@ -967,6 +982,7 @@ impl Detector {
                 if late && seen.contains(&role) {
                     continue;
                 }
+                counted = true;
                 // A null or blank value is the application's own field.
                 cands
                     .entry((role, k.to_string(), false))
@@ -980,6 +996,36 @@ impl Detector {
                     .seen += 1;
             }
         });
+        counted
+    }
+
+    /// Counts a JSON Lines record without reading it when its shape (see
+    /// [`key_shape`]) is one a late record already had and nothing was
+    /// counted for it then: past the window only unseen roles count, and
+    /// the same names give the same roles, so reading it would count
+    /// nothing either (the seen roles only grow). Returns true when the
+    /// record was counted this way and needs no reading. The detection's
+    /// fixed cost at 1 M lines (issue #31: under 5 % of a load) was in
+    /// reading 20 000 such records.
+    pub fn quiet_shape(&mut self, shape: Option<u64>) -> bool {
+        let quiet =
+            self.records >= Self::WINDOW && shape.is_some_and(|h| self.quiet_shapes.contains(&h));
+        if quiet {
+            self.records += 1;
+        }
+        quiet
+    }
+
+    /// Remembers `shape` as quiet when the late record just observed with
+    /// it counted nothing.
+    pub fn note_shape(&mut self, shape: Option<u64>, counted: bool) {
+        if let Some(h) = shape
+            && !counted
+            && self.records > Self::WINDOW
+            && self.quiet_shapes.len() < 4096
+        {
+            self.quiet_shapes.insert(h);
+        }
     }
 
     /// Adds one record's fields to its kind's counts as well (files with a

@@ -296,6 +296,10 @@ pub(crate) fn detect_fields(
     det.payload = payload::detect(container, text)
         .filter(|f| !mapping.is_some_and(|m| m.fields.values().any(|v| v == f)));
     let field = det.payload.clone();
+    if matches!(container, Container::JsonLines { loki: false }) && field.is_none() {
+        detect_json_lines(text, &mut det);
+        return det;
+    }
     containers::walk(container, text, &mut |_, _, item| {
         if let Item::Record(r) = item {
             match &field {
@@ -303,7 +307,9 @@ pub(crate) fn detect_fields(
                     det.observe(inner);
                     det.observe_kind(inner);
                 }),
-                None => det.observe(&r),
+                None => {
+                    det.observe(&r);
+                }
             }
         }
         if det.done() {
@@ -313,6 +319,40 @@ pub(crate) fn detect_fields(
         }
     });
     det
+}
+
+/// [`detect_fields`] over plain JSON Lines: past the window, a line of a
+/// shape already counted for nothing is counted without being parsed
+/// ([`Detector::quiet_shape`]).
+fn detect_json_lines(text: &str, det: &mut Detector) {
+    let det = std::cell::RefCell::new(det);
+    let shape = std::cell::Cell::new(None);
+    let flow = |d: &Detector| {
+        if d.done() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    containers::walk_json_lines_skipping(
+        text,
+        &mut |line| {
+            let mut d = det.borrow_mut();
+            let s = (d.records >= Detector::WINDOW)
+                .then(|| fast::key_shape(line))
+                .flatten();
+            shape.set(s);
+            d.quiet_shape(s).then(|| flow(&d))
+        },
+        &mut |_, _, item| {
+            let mut d = det.borrow_mut();
+            if let Item::Record(r) = item {
+                let counted = d.observe(&r);
+                d.note_shape(shape.get(), counted);
+            }
+            flow(&d)
+        },
+    );
 }
 
 /// Reads one source's bytes into `builder`: gzip is undone, the encoding and

@@ -474,3 +474,27 @@ fn envelope_records_mixing_own_fields_and_json_payloads_load_both_kinds() {
         log.sources[0].notes
     );
 }
+
+/// Field detection past its window skips lines of a shape it counted for
+/// nothing, and still finds a role a new shape brings late: here the
+/// fencing token first appears at line 5 001 of a JSON Lines log.
+#[test]
+fn detection_finds_a_late_role_behind_thousands_of_quiet_lines() {
+    let mut text = String::new();
+    for i in 0..5000 {
+        let ev = ["acquired", "released"][i % 2];
+        text.push_str(&format!(
+            "{{\"ts\":\"2026-12-01T07:00:{:02}.{:03}Z\",\"event\":\"{ev}\",\"lock_key\":\"k\",\"owner\":\"h{i}\",\"ttl_ms\":1000}}\n",
+            (i / 1000) % 60,
+            i % 1000
+        ));
+    }
+    text.push_str(
+        "{\"ts\":\"2026-12-01T07:00:59.000Z\",\"event\":\"stock_deducted\",\"lock_key\":\"k\",\"owner\":\"h1\",\"fencing_token\":7}\n",
+    );
+    let det = detect_fields(&Container::JsonLines { loki: false }, &text, None);
+    assert_eq!(det.records, 5001, "every record counted, skipped or read");
+    let (fields, _) = det.resolve(None);
+    let fencing = fields.get(fields::Role::Fencing).map(|p| p.field.as_str());
+    assert_eq!(fencing, Some("fencing_token"));
+}
