@@ -531,3 +531,87 @@ fn nested_documents_and_attribute_lists() {
         },
     ]);
 }
+
+/// Parquet exports (issue #31 item 6), written by the real writers
+/// (`tests/sql/make_parquet.py`): ClickHouse's `FORMAT Parquet` through chDB
+/// (DateTime64 in UTC, zstd pages) and DuckDB's `COPY ... (FORMAT parquet)`
+/// (a naive TIMESTAMP, Snappy pages). Each gives the answer of the JSON
+/// Lines it was made from, reads only the columns the roles need, and a
+/// damaged file is an error, never "no incident".
+#[test]
+fn parquet_from_clickhouse_and_duckdb() {
+    let pairs = [
+        (
+            "BR-01",
+            "../cases/BR-01-redispy-shared-lock-overrun/inventory-sync.jsonl",
+        ),
+        (
+            "REAL-A",
+            "../cases/REAL-A-redispy-no-renewal/a_redispy_lock_no_renewal.app.jsonl",
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, jsonl) in pairs {
+        let want = run(jsonl, &[]).expect("the JSON Lines case runs");
+        assert!(
+            want.overlap_pairs.unwrap_or(0) > 0,
+            "{name}: the case has an overlap"
+        );
+        for writer in ["clickhouse", "duckdb"] {
+            let file = format!("../parquet/{name}.{writer}.parquet");
+            match run(&file, &[]) {
+                Ok(got) => failures.extend(
+                    differences(&got, &want)
+                        .into_iter()
+                        .map(|d| format!("{file}: {d}")),
+                ),
+                Err(e) => failures.push(e),
+            }
+            let text = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+                .args(["analyze", "--unit-loss", UNIT_LOSS])
+                .arg(fixture(&file))
+                .output()
+                .expect("runs");
+            let stdout = String::from_utf8_lossy(&text.stdout);
+            let note = stdout
+                .lines()
+                .find(|l| l.contains("note: Parquet:"))
+                .unwrap_or_default();
+            let (read, of) = note
+                .split_once("; read ")
+                .and_then(|(_, r)| r.split_once(" columns"))
+                .and_then(|(r, _)| r.split_once(" of "))
+                .map(|(a, b)| (a.parse::<u32>().unwrap_or(0), b.parse::<u32>().unwrap_or(0)))
+                .unwrap_or((0, 0));
+            if !(read > 0 && read < of) {
+                failures.push(format!("{file}: not a projected read: {note:?}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    // A Parquet file cut short: its footer is gone, so it is no Parquet,
+    // nothing is read, and the load is an error (exit 2) with a reason.
+    let dir = std::env::temp_dir().join(format!("lockreplay-parquet-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let bytes = std::fs::read(fixture("../parquet/BR-01.clickhouse.parquet")).expect("fixture");
+    let mut damaged = bytes.clone();
+    // Its magic kept at both ends, the footer's length made a lie.
+    let n = damaged.len();
+    damaged[n - 8..n - 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let bad = dir.join("damaged.parquet");
+    std::fs::write(&bad, &damaged).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+        .arg("analyze")
+        .arg(&bad)
+        .output()
+        .expect("runs");
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("Parquet"), "the reason names Parquet: {all}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -17,6 +17,7 @@ mod infra;
 mod link;
 mod mapping;
 pub mod monitor;
+mod parquet;
 mod payload;
 mod record;
 pub mod redlock;
@@ -401,6 +402,7 @@ pub fn read_source<R: Read>(
             format!("damaged {what} stream ({e}); reading what was recovered"),
         );
     }
+    let (bytes, parquet_note) = parquet_as_lines(name, bytes, opts, builder);
     let dec = decode::decode(bytes);
     let text = dec.text.as_str();
     let mut info = SourceInfo {
@@ -410,6 +412,7 @@ pub fn read_source<R: Read>(
         zstd: compression == decode::Compression::Zstd,
         ..SourceInfo::new(name, Dialect::Unknown)
     };
+    info.notes.extend(parquet_note);
     if dec.damaged_lines > 0 {
         info.notes.push(SourceNote::DamagedBytes {
             lines: dec.damaged_lines,
@@ -494,6 +497,34 @@ pub fn read_source<R: Read>(
     settle_ttl(builder, file, first_event, opts);
     progress.bytes_read.store(base + raw_len, Ordering::Relaxed);
     Ok(())
+}
+
+/// A Parquet file's rows as JSON Lines bytes, with the note saying so
+/// (`parquet.rs`); other bytes as they are. A Parquet file that cannot be
+/// read is one warning and no text, so the load says nothing was read.
+fn parquet_as_lines(
+    name: &str,
+    bytes: Vec<u8>,
+    opts: &IngestOptions,
+    builder: &mut LogBuilder,
+) -> (Vec<u8>, Option<SourceNote>) {
+    if !parquet::is_parquet(&bytes) {
+        return (bytes, None);
+    }
+    match parquet::to_json_lines(bytes, opts.mapping.as_ref(), MAX_INPUT_BYTES) {
+        Ok(p) => (
+            p.text.into_bytes(),
+            Some(SourceNote::Parquet {
+                rows: p.rows,
+                read: p.read,
+                columns: p.columns,
+            }),
+        ),
+        Err(reason) => {
+            builder.warn("parquet", name, 0, reason);
+            (Vec::new(), None)
+        }
+    }
 }
 
 /// The text of a source as [`read_source`] reads it: decompressed (gzip,

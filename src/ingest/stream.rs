@@ -252,6 +252,7 @@ struct Head {
 fn read_head(f: &mut std::fs::File, head_bytes: usize) -> std::io::Result<Option<Head>> {
     let (mut head, eof) = read_up_to(f, head_bytes)?;
     if super::decode::is_compressed(&head)
+        || head.starts_with(b"PAR1")
         || head.starts_with(&[0xEF, 0xBB, 0xBF])
         || head.starts_with(&[0xFF, 0xFE])
         || head.starts_with(&[0xFE, 0xFF])

@@ -207,6 +207,17 @@ pub enum SourceNote {
     /// Which reader read the file: the contest of readers on its head
     /// (`ingest::containers::contest`), winner and runner-up with the lock
     /// evidence each found.
+    /// A Parquet file, read as one record per row (line numbers are row
+    /// numbers), only the columns the roles need when they could be told
+    /// from the first rows (issue #31 item 6).
+    Parquet {
+        /// Rows read.
+        rows: u64,
+        /// The columns read, in the file's order.
+        read: Vec<String>,
+        /// Columns in the file.
+        columns: u64,
+    },
     Readers {
         /// The winning reader (`text lines`, `CSV`...).
         winner: String,
@@ -549,6 +560,15 @@ impl SourceNote {
                 nodes.len(),
                 quoted(nodes, ", "),
             ),
+            SourceNote::Parquet {
+                rows,
+                read,
+                columns,
+            } => format!(
+                "Parquet: {rows} rows (line numbers are row numbers); read {} of {columns} columns: `{}`",
+                read.len(),
+                read.join("`, `")
+            ),
             SourceNote::Readers {
                 winner,
                 score,
@@ -750,6 +770,15 @@ impl SourceNote {
                 keys.text(true),
                 nodes.len(),
                 quoted(nodes, "、"),
+            ),
+            SourceNote::Parquet {
+                rows,
+                read,
+                columns,
+            } => format!(
+                "Parquet：{rows} 行（行号即行序号）；读取了 {columns} 列中的 {} 列：`{}`",
+                read.len(),
+                read.join("`, `")
             ),
             SourceNote::Readers {
                 winner,
@@ -959,6 +988,14 @@ mod tests {
                 },
                 vec![],
             ),
+            (
+                SourceNote::Parquet {
+                    rows: 12,
+                    read: vec![s("ts"), s("lock_key")],
+                    columns: 9,
+                },
+                vec!["Parquet"],
+            ),
         ]
     }
 
@@ -995,6 +1032,7 @@ mod tests {
             SourceNote::Readers { .. } => 26,
             SourceNote::ReplicaLink { .. } => 27,
             SourceNote::FieldsOfKind { .. } => 28,
+            SourceNote::Parquet { .. } => 29,
         }
     }
 

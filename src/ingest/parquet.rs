@@ -1,0 +1,241 @@
+//! Parquet exports (issue #31 item 6): ClickHouse's `FORMAT Parquet`,
+//! Athena's and DuckDB's `COPY ... TO`, SLS shipped to OSS. A file is read
+//! as one JSON record per row, so every rule of the JSON Lines reader
+//! applies and a row's number is its line number. The roles are found on
+//! the first rows with every column; the rest of the file is then read
+//! with only the columns the roles need (the Parquet record API's
+//! projection skips the others' pages).
+//!
+//! Values: text, numbers and booleans as themselves; timestamps as RFC 3339
+//! text, in UTC when the column says it is adjusted to UTC, else without an
+//! offset (a naive time, read in `--tz`), dates as `YYYY-MM-DD`; groups
+//! and maps as objects (read as dotted fields), lists as arrays; bytes as
+//! text when they are UTF-8.
+
+use std::sync::Arc;
+
+use ::parquet::basic::LogicalType;
+use ::parquet::file::reader::{FileReader, SerializedFileReader};
+use ::parquet::record::{Field, Row};
+use ::parquet::schema::types::Type;
+use serde_json::{Map, Value};
+
+use super::containers::Container;
+use super::fields::Role;
+use super::mapping::Mapping;
+
+/// Rows read with every column to find the roles.
+const HEAD_ROWS: usize = 1000;
+
+/// True when `bytes` is a Parquet file: `PAR1` at both ends (the format's
+/// magic, apache/parquet-format `README.md`: "File Format").
+pub(crate) fn is_parquet(bytes: &[u8]) -> bool {
+    bytes.len() >= 12 && bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1")
+}
+
+/// A Parquet file as JSON Lines text, one row a line.
+#[derive(Debug)]
+pub(crate) struct AsLines {
+    /// The rows as JSON Lines.
+    pub text: String,
+    /// Rows read.
+    pub rows: u64,
+    /// The columns read, in the file's order.
+    pub read: Vec<String>,
+    /// Columns in the file.
+    pub columns: u64,
+}
+
+/// Reads `bytes` (a whole Parquet file) as JSON Lines text: the first
+/// [`HEAD_ROWS`] rows decide the roles (with `mapping`), then every row is
+/// read with the columns those roles need; all columns when a role's field
+/// is no column's or a mapping names the fields. Stops with an error past
+/// `max_text` bytes of text.
+///
+/// # Errors
+/// The Parquet library's message (a damaged footer, an unsupported
+/// encoding or compression), or the size limit.
+pub(crate) fn to_json_lines(
+    bytes: Vec<u8>,
+    mapping: Option<&Mapping>,
+    max_text: u64,
+) -> Result<AsLines, String> {
+    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
+        .map_err(|e| format!("not a readable Parquet file: {e}"))?;
+    let schema = reader.metadata().file_metadata().schema();
+    let all: Vec<Arc<Type>> = schema.get_fields().to_vec();
+    let names: Vec<String> = all.iter().map(|t| t.name().to_string()).collect();
+    let naive: Vec<&str> = all
+        .iter()
+        .filter(|t| {
+            matches!(t.get_basic_info().logical_type_ref(),
+                Some(LogicalType::Timestamp(ts)) if !ts.is_adjusted_to_u_t_c)
+        })
+        .map(|t| t.name())
+        .collect();
+    let mut head = String::new();
+    let rows = reader
+        .get_row_iter(None)
+        .map_err(|e| format!("Parquet: {e}"))?;
+    for row in rows.take(HEAD_ROWS) {
+        push_row(
+            &mut head,
+            &naive,
+            &row.map_err(|e| format!("Parquet: {e}"))?,
+        );
+    }
+    let wanted = if mapping.is_some_and(|m| !m.fields.is_empty()) {
+        None
+    } else {
+        needed_columns(&head, mapping, &names)
+    };
+    let projection = match &wanted {
+        Some(keep) => Some(
+            Type::group_type_builder(schema.name())
+                .with_fields(
+                    all.iter()
+                        .filter(|t| keep.iter().any(|k| k == t.name()))
+                        .cloned()
+                        .collect(),
+                )
+                .build()
+                .map_err(|e| format!("Parquet: {e}"))?,
+        ),
+        None => None,
+    };
+    let mut text = String::new();
+    let mut n = 0u64;
+    for row in reader
+        .get_row_iter(projection)
+        .map_err(|e| format!("Parquet: {e}"))?
+    {
+        push_row(
+            &mut text,
+            &naive,
+            &row.map_err(|e| format!("Parquet: row {}: {e}", n + 1))?,
+        );
+        n += 1;
+        if text.len() as u64 > max_text {
+            return Err(format!(
+                "Parquet: the rows' text passes the {} MiB limit at row {n}",
+                max_text >> 20
+            ));
+        }
+    }
+    Ok(AsLines {
+        text,
+        rows: n,
+        read: wanted.unwrap_or_else(|| names.clone()),
+        columns: names.len() as u64,
+    })
+}
+
+/// The top-level columns holding the fields the roles picked on `head`
+/// (a field `lock.key` is column `lock`'s, or the column `lock.key`), in
+/// the file's order; `None` when some picked field is no column's.
+fn needed_columns(head: &str, mapping: Option<&Mapping>, names: &[String]) -> Option<Vec<String>> {
+    let det = super::detect_fields(&Container::JsonLines { loki: false }, head, mapping);
+    let (fields, _) = det.resolve(mapping);
+    let mut picked: Vec<&str> = Vec::new();
+    for role in Role::ALL {
+        picked.extend(fields.get(role).map(|p| p.field.as_str()));
+        picked.extend(fields.fallback(role).map(|p| p.field.as_str()));
+    }
+    picked.extend(fields.payload.as_deref());
+    if picked.is_empty() {
+        return None;
+    }
+    let column_of = |f: &str| {
+        names
+            .iter()
+            .filter(|c| {
+                f == c.as_str()
+                    || f.strip_prefix(c.as_str())
+                        .is_some_and(|r| r.starts_with('.'))
+            })
+            .max_by_key(|c| c.len())
+            .cloned()
+    };
+    let cols: Vec<String> = picked.iter().map(|f| column_of(f)).collect::<Option<_>>()?;
+    Some(names.iter().filter(|c| cols.contains(c)).cloned().collect())
+}
+
+/// Appends `row` as one JSON line; the columns named in `naive` hold
+/// timestamps not adjusted to UTC.
+fn push_row(out: &mut String, naive: &[&str], row: &Row) {
+    let map: Map<String, Value> = row
+        .get_column_iter()
+        .map(|(k, v)| (k.clone(), json_of(v, naive.contains(&k.as_str()))))
+        .collect();
+    out.push_str(&Value::Object(map).to_string());
+    out.push('\n');
+}
+
+/// One Parquet value as JSON (see the module's comment); a timestamp
+/// without an offset when `naive`.
+fn json_of(f: &Field, naive: bool) -> Value {
+    use chrono::{DateTime, NaiveDate};
+    let ts = |secs: i64, nanos: u32| {
+        DateTime::from_timestamp(secs, nanos)
+            .map(|t| {
+                Value::String(if naive {
+                    t.naive_utc().format("%Y-%m-%dT%H:%M:%S%.f").to_string()
+                } else {
+                    t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
+                })
+            })
+            .unwrap_or(Value::Null)
+    };
+    match f {
+        Field::Null => Value::Null,
+        Field::Bool(b) => Value::Bool(*b),
+        Field::Byte(x) => Value::from(*x),
+        Field::Short(x) => Value::from(*x),
+        Field::Int(x) => Value::from(*x),
+        Field::Long(x) => Value::from(*x),
+        Field::UByte(x) => Value::from(*x),
+        Field::UShort(x) => Value::from(*x),
+        Field::UInt(x) => Value::from(*x),
+        Field::ULong(x) => Value::from(*x),
+        Field::Float(x) => {
+            serde_json::Number::from_f64(f64::from(*x)).map_or(Value::Null, Value::Number)
+        }
+        Field::Double(x) => serde_json::Number::from_f64(*x).map_or(Value::Null, Value::Number),
+        Field::Str(s) => Value::String(s.clone()),
+        Field::Bytes(b) => match std::str::from_utf8(b.data()) {
+            Ok(s) => Value::String(s.to_string()),
+            Err(_) => Value::String(f.to_string()),
+        },
+        Field::Date(days) => NaiveDate::from_num_days_from_ce_opt(719_163 + *days)
+            .map_or(Value::Null, |d| Value::String(d.to_string())),
+        Field::TimestampMillis(ms) => ts(
+            ms.div_euclid(1000),
+            (ms.rem_euclid(1000) * 1_000_000) as u32,
+        ),
+        Field::TimestampMicros(us) => ts(
+            us.div_euclid(1_000_000),
+            (us.rem_euclid(1_000_000) * 1000) as u32,
+        ),
+        Field::Group(row) => Value::Object(
+            row.get_column_iter()
+                .map(|(k, v)| (k.clone(), json_of(v, false)))
+                .collect(),
+        ),
+        Field::ListInternal(list) => {
+            Value::Array(list.elements().iter().map(|x| json_of(x, false)).collect())
+        }
+        Field::MapInternal(map) => Value::Object(
+            map.entries()
+                .iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Field::Str(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    (key, json_of(v, false))
+                })
+                .collect(),
+        ),
+        other => Value::String(other.to_string()),
+    }
+}
