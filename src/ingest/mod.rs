@@ -7,24 +7,25 @@
 //! cancellation and bad options stop a load.
 
 pub mod cache;
-mod containers;
-mod decode;
-mod extract;
-mod fast;
-mod fields;
-mod frame;
 mod infra;
 mod link;
-mod mapping;
 pub mod monitor;
-mod parquet;
-mod payload;
-mod record;
 pub mod redlock;
 mod stream;
-mod text;
 mod tie;
-pub mod time;
+mod vocabulary;
+
+// The stages, in the order a file goes through them (ARCHITECTURE.md):
+// framing (bytes to records), readers (records to fields), roles (fields
+// to meanings), vocabulary (words to events); MONITOR captures and
+// infrastructure logs have readers of their own (`monitor/`, `infra/`).
+mod framing;
+mod readers;
+mod roles;
+use framing::{decode, extract, frame, payload};
+use readers::{containers, fast, parquet, record, text};
+pub use roles::time;
+use roles::{fields, mapping};
 
 /// The JSON Lines field scanner, exposed for `bench/scan` (issue #17), which
 /// measures it against sonic-rs and simd-json. Not part of the API.

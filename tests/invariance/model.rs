@@ -364,7 +364,7 @@ pub fn incidents() -> Vec<Incident> {
 }
 
 /// The oracle's file: plain JSON Lines with the canonical snake_case names
-/// the product reads best (`src/ingest/fields.rs`: `ts`, `event`, `key`,
+/// the product reads best (`src/ingest/vocabulary/names.rs`: `ts`, `event`, `key`,
 /// `holder`, `ttl_ms`, ...), RFC 3339 UTC times in ms.
 pub fn canonical_jsonl(recs: &[Rec]) -> String {
     let mut out = String::new();

@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde_json::Number;
 
-use super::record::FieldValue;
+use crate::ingest::record::FieldValue;
 
 /// Deeper than this, the general parser decides (it has its own limit).
 const MAX_DEPTH: u32 = 64;

@@ -9,8 +9,8 @@ use serde::Deserialize;
 
 use crate::model::EventKind;
 
-use super::fields::{Role, Unit, normalize_event};
-use super::{IngestError, TzSpec, parse_tz};
+use crate::ingest::fields::{Role, Unit, normalize_event};
+use crate::ingest::{IngestError, TzSpec, parse_tz};
 
 /// Field and event-name overrides. Mapping beats detection.
 ///
@@ -219,11 +219,11 @@ impl FromStr for Mapping {
             }
         }
         if let Some(ms) = raw.ttl_ms
-            && !(1..super::MAX_TTL_MS).contains(&ms)
+            && !(1..crate::ingest::MAX_TTL_MS).contains(&ms)
         {
             return Err(bad(format!(
                 "ttl_ms must be a positive number of ms below {}, got {ms}",
-                super::MAX_TTL_MS
+                crate::ingest::MAX_TTL_MS
             )));
         }
         // One column for two roles (`key = "id"` and `holder = "id"`) would

@@ -5,7 +5,7 @@
 
 use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone};
 
-use super::TzSpec;
+use crate::ingest::TzSpec;
 
 /// Why a time value could not be read.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -4,11 +4,11 @@
 
 use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceNote, SourceRef};
 
-use super::TzSpec;
-use super::fields::{Fields, Role, Unit, event_kind};
-use super::mapping::Mapping;
-use super::record::{FieldValue, Record};
-use super::time::{TimeOrigin, parse_time_detail};
+use crate::ingest::TzSpec;
+use crate::ingest::fields::{Fields, Role, Unit, event_kind};
+use crate::ingest::mapping::Mapping;
+use crate::ingest::record::{FieldValue, Record};
+use crate::ingest::time::{TimeOrigin, parse_time_detail};
 
 /// Per-file state of the extraction.
 pub(crate) struct Collector<'o> {
@@ -88,7 +88,7 @@ pub(crate) fn ttl_of(
         (Some(n), Unit::S) => format!("{}", n.trunc() as i64),
         _ => v.text().into_owned(),
     };
-    let expiry = super::time::parse_time(&text, tz)
+    let expiry = crate::ingest::time::parse_time(&text, tz)
         .ok()
         .map(|(ns, _)| (ns.saturating_sub(at_ns)) as f64 / 1e6)
         .filter(|d| *d > 0.0 && *d <= MAX_EXPIRY_AHEAD_MS);
@@ -194,7 +194,7 @@ impl<'o> Collector<'o> {
     ) -> Option<crate::model::Sym> {
         let v = self.get(rec, role)?;
         let t = v.text();
-        let t = super::fast::trim(&t);
+        let t = crate::ingest::fast::trim(&t);
         if t.is_empty() {
             return None;
         }
@@ -227,7 +227,9 @@ impl<'o> Collector<'o> {
             // detection read through; one already taken out of its
             // envelope has it hidden, and `with_inner` hands it over as is.
             Some(field) if !matches!(rec, Record::Slots { .. }) => {
-                super::payload::with_inner(rec, &field, &mut |r| self.record_of_kind(b, line, r));
+                crate::ingest::payload::with_inner(rec, &field, &mut |r| {
+                    self.record_of_kind(b, line, r)
+                });
                 self.fields.payload = Some(field);
             }
             other => {
@@ -238,13 +240,13 @@ impl<'o> Collector<'o> {
     }
 
     /// Reads one record with the fields picked for its kind
-    /// ([`super::fields::RecordKind`]) when the file's kinds were picked
+    /// ([`crate::ingest::fields::RecordKind`]) when the file's kinds were picked
     /// apart (issue #35: a file mixing JSON and text payloads).
     fn record_of_kind(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         if self.fields.others.is_empty() {
             return self.record_one(b, line, rec);
         }
-        let kind = super::fields::RecordKind::of(rec);
+        let kind = crate::ingest::fields::RecordKind::of(rec);
         let Some(i) = self.fields.other_for(kind) else {
             return self.record_one(b, line, rec);
         };
@@ -274,25 +276,26 @@ impl<'o> Collector<'o> {
         };
         let parsed = match &tv {
             FieldValue::Date { date, tz } => {
-                let zone = tz.and_then(|z| super::parse_tz(z).ok());
+                let zone = tz.and_then(|z| crate::ingest::parse_tz(z).ok());
                 parse_time_detail(date, zone.as_ref().or(self.tz)).map(|(ns, o)| match (o, zone) {
                     (TimeOrigin::Naive(off), Some(_)) => (ns, TimeOrigin::Explicit(off)),
                     other => (ns, other.0),
                 })
             }
-            FieldValue::Bool(_) => Err(super::time::TimeError::Unrecognised),
+            FieldValue::Bool(_) => Err(crate::ingest::time::TimeError::Unrecognised),
             other => self.parse_text_time(&other.text()),
         };
         let (at_ns, origin) = match parsed {
             Ok(p) => p,
             Err(e) => {
                 let text = tv.text();
-                let hint = if super::text::time_len(text.trim()).is_some_and(|(_, only)| only) {
-                    ": a time of day without a date; give the date in a mapping file \
+                let hint =
+                    if crate::ingest::text::time_len(text.trim()).is_some_and(|(_, only)| only) {
+                        ": a time of day without a date; give the date in a mapping file \
                      (`date = \"YYYY-MM-DD\"`) and --mapping FILE"
-                } else {
-                    ""
-                };
+                    } else {
+                        ""
+                    };
                 let field = self
                     .fields
                     .get(Role::Time)
@@ -325,7 +328,7 @@ impl<'o> Collector<'o> {
                     let mut k = event_kind(&raw, self.mapping, &mut self.buf);
                     if k.is_none() && self.fields.event_from_message {
                         // A sentence: its words name the event.
-                        k = super::text::message_event(&raw)
+                        k = crate::ingest::text::message_event(&raw)
                             .and_then(|name| event_kind(name, None, &mut self.buf));
                     }
                     if self.cache_on && self.kinds.len() < KIND_CACHE {
@@ -382,20 +385,23 @@ impl<'o> Collector<'o> {
 
     /// A time written as text: the mapping's `time_format` first, a time of
     /// day completed with the mapping's `date`, then the built-in formats.
-    fn parse_text_time(&mut self, text: &str) -> Result<(i64, TimeOrigin), super::time::TimeError> {
+    fn parse_text_time(
+        &mut self,
+        text: &str,
+    ) -> Result<(i64, TimeOrigin), crate::ingest::time::TimeError> {
         let dated;
         let mut text = text;
         let mut of_day = false;
         if let Some(m) = self.mapping {
             if let Some(d) = &m.date
-                && super::text::time_len(text.trim()).is_some_and(|(_, only)| only)
+                && crate::ingest::text::time_len(text.trim()).is_some_and(|(_, only)| only)
             {
                 dated = format!("{d} {}", text.trim());
                 text = &dated;
                 of_day = true;
             }
             if let Some(f) = &m.time_format
-                && let Ok(p) = super::time::parse_with_format(text, f, self.tz)
+                && let Ok(p) = crate::ingest::time::parse_with_format(text, f, self.tz)
             {
                 return Ok(self.advance_at_midnight(p, of_day));
             }

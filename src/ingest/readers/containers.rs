@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use crate::model::Dialect;
 
-use super::record::{Record, parse_logfmt};
+use crate::ingest::record::{Record, parse_logfmt};
 
 /// What a walker hands to its visitor for each record.
 #[derive(Debug)]
@@ -65,7 +65,7 @@ pub(crate) enum Container {
     /// `text.rs`), read with a mapping's `line_regex` and `[messages]` when
     /// it has them.
     Text {
-        rules: Option<Box<super::text::TextRules>>,
+        rules: Option<Box<crate::ingest::text::TextRules>>,
     },
 }
 
@@ -210,17 +210,17 @@ fn head_of(text: &str) -> &str {
 /// [`BID_LINES`] records, each read through the envelope field holding the
 /// application's record when there is one.
 pub(crate) fn bid(c: &Container, head: &str) -> u32 {
-    let field = super::payload::detect(c, head);
+    let field = crate::ingest::payload::detect(c, head);
     let mut score = 0u32;
     let mut n = 0usize;
     walk(c, head, &mut |_, _, item| {
         if let Item::Record(r) = item {
             n += 1;
             match &field {
-                Some(f) => super::payload::with_inner(&r, f, &mut |inner| {
-                    score += super::payload::bid_evidence(inner);
+                Some(f) => crate::ingest::payload::with_inner(&r, f, &mut |inner| {
+                    score += crate::ingest::payload::bid_evidence(inner);
                 }),
-                None => score += super::payload::bid_evidence(&r),
+                None => score += crate::ingest::payload::bid_evidence(&r),
             }
         }
         if n >= BID_LINES {
@@ -356,7 +356,7 @@ fn guess(text: &str, monitor_check: fn(&str) -> bool) -> Container {
     let timed = heads
         .iter()
         .filter(|l| {
-            let t = super::text::parse_line(l);
+            let t = crate::ingest::text::parse_line(l);
             t.time.is_some() || t.prefix_time.is_some()
         })
         .count();
@@ -417,10 +417,10 @@ fn csv_with_header(text: &str) -> Option<u8> {
     if header.len() < 2
         || header
             .get(0)
-            .is_some_and(|c| super::text::time_len(c.trim()).is_some())
+            .is_some_and(|c| crate::ingest::text::time_len(c.trim()).is_some())
         || header
             .iter()
-            .any(|c| c.trim().is_empty() || super::time::parse_time(c, None).is_ok())
+            .any(|c| c.trim().is_empty() || crate::ingest::time::parse_time(c, None).is_ok())
     {
         return None;
     }
@@ -770,7 +770,8 @@ fn deep_records(o: &Map<String, Value>) -> Option<Vec<DocRec>> {
                     main: m,
                     extra: Some(&contexts[*c]),
                 };
-                super::payload::bid_evidence(&rec).max(super::payload::inner_evidence(&rec))
+                crate::ingest::payload::bid_evidence(&rec)
+                    .max(crate::ingest::payload::inner_evidence(&rec))
             })
             .sum()
     };
@@ -910,7 +911,7 @@ fn loki_record(line: &str, labels: &Map<String, Value>, ts: Value) -> DocRec {
 /// formatter) as an object, so its fields read as `lock.key` the way a
 /// [`Record::Pairs`] reads them; anything else as a string.
 fn go_map_as_value(v: &str, depth: usize) -> Value {
-    match super::record::go_map_entries(v) {
+    match crate::ingest::record::go_map_entries(v) {
         Some(entries) if !entries.is_empty() && depth < 5 => Value::Object(
             entries
                 .into_iter()
@@ -980,7 +981,7 @@ fn json_line_item(
 /// Walks plain JSON Lines (no Loki) like [`walk`], first asking `skip`
 /// about each line's text: a line it answers for (with whether to go on)
 /// is not parsed. Field detection skips records whose shape it has
-/// counted ([`super::fields::Detector::quiet_shape`]).
+/// counted ([`crate::ingest::fields::Detector::quiet_shape`]).
 pub(crate) fn walk_json_lines_skipping(
     text: &str,
     skip: &mut dyn FnMut(&str) -> Option<ControlFlow<()>>,
@@ -1054,7 +1055,7 @@ pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
 /// without a time that name no event are continuation lines (skipped); CRI
 /// partial lines (`P`) are joined to the line that completes them, and a run
 /// of them that no `F` line closes is read, with a warning, at the end.
-fn walk_text(text: &str, rules: Option<&super::text::TextRules>, visit: &mut Visit<'_>) {
+fn walk_text(text: &str, rules: Option<&crate::ingest::text::TextRules>, visit: &mut Visit<'_>) {
     let mut partials = Partials::default();
     let done = walk_lines(text, visit, |_, visit, no, off| {
         // The line as written: a `P` chunk may end in a space.
@@ -1156,7 +1157,12 @@ impl Partials {
             );
             visit(run.last, off, Item::Warn("cri", reason))?;
             let joined = format!("{} {stream} F {}", run.time, run.text);
-            visit_text(&super::text::parse_line(&joined), visit, run.last, off)?;
+            visit_text(
+                &crate::ingest::text::parse_line(&joined),
+                visit,
+                run.last,
+                off,
+            )?;
         }
         ControlFlow::Continue(())
     }
@@ -1169,14 +1175,14 @@ impl Partials {
 /// The serial walk and the parallel chunks (`stream.rs`) share it.
 pub(crate) fn text_line(
     raw: &str,
-    rules: Option<&super::text::TextRules>,
+    rules: Option<&crate::ingest::text::TextRules>,
     partials: &mut Partials,
     no: u64,
     off: usize,
     visit: &mut Visit<'_>,
 ) -> ControlFlow<()> {
-    use super::text::parse_line;
-    let line = super::fast::trim(raw);
+    use crate::ingest::text::parse_line;
+    let line = crate::ingest::fast::trim(raw);
     if let Some(r) = rules
         && let Some(pairs) = r.pairs(line)
     {
@@ -1237,21 +1243,21 @@ pub(crate) fn partials_after(text: &str, mut state: Partials, base: u64) -> (Par
 /// event) is skipped, a JSON payload is the inner record with the prefix
 /// outside it, anything else is its pairs.
 fn visit_text(
-    t: &super::text::TextLine<'_>,
+    t: &crate::ingest::text::TextLine<'_>,
     visit: &mut Visit<'_>,
     no: u64,
     off: usize,
 ) -> ControlFlow<()> {
-    use super::text::{Layout, to_pairs};
+    use crate::ingest::text::{Layout, to_pairs};
     if t.time.is_none()
         && t.prefix_time.is_none()
-        && super::text::message_event(t.message).is_none()
-        && super::text::message_event(t.around).is_none()
+        && crate::ingest::text::message_event(t.message).is_none()
+        && crate::ingest::text::message_event(t.around).is_none()
     {
         return visit(no, off, Item::Skip);
     }
     if t.layout == Layout::Json {
-        let prefix = to_pairs(&super::text::TextLine {
+        let prefix = to_pairs(&crate::ingest::text::TextLine {
             message: t.around,
             labels: t.labels.clone(),
             ..*t
@@ -1524,7 +1530,7 @@ fn csv_row(
         // header: the row is data we cannot place, so say so.
         let dated = names
             .iter()
-            .find(|n| super::time::parse_time(n, None).is_ok());
+            .find(|n| crate::ingest::time::parse_time(n, None).is_ok());
         let mut flow = ControlFlow::Continue(());
         if let Some(cell) = dated {
             let reason = format!(

@@ -10,10 +10,10 @@
 
 use serde_json::{Map, Value};
 
-use super::containers::{self, Container, Item};
-use super::fields::{Role, roles_of};
-use super::record::{FieldValue, Record};
-use super::text::{self, Layout};
+use crate::ingest::containers::{self, Container, Item};
+use crate::ingest::fields::{Role, roles_of};
+use crate::ingest::record::{FieldValue, Record};
+use crate::ingest::text::{self, Layout};
 
 /// Records looked at to decide the payload field.
 const WINDOW: u32 = 200;
@@ -33,7 +33,7 @@ fn evidence(rec: &Record<'_>) -> u32 {
                 Role::Key => key = true,
                 Role::Holder => holder = true,
                 Role::Event if !event => {
-                    event = super::fields::event_kind(&v.text(), None, &mut buf).is_some();
+                    event = crate::ingest::fields::event_kind(&v.text(), None, &mut buf).is_some();
                 }
                 _ => {}
             }
@@ -52,7 +52,7 @@ pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
     let mut timed = false;
     rec.visit(&mut |k, v| {
         if !timed && roles_of(k).iter().any(|(r, _, _)| *r == Role::Time) {
-            timed = super::time::parse_time(&v.text(), None).is_ok();
+            timed = crate::ingest::time::parse_time(&v.text(), None).is_ok();
         }
     });
     evidence(rec) + u32::from(timed)

@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 
-use super::fields::{Role, Unit, roles_of};
+use crate::ingest::fields::{Role, Unit, roles_of};
 
 /// Which layout a line was read with (for `SourceInfo::layout`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -387,13 +387,13 @@ fn trimmed_message(s: &str) -> &str {
 /// line's record (`frame::embedded_json`); the text around it stays
 /// readable as [`TextLine::around`].
 pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
-    let mut t = match super::frame::header(line) {
+    let mut t = match crate::ingest::frame::header(line) {
         Some((h, f)) => framed_line(h, f, true),
         None => parse_layout(line),
     };
     if t.layout != Layout::Json
         && t.message.contains('{')
-        && let Some((before, obj, _after)) = super::frame::embedded_json(t.message)
+        && let Some((before, obj, _after)) = crate::ingest::frame::embedded_json(t.message)
     {
         t.around = before.trim_matches([' ', '\t']);
         t.message = obj;
@@ -407,16 +407,16 @@ pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
 /// the rest may carry one more header of another kind (never more: a
 /// hostile line of alternating headers must not recurse without end).
 fn framed_line<'a>(
-    h: super::frame::Header,
-    f: super::frame::Framed<'a>,
+    h: crate::ingest::frame::Header,
+    f: crate::ingest::frame::Framed<'a>,
     nest: bool,
 ) -> TextLine<'a> {
-    use super::frame::Header;
+    use crate::ingest::frame::Header;
     let rest = f.rest.trim_matches([' ', '\t']);
     // A runtime's own header inside the shipper's (Ruby's Logger behind a
     // syslog header): the inner one's time is the application's, finer
     // than the shipper's (RFC 3164 has whole seconds and no year).
-    let inner = match super::frame::header(rest).filter(|_| nest) {
+    let inner = match crate::ingest::frame::header(rest).filter(|_| nest) {
         Some((h2, f2)) if h2 != h => {
             let mut inner = framed_line(h2, f2, false);
             if inner.time.is_none() {
@@ -544,7 +544,7 @@ pub(crate) struct TextRules {
 
 impl TextRules {
     /// The rules of `m`, `None` when it has none.
-    pub fn of(m: &super::Mapping) -> Option<TextRules> {
+    pub fn of(m: &crate::ingest::Mapping) -> Option<TextRules> {
         (m.line_regex.is_some() || !m.messages.is_empty()).then(|| TextRules {
             line: m.line_regex.as_ref().map(|r| r.0.clone()),
             messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
@@ -651,7 +651,7 @@ pub(crate) fn describe_layout(text: &str) -> Option<String> {
 }
 
 /// The event a message's words name, as a canonical event name that
-/// [`super::fields::event_kind`] maps: failure phrases before success ones,
+/// [`crate::ingest::fields::event_kind`] maps: failure phrases before success ones,
 /// Chinese by containment. `None` when no lock or business phrase is there.
 pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
     if !msg.is_ascii() {

@@ -1,0 +1,324 @@
+//! The event-name vocabulary (issue #31 item 3): a line's event word,
+//! English or Chinese, in any case and separator style, onto an
+//! [`EventKind`]: the lists first, then the families of stems and affixes
+//! (acquire, renew, release, fail, lost, expired; stock and order words),
+//! never an attempt or wait word.
+
+use crate::ingest::mapping::Mapping;
+use crate::model::EventKind;
+
+/// Event-name normal form: lowercase, runs of `-`, `.`, space, `/`, `:`
+/// and `_` become one `_`, trimmed; a leading `+` is dropped.
+pub(crate) fn normalize_event(raw: &str, out: &mut String) {
+    out.clear();
+    let mut pending_sep = false;
+    for c in raw.trim().trim_start_matches('+').chars() {
+        if matches!(c, '-' | '.' | ' ' | '_' | '/' | ':' | '\t') {
+            pending_sep = !out.is_empty();
+        } else {
+            if pending_sep {
+                out.push('_');
+                pending_sep = false;
+            }
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// Built-in English vocabulary, on normalised names.
+fn english_kind(n: &str) -> Option<EventKind> {
+    use EventKind::*;
+    Some(match n {
+        "acquired" | "lock_acquired" | "acquire_ok" | "acquire_success" | "acquire_succeeded"
+        | "locked" | "lock_ok" | "lock_success" | "lock_obtained" | "obtained" | "got_lock"
+        | "lock_granted" | "granted" | "acquire_lock_ok" | "lock_acquire_ok" => Acquired,
+        // Tair / TairString: `EXSET key value NX PX ms` took the lock.
+        "exset" | "exset_nx" | "exset_ok" | "exset_nx_ok" | "exset_success" => Acquired,
+        "exset_failed" | "exset_nx_failed" | "exset_fail" | "exset_nil" => AcquireFailed,
+        // `CAD key value` / `EXCAD`: delete when the value matches (a release).
+        "cad" | "excad" | "cad_ok" | "excad_ok" | "cad_success" => Released,
+        "cad_failed" | "excad_failed" | "cad_fail" | "cad_mismatch" | "excad_mismatch" => {
+            ReleaseFailed
+        }
+        // A write refused by its version (`EXCAS`, `CAS`, `EXSET ... VER n`):
+        // fencing that worked.
+        "excas_rejected"
+        | "excas_failed"
+        | "cas_rejected"
+        | "cas_failed"
+        | "excas_version_mismatch"
+        | "exset_ver_rejected"
+        | "exset_version_mismatch"
+        | "version_mismatch"
+        | "version_rejected" => WriteRejected,
+        "acquire_failed"
+        | "lock_busy"
+        | "acquire_timeout"
+        | "acquire_fail"
+        | "acquire_error"
+        | "lock_failed"
+        | "lock_timeout"
+        | "lock_not_acquired"
+        | "not_acquired"
+        | "busy"
+        | "could_not_obtain_lock"
+        | "lock_contended"
+        | "lock_acquire_failed" => AcquireFailed,
+        "renewed" | "renew" | "extended" | "extend" | "lock_extended" | "lock_renewed"
+        | "watchdog_renewed" | "watchdog_renew" | "watchdog_extended" | "renew_ok"
+        | "extend_ok" | "lease_renewed" | "lease_extended" | "refreshed" | "refresh"
+        | "lock_refreshed" | "refresh_ok" | "lease_refreshed" | "prolonged" | "prolong"
+        | "lock_prolonged" => Renewed,
+        "released" | "unlocked" | "lock_released" | "release_ok" | "unlock_ok" | "release"
+        | "unlock" | "release_success" | "lock_release_ok" => Released,
+        "release_failed"
+        | "unlock_failed"
+        | "release_error"
+        | "unlock_error"
+        | "release_fail"
+        | "lock_not_owned"
+        | "not_owner"
+        | "lock_release_failed" => ReleaseFailed,
+        "lock_lost" | "lost_lock" | "lease_lost" | "lock_lost_detected" => LockLost,
+        "stock_initialized"
+        | "stock_initialised"
+        | "stock_init"
+        | "stock_set"
+        | "inventory_initialized" => StockInitialized,
+        "stock_read" | "stock_checked" | "stock_check" | "stock_get" | "stock_query"
+        | "stock_queried" | "inventory_read" | "inventory_checked" => StockRead,
+        "stock_deducted" | "stock_decremented" | "deducted" | "stock_decreased" | "decremented"
+        | "stock_reduced" | "stock_deduct" | "inventory_deducted" => StockDeducted,
+        "order_created" | "order_placed" | "order_create" | "order_saved" | "order_submitted" => {
+            OrderCreated
+        }
+        "write_rejected" | "fencing_rejected" | "rejected_write" | "stale_token_rejected" => {
+            WriteRejected
+        }
+        "failover" | "master_failover" | "failover_completed" | "failover_end"
+        | "switch_master" | "sentinel_failover" => Failover,
+        _ => return None,
+    })
+}
+
+/// Chinese vocabulary by containment; failure forms are checked first.
+fn chinese_kind(raw: &str) -> Option<EventKind> {
+    use EventKind::*;
+    let has = |ws: &[&str]| ws.iter().any(|w| raw.contains(w));
+    Some(if has(&["释放锁失败", "解锁失败"]) {
+        ReleaseFailed
+    } else if has(&["获取锁失败", "加锁失败"]) {
+        AcquireFailed
+    } else if has(&["获取锁成功", "加锁成功"]) {
+        Acquired
+    } else if has(&["续期", "续约"]) {
+        Renewed
+    } else if has(&["锁丢失"]) {
+        LockLost
+    } else if has(&["释放锁", "解锁"]) {
+        Released
+    } else if has(&["库存初始化"]) {
+        StockInitialized
+    } else if has(&["扣减库存", "库存扣减"]) {
+        StockDeducted
+    } else if has(&["读取库存", "查询库存"]) {
+        StockRead
+    } else if has(&["创建订单", "下单成功"]) {
+        OrderCreated
+    } else {
+        return None;
+    })
+}
+
+/// Maps an event name onto a kind: the mapping file's `[events]` first, then
+/// the built-in English names (case-insensitive, `-`/`.`/space/`_` alike),
+/// then Chinese names by containment. `buf` is scratch space.
+pub(crate) fn event_kind(
+    raw: &str,
+    mapping: Option<&Mapping>,
+    buf: &mut String,
+) -> Option<EventKind> {
+    normalize_event(raw, buf);
+    if let Some(m) = mapping
+        && let Some(k) = m.event_kind(buf)
+    {
+        return Some(k);
+    }
+    english_kind(buf)
+        .or_else(|| camel_kind(raw, mapping, buf))
+        .or_else(|| {
+            if raw.is_ascii() {
+                None
+            } else {
+                chinese_kind(raw)
+            }
+        })
+        .or_else(|| {
+            // An identifier, not a sentence: its words by family.
+            if raw.trim().contains(char::is_whitespace) {
+                return None;
+            }
+            // Words of a camelCase name apart (`AcquireAttempt`).
+            normalize_event(&split_camel(raw.trim()), buf);
+            family_kind(buf)
+        })
+}
+
+/// Words that make a name something other than the event it names: an
+/// attempt, a wait or a start is not the acquire itself
+/// (`acquire_attempt`, `acquire_start`, `waiting_for_lock`).
+const NOT_YET: [&str; 18] = [
+    "attempt",
+    "attempting",
+    "attempted",
+    "try",
+    "trying",
+    "tried",
+    "retry",
+    "retrying",
+    "start",
+    "started",
+    "begin",
+    "wait",
+    "waiting",
+    "waited",
+    "request",
+    "requested",
+    "pending",
+    "about",
+];
+
+/// Event names by family (issue #31 item 3), after the lists: the words of
+/// a normalised name (`mutex_acquired`, `lock_rel_fail`, `stk_deduct`,
+/// `seats_reserved`), at most four, matched by stem: acquire (`acq...`,
+/// `locked`, `obtain...`, `grant...`), renew (`renew...`, `extend...`,
+/// `refresh...`, `prolong...`, `heartbeat...`, `keepalive...`, `touch...`),
+/// release (`rel`, `releas...`, `unlock...`, `freed`), with a failure word
+/// (`fail...`, `error`, `timeout`, `busy`, `denied`, `rejected`) the failed
+/// kind; `lost`/`expired` the lost lock; stock words (`stock`, `stk`,
+/// `inventory`, `inv`, `seats`, `quota`, `balance`) with init, read or
+/// deduct words; `order` alone or with `created`/`placed`/`booked`. A name
+/// with a word of [`NOT_YET`] names none.
+fn family_kind(n: &str) -> Option<EventKind> {
+    use EventKind::*;
+    let toks: Vec<&str> = n.split('_').filter(|t| !t.is_empty()).collect();
+    if toks.is_empty() || toks.len() > 4 || toks.iter().any(|t| NOT_YET.contains(t)) {
+        return None;
+    }
+    let any = |f: fn(&str) -> bool| toks.iter().any(|t| f(t));
+    let fail = any(|t| {
+        t.starts_with("fail")
+            || matches!(
+                t,
+                "error" | "err" | "timeout" | "busy" | "denied" | "rejected" | "nok"
+            )
+    });
+    // Generic words (`heartbeat`, `got`, `expired`) name a lock event only
+    // beside a lock word: a service's own `heartbeat` is not a renewal.
+    let lockish = any(|t| {
+        matches!(
+            t,
+            "lock"
+                | "lck"
+                | "lk"
+                | "lease"
+                | "mutex"
+                | "redlock"
+                | "watchdog"
+                | "semaphore"
+                | "dlm"
+        )
+    });
+    let acquire = any(|t| t.starts_with("acq") || t == "locked")
+        || (lockish
+            && any(|t| {
+                t.starts_with("obtain") || t.starts_with("grant") || matches!(t, "got" | "taken")
+            }));
+    let renew = any(|t| {
+        ["renew", "extend", "refresh", "prolong"]
+            .iter()
+            .any(|s| t.starts_with(s))
+    }) || (lockish
+        && any(|t| {
+            ["heartbeat", "keepalive", "touch"]
+                .iter()
+                .any(|s| t.starts_with(s))
+        }));
+    let release = any(|t| t == "rel" || t.starts_with("releas") || t.starts_with("unlock"))
+        || (lockish && any(|t| t == "freed"));
+    let lost = lockish && any(|t| matches!(t, "lost" | "expired" | "lapsed" | "stolen"));
+    let stock = any(|t| {
+        matches!(
+            t,
+            "stock" | "stk" | "inventory" | "inv" | "seats" | "seat" | "quota" | "balance"
+        )
+    });
+    if stock {
+        return stock_family(&toks);
+    }
+    if any(|t| matches!(t, "order" | "orders" | "booking")) {
+        let made = toks.len() == 1
+            || any(|t| matches!(t, "created" | "create" | "placed" | "booked" | "new"));
+        return (made && !fail).then_some(OrderCreated);
+    }
+    match (acquire, renew, release) {
+        (true, false, false) if fail => Some(AcquireFailed),
+        (true, false, false) => Some(Acquired),
+        (false, true, false) if !fail => Some(Renewed),
+        (false, false, true) if fail => Some(ReleaseFailed),
+        (false, false, true) => Some(Released),
+        (false, false, false) if lost && !fail => Some(LockLost),
+        _ => None,
+    }
+}
+
+/// A stock name's kind by its other words: init, deduct or read.
+fn stock_family(toks: &[&str]) -> Option<EventKind> {
+    let starts = |stems: &[&str]| toks.iter().any(|t| stems.iter().any(|s| t.starts_with(s)));
+    if starts(&["init", "seeded"]) || toks.contains(&"set") {
+        Some(EventKind::StockInitialized)
+    } else if starts(&[
+        "deduct",
+        "decrement",
+        "reserv",
+        "reduc",
+        "sold",
+        "sell",
+        "dec",
+        "minus",
+    ]) {
+        Some(EventKind::StockDeducted)
+    } else if starts(&["read", "check", "get", "quer", "load", "avail"]) {
+        Some(EventKind::StockRead)
+    } else {
+        None
+    }
+}
+
+/// PascalCase / camelCase names (`LockAcquired`, `EventId.Name` in .NET
+/// logs) split at each lower-to-upper step and matched again.
+fn camel_kind(raw: &str, mapping: Option<&Mapping>, buf: &mut String) -> Option<EventKind> {
+    let split = split_camel(raw);
+    if split.len() == raw.len() {
+        return None;
+    }
+    normalize_event(&split, buf);
+    mapping
+        .and_then(|m| m.event_kind(buf))
+        .or_else(|| english_kind(buf))
+}
+
+/// `raw` with `_` between a lower-case letter or digit and the upper-case
+/// letter after it (`LockAcquired` -> `Lock_Acquired`).
+fn split_camel(raw: &str) -> String {
+    let mut split = String::with_capacity(raw.len() + 4);
+    let mut prev_lower = false;
+    for c in raw.chars() {
+        if c.is_ascii_uppercase() && prev_lower {
+            split.push('_');
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        split.push(c);
+    }
+    split
+}
