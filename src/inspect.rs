@@ -41,6 +41,8 @@ pub enum Confidence {
     FromMessage,
     /// Named by the mapping file.
     Mapped,
+    /// Chosen by its values, no name of it known (a guess).
+    ByValue,
 }
 
 impl Confidence {
@@ -51,6 +53,7 @@ impl Confidence {
             Confidence::ByName => "by name only".into(),
             Confidence::FromMessage => "from the message text".into(),
             Confidence::Mapped => "mapping file".into(),
+            Confidence::ByValue => "guess (by its values)".into(),
         }
     }
 }
@@ -110,6 +113,9 @@ fn confidence(info: &SourceInfo, role: &str, field: &str, mapped: bool) -> Confi
                 return Confidence::ByName;
             }
             SourceNote::EventFromMessage if role == "event" => return Confidence::FromMessage,
+            SourceNote::ByValue { role: r, field: f } if r == role && f == field => {
+                return Confidence::ByValue;
+            }
             _ => {}
         }
     }

@@ -498,3 +498,36 @@ fn detection_finds_a_late_role_behind_thousands_of_quiet_lines() {
     let fencing = fields.get(fields::Role::Fencing).map(|p| p.field.as_str());
     assert_eq!(fencing, Some("fencing_token"));
 }
+
+/// A holder field no name list knows is found by its values: tokens that
+/// recur across a hold's acquire and release (issue #31 item 2), while a
+/// per-line request id (never recurring) and a constant trace id (one
+/// value) are not holders.
+#[test]
+fn the_holder_is_the_token_that_recurs() {
+    let line = |t: &str, ev: &str, tok: &str, req: &str| {
+        format!(
+            "{{\"ts\":\"2026-12-01T07:00:{t}Z\",\"event\":\"{ev}\",\"lock_key\":\"lock:sku:1\",\"ttl_ms\":1000,\"x_ref\":\"{tok}\",\"req\":\"{req}\",\"trace\":\"00f067aa0ba902b7ffff000000000001\"}}\n"
+        )
+    };
+    let a = "8f14e45f-ceea-467a-9575-6f2b0c1d2e3f";
+    let b = "c9f0f895-fb98-4b91-a1c5-3d4e5f607182";
+    let text = [
+        line("00.000", "acquired", a, "0a1b2c3d4e5f60718293a4b5c6d7e8f9"),
+        line("01.500", "acquired", b, "1a1b2c3d4e5f60718293a4b5c6d7e8f9"),
+        line("01.700", "released", a, "2a1b2c3d4e5f60718293a4b5c6d7e8f9"),
+        line("02.000", "released", b, "3a1b2c3d4e5f60718293a4b5c6d7e8f9"),
+    ]
+    .concat();
+    let log = load(text.as_bytes(), &IngestOptions::default());
+    let holders: std::collections::BTreeSet<&str> = log
+        .events
+        .iter()
+        .filter_map(|e| e.holder.map(|h| log.strings.get(h)))
+        .collect();
+    assert_eq!(
+        holders,
+        [a, b].into_iter().collect(),
+        "holders read from x_ref"
+    );
+}

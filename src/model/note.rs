@@ -207,6 +207,15 @@ pub enum SourceNote {
     /// Which reader read the file: the contest of readers on its head
     /// (`ingest::containers::contest`), winner and runner-up with the lock
     /// evidence each found.
+    /// A role's field chosen by its values, no name of it known (event
+    /// words, date-time texts, tokens that recur across a hold's lines):
+    /// a guess, said as one (issue #31 item 2).
+    ByValue {
+        /// The role (`event`, `time`, `holder`).
+        role: String,
+        /// The field chosen.
+        field: String,
+    },
     /// A Parquet file, read as one record per row (line numbers are row
     /// numbers), only the columns the roles need when they could be told
     /// from the first rows (issue #31 item 6).
@@ -560,6 +569,9 @@ impl SourceNote {
                 nodes.len(),
                 quoted(nodes, ", "),
             ),
+            SourceNote::ByValue { role, field } => format!(
+                "{role}: `{field}` was chosen by its values, not its name (a guess; name it in a mapping file if it is wrong)"
+            ),
             SourceNote::Parquet {
                 rows,
                 read,
@@ -770,6 +782,10 @@ impl SourceNote {
                 keys.text(true),
                 nodes.len(),
                 quoted(nodes, "、"),
+            ),
+            SourceNote::ByValue { role, field } => format!(
+                "{}：`{field}` 是按取值而非字段名选出的（推测；若不对，请在映射文件中指定）",
+                role_zh(role)
             ),
             SourceNote::Parquet {
                 rows,
@@ -989,6 +1005,13 @@ mod tests {
                 vec![],
             ),
             (
+                SourceNote::ByValue {
+                    role: s("holder"),
+                    field: s("x_ref"),
+                },
+                vec![],
+            ),
+            (
                 SourceNote::Parquet {
                     rows: 12,
                     read: vec![s("ts"), s("lock_key")],
@@ -1033,6 +1056,7 @@ mod tests {
             SourceNote::ReplicaLink { .. } => 27,
             SourceNote::FieldsOfKind { .. } => 28,
             SourceNote::Parquet { .. } => 29,
+            SourceNote::ByValue { .. } => 30,
         }
     }
 
@@ -1049,7 +1073,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 30, "one note of each kind");
+        assert_eq!(kinds.len(), 31, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

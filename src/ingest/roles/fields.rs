@@ -279,34 +279,73 @@ fn shared_depth(field: &str, app: &[String]) -> usize {
 /// name (issue #31 item 2: roles by name and by values).
 const VALUE_RANK: u32 = 300;
 
+/// The counts [`observe_by_value`] adds to.
+struct ByValue<'a> {
+    cands: &'a mut HashMap<(Role, String, bool), Candidate>,
+    tokens: &'a mut HashMap<String, HashSet<u64>>,
+    buf: &'a mut String,
+    /// The roles still counted (past the window, only unseen ones).
+    want: &'a dyn Fn(Role) -> bool,
+}
+
+/// Distinct values kept per token-like field.
+const TOKEN_VALUES: usize = 4096;
+
+/// True for a holder-like token: 16 to 40 characters of hex digits, `-`
+/// and `:`, at least 16 of them hex digits and one a digit (a UUID, a
+/// 32-hex id, redisson's `uuid:threadId`).
+fn token_like(t: &str) -> bool {
+    let hex = t.bytes().filter(u8::is_ascii_hexdigit).count();
+    (16..=40).contains(&t.len())
+        && hex >= 16
+        && t.bytes().any(|c| c.is_ascii_digit())
+        && t.bytes()
+            .all(|c| c.is_ascii_hexdigit() || c == b'-' || c == b':')
+}
+
 /// A field whose name plays no role, judged by its value: a word that names
 /// a lock or business event makes it an event candidate, a date-time text
-/// a time candidate (`kinds` counts the records whose value did). Only the
-/// roles `want` allows are counted; returns whether any was.
-fn observe_by_value(
-    cands: &mut HashMap<(Role, String, bool), Candidate>,
-    k: &str,
-    text: &str,
-    outer: bool,
-    buf: &mut String,
-    want: &dyn Fn(Role) -> bool,
-) -> bool {
+/// a time candidate, a token a holder candidate (`kinds` counts the records
+/// whose value did; for a holder, the records whose token an earlier record
+/// had: the holder is the token that recurs across a hold's acquire,
+/// renewals and release, issue #31 item 2). Only the roles `by.want`
+/// allows are counted; returns whether any was.
+fn observe_by_value(by: ByValue<'_>, k: &str, text: &str, outer: bool) -> bool {
     let t = text.trim();
     if t.is_empty() || t.len() > 40 || t.contains(char::is_whitespace) {
         return false;
     }
-    let event = event_kind(t, None, buf).is_some();
+    let event = event_kind(t, None, by.buf).is_some();
     let time = !event && t.contains('-') && t.contains(':');
     let parsed = time
         .then(|| crate::ingest::time::parse_time_detail(t, None).ok())
         .flatten();
+    let token = !event && parsed.is_none() && token_like(t);
+    let recurs = token && {
+        use std::hash::{BuildHasher, Hasher};
+        let mut h = foldhash::fast::FixedState::with_seed(0x70c).build_hasher();
+        h.write(t.as_bytes());
+        let vals = by.tokens.entry(k.to_string()).or_default();
+        let h = h.finish();
+        vals.contains(&h) || {
+            if vals.len() < TOKEN_VALUES {
+                vals.insert(h);
+            }
+            false
+        }
+    };
     let mut counted = false;
-    for (role, hit) in [(Role::Event, event), (Role::Time, parsed.is_some())] {
-        if (role == Role::Time && !time) || !want(role) {
+    for (role, hit) in [
+        (Role::Event, event),
+        (Role::Time, parsed.is_some()),
+        (Role::Holder, recurs),
+    ] {
+        if (role == Role::Time && !time) || (role == Role::Holder && !token) || !(by.want)(role) {
             continue;
         }
         counted = true;
-        let c = cands
+        let c = by
+            .cands
             .entry((role, k.to_string(), outer))
             .or_insert(Candidate {
                 rank: VALUE_RANK,
@@ -380,6 +419,9 @@ pub(crate) struct Detector {
     kinds: Vec<Detector>,
     /// Shapes of late records that counted nothing ([`Detector::quiet_shape`]).
     quiet_shapes: HashSet<u64>,
+    /// Token-like fields with no role by name: the hashes of their values
+    /// (at most [`TOKEN_VALUES`] each), for the holder by recurrence.
+    tokens: HashMap<String, HashSet<u64>>,
 }
 
 impl Detector {
@@ -407,6 +449,7 @@ impl Detector {
             memo,
             sls,
             names_seen,
+            tokens,
             ..
         } = self;
         let mut counted = false;
@@ -447,8 +490,18 @@ impl Detector {
                 }
             }
             let want = |r: Role| !(late && seen.contains(&r));
-            if roles.is_empty() && (want(Role::Event) || want(Role::Time)) {
-                counted |= observe_by_value(cands, k, &v.text(), outer, buf, &want);
+            if roles.is_empty()
+                && [Role::Event, Role::Time, Role::Holder]
+                    .into_iter()
+                    .any(want)
+            {
+                let by = ByValue {
+                    cands,
+                    tokens,
+                    buf,
+                    want: &want,
+                };
+                counted |= observe_by_value(by, k, &v.text(), outer);
             }
         });
         // A TTL field present but null or blank is still the TTL field
@@ -666,7 +719,17 @@ impl Detector {
             let named = c
                 .iter()
                 .any(|x| x.2.rank < VALUE_RANK && (role != Role::Event || x.2.kinds > 0));
-            c.retain(|x| x.2.rank < VALUE_RANK || (!named && x.2.kinds * 2 >= x.2.seen));
+            // A holder by value: its tokens recur (in at least a third of
+            // its records: a hold's acquire, renewals and release share
+            // one) and differ (a constant trace id is no holder).
+            let by_value = |x: &(&String, bool, &Candidate)| match role {
+                Role::Holder => {
+                    x.2.kinds * 3 >= x.2.seen
+                        && self.tokens.get(x.0.as_str()).is_some_and(|v| v.len() >= 2)
+                }
+                _ => x.2.kinds * 2 >= x.2.seen,
+            };
+            c.retain(|x| x.2.rank < VALUE_RANK || (!named && by_value(x)));
             // The application's own field before the envelope's; for time, a
             // whole-second field (a shipper's `__time__`) never beats a finer
             // one; then synonym rank, then the field seen in more records.
@@ -720,6 +783,12 @@ impl Detector {
             });
             if role == Role::Time && best.resolution_ns != i64::MAX {
                 fields.time_resolution_ns = Some(best.resolution_ns);
+            }
+            if best.rank >= VALUE_RANK {
+                notes.push(SourceNote::ByValue {
+                    role: role.name().to_string(),
+                    field: f.clone(),
+                });
             }
             used.push(f.clone());
             if !outer
