@@ -30,7 +30,7 @@ pub const MAGIC: &[u8; 8] = b"LRCACHE\0";
 
 /// The entry format's version: bumped whenever the header or the stored
 /// form of a log changes, so that an old entry is ignored (and rebuilt).
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Header bytes: magic (8), version (4), key (16), payload length (8),
 /// payload checksum (8), all little-endian.
@@ -202,6 +202,27 @@ pub struct InputKey {
     pub bytes: u64,
 }
 
+/// The running executable's size and modification time (ns), hashed; 0
+/// when they cannot be read. Part of every key: entries written by one
+/// build are misses for another, even at the same `CARGO_PKG_VERSION`.
+fn build_identity() -> u64 {
+    static ID: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *ID.get_or_init(|| {
+        let Some(meta) = std::env::current_exe().ok().and_then(|p| p.metadata().ok()) else {
+            return 0;
+        };
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        let mut h = Xxh3::new();
+        h.update(&meta.len().to_le_bytes());
+        h.update(&mtime.to_le_bytes());
+        h.digest()
+    })
+}
+
 /// The key of loading `paths` with `opts`, or `None` when an input is no
 /// regular file (stdin, a FIFO, a process substitution, a device) or
 /// cannot be looked at: such a load is never cached.
@@ -214,6 +235,9 @@ pub fn input_key(paths: &[PathBuf], opts: &IngestOptions) -> Option<InputKey> {
     field(&mut h, b"lockreplay load cache");
     field(&mut h, &FORMAT_VERSION.to_le_bytes());
     field(&mut h, env!("CARGO_PKG_VERSION").as_bytes());
+    // The program itself: a new build may read the same file differently
+    // (a reading fix), so its entries are never another build's.
+    field(&mut h, &build_identity().to_le_bytes());
     field(&mut h, format!("{opts:?}").as_bytes());
     field(&mut h, &(paths.len() as u64).to_le_bytes());
     let mut bytes = 0u64;

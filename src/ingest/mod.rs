@@ -685,6 +685,7 @@ pub(crate) fn describe_reading(
     crate::timing::phase("load/plan/readers", started);
     if let [w, r, ..] = bids.as_slice()
         && r.score > 0
+        && containers::contested(container)
     {
         info.notes.push(SourceNote::Readers {
             winner: w.reader.clone(),

@@ -531,3 +531,18 @@ fn the_holder_is_the_token_that_recurs() {
         "holders read from x_ref"
     );
 }
+
+/// Every source names its reader and a runner-up (issue #31: the JSON
+/// report's `sources[].readers`): JSON taken by its shape stays first,
+/// with the line readers' bids after it.
+#[test]
+fn a_json_lines_source_names_its_reader_and_a_runner_up() {
+    let text = "{\"ts\":\"2026-12-01T07:00:00.000Z\",\"event\":\"acquired\",\"lock_key\":\"k\",\"owner\":\"a\",\"ttl_ms\":1000}\n\
+                {\"ts\":\"2026-12-01T07:00:01.000Z\",\"event\":\"released\",\"lock_key\":\"k\",\"owner\":\"a\"}\n";
+    let log = load(text.as_bytes(), &IngestOptions::default());
+    let readers = &log.sources[0].readers;
+    assert!(readers.len() >= 2, "{readers:?}");
+    assert_eq!(readers[0].0, "JSON Lines");
+    assert!(readers[0].1 > 0, "{readers:?}");
+    assert!(readers[1..].windows(2).all(|w| w[0].1 >= w[1].1), "{readers:?}");
+}

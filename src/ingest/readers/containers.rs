@@ -169,7 +169,7 @@ pub(crate) struct Bid {
 }
 
 /// True for the guesses a contest may overturn.
-fn contested(c: &Container) -> bool {
+pub(crate) fn contested(c: &Container) -> bool {
     matches!(
         c,
         Container::Csv { .. }
@@ -269,25 +269,32 @@ pub(crate) fn contest(text: &str, first: Container) -> (Container, Vec<Bid>) {
     (winner, bids)
 }
 
-/// The bids for the container `c` chosen for `text`: the contest's when
-/// `c` is a line reader, else `c`'s own bid alone.
+/// The bids for the container `c` chosen for `text`, the reader first: the
+/// contest's when `c` is a line reader, else `c`'s own bid followed by the
+/// line readers' (the runners-up the JSON report names; issue #31).
 pub(crate) fn bids_for(c: &Container, text: &str) -> Vec<Bid> {
     let head = head_of(text);
     let own = Bid {
         reader: reader_name(c),
         score: bid(c, head),
     };
-    if !contested(c) {
-        return vec![own];
-    }
     let mut out = vec![own];
+    if matches!(c, Container::Empty) {
+        return out;
+    }
     for alt in alternatives(text, c) {
         out.push(Bid {
             reader: reader_name(&alt),
             score: bid(&alt, head),
         });
     }
-    out.sort_by_key(|b| std::cmp::Reverse(b.score));
+    if contested(c) {
+        out.sort_by_key(|b| std::cmp::Reverse(b.score));
+    } else {
+        // JSON and MONITOR are taken by their shape, not by the contest:
+        // the reader stays first, the others follow as runners-up.
+        out[1..].sort_by_key(|b| std::cmp::Reverse(b.score));
+    }
     out
 }
 
