@@ -544,5 +544,8 @@ fn a_json_lines_source_names_its_reader_and_a_runner_up() {
     assert!(readers.len() >= 2, "{readers:?}");
     assert_eq!(readers[0].0, "JSON Lines");
     assert!(readers[0].1 > 0, "{readers:?}");
-    assert!(readers[1..].windows(2).all(|w| w[0].1 >= w[1].1), "{readers:?}");
+    assert!(
+        readers[1..].windows(2).all(|w| w[0].1 >= w[1].1),
+        "{readers:?}"
+    );
 }
