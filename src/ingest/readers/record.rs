@@ -203,6 +203,12 @@ impl<'a> Record<'a> {
                 (field != *skip).then(|| outer.get(field)).flatten()
             }
             (_, Scope::Inner) => self.get(field),
+            // A text or logfmt line without an envelope is its own prefix:
+            // its `prefix.time` is the one a nested line keeps outside
+            // (found by the `cri` fuzz target: a lone text line between
+            // JSON payloads lost its time, so interleaved stderr lines
+            // changed what stdout read).
+            (Record::Pairs(_), Scope::Outer) => self.get(field),
             (_, Scope::Outer) => None,
         }
     }
