@@ -683,6 +683,77 @@ impl Detector {
             .collect()
     }
 
+    /// The candidates for `role` not `used` by an earlier role, best first:
+    /// fields found by their values only when no name plays the role and
+    /// their values said so; then the application's own field before the
+    /// envelope's; for time, a whole-second field (a shipper's `__time__`)
+    /// never before a finer one, and the time deepest in the application's
+    /// object (`app_path`) first; for events, the field naming more events;
+    /// then synonym rank, the field seen in more records, the name.
+    fn ranked<'s>(
+        &'s self,
+        role: Role,
+        used: &[String],
+        app_path: &[String],
+    ) -> Vec<(&'s String, bool, &'s Candidate)> {
+        let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
+        let mut c: Vec<(&String, bool, &Candidate)> = self
+            .cands
+            .iter()
+            .filter(|((r, f, _), _)| *r == role && !used.contains(f))
+            .map(|((_, f, outer), v)| (f, *outer, v))
+            .collect();
+        // A field found by its values plays the role only when no name
+        // does, and when most of its values said so.
+        let named = c
+            .iter()
+            .any(|x| x.2.rank < VALUE_RANK && (role != Role::Event || x.2.kinds > 0));
+        // A holder by value: its tokens recur (in at least a third of
+        // its records: a hold's acquire, renewals and release share
+        // one) and differ (a constant trace id is no holder).
+        let by_value = |x: &(&String, bool, &Candidate)| match role {
+            Role::Holder => {
+                x.2.kinds * 3 >= x.2.seen
+                    && self.tokens.get(x.0.as_str()).is_some_and(|v| v.len() >= 2)
+            }
+            _ => x.2.kinds * 2 >= x.2.seen,
+        };
+        c.retain(|x| x.2.rank < VALUE_RANK || (!named && by_value(x)));
+        // The application's own field before the envelope's; for time, a
+        // whole-second field (a shipper's `__time__`) never beats a finer
+        // one; then synonym rank, then the field seen in more records.
+        c.sort_by(|a, b| {
+            let time_key =
+                |x: &(&String, bool, &Candidate)| role == Role::Time && whole_seconds(x.2);
+            // Events: the field whose values name more lock and
+            // business events (a constant `type: "log"`, a rare
+            // `err.type` lose to `event`), then the usual order.
+            let kinds = |x: &(&String, bool, &Candidate)| {
+                if role == Role::Event { x.2.kinds } else { 0 }
+            };
+            // Time: the deeper inside the object that holds the lock
+            // fields (GCP's `jsonPayload.timestamp`, Datadog's
+            // `attributes.attributes.datetime`), the better: the
+            // envelope's own time is the shipper's, later.
+            let apps = |x: &(&String, bool, &Candidate)| {
+                if role == Role::Time {
+                    shared_depth(x.0, &app_path)
+                } else {
+                    0
+                }
+            };
+            time_key(a)
+                .cmp(&time_key(b))
+                .then(a.1.cmp(&b.1))
+                .then(apps(b).cmp(&apps(a)))
+                .then(kinds(b).cmp(&kinds(a)))
+                .then(a.2.rank.cmp(&b.2.rank))
+                .then(b.2.seen.cmp(&a.2.seen))
+                .then(a.0.cmp(b.0))
+        });
+        c
+    }
+
     /// [`Detector::resolve`] over all the records counted, one pick per role.
     fn resolve_one(&self, mapping: Option<&Mapping>) -> (Fields, Vec<SourceNote>) {
         let mut fields = Fields {
@@ -708,60 +779,7 @@ impl Detector {
             if fields.picks[role.index()].is_some() {
                 continue;
             }
-            let mut c: Vec<(&String, bool, &Candidate)> = self
-                .cands
-                .iter()
-                .filter(|((r, f, _), _)| *r == role && !used.contains(f))
-                .map(|((_, f, outer), v)| (f, *outer, v))
-                .collect();
-            // A field found by its values plays the role only when no name
-            // does, and when most of its values said so.
-            let named = c
-                .iter()
-                .any(|x| x.2.rank < VALUE_RANK && (role != Role::Event || x.2.kinds > 0));
-            // A holder by value: its tokens recur (in at least a third of
-            // its records: a hold's acquire, renewals and release share
-            // one) and differ (a constant trace id is no holder).
-            let by_value = |x: &(&String, bool, &Candidate)| match role {
-                Role::Holder => {
-                    x.2.kinds * 3 >= x.2.seen
-                        && self.tokens.get(x.0.as_str()).is_some_and(|v| v.len() >= 2)
-                }
-                _ => x.2.kinds * 2 >= x.2.seen,
-            };
-            c.retain(|x| x.2.rank < VALUE_RANK || (!named && by_value(x)));
-            // The application's own field before the envelope's; for time, a
-            // whole-second field (a shipper's `__time__`) never beats a finer
-            // one; then synonym rank, then the field seen in more records.
-            c.sort_by(|a, b| {
-                let time_key =
-                    |x: &(&String, bool, &Candidate)| role == Role::Time && whole_seconds(x.2);
-                // Events: the field whose values name more lock and
-                // business events (a constant `type: "log"`, a rare
-                // `err.type` lose to `event`), then the usual order.
-                let kinds = |x: &(&String, bool, &Candidate)| {
-                    if role == Role::Event { x.2.kinds } else { 0 }
-                };
-                // Time: the deeper inside the object that holds the lock
-                // fields (GCP's `jsonPayload.timestamp`, Datadog's
-                // `attributes.attributes.datetime`), the better: the
-                // envelope's own time is the shipper's, later.
-                let apps = |x: &(&String, bool, &Candidate)| {
-                    if role == Role::Time {
-                        shared_depth(x.0, &app_path)
-                    } else {
-                        0
-                    }
-                };
-                time_key(a)
-                    .cmp(&time_key(b))
-                    .then(a.1.cmp(&b.1))
-                    .then(apps(b).cmp(&apps(a)))
-                    .then(kinds(b).cmp(&kinds(a)))
-                    .then(a.2.rank.cmp(&b.2.rank))
-                    .then(b.2.seen.cmp(&a.2.seen))
-                    .then(a.0.cmp(b.0))
-            });
+            let c = self.ranked(role, &used, &app_path);
             let Some(&(f, outer, best)) = c.first() else {
                 continue;
             };
@@ -825,32 +843,47 @@ impl Detector {
                 });
             }
         }
-        // Candidates that another role took are no alternative.
-        for (role, chosen, others) in unsure {
-            let others: Vec<String> = others.into_iter().filter(|f| !used.contains(f)).collect();
-            if !others.is_empty() {
-                notes.push(SourceNote::AlsoPresent {
-                    role: role.name().to_string(),
-                    chosen,
-                    others,
-                });
-            }
-        }
-        if let Some(p) = fields.get(Role::Ttl)
-            && mapping.is_none_or(|m| !m.field_roles().iter().any(|(r, ..)| *r == Role::Ttl))
-            && guessed_ttl(&p.field)
-        {
-            notes.push(SourceNote::TtlByName {
-                field: p.field.clone(),
-                seconds: p.unit == Unit::S,
-            });
-        }
-        if fields.get(Role::Event).is_none() && fields.get(Role::Message).is_some() {
-            fields.event_from_message = true;
-            notes.push(SourceNote::EventFromMessage);
-        }
+        notes.extend(closing_notes(&mut fields, mapping, unsure, &used));
         (fields, notes)
     }
+}
+
+/// The notes on a file's picks once every role is picked: the other fields
+/// that could have played a role (not those another role took), a TTL read
+/// by its name alone, events read from the message when no field names
+/// them (which `fields` then records).
+fn closing_notes(
+    fields: &mut Fields,
+    mapping: Option<&Mapping>,
+    unsure: Vec<(Role, String, Vec<String>)>,
+    used: &[String],
+) -> Vec<SourceNote> {
+    let mut notes = Vec::new();
+    // Candidates that another role took are no alternative.
+    for (role, chosen, others) in unsure {
+        let others: Vec<String> = others.into_iter().filter(|f| !used.contains(f)).collect();
+        if !others.is_empty() {
+            notes.push(SourceNote::AlsoPresent {
+                role: role.name().to_string(),
+                chosen,
+                others,
+            });
+        }
+    }
+    if let Some(p) = fields.get(Role::Ttl)
+        && mapping.is_none_or(|m| !m.field_roles().iter().any(|(r, ..)| *r == Role::Ttl))
+        && guessed_ttl(&p.field)
+    {
+        notes.push(SourceNote::TtlByName {
+            field: p.field.clone(),
+            seconds: p.unit == Unit::S,
+        });
+    }
+    if fields.get(Role::Event).is_none() && fields.get(Role::Message).is_some() {
+        fields.event_from_message = true;
+        notes.push(SourceNote::EventFromMessage);
+    }
+    notes
 }
 
 #[cfg(test)]
