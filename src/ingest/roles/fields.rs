@@ -737,7 +737,7 @@ impl Detector {
             // envelope's own time is the shipper's, later.
             let apps = |x: &(&String, bool, &Candidate)| {
                 if role == Role::Time {
-                    shared_depth(x.0, &app_path)
+                    shared_depth(x.0, app_path)
                 } else {
                     0
                 }
