@@ -590,6 +590,19 @@ fn parquet_from_clickhouse_and_duckdb() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 
+    // The window shows a source's raw line n as the ingest read it: for
+    // Parquet, row n with every column.
+    let bytes = std::fs::read(fixture("../parquet/BR-01.clickhouse.parquet")).expect("fixture");
+    assert!(lockreplay::ingest::looks_compressed(&bytes[..64]));
+    let rows = lockreplay::ingest::source_text(bytes).expect("rows as text");
+    let jsonl = std::fs::read_to_string(fixture(pairs[0].1)).expect("case");
+    assert_eq!(rows.lines().count(), jsonl.lines().count());
+    let first: Value = serde_json::from_str(rows.lines().next().unwrap_or("")).expect("a JSON row");
+    assert!(
+        first["request_id"].is_string(),
+        "every column, not only the roles': {first}"
+    );
+
     // A Parquet file cut short: its footer is gone, so it is no Parquet,
     // nothing is read, and the load is an error (exit 2) with a reason.
     let dir = std::env::temp_dir().join(format!("lockreplay-parquet-{}", std::process::id()));

@@ -327,34 +327,27 @@ pub(crate) fn detect_fields(
 /// shape already counted for nothing is counted without being parsed
 /// ([`Detector::quiet_shape`]).
 fn detect_json_lines(text: &str, det: &mut Detector) {
-    let det = std::cell::RefCell::new(det);
-    let shape = std::cell::Cell::new(None);
-    let flow = |d: &Detector| {
-        if d.done() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
+    for (no, off, line) in containers::lines(text) {
+        let shape = det.late_shape(line);
+        if !det.quiet_shape(shape) {
+            let _ = containers::json_line_item(
+                line,
+                false,
+                &mut |_, _, item| {
+                    if let Item::Record(r) = item {
+                        let counted = det.observe(&r);
+                        det.note_shape(shape, counted);
+                    }
+                    ControlFlow::Continue(())
+                },
+                no,
+                off,
+            );
         }
-    };
-    containers::walk_json_lines_skipping(
-        text,
-        &mut |line| {
-            let mut d = det.borrow_mut();
-            let s = (d.records >= Detector::WINDOW)
-                .then(|| fast::key_shape(line))
-                .flatten();
-            shape.set(s);
-            d.quiet_shape(s).then(|| flow(&d))
-        },
-        &mut |_, _, item| {
-            let mut d = det.borrow_mut();
-            if let Item::Record(r) = item {
-                let counted = d.observe(&r);
-                d.note_shape(shape.get(), counted);
-            }
-            flow(&d)
-        },
-    );
+        if det.done() {
+            break;
+        }
+    }
 }
 
 /// Reads one source's bytes into `builder`: gzip is undone, the encoding and
@@ -512,7 +505,8 @@ fn parquet_as_lines(
     if !parquet::is_parquet(&bytes) {
         return (bytes, None);
     }
-    match parquet::to_json_lines(bytes, opts.mapping.as_ref(), MAX_INPUT_BYTES) {
+    let columns = parquet::Columns::ForRoles(opts.mapping.as_ref());
+    match parquet::to_json_lines(bytes, columns, MAX_INPUT_BYTES) {
         Ok(p) => (
             p.text.into_bytes(),
             Some(SourceNote::Parquet {
@@ -529,21 +523,28 @@ fn parquet_as_lines(
 }
 
 /// The text of a source as [`read_source`] reads it: decompressed (gzip,
-/// zstd) within the same limits and decoded the same way (BOM, UTF-16,
-/// GB18030 line by line), so its line `n` is the line `n` events and
-/// warnings name. For showing a source's raw lines again.
+/// zstd) within the same limits, a Parquet file's rows as JSON lines (every
+/// column), and decoded the same way (BOM, UTF-16, GB18030 line by line),
+/// so its line `n` is the line `n` events and warnings name. For showing a
+/// source's raw lines again.
 ///
 /// # Errors
-/// Why the compressed stream was refused (it expands past the limit).
+/// Why the compressed stream was refused (it expands past the limit), or
+/// why the Parquet file could not be read.
 pub fn source_text(raw: Vec<u8>) -> Result<String, String> {
     let (bytes, _, _) = decode::decompress_if_needed(raw, &EXPAND_LIMIT)?;
+    if parquet::is_parquet(&bytes) {
+        return parquet::to_json_lines(bytes, parquet::Columns::All, MAX_INPUT_BYTES)
+            .map(|p| p.text);
+    }
     Ok(decode::decode(bytes).text)
 }
 
 /// True when `head` (a file's first bytes) starts like a gzip or zstd
-/// stream.
+/// stream or a Parquet file: its lines are the ingest's only through
+/// [`source_text`].
 pub fn looks_compressed(head: &[u8]) -> bool {
-    decode::is_compressed(head)
+    decode::is_compressed(head) || head.starts_with(parquet::MAGIC)
 }
 
 /// Reads all of `reader`, 1 MB at a time between cancellation checks (no

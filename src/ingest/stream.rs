@@ -251,8 +251,7 @@ struct Head {
 /// general path reads those).
 fn read_head(f: &mut std::fs::File, head_bytes: usize) -> std::io::Result<Option<Head>> {
     let (mut head, eof) = read_up_to(f, head_bytes)?;
-    if super::decode::is_compressed(&head)
-        || head.starts_with(b"PAR1")
+    if super::looks_compressed(&head)
         || head.starts_with(&[0xEF, 0xBB, 0xBF])
         || head.starts_with(&[0xFF, 0xFE])
         || head.starts_with(&[0xFE, 0xFF])
@@ -738,19 +737,16 @@ fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> 
             col.record(&mut b, lines, &rec);
             continue;
         }
-        match serde_json::from_str::<Value>(line) {
-            Ok(Value::Object(mut o)) => {
-                containers::kv_lists_in_record(&mut o);
-                col.record(
-                    &mut b,
-                    lines,
-                    &Record::Json {
-                        main: containers::unwrap_hit(&o),
-                        extra: None,
-                    },
-                )
-            }
-            Ok(_) => col.bad(&mut b, "json", lines, "not a JSON object".into()),
+        match containers::json_record(line) {
+            Ok(Some(o)) => col.record(
+                &mut b,
+                lines,
+                &Record::Json {
+                    main: containers::unwrap_hit(&o),
+                    extra: None,
+                },
+            ),
+            Ok(None) => col.bad(&mut b, "json", lines, "not a JSON object".into()),
             Err(e) => col.bad(&mut b, "json", lines, json_reason(&e)),
         }
     }

@@ -8,8 +8,6 @@
 //! A string read as a record: a JSON object, or a text line (a runtime's
 //! prefix, a Java layout, `key=value` pairs, event words; `text.rs`).
 
-use serde_json::{Map, Value};
-
 use crate::ingest::containers::{self, Container, Item};
 use crate::ingest::fields::{Role, roles_of};
 use crate::ingest::record::{FieldValue, Record};
@@ -87,21 +85,16 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Op
         return None;
     }
     if s.starts_with('{') {
-        return match serde_json::from_str::<Map<String, Value>>(s) {
-            Ok(mut map) => {
-                containers::kv_lists_in_record(&mut map);
-                Some(f(&Record::Json {
-                    main: &map,
-                    extra: None,
-                }))
-            }
-            Err(_) => None,
-        };
+        return containers::json_record(s).ok().flatten().map(|map| {
+            f(&Record::Json {
+                main: &map,
+                extra: None,
+            })
+        });
     }
     let t = text::parse_line(s);
     if t.layout == Layout::Json {
-        let mut map = serde_json::from_str::<Map<String, Value>>(t.message).ok()?;
-        containers::kv_lists_in_record(&mut map);
+        let map = containers::json_record(t.message).ok()??;
         let prefix = text::to_pairs(&text::TextLine {
             message: t.around,
             ..t
@@ -191,6 +184,7 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::{Map, Value};
 
     fn detect_in(text: &str) -> Option<String> {
         let c = containers::detect(text, |_| false);

@@ -713,6 +713,20 @@ pub(crate) fn kv_lists_in_record(o: &mut Map<String, Value>) {
     }
 }
 
+/// The fields of one JSON record's text: its object, key/value attribute
+/// lists and Go-typed values read as fields ([`kv_lists_in_record`]). Every
+/// reader of a JSON record (lines, array elements, payloads in a field or
+/// after a text prefix) takes it from here. `Ok(None)`: JSON, but no object.
+pub(crate) fn json_record(s: &str) -> Result<Option<Map<String, Value>>, serde_json::Error> {
+    Ok(match serde_json::from_str::<Value>(s)? {
+        Value::Object(mut o) => {
+            kv_lists_in_record(&mut o);
+            Some(o)
+        }
+        _ => None,
+    })
+}
+
 /// Arrays of objects found in a document: (path, each element with the
 /// index of its context in `contexts`).
 type Found<'a> = Vec<(String, Vec<(&'a Map<String, Value>, usize)>)>;
@@ -941,15 +955,15 @@ pub(crate) fn json_reason(e: &serde_json::Error) -> String {
 /// One JSON Lines line as its item: a logcli line (`loki`) as its Loki
 /// record, any other object as a record (a search hit's `_source`, key/value
 /// attribute lists read as fields), else a warning.
-fn json_line_item(
+pub(crate) fn json_line_item(
     line: &str,
     loki: bool,
     visit: &mut Visit<'_>,
     no: u64,
     off: usize,
 ) -> ControlFlow<()> {
-    match serde_json::from_str::<Value>(line) {
-        Ok(Value::Object(o)) if loki && is_logcli_line(&o) => {
+    match json_record(line) {
+        Ok(Some(o)) if loki && is_logcli_line(&o) => {
             let labels = match o.get("labels").or_else(|| o.get("stream")) {
                 Some(Value::Object(l)) => l.clone(),
                 _ => Map::new(),
@@ -969,35 +983,17 @@ fn json_line_item(
                 }),
             )
         }
-        Ok(Value::Object(mut o)) => {
-            kv_lists_in_record(&mut o);
-            visit(
-                no,
-                off,
-                Item::Record(Record::Json {
-                    main: unwrap_hit(&o),
-                    extra: None,
-                }),
-            )
-        }
-        Ok(_) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
+        Ok(Some(o)) => visit(
+            no,
+            off,
+            Item::Record(Record::Json {
+                main: unwrap_hit(&o),
+                extra: None,
+            }),
+        ),
+        Ok(None) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
         Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
     }
-}
-
-/// Walks plain JSON Lines (no Loki) like [`walk`], first asking `skip`
-/// about each line's text: a line it answers for (with whether to go on)
-/// is not parsed. Field detection skips records whose shape it has
-/// counted ([`crate::ingest::fields::Detector::quiet_shape`]).
-pub(crate) fn walk_json_lines_skipping(
-    text: &str,
-    skip: &mut dyn FnMut(&str) -> Option<ControlFlow<()>>,
-    visit: &mut Visit<'_>,
-) {
-    let _ = walk_lines(text, visit, |line, visit, no, off| match skip(line) {
-        Some(flow) => flow,
-        None => json_line_item(line, false, visit, no, off),
-    });
 }
 
 /// Walks every record of `text` in order, stopping when `visit` breaks.
@@ -1269,9 +1265,8 @@ fn visit_text(
             labels: t.labels.clone(),
             ..*t
         });
-        return match serde_json::from_str::<Map<String, Value>>(t.message) {
-            Ok(mut map) => {
-                kv_lists_in_record(&mut map);
+        return match json_record(t.message) {
+            Ok(Some(map)) => {
                 let inner = Record::Json {
                     main: &map,
                     extra: None,
@@ -1287,6 +1282,7 @@ fn visit_text(
                     }),
                 )
             }
+            Ok(None) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
             Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
         };
     }
@@ -1294,25 +1290,36 @@ fn visit_text(
     visit(no, off, Item::Record(Record::Pairs(&pairs)))
 }
 
-/// Calls `f` for each non-blank line with its 1-based number. A line ends at
-/// `\n`, `\r\n` or a lone `\r` (old Mac exports), so no record hides behind a
-/// carriage return.
+/// Each non-blank line of `text`, trimmed, with its 1-based number and byte
+/// offset. A line ends at `\n`, `\r\n` or a lone `\r` (old Mac exports), so
+/// no record hides behind a carriage return.
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = (u64, usize, &str)> {
+    let b = text.as_bytes();
+    let mut start = 0usize;
+    let mut no = 0u64;
+    std::iter::from_fn(move || {
+        while start < b.len() {
+            let (end, next) = line_end(b, start);
+            let at = start;
+            no += 1;
+            start = next;
+            let line = text.get(at..end).unwrap_or("").trim();
+            if !line.is_empty() {
+                return Some((no, at, line));
+            }
+        }
+        None
+    })
+}
+
+/// Calls `f` for each line of [`lines`], stopping when it breaks.
 fn walk_lines(
     text: &str,
     visit: &mut Visit<'_>,
     mut f: impl FnMut(&str, &mut Visit<'_>, u64, usize) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
-    let b = text.as_bytes();
-    let mut start = 0usize;
-    let mut no = 0u64;
-    while start < b.len() {
-        let (end, next) = line_end(b, start);
-        no += 1;
-        let line = text.get(start..end).unwrap_or("").trim();
-        if !line.is_empty() {
-            f(line, visit, no, start)?;
-        }
-        start = next;
+    for (no, off, line) in lines(text) {
+        f(line, visit, no, off)?;
     }
     ControlFlow::Continue(())
 }
@@ -1428,9 +1435,8 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
                 format!("truncated JSON: element starting at line {start_line} is incomplete"),
             )
         } else {
-            match serde_json::from_str::<Value>(elem) {
-                Ok(Value::Object(mut o)) => {
-                    kv_lists_in_record(&mut o);
+            match json_record(elem) {
+                Ok(Some(o)) => {
                     let r = visit(
                         start_line,
                         start,
@@ -1444,7 +1450,7 @@ fn walk_array(text: &str, visit: &mut Visit<'_>) {
                     }
                     continue;
                 }
-                Ok(_) => Item::Bad("json", "array element is not a JSON object".into()),
+                Ok(None) => Item::Bad("json", "array element is not a JSON object".into()),
                 Err(e) => Item::Bad("json", json_reason(&e)),
             }
         };

@@ -27,10 +27,13 @@ use crate::ingest::mapping::Mapping;
 /// Rows read with every column to find the roles.
 const HEAD_ROWS: usize = 1000;
 
-/// True when `bytes` is a Parquet file: `PAR1` at both ends (the format's
-/// magic, apache/parquet-format `README.md`: "File Format").
+/// The format's magic, at both ends of a file (apache/parquet-format
+/// `README.md`: "File Format").
+pub(crate) const MAGIC: &[u8; 4] = b"PAR1";
+
+/// True when `bytes` is a Parquet file: [`MAGIC`] at both ends.
 pub(crate) fn is_parquet(bytes: &[u8]) -> bool {
-    bytes.len() >= 12 && bytes.starts_with(b"PAR1") && bytes.ends_with(b"PAR1")
+    bytes.len() >= 12 && bytes.starts_with(MAGIC) && bytes.ends_with(MAGIC)
 }
 
 /// A Parquet file as JSON Lines text, one row a line.
@@ -46,18 +49,29 @@ pub(crate) struct AsLines {
     pub columns: u64,
 }
 
-/// Reads `bytes` (a whole Parquet file) as JSON Lines text: the first
-/// [`HEAD_ROWS`] rows decide the roles (with `mapping`), then every row is
-/// read with the columns those roles need; all columns when a role's field
-/// is no column's or a mapping names the fields. Stops with an error past
-/// `max_text` bytes of text.
+/// Which columns [`to_json_lines`] reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Columns<'a> {
+    /// Every column (the window's view of a source's raw rows).
+    All,
+    /// Those the roles need, found on the first [`HEAD_ROWS`] rows with this
+    /// mapping; every column when the mapping names fields.
+    ForRoles(Option<&'a Mapping>),
+}
+
+/// Reads `bytes` (a whole Parquet file) as JSON Lines text, one row a line
+/// in the file's order (so row numbers are line numbers whatever the
+/// columns): with [`Columns::ForRoles`], the first [`HEAD_ROWS`] rows
+/// decide the roles, then every row is read with the columns those roles
+/// need, all of them when a role's field is no column's. Stops with an
+/// error past `max_text` bytes of text.
 ///
 /// # Errors
 /// The Parquet library's message (a damaged footer, an unsupported
 /// encoding or compression), or the size limit.
 pub(crate) fn to_json_lines(
     bytes: Vec<u8>,
-    mapping: Option<&Mapping>,
+    columns: Columns<'_>,
     max_text: u64,
 ) -> Result<AsLines, String> {
     let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
@@ -73,21 +87,22 @@ pub(crate) fn to_json_lines(
         })
         .map(|t| t.name())
         .collect();
-    let mut head = String::new();
-    let rows = reader
-        .get_row_iter(None)
-        .map_err(|e| format!("Parquet: {e}"))?;
-    for row in rows.take(HEAD_ROWS) {
-        push_row(
-            &mut head,
-            &naive,
-            &row.map_err(|e| format!("Parquet: {e}"))?,
-        );
-    }
-    let wanted = if mapping.is_some_and(|m| !m.fields.is_empty()) {
-        None
-    } else {
-        needed_columns(&head, mapping, &names)
+    let wanted = match columns {
+        Columns::ForRoles(mapping) if mapping.is_none_or(|m| m.fields.is_empty()) => {
+            let mut head = String::new();
+            let rows = reader
+                .get_row_iter(None)
+                .map_err(|e| format!("Parquet: {e}"))?;
+            for row in rows.take(HEAD_ROWS) {
+                push_row(
+                    &mut head,
+                    &naive,
+                    &row.map_err(|e| format!("Parquet: {e}"))?,
+                );
+            }
+            needed_columns(&head, mapping, &names)
+        }
+        _ => None,
     };
     let projection = match &wanted {
         Some(keep) => Some(

@@ -217,14 +217,13 @@ impl<'a> Record<'a> {
     /// part of a nested record or from a JSON record's `extra` (its envelope).
     pub fn visit_scoped(&self, f: &mut dyn FnMut(&str, &FieldValue<'_>, bool)) {
         match self {
-            Record::Json {
-                main,
-                extra: Some(e),
-            } => {
+            Record::Json { main, extra } => {
                 let mut prefix = String::new();
                 flatten(main, &mut prefix, 0, &mut |k, v| f(k, v, false));
-                prefix.clear();
-                flatten(e, &mut prefix, 0, &mut |k, v| f(k, v, true));
+                if let Some(e) = extra {
+                    prefix.clear();
+                    flatten(e, &mut prefix, 0, &mut |k, v| f(k, v, true));
+                }
             }
             Record::Nested { inner, outer, skip } => {
                 inner.visit(&mut |k, v| f(k, v, false));
@@ -274,13 +273,8 @@ impl<'a> Record<'a> {
     /// leaves; arrays are skipped.
     pub fn visit(&self, f: &mut dyn FnMut(&str, &FieldValue<'_>)) {
         match self {
-            Record::Json { main, extra } => {
-                let mut prefix = String::new();
-                flatten(main, &mut prefix, 0, f);
-                if let Some(e) = extra {
-                    prefix.clear();
-                    flatten(e, &mut prefix, 0, f);
-                }
+            Record::Json { .. } | Record::Nested { .. } => {
+                self.visit_scoped(&mut |k, v, _| f(k, v));
             }
             Record::Pairs(pairs) => {
                 for (k, v) in pairs.iter() {
@@ -303,7 +297,6 @@ impl<'a> Record<'a> {
                     }
                 }
             }
-            Record::Nested { .. } => self.visit_scoped(&mut |k, v, _| f(k, v)),
         }
     }
 }
@@ -364,26 +357,31 @@ fn flatten(
 /// (`lock="map[holder:h1 key:k]"` answers `lock.key`), at any split of the
 /// dots (`a.b` may be one key of the map).
 fn pairs_go_map_get<'a>(pairs: &'a [(&'a str, Cow<'a, str>)], field: &str) -> Option<&'a str> {
-    field.match_indices('.').find_map(|(i, _)| {
-        let (_, v) = pairs.iter().find(|(k, _)| *k == &field[..i])?;
-        go_map_get(v.as_ref(), &field[i + 1..], 0)
-    })
+    inside_go_map(
+        |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_ref()),
+        field,
+        0,
+    )
 }
 
 /// The value at dotted `path` in the Go map `s`, through nested maps
 /// (depth <= 5).
 fn go_map_get<'a>(s: &'a str, path: &str, depth: usize) -> Option<&'a str> {
     let entries = go_map_entries(s)?;
-    if let Some((_, v)) = entries.iter().find(|(k, _)| *k == path) {
-        return Some(v);
-    }
-    if depth >= 5 {
-        return None;
-    }
-    path.match_indices('.').find_map(|(i, _)| {
-        let (_, v) = entries.iter().find(|(k, _)| *k == &path[..i])?;
-        go_map_get(v, &path[i + 1..], depth + 1)
-    })
+    let value_of = |k: &str| entries.iter().find(|(n, _)| *n == k).map(|(_, v)| *v);
+    value_of(path).or_else(|| (depth < 5).then(|| inside_go_map(value_of, path, depth + 1))?)
+}
+
+/// The value at dotted `path` found by splitting it at a dot: the part
+/// before names a field (`value_of`) holding a Go map, the part after is
+/// looked up in that map.
+fn inside_go_map<'a>(
+    value_of: impl Fn(&str) -> Option<&'a str>,
+    path: &str,
+    depth: usize,
+) -> Option<&'a str> {
+    path.match_indices('.')
+        .find_map(|(i, _)| go_map_get(value_of(&path[..i])?, &path[i + 1..], depth))
 }
 
 /// Calls `f` with every leaf of a Go map's entries as `prefix.key`, nested

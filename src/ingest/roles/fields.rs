@@ -529,29 +529,35 @@ impl Detector {
         counted
     }
 
-    /// Counts a JSON Lines record without reading it when its shape (see
-    /// [`key_shape`]) is one a late record already had and nothing was
-    /// counted for it then: past the window only unseen roles count, and
-    /// the same names give the same roles, so reading it would count
-    /// nothing either (the seen roles only grow). Returns true when the
-    /// record was counted this way and needs no reading. The detection's
-    /// fixed cost at 1 M lines (issue #31: under 5 % of a load) was in
-    /// reading 20 000 such records.
+    /// The shape of a JSON line ([`crate::ingest::fast::key_shape`]) once
+    /// the window is past; `None` inside it, where every record is read.
+    pub fn late_shape(&self, line: &str) -> Option<u64> {
+        (self.records >= Self::WINDOW)
+            .then(|| crate::ingest::fast::key_shape(line))
+            .flatten()
+    }
+
+    /// Counts a JSON Lines record without reading it when its shape (from
+    /// [`Detector::late_shape`]) is one a late record already had and
+    /// nothing was counted for it then: past the window only unseen roles
+    /// count, and the same names give the same roles, so reading it would
+    /// count nothing either (the seen roles only grow). Returns true when
+    /// the record was counted this way and needs no reading. The
+    /// detection's fixed cost at 1 M lines (issue #31: under 5 % of a load)
+    /// was in reading 20 000 such records.
     pub fn quiet_shape(&mut self, shape: Option<u64>) -> bool {
-        let quiet =
-            self.records >= Self::WINDOW && shape.is_some_and(|h| self.quiet_shapes.contains(&h));
+        let quiet = shape.is_some_and(|h| self.quiet_shapes.contains(&h));
         if quiet {
             self.records += 1;
         }
         quiet
     }
 
-    /// Remembers `shape` as quiet when the late record just observed with
-    /// it counted nothing.
+    /// Remembers the late shape of the record just observed as quiet when
+    /// nothing was counted for it.
     pub fn note_shape(&mut self, shape: Option<u64>, counted: bool) {
         if let Some(h) = shape
             && !counted
-            && self.records > Self::WINDOW
             && self.quiet_shapes.len() < 4096
         {
             self.quiet_shapes.insert(h);
