@@ -32,8 +32,12 @@
 # a 2-core machine fuzzes twice as much in the same time. Never stop a run with
 # SIGSTOP: libFuzzer's -timeout counts wall time, and a stopped process reads as a
 # hang when it resumes (a false "timeout" artifact, the run ended unmerged).
+# RAYON_NUM_THREADS=1 (unless set): each target runs one input at a time, and
+# rayon's idle workers, woken per execution, spent 12 % of the `payload`
+# target's time in sched_yield and took CPU from the other lane.
 set -euo pipefail
 cd "$(dirname "$0")"
+export RAYON_NUM_THREADS=${RAYON_NUM_THREADS:-1}
 usage='usage: fuzz/run.sh TARGET|all SECONDS|-runs=N|--total=SECONDS'
 target=${1:?$usage}
 budget=${2:?$usage}

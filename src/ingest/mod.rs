@@ -427,7 +427,8 @@ pub fn read_source<R: Read>(
         progress.bytes_read.store(base + raw_len, Ordering::Relaxed);
         return Ok(());
     }
-    let mut container = containers::detect(text, monitor::looks_like_monitor);
+    let mut book = containers::BidBook::default();
+    let mut container = containers::detect_with(text, monitor::looks_like_monitor, &mut book);
     if let Some(rules) = opts.mapping.as_ref().and_then(text::TextRules::of)
         && matches!(
             container,
@@ -474,7 +475,7 @@ pub fn read_source<R: Read>(
                 .map_err(io_err)?;
         }
         _ => parse_records(
-            &container,
+            (&container, &mut book),
             text,
             file,
             opts,
@@ -595,7 +596,7 @@ pub(crate) fn read_capped<R: Read>(
 /// Detects fields, then reads every record of a structured container.
 #[allow(clippy::too_many_arguments)]
 fn parse_records(
-    container: &Container,
+    (container, book): (&Container, &mut containers::BidBook),
     text: &str,
     file: u16,
     opts: &IngestOptions,
@@ -615,7 +616,7 @@ fn parse_records(
         info.dialect = Dialect::SlsJson;
     }
     info.fields = fields.listing();
-    describe_reading(info, &det, &fields, container, text);
+    describe_reading(info, &det, &fields, (container, book), text);
     info.notes.extend(notes);
     if matches!(container, Container::Doc { .. }) {
         info.notes.push(SourceNote::RecordNumbers);
@@ -670,7 +671,7 @@ pub(crate) fn describe_reading(
     info: &mut SourceInfo,
     det: &Detector,
     fields: &fields::Fields,
-    container: &Container,
+    (container, book): (&Container, &mut containers::BidBook),
     text: &str,
 ) {
     info.fields_seen.clone_from(&det.names_seen);
@@ -682,7 +683,7 @@ pub(crate) fn describe_reading(
         info.layout = text::describe_layout(text);
     }
     let started = std::time::Instant::now();
-    let bids = containers::bids_for(container, text);
+    let bids = containers::bids_for(container, text, book);
     crate::timing::phase("load/plan/readers", started);
     if let [w, r, ..] = bids.as_slice()
         && r.score > 0

@@ -292,7 +292,8 @@ fn plan<'o>(
         return None; // read as evidence by read_source
     }
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-    let container = containers::detect(text, monitor::looks_like_monitor);
+    let mut book = containers::BidBook::default();
+    let container = containers::detect_with(text, monitor::looks_like_monitor, &mut book);
     // Text lines qualify unless a mapping brings its own rules. CRI partial
     // lines are joined across chunks: each chunk starts from the pending
     // partial lines the one before it left ([`ChunkStart`]).
@@ -333,7 +334,7 @@ fn plan<'o>(
     info.fields = fields.listing();
     // In the order `read_records` writes them: how the file was read, then
     // the fields' notes.
-    super::describe_reading(&mut info, &det, &fields, &container, text);
+    super::describe_reading(&mut info, &det, &fields, (&container, &mut book), text);
     info.notes.extend(notes);
     let mut names: Vec<String> = Role::ALL
         .iter()
