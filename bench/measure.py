@@ -37,6 +37,8 @@ contenders = [
     # its own below the table.
     ("lockreplay analyze --format json", [lr, "analyze", "--no-cache", "--format", "json", path],
      lr_answer),
+    ("lockreplay analyze --format text", [lr, "analyze", "--no-cache", "--format", "text", path],
+     lambda o: "-"),
     ("wc -l (floor)", ["wc", "-l", path], lambda o: "-"),
     ("DuckDB (read_ndjson, SQL)", [py, os.path.join(here, "duckdb_overlaps.py"), path],
      lambda o: " / ".join(o.decode().split())),
@@ -59,10 +61,11 @@ for name, (secs, rss, _, ans) in rows.items():
     t = max(secs, 0.005)
     print(f"| {name} | {secs:.2f} | {rss / 1e6:,.0f} | {events / t:,.0f} | {size / 1e6 / t:,.0f} "
           f"| {rss / events:,.0f} | {ans} |")
-lrt, wct = rows[contenders[0][0]][0], rows[contenders[1][0]][0]
-ddb, pdt = rows[contenders[2][0]][0], rows[contenders[3][0]][0]
+lrt, txt, wct = (rows[contenders[i][0]][0] for i in range(3))
+ddb, pdt = rows[contenders[3][0]][0], rows[contenders[4][0]][0]
 lrt = max(lrt, 0.005)
 print(f"\nlockreplay: {lrt / max(wct, 0.005):.1f}x wc -l; DuckDB / lockreplay {ddb / lrt:.1f}x; "
+      f"JSON / text report {lrt / max(txt, 0.005):.2f}x; "
       f"pandas / lockreplay {pdt / lrt:.1f}x; {rows[contenders[0][0]][1] / events:.0f} bytes/event")
 
 # The second open (issue #34 item 3): the same command with the load cache,

@@ -9,7 +9,9 @@
 # renderer, as CI has no GPU) with `--screenshot` and LOCKREPLAY_TIMINGS=1:
 # the time from start to the first frame that shows the log ("open"), the
 # frames drawn until then, and the whole run including the picture and the
-# close. Prints one Markdown table. Needs xvfb-run (xvfb xauth libgl1-mesa-dri).
+# close. Then the second open of each (issue #34): `analyze` and the window
+# again, answered from a private load cache. Prints one Markdown table.
+# Needs xvfb-run (xvfb xauth libgl1-mesa-dri).
 # Env: CARGO_TARGET_DIR (where the release binary is built).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,22 +22,42 @@ target="${CARGO_TARGET_DIR:-$root/target}"
 bin="$target/release/lockreplay"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-echo "| log | events | analyze s | analyze MB | window open s | open / analyze | frames while loading | window run s | window MB |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+export LOCKREPLAY_CACHE_DIR="$tmp/cache" # a private load cache, empty at the start
+# One window run: LOG SUFFIX [--no-cache]; prints "open_s frames run_s MB".
+window() {
+    local log=$1 tag=$2
+    shift 2
+    LOCKREPLAY_TIMINGS=1 XDG_DATA_HOME="$tmp/xdg" /usr/bin/time -f "%e %M" -o "$tmp/win$tag.time" \
+        xvfb-run -a -s "-screen 0 1920x1080x24" "$bin" "$@" --screenshot "$tmp/shot$tag.png" "$log" \
+        2> "$tmp/win$tag.err" > /dev/null || { tail -5 "$tmp/win$tag.err" >&2; exit 1; }
+    local shown='^timing: at window/first frame with the log (frame \([0-9]*\)) \([0-9.]*\) s$'
+    local open_s frames
+    open_s=$(sed -n "s|$shown|\2|p" "$tmp/win$tag.err")
+    frames=$(sed -n "s|$shown|\1|p" "$tmp/win$tag.err")
+    [ -n "$open_s" ] || { echo "$log: the window never showed the log" >&2; tail -5 "$tmp/win$tag.err" >&2; exit 1; }
+    read -r win_s win_kb < <(tail -n 1 "$tmp/win$tag.time")
+    echo "$open_s ${frames:-?} $win_s $((win_kb / 1024))"
+}
+# One `analyze --format json` run: LOG [--no-cache]; prints "s KB".
+analyze() {
+    local log=$1
+    shift
+    /usr/bin/time -f "%e %M" -o "$tmp/cli.time" "$bin" analyze "$@" --format json "$log" > "$tmp/report.json" || true
+    # (analyze exits 1 when it finds an incident: time notes that first.)
+    tail -n 1 "$tmp/cli.time"
+}
+ratio() { python3 -c "print(f'{$1 / max($2, 0.005):.2f}x')"; }
+echo "First open: both read the file (\`--no-cache\`). Second open: both answer from the load cache, filled by one \`analyze\` before."
+echo
+echo "| log | events | analyze s | analyze MB | window open s | open / analyze | frames while loading | window run s | window MB | analyze second s | window second open s | first / second (analyze, window) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 for log in "$@"; do
     cat "$log" > /dev/null # page cache: both read from memory
-    /usr/bin/time -f "%e %M" -o "$tmp/cli.time" "$bin" analyze --format json "$log" > "$tmp/report.json" || true
-    # (analyze exits 1 when it finds an incident: time notes that first.)
-    read -r cli_s cli_kb < <(tail -n 1 "$tmp/cli.time")
+    read -r cli_s cli_kb < <(analyze "$log" --no-cache)
     events=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['events'])" "$tmp/report.json" 2>/dev/null || echo "?")
-    LOCKREPLAY_TIMINGS=1 XDG_DATA_HOME="$tmp/xdg" /usr/bin/time -f "%e %M" -o "$tmp/win.time" \
-        xvfb-run -a -s "-screen 0 1920x1080x24" "$bin" --screenshot "$tmp/shot.png" "$log" \
-        2> "$tmp/win.err" > /dev/null || { tail -5 "$tmp/win.err" >&2; exit 1; }
-    read -r win_s win_kb < <(tail -n 1 "$tmp/win.time")
-    shown='^timing: at window/first frame with the log (frame \([0-9]*\)) \([0-9.]*\) s$'
-    open_s=$(sed -n "s|$shown|\2|p" "$tmp/win.err")
-    frames=$(sed -n "s|$shown|\1|p" "$tmp/win.err")
-    [ -n "$open_s" ] || { echo "$log: the window never showed the log" >&2; tail -5 "$tmp/win.err" >&2; exit 1; }
-    ratio=$(python3 -c "print(f'{$open_s / $cli_s:.2f}x')")
-    echo "| $(basename "$log") | $events | $cli_s | $((cli_kb / 1024)) | $open_s | $ratio | ${frames:-?} | $win_s | $((win_kb / 1024)) |"
+    read -r open_s frames win_s win_mb < <(window "$log" 1 --no-cache)
+    analyze "$log" > /dev/null # fills the cache
+    read -r cli2_s _ < <(analyze "$log")
+    read -r open2_s _ _ _ < <(window "$log" 2)
+    echo "| $(basename "$log") | $events | $cli_s | $((cli_kb / 1024)) | $open_s | $(ratio "$open_s" "$cli_s") | $frames | $win_s | $win_mb | $cli2_s | $open2_s | $(ratio "$cli_s" "$cli2_s"), $(ratio "$open_s" "$open2_s") |"
 done
