@@ -481,12 +481,6 @@ pub fn build(r: &ReportInput<'_>) -> JsonReport {
     assemble(r, incidents)
 }
 
-/// The incidents of a report, built one at a time as they are serialised.
-struct LazyIncidents<'r, 'a> {
-    r: &'r ReportInput<'a>,
-    server: &'r ServerEvidence<'a>,
-}
-
 /// Incidents formatted at a time: on every core when there are at least
 /// this many, then written in order.
 const FORMAT_BATCH: usize = 1024;
@@ -496,6 +490,11 @@ const FORMAT_BATCH: usize = 1024;
 /// two spaces a level, as `serde_json::to_writer_pretty` indents).
 const INCIDENT_INDENT: &[u8] = b"    ";
 
+/// Where the incidents go in the report written without them: the
+/// top-level field (depth 1) with its empty list. JSON strings hold no raw
+/// line breaks, so only that field can match.
+const INCIDENTS_FIELD: &[u8] = b"\n  \"incidents\": [";
+
 /// `inc` as the pretty report writes it in its list: formatted on its own,
 /// its nested lines indented for its depth (JSON strings hold no raw line
 /// breaks, so every line break starts a line of the document).
@@ -503,7 +502,7 @@ fn incident_text(
     r: &ReportInput<'_>,
     inc: &crate::analysis::Incident,
     server: &ServerEvidence<'_>,
-) -> Result<Box<serde_json::value::RawValue>, serde_json::Error> {
+) -> Result<Vec<u8>, serde_json::Error> {
     let flat = serde_json::to_vec_pretty(&incident(r, inc, server))?;
     let mut text = Vec::with_capacity(flat.len() + flat.len() / 8);
     let mut from = 0;
@@ -513,55 +512,63 @@ fn incident_text(
         from = at + 1;
     }
     text.extend_from_slice(&flat[from..]);
-    let text = String::from_utf8(text).map_err(serde::ser::Error::custom)?;
-    serde_json::value::RawValue::from_string(text)
+    Ok(text)
 }
 
-/// One formatted incident, or why it could not be.
-struct Formatted(Result<Box<serde_json::value::RawValue>, serde_json::Error>);
-
-impl Serialize for Formatted {
-    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        match &self.0 {
-            Ok(raw) => raw.serialize(ser),
-            Err(e) => Err(serde::ser::Error::custom(e)),
+/// Writes the items of the incident list as `serde_json`'s pretty printer
+/// would (each on a new line at depth 2, commas between, the closing
+/// bracket's line indented at depth 1), [`FORMAT_BATCH`] incidents at a
+/// time in parallel (issue #17: the report of the 10 M overlap-heavy log,
+/// 635 MB, took 4.4 s on one core), in order: byte for byte the serial
+/// report, with one batch in memory. Each incident is written as it was
+/// formatted: not parsed again (issue #34: `RawValue` validated every
+/// incident's text, a second parse of the whole report).
+fn write_incidents(
+    r: &ReportInput<'_>,
+    server: &ServerEvidence<'_>,
+    w: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    use rayon::prelude::*;
+    let incidents = &r.analysis.incidents;
+    if incidents.is_empty() {
+        return Ok(());
+    }
+    let parallel = incidents.len() >= FORMAT_BATCH;
+    let mut first = true;
+    for batch in incidents.chunks(FORMAT_BATCH) {
+        let one = |inc| incident_text(r, inc, server);
+        let texts: Vec<_> = if parallel {
+            batch.par_iter().map(one).collect()
+        } else {
+            batch.iter().map(one).collect()
+        };
+        for text in texts {
+            w.write_all(if first { b"\n    " } else { b",\n    " })?;
+            w.write_all(&text.map_err(std::io::Error::from)?)?;
+            first = false;
         }
     }
-}
-
-impl Serialize for LazyIncidents<'_, '_> {
-    /// Formats [`FORMAT_BATCH`] incidents at a time, in parallel (issue
-    /// #17: the report of the 10 M overlap-heavy log, 635 MB, took 4.4 s
-    /// on one core), and writes them in order: byte for byte the serial
-    /// report, with one batch in memory.
-    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        use rayon::prelude::*;
-        let (r, server) = (self.r, self.server);
-        let incidents = &r.analysis.incidents;
-        let parallel = incidents.len() >= FORMAT_BATCH;
-        let batches = incidents.chunks(FORMAT_BATCH).flat_map(|batch| {
-            let one = |inc| Formatted(incident_text(r, inc, server));
-            if parallel {
-                batch.par_iter().map(one).collect::<Vec<_>>()
-            } else {
-                batch.iter().map(one).collect()
-            }
-        });
-        ser.collect_seq(batches)
-    }
+    w.write_all(b"\n  ")
 }
 
 /// Writes the JSON report, pretty-printed, to `w`, building each incident
 /// only as it is written: memory stays the analysis's, not the report's
 /// (issue #17: a 670 MB report of 10 M events was built whole before).
-/// Byte for byte what [`to_json`] returns.
+/// The report around the incidents is formatted first, with an empty
+/// list, and the incidents are written into its place. Byte for byte
+/// `serde_json::to_writer_pretty` of the whole report (tests below).
 ///
 /// # Errors
 /// When `w` fails (a closed pipe, a full disk).
 pub fn write_json(r: &ReportInput<'_>, w: &mut dyn std::io::Write) -> std::io::Result<()> {
     let server = ServerEvidence::new(r);
-    let report = assemble(r, LazyIncidents { r, server: &server });
-    serde_json::to_writer_pretty(w, &report).map_err(std::io::Error::from)
+    let shell = serde_json::to_vec_pretty(&assemble(r, [(); 0]))?;
+    let at = memchr::memmem::find(&shell, INCIDENTS_FIELD)
+        .map(|at| at + INCIDENTS_FIELD.len())
+        .ok_or_else(|| std::io::Error::other("the report has no incident list"))?;
+    w.write_all(&shell[..at])?;
+    write_incidents(r, &server, w)?;
+    w.write_all(&shell[at..])
 }
 
 /// The report around `incidents`.
