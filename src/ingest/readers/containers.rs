@@ -1672,6 +1672,37 @@ mod tests {
     }
 
     #[test]
+    fn bids_kept_by_detection_are_the_bids_computed_afresh() {
+        // A semicolon CSV with a header (the contest's CSV), text lines,
+        // logfmt, and a comma file whose header test fails (any_delim's CSV):
+        // the book detection fills gives describe_reading the same bids as
+        // a fresh one, for the winner and for every other reader.
+        let texts = [
+            "time;event;lock_key;owner\n2026-12-01 07:00:00;acquired;k;a\n2026-12-01 07:00:01;released;k;a\n",
+            "2026-12-01 07:00:00 INFO acquired lock k owner=a\n2026-12-01 07:00:01 INFO released lock k owner=a\n",
+            "time=2026-12-01T07:00:00Z event=acquired key=k holder=a\n",
+            "2026-12-01 07:00:00,acquired,k,a\nx,y\n",
+        ];
+        for text in texts {
+            let mut book = BidBook::default();
+            let winner = detect_with(text, never, &mut book);
+            let others = [
+                Container::Text { rules: None },
+                Container::Logfmt,
+                Container::Csv { delim: b',' },
+                Container::Csv { delim: b';' },
+            ];
+            for c in std::iter::once(&winner).chain(&others) {
+                assert_eq!(
+                    bids_for(c, text, &mut book),
+                    bids_for(c, text, &mut BidBook::default()),
+                    "{c:?} on {text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn truncated_array_keeps_complete_elements() {
         let (_, n, bad) = count("[\n{\"a\":1},\n{\"a\":\"x]}\"},\n{\"a\":3,\"b\":\"cut");
         assert_eq!(n, 2);
