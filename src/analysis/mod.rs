@@ -304,12 +304,12 @@ impl Lease {
             .last()
             .copied()
             .unwrap_or(self.acquired_ns);
-        (self.window_end_ns - last) as f64 / NS_PER_MS as f64
+        self.window_end_ns.saturating_sub(last) as f64 / NS_PER_MS as f64
     }
 
     /// Length of the believed window, ms.
     pub fn hold_ms(&self) -> f64 {
-        (self.window_end_ns - self.acquired_ns) as f64 / NS_PER_MS as f64
+        self.window_end_ns.saturating_sub(self.acquired_ns) as f64 / NS_PER_MS as f64
     }
 
     /// The zombie part of the hold: from the server-side lock end to the end
@@ -374,7 +374,7 @@ pub struct Overlap {
 impl Overlap {
     /// Length of the intersection, ms.
     pub fn duration_ms(&self) -> f64 {
-        (self.end_ns - self.start_ns) as f64 / NS_PER_MS as f64
+        self.end_ns.saturating_sub(self.start_ns) as f64 / NS_PER_MS as f64
     }
 }
 
@@ -486,7 +486,7 @@ impl Incident {
 
     /// Length, ms.
     pub fn duration_ms(&self) -> f64 {
-        (self.end_ns - self.start_ns) as f64 / NS_PER_MS as f64
+        self.end_ns.saturating_sub(self.start_ns) as f64 / NS_PER_MS as f64
     }
 }
 
