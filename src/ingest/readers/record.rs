@@ -206,9 +206,14 @@ impl<'a> Record<'a> {
             // the detection window (found by the `cri` fuzz target at
             // 6 863 119 executions: interleaved stderr lines pushed the
             // JSON line past it).
-            (Record::Nested { inner, outer, skip }, Scope::Inner) if skip.is_empty() => {
-                inner.get(field).or_else(|| outer.get(field))
-            }
+            (
+                Record::Nested {
+                    inner,
+                    outer,
+                    skip: "",
+                },
+                Scope::Inner,
+            ) => inner.get(field).or_else(|| outer.get(field)),
             (Record::Nested { inner, .. }, Scope::Inner) => inner.get(field),
             (Record::Nested { outer, skip, .. }, Scope::Outer) => {
                 (field != *skip).then(|| outer.get(field)).flatten()
