@@ -700,6 +700,33 @@ mod tests {
     }
 
     #[test]
+    fn a_report_without_incidents_is_the_built_one() {
+        // The healthy watchdog sample: no incident, so the incident list is
+        // the empty one the report around it was formatted with.
+        let mut b = crate::model::LogBuilder::new();
+        crate::ingest::read_source(
+            "seed-fixed-watchdog.jsonl",
+            &include_bytes!("../../sample-logs/seed-fixed-watchdog.jsonl")[..],
+            &crate::ingest::IngestOptions::default(),
+            &mut b,
+            &crate::ingest::Progress::default(),
+        )
+        .expect("sample loads");
+        let log = b.finish();
+        let settings = crate::analysis::Settings::default();
+        let analysis = crate::analysis::analyze(&log, &settings);
+        let r = ReportInput {
+            log: &log,
+            settings: &settings,
+            analysis: &analysis,
+        };
+        assert!(analysis.incidents.is_empty());
+        let built = serde_json::to_string_pretty(&build(&r)).expect("json");
+        assert!(built.contains("\n  \"incidents\": [],\n"));
+        assert_eq!(to_json(&r), built);
+    }
+
+    #[test]
     fn incidents_formatted_in_parallel_give_the_built_report() {
         // One lease overrun per key: more incidents than a batch, so they
         // are formatted on every core.
