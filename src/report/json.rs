@@ -534,9 +534,9 @@ fn write_incidents(
         return Ok(());
     }
     let parallel = incidents.len() >= FORMAT_BATCH;
+    let one = |inc| incident_text(r, inc, server);
     let mut first = true;
     for batch in incidents.chunks(FORMAT_BATCH) {
-        let one = |inc| incident_text(r, inc, server);
         let texts: Vec<_> = if parallel {
             batch.par_iter().map(one).collect()
         } else {

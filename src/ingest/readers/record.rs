@@ -201,19 +201,12 @@ impl<'a> Record<'a> {
             // A JSON message behind a text line's own prefix (`skip` is
             // empty: no envelope field held it) keeps its prefix as a text
             // line does: a field the text lines have (`prefix.time`) is
-            // looked up there when the JSON lacks it. Else whether such a
-            // line had its time depended on whether one of them fell inside
-            // the detection window (found by the `cri` fuzz target at
-            // 6 863 119 executions: interleaved stderr lines pushed the
-            // JSON line past it).
-            (
-                Record::Nested {
-                    inner,
-                    outer,
-                    skip: "",
-                },
-                Scope::Inner,
-            ) => inner.get(field).or_else(|| outer.get(field)),
+            // looked up there when the JSON lacks it, the record's plain
+            // lookup. Else whether such a line had its time depended on
+            // whether one of them fell inside the detection window (found by
+            // the `cri` fuzz target at 6 863 119 executions: interleaved
+            // stderr lines pushed the JSON line past it).
+            (Record::Nested { skip: "", .. }, Scope::Inner) => self.get(field),
             (Record::Nested { inner, .. }, Scope::Inner) => inner.get(field),
             (Record::Nested { outer, skip, .. }, Scope::Outer) => {
                 (field != *skip).then(|| outer.get(field)).flatten()
