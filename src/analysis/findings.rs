@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::leases::LeaseSet;
 use super::leases::time_of;
+use super::leases::{LeaseSet, Orphan};
 use super::{
     EventView, Finding, FindingKind, Incident, Lease, LockEnd, NS_PER_MS, Overlap, Settings,
     apply_host_offsets, detect_overlaps, reconstruct_leases_in,
@@ -49,6 +49,10 @@ fn finding(kind: FindingKind, lease: &Lease, at_ns: i64, detail: String) -> Find
 ///   event says it wrote ([`crate::model::Event::is_business_write`]); a
 ///   lock operation carrying the token (acquire, renewal, release, a lost
 ///   lock) is none.
+/// - `no_acquire`: a holder's renewals, or releases that ended no live
+///   lock and are not known to have deleted nothing, on a key where it has
+///   no acquire before them (one per key and holder, at the first;
+///   [`Orphan`]).
 pub fn detect_findings(
     log: &LoadedLog,
     times_ns: &[i64],
@@ -147,8 +151,27 @@ pub fn detect_findings(
             });
         }
     }
+    out.extend(set.orphans.iter().map(|o| no_acquire(o, &name)));
     out.extend(fencing_violations(log, times_ns));
     out
+}
+
+/// The `no_acquire` finding of an [`Orphan`].
+fn no_acquire<'a>(o: &Orphan, name: &impl Fn(Sym) -> &'a str) -> Finding {
+    Finding {
+        kind: FindingKind::NoAcquire,
+        key: Some(o.key),
+        holder: Some(o.holder),
+        lease: None,
+        at_ns: o.first_ns,
+        detail: format!(
+            "{} renewed {} {} time(s) and released it (or lost it) {} time(s) with no acquire of its own in the log: the log starts inside its hold, or its acquire line was not read; these lines are not replayed, so an overlap with that hold cannot be seen",
+            name(o.holder),
+            name(o.key),
+            o.renewals,
+            o.releases
+        ),
+    }
 }
 
 /// The first renewal problem of a hold: `(at_ns, detail)`.
@@ -345,6 +368,51 @@ mod tests {
             "{}",
             a.findings[0].detail
         );
+    }
+
+    /// Found by a hostile-input probe (session 19): a log that starts
+    /// inside two holds (renewals and a release, no acquire) reported "0
+    /// holders, 0 incidents" with exit 0, its lock events dropped unsaid.
+    #[test]
+    fn renewals_and_releases_with_no_acquire_are_no_acquire_findings() {
+        let orphans = [
+            (0, Renewed, "k", "A", Some(1000)),
+            (500, Renewed, "k", "B", Some(1000)),
+            (700, Renewed, "k", "A", Some(1000)),
+            (3000, Released, "k", "A", None),
+        ];
+        let log = log_of(&orphans);
+        let a = analyze(&log, &Settings::default());
+        assert!(a.leases.is_empty());
+        assert_eq!(kinds(&a.findings), vec![FindingKind::NoAcquire; 2]);
+        let at: Vec<i64> = a.findings.iter().map(|f| f.at_ns / NS_PER_MS).collect();
+        assert_eq!(at, [0, 500]);
+        assert!(
+            a.findings[0]
+                .detail
+                .contains("A renewed k 2 time(s) and released it (or lost it) 1 time(s)")
+        );
+        let problems = crate::pipeline::problems(&log, &a);
+        assert!(
+            problems[0].contains("no hold could be built"),
+            "{problems:?}"
+        );
+        // Beside a hold on another key: the holds are read, the orphans
+        // still said, and no problem (the analysis stands).
+        let mut rows = orphans.to_vec();
+        rows.push((0, Acquired, "j", "C", Some(1000)));
+        rows.push((100, Released, "j", "C", None));
+        let log = log_of(&rows);
+        let a = analyze(&log, &Settings::default());
+        assert_eq!(a.leases.len(), 1);
+        assert_eq!(kinds(&a.findings), vec![FindingKind::NoAcquire; 2]);
+        assert!(crate::pipeline::problems(&log, &a).is_empty());
+        // A holder's own acquire before its renewals: no finding.
+        let log = log_of(&[
+            (0, Acquired, "k", "A", Some(1000)),
+            (500, Renewed, "k", "A", Some(1000)),
+        ]);
+        assert!(analyze(&log, &Settings::default()).findings.is_empty());
     }
 
     #[test]

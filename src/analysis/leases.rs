@@ -27,6 +27,54 @@ pub struct LeaseSet {
     pub lines: Vec<EventId>,
     /// Apparent overlaps that are log lag (not incidents).
     pub log_lag: Vec<LogLagArtefact>,
+    /// Holders whose renewals or releases on a key come with no acquire of
+    /// theirs before them in the log, sorted by (key name, holder's first
+    /// such event): not replayed, so said as `no_acquire` findings.
+    pub orphans: Vec<Orphan>,
+}
+
+/// A holder's lock events on one key with no acquire of its own before
+/// them (the log starts inside its hold, or its acquire line was not
+/// read): renewals, and releases or lost locks that ended no live lock
+/// (a release known to delete nothing is none).
+/// They build no hold, so an overlap with that hold cannot be seen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Orphan {
+    /// Lock key.
+    pub key: Sym,
+    /// Holder.
+    pub holder: Sym,
+    /// Time of the first such event, ns.
+    pub first_ns: i64,
+    /// Its renewals.
+    pub renewals: u32,
+    /// Its releases, failed releases and lost locks.
+    pub releases: u32,
+}
+
+/// One key's [`Orphan`]s, by holder, in order of their first event.
+#[derive(Default)]
+struct Orphans(Vec<Orphan>, hashbrown::HashMap<Sym, usize>);
+
+impl Orphans {
+    fn note(&mut self, key: Sym, holder: Sym, t: i64, renewal: bool) {
+        let at = *self.1.entry(holder).or_insert_with(|| {
+            self.0.push(Orphan {
+                key,
+                holder,
+                first_ns: t,
+                renewals: 0,
+                releases: 0,
+            });
+            self.0.len() - 1
+        });
+        let o = &mut self.0[at];
+        if renewal {
+            o.renewals += 1;
+        } else {
+            o.releases += 1;
+        }
+    }
 }
 
 impl LeaseSet {
@@ -419,6 +467,7 @@ pub fn reconstruct_leases_counted(
         leases: Vec::with_capacity(acquires),
         lines: Vec::new(),
         log_lag: Vec::new(),
+        orphans: Vec::new(),
     };
     // Each batch's event lists are freed once its keys are done.
     let mut rest: std::collections::VecDeque<(Sym, Vec<EventId>)> = by_key.into();
@@ -459,6 +508,7 @@ fn append_shifted(out: &mut LeaseSet, per_key: Vec<LeaseSet>) {
             a.later = a.later.shifted(base);
             a
         }));
+        out.orphans.extend(one.orphans);
     }
 }
 
@@ -485,6 +535,7 @@ fn reconstruct_key(
     let mut latest_of: hashbrown::HashMap<Sym, usize> = hashbrown::HashMap::default();
     let mut live: Option<usize> = None;
     let mut lag: Vec<(usize, usize, i64)> = Vec::new();
+    let mut orphans = Orphans::default();
     let time = |i: usize| time_of(times_ns, i, &log.events[i]);
     let ends = HolderEnds::new(log, events);
 
@@ -556,7 +607,10 @@ fn reconstruct_key(
                 live = Some(new);
             }
             EventKind::Renewed => {
-                let Some(h) = mine else { continue };
+                let Some(h) = mine else {
+                    orphans.note(key, holder, t, true);
+                    continue;
+                };
                 holds[h].lines.push(EventId::new(i));
                 holds[h].renew(t, e.ttl_ms());
             }
@@ -566,6 +620,18 @@ fn reconstruct_key(
                     .elapsed_ms
                     .filter(|ms| ms.is_finite() && *ms > 0.0)
                     .map_or(0, |ms| (ms * NS_PER_MS as f64).round() as i64);
+                // Without a hold of its own, a line ends a live lock only as
+                // a delete that says it deleted (a foreign release, below).
+                // A release known to delete nothing (a failed one, Redlock's
+                // unlock of every node after a failed acquire, a replayed
+                // delete of an absent key) is no sign of a hold.
+                let ends_live =
+                    e.kind == EventKind::Released && e.deleted() == Some(true) && live.is_some();
+                let deleted_nothing =
+                    e.kind == EventKind::ReleaseFailed || e.deleted() == Some(false);
+                if mine.is_none() && !ends_live && !deleted_nothing {
+                    orphans.note(key, holder, t, false);
+                }
                 if let Some(h) = mine {
                     holds[h].lines.push(EventId::new(i));
                     let end = match e.kind {
@@ -617,6 +683,7 @@ fn reconstruct_key(
     }
 
     finish_key(holds, lag, base, out);
+    out.orphans.append(&mut orphans.0);
 }
 
 /// Closes the holds of one key (rule: a window without an end closes at its

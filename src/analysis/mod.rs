@@ -516,6 +516,9 @@ pub enum FindingKind {
     /// of its TTL: a GC pause, a safepoint, a slow command
     /// (`evidence::holder_stalls`, docs/semantics.md §11).
     HolderStall,
+    /// Renewals or releases by a holder with no acquire of its own before
+    /// them on the key ([`leases::Orphan`]): not replayed.
+    NoAcquire,
 }
 
 impl FindingKind {
@@ -531,6 +534,7 @@ impl FindingKind {
             FindingKind::ClockSkew => "clock_skew",
             FindingKind::FencingViolation => "fencing_violation",
             FindingKind::HolderStall => "holder_stall",
+            FindingKind::NoAcquire => "no_acquire",
         }
     }
 }

@@ -210,7 +210,8 @@ pub struct JsonIncident {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JsonFinding {
     /// `near_miss`, `near_miss_streak`, `renewal_gap`, `ghost_renewal`, `no_ttl`,
-    /// `foreign_release`, `clock_skew` or `fencing_violation`.
+    /// `foreign_release`, `clock_skew`, `fencing_violation`, `holder_stall` or
+    /// `no_acquire` (docs/semantics.md §6).
     pub kind: String,
     /// Lock key.
     pub key: Option<String>,

@@ -367,6 +367,7 @@ const TERMS: &[(&str, &str)] = &[
     ("clock_skew", "时钟偏差"),
     ("fencing_violation", "栅栏令牌违规"),
     ("holder_stall", "持有者停顿"),
+    ("no_acquire", "无加锁记录"),
     ("failover", "故障转移"),
     ("promoted", "副本提升"),
     ("restart", "重启"),
@@ -480,6 +481,7 @@ mod tests {
             FindingKind::ClockSkew,
             FindingKind::FencingViolation,
             FindingKind::HolderStall,
+            FindingKind::NoAcquire,
         ];
         for k in kinds {
             assert!(term(k.as_str()).is_some(), "{}", k.as_str());

@@ -418,6 +418,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "持有期间，持有者进程（或服务器）停顿了大部分 TTL：GC 停顿、安全点或慢命令。",
     ),
     (
+        "meaning_no_acquire",
+        "Renewals or releases by a holder whose acquire is not in the log (the log starts inside its hold): they are not replayed, so an overlap with that hold cannot be seen.",
+        "持有者的续期或释放之前日志里没有它的加锁记录（日志从持锁期间开始）：这些行未被回放，与该次持锁的重叠无法看出。",
+    ),
+    (
         "infra_also",
         "more line(s) alike within 1 s",
         "条相同的行（1 秒内）",

@@ -20,7 +20,7 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>, picture: bool) ->
     // Nothing to draw because nothing could be read: say so, not an empty
     // axis at 1970 (a timeline over no event).
     if context.model.groups.is_empty() {
-        let problems = crate::ingest::load_problems(&session.log);
+        let problems = crate::pipeline::problems(&session.log, &session.analysis);
         if !problems.is_empty() {
             not_readable_ui(ui, context, &problems);
             return None;

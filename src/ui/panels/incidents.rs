@@ -35,7 +35,7 @@ impl IncidentsPanel {
         let lang = context.lang();
         ui.heading(tr(lang, "incidents"));
         let Some(s) = context.session else { return };
-        let problems = crate::ingest::load_problems(&s.log);
+        let problems = crate::pipeline::problems(&s.log, &s.analysis);
         if !problems.is_empty() {
             ui.colored_label(ui.visuals().error_fg_color, tr(lang, "not_readable"));
             for p in &problems {

@@ -548,6 +548,7 @@ pub fn finding_style(kind: FindingKind) -> (&'static str, Color32) {
         FindingKind::NearMiss => ("N", Color32::from_rgb(210, 150, 0)),
         FindingKind::NearMissStreak => ("S", Color32::from_rgb(180, 110, 0)),
         FindingKind::HolderStall => ("P", Color32::from_rgb(120, 120, 120)),
+        FindingKind::NoAcquire => ("A", Color32::from_rgb(100, 100, 100)),
     }
 }
 
