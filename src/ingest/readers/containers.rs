@@ -1526,10 +1526,11 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
         .from_reader(std::io::Cursor::new(text.as_bytes()));
     let mut headers: Option<Vec<String>> = None;
     let mut row = csv::StringRecord::new();
+    let mut lines = LineCounter::default();
     loop {
         match rdr.read_record(&mut row) {
             Ok(false) => return,
-            Ok(true) => match csv_row(text, &row, &mut headers, visit) {
+            Ok(true) => match csv_row(text, &row, &mut headers, &mut lines, visit) {
                 Row::Next => {}
                 Row::Stop => return,
                 Row::ResumeAt(off, line) => {
@@ -1544,7 +1545,9 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                 }
             },
             Err(e) => {
-                let no = e.position().map_or(0, |p| p.line());
+                let no = e.position().map_or(0, |p| {
+                    lines.line_at(text, LineCounter::row_start(text, p.byte() as usize))
+                });
                 if visit(no, 0, Item::Bad("csv", format!("unreadable CSV row: {e}"))).is_break() {
                     return;
                 }
@@ -1553,6 +1556,47 @@ fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                 }
             }
         }
+    }
+}
+
+/// The 1-based line number of a byte offset, counted as [`lines`] counts
+/// (a line ends at `\n`, `\r\n` or a lone `\r`), for offsets that only
+/// grow. The `csv` crate's own line number skips blank lines and does not
+/// count a lone `\r`, so a warning named the wrong line.
+#[derive(Default)]
+struct LineCounter {
+    /// The offset counted up to.
+    off: usize,
+    /// Line ends before `off`.
+    ends: u64,
+}
+
+impl LineCounter {
+    /// The first byte at or after `off` that is no line end (the `csv`
+    /// crate places a row after blank lines at the start of the blanks).
+    fn row_start(text: &str, off: usize) -> usize {
+        let b = text.as_bytes();
+        let off = off.min(b.len());
+        off + b[off..]
+            .iter()
+            .position(|c| !matches!(c, b'\n' | b'\r'))
+            .unwrap_or(b.len() - off)
+    }
+
+    /// The line of byte `off` (not before the last asked).
+    fn line_at(&mut self, text: &str, off: usize) -> u64 {
+        let b = text.as_bytes();
+        let off = off.min(b.len());
+        if off > self.off {
+            let span = &b[self.off..off];
+            let lf = memchr::memchr_iter(b'\n', span).count();
+            let lone_cr = memchr::memchr_iter(b'\r', span)
+                .filter(|&i| b.get(self.off + i + 1) != Some(&b'\n'))
+                .count();
+            self.ends += (lf + lone_cr) as u64;
+            self.off = off;
+        }
+        self.ends + 1
     }
 }
 
@@ -1572,11 +1616,11 @@ fn csv_row(
     text: &str,
     row: &csv::StringRecord,
     headers: &mut Option<Vec<String>>,
+    lines: &mut LineCounter,
     visit: &mut Visit<'_>,
 ) -> Row {
-    let (no, off) = row
-        .position()
-        .map_or((0, 0), |p| (p.line(), p.byte() as usize));
+    let off = LineCounter::row_start(text, row.position().map_or(0, |p| p.byte() as usize));
+    let no = lines.line_at(text, off);
     let stop = |flow: ControlFlow<()>| {
         if flow.is_break() {
             Row::Stop
@@ -1769,6 +1813,31 @@ mod tests {
     fn csv_quotes_and_crlf() {
         let (d, n, bad) = count("时间,消息\r\n\"2023-01-01 00:00:00\",\"a, \"\"b\"\"\"\r\n");
         assert_eq!((d, n, bad), (Dialect::Csv, 1, vec![]));
+    }
+
+    #[test]
+    fn csv_warnings_name_the_line_after_blank_lines_and_lone_carriage_returns() {
+        // Found by a hostile-input probe (session 19): the `csv` crate's line
+        // number skipped the blank lines and counted no lone `\r`, so
+        // `BAD1` on line 8 was warned as line 3, and both rows of a CR-only
+        // file as line 1.
+        let lines_of = |text: &str| {
+            let mut seen = Vec::new();
+            walk_csv(text, b',', &mut |line, _, item| {
+                if matches!(item, Item::Record(_)) {
+                    seen.push(line);
+                }
+                ControlFlow::Continue(())
+            });
+            seen
+        };
+        let blank = "time,event\n1,a\n\n\n\n\n\nBAD1,a\n";
+        assert_eq!(lines_of(blank), vec![2, 8]);
+        assert_eq!(lines_of("time,event\r1,a\rBAD1,a\rBAD2,a\r"), vec![2, 3, 4]);
+        assert_eq!(
+            lines_of("time,event\r\n1,a\r\n\r\n2,\"x\ny\"\r\n3,a\n"),
+            vec![2, 4, 6]
+        );
     }
 
     #[test]
