@@ -430,12 +430,31 @@ fn touch(path: &Path) {
     }
 }
 
+/// True for an entry's file name: 32 lowercase hex digits and `.lrc`
+/// ([`entry_path`]).
+fn is_entry_name(name: &str) -> bool {
+    name.strip_suffix(ENTRY_EXT)
+        .and_then(|n| n.strip_suffix('.'))
+        .is_some_and(|h| h.len() == 32 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+}
+
+/// True when the file starts with the cache's [`MAGIC`].
+fn is_ours(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| &head == MAGIC)
+}
+
 /// Temporary files older than this are left by a killed run: removed.
 const STALE_TEMP: Duration = Duration::from_secs(3600);
 
 /// Removes the least recently used entries of `dir` until they take at
 /// most `max_bytes` (never `keep`, the entry just written), and temporary
-/// files a killed run left.
+/// files a killed run left. Only files with an entry's (or a temporary
+/// entry's) name that start with [`MAGIC`] are touched: never an input
+/// kept in the cache folder.
 ///
 /// # Errors
 /// The directory cannot be listed; a file that cannot be removed is left.
@@ -449,11 +468,17 @@ pub fn evict(dir: &Path, max_bytes: u64, keep: &Path) -> std::io::Result<()> {
         let mtime = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
         let name = item.file_name();
         let name = name.to_string_lossy();
-        if name.starts_with(".entry-") && meta.is_file() {
+        // Only files this cache wrote: an entry's name and, for both, the
+        // header's magic (a log kept in the cache folder, even one named
+        // `*.lrc`, is an input and never removed).
+        if !meta.is_file() || !is_ours(&path) {
+            continue;
+        }
+        if name.starts_with(".entry-") {
             if now.duration_since(mtime).unwrap_or_default() > STALE_TEMP {
                 let _ = std::fs::remove_file(&path);
             }
-        } else if meta.is_file() && path.extension().is_some_and(|e| e == ENTRY_EXT) {
+        } else if is_entry_name(&name) {
             entries.push((mtime, meta.len(), path));
         }
     }
@@ -614,7 +639,9 @@ mod tests {
         let old = SystemTime::now() - Duration::from_secs(100);
         for i in 0..5u128 {
             let path = entry_path(dir, i);
-            std::fs::write(&path, vec![0u8; 1000]).expect("write");
+            let mut bytes = MAGIC.to_vec();
+            bytes.resize(1000, 0);
+            std::fs::write(&path, bytes).expect("write");
             let f = std::fs::File::options()
                 .append(true)
                 .open(&path)
@@ -625,5 +652,36 @@ mod tests {
         evict(dir, 2500, &entry_path(dir, 0)).expect("evicts");
         let left: Vec<bool> = (0..5).map(|i| entry_path(dir, i).exists()).collect();
         assert_eq!(left, [true, false, false, false, true]);
+    }
+
+    #[test]
+    fn eviction_never_removes_a_file_the_cache_did_not_write() {
+        // Found by a hostile-input probe (session 19): a log named
+        // `app.lrc` kept in the cache folder was evicted (deleted) as the
+        // oldest entry when the cap was small.
+        let tmp = tempfile::tempdir().expect("tmp");
+        let dir = tmp.path();
+        let old = SystemTime::now() - Duration::from_secs(7200);
+        let log = b"{\"ts\":1,\"event\":\"acquired\"}\n".repeat(100);
+        let mut header = MAGIC.to_vec();
+        header.resize(1000, 0);
+        let files = [
+            (dir.join("app.lrc"), log.clone()),
+            (entry_path(dir, 7), log.clone()),
+            (dir.join(".entry-abc"), log),
+            (entry_path(dir, 8), header.clone()),
+            (dir.join(".entry-def"), header),
+        ];
+        for (path, bytes) in &files {
+            std::fs::write(path, bytes).expect("write");
+            let f = std::fs::File::options()
+                .append(true)
+                .open(path)
+                .expect("open");
+            f.set_modified(old).expect("mtime");
+        }
+        evict(dir, 0, &entry_path(dir, 9)).expect("evicts");
+        let left: Vec<bool> = files.iter().map(|(p, _)| p.exists()).collect();
+        assert_eq!(left, [true, true, true, false, false]);
     }
 }
