@@ -88,6 +88,59 @@ fn zstd_by_frame(raw: &[u8], cap: u64, out: &mut Vec<u8>) -> String {
     said
 }
 
+/// Decompresses the gzip members of `raw` one after another into `out` (at
+/// most `cap` + 1 bytes), as `gzip -d` does. Returns the error text for the
+/// warning: a member's own damage, or bytes after the last member that are
+/// no gzip member (a plain log appended to a `.gz`: counted and said, since
+/// they are not read; session 19).
+fn gunzip_members(raw: &[u8], cap: u64, out: &mut Vec<u8>) -> Option<String> {
+    let mut rest = raw;
+    while !rest.is_empty() && out.len() as u64 <= cap {
+        if !rest.starts_with(&[0x1f, 0x8b]) {
+            return Some(not_read_after(rest, "gzip member"));
+        }
+        let room = (cap + 1).saturating_sub(out.len() as u64);
+        let mut dec = flate2::bufread::GzDecoder::new(rest);
+        if let Err(e) = dec.by_ref().take(room).read_to_end(out) {
+            return Some(e.to_string());
+        }
+        let left = dec.into_inner();
+        if left.len() == rest.len() {
+            break;
+        }
+        rest = left;
+    }
+    None
+}
+
+/// The warning's reason for `rest`, bytes after the last `what` that are
+/// none: how many bytes and lines were not read.
+fn not_read_after(rest: &[u8], what: &str) -> String {
+    let lines = rest
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty())
+        .count();
+    format!(
+        "{} byte(s) after the last {what}, {lines} non-blank line(s), are not compressed data and were not read",
+        rest.len()
+    )
+}
+
+/// When the frames of `raw` are whole and are followed by bytes that start
+/// no frame, the warning's reason for those bytes; else `None` (the
+/// decoder's own error says the damage).
+fn after_zstd_frames(raw: &[u8]) -> Option<String> {
+    let mut rest = raw;
+    while !rest.is_empty() {
+        match zstd::zstd_safe::find_frame_compressed_size(rest) {
+            Ok(n) if n > 0 && n <= rest.len() => rest = &rest[n..],
+            _ if is_zstd(rest) => return None,
+            _ => return Some(not_read_after(rest, "zstd frame")),
+        }
+    }
+    None
+}
+
 /// Keeps the first reason given (the warning names the first damage).
 fn first_reason(said: &mut String, reason: &str) {
     if said.is_empty() {
@@ -145,12 +198,7 @@ pub(crate) fn decompress_if_needed(
         })
     };
     if raw.starts_with(&[0x1f, 0x8b]) {
-        let dec = flate2::read::MultiGzDecoder::new(raw.as_slice());
-        let err = dec
-            .take(cap + 1)
-            .read_to_end(&mut out)
-            .err()
-            .map(|e| e.to_string());
+        let err = gunzip_members(&raw, cap, &mut out);
         if let Some(reason) = too_big(&out) {
             return Err(reason);
         }
@@ -167,6 +215,10 @@ pub(crate) fn decompress_if_needed(
         };
         if err.as_deref().is_some_and(|e| e.contains("checksum")) {
             err = Some(zstd_by_frame(&raw, cap, &mut out));
+        } else if err.is_some()
+            && let Some(said) = after_zstd_frames(&raw)
+        {
+            err = Some(said);
         }
         if let Some(reason) = too_big(&out) {
             return Err(reason);
@@ -425,6 +477,39 @@ mod tests {
         );
         let (_, c, err) = decompress_if_needed(z[..z.len() - 3].to_vec(), &LIMIT).expect("within");
         assert!(c == Compression::Zstd && err.is_some());
+    }
+
+    /// A plain log appended to a compressed one (`cat a.gz b.jsonl`): the
+    /// members are read, and the bytes after them are counted in the
+    /// warning, not dropped with "invalid gzip header" (session 19's probe:
+    /// 3 lines of a second incident vanished from the line accounting).
+    #[test]
+    fn plain_bytes_after_compressed_data_are_counted_in_the_warning() {
+        let plain = b"{\"ts\":2}\n\n{\"ts\":3}\n";
+        let mut two = Vec::new();
+        for text in [&b"{\"ts\":1}\n"[..], &b"{\"ts\":4}\n"[..]] {
+            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+            enc.write_all(text).expect("write");
+            two.extend(enc.finish().expect("finish"));
+        }
+        let (bytes, _, err) = decompress_if_needed(two.clone(), &LIMIT).expect("within");
+        assert_eq!(
+            (bytes.as_slice(), err),
+            (&b"{\"ts\":1}\n{\"ts\":4}\n"[..], None)
+        );
+        let said = "19 byte(s) after the last gzip member, 2 non-blank line(s), are not compressed data and were not read";
+        two.extend_from_slice(plain);
+        let (bytes, _, err) = decompress_if_needed(two, &LIMIT).expect("within");
+        assert_eq!(bytes.as_slice(), &b"{\"ts\":1}\n{\"ts\":4}\n"[..]);
+        assert_eq!(err.as_deref(), Some(said));
+        let mut z = zstd::stream::encode_all(&b"{\"ts\":1}\n"[..], 3).expect("zstd");
+        z.extend_from_slice(plain);
+        let (bytes, _, err) = decompress_if_needed(z, &LIMIT).expect("within");
+        assert_eq!(bytes.as_slice(), &b"{\"ts\":1}\n"[..]);
+        assert_eq!(
+            err.as_deref(),
+            Some(&*said.replace("gzip member", "zstd frame"))
+        );
     }
 
     /// pzstd and the seekable format start with a skippable frame (RFC 8878
