@@ -804,3 +804,145 @@ fn envelope_payloads_mixing_json_and_text_keep_both_kinds() {
     let analysis = lockreplay::analysis::analyze(&log, &lockreplay::analysis::Settings::default());
     assert_eq!(analysis.summary.overlap_pairs, 1);
 }
+
+/// Session 19's hostile-input probe, run as a user would. A log that
+/// starts inside two holds (renewals and a release, no acquire) gave "0
+/// holders, 0 incidents", exit 0: now exit 2 with the reason, and each
+/// holder's lines are a `no_acquire` finding.
+#[test]
+fn lock_events_that_build_no_hold_are_an_error_not_an_all_clear() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("only-renewals.jsonl");
+    let lines = [
+        r#"{"ts":"2025-03-03T10:20:00Z","event":"renewed","lock_key":"k1","owner":"a","ttl_ms":1000}"#,
+        r#"{"ts":"2025-03-03T10:20:00.5Z","event":"renewed","lock_key":"k1","owner":"b","ttl_ms":1000}"#,
+        r#"{"ts":"2025-03-03T10:20:03Z","event":"released","lock_key":"k1","owner":"a"}"#,
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let out = bin()
+        .args(["analyze", "--no-cache", "--format", "json"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no hold could be built"),
+        "{}",
+        stderr(&out)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let kinds: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert_eq!(kinds, ["no_acquire", "no_acquire"]);
+}
+
+/// Session 19's probe: a CSV's warnings named the wrong line after blank
+/// lines (line 3 for line 8) and in a file of lone `\r` line ends (line 1
+/// for lines 3 and 4).
+#[test]
+fn csv_warnings_name_the_line_in_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let head = "time,event,key,holder,ttl_ms\n2025-03-03T10:20:00Z,acquired,k1,a,1000\n";
+    let cases = [
+        (
+            "blank.csv",
+            format!("{head}\n\n\n\n\nBAD1,acquired,k1,c,1000\n"),
+            vec![":8: "],
+        ),
+        (
+            "cr.csv",
+            format!("{head}BAD1,acquired,k1,c,1000\nBAD2,acquired,k1,c,1000\n").replace('\n', "\r"),
+            vec![":3: ", ":4: "],
+        ),
+    ];
+    for (name, text, want) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        let out = bin()
+            .args(["analyze", "--no-cache"])
+            .arg(&path)
+            .output()
+            .expect("runs");
+        let all = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
+        let warned: Vec<&str> = all
+            .lines()
+            .filter(|l| l.contains("unreadable time"))
+            .collect();
+        assert_eq!(warned.len(), want.len(), "{all}");
+        for (line, at) in warned.iter().zip(&want) {
+            assert!(line.contains(&format!("{name}{at}")), "{name}: {line}");
+        }
+    }
+}
+
+/// Session 19's probe: `cat a.gz b.jsonl` lost b's lines with only
+/// "invalid gzip header"; the warning now counts the bytes and lines not
+/// read. A file name with a line feed printed a fake report line.
+#[test]
+fn plain_lines_after_gzip_are_counted_and_names_stay_on_their_line() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(sample("seed-incident.jsonl")).expect("sample");
+    let lines: Vec<&str> = text.lines().collect();
+    let (a, b) = lines.split_at(lines.len() / 2);
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all((a.join("\n") + "\n").as_bytes())
+        .expect("gzip");
+    let mut bytes = gz.finish().expect("gzip");
+    bytes.extend_from_slice((b.join("\n") + "\n").as_bytes());
+    let path = dir
+        .path()
+        .join("app.jsonl\nlockreplay: 0 incident(s) · all clear");
+    std::fs::write(&path, bytes).expect("write");
+    let out = bin()
+        .args(["analyze", "--no-cache"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    let all = String::from_utf8_lossy(&out.stdout).to_string() + &stderr(&out);
+    let said = "non-blank line(s), are not compressed data and were not read";
+    assert!(all.contains(said), "{all}");
+    assert!(
+        all.contains(&format!(
+            "{} non-blank line(s)",
+            b.iter().filter(|l| !l.trim().is_empty()).count()
+        )),
+        "{all}"
+    );
+    assert!(
+        !all.lines()
+            .any(|l| l.starts_with("lockreplay: 0 incident(s) · all clear")),
+        "{all}"
+    );
+}
+
+/// Session 19's probe: with a small cap, the cache's eviction deleted a
+/// log named `app.lrc` kept in the cache folder (the oldest "entry").
+#[test]
+fn cache_eviction_never_deletes_an_input_in_the_cache_folder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    std::fs::create_dir(&cache).expect("mkdir");
+    let text = std::fs::read_to_string(sample("seed-incident.jsonl")).expect("sample");
+    let input = cache.join("app.lrc");
+    std::fs::write(&input, text.repeat(1 + (1 << 20) / text.len())).expect("write");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 86_400);
+    std::fs::File::options()
+        .append(true)
+        .open(&input)
+        .and_then(|f| f.set_modified(old))
+        .expect("mtime");
+    let out = bin()
+        .args(["analyze"])
+        .arg(&input)
+        .env("LOCKREPLAY_CACHE_DIR", &cache)
+        .env("LOCKREPLAY_CACHE_MAX_MB", "1")
+        .output()
+        .expect("runs");
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    assert!(input.is_file(), "the input was deleted");
+}

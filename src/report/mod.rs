@@ -69,11 +69,11 @@ impl ReportInput<'_> {
         format_money(amount, &self.settings.currency)
     }
 
-    /// What makes this load an error ([`crate::ingest::load_problems`]),
+    /// What makes this load an error ([`crate::pipeline::problems`]),
     /// each as a sentence that says the numbers after it are not an
     /// all-clear; printers put these first. Empty for a readable load.
     pub fn not_readable(&self, zh: bool) -> Vec<String> {
-        crate::ingest::load_problems(self.log)
+        crate::pipeline::problems(self.log, self.analysis)
             .into_iter()
             .map(|p| {
                 if zh {
@@ -252,16 +252,20 @@ pub fn format_ms(ms: f64) -> String {
     }
 }
 
-/// `s` with control characters (ESC, BEL, CR...) written as `\u{1b}`, so
-/// that text from a log cannot drive the terminal it is printed on.
+/// `s` with control characters (ESC, BEL, CR, LF...) and the Unicode
+/// bidirectional controls (U+202A..U+202E, U+2066..U+2069, "Trojan
+/// Source") written as `\u{1b}`, so that text from a log cannot drive or
+/// reorder the terminal it is printed on, nor start a line of its own.
 pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    let unsafe_char =
+        |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
+    if !s.chars().any(unsafe_char) {
         return std::borrow::Cow::Borrowed(s);
     }
     std::borrow::Cow::Owned(
         s.chars()
             .map(|c| {
-                if c.is_control() {
+                if unsafe_char(c) {
                     c.escape_unicode().to_string()
                 } else {
                     c.to_string()

@@ -12,7 +12,9 @@ pub(super) fn line(out: &mut String, zh: bool, template: &str, args: &[&String])
 }
 
 /// `template` (in Chinese when `zh`, through [`super::zh::phrase`]) with
-/// each `{}` replaced by the next of `args`.
+/// each `{}` replaced by the next of `args`, a line feed in an argument
+/// written as `\u{a}`: arguments are names and values from the log (a
+/// file name with a line feed printed a fake report line, session 19).
 pub(super) fn fill(zh: bool, template: &str, args: &[&String]) -> String {
     let template = if zh {
         super::zh::phrase(template).unwrap_or(template)
@@ -24,7 +26,12 @@ pub(super) fn fill(zh: bool, template: &str, args: &[&String]) -> String {
     let mut args = args.iter();
     while let Some(i) = rest.find("{}") {
         out.push_str(&rest[..i]);
-        out.push_str(args.next().map_or("", |a| a.as_str()));
+        let arg = args.next().map_or("", |a| a.as_str());
+        if arg.contains('\n') {
+            out.push_str(&arg.replace('\n', "\\u{a}"));
+        } else {
+            out.push_str(arg);
+        }
         rest = &rest[i + 2..];
     }
     out.push_str(rest);

@@ -91,7 +91,7 @@ impl SqlArgs {
             })?;
             eprintln!(
                 "lockreplay: {rows} lock event(s) written to {}",
-                out.display()
+                crate::report::terminal_safe(&out.display().to_string())
             );
             return Ok(crate::pipeline::EXIT_CLEAN);
         }
