@@ -251,11 +251,14 @@ fn eviction_keeps_the_folder_under_its_cap() {
     let tmp = tempfile::tempdir().expect("tmp");
     let cache = tmp.path().join("cache");
     std::fs::create_dir(&cache).expect("mkdir");
-    // Old entries of 600 KiB each; the cap is 1 MiB.
+    // Old entries of 600 KiB each (the cache's magic first: eviction
+    // removes only files the cache wrote); the cap is 1 MiB.
     let old = SystemTime::now() - Duration::from_secs(3600);
     for i in 0..4 {
         let p = cache.join(format!("{i:032x}.lrc"));
-        std::fs::write(&p, vec![0u8; 600 << 10]).expect("write");
+        let mut bytes = b"LRCACHE\0".to_vec();
+        bytes.resize(600 << 10, 0);
+        std::fs::write(&p, bytes).expect("write");
         let f = std::fs::File::options()
             .append(true)
             .open(&p)
