@@ -89,7 +89,7 @@ const CORPUS: &[Row] = &[
     ("empty.jsonl", Dialect::Unknown, 0, [0, 0, 0, 0], &[(0, "the file has no records (empty or whitespace only)")]),
     ("es-missing-source.json", Dialect::Elasticsearch, 2, [4, 2, 0, 2], &[(2, "record without _source"), (3, "record without _source")]),
     ("gzip-cut.jsonl.gz", Dialect::JsonLines, 42, [43, 42, 0, 1], &[(0, "damaged gzip stream (incomplete deflate stream); reading what was recovered"), (43, "invalid JSON: EOF while parsing a string at column 64")]),
-    ("gzip-garbage-after.jsonl.gz", Dialect::JsonLines, 4, [4, 4, 0, 0], &[(0, "damaged gzip stream (unexpected end of file); reading what was recovered")]),
+    ("gzip-garbage-after.jsonl.gz", Dialect::JsonLines, 4, [4, 4, 0, 0], &[(0, "damaged gzip stream (9 byte(s) after the last gzip member, 1 non-blank line(s), are not compressed data and were not read); reading what was recovered")]),
     ("invalid-utf8-mid-line.jsonl", Dialect::JsonLines, 3, [3, 3, 0, 0], &[]),
     ("json-not-object.jsonl", Dialect::JsonLines, 2, [6, 2, 0, 4], &[(2, "not a JSON object"), (3, "not a JSON object"), (4, "not a JSON object"), (5, "not a JSON object")]),
     ("logfmt-broken.logfmt", Dialect::Logfmt, 2, [3, 2, 0, 1], &[(2, "not a key=value line")]),
