@@ -544,6 +544,10 @@ const DETAIL_SHAPES: &[(&str, &str)] = &[
         "${2} 上连续 ${1} 次持有都达到了 TTL 的 ${3} %",
     ),
     (
+        r"^(.+) renewed (.+) (\d+) time\(s\) and released it \(or lost it\) (\d+) time\(s\) with no acquire of its own in the log: .*$",
+        "${1} 在日志里没有自己的加锁记录，却续期 ${2} ${3} 次、释放（或失去）它 ${4} 次：日志从它持锁期间开始，或它的加锁行没有读到；这些行未被回放，因此看不出与这次持锁的重叠",
+    ),
+    (
         r"^(.+) renewed (.+) (\d+) time\(s\) after its own release at (\d+) ms: .*$",
         "${1} 在自己释放 ${2} 之后续期了 ${3} 次（释放后 ${4} ms 起）：看门狗比解锁活得更久；这个锁键可能一直被锁着却无人工作，其他请求会被阻塞",
     ),
@@ -603,6 +607,10 @@ mod finding_details {
             (
                 "w-1 renewed lock:a 2 time(s) after its own release at 150 ms: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
                 "续期了 2 次",
+            ),
+            (
+                "a renewed k1 2 time(s) and released it (or lost it) 1 time(s) with no acquire of its own in the log: the log starts inside its hold, or its acquire line was not read; these lines are not replayed, so an overlap with that hold cannot be seen",
+                "a 在日志里没有自己的加锁记录，却续期 k1 2 次、释放（或失去）它 1 次",
             ),
             (
                 "scheduler-1 acquired reports:nightly with no TTL: if it dies the lock never expires",
