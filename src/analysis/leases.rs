@@ -48,7 +48,7 @@ pub struct Orphan {
     pub first_ns: i64,
     /// Its renewals.
     pub renewals: u32,
-    /// Its releases, failed releases and lost locks.
+    /// Its releases (not known to have deleted nothing) and lost locks.
     pub releases: u32,
 }
 
