@@ -522,6 +522,32 @@ pub(super) fn move_lines(leases: &mut [Lease], lines: &[EventId], to: &mut Vec<E
     to.extend_from_slice(lines);
 }
 
+/// One key's holds as they are rebuilt ([`reconstruct_key`]), event by
+/// event in time order.
+struct KeyReplay {
+    key: Sym,
+    /// Holds of the keys before this one (the offset of its lease ids).
+    base: usize,
+    holds: Vec<Building>,
+    /// Each holder's latest hold on the key.
+    latest_of: hashbrown::HashMap<Sym, usize>,
+    /// The hold whose lock the server holds, if any.
+    live: Option<usize>,
+    /// Log-lag artefacts: (earlier hold, later hold, lag ns).
+    lag: Vec<(usize, usize, i64)>,
+    orphans: Orphans,
+}
+
+/// What [`KeyReplay::acquire`] reads besides the acquire line.
+struct AcquireContext<'a> {
+    log: &'a LoadedLog,
+    times_ns: &'a [i64],
+    /// The key's events, in time order.
+    events: &'a [EventId],
+    ends: &'a HolderEnds,
+    tolerance_ns: i64,
+}
+
 fn reconstruct_key(
     log: &LoadedLog,
     times_ns: &[i64],
@@ -530,160 +556,203 @@ fn reconstruct_key(
     tolerance_ns: i64,
     out: &mut LeaseSet,
 ) {
-    let base = out.leases.len();
-    let mut holds: Vec<Building> = Vec::new();
-    let mut latest_of: hashbrown::HashMap<Sym, usize> = hashbrown::HashMap::default();
-    let mut live: Option<usize> = None;
-    let mut lag: Vec<(usize, usize, i64)> = Vec::new();
-    let mut orphans = Orphans::default();
-    let time = |i: usize| time_of(times_ns, i, &log.events[i]);
     let ends = HolderEnds::new(log, events);
-
+    let cx = AcquireContext {
+        log,
+        times_ns,
+        events,
+        ends: &ends,
+        tolerance_ns,
+    };
+    let mut k = KeyReplay {
+        key,
+        base: out.leases.len(),
+        holds: Vec::new(),
+        latest_of: hashbrown::HashMap::default(),
+        live: None,
+        lag: Vec::new(),
+        orphans: Orphans::default(),
+    };
     for (pos, &i) in events.iter().enumerate() {
         let i = i.index();
         let e = &log.events[i];
-        let t = time(i);
-        if let Some(l) = live
-            && !holds[l].valid_at(t)
-        {
-            let exp = holds[l].lease.expiry_ns.get().unwrap_or(t);
-            holds[l].end_lock(LockEnd::Expired, exp, None);
-            live = None;
-        }
+        let t = time_of(times_ns, i, e);
+        k.expire_before(t);
         let Some(holder) = e.holder else { continue };
-        let mine = latest_of.get(&holder).copied();
         match e.kind {
-            EventKind::Acquired => {
-                if let Some(prev) = mine {
-                    // The holder's earlier hold ends at its last logged
-                    // event on the key before this acquire (a host name or
-                    // a thread reused as the owner: the earlier request
-                    // stopped working there, not here).
-                    let last = holds[prev].last_event_ns;
-                    holds[prev].close_window(WindowEnd::Reacquired, last);
-                    if live == Some(prev) {
-                        holds[prev].end_lock(LockEnd::Reacquired, t, None);
-                        live = None;
-                    }
-                }
-                let new = holds.len();
-                if let Some(l) = live {
-                    match ends.own_release_within(
-                        log,
-                        times_ns,
-                        events,
-                        pos,
-                        holds[l].lease.holder,
-                        tolerance_ns,
-                    ) {
-                        Some(lag_ns) => {
-                            holds[l].end_lock(LockEnd::OwnRelease, t, None);
-                            holds[l].release_absorbed = true;
-                            lag.push((l, new, lag_ns));
-                        }
-                        // Without a known TTL it may as well have expired.
-                        None if holds[l].lease.ttl_unknown => {
-                            holds[l].end_lock(LockEnd::Unknown, t, None);
-                        }
-                        None => holds[l].end_lock(LockEnd::Vanished, t, None),
-                    }
-                }
-                let ttl_ms = e.ttl_ms().filter(|&ttl| ttl >= 0);
-                let ttl_unknown = ttl_ms.is_none()
-                    && log
-                        .sources
-                        .get(usize::from(e.source.file))
-                        .is_some_and(|s| s.ttl_unknown);
-                holds.push(Building::start(
-                    (EventId::new(i), e),
-                    base + new,
-                    key,
-                    holder,
-                    t,
-                    ttl_ms,
-                    ttl_unknown,
-                ));
-                latest_of.insert(holder, new);
-                live = Some(new);
-            }
-            EventKind::Renewed => {
-                let Some(h) = mine else {
-                    orphans.note(key, holder, t, true);
-                    continue;
-                };
-                holds[h].lines.push(EventId::new(i));
-                holds[h].renew(t, e.ttl_ms());
-            }
+            EventKind::Acquired => k.acquire(&cx, pos, (i, e), holder, t),
+            EventKind::Renewed => k.renew((i, e), holder, t),
             EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost => {
-                let elapsed_ns = e
-                    .detail()
-                    .elapsed_ms
-                    .filter(|ms| ms.is_finite() && *ms > 0.0)
-                    .map_or(0, |ms| (ms * NS_PER_MS as f64).round() as i64);
-                // Without a hold of its own, a line ends a live lock only as
-                // a delete that says it deleted (a foreign release, below).
-                // A release known to delete nothing (a failed one, Redlock's
-                // unlock of every node after a failed acquire, a replayed
-                // delete of an absent key) is no sign of a hold.
-                let ends_live =
-                    e.kind == EventKind::Released && e.deleted() == Some(true) && live.is_some();
-                let deleted_nothing =
-                    e.kind == EventKind::ReleaseFailed || e.deleted() == Some(false);
-                if mine.is_none() && !ends_live && !deleted_nothing {
-                    orphans.note(key, holder, t, false);
-                }
-                if let Some(h) = mine {
-                    holds[h].lines.push(EventId::new(i));
-                    let end = match e.kind {
-                        EventKind::Released => WindowEnd::Released,
-                        EventKind::ReleaseFailed => WindowEnd::ReleaseFailed,
-                        _ => WindowEnd::LockLost,
-                    };
-                    holds[h].close_window(end, t.saturating_sub(elapsed_ns));
-                }
-                if e.kind != EventKind::Released || e.deleted() == Some(false) {
-                    continue;
-                }
-                if let Some(h) = mine
-                    && holds[h].release_absorbed
-                {
-                    holds[h].release_absorbed = false;
-                    continue;
-                }
-                match (live, mine) {
-                    (Some(l), Some(h)) if l == h => {
-                        holds[l].end_lock(LockEnd::OwnRelease, t, None);
-                        holds[l].lease.release_guessed = e.holder_guessed();
-                        live = None;
-                    }
-                    // The releaser's own lock had already ended (or it never
-                    // acquired in this log and says it deleted something).
-                    (Some(l), by) if by.is_some() || e.deleted() == Some(true) => {
-                        holds[l].end_lock(
-                            LockEnd::ForeignRelease,
-                            t,
-                            by.map(|b| LeaseId::new(base + b)),
-                        );
-                        live = None;
-                    }
-                    _ => {}
-                }
+                k.release((i, e), holder, t);
             }
             EventKind::AcquireFailed => {}
-            _ => {
-                if let Some(h) = mine {
-                    let b = &mut holds[h];
-                    if b.window_open {
-                        b.last_event_ns = t;
-                        b.lines.push(EventId::new(i));
-                    }
-                }
-            }
+            _ => k.work(i, holder, t),
+        }
+    }
+    finish_key(k.holds, k.lag, k.base, out);
+    out.orphans.append(&mut k.orphans.0);
+}
+
+impl KeyReplay {
+    /// Ends the live lock when its lease ran out before `t`.
+    fn expire_before(&mut self, t: i64) {
+        if let Some(l) = self.live
+            && !self.holds[l].valid_at(t)
+        {
+            let exp = self.holds[l].lease.expiry_ns.get().unwrap_or(t);
+            self.holds[l].end_lock(LockEnd::Expired, exp, None);
+            self.live = None;
         }
     }
 
-    finish_key(holds, lag, base, out);
-    out.orphans.append(&mut orphans.0);
+    /// An acquire by `holder` at `t`, event `pos` of the key: ends the
+    /// holder's earlier hold and the live lock (log lag, unknown or
+    /// vanished), and starts a hold.
+    fn acquire(
+        &mut self,
+        cx: &AcquireContext<'_>,
+        pos: usize,
+        (i, e): (usize, &crate::model::Event),
+        holder: Sym,
+        t: i64,
+    ) {
+        let holds = &mut self.holds;
+        if let Some(prev) = self.latest_of.get(&holder).copied() {
+            // The holder's earlier hold ends at its last logged event on
+            // the key before this acquire (a host name or a thread reused
+            // as the owner: the earlier request stopped working there, not
+            // here).
+            let last = holds[prev].last_event_ns;
+            holds[prev].close_window(WindowEnd::Reacquired, last);
+            if self.live == Some(prev) {
+                holds[prev].end_lock(LockEnd::Reacquired, t, None);
+                self.live = None;
+            }
+        }
+        let new = holds.len();
+        if let Some(l) = self.live {
+            let releaser = holds[l].lease.holder;
+            match cx.ends.own_release_within(
+                cx.log,
+                cx.times_ns,
+                cx.events,
+                pos,
+                releaser,
+                cx.tolerance_ns,
+            ) {
+                Some(lag_ns) => {
+                    holds[l].end_lock(LockEnd::OwnRelease, t, None);
+                    holds[l].release_absorbed = true;
+                    self.lag.push((l, new, lag_ns));
+                }
+                // Without a known TTL it may as well have expired.
+                None if holds[l].lease.ttl_unknown => {
+                    holds[l].end_lock(LockEnd::Unknown, t, None);
+                }
+                None => holds[l].end_lock(LockEnd::Vanished, t, None),
+            }
+        }
+        let ttl_ms = e.ttl_ms().filter(|&ttl| ttl >= 0);
+        let ttl_unknown = ttl_ms.is_none()
+            && cx
+                .log
+                .sources
+                .get(usize::from(e.source.file))
+                .is_some_and(|s| s.ttl_unknown);
+        holds.push(Building::start(
+            (EventId::new(i), e),
+            self.base + new,
+            self.key,
+            holder,
+            t,
+            ttl_ms,
+            ttl_unknown,
+        ));
+        self.latest_of.insert(holder, new);
+        self.live = Some(new);
+    }
+
+    /// A renewal: of the holder's latest hold, or an orphan.
+    fn renew(&mut self, (i, e): (usize, &crate::model::Event), holder: Sym, t: i64) {
+        let Some(h) = self.latest_of.get(&holder).copied() else {
+            self.orphans.note(self.key, holder, t, true);
+            return;
+        };
+        self.holds[h].lines.push(EventId::new(i));
+        self.holds[h].renew(t, e.ttl_ms());
+    }
+
+    /// A release, failed release or lost lock: closes the holder's window;
+    /// a release that deleted ends the live lock, its own or (a foreign
+    /// release) another holder's.
+    fn release(&mut self, (i, e): (usize, &crate::model::Event), holder: Sym, t: i64) {
+        let mine = self.latest_of.get(&holder).copied();
+        let elapsed_ns = e
+            .detail()
+            .elapsed_ms
+            .filter(|ms| ms.is_finite() && *ms > 0.0)
+            .map_or(0, |ms| (ms * NS_PER_MS as f64).round() as i64);
+        // Without a hold of its own, a line ends a live lock only as a
+        // delete that says it deleted (a foreign release, below). A release
+        // known to delete nothing (a failed one, Redlock's unlock of every
+        // node after a failed acquire, a replayed delete of an absent key)
+        // is no sign of a hold.
+        let ends_live =
+            e.kind == EventKind::Released && e.deleted() == Some(true) && self.live.is_some();
+        let deleted_nothing = e.kind == EventKind::ReleaseFailed || e.deleted() == Some(false);
+        if mine.is_none() && !ends_live && !deleted_nothing {
+            self.orphans.note(self.key, holder, t, false);
+        }
+        let holds = &mut self.holds;
+        if let Some(h) = mine {
+            holds[h].lines.push(EventId::new(i));
+            let end = match e.kind {
+                EventKind::Released => WindowEnd::Released,
+                EventKind::ReleaseFailed => WindowEnd::ReleaseFailed,
+                _ => WindowEnd::LockLost,
+            };
+            holds[h].close_window(end, t.saturating_sub(elapsed_ns));
+        }
+        if e.kind != EventKind::Released || e.deleted() == Some(false) {
+            return;
+        }
+        if let Some(h) = mine
+            && holds[h].release_absorbed
+        {
+            holds[h].release_absorbed = false;
+            return;
+        }
+        match (self.live, mine) {
+            (Some(l), Some(h)) if l == h => {
+                holds[l].end_lock(LockEnd::OwnRelease, t, None);
+                holds[l].lease.release_guessed = e.holder_guessed();
+                self.live = None;
+            }
+            // The releaser's own lock had already ended (or it never
+            // acquired in this log and says it deleted something).
+            (Some(l), by) if by.is_some() || e.deleted() == Some(true) => {
+                holds[l].end_lock(
+                    LockEnd::ForeignRelease,
+                    t,
+                    by.map(|b| LeaseId::new(self.base + b)),
+                );
+                self.live = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Any other line of the holder's: part of its latest hold while its
+    /// window is open.
+    fn work(&mut self, i: usize, holder: Sym, t: i64) {
+        if let Some(h) = self.latest_of.get(&holder).copied() {
+            let b = &mut self.holds[h];
+            if b.window_open {
+                b.last_event_ns = t;
+                b.lines.push(EventId::new(i));
+            }
+        }
+    }
 }
 
 /// Closes the holds of one key (rule: a window without an end closes at its
