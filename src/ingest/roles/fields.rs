@@ -676,7 +676,15 @@ impl Detector {
             self.cands
                 .iter()
                 .filter(|((r, _, _), c)| *r == role && c.rank < VALUE_RANK)
-                .min_by(|a, b| a.1.rank.cmp(&b.1.rank).then(b.1.seen.cmp(&a.1.seen)))
+                // Ties broken by the name (then inside before outside): the
+                // candidates sit in a hash map, whose order differs from one
+                // read to the next (found by the `cri` fuzz target: the same
+                // bytes read twice picked two time fields).
+                .min_by(|a, b| {
+                    (a.1.rank.cmp(&b.1.rank))
+                        .then(b.1.seen.cmp(&a.1.seen))
+                        .then_with(|| (&a.0.1, a.0.2).cmp(&(&b.0.1, b.0.2)))
+                })
                 .map(|((_, f, _), _)| f.as_str())
         };
         let (Some(k), Some(h)) = (best(Role::Key), best(Role::Holder)) else {
