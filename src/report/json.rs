@@ -673,18 +673,26 @@ pub fn to_json(r: &ReportInput<'_>) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_streamed_report_is_the_built_one() {
+    /// `bytes` read as the file `name` with the default options.
+    fn loaded(name: &str, bytes: &[u8]) -> crate::model::LoadedLog {
         let mut b = crate::model::LogBuilder::new();
         crate::ingest::read_source(
-            "seed-incident.jsonl",
-            &include_bytes!("../../sample-logs/seed-incident.jsonl")[..],
+            name,
+            bytes,
             &crate::ingest::IngestOptions::default(),
             &mut b,
             &crate::ingest::Progress::default(),
         )
-        .expect("seed loads");
-        let log = b.finish();
+        .expect("loads");
+        b.finish()
+    }
+
+    #[test]
+    fn the_streamed_report_is_the_built_one() {
+        let log = loaded(
+            "seed-incident.jsonl",
+            include_bytes!("../../sample-logs/seed-incident.jsonl"),
+        );
         let settings = crate::analysis::Settings {
             unit_loss: Some(200.0),
             ..Default::default()
@@ -704,16 +712,10 @@ mod tests {
     fn a_report_without_incidents_is_the_built_one() {
         // The healthy watchdog sample: no incident, so the incident list is
         // the empty one the report around it was formatted with.
-        let mut b = crate::model::LogBuilder::new();
-        crate::ingest::read_source(
+        let log = loaded(
             "seed-fixed-watchdog.jsonl",
-            &include_bytes!("../../sample-logs/seed-fixed-watchdog.jsonl")[..],
-            &crate::ingest::IngestOptions::default(),
-            &mut b,
-            &crate::ingest::Progress::default(),
-        )
-        .expect("sample loads");
-        let log = b.finish();
+            include_bytes!("../../sample-logs/seed-fixed-watchdog.jsonl"),
+        );
         let settings = crate::analysis::Settings::default();
         let analysis = crate::analysis::analyze(&log, &settings);
         let r = ReportInput {
@@ -748,14 +750,7 @@ mod tests {
                 ));
             }
         }
-        let mut b = crate::model::LogBuilder::new();
-        let (opts, progress) = (
-            crate::ingest::IngestOptions::default(),
-            crate::ingest::Progress::default(),
-        );
-        crate::ingest::read_source("many.jsonl", text.as_bytes(), &opts, &mut b, &progress)
-            .expect("loads");
-        let log = b.finish();
+        let log = loaded("many.jsonl", text.as_bytes());
         let settings = crate::analysis::Settings::default();
         let analysis = crate::analysis::analyze(&log, &settings);
         assert_eq!(analysis.incidents.len(), n);
