@@ -33,6 +33,14 @@ pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Asserts that a run was an error (exit 2) whose stderr says `says`.
+#[track_caller]
+pub fn assert_error_saying(out: &Output, says: &str) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(says), "{err}");
+}
+
 /// Loads `paths` with default options through the library, as the commands do.
 pub fn load(paths: &[PathBuf]) -> LoadedLog {
     load_paths(paths, &IngestOptions::default(), &Progress::default()).expect("loads")
