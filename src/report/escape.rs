@@ -11,8 +11,12 @@ use std::borrow::Cow;
 /// the Unicode bidirectional controls (U+202A..U+202E, U+2066..U+2069) that
 /// reorder what is shown ("Trojan Source").
 fn unsafe_on_terminal(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c)
+}
+
+/// The Unicode bidirectional controls (U+202A..U+202E, U+2066..U+2069).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// `s` for a terminal: every C0 and C1 control character other than line
@@ -21,12 +25,23 @@ fn unsafe_on_terminal(c: char) -> bool {
 /// kept. Borrowed when nothing needs it (the usual case: a report's text
 /// costs no copy).
 pub fn terminal(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(unsafe_on_terminal) {
+    escaped(s, unsafe_on_terminal)
+}
+
+/// `s` for one line of a terminal: as [`terminal`], and line feeds and tabs
+/// escaped too, so that a name from the log cannot start a line of its own.
+pub fn terminal_line(s: &str) -> Cow<'_, str> {
+    escaped(s, |c| c.is_control() || is_bidi_control(c))
+}
+
+/// `s` with each character `unsafe_char` names written as its escape.
+fn escaped(s: &str, unsafe_char: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(&unsafe_char) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
-        if unsafe_on_terminal(c) {
+        if unsafe_char(c) {
             out.extend(c.escape_unicode());
         } else {
             out.push(c);

@@ -257,22 +257,7 @@ pub fn format_ms(ms: f64) -> String {
 /// Source") written as `\u{1b}`, so that text from a log cannot drive or
 /// reorder the terminal it is printed on, nor start a line of its own.
 pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
-    let unsafe_char =
-        |c: char| c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
-    if !s.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(s);
-    }
-    std::borrow::Cow::Owned(
-        s.chars()
-            .map(|c| {
-                if unsafe_char(c) {
-                    c.escape_unicode().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect(),
-    )
+    escape::terminal_line(s)
 }
 
 #[cfg(test)]
