@@ -733,6 +733,59 @@ fn cri_partial_lines_past_the_head_are_joined() {
     assert_eq!(log.warnings.total(), 0, "{:?}", log.warnings.kept());
 }
 
+/// Session 20 (the `cri` fuzz target's open fault of session 19): a CRI
+/// pod log whose Spring Boot lines carry their own time beside lines that
+/// have only the CRI prefix's (printed without the layout). The time pick
+/// is the application's `time`; the lines without it fall back to
+/// `prefix.time`. Before: that fallback existed only when a line with a JSON
+/// message fell inside the detection window, so here the three plain lines
+/// were warned "no time in field time" and the overlap on `lock:sku:43` was
+/// lost (with interleaved stderr lines, the fuzz input loaded 0 events of 3).
+#[test]
+fn cri_lines_without_their_own_time_keep_the_prefix_time() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("mixed.cri.log");
+    let lines = [
+        cri_line(
+            100,
+            "stdout",
+            "F",
+            &spring(100, "lock acquired key=lock:sku:42 holder=t1 ttl=2000"),
+        ),
+        cri_line(
+            200,
+            "stdout",
+            "F",
+            "lock acquired key=lock:sku:43 holder=t2 ttl=2000",
+        ),
+        cri_line(
+            300,
+            "stdout",
+            "F",
+            "stock deducted key=lock:sku:43 holder=t2 sku=43 qty=1",
+        ),
+        cri_line(
+            400,
+            "stdout",
+            "F",
+            "lock released key=lock:sku:43 holder=t2",
+        ),
+        cri_line(
+            1100,
+            "stdout",
+            "F",
+            &spring(1100, "lock released key=lock:sku:42 holder=t1"),
+        ),
+    ];
+    std::fs::write(&path, lines.concat()).expect("write");
+    let log = load(&[path]);
+    assert_eq!(log.warnings.total(), 0, "{:?}", log.warnings.kept());
+    assert_eq!(log.events.len(), 5, "every line is an event");
+    let s = &log.sources[0];
+    assert_eq!(s.lines_read, 5);
+    assert_eq!(s.events_loaded, 5);
+}
+
 /// A docker json-file line (`kubectl logs` and docker's own format) whose
 /// `log` holds `payload`.
 fn docker_line(ms: u64, payload: &str) -> String {

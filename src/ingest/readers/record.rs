@@ -242,6 +242,13 @@ impl<'a> Record<'a> {
                     }
                 });
             }
+            // A text line's runtime prefix (`prefix.time`, the CRI or
+            // syslog header's time) is its envelope: counted outside, so
+            // the fallback to it does not depend on whether a line with a
+            // JSON message fell inside the detection window (found by the
+            // `cri` fuzz target: interleaved stderr lines pushed the JSON
+            // line out and the plain lines lost their time).
+            Record::Pairs(_) => self.visit(&mut |k, v| f(k, v, k.starts_with("prefix."))),
             _ => self.visit(&mut |k, v| f(k, v, false)),
         }
     }
