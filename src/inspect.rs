@@ -112,6 +112,11 @@ fn confidence(info: &SourceInfo, role: &str, field: &str, mapped: bool) -> Confi
             SourceNote::TtlByName { field: f, .. } if f == field && role.starts_with("ttl") => {
                 return Confidence::ByName;
             }
+            SourceNote::TtlSecondsByValue { field: f, .. }
+                if f == field && role.starts_with("ttl") =>
+            {
+                return Confidence::ByValue;
+            }
             SourceNote::EventFromMessage if role == "event" => return Confidence::FromMessage,
             SourceNote::ByValue { role: r, field: f } if r == role && f == field => {
                 return Confidence::ByValue;

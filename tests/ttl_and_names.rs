@@ -286,3 +286,42 @@ fn tair_exset_cad_and_a_rejected_excas_are_acquire_release_and_contained_fencing
     assert_eq!(v["summary"]["oversold_units"], 0);
     assert_eq!(v["summary"]["loss"]["amount"], 0.0);
 }
+
+/// A TTL field named without a unit whose values are all small is read in
+/// seconds, said as a guess. The lines are zap's production JSON encoder
+/// (go.uber.org/zap `NewProductionEncoderConfig`: `ts` epoch seconds as a
+/// float, `msg`, `caller`, and `EncodeDuration: SecondsDurationEncoder`, so
+/// `zap.Duration("ttl", 2*time.Second)` is written `"ttl":2`). Before:
+/// `ttl` was read as 2 ms, every hold an expired lease from its start.
+#[test]
+fn a_unit_less_ttl_with_small_values_is_seconds_and_said_as_a_guess() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let zap = |ts: &str, msg: &str, who: &str, extra: &str| {
+        format!(
+            r#"{{"level":"info","ts":{ts},"caller":"stock/lock.go:42","msg":"{msg}","key":"lock:sku:1001","owner":"{who}"{extra}}}"#
+        )
+    };
+    let lines = [
+        zap("1796090400.1", "acquired", "A", r#","ttl":2"#),
+        zap("1796090402.3", "acquired", "B", r#","ttl":2"#),
+        zap("1796090403.2", "release_failed", "A", ""),
+        zap("1796090403.5", "released", "B", ""),
+    ];
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let file = write(dir.path(), "zap-production.jsonl", &refs);
+    let (_, v) = analyze(&[&file], &[]);
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(v["incidents"][0]["holds"][0]["ttl_ms"], 2000);
+    let overlap = &v["incidents"][0]["overlaps"][0];
+    assert_eq!(overlap["duration_ms"], 900.0, "{overlap}");
+    let notes = v["sources"][0]["notes"].to_string();
+    assert!(notes.contains("read as seconds, a guess"), "{notes}");
+    // A name that says ms, or values no TTL in seconds has, stay ms.
+    for (field, value, ttl_ms) in [("ttl_ms", "2", 2), ("ttl", "2000", 2000)] {
+        let file = lease_named(dir.path(), field, value);
+        let (_, v) = analyze(&[&file], &[]);
+        assert_eq!(v["incidents"][0]["holds"][0]["ttl_ms"], ttl_ms, "{field}");
+        let notes = v["sources"][0]["notes"].to_string();
+        assert!(!notes.contains("read as seconds"), "{field}: {notes}");
+    }
+}

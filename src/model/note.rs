@@ -52,6 +52,15 @@ pub enum SourceNote {
         /// In seconds (else ms).
         seconds: bool,
     },
+    /// A TTL field named without a unit read in seconds because every
+    /// bare number among its values was small (under 100: no lock's TTL
+    /// in ms); a guess, said as one.
+    TtlSecondsByValue {
+        /// The field.
+        field: String,
+        /// Its largest value, as read.
+        max: String,
+    },
     /// No event field: event names come from the message.
     EventFromMessage,
     /// Line numbers are record numbers (a JSON document export).
@@ -410,6 +419,9 @@ impl SourceNote {
                     "ttl: `{field}` is read as the lease TTL in {unit}, by its name only (map `ttl_ms` or `ttl_s` to another field if it is not)"
                 )
             }
+            SourceNote::TtlSecondsByValue { field, max } => format!(
+                "ttl: `{field}` has no unit in its name and its values are at most {max}: read as seconds, a guess (no lock keeps a TTL of {max} ms; map `ttl_ms` to it if it is ms)"
+            ),
             SourceNote::EventFromMessage => {
                 "no event field: event names are read from the message".to_string()
             }
@@ -645,6 +657,9 @@ impl SourceNote {
                 "过期时间：仅凭字段名把 `{field}` 读作租约的过期时间，单位为{}（若不是，请把 `ttl_ms` 或 `ttl_s` 映射到另一个字段）",
                 if *seconds { "秒" } else { "毫秒" }
             ),
+            SourceNote::TtlSecondsByValue { field, max } => format!(
+                "过期时间：`{field}` 的字段名没有单位，其值最大为 {max}：按秒读取，这是推测（没有锁的过期时间会是 {max} 毫秒；若确是毫秒，请把 `ttl_ms` 映射到它）"
+            ),
             SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
             SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
             SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
@@ -874,6 +889,13 @@ mod tests {
                 },
                 vec![],
             ),
+            (
+                SourceNote::TtlSecondsByValue {
+                    field: s("ttl"),
+                    max: s("3"),
+                },
+                vec!["3"],
+            ),
             (SourceNote::EventFromMessage, vec![]),
             (SourceNote::RecordNumbers, vec![]),
             (
@@ -1057,6 +1079,7 @@ mod tests {
             SourceNote::FieldsOfKind { .. } => 28,
             SourceNote::Parquet { .. } => 29,
             SourceNote::ByValue { .. } => 30,
+            SourceNote::TtlSecondsByValue { .. } => 31,
         }
     }
 
@@ -1073,7 +1096,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 31, "one note of each kind");
+        assert_eq!(kinds.len(), 32, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

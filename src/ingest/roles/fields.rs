@@ -347,13 +347,7 @@ fn observe_by_value(by: ByValue<'_>, k: &str, text: &str, outer: bool) -> bool {
         let c = by
             .cands
             .entry((role, k.to_string(), outer))
-            .or_insert(Candidate {
-                rank: VALUE_RANK,
-                unit: Unit::Ms,
-                seen: 0,
-                resolution_ns: i64::MAX,
-                kinds: 0,
-            });
+            .or_insert(Candidate::new(VALUE_RANK, Unit::Ms));
         c.seen += 1;
         if hit {
             c.kinds += 1;
@@ -378,6 +372,53 @@ struct Candidate {
     /// Event candidates: records whose value names a lock or business
     /// event (a constant such as `type: "log"` names none).
     kinds: u32,
+    /// TTL candidates: the largest bare number among their values (0 when
+    /// none was positive); a duration with a unit (`3s`) is not counted.
+    max_number: f64,
+}
+
+impl Candidate {
+    /// A candidate not seen yet.
+    fn new(rank: u32, unit: Unit) -> Candidate {
+        Candidate {
+            rank,
+            unit,
+            seen: 0,
+            resolution_ns: i64::MAX,
+            kinds: 0,
+            max_number: 0.0,
+        }
+    }
+
+    /// Whether this TTL candidate, named without a unit (`ttl`, `expire`,
+    /// a unit-less Chinese header), is read in seconds by its values: every
+    /// bare number is under [`SECONDS_BELOW`]. A lock TTL of under 100 ms
+    /// is not one a network lock can keep, and the runtimes that write a
+    /// duration as a bare number of seconds do so by default (zap's
+    /// production encoder, `zapcore.SecondsDurationEncoder`; redis-py's
+    /// `Lock(timeout=10)` and python-redis-lock's `expire=60` are seconds).
+    fn ttl_in_seconds(&self, field: &str) -> bool {
+        self.unit == Unit::Ms
+            && self.max_number > 0.0
+            && self.max_number < SECONDS_BELOW
+            && !ttl_name_has_ms(field)
+    }
+}
+
+/// Below this, a unit-less TTL field's bare numbers are seconds
+/// ([`Candidate::ttl_in_seconds`]).
+const SECONDS_BELOW: f64 = 100.0;
+
+/// Whether a TTL field's name says milliseconds (`ttl_ms`, `leaseMillis`,
+/// Redis's `px`, `过期时间(毫秒)`).
+fn ttl_name_has_ms(field: &str) -> bool {
+    let last = field.rsplit('.').next().unwrap_or(field);
+    let n = normalize_key(last);
+    n == "px"
+        || n.contains("毫秒")
+        || ["ms", "millis", "milliseconds", "msec", "msecs"]
+            .iter()
+            .any(|u| n.ends_with(u))
 }
 
 /// The resolution of one time value: 1e9 for whole seconds, 1e6 for ms,
@@ -472,13 +513,7 @@ impl Detector {
                 counted = true;
                 let c = cands
                     .entry((role, k.to_string(), outer))
-                    .or_insert(Candidate {
-                        rank,
-                        unit,
-                        seen: 0,
-                        resolution_ns: i64::MAX,
-                        kinds: 0,
-                    });
+                    .or_insert(Candidate::new(rank, unit));
                 c.seen += 1;
                 if role == Role::Event && event_kind(&v.text(), None, buf).is_some() {
                     c.kinds += 1;
@@ -487,6 +522,11 @@ impl Detector {
                     && let Ok((ns, _)) = crate::ingest::time::parse_time_detail(&v.text(), None)
                 {
                     c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
+                }
+                if role == Role::Ttl
+                    && let Some(n) = v.as_f64()
+                {
+                    c.max_number = c.max_number.max(n);
                 }
             }
             let want = |r: Role| !(late && seen.contains(&r));
@@ -516,13 +556,7 @@ impl Detector {
                 // A null or blank value is the application's own field.
                 cands
                     .entry((role, k.to_string(), false))
-                    .or_insert(Candidate {
-                        rank,
-                        unit,
-                        seen: 0,
-                        resolution_ns: i64::MAX,
-                        kinds: 0,
-                    })
+                    .or_insert(Candidate::new(rank, unit))
                     .seen += 1;
             }
         });
@@ -808,9 +842,18 @@ impl Detector {
                 (false, true) => Scope::Any,
                 (false, false) => Scope::Inner,
             };
+            let unit = if role == Role::Ttl && best.ttl_in_seconds(f) {
+                notes.push(SourceNote::TtlSecondsByValue {
+                    field: f.clone(),
+                    max: best.max_number.to_string(),
+                });
+                Unit::S
+            } else {
+                best.unit
+            };
             fields.picks[role.index()] = Some(Pick {
                 field: f.clone(),
-                unit: best.unit,
+                unit,
                 scope,
             });
             if role == Role::Time && best.resolution_ns != i64::MAX {
