@@ -60,12 +60,14 @@
 //! - Order lists (glob [`MonitorOptions::order_pattern`]): each element of an
 //!   `RPUSH`/`LPUSH` → `OrderCreated`, quantity from JSON `qty`/`quantity`
 //!   (else 1), `order_id`, `unit_price`, holder from `lock_owner`/`owner`.
-//! - Business events carry `product` = the key without its last
-//!   `:`-component (`product:1001:stock` → `product:1001`; for an order list,
-//!   the key without the parts that name the list: `orders:product:1001` and
-//!   `product:1001:orders` → `product:1001`) and `key` = the
-//!   lock key with the same product part seen anywhere in the capture
-//!   (`product:1001:lock`), as the application logs do.
+//! - Business events carry `product` = the key without the `:`-parts that
+//!   name its role, wherever they stand ([`product_of`]:
+//!   `product:1001:stock` and `stock:product:1001` → `product:1001`; for an
+//!   order list `orders:product:1001` and `product:1001:orders` →
+//!   `product:1001`) and `key` = the lock key of the same product seen
+//!   anywhere in the capture, compared by their words and numbers
+//!   ([`product_tie`]: `stock:sku-2001` ties to `lock:sku:2001`; of two such
+//!   lock keys the shorter), as the application logs do.
 //!
 //! # Several nodes
 //! One capture is one Redis node; each replays independently into its own
@@ -124,10 +126,46 @@ impl Default for MonitorOptions {
     }
 }
 
-/// The product part of a key: without its last `:`-component
-/// (`product:1001:stock` → `product:1001`), or the key itself.
-pub fn product_part(key: &str) -> &str {
-    key.rsplit_once(':').map_or(key, |(p, _)| p)
+/// Words whose `:`-part names a stock key's role, not its product.
+pub const STOCK_WORDS: &[&str] = &["stock", "inventory", "库存"];
+/// Words whose `:`-part names an order list's role.
+pub const ORDER_WORDS: &[&str] = &["order"];
+/// Words whose `:`-part names a lock key's role.
+pub const LOCK_WORDS: &[&str] = &["lock", "mutex", "锁"];
+
+/// The product a key names: the key without its `:`-parts that contain one
+/// of `role` (case-insensitive), wherever they stand
+/// (`product:1001:stock`, `stock:product:1001` → `product:1001`;
+/// `seckill:stock:2001` → `seckill:2001`), or the whole key when every
+/// part names the role (`stock`, `stock_2001`). Before, a stock key's
+/// product was the key without its last part, so `stock:sku-2001` and
+/// `stock:sku-2002` were both the product `stock` (found by a new-user
+/// trial: two SKUs of one unit each read as one oversold).
+pub fn product_of(key: &str, role: &[&str]) -> String {
+    let parts: Vec<&str> = key
+        .split(':')
+        .filter(|p| {
+            let p = p.to_lowercase();
+            !role.iter().any(|w| p.contains(w))
+        })
+        .collect();
+    if parts.is_empty() {
+        key.to_string()
+    } else {
+        parts.join(":")
+    }
+}
+
+/// The form in which a product and a lock key's product are compared: the
+/// words and numbers of `product_of`, lowercase, joined by `:` (`sku-2001`
+/// from `stock:sku-2001` ties to `sku:2001` from `lock:sku:2001`).
+pub fn product_tie(product: &str) -> String {
+    product
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(":")
 }
 
 /// `b` as an owned string, invalid UTF-8 replaced.
@@ -308,8 +346,18 @@ mod tests {
         assert!(glob_match(b"lock:?", b"lock:a"));
         assert!(!glob_match(b"*lock*", b"product:1001:stock"));
         assert!(glob_match(b"*", b""));
-        assert_eq!(product_part("product:1001:stock"), "product:1001");
-        assert_eq!(product_part("stock"), "stock");
+        let stock = |k| product_of(k, STOCK_WORDS);
+        assert_eq!(stock("product:1001:stock"), "product:1001");
+        assert_eq!(stock("stock"), "stock");
+        assert_eq!(stock("stock_2001"), "stock_2001");
+        assert_eq!(stock("stock:sku-2001"), "sku-2001");
+        assert_eq!(stock("stock:sku-2002"), "sku-2002");
+        assert_eq!(stock("seckill:STOCK:2001"), "seckill:2001");
+        assert_eq!(stock("商品:1001:库存"), "商品:1001");
+        let lock = product_of("lock:sku:2001", LOCK_WORDS);
+        assert_eq!(lock, "sku:2001");
+        assert_eq!(product_tie(&stock("stock:sku-2001")), product_tie(&lock));
+        assert_ne!(product_tie(&stock("stock:sku-2002")), product_tie(&lock));
     }
 
     #[test]
