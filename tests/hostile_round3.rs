@@ -988,3 +988,51 @@ fn cache_eviction_never_deletes_an_input_in_the_cache_folder() {
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
     assert!(input.is_file(), "the input was deleted");
 }
+
+/// Session 20's new-user trial: `analyze --format json` of a run that is
+/// no answer (exit 2) said so only by the exit code when lock events were
+/// read but none named a key and a holder (`sources[].unreadable` is null
+/// then). The report's `not_readable` lists why; a readable run has none.
+#[test]
+fn the_json_report_of_a_run_that_is_no_answer_says_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let no_holder = dir.path().join("no-holder.jsonl");
+    std::fs::write(
+        &no_holder,
+        "{\"ts\":\"2026-12-01T00:00:00Z\",\"event\":\"acquired\",\"ttl_ms\":2000}\n\
+         {\"ts\":\"2026-12-01T00:00:01Z\",\"event\":\"released\"}\n",
+    )
+    .expect("write");
+    let notes = dir.path().join("notes.log");
+    std::fs::write(&notes, "hello\nworld\n").expect("write");
+    for (file, says) in [
+        (&no_holder, "none names both a lock key and a holder"),
+        (&notes, "no lock event could be read"),
+    ] {
+        let out = bin()
+            .args(["analyze", "--format", "json"])
+            .arg(file)
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        let why = v["not_readable"].to_string();
+        assert!(why.contains(says), "{}: {why}", file.display());
+        assert_eq!(v["summary"]["incidents"], 0);
+    }
+    let fine = dir.path().join("fine.jsonl");
+    std::fs::write(
+        &fine,
+        "{\"ts\":\"2026-12-01T00:00:00Z\",\"event\":\"acquired\",\"key\":\"k\",\"owner\":\"A\",\"ttl_ms\":2000}\n\
+         {\"ts\":\"2026-12-01T00:00:01Z\",\"event\":\"released\",\"key\":\"k\",\"owner\":\"A\"}\n",
+    )
+    .expect("write");
+    let out = bin()
+        .args(["analyze", "--format", "json"])
+        .arg(&fine)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(v.get("not_readable").is_none(), "{v}");
+}

@@ -317,6 +317,13 @@ pub struct JsonReader {
 pub struct JsonReport<I = Vec<JsonIncident>> {
     /// [`JSON_SCHEMA_VERSION`].
     pub schema: String,
+    /// Why this run is no answer (exit 2): [`crate::pipeline::problems`],
+    /// each a sentence; omitted when the run was read. With it, zeros below
+    /// are not an all-clear (a log whose lock events name no key and
+    /// holder had no other sign of it in the JSON; found by a new-user
+    /// trial).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_readable: Vec<String>,
     /// Totals.
     pub summary: JsonSummary,
     /// Incidents in time order.
@@ -579,6 +586,7 @@ fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
     let money = |loss| Money::of(loss, &r.settings.currency);
     JsonReport {
         schema: super::JSON_SCHEMA_VERSION.to_string(),
+        not_readable: crate::pipeline::problems(r.log, r.analysis),
         summary: JsonSummary {
             incidents: a.summary.incidents,
             overlap_pairs: a.summary.overlap_pairs,

@@ -167,8 +167,32 @@ pub fn subject_title(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -
 }
 
 /// The caption of a picture of `subject`: [`picture_caption`], or for a
-/// key its incidents, oversold units and loss.
+/// key its incidents, oversold units and loss; when the run is not
+/// readable ([`crate::pipeline::problems`]) the first problem comes first
+/// (at most [`PROBLEM_CHARS`] of it), so a picture pasted alone is no
+/// all-clear (found by a new-user trial: `render` of a file nothing was
+/// read from drew "0 incidents · 0 units oversold · ¥0 lost").
 pub fn subject_caption(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -> String {
+    let numbers = subject_numbers(r, subject, lang);
+    let problems = crate::pipeline::problems(r.log, r.analysis);
+    let Some(first) = problems.first() else {
+        return numbers;
+    };
+    let mut why: String = first.chars().take(PROBLEM_CHARS).collect();
+    if first.chars().count() > PROBLEM_CHARS {
+        why.push('…');
+    }
+    if problems.len() > 1 {
+        why.push_str(&format!(" (+{})", problems.len() - 1));
+    }
+    format!("{} — {why} · {numbers}", tr(lang, "not_readable_short"))
+}
+
+/// Characters of a problem a picture's caption shows.
+pub const PROBLEM_CHARS: usize = 160;
+
+/// [`subject_caption`] of a readable run.
+fn subject_numbers(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -> String {
     match subject {
         PictureSubject::Log => picture_caption(r, None, lang),
         PictureSubject::Incident(i) => picture_caption(r, Some(i), lang),
@@ -405,6 +429,13 @@ pub fn render_image_in(
         Some(i) => (height + i.height).min(max_h_pt.max(height)),
         None => height,
     };
+    // A caption that says why the run is not readable takes three lines.
+    let caption_h = if loaded.problems().is_empty() {
+        CAPTION_H
+    } else {
+        3.0 * CAPTION_H
+    };
+    let height = height + caption_h - CAPTION_H;
     let opts = TimelineOptions {
         time_display: TimeDisplay::LogZone,
         selected: incident,
@@ -445,6 +476,7 @@ pub fn render_image_in(
                     opts,
                     title: &title,
                     caption: (caption.as_str(), hidden, alarm),
+                    caption_h,
                     kinds: &kinds,
                     inset: inset.as_ref(),
                 };
@@ -541,6 +573,8 @@ struct Picture<'a> {
     opts: TimelineOptions<'a>,
     title: &'a str,
     caption: (&'a str, (usize, usize), bool),
+    /// The caption's height, points: [`CAPTION_H`] a line.
+    caption_h: f32,
     kinds: &'a [FindingKind],
     inset: Option<&'a Inset>,
 }
@@ -564,7 +598,7 @@ fn picture_ui(ui: &mut egui::Ui, p: &Picture<'_>) {
             ui.add(egui::Label::new(egui::RichText::new(p.title).strong().size(15.0)).truncate());
         });
     egui::Panel::bottom("caption")
-        .exact_size(CAPTION_H)
+        .exact_size(p.caption_h)
         .frame(bar(ui))
         .show(ui, |ui| {
             ui.label(caption_text(caption, alarm));
@@ -616,7 +650,10 @@ fn caption_text(caption: impl Into<String>, alarm: bool) -> egui::RichText {
 /// Whether the picture's caption reports something wrong: an incident, or
 /// oversold units.
 pub fn caption_alarm(r: &ReportInput<'_>, incident: Option<IncidentId>) -> bool {
-    incident.is_some() || r.analysis.summary.incidents > 0 || r.analysis.summary.oversold_units > 0
+    incident.is_some()
+        || r.analysis.summary.incidents > 0
+        || r.analysis.summary.oversold_units > 0
+        || !crate::pipeline::problems(r.log, r.analysis).is_empty()
 }
 
 /// The caption's colour (the window's red for losses).

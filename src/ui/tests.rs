@@ -40,7 +40,7 @@ fn sample_loaded(unit_loss: Option<f64>) -> AnalyzedLog {
         &Progress::default(),
     )
     .expect("sample loads");
-    let log = b.finish();
+    let log = crate::ingest::settle(b.finish());
     let settings = Settings {
         unit_loss,
         ..Settings::default()
@@ -2087,4 +2087,45 @@ fn mapping_dialog_picture() {
     }
     h.run();
     h.render().expect("render").save(out).expect("save");
+}
+
+/// A picture of a run nothing could be read from says so first in its
+/// caption, in red (found by a new-user trial: `render` drew "0 incidents ·
+/// 0 units oversold · ¥0 lost" alone, an all-clear once pasted).
+#[test]
+fn a_picture_of_an_unreadable_run_says_so_in_its_caption() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let load = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).expect("write");
+        let log =
+            crate::ingest::load_paths(&[path], &IngestOptions::default(), &Progress::default())
+                .expect("loads");
+        let settings = Settings::default();
+        let analysis = analyze(&log, &settings);
+        AnalyzedLog {
+            log,
+            settings,
+            analysis,
+        }
+    };
+    let loaded = load("notes.log", b"hello\nworld\n");
+    let input = loaded.input();
+    for (lang, head) in [
+        (Lang::En, "Not readable: no all-clear — "),
+        (Lang::Zh, "无法读取：不能视为正常 — "),
+    ] {
+        let c = super::render::subject_caption(&input, crate::pipeline::PictureSubject::Log, lang);
+        assert!(c.starts_with(head), "{c}");
+        assert!(c.contains("no lock event could be read"), "{c}");
+    }
+    assert!(super::render::caption_alarm(&input, None));
+    // A readable run's caption is its numbers alone.
+    let loaded = load(
+        SAMPLE_NAME.rsplit('/').next().unwrap_or("s.jsonl"),
+        SAMPLE_BYTES,
+    );
+    let input = loaded.input();
+    let c = super::render::subject_caption(&input, crate::pipeline::PictureSubject::Log, Lang::En);
+    assert!(c.starts_with("1 incident"), "{c}");
 }
