@@ -711,7 +711,7 @@ impl KeyReplay {
                 EventKind::ReleaseFailed => WindowEnd::ReleaseFailed,
                 _ => WindowEnd::LockLost,
             };
-            holds[h].close_window(end, t.saturating_sub(elapsed_ns));
+            holds[h].close_window(end, t.saturating_sub(elapsed_ns).max(0));
         }
         if e.kind != EventKind::Released || e.deleted() == Some(false) {
             return;
@@ -838,7 +838,7 @@ impl HolderEnds {
         let list = self.0.get(&holder)?;
         let next = *list.get(list.partition_point(|&p| p <= pos))?;
         let (t, i) = (time(events.get(pos)?.index()), events.get(next)?.index());
-        let lag = time(i) - t;
+        let lag = time(i).saturating_sub(t);
         let e = &log.events[i];
         (lag <= tolerance_ns && e.kind == EventKind::Released && e.deleted() != Some(false))
             .then_some(lag)

@@ -211,7 +211,10 @@ pub(crate) fn naive_ns(t: chrono::NaiveDateTime, sink: &mut Sink<'_>) -> Option<
     let utc = t.and_utc().timestamp_nanos_opt()?;
     sink.naive = true;
     let off = sink.tz.map_or(0, |z| z.offset_at(utc));
-    Some(utc - i64::from(off) * 1_000_000_000)
+    let ns = utc.checked_sub(i64::from(off) * 1_000_000_000)?;
+    crate::ingest::time::in_range((ns, ()))
+        .ok()
+        .map(|(ns, ())| ns)
 }
 
 #[cfg(test)]

@@ -13,7 +13,8 @@ pub enum TimeError {
     /// Neither an epoch number nor an ISO-8601 date-time.
     #[error("not a recognised time format")]
     Unrecognised,
-    /// Parsed, but outside what `i64` nanoseconds can hold (1677..2262).
+    /// Parsed, but before the Unix epoch or after what `i64` nanoseconds
+    /// can hold (2262-04-11): see [`in_range`].
     #[error("time out of range")]
     OutOfRange,
     /// A local time that the zone skips (daylight-saving gap).
@@ -55,11 +56,31 @@ pub fn parse_time(value: &str, tz: Option<&TzSpec>) -> Result<(i64, Option<i32>)
     Ok((ns, off))
 }
 
+/// A parsed time as the analysis takes it: from the Unix epoch on. Times
+/// are i64 ns, so any two times from 1970 to 2262 differ by a value an i64
+/// holds; a log reaching back to 1677 had times 585 years apart, whose
+/// difference overflowed (found by the `mapping_regex` fuzz target: lines
+/// of 1768 and 2260 in one hold). No lock log is older than the epoch.
+///
+/// # Errors
+/// [`TimeError::OutOfRange`] before 1970-01-01T00:00:00Z.
+pub(crate) fn in_range<T>((ns, origin): (i64, T)) -> Result<(i64, T), TimeError> {
+    if ns < 0 {
+        return Err(TimeError::OutOfRange);
+    }
+    Ok((ns, origin))
+}
+
 /// Like [`parse_time`], also telling how the value was anchored.
 pub(crate) fn parse_time_detail(
     value: &str,
     tz: Option<&TzSpec>,
 ) -> Result<(i64, TimeOrigin), TimeError> {
+    parse_any(value, tz).and_then(in_range)
+}
+
+/// [`parse_time_detail`] before its range check.
+fn parse_any(value: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), TimeError> {
     let s = value.trim();
     if s.is_empty() {
         return Err(TimeError::Unrecognised);
@@ -364,6 +385,15 @@ pub(crate) fn parse_with_format(
     format: &str,
     tz: Option<&TzSpec>,
 ) -> Result<(i64, TimeOrigin), TimeError> {
+    format_any(value, format, tz).and_then(in_range)
+}
+
+/// [`parse_with_format`] before its range check.
+fn format_any(
+    value: &str,
+    format: &str,
+    tz: Option<&TzSpec>,
+) -> Result<(i64, TimeOrigin), TimeError> {
     let s = value.trim();
     if let Ok(dt) = chrono::DateTime::parse_from_str(s, format) {
         let ns = dt.timestamp_nanos_opt().ok_or(TimeError::OutOfRange)?;
@@ -527,6 +557,26 @@ mod tests {
         assert_eq!(ns("1725192000123.5"), 1_725_192_000_123_500_000);
         assert_eq!(ns("1.725192e9"), 1_725_192_000_000_000_000);
         assert_eq!(ns("0"), 0);
+    }
+
+    #[test]
+    fn times_before_the_epoch_are_out_of_range_so_no_two_differ_past_an_i64() {
+        assert_eq!(parse_time("1970-01-01T00:00:00Z", None), Ok((0, Some(0))));
+        for s in [
+            "1969-12-31T23:59:59.999Z",
+            "1768-12-01 07:06:55.100",
+            "-1",
+            "-1.5e9",
+        ] {
+            assert_eq!(parse_time(s, None), Err(TimeError::OutOfRange), "{s}");
+        }
+        assert_eq!(
+            parse_with_format("01/12/1768 07:06", "%d/%m/%Y %H:%M", None),
+            Err(TimeError::OutOfRange)
+        );
+        // The latest time an i64 holds less the earliest allowed fits.
+        let (last, _) = parse_time("2262-04-11T23:47:16Z", None).expect("in range");
+        assert!(last.checked_sub(0).is_some() && last > 0);
     }
 
     #[test]
