@@ -181,6 +181,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "用“文件 > 打开”（Ctrl+O）打开日志，或把文件拖放到窗口上。",
     ),
     (
+        "not_readable_hint",
+        "Map the file's fields with a button below, or open another log (File > Open, Ctrl+O).",
+        "用下面的按钮映射文件的字段，或打开另一个日志（“文件 > 打开”，Ctrl+O）。",
+    ),
+    (
         "naive_utc",
         "Times without an offset were read as UTC. If they are local times, set \"Zone of times without offset\" in Settings.",
         "没有时区偏移的时间按 UTC 读取。如果是本地时间，请在“设置”中填写“无偏移时间的时区”。",

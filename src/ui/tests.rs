@@ -911,6 +911,17 @@ fn a_file_nothing_was_read_from_is_said_in_the_window_not_no_incidents() {
             .next()
             .is_some()
     );
+    // What next: map this file's fields, not "open a log" (one is open).
+    assert!(
+        h.query_all_by_label_contains("Map the file's fields with a button below")
+            .next()
+            .is_some()
+    );
+    assert!(
+        h.query_all_by_label_contains("Open a log with File > Open")
+            .next()
+            .is_none()
+    );
     // The replay bar's cursor has no time to show: a dash, not 1970.
     h.get_by_label("Cursor: —");
     assert!(h.query_all_by_label_contains("1970").next().is_none());

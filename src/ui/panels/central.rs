@@ -100,7 +100,7 @@ fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[Stri
                 "{}\n\n{}\n\n{}",
                 tr(lang, "not_readable"),
                 problems.join("\n\n"),
-                tr(lang, "open_hint")
+                tr(lang, "not_readable_hint")
             ))
             .size(15.0)
             .color(ui.visuals().error_fg_color),

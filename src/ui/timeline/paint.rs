@@ -677,15 +677,7 @@ fn group_labels(
             .filter(|l| l.holder != super::model::SERVER_LANE)
             .map(|l| l.holder.as_str()),
     );
-    let who_of = |l: &super::model::Lane| {
-        if l.thread.is_empty() {
-            l.host.clone()
-        } else {
-            l.thread.clone()
-        }
-    };
-    let whos: Vec<std::sync::Arc<str>> = g.lanes.iter().map(who_of).collect();
-    let who_affixes = common_affixes(whos.iter().map(|w| &**w));
+    let who_affixes = common_affixes(g.lanes.iter().map(lane_who));
     let lane_h = group.lane_h();
     for (li, lane) in g.lanes.iter().enumerate() {
         let top = group.lane_top(li);
@@ -703,18 +695,25 @@ fn group_labels(
             FontId::monospace(11.0),
             palette.text,
         );
-        let who = if lane.thread.is_empty() {
-            &lane.host
-        } else {
-            &lane.thread
-        };
         painter.text(
             pos2(holder.right() + 6.0, top + lane_h / 2.0),
             Align2::LEFT_CENTER,
-            distinct_label(who, who_affixes.0, who_affixes.1, 18),
+            distinct_label(lane_who(lane), who_affixes.0, who_affixes.1, 18),
             FontId::proportional(10.5),
             palette.weak,
         );
+    }
+}
+
+/// The second word of a lane's label: its thread, or its host when it has
+/// no thread or the thread is the holder itself (a log whose holders are
+/// threads: the label said `…1@4242 …1@4242` and never the host; found by
+/// a new-user trial).
+pub(crate) fn lane_who(lane: &super::model::Lane) -> &str {
+    if lane.thread.is_empty() || *lane.thread == *lane.holder {
+        &lane.host
+    } else {
+        &lane.thread
     }
 }
 
@@ -1086,5 +1085,32 @@ mod tick_labels {
         assert_eq!(step_text(50.0 * 365.25 * 86400.0), "50 y");
         assert_eq!(step_text(7.0 * 86400.0), "7 d");
         assert_eq!(step_text(0.5), crate::report::format_ms(500.0));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::Lane;
+    use super::lane_who;
+
+    fn lane(holder: &str, host: &str, thread: &str) -> Lane {
+        Lane {
+            holder: holder.into(),
+            host: host.into(),
+            thread: thread.into(),
+            leases: Vec::new(),
+            max_len_s: 0.0,
+            sales: Vec::new(),
+            findings: Vec::new(),
+            stalls: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_lane_label_names_the_host_when_the_thread_is_the_holder() {
+        assert_eq!(lane_who(&lane("tok-1", "web-01", "exec-1")), "exec-1");
+        assert_eq!(lane_who(&lane("tok-1", "web-01", "")), "web-01");
+        let t = "http-nio-8080-exec-1@4242";
+        assert_eq!(lane_who(&lane(t, "web-01", t)), "web-01");
     }
 }
