@@ -146,6 +146,32 @@ fn utf16_csv_with_chinese_headers() {
     assert_eq!(log.events[0].at_ns, 1_704_067_200_000_000_000);
 }
 
+/// Chinese lock sentences with words between the verb and the lock, in an
+/// event field and in a message (a new-user trial's log: every line
+/// skipped, "no lock event", exit 2).
+#[test]
+fn chinese_lock_sentences_in_events_and_messages() {
+    let text = "{\"ts\":\"2026-12-01T10:00:00.100+08:00\",\"event\":\"获取分布式锁成功\",\"lock_key\":\"k\",\"token\":\"a\",\"ttl_ms\":3000}\n\
+{\"ts\":\"2026-12-01T10:00:00.200+08:00\",\"event\":\"释放分布式锁\",\"lock_key\":\"k\",\"token\":\"a\"}\n\
+{\"ts\":\"2026-12-01T10:00:00.300+08:00\",\"event\":\"上锁成功\",\"lock_key\":\"k\",\"token\":\"b\",\"ttl_ms\":3000}\n";
+    let log = load(text.as_bytes(), &IngestOptions::default());
+    assert_eq!(
+        kinds(&log),
+        vec![
+            EventKind::Acquired,
+            EventKind::Released,
+            EventKind::Acquired
+        ]
+    );
+    let text = "time=2026-12-01T10:00:00.100+08:00 msg=成功获取分布式锁 key=k owner=a ttl_ms=3000\n\
+time=2026-12-01T10:00:00.200+08:00 msg=释放分布式锁失败 key=k owner=a\n";
+    let log = load(text.as_bytes(), &IngestOptions::default());
+    assert_eq!(
+        kinds(&log),
+        vec![EventKind::Acquired, EventKind::ReleaseFailed]
+    );
+}
+
 #[test]
 fn nothing_panics_on_odd_input() {
     let odd: [&[u8]; 9] = [

@@ -654,34 +654,11 @@ pub(crate) fn describe_layout(text: &str) -> Option<String> {
 /// [`crate::ingest::fields::event_kind`] maps: failure phrases before success ones,
 /// Chinese by containment. `None` when no lock or business phrase is there.
 pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
-    if !msg.is_ascii() {
-        let has = |ws: &[&str]| ws.iter().any(|w| msg.contains(w));
-        let zh = if has(&["释放锁失败", "解锁失败"]) {
-            Some("release_failed")
-        } else if has(&["获取锁失败", "加锁失败", "未获取到锁", "获取锁超时"]) {
-            Some("acquire_failed")
-        } else if has(&["获取锁成功", "加锁成功", "获得锁", "拿到锁"]) {
-            Some("acquired")
-        } else if has(&["续期", "续约"]) {
-            Some("renewed")
-        } else if has(&["锁丢失", "锁已过期"]) {
-            Some("lock_lost")
-        } else if has(&["释放锁", "解锁"]) {
-            Some("released")
-        } else if has(&["库存初始化", "初始化库存"]) {
-            Some("stock_initialized")
-        } else if has(&["扣减库存", "库存扣减", "扣库存"]) {
-            Some("stock_deducted")
-        } else if has(&["读取库存", "查询库存", "库存查询"]) {
-            Some("stock_read")
-        } else if has(&["创建订单", "下单成功", "订单创建"]) {
-            Some("order_created")
-        } else {
-            None
-        };
-        if zh.is_some() {
-            return zh;
-        }
+    // The Chinese vocabulary is the event field's (one list for both).
+    if !msg.is_ascii()
+        && let Some(k) = crate::ingest::vocabulary::events::chinese_kind(msg)
+    {
+        return Some(k.as_str());
     }
     english_event(msg)
 }

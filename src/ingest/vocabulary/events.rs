@@ -101,33 +101,91 @@ fn english_kind(n: &str) -> Option<EventKind> {
     })
 }
 
-/// Chinese vocabulary by containment; failure forms are checked first.
-fn chinese_kind(raw: &str) -> Option<EventKind> {
+/// Chinese vocabulary, for an event field's value and a message alike
+/// (`text::message_event`): a sentence about the lock (`锁`) by the verb
+/// nearest the lock ([`chinese_lock_kind`]), renewals by `续期`/`续约`,
+/// stock and orders by their phrases.
+pub(crate) fn chinese_kind(raw: &str) -> Option<EventKind> {
     use EventKind::*;
     let has = |ws: &[&str]| ws.iter().any(|w| raw.contains(w));
-    Some(if has(&["释放锁失败", "解锁失败"]) {
-        ReleaseFailed
-    } else if has(&["获取锁失败", "加锁失败"]) {
-        AcquireFailed
-    } else if has(&["获取锁成功", "加锁成功"]) {
-        Acquired
-    } else if has(&["续期", "续约"]) {
+    if let Some(k) = chinese_lock_kind(raw) {
+        return Some(k);
+    }
+    Some(if has(&["续期", "续约"]) {
         Renewed
-    } else if has(&["锁丢失"]) {
-        LockLost
-    } else if has(&["释放锁", "解锁"]) {
-        Released
-    } else if has(&["库存初始化"]) {
+    } else if has(&["库存初始化", "初始化库存"]) {
         StockInitialized
-    } else if has(&["扣减库存", "库存扣减"]) {
+    } else if has(&["扣减库存", "库存扣减", "扣库存"]) {
         StockDeducted
-    } else if has(&["读取库存", "查询库存"]) {
+    } else if has(&["读取库存", "查询库存", "库存查询"]) {
         StockRead
-    } else if has(&["创建订单", "下单成功"]) {
+    } else if has(&["创建订单", "下单成功", "订单创建"]) {
         OrderCreated
     } else {
         return None;
     })
+}
+
+/// Verbs of a Chinese lock sentence and the kind each starts from.
+const ZH_LOCK_VERBS: &[(&str, EventKind)] = &[
+    ("获取", EventKind::Acquired),
+    ("获得", EventKind::Acquired),
+    ("取得", EventKind::Acquired),
+    ("拿到", EventKind::Acquired),
+    ("抢到", EventKind::Acquired),
+    ("加锁", EventKind::Acquired),
+    ("上锁", EventKind::Acquired),
+    ("释放", EventKind::Released),
+    ("解锁", EventKind::Released),
+    ("续期", EventKind::Renewed),
+    ("续约", EventKind::Renewed),
+    ("丢失", EventKind::LockLost),
+];
+
+/// A Chinese sentence about a lock: the verb nearest before `锁` (else the
+/// first after it: `锁已释放`) says what happened, so `获取分布式锁成功`,
+/// `成功获取分布式锁`, `上锁成功`, `释放分布式锁` read as the phrases
+/// `获取锁成功` and `释放锁` do (found by a new-user trial) and
+/// `获取锁失败，释放资源` stays a failed acquire. A failure word (`失败`,
+/// `超时`, `未`...) makes an acquire or release a failed one; an acquire
+/// needs a word of success (`成功`, `已`, or a verb that is one: `拿到`)
+/// and an attempt (`尝试获取锁`) is none. `锁已过期` is a lost lock.
+fn chinese_lock_kind(raw: &str) -> Option<EventKind> {
+    use EventKind::*;
+    let lock = raw.find('锁')?;
+    let has = |ws: &[&str]| ws.iter().any(|w| raw.contains(w));
+    if has(&["锁已过期", "锁过期"]) {
+        return Some(LockLost);
+    }
+    let found = ZH_LOCK_VERBS.iter().filter_map(|&(w, k)| {
+        raw.match_indices(w)
+            .map(move |(at, _)| (at, at + w.len(), w, k))
+            .next()
+    });
+    let (before, after): (Vec<_>, Vec<_>) = found.partition(|v| v.0 <= lock);
+    let (_, _, verb, kind) = before
+        .into_iter()
+        .max_by_key(|v| (v.1, v.0))
+        .or_else(|| after.into_iter().min_by_key(|v| v.0))?;
+    let failed = has(&[
+        "失败",
+        "超时",
+        "未能",
+        "未获取",
+        "没有获取",
+        "没拿到",
+        "未拿到",
+        "异常",
+    ]);
+    let done = has(&["成功", "已"]) || matches!(verb, "拿到" | "抢到" | "获得" | "取得");
+    let attempt = has(&["尝试", "等待", "开始获取", "准备", "正在"]) && !has(&["成功", "失败"]);
+    match kind {
+        Acquired if failed => Some(AcquireFailed),
+        Released if failed => Some(ReleaseFailed),
+        Acquired if attempt || !done => None,
+        Renewed if failed => None,
+        k => Some(k),
+    }
 }
 
 /// Maps an event name onto a kind: the mapping file's `[events]` first, then
@@ -321,4 +379,48 @@ fn split_camel(raw: &str) -> String {
         split.push(c);
     }
     split
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chinese_kind;
+    use crate::model::EventKind::*;
+
+    #[test]
+    fn chinese_lock_sentences_read_by_the_verb_nearest_the_lock() {
+        for (s, want) in [
+            // The phrases of before.
+            ("获取锁成功", Some(Acquired)),
+            ("加锁成功", Some(Acquired)),
+            ("获取锁失败", Some(AcquireFailed)),
+            ("释放锁失败", Some(ReleaseFailed)),
+            ("释放锁", Some(Released)),
+            ("解锁", Some(Released)),
+            ("锁丢失", Some(LockLost)),
+            ("锁已过期", Some(LockLost)),
+            ("看门狗续期成功", Some(Renewed)),
+            // A new-user trial's: the words between verb and lock, the
+            // success before the verb, another verb for locking.
+            ("获取分布式锁成功", Some(Acquired)),
+            ("成功获取分布式锁", Some(Acquired)),
+            ("上锁成功", Some(Acquired)),
+            ("释放分布式锁", Some(Released)),
+            ("拿到锁了", Some(Acquired)),
+            ("未获取到锁", Some(AcquireFailed)),
+            ("获取锁超时", Some(AcquireFailed)),
+            ("锁已释放", Some(Released)),
+            // The verb nearest the lock decides, not the first.
+            ("获取锁失败，释放资源", Some(AcquireFailed)),
+            // An attempt or a bare verb is no acquire.
+            ("尝试获取分布式锁", None),
+            ("获取锁", None),
+            // Stock and orders as before; reserving stock is no lock.
+            ("扣减库存成功", Some(StockDeducted)),
+            ("锁定库存", None),
+            ("创建订单", Some(OrderCreated)),
+            ("用户登录", None),
+        ] {
+            assert_eq!(chinese_kind(s), want, "{s}");
+        }
+    }
 }
