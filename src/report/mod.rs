@@ -77,7 +77,7 @@ impl ReportInput<'_> {
             .into_iter()
             .map(|p| {
                 if zh {
-                    format!("无法读取：{p}。下面的数字不代表一切正常。")
+                    format!("无法读取：{}。下面的数字不代表一切正常。", zh::problem(&p))
                 } else {
                     format!("NOT READABLE: {p}. The numbers below are not an all-clear.")
                 }

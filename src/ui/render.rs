@@ -178,6 +178,7 @@ pub fn subject_caption(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang)
     let Some(first) = problems.first() else {
         return numbers;
     };
+    let first = crate::report::zh::problem_in(lang == Lang::Zh, first);
     let mut why: String = first.chars().take(PROBLEM_CHARS).collect();
     if first.chars().count() > PROBLEM_CHARS {
         why.push('…');

@@ -2122,13 +2122,17 @@ fn a_picture_of_an_unreadable_run_says_so_in_its_caption() {
     };
     let loaded = load("notes.log", b"hello\nworld\n");
     let input = loaded.input();
-    for (lang, head) in [
-        (Lang::En, "Not readable: no all-clear — "),
-        (Lang::Zh, "无法读取：不能视为正常 — "),
+    for (lang, head, why) in [
+        (
+            Lang::En,
+            "Not readable: no all-clear — ",
+            "no lock event could be read",
+        ),
+        (Lang::Zh, "无法读取：不能视为正常 — ", "读不出任何锁事件"),
     ] {
         let c = super::render::subject_caption(&input, crate::pipeline::PictureSubject::Log, lang);
         assert!(c.starts_with(head), "{c}");
-        assert!(c.contains("no lock event could be read"), "{c}");
+        assert!(c.contains(why), "{c}");
     }
     assert!(super::render::caption_alarm(&input, None));
     // A readable run's caption is its numbers alone.
@@ -2139,4 +2143,34 @@ fn a_picture_of_an_unreadable_run_says_so_in_its_caption() {
     let input = loaded.input();
     let c = super::render::subject_caption(&input, crate::pipeline::PictureSubject::Log, Lang::En);
     assert!(c.starts_with("1 incident"), "{c}");
+}
+
+/// The Chinese window says why a file could not be read in Chinese, in
+/// the centre and the incidents panel (a new-user trial saw the English).
+#[test]
+fn the_chinese_window_says_why_a_file_was_not_read_in_chinese() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("notes.log");
+    std::fs::write(&path, "hello\nworld\n").expect("write");
+    let mut app = App::new(
+        AppState {
+            lang: Lang::Zh,
+            ..AppState::default()
+        },
+        AnalysisArgs::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    let mut h = harness(app);
+    h.run();
+    assert!(
+        h.query_all_by_label_contains("notes.log：读不出任何锁事件")
+            .count()
+            >= 2,
+        "the centre and the incidents panel"
+    );
+    assert!(
+        h.query_all_by_label_contains("no lock event could be read")
+            .next()
+            .is_none()
+    );
 }

@@ -93,6 +93,12 @@ fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[Stri
                 .collect()
         })
         .unwrap_or_default();
+    // In the window's language (the reasons are written in English).
+    let zh = lang == crate::ui::i18n::Lang::Zh;
+    let problems: Vec<String> = problems
+        .iter()
+        .map(|p| crate::report::zh::problem_in(zh, p).into_owned())
+        .collect();
     ui.vertical_centered(|ui| {
         ui.add_space(ui.available_height() / 4.0);
         ui.label(

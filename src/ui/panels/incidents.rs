@@ -38,8 +38,10 @@ impl IncidentsPanel {
         let problems = crate::pipeline::problems(&s.log, &s.analysis);
         if !problems.is_empty() {
             ui.colored_label(ui.visuals().error_fg_color, tr(lang, "not_readable"));
+            let zh = lang == crate::ui::i18n::Lang::Zh;
             for p in &problems {
-                ui.add(egui::Label::new(p.as_str()).wrap());
+                let p = crate::report::zh::problem_in(zh, p);
+                ui.add(egui::Label::new(p.as_ref()).wrap());
             }
             ui.separator();
         }
