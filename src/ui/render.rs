@@ -430,12 +430,8 @@ pub fn render_image_in(
         Some(i) => (height + i.height).min(max_h_pt.max(height)),
         None => height,
     };
-    // A caption that says why the run is not readable takes three lines.
-    let caption_h = if loaded.problems().is_empty() {
-        CAPTION_H
-    } else {
-        3.0 * CAPTION_H
-    };
+    let input = loaded.input();
+    let (title, caption, alarm, caption_h) = picture_words(&input, subject, lang);
     let height = height + caption_h - CAPTION_H;
     let opts = TimelineOptions {
         time_display: TimeDisplay::LogZone,
@@ -446,13 +442,6 @@ pub fn render_image_in(
         pinned: &[],
         picture: true,
     };
-    let input = loaded.input();
-    let title = subject_title(&input, subject, lang);
-    let alarm = match subject {
-        PictureSubject::Key(_) => true,
-        _ => caption_alarm(&input, incident),
-    };
-    let caption = subject_caption(&input, subject, lang);
     let hidden = (fit.hidden_groups, fit.hidden_lanes);
     let kinds = finding_kinds(&model);
     let renderer = picture_renderer()?;
@@ -659,6 +648,35 @@ pub fn caption_alarm(r: &ReportInput<'_>, incident: Option<IncidentId>) -> bool 
 
 /// The caption's colour (the window's red for losses).
 const ALERT_TEXT: egui::Color32 = egui::Color32::from_rgb(190, 30, 30);
+
+/// A picture's title, caption, whether the caption is an alarm, and the
+/// caption's height, points: one line, three when it says why the run is
+/// not readable.
+fn picture_words(
+    input: &ReportInput<'_>,
+    subject: PictureSubject,
+    lang: Lang,
+) -> (String, String, bool, f32) {
+    let incident = match subject {
+        PictureSubject::Incident(i) => Some(i),
+        _ => None,
+    };
+    let alarm = match subject {
+        PictureSubject::Key(_) => true,
+        _ => caption_alarm(input, incident),
+    };
+    let unreadable = !crate::pipeline::problems(input.log, input.analysis).is_empty();
+    (
+        subject_title(input, subject, lang),
+        subject_caption(input, subject, lang),
+        alarm,
+        if unreadable {
+            3.0 * CAPTION_H
+        } else {
+            CAPTION_H
+        },
+    )
+}
 
 /// Renders the swimlane of `loaded` to a PNG at `path`: the picture of
 /// `subject` ([`render_image_in`]).
