@@ -752,14 +752,7 @@ fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
 fn the_chinese_warnings_panel_shows_each_reason_in_chinese() {
     // csv-unbalanced-quote.csv: one row whose quote does not close.
     let path = std::path::PathBuf::from("tests/fixtures/hostile/round2/csv-unbalanced-quote.csv");
-    let mut app = App::new(
-        AppState {
-            lang: Lang::Zh,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path]));
+    let app = app_on(Lang::Zh, path);
     let s = app.session.as_ref().expect("loaded");
     let w = s.log.warnings.kept().first().expect("a warning").clone();
     assert!(w.reason.starts_with("unbalanced quote"), "{}", w.reason);
@@ -1985,9 +1978,14 @@ fn write_unmapped_log(dir: &std::path::Path) -> std::path::PathBuf {
 
 /// An English window with `path` loaded.
 fn english_app_on(path: impl Into<std::path::PathBuf>) -> App {
+    app_on(Lang::En, path)
+}
+
+/// The window in `lang` with `path` loaded.
+fn app_on(lang: Lang, path: impl Into<std::path::PathBuf>) -> App {
     let mut app = App::new(
         AppState {
-            lang: Lang::En,
+            lang,
             ..AppState::default()
         },
         AnalysisArgs::default(),
@@ -2152,15 +2150,7 @@ fn the_chinese_window_says_why_a_file_was_not_read_in_chinese() {
     let dir = tempfile::tempdir().expect("tmp");
     let path = dir.path().join("notes.log");
     std::fs::write(&path, "hello\nworld\n").expect("write");
-    let mut app = App::new(
-        AppState {
-            lang: Lang::Zh,
-            ..AppState::default()
-        },
-        AnalysisArgs::default(),
-    );
-    app.load_blocking(Source::Files(vec![path]));
-    let mut h = harness(app);
+    let mut h = harness(app_on(Lang::Zh, path));
     h.run();
     assert!(
         h.query_all_by_label_contains("notes.log：读不出任何锁事件")
