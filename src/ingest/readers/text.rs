@@ -15,6 +15,7 @@
 use std::borrow::Cow;
 
 use crate::ingest::fields::{Role, Unit, roles_of};
+use crate::model::EventKind;
 
 /// Which layout a line was read with (for `SourceInfo::layout`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -654,13 +655,49 @@ pub(crate) fn describe_layout(text: &str) -> Option<String> {
 /// [`crate::ingest::fields::event_kind`] maps: failure phrases before success ones,
 /// Chinese by containment. `None` when no lock or business phrase is there.
 pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
+    message_event_in(msg, None)
+}
+
+/// [`message_event`] with the message's pairs ([`message_pairs`]) when the
+/// caller has them. After the phrases, the message's leading words are read
+/// as an event name (`unlock success`, `release lock`: a lock word needed),
+/// and an outcome pair decides an acquire or an attempt (`tryLock ...
+/// locked=false` is a failed acquire, `... result=OK` an acquire):
+/// [`crate::ingest::vocabulary::message`].
+pub(crate) fn message_event_in(
+    msg: &str,
+    pairs: Option<&[(&str, Cow<'_, str>)]>,
+) -> Option<&'static str> {
+    use crate::ingest::vocabulary::message as m;
     // The Chinese vocabulary is the event field's (one list for both).
     if !msg.is_ascii()
         && let Some(k) = crate::ingest::vocabulary::events::chinese_kind(msg)
     {
         return Some(k.as_str());
     }
-    english_event(msg)
+    let mut buf = String::new();
+    let kind = english_event(msg)
+        .and_then(EventKind::from_canonical)
+        .or_else(|| m::head_kind(msg, &mut buf));
+    let kind = match kind {
+        Some(EventKind::Acquired) | None if msg.contains(['=', '：']) => {
+            let attempt = kind.is_none() && m::head_is_attempt(msg, &mut buf);
+            if kind.is_none() && !attempt {
+                return None;
+            }
+            let owned;
+            let pairs = match pairs {
+                Some(p) => p,
+                None => {
+                    owned = message_pairs(msg);
+                    &owned
+                }
+            };
+            m::with_outcome(kind, attempt, m::outcome(pairs, &mut buf))
+        }
+        k => k,
+    };
+    kind.map(EventKind::as_str)
 }
 
 /// English event phrases by kind, failure forms first: the first kind with
@@ -811,6 +848,8 @@ fn english_event(msg: &str) -> Option<&'static str> {
         .find_overlapping_iter(msg)
         // The byte before the match and the byte after it end words.
         .filter(|m| (m.start() == 0 || boundary(m.start() - 1)) && boundary(m.end()))
+        // A pair's name (`locked=false`) is no phrase.
+        .filter(|m| !matches!(b.get(m.end()), Some(b'=')))
         .map(|m| kinds[m.pattern().as_usize()])
         .min()?;
     Some(ENGLISH_PHRASES[best].0)
@@ -931,7 +970,7 @@ pub(crate) fn to_pairs<'a>(t: &TextLine<'a>) -> Vec<(&'a str, Cow<'a, str>)> {
     }
     let pairs = message_pairs(t.message);
     let has_event = pairs.iter().any(|(k, _)| canonical_name(k) == "event");
-    if !has_event && let Some(ev) = message_event(t.message) {
+    if !has_event && let Some(ev) = message_event_in(t.message, Some(&pairs)) {
         out.push(("event", Cow::Borrowed(ev)));
     }
     // The thread, qualified by the process when the layout names one, so

@@ -218,14 +218,14 @@ pub(crate) fn event_kind(
             }
             // Words of a camelCase name apart (`AcquireAttempt`).
             normalize_event(&split_camel(raw.trim()), buf);
-            family_kind(buf)
+            family_words(buf)
         })
 }
 
 /// Words that make a name something other than the event it names: an
 /// attempt, a wait or a start is not the acquire itself
 /// (`acquire_attempt`, `acquire_start`, `waiting_for_lock`).
-const NOT_YET: [&str; 18] = [
+pub(crate) const NOT_YET: [&str; 18] = [
     "attempt",
     "attempting",
     "attempted",
@@ -257,7 +257,7 @@ const NOT_YET: [&str; 18] = [
 /// `inventory`, `inv`, `seats`, `quota`, `balance`) with init, read or
 /// deduct words; `order` alone or with `created`/`placed`/`booked`. A name
 /// with a word of [`NOT_YET`] names none.
-fn family_kind(n: &str) -> Option<EventKind> {
+pub(crate) fn family_words(n: &str) -> Option<EventKind> {
     use EventKind::*;
     let toks: Vec<&str> = n.split('_').filter(|t| !t.is_empty()).collect();
     if toks.is_empty() || toks.len() > 4 || toks.iter().any(|t| NOT_YET.contains(t)) {
@@ -273,20 +273,7 @@ fn family_kind(n: &str) -> Option<EventKind> {
     });
     // Generic words (`heartbeat`, `got`, `expired`) name a lock event only
     // beside a lock word: a service's own `heartbeat` is not a renewal.
-    let lockish = any(|t| {
-        matches!(
-            t,
-            "lock"
-                | "lck"
-                | "lk"
-                | "lease"
-                | "mutex"
-                | "redlock"
-                | "watchdog"
-                | "semaphore"
-                | "dlm"
-        )
-    });
+    let lockish = any(lock_word);
     let acquire = any(|t| t.starts_with("acq") || t == "locked")
         || (lockish
             && any(|t| {
@@ -302,8 +289,9 @@ fn family_kind(n: &str) -> Option<EventKind> {
                 .iter()
                 .any(|s| t.starts_with(s))
         }));
+    // A lock deleted (`del lock`, `lock_deleted`) is released.
     let release = any(|t| t == "rel" || t.starts_with("releas") || t.starts_with("unlock"))
-        || (lockish && any(|t| t == "freed"));
+        || (lockish && any(|t| matches!(t, "freed" | "del" | "delete" | "deleted")));
     let lost = lockish && any(|t| matches!(t, "lost" | "expired" | "lapsed" | "stolen"));
     let stock = any(|t| {
         matches!(
@@ -328,6 +316,15 @@ fn family_kind(n: &str) -> Option<EventKind> {
         (false, false, false) if lost && !fail => Some(LockLost),
         _ => None,
     }
+}
+
+/// True for a word that names a lock: `lock`, `mutex`, `lease`, `redlock`,
+/// `watchdog`, `semaphore`, `dlm` and short forms.
+pub(crate) fn lock_word(t: &str) -> bool {
+    matches!(
+        t,
+        "lock" | "lck" | "lk" | "lease" | "mutex" | "redlock" | "watchdog" | "semaphore" | "dlm"
+    )
 }
 
 /// A stock name's kind by its other words: init, deduct or read.
@@ -368,7 +365,7 @@ fn camel_kind(raw: &str, mapping: Option<&Mapping>, buf: &mut String) -> Option<
 
 /// `raw` with `_` between a lower-case letter or digit and the upper-case
 /// letter after it (`LockAcquired` -> `Lock_Acquired`).
-fn split_camel(raw: &str) -> String {
+pub(crate) fn split_camel(raw: &str) -> String {
     let mut split = String::with_capacity(raw.len() + 4);
     let mut prev_lower = false;
     for c in raw.chars() {

@@ -5,4 +5,5 @@
 //! first added to the invariance generator (`tests/invariance/`).
 
 pub(crate) mod events;
+pub(crate) mod message;
 pub(crate) mod names;

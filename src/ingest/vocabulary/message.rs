@@ -1,0 +1,213 @@
+//! A message's event beyond the phrase list: its leading words read like an
+//! event name (`unlock success`, `release lock`, `lock.unlock()`), and an
+//! outcome pair deciding an acquire (`tryLock ... locked=false`). Found by a
+//! new-user trial (session 21): Spring Boot lines `unlock success key=...`
+//! were work of the holder, not its release (a false incident), and
+//! `tryLock ... locked=false` was a successful acquire (the phrase `locked`
+//! matched the pair's name).
+
+use super::events::{NOT_YET, family_words, lock_word, normalize_event, split_camel};
+use crate::model::EventKind;
+use std::borrow::Cow;
+
+/// Most words a message's head may have to be read as an event name: a
+/// longer sentence is left to the phrases (`family_words` reads at most four).
+const MAX_HEAD_WORDS: usize = 4;
+
+/// The leading words of `msg`: up to its first `name=value` pair, and up to
+/// and including a word that ends in `:`, `,` or `;` (that punctuation
+/// dropped). `None` past [`MAX_HEAD_WORDS`] words or when empty.
+pub(crate) fn head(msg: &str) -> Option<&str> {
+    let start = msg.len() - msg.trim_start().len();
+    let mut end = start;
+    let mut words = 0;
+    let mut rest = &msg[start..];
+    while let Some(w) = rest.split_whitespace().next() {
+        if w.contains('=') || w.contains('：') {
+            break;
+        }
+        words += 1;
+        if words > MAX_HEAD_WORDS {
+            return None;
+        }
+        let at = msg.len() - rest.len() + rest.find(w).unwrap_or(0);
+        let trimmed = w.trim_end_matches([':', ',', ';', '.']);
+        end = at + trimmed.len();
+        if trimmed.len() < w.len() {
+            break;
+        }
+        rest = &msg[at + w.len()..];
+    }
+    let h = &msg[start..end];
+    (!h.is_empty()).then_some(h)
+}
+
+/// The kind a message's head names ([`head`]), read as an event name is
+/// (the English names, then the families of stems), for a lock event only
+/// when its words say lock: a lock word (`lock`, `mutex`, `lease`...) or an
+/// acquire or release verb (`acq...`, `unlock...`, `releas...`); a renewal
+/// word alone (`refresh token`) is no lock's. Stock and order words stand on
+/// their own. An attempt's head (`tryLock`) names no kind.
+pub(crate) fn head_kind(msg: &str, buf: &mut String) -> Option<EventKind> {
+    let h = head(msg)?;
+    normalize_event(&split_camel(h), buf);
+    let kind = family_words(buf)?;
+    let toks = || buf.split('_');
+    let lockish = toks().any(|t| {
+        lock_word(t) || t.starts_with("acq") || t.starts_with("unlock") || t.starts_with("releas")
+    });
+    match kind {
+        EventKind::StockInitialized
+        | EventKind::StockRead
+        | EventKind::StockDeducted
+        | EventKind::OrderCreated => Some(kind),
+        _ if lockish => Some(kind),
+        _ => None,
+    }
+}
+
+/// True when a message's head is an attempt at a lock (`tryLock`,
+/// `try acquire lock`, `attempting to lock`): an attempt word and a lock or
+/// acquire word. Such a line is an acquire or a failed one by its outcome
+/// pair ([`outcome`]).
+pub(crate) fn head_is_attempt(msg: &str, buf: &mut String) -> bool {
+    let Some(h) = head(msg) else {
+        return false;
+    };
+    normalize_event(&split_camel(h), buf);
+    let toks = || buf.split('_');
+    toks().any(|t| NOT_YET.contains(&t))
+        && toks().any(|t| lock_word(t) || t.starts_with("acq") || t == "locked")
+}
+
+/// Names of pairs that say whether an acquire succeeded, in normal form.
+const OUTCOME_NAMES: &[&str] = &[
+    "locked",
+    "islocked",
+    "is_locked",
+    "acquired",
+    "isacquired",
+    "is_acquired",
+    "success",
+    "succeeded",
+    "successful",
+    "ok",
+    "result",
+    "lock_result",
+    "lockresult",
+    "acquire_result",
+    "got_lock",
+    "gotlock",
+    "obtained",
+];
+
+/// What an outcome pair of a message says about an acquire: `true` for
+/// `locked=true`, `acquired=1`, `result=OK` (Redis' reply to a `SET NX` that
+/// set), `false` for `locked=false`, `success=0`, `result=nil` (the reply
+/// when the key was there). `None` without such a pair, or when its value
+/// is neither.
+pub(crate) fn outcome(pairs: &[(&str, Cow<'_, str>)], buf: &mut String) -> Option<bool> {
+    pairs.iter().find_map(|(name, value)| {
+        normalize_event(name, buf);
+        if !OUTCOME_NAMES.contains(&buf.as_str()) {
+            return None;
+        }
+        match value.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" | "ok" | "success" | "succeeded" | "1" => Some(true),
+            "false" | "no" | "nil" | "(nil)" | "null" | "none" | "fail" | "failed" | "0" => {
+                Some(false)
+            }
+            _ => None,
+        }
+    })
+}
+
+/// The kind of an acquire-like message once its outcome pair is read: an
+/// acquire (or an attempt, [`head_is_attempt`]) that says it failed is a
+/// failed acquire, an attempt that says it succeeded is an acquire; every
+/// other kind is kept.
+pub(crate) fn with_outcome(
+    kind: Option<EventKind>,
+    attempt: bool,
+    outcome: Option<bool>,
+) -> Option<EventKind> {
+    match (kind, outcome) {
+        (Some(EventKind::Acquired), Some(false)) => Some(EventKind::AcquireFailed),
+        (None, Some(true)) if attempt => Some(EventKind::Acquired),
+        (None, Some(false)) if attempt => Some(EventKind::AcquireFailed),
+        (k, _) => k,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::EventKind::*;
+
+    #[test]
+    fn a_message_head_is_its_words_before_the_pairs() {
+        assert_eq!(head("unlock success key=a owner=b"), Some("unlock success"));
+        assert_eq!(head("Lock released: key=a"), Some("Lock released"));
+        assert_eq!(head("  lock.unlock() key=a"), Some("lock.unlock()"));
+        assert_eq!(head("tryLock key=a locked=false"), Some("tryLock"));
+        assert_eq!(head("key=a unlock"), None);
+        assert_eq!(
+            head("the request for the page took too long key=a"),
+            None,
+            "a sentence is left to the phrases"
+        );
+    }
+
+    #[test]
+    fn heads_name_lock_events_only_with_a_lock_word() {
+        let mut buf = String::new();
+        for (msg, want) in [
+            // The trial's Spring Boot and Go lines.
+            ("unlock success key=lock:sku:1 owner=a", Some(Released)),
+            ("release lock key=lock:sku:1", Some(Released)),
+            ("lock.unlock() key=lock:sku:1", Some(Released)),
+            ("unlock key=lock:sku:1 owner=a", Some(Released)),
+            ("del lock key=lock:sku:1 result=1", Some(Released)),
+            ("acquire ok key=a", Some(Acquired)),
+            ("unlock error key=a", Some(ReleaseFailed)),
+            ("stock deduct sku=1", Some(StockDeducted)),
+            // No lock word: a token's refresh is no renewal.
+            ("refresh token user=a", None),
+            ("tryLock key=a locked=true", None),
+            ("user logged in", None),
+        ] {
+            assert_eq!(head_kind(msg, &mut buf), want, "{msg}");
+        }
+    }
+
+    #[test]
+    fn an_outcome_pair_decides_an_acquire() {
+        let mut buf = String::new();
+        let pairs = |s: &'static str| crate::ingest::text::message_pairs(s);
+        let msg = "tryLock key=a owner=b leaseTime=2000ms locked=false";
+        assert!(head_is_attempt(msg, &mut buf));
+        assert_eq!(outcome(&pairs(msg), &mut buf), Some(false));
+        assert_eq!(with_outcome(None, true, Some(false)), Some(AcquireFailed));
+        assert_eq!(with_outcome(None, true, Some(true)), Some(Acquired));
+        assert_eq!(
+            with_outcome(Some(Acquired), false, Some(false)),
+            Some(AcquireFailed)
+        );
+        assert_eq!(
+            outcome(&pairs("SET NX key=a result=nil"), &mut buf),
+            Some(false)
+        );
+        assert_eq!(
+            outcome(&pairs("SET NX key=a result=OK"), &mut buf),
+            Some(true)
+        );
+        assert_eq!(outcome(&pairs("acquire key=a owner=b"), &mut buf), None);
+        // No outcome: an attempt stays no event, a release stays one.
+        assert_eq!(with_outcome(None, true, None), None);
+        assert_eq!(
+            with_outcome(Some(Released), false, Some(false)),
+            Some(Released)
+        );
+        assert!(!head_is_attempt("unlock key=a", &mut buf));
+    }
+}
