@@ -106,13 +106,14 @@ fn confidence(info: &SourceInfo, role: &str, field: &str, mapped: bool) -> Confi
         match n {
             SourceNote::AlsoPresent {
                 role: r, others, ..
-            } if r == role || (role == "ttl_s" && r == "ttl") => {
+            } if r == role || (matches!(role, "ttl_s" | "ttl_ns") && r == "ttl") => {
                 return Confidence::Guess(others.clone());
             }
             SourceNote::TtlByName { field: f, .. } if f == field && role.starts_with("ttl") => {
                 return Confidence::ByName;
             }
             SourceNote::TtlSecondsByValue { field: f, .. }
+            | SourceNote::TtlNanosByValue { field: f, .. }
                 if f == field && role.starts_with("ttl") =>
             {
                 return Confidence::ByValue;
@@ -141,7 +142,7 @@ fn samples(log: &LoadedLog, file: usize, role: &str) -> Vec<String> {
             "holder" => e.holder.map(|s| log.strings.get(s).to_string()),
             "host" => e.host.map(|s| log.strings.get(s).to_string()),
             "thread" => e.thread.map(|s| log.strings.get(s).to_string()),
-            "ttl" | "ttl_s" => e.ttl_ms().map(|ms| format!("{ms} ms")),
+            "ttl" | "ttl_s" | "ttl_ns" => e.ttl_ms().map(|ms| format!("{ms} ms")),
             "event" => Some(e.kind.as_str().to_string()),
             _ => detail_sample(log, &e.detail(), role),
         };

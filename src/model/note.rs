@@ -61,6 +61,16 @@ pub enum SourceNote {
         /// Its largest value, as read.
         max: String,
     },
+    /// A TTL field named without a unit read in nanoseconds because every
+    /// bare number among its values was a whole number of ms in ns and at
+    /// least 10^7 (Go's `time.Duration` as a number: `slog`'s JSON handler,
+    /// `encoding/json`); a guess, said as one.
+    TtlNanosByValue {
+        /// The field.
+        field: String,
+        /// Its smallest value, as read.
+        min: String,
+    },
     /// No event field: event names come from the message.
     EventFromMessage,
     /// Line numbers are record numbers (a JSON document export).
@@ -422,6 +432,9 @@ impl SourceNote {
             SourceNote::TtlSecondsByValue { field, max } => format!(
                 "ttl: `{field}` has no unit in its name and its values are at most {max}: read as seconds, a guess (no lock keeps a TTL of {max} ms; map `ttl_ms` to it if it is ms)"
             ),
+            SourceNote::TtlNanosByValue { field, min } => format!(
+                "ttl: `{field}` has no unit in its name and its values are whole milliseconds in nanoseconds, at least {min}: read as nanoseconds (Go's `time.Duration`), a guess (map `ttl_ms` to it if it is ms)"
+            ),
             SourceNote::EventFromMessage => {
                 "no event field: event names are read from the message".to_string()
             }
@@ -660,6 +673,9 @@ impl SourceNote {
             SourceNote::TtlSecondsByValue { field, max } => format!(
                 "过期时间：`{field}` 的字段名没有单位，其值最大为 {max}：按秒读取，这是推测（没有锁的过期时间会是 {max} 毫秒；若确是毫秒，请把 `ttl_ms` 映射到它）"
             ),
+            SourceNote::TtlNanosByValue { field, min } => format!(
+                "过期时间：`{field}` 的字段名没有单位，其值都是以纳秒写的整毫秒，最小为 {min}：按纳秒读取（`time.Duration`），这是推测（若确是毫秒，请把 `ttl_ms` 映射到它）"
+            ),
             SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
             SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
             SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
@@ -896,6 +912,13 @@ mod tests {
                 },
                 vec!["3"],
             ),
+            (
+                SourceNote::TtlNanosByValue {
+                    field: s("ttl"),
+                    min: s("2000000000"),
+                },
+                vec!["2000000000"],
+            ),
             (SourceNote::EventFromMessage, vec![]),
             (SourceNote::RecordNumbers, vec![]),
             (
@@ -1080,6 +1103,7 @@ mod tests {
             SourceNote::Parquet { .. } => 29,
             SourceNote::ByValue { .. } => 30,
             SourceNote::TtlSecondsByValue { .. } => 31,
+            SourceNote::TtlNanosByValue { .. } => 32,
         }
     }
 
@@ -1096,7 +1120,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 32, "one note of each kind");
+        assert_eq!(kinds.len(), 33, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

@@ -39,28 +39,15 @@ pub(crate) struct Collector<'o> {
 /// At most this many distinct event names are remembered per collector.
 const KIND_CACHE: usize = 4096;
 
-/// A duration in ms: a number in `unit`, or text with its own unit suffix
-/// (`2000ms`, `2s`, `1.5 s`, `1m`, `30秒`, `500毫秒`), which wins over `unit`.
+/// A duration in ms: a number in `unit`, or text with its own units
+/// ([`super::duration::text_duration_ms`]: `2000ms`, `2s`, `1m30s`,
+/// `PT2S`, `00:00:02`, `30秒`), which win over `unit`.
 pub(crate) fn duration_ms(v: &FieldValue<'_>, unit: Unit) -> Option<f64> {
-    let scale = |u: Unit| if u == Unit::S { 1000.0 } else { 1.0 };
     if let Some(n) = v.as_f64() {
-        return Some(n * scale(unit));
+        return Some(n * unit.ms());
     }
     let FieldValue::Str(s) = v else { return None };
-    let s = s.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, suffix) = s.split_at(split);
-    let n: f64 = num.parse().ok()?;
-    let factor = match suffix.trim() {
-        "ms" | "毫秒" => 1.0,
-        "s" | "sec" | "secs" | "second" | "seconds" | "秒" => 1000.0,
-        "m" | "min" | "mins" | "minute" | "minutes" | "分钟" => 60_000.0,
-        "us" | "µs" => 0.001,
-        _ => return None,
-    };
-    Some(n * factor).filter(|x| x.is_finite())
+    super::duration::text_duration_ms(s)
 }
 
 /// Longest lease an absolute expiry may give, ms (7 days): a time further

@@ -5,6 +5,7 @@
 //! envelope's field ([`payload`], [`extract`]).
 
 pub(crate) mod decode;
+pub(crate) mod duration;
 pub(crate) mod extract;
 pub(crate) mod frame;
 pub(crate) mod payload;

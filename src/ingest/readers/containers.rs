@@ -384,6 +384,9 @@ fn guess(text: &str, monitor_check: fn(&str) -> bool, book: &mut BidBook) -> Con
         if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
             return doc(v);
         }
+        if let Some(c) = concatenated_objects(text) {
+            return c;
+        }
         return Container::JsonLines { loki: false };
     }
     let head: String = first_lines(text, 10).collect::<Vec<_>>().join("\n");
@@ -680,6 +683,10 @@ pub(crate) fn kv_lists_as_fields(v: &mut Value, depth: u32) {
     }
     match v {
         Value::Object(o) => {
+            if let Some(t) = java_instant(o) {
+                *v = Value::String(t);
+                return;
+            }
             if is_go_typed_value(o) {
                 let mut inner = o.remove("Value").unwrap_or(Value::Null);
                 kv_lists_as_fields(&mut inner, depth + 1);
@@ -736,6 +743,23 @@ pub(crate) fn kv_lists_as_fields(v: &mut Value, depth: u32) {
         }
         _ => {}
     }
+}
+
+/// A Java `Instant` as Log4j2's `JsonLayout` writes its `instant` (since
+/// 2.11: `"instant":{"epochSecond":1731254401,"nanoOfSecond":412000}`,
+/// `InstantMixIn`), as epoch seconds with nine decimals
+/// (`"1731254401.000412000"`), which the time parser reads to the ns.
+/// `None` for any other object.
+fn java_instant(o: &Map<String, Value>) -> Option<String> {
+    if o.len() != 2 {
+        return None;
+    }
+    let s = o.get("epochSecond")?.as_i64()?;
+    let n = o
+        .get("nanoOfSecond")?
+        .as_u64()
+        .filter(|n| *n < 1_000_000_000)?;
+    Some(format!("{s}.{n:09}"))
 }
 
 /// True for a Go-typed value as opentelemetry-go's stdout exporters write
@@ -904,6 +928,58 @@ fn lines_of_documents(text: &str) -> Container {
     }
 }
 
+/// Pretty-printed JSON objects one after another, each over several lines
+/// (Log4j2's `JsonLayout` with its default `compact="false"` and
+/// `complete="false"`, `jq` output): each object one record. Text between
+/// objects that is no JSON object is one unreadable record, and reading
+/// goes on at the next line that starts with `{`. `None` unless at least
+/// two objects are read and the first starts the text.
+fn concatenated_objects(text: &str) -> Option<Container> {
+    let mut records = Vec::new();
+    let mut objects = 0;
+    let mut at = text.len() - text.trim_start().len();
+    while at < text.len() {
+        let mut it = serde_json::Deserializer::from_str(&text[at..]).into_iter::<Value>();
+        match it.next() {
+            Some(Ok(mut v @ Value::Object(_))) => {
+                // Objects on one line each are JSON Lines (with odd line
+                // ends, `\r`), not this.
+                if objects == 0 && !text[at..at + it.byte_offset()].contains('\n') {
+                    return None;
+                }
+                at += it.byte_offset();
+                kv_lists_as_fields(&mut v, 0);
+                if let Value::Object(m) = v {
+                    records.push(DocRec {
+                        main: m,
+                        extra: None,
+                    });
+                }
+                objects += 1;
+            }
+            None => break,
+            Some(_) => {
+                if objects == 0 {
+                    return None;
+                }
+                records.push(DocRec {
+                    main: Map::new(),
+                    extra: None,
+                });
+                let from = at + 1;
+                at = text[from..]
+                    .find("\n{")
+                    .map_or(text.len(), |i| from + i + 1);
+            }
+        }
+        at += text[at..].len() - text[at..].trim_start().len();
+    }
+    (objects >= 2).then_some(Container::Doc {
+        records,
+        dialect: Dialect::JsonLines,
+    })
+}
+
 /// The field of a wrapper document holding its records: the array whose
 /// elements carry the most fields in all (Splunk's `fields` list of column
 /// names loses to its `results`).
@@ -1056,10 +1132,15 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
             });
         }
         Container::JsonArray => walk_array(text, visit),
-        Container::Doc { records, .. } => {
+        Container::Doc { records, dialect } => {
+            let missing = if *dialect == Dialect::Elasticsearch {
+                "record without _source"
+            } else {
+                "not a JSON object"
+            };
             for (i, r) in records.iter().enumerate() {
                 let item = if r.main.is_empty() {
-                    Item::Bad("json", "record without _source".into())
+                    Item::Bad("json", missing.into())
                 } else {
                     Item::Record(Record::Json {
                         main: &r.main,

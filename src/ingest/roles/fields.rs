@@ -82,11 +82,13 @@ impl Role {
         }
     }
 
-    /// Parses a mapping-file role name; `ttl_s` means a TTL in seconds.
+    /// Parses a mapping-file role name; `ttl_s` means a TTL in seconds,
+    /// `ttl_ns` in nanoseconds.
     pub fn from_mapping_name(s: &str) -> Option<(Role, Unit)> {
         match s {
             "ttl_ms" => Some((Role::Ttl, Unit::Ms)),
             "ttl_s" => Some((Role::Ttl, Unit::S)),
+            "ttl_ns" => Some((Role::Ttl, Unit::Ns)),
             "fencing" => Some((Role::Fencing, Unit::Ms)),
             "elapsed" => Some((Role::Elapsed, Unit::Ms)),
             _ => Role::ALL
@@ -243,6 +245,7 @@ impl Fields {
             if let Some(p) = self.get(role) {
                 let name = match (role, p.unit) {
                     (Role::Ttl, Unit::S) => "ttl_s".to_string(),
+                    (Role::Ttl, Unit::Ns) => "ttl_ns".to_string(),
                     _ => role.name().to_string(),
                 };
                 out.push((name, p.field.clone()));
@@ -375,6 +378,12 @@ struct Candidate {
     /// TTL candidates: the largest bare number among their values (0 when
     /// none was positive); a duration with a unit (`3s`) is not counted.
     max_number: f64,
+    /// TTL candidates: the smallest positive bare number among their values
+    /// (`f64::MAX` when none).
+    min_number: f64,
+    /// TTL candidates: every positive bare number is a whole multiple of
+    /// 10^6 (whole ms, if they are ns).
+    whole_ms_as_ns: bool,
 }
 
 impl Candidate {
@@ -387,7 +396,33 @@ impl Candidate {
             resolution_ns: i64::MAX,
             kinds: 0,
             max_number: 0.0,
+            min_number: f64::MAX,
+            whole_ms_as_ns: true,
         }
+    }
+
+    /// Counts a TTL candidate's bare number `n`.
+    fn count_number(&mut self, n: f64) {
+        self.max_number = self.max_number.max(n);
+        if n > 0.0 {
+            self.min_number = self.min_number.min(n);
+            self.whole_ms_as_ns &= n % 1e6 == 0.0;
+        }
+    }
+
+    /// Whether this TTL candidate, named without a unit, is read in
+    /// nanoseconds by its values: every bare number is a whole number of ms
+    /// written in ns, from [`NANOS_FROM`] (10 ms) and below 10^12 (past that
+    /// an epoch in ms). Go writes a `time.Duration` as its nanoseconds
+    /// (`slog.Duration("ttl", 2*time.Second)` -> `"ttl":2000000000` in the
+    /// JSON handler, `encoding/json` likewise); as ms those are TTLs of days.
+    fn ttl_in_nanos(&self, field: &str) -> bool {
+        self.unit == Unit::Ms
+            && self.max_number > 0.0
+            && self.min_number >= NANOS_FROM
+            && self.max_number < 1e12
+            && self.whole_ms_as_ns
+            && !ttl_name_has_ms(field)
     }
 
     /// Whether this TTL candidate, named without a unit (`ttl`, `expire`,
@@ -408,6 +443,10 @@ impl Candidate {
 /// Below this, a unit-less TTL field's bare numbers are seconds
 /// ([`Candidate::ttl_in_seconds`]).
 const SECONDS_BELOW: f64 = 100.0;
+
+/// From this on (10 ms in ns, 2.8 h in ms), a unit-less TTL field's bare
+/// numbers may be nanoseconds ([`Candidate::ttl_in_nanos`]).
+const NANOS_FROM: f64 = 1e7;
 
 /// Whether a TTL field's name says milliseconds (`ttl_ms`, `leaseMillis`,
 /// Redis's `px`, `过期时间(毫秒)`).
@@ -526,7 +565,7 @@ impl Detector {
                 if role == Role::Ttl
                     && let Some(n) = v.as_f64()
                 {
-                    c.max_number = c.max_number.max(n);
+                    c.count_number(n);
                 }
             }
             let want = |r: Role| !(late && seen.contains(&r));
@@ -848,6 +887,12 @@ impl Detector {
                     max: best.max_number.to_string(),
                 });
                 Unit::S
+            } else if role == Role::Ttl && best.ttl_in_nanos(f) {
+                notes.push(SourceNote::TtlNanosByValue {
+                    field: f.clone(),
+                    min: best.min_number.to_string(),
+                });
+                Unit::Ns
             } else {
                 best.unit
             };

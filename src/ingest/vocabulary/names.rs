@@ -15,6 +15,21 @@ pub(crate) enum Unit {
     Ms,
     /// Seconds: multiplied by 1000.
     S,
+    /// Nanoseconds: divided by 10^6 (Go's `time.Duration` written as a
+    /// number, `slog`'s and `encoding/json`'s default), read by a TTL's
+    /// values or named `ttl_ns` in a mapping.
+    Ns,
+}
+
+impl Unit {
+    /// Milliseconds in one of this unit.
+    pub(crate) fn ms(self) -> f64 {
+        match self {
+            Unit::Ms => 1.0,
+            Unit::S => 1000.0,
+            Unit::Ns => 1e-6,
+        }
+    }
 }
 
 /// Field-name normal form: lowercase, without `_`, `-`, `@` and spaces.
@@ -72,6 +87,10 @@ const TIME_NAMES: &[(&str, Unit)] = &[
     // `observed_time_unix_nano`, lowerCamelCase in JSON).
     ("timeunixnano", Ms),
     ("observedtimeunixnano", Ms),
+    // Log4j2 `JsonLayout`: `instant` (2.11 on, an object read as epoch
+    // seconds with nine decimals) and `timeMillis` (before 2.11).
+    ("instant", Ms),
+    ("timemillis", Ms),
 ];
 
 /// Names of the key role, best first.
