@@ -536,6 +536,9 @@ struct KeyReplay {
     /// Log-lag artefacts: (earlier hold, later hold, lag ns).
     lag: Vec<(usize, usize, i64)>,
     orphans: Orphans,
+    /// The last acquire read on the key, when its file's times are whole
+    /// seconds: (time ns, holder, file).
+    last_acquire: Option<(i64, Sym, u16)>,
 }
 
 /// What [`KeyReplay::acquire`] reads besides the acquire line.
@@ -572,6 +575,7 @@ fn reconstruct_key(
         live: None,
         lag: Vec::new(),
         orphans: Orphans::default(),
+        last_acquire: None,
     };
     for (pos, &i) in events.iter().enumerate() {
         let i = i.index();
@@ -586,7 +590,7 @@ fn reconstruct_key(
                 k.release((i, e), holder, t);
             }
             EventKind::AcquireFailed => {}
-            _ => k.work(i, holder, t),
+            _ => k.work((i, e), holder, t),
         }
     }
     finish_key(k.holds, k.lag, k.base, out);
@@ -670,6 +674,32 @@ impl KeyReplay {
         ));
         self.latest_of.insert(holder, new);
         self.live = Some(new);
+        // Only in a file of whole seconds: within a millisecond, the order
+        // of lines is no surer than the log lag (§4), and the simulator's
+        // truth has no pair there.
+        let whole_seconds = cx
+            .log
+            .sources
+            .get(usize::from(e.source.file))
+            .is_some_and(|s| s.time_resolution.as_deref() == Some("s"));
+        self.last_acquire = whole_seconds.then_some((t, holder, e.source.file));
+    }
+
+    /// When a line of `holder` at `t` in `file` ends or extends its window:
+    /// `t`, or 1 ns after it when another holder's acquire was logged in
+    /// the same second earlier in the same file of whole seconds. In such a log
+    /// (zerolog's and logrus's default RFC 3339 time), B's acquire and A's
+    /// later deduction and failed release all carry one second; the file's
+    /// order says A still worked after B acquired, and the windows, which
+    /// only touched, overlap by less than the log's resolution (a 0 ms pair,
+    /// docs/semantics.md §4; a new-user trial, session 21, found the oversell
+    /// of such a log with no incident, exit 0). Across files the order of
+    /// lines says nothing.
+    fn after_ties(&self, t: i64, holder: Sym, file: u16) -> i64 {
+        match self.last_acquire {
+            Some((at, other, f)) if at == t && other != holder && f == file => t.saturating_add(1),
+            _ => t,
+        }
     }
 
     /// A renewal: of the holder's latest hold, or an orphan.
@@ -687,6 +717,7 @@ impl KeyReplay {
     /// release) another holder's.
     fn release(&mut self, (i, e): (usize, &crate::model::Event), holder: Sym, t: i64) {
         let mine = self.latest_of.get(&holder).copied();
+        let tie_t = self.after_ties(t, holder, e.source.file);
         let elapsed_ns = e
             .detail()
             .elapsed_ms
@@ -711,7 +742,19 @@ impl KeyReplay {
                 EventKind::ReleaseFailed => WindowEnd::ReleaseFailed,
                 _ => WindowEnd::LockLost,
             };
-            holds[h].close_window(end, t.saturating_sub(elapsed_ns).max(0));
+            // The release began `elapsed_ms` before its line, but not
+            // before the holder's own last line on the key: an elapsed time
+            // reaching back past its work counted something else (the hold,
+            // from its acquire: "held 2600 ms", a new-user trial) and is
+            // not the release's; the window then ends at the line.
+            let began = t.saturating_sub(elapsed_ns).max(0);
+            let b = &holds[h];
+            let began = if elapsed_ns == 0 || (b.window_open && began < b.last_event_ns) {
+                tie_t
+            } else {
+                began
+            };
+            holds[h].close_window(end, began);
         }
         if e.kind != EventKind::Released || e.deleted() == Some(false) {
             return;
@@ -744,7 +787,8 @@ impl KeyReplay {
 
     /// Any other line of the holder's: part of its latest hold while its
     /// window is open.
-    fn work(&mut self, i: usize, holder: Sym, t: i64) {
+    fn work(&mut self, (i, e): (usize, &crate::model::Event), holder: Sym, t: i64) {
+        let t = self.after_ties(t, holder, e.source.file);
         if let Some(h) = self.latest_of.get(&holder).copied() {
             let b = &mut self.holds[h];
             if b.window_open {
@@ -1271,6 +1315,26 @@ pub(crate) mod tests {
         log.events[1].update_detail(|d| d.elapsed_ms = Some(2072.0));
         let a = &leases_of(&log).leases[0];
         assert_eq!(a.window_end_ns, 2928 * NS_PER_MS);
+    }
+
+    #[test]
+    fn an_elapsed_time_reaching_back_past_the_holders_work_is_not_the_releases() {
+        // A new-user trial's wrapper logged the time held ("elapsed_ms":
+        // 2600 since the acquire) on its release line: the window ended at
+        // the acquire, before the holder's own stock deduction, and the
+        // overlap was lost.
+        let mut log = log_of(&[
+            (1000, Acquired, "k", "A", Some(2000)),
+            (3500, StockDeducted, "k", "A", None),
+            (3600, ReleaseFailed, "k", "A", None),
+        ]);
+        log.events[2].update_detail(|d| d.elapsed_ms = Some(2600.0));
+        let a = &leases_of(&log).leases[0];
+        assert_eq!(a.window_end_ns, 3600 * NS_PER_MS);
+        // Within the work it still marks when the release began.
+        log.events[2].update_detail(|d| d.elapsed_ms = Some(50.0));
+        let a = &leases_of(&log).leases[0];
+        assert_eq!(a.window_end_ns, 3550 * NS_PER_MS);
     }
 
     #[test]

@@ -463,6 +463,18 @@ mod tests {
         detect_overlaps(&set.leases, &set.log_lag, max_listed_pairs)
     }
 
+    /// The overlaps of `rows` read from one file whose times are whole
+    /// seconds.
+    fn run_in_whole_seconds(rows: &[Row<'_>]) -> Vec<Overlap> {
+        let mut log = log_of(rows);
+        let mut info = crate::model::SourceInfo::new("app.jsonl", crate::model::Dialect::JsonLines);
+        info.time_resolution = Some("s".into());
+        log.sources = vec![info];
+        let times = apply_host_offsets(&log, &BTreeMap::new());
+        let set = reconstruct_leases(&log, &times, &Settings::default());
+        detect_overlaps(&set.leases, &set.log_lag, 10_000).overlaps
+    }
+
     fn run(rows: &[Row<'_>]) -> (Vec<Overlap>, Vec<LogLagArtefact>) {
         let set = run_capped(rows, 10_000);
         assert_eq!(set.pairs, set.overlaps.len());
@@ -536,6 +548,41 @@ mod tests {
             (420, Released, "k", "C", None),
         ]);
         assert!(o.is_empty());
+    }
+
+    #[test]
+    fn in_one_logged_instant_the_order_of_the_file_says_who_was_first() {
+        // A log of whole seconds (zerolog's default time): B acquired,
+        // deducted and released, then A deducted and failed to release, all
+        // in second 3. A still worked after B's acquire: an overlap below
+        // the log's resolution, not a touch (a new-user trial, session 21).
+        let zombie_last = [
+            (1000, Acquired, "k", "A", Some(2000)),
+            (3000, Acquired, "k", "B", Some(2000)),
+            (3000, StockDeducted, "k", "B", None),
+            (3000, Released, "k", "B", None),
+            (3000, StockDeducted, "k", "A", None),
+            (3000, ReleaseFailed, "k", "A", None),
+        ];
+        let o = run_in_whole_seconds(&zombie_last);
+        assert_eq!(o.len(), 1, "{o:?}");
+        assert_eq!(o[0].cause, Cause::LeaseExpired);
+        assert_eq!(o[0].duration_ms(), 0.0);
+        // Without its release line, A's last deduction ends its window.
+        let o = run_in_whole_seconds(&zombie_last[..5]);
+        assert_eq!(o.len(), 1, "{o:?}");
+        // In a log of finer times the windows only touch, as before: within
+        // a millisecond the order of lines is no surer than the log lag.
+        assert!(run(&zombie_last).0.is_empty());
+        // A's lines before B's acquire: a hand-off in one second.
+        let o = run_in_whole_seconds(&[
+            (1000, Acquired, "k", "A", Some(2000)),
+            (3000, StockDeducted, "k", "A", None),
+            (3000, ReleaseFailed, "k", "A", None),
+            (3000, Acquired, "k", "B", Some(2000)),
+            (3000, Released, "k", "B", None),
+        ]);
+        assert!(o.is_empty(), "{o:?}");
     }
 
     #[test]

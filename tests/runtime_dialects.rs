@@ -1,0 +1,354 @@
+//! How runtimes write durations, lock outcomes and release lines, through
+//! the built binary. Each case is one a new-user trial (session 21) wrote
+//! from the runtime's documentation or source and the tool read wrong:
+//! Go `slog`'s nanosecond durations, Java/.NET/Python/Go duration strings,
+//! a Spring Boot `unlock success` line, a `tryLock ... locked=false` line,
+//! and an `elapsed_ms` that counts the hold rather than the release.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn write(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    path
+}
+
+/// `analyze --format json` of `file`: (exit code, report).
+fn analyze(file: &Path) -> (i32, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+        .args([
+            "analyze",
+            "--format",
+            "json",
+            "--no-cache",
+            "--unit-loss",
+            "100",
+        ])
+        .arg(file)
+        .output()
+        .expect("run");
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), v)
+}
+
+/// The `events:` line of `inspect FILE`: events per kind (`acquired 2, ...`).
+fn events_line(file: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+        .arg("inspect")
+        .arg(file)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("events: "))
+        .unwrap_or_else(|| panic!("no events line: {text}"))
+        .to_string()
+}
+
+fn causes(v: &Value) -> Vec<String> {
+    v["incidents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|i| i["overlaps"].as_array().into_iter().flatten())
+        .map(|o| o["cause"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn finding_kinds(v: &Value) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| f["kind"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The classic expiry as JSON lines, the TTL written `ttl` (a JSON value,
+/// raw): A's 2 s lease runs out at 3.0 s, B acquires at 3.1 s, both deduct
+/// the one unit.
+fn expiry(ttl: &str) -> Vec<String> {
+    let line = |t: &str, msg: &str, owner: &str, extra: &str| {
+        format!(
+            r#"{{"time":"2026-11-11T00:00:0{t}+08:00","level":"INFO","msg":"{msg}","lock_key":"lock:sku:1001","token":"{owner}"{extra}}}"#
+        )
+    };
+    vec![
+        line(
+            "0.000",
+            "stock initialized",
+            "",
+            r#","sku":"1001","stock":1"#,
+        ),
+        line("1.000", "lock acquired", "A", &format!(r#","ttl":{ttl}"#)),
+        line("3.100", "lock acquired", "B", &format!(r#","ttl":{ttl}"#)),
+        line(
+            "3.150",
+            "stock deducted",
+            "B",
+            r#","sku":"1001","quantity":1,"stock_after":0"#,
+        ),
+        line("3.300", "lock released", "B", r#","deleted":1"#),
+        line(
+            "3.500",
+            "stock deducted",
+            "A",
+            r#","sku":"1001","quantity":1,"stock_after":0"#,
+        ),
+        line("3.600", "lock release failed", "A", r#","deleted":0"#),
+    ]
+}
+
+#[test]
+fn go_slog_durations_are_nanoseconds_and_said_as_a_guess() {
+    // Go's log/slog JSONHandler writes a Duration as its nanoseconds
+    // (json_handler.go, `case KindDuration: // Do what json.Marshal does.
+    // strconv.AppendInt(..., int64(v.Duration()), 10)`): 2 s is 2000000000.
+    // Read as ms that was a 23-day TTL and the cause `lock_vanished`.
+    let dir = tempfile::tempdir().expect("tmp");
+    let file = write(dir.path(), "slog.jsonl", &expiry("2000000000"));
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1);
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(v["incidents"][0]["holds"][0]["ttl_ms"], 2000);
+    let notes = v["sources"][0]["notes"].to_string();
+    assert!(notes.contains("read as nanoseconds"), "{notes}");
+}
+
+#[test]
+fn duration_strings_of_java_dotnet_python_and_go_are_ttls() {
+    // Java `Duration.toString()` (ISO 8601), .NET `TimeSpan.ToString()`
+    // (Serilog's JsonValueFormatter falls back to ToString()), Python
+    // `str(timedelta)`, Go `Duration.String()`. Each was "no TTL": a false
+    // `no_ttl` and the cause `lock_vanished`.
+    let dir = tempfile::tempdir().expect("tmp");
+    for (ttl, ms, cause) in [
+        (r#""PT2S""#, 2000, "lease_expired"),
+        (r#""00:00:02""#, 2000, "lease_expired"),
+        (r#""0:00:02""#, 2000, "lease_expired"),
+        (r#""2s""#, 2000, "lease_expired"),
+        // 90 s: A's lease was still valid at B's acquire, and nobody
+        // deleted it.
+        (r#""1m30s""#, 90_000, "lock_vanished"),
+    ] {
+        let file = write(dir.path(), "app.jsonl", &expiry(ttl));
+        let (_, v) = analyze(&file);
+        assert_eq!(causes(&v), vec![cause], "{ttl}");
+        assert_eq!(v["incidents"][0]["holds"][0]["ttl_ms"], ms, "{ttl}");
+        assert!(!finding_kinds(&v).contains(&"no_ttl".to_string()), "{ttl}");
+    }
+}
+
+/// A Spring Boot line (the default console pattern) of thread `exec-N`.
+fn spring(t: &str, thread: &str, msg: &str) -> String {
+    format!("2026-11-11 00:00:0{t}  INFO 1 --- [http-nio-8080-{thread}] c.s.i.StockService : {msg}")
+}
+
+#[test]
+fn an_unlock_line_in_english_words_is_a_release() {
+    // `unlock success key=...` was work of the holder, so its order after
+    // the unlock (the usual `finally { unlock }` then insert) made a false
+    // incident of 48 ms.
+    let dir = tempfile::tempdir().expect("tmp");
+    for unlock in ["unlock success", "release lock", "lock.unlock()", "unlock"] {
+        let lines = vec![
+            spring("0.000", "exec-1", "库存初始化 sku=1001 stock=2"),
+            spring(
+                "1.000",
+                "exec-3",
+                "获取锁成功 key=lock:sku:1001 owner=u:63 leaseTime=2000ms",
+            ),
+            spring(
+                "1.050",
+                "exec-3",
+                "扣减库存成功 sku=1001 quantity=1 stock_before=2 stock_after=1",
+            ),
+            spring(
+                "1.100",
+                "exec-3",
+                &format!("{unlock} key=lock:sku:1001 owner=u:63"),
+            ),
+            spring(
+                "1.102",
+                "exec-9",
+                "获取锁成功 key=lock:sku:1001 owner=u:71 leaseTime=2000ms",
+            ),
+            spring(
+                "1.140",
+                "exec-9",
+                "扣减库存成功 sku=1001 quantity=1 stock_before=1 stock_after=0",
+            ),
+            spring(
+                "1.150",
+                "exec-3",
+                "创建订单成功 orderId=O-A sku=1001 quantity=1",
+            ),
+            spring(
+                "1.190",
+                "exec-9",
+                &format!("{unlock} key=lock:sku:1001 owner=u:71"),
+            ),
+        ];
+        let file = write(dir.path(), "spring.log", &lines);
+        let (code, v) = analyze(&file);
+        assert_eq!(
+            (code, v["incidents"].as_array().map(Vec::len)),
+            (0, Some(0)),
+            "{unlock}"
+        );
+        let events = events_line(&file);
+        assert!(events.contains("released 2"), "{unlock}: {events}");
+    }
+}
+
+#[test]
+fn a_try_lock_line_that_says_it_failed_is_no_acquire() {
+    // `tryLock ... locked=false` was an acquire (the phrase `locked` matched
+    // the pair's name): a false incident of a hold that never was.
+    let dir = tempfile::tempdir().expect("tmp");
+    let lines = vec![
+        spring("0.000", "exec-1", "库存初始化 sku=1001 stock=1"),
+        spring(
+            "1.000",
+            "exec-3",
+            "tryLock key=lock:sku:1001 owner=u:63 leaseTime=2000ms locked=true",
+        ),
+        spring(
+            "1.050",
+            "exec-3",
+            "扣减库存成功 sku=1001 quantity=1 stock_before=1 stock_after=0",
+        ),
+        spring(
+            "1.300",
+            "exec-9",
+            "tryLock key=lock:sku:1001 owner=u:71 leaseTime=2000ms locked=false",
+        ),
+        spring("1.400", "exec-3", "unlock key=lock:sku:1001 owner=u:63"),
+    ];
+    let file = write(dir.path(), "trylock.log", &lines);
+    let (code, v) = analyze(&file);
+    assert_eq!(
+        (code, v["incidents"].as_array().map(Vec::len)),
+        (0, Some(0))
+    );
+    let events = events_line(&file);
+    assert!(
+        events.contains("acquired 1") && events.contains("acquire_failed 1"),
+        "{events}"
+    );
+}
+
+#[test]
+fn an_elapsed_time_that_counts_the_hold_does_not_end_the_window_early() {
+    // A wrapper logging the time held as `elapsed_ms` on its release line
+    // (2600 since the acquire) ended A's window at its acquire, before its
+    // own deduction: 0 incidents, exit 0, beside 1 unit oversold.
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut lines = expiry("2000");
+    lines[4] = lines[4].replace(r#""deleted":1"#, r#""deleted":1,"elapsed_ms":200"#);
+    lines[6] = lines[6].replace(r#""deleted":0"#, r#""deleted":0,"elapsed_ms":2600"#);
+    let file = write(dir.path(), "elapsed.jsonl", &lines);
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1);
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(v["incidents"][0]["overlaps"][0]["duration_ms"], 200.0);
+}
+
+/// A Log4j2 `JsonLayout` record as the manual shows it
+/// (logging.apache.org/log4j/2.x/manual/layouts.html, "JSON Layout":
+/// `"instant" : { "epochSecond" : 1493121664, "nanoOfSecond" : 118000000 }`,
+/// `thread`, `level`, `loggerName`, `message`, `endOfBatch`, `loggerFqcn`,
+/// `contextMap`, `threadId`, `threadPriority`), pretty-printed (the default
+/// `compact="false"`) or on one line; `ms` after 2026-11-11T00:00:00+08:00.
+fn log4j2(ms: u64, msg: &str, ctx: &str, pretty: bool) -> String {
+    let (s, n) = (1_794_326_400 + ms / 1000, (ms % 1000) * 1_000_000 + 412_000);
+    let rec = format!(
+        r#"{{"instant" : {{"epochSecond" : {s}, "nanoOfSecond" : {n}}}, "thread" : "http-nio-8080-exec-3", "level" : "INFO", "loggerName" : "com.shop.StockService", "message" : "{msg}", "endOfBatch" : false, "loggerFqcn" : "org.apache.logging.slf4j.Log4jLogger", "contextMap" : {{{ctx}}}, "threadId" : 31, "threadPriority" : 5}}"#
+    );
+    if !pretty {
+        return rec;
+    }
+    let v: Value = serde_json::from_str(&rec).expect("json");
+    serde_json::to_string_pretty(&v).expect("pretty")
+}
+
+#[test]
+fn log4j2_json_layout_compact_and_pretty_is_read_to_the_nanosecond() {
+    // Both were "no time field" (exit 2); the time is the `instant` object.
+    let dir = tempfile::tempdir().expect("tmp");
+    let ctx = |owner: &str, extra: &str| {
+        format!(r#""key" : "lock:sku:1001", "owner" : "{owner}"{extra}"#)
+    };
+    for pretty in [false, true] {
+        let lines = vec![
+            log4j2(
+                1000,
+                "lock acquired",
+                &ctx("A", r#", "ttl_ms" : "2000""#),
+                pretty,
+            ),
+            log4j2(
+                3100,
+                "lock acquired",
+                &ctx("B", r#", "ttl_ms" : "2000""#),
+                pretty,
+            ),
+            log4j2(
+                3300,
+                "lock released",
+                &ctx("B", r#", "deleted" : "1""#),
+                pretty,
+            ),
+            log4j2(
+                3600,
+                "lock release failed",
+                &ctx("A", r#", "deleted" : "0""#),
+                pretty,
+            ),
+        ];
+        let file = write(dir.path(), "log4j2.json", &lines);
+        let (code, v) = analyze(&file);
+        assert_eq!(code, 1, "pretty {pretty}: {v}");
+        assert_eq!(causes(&v), vec!["lease_expired"], "pretty {pretty}");
+        let overlap = &v["incidents"][0]["overlaps"][0];
+        assert_eq!(overlap["duration_ms"], 200.0, "pretty {pretty}");
+        assert_eq!(v["sources"][0]["time_resolution"], "µs", "pretty {pretty}");
+    }
+}
+
+#[test]
+fn whole_second_times_keep_the_overlap_the_files_order_shows() {
+    // zerolog's default time is RFC 3339 without fractions (globals.go:
+    // `TimeFieldFormat = time.RFC3339`), as is logrus's JSONFormatter's. The
+    // expiry's lines after A's acquire all carry second 3; B's acquire comes
+    // before A's deduction and failed release in the file. The windows only
+    // touched: 0 incidents, exit 0, beside 1 unit oversold.
+    let dir = tempfile::tempdir().expect("tmp");
+    let lines: Vec<String> = expiry("2000")
+        .into_iter()
+        .map(|l| {
+            let at = l.find("00:00:0").expect("time") + 8;
+            format!("{}{}", &l[..at], &l[at + 4..])
+        })
+        .collect();
+    assert!(
+        lines[3].contains(r#""time":"2026-11-11T00:00:03+08:00""#),
+        "{}",
+        lines[3]
+    );
+    let file = write(dir.path(), "zerolog.jsonl", &lines);
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(v["incidents"][0]["overlaps"][0]["duration_ms"], 0.0);
+    assert_eq!(v["incidents"][0]["oversold_units"], 1);
+}
