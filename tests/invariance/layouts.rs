@@ -37,6 +37,9 @@ pub enum Layout {
     TracingFmt,
     TracingJson,
     OtelStdout,
+    Log4j2Json,
+    SlogJsonDuration,
+    SerilogTimeSpan,
 }
 
 pub const LAYOUTS: &[Layout] = &[
@@ -65,6 +68,9 @@ pub const LAYOUTS: &[Layout] = &[
     Layout::TracingFmt,
     Layout::TracingJson,
     Layout::OtelStdout,
+    Layout::Log4j2Json,
+    Layout::SlogJsonDuration,
+    Layout::SerilogTimeSpan,
 ];
 
 /// One record as a layout wrote it.
@@ -113,12 +119,29 @@ impl Layout {
             Layout::TracingFmt => "tracing-fmt",
             Layout::TracingJson => "tracing-json",
             Layout::OtelStdout => "otel-stdout",
+            Layout::Log4j2Json => "log4j2-json",
+            Layout::SlogJsonDuration => "slog-json-duration",
+            Layout::SerilogTimeSpan => "serilog-timespan",
         }
     }
 
     /// Renders `rec` with its fields spelled in `family`.
     pub fn render(self, rec: &Rec, family: Family) -> Line {
-        let fields = family.fields(rec);
+        let fields = match self {
+            // golang/go src/log/slog/json_handler.go: `case KindDuration: //
+            // Do what json.Marshal does.` writes a `slog.Duration` attr as
+            // its nanoseconds; the attr named without a unit (`ttl`).
+            Layout::SlogJsonDuration => {
+                duration_ttl(family, family.fields(rec), |ms| json!(ms * 1_000_000))
+            }
+            // A .NET `TimeSpan` property: Serilog's JsonValueFormatter writes
+            // a scalar it has no JSON form for with `ToString()`, the
+            // constant ("c") format `[d.]hh:mm:ss[.fffffff]`.
+            Layout::SerilogTimeSpan => {
+                duration_ttl(family, family.fields(rec), |ms| json!(timespan(ms)))
+            }
+            _ => family.fields(rec),
+        };
         let phrase = kind_phrase(rec.kind, family.chinese());
         let ms = rec.epoch_ms();
         let warn = rec.kind.level() == Level::Warn;
@@ -290,7 +313,7 @@ impl Layout {
             }
             // golang/go src/log/slog/json_handler.go: `time` (RFC3339Nano),
             // `level`, `msg`, then attrs; groups are nested objects.
-            Layout::SlogJson => {
+            Layout::SlogJson | Layout::SlogJsonDuration => {
                 let mut m = Ordered::default();
                 m.insert("time".into(), json!(go_rfc3339_nano(ms, SHANGHAI_S)));
                 m.insert("level".into(), json!(if warn { "WARN" } else { "INFO" }));
@@ -399,7 +422,7 @@ impl Layout {
             // serilog/serilog-formatting-compact README.md (CLEF): `@t` (UTC, 7
             // fraction digits), `@mt`, `@l` only when not Information, then
             // the properties at the top level (destructured objects nested).
-            Layout::Serilog => {
+            Layout::Serilog | Layout::SerilogTimeSpan => {
                 let mut m = Ordered::default();
                 m.insert(
                     "@t".into(),
@@ -411,6 +434,36 @@ impl Layout {
                 }
                 m.extend_fields(&fields);
                 m.insert("SourceContext".into(), json!("FlashSale.LockService"));
+                obj(m)
+            }
+            // apache/logging-log4j2, the manual's "JSON Layout" (layouts.html)
+            // with `compact="true" eventEol="true"`: `instant` (2.11 on,
+            // `{"epochSecond": .., "nanoOfSecond": ..}`), `thread`, `level`,
+            // `loggerName`, `message`, `endOfBatch`, `loggerFqcn`,
+            // `contextMap` (the MDC: string values), `threadId`,
+            // `threadPriority`.
+            Layout::Log4j2Json => {
+                let mut m = Ordered::default();
+                m.insert(
+                    "instant".into(),
+                    json!({"epochSecond": ms.div_euclid(1000), "nanoOfSecond": ms.rem_euclid(1000) * 1_000_000}),
+                );
+                m.insert("thread".into(), json!(rec.thread));
+                m.insert("level".into(), json!(if warn { "WARN" } else { "INFO" }));
+                m.insert("loggerName".into(), json!(logger));
+                m.insert("message".into(), json!(phrase));
+                m.insert("endOfBatch".into(), json!(false));
+                m.insert(
+                    "loggerFqcn".into(),
+                    json!("org.apache.logging.slf4j.Log4jLogger"),
+                );
+                let ctx: Map<String, Value> = flat_fields(&fields)
+                    .into_iter()
+                    .map(|(k, v)| (k, json!(scalar(&v))))
+                    .collect();
+                m.insert("contextMap".into(), Value::Object(ctx));
+                m.insert("threadId".into(), json!(31));
+                m.insert("threadPriority".into(), json!(5));
                 obj(m)
             }
             // https://github.com/NLog/NLog/wiki/SimpleLayout ("Many NLog Targets
@@ -659,4 +712,45 @@ fn slog_quote(s: &str) -> String {
 /// Go's strconv.Quote for printable text: `"` and `\` escaped.
 fn go_quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// `fields` with the TTL field named without its unit (`ttl_ms` -> `ttl`,
+/// `ttlMs` -> `ttl`, `过期时间毫秒` -> `过期时间`) and its value written by
+/// `write` from the ms: a runtime's duration type logged as itself.
+fn duration_ttl(family: Family, fields: Vec<Field>, write: impl Fn(i64) -> Value) -> Vec<Field> {
+    let ttl_path = family.ttl_path();
+    fields
+        .into_iter()
+        .map(|f| {
+            if f.path != ttl_path {
+                return f;
+            }
+            let ms = f.value.as_i64().unwrap_or(0);
+            let mut path = f.path.clone();
+            if let Some(last) = path.last_mut() {
+                *last = match *last {
+                    "ttl_ms" | "ttlMs" => "ttl",
+                    "lock.ttl_ms" => "lock.ttl",
+                    "过期时间毫秒" => "过期时间",
+                    other => other,
+                };
+            }
+            Field {
+                path,
+                value: write(ms),
+            }
+        })
+        .collect()
+}
+
+/// A .NET `TimeSpan` of `ms` in its constant format: `00:00:02`,
+/// `00:00:01.5000000`.
+fn timespan(ms: i64) -> String {
+    let (s, frac) = (ms / 1000, ms % 1000);
+    let base = format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+    if frac == 0 {
+        base
+    } else {
+        format!("{base}.{:07}", frac * 10_000)
+    }
 }

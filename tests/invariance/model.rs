@@ -530,6 +530,11 @@ impl Family {
         }
     }
 
+    /// The path of the TTL field (in ms) in this family.
+    pub fn ttl_path(self) -> Vec<&'static str> {
+        self.names()[3].to_vec()
+    }
+
     /// The event name this family logs for `kind`.
     pub fn event_name(self, kind: Kind) -> &'static str {
         use Kind::*;

@@ -1021,8 +1021,11 @@ fn as_record(e: &Value) -> Option<Map<String, Value>> {
 /// Builds a Loki record: the application's record from `line` (JSON object,
 /// else logfmt pairs, else `{"message": line}`) plus labels and timestamp.
 fn loki_record(line: &str, labels: &Map<String, Value>, ts: Value) -> DocRec {
-    let main = match serde_json::from_str::<Value>(line) {
-        Ok(Value::Object(m)) => m,
+    // Read as every JSON record is (`json_record`: attribute lists, typed
+    // values and Log4j2's `instant` rewritten; the generator's Log4j2 JSON
+    // in Loki took Loki's later time without it).
+    let main = match json_record(line) {
+        Ok(Some(m)) => m,
         _ => {
             let pairs = parse_logfmt(line);
             let mut m = Map::new();
