@@ -352,3 +352,54 @@ fn whole_second_times_keep_the_overlap_the_files_order_shows() {
     assert_eq!(v["incidents"][0]["overlaps"][0]["duration_ms"], 0.0);
     assert_eq!(v["incidents"][0]["oversold_units"], 1);
 }
+
+#[test]
+fn journald_json_with_a_gbk_message_as_bytes_and_its_own_times() {
+    // `journalctl -o json` (journalctl(1), "json"): every field a string,
+    // `__REALTIME_TIMESTAMP` µs since the epoch; a field that is not valid
+    // UTF-8 (a GBK application's message) is "encoded as arrays containing
+    // the raw bytes individually formatted as unsigned numbers". The file
+    // was unreadable (exit 2): no time field, no message.
+    let dir = tempfile::tempdir().expect("tmp");
+    let entry = |ms: u64, msg: &str| {
+        let (gbk, _, _) = encoding_rs::GBK.encode(msg);
+        let bytes: Vec<String> = gbk.iter().map(u8::to_string).collect();
+        format!(
+            r#"{{"__CURSOR":"s=7c1e;i={ms}","__REALTIME_TIMESTAMP":"{}","_HOSTNAME":"order-svc-a","SYSLOG_IDENTIFIER":"order-svc","_PID":"4242","_TRANSPORT":"stdout","MESSAGE":[{}]}}"#,
+            (1_794_326_400_000 + ms) * 1000,
+            bytes.join(",")
+        )
+    };
+    let lines = vec![
+        entry(0, "库存初始化 sku=1001 stock=1"),
+        entry(
+            1000,
+            "获取锁成功 key=lock:sku:1001 owner=A leaseTime=2000ms",
+        ),
+        entry(
+            3100,
+            "获取锁成功 key=lock:sku:1001 owner=B leaseTime=2000ms",
+        ),
+        entry(
+            3150,
+            "扣减库存成功 key=lock:sku:1001 owner=B sku=1001 quantity=1 stock_after=0",
+        ),
+        entry(3300, "释放锁 key=lock:sku:1001 owner=B deleted=1"),
+        entry(
+            3500,
+            "扣减库存成功 key=lock:sku:1001 owner=A sku=1001 quantity=1 stock_after=0",
+        ),
+        entry(3600, "释放锁失败 key=lock:sku:1001 owner=A deleted=0"),
+    ];
+    assert!(
+        !lines[1].contains("获取"),
+        "the message is bytes: {}",
+        lines[1]
+    );
+    let file = write(dir.path(), "journal.json", &lines);
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(v["incidents"][0]["overlaps"][0]["duration_ms"], 200.0);
+    assert_eq!(v["incidents"][0]["oversold_units"], 1);
+}

@@ -41,6 +41,7 @@ pub enum Envelope {
     Syslog3164,
     Syslog5424,
     Journald,
+    JournaldGbk,
     Docker,
     Cri,
     Kubectl,
@@ -72,6 +73,7 @@ pub const ENVELOPES: &[Envelope] = &[
     Envelope::Syslog3164,
     Envelope::Syslog5424,
     Envelope::Journald,
+    Envelope::JournaldGbk,
     Envelope::Docker,
     Envelope::Cri,
     Envelope::Kubectl,
@@ -133,6 +135,7 @@ impl Envelope {
             Envelope::Syslog3164 => "syslog-3164",
             Envelope::Syslog5424 => "syslog-5424",
             Envelope::Journald => "journald",
+            Envelope::JournaldGbk => "journald-gbk",
             Envelope::Docker => "docker",
             Envelope::Cri => "cri",
             Envelope::Kubectl => "kubectl",
@@ -195,7 +198,8 @@ impl Envelope {
             | Envelope::Vector
             | Envelope::Logstash
             | Envelope::Filebeat
-            | Envelope::Journald => "jsonl",
+            | Envelope::Journald
+            | Envelope::JournaldGbk => "jsonl",
             _ => "log",
         }
     }
@@ -674,17 +678,27 @@ impl Envelope {
             // Format" (`journalctl -o json`): string values,
             // `__REALTIME_TIMESTAMP` µs, `_HOSTNAME`, `SYSLOG_IDENTIFIER`,
             // `PRIORITY`, `MESSAGE`.
-            Envelope::Journald => lines
+            // A GBK application's lines through journald: a MESSAGE that is
+            // not valid UTF-8 is written as "arrays containing the raw bytes
+            // individually formatted as unsigned numbers" (journalctl(1),
+            // "json").
+            Envelope::Journald | Envelope::JournaldGbk => lines
                 .iter()
                 .enumerate()
                 .map(|(i, l)| {
+                    let message = if self == Envelope::JournaldGbk && !l.text.is_ascii() {
+                        let (gbk, _, _) = encoding_rs::GBK.encode(&l.text);
+                        json!(gbk.iter().map(|b| json!(b)).collect::<Vec<_>>())
+                    } else {
+                        json!(l.text)
+                    };
                     let us = l.rec.epoch_ms() * 1000 + 80 + i as i64;
                     json!({"__CURSOR": format!("s=9f1c;i={:x}", 0x1000 + i), "__REALTIME_TIMESTAMP": us.to_string(),
                            "__MONOTONIC_TIMESTAMP": (us - 1_796_000_000_000_000).to_string(),
                            "_BOOT_ID": "1b2c3d4e5f60718293a4b5c6d7e8f901", "_HOSTNAME": l.rec.host,
                            "_TRANSPORT": "stdout", "PRIORITY": if l.rec.kind.level() == crate::model::Level::Warn { "4" } else { "6" },
                            "SYSLOG_IDENTIFIER": "flash-sale", "_PID": "4242", "_SYSTEMD_UNIT": "flash-sale.service",
-                           "MESSAGE": l.text})
+                           "MESSAGE": message})
                     .to_string()
                 })
                 .collect(),

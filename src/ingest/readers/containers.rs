@@ -780,11 +780,38 @@ fn is_go_typed_value(o: &Map<String, Value>) -> bool {
 /// exporter's `Attributes` and `Body`. Costs one look at the top-level
 /// values when the line has no array or object.
 pub(crate) fn kv_lists_in_record(o: &mut Map<String, Value>) {
-    for v in o.values_mut() {
-        if matches!(v, Value::Array(_) | Value::Object(_)) {
+    for (k, v) in o.iter_mut() {
+        if k == "MESSAGE"
+            && let Some(text) = journald_bytes(v)
+        {
+            *v = Value::String(text);
+        } else if matches!(v, Value::Array(_) | Value::Object(_)) {
             kv_lists_as_fields(v, 0);
         }
     }
+}
+
+/// A journald `MESSAGE` written as its bytes, as text. `journalctl -o json`
+/// writes a field that is not valid UTF-8 as an array of its bytes
+/// (journalctl(1), "json": "Fields containing non-printable or non-UTF8
+/// bytes are encoded as arrays containing the raw bytes individually
+/// formatted as unsigned numbers"): a GBK application's message (a new-user
+/// trial, session 21: the file was unreadable). Decoded as UTF-8, else as
+/// GB18030 (a superset of GBK and GB2312, the encodings such bytes come in
+/// here), bytes neither reads replaced by U+FFFD. `None` for any other value.
+fn journald_bytes(v: &Value) -> Option<String> {
+    let Value::Array(a) = v else {
+        return None;
+    };
+    let bytes = a
+        .iter()
+        .map(|x| x.as_u64().and_then(|n| u8::try_from(n).ok()))
+        .collect::<Option<Vec<u8>>>()
+        .filter(|b| !b.is_empty())?;
+    Some(match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => encoding_rs::GB18030.decode(e.as_bytes()).0.into_owned(),
+    })
 }
 
 /// The fields of one JSON record's text: its object, key/value attribute

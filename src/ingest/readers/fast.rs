@@ -468,7 +468,9 @@ impl<'a> Scan<'a> {
                 .literal(b"false")
                 .then_some(Some(FieldValue::Bool(false))),
             b'n' => self.literal(b"null").then_some(None),
-            b'[' => self.skip_value(0).then_some(None),
+            // A wanted array is the general path's (journald's `MESSAGE`
+            // as bytes, `kv_lists_in_record`).
+            b'[' => None,
             b'-' | b'0'..=b'9' => {
                 let t = self.number()?;
                 Some(Some(FieldValue::Num(number(t)?)))

@@ -91,6 +91,11 @@ const TIME_NAMES: &[(&str, Unit)] = &[
     // seconds with nine decimals) and `timeMillis` (before 2.11).
     ("instant", Ms),
     ("timemillis", Ms),
+    // journald (`journalctl -o json`, systemd.journal-fields(7)): when the
+    // entry was made (`_SOURCE_REALTIME_TIMESTAMP`) and received
+    // (`__REALTIME_TIMESTAMP`), µs since the epoch as decimal strings.
+    ("sourcerealtimetimestamp", Ms),
+    ("realtimetimestamp", Ms),
 ];
 
 /// Names of the key role, best first.
