@@ -403,3 +403,79 @@ fn journald_json_with_a_gbk_message_as_bytes_and_its_own_times() {
     assert_eq!(v["incidents"][0]["overlaps"][0]["duration_ms"], 200.0);
     assert_eq!(v["incidents"][0]["oversold_units"], 1);
 }
+
+#[test]
+fn docker_json_file_parts_of_a_long_line_are_joined() {
+    // moby daemon/logger/copier.go copies a line in parts of at most
+    // `defaultBufSize = 16 * 1024` bytes; the json-file driver writes each
+    // as `{"log":..,"stream":..,"time":..}`, only the last `log` ending in
+    // `\n` (docs.docker.com, json-file). The order line with a large cart
+    // was two entries, neither a record: ¥0 lost where the plain lines gave
+    // ¥100, nothing warned.
+    let dir = tempfile::tempdir().expect("tmp");
+    let entry = |log: &str, ms: u64| {
+        serde_json::json!({
+            "log": log,
+            "stream": "stdout",
+            "time": format!("2026-11-10T16:00:0{}.{:03}000123Z", ms / 1000, ms % 1000),
+        })
+        .to_string()
+    };
+    let app = |ms: u64, event: &str, owner: &str, extra: &str| {
+        format!(
+            r#"{{"level":30,"time":{},"lockKey":"lock:sku:1001","lockToken":"{owner}","event":"{event}"{extra}}}"#,
+            1_794_326_400_000 + ms
+        )
+    };
+    let cart = format!(r#","cart":"{}""#, "x".repeat(20_000));
+    let order = |ms: u64, owner: &str, id: &str| {
+        app(
+            ms,
+            "order_created",
+            owner,
+            &format!(r#","sku":"1001","quantity":1,"order_id":"{id}"{cart}"#),
+        )
+    };
+    let mut lines = vec![
+        entry(
+            &(app(0, "stock_initialized", "", r#","sku":"1001","stock":1"#) + "\n"),
+            0,
+        ),
+        entry(
+            &(app(1000, "acquired", "A", r#","ttlMs":2000"#) + "\n"),
+            1000,
+        ),
+        entry(
+            &(app(3100, "acquired", "B", r#","ttlMs":2000"#) + "\n"),
+            3100,
+        ),
+    ];
+    for (ms, owner, id) in [(3150, "B", "O-B"), (3500, "A", "O-A")] {
+        let whole = order(ms, owner, id) + "\n";
+        let (head, tail) = whole.split_at(16 * 1024);
+        lines.push(entry(head, ms));
+        lines.push(entry(tail, ms));
+    }
+    lines.push(entry(
+        &(app(3300, "released", "B", r#","deleted":1"#) + "\n"),
+        3300,
+    ));
+    lines.push(entry(
+        &(app(3600, "release_failed", "A", r#","deleted":0"#) + "\n"),
+        3600,
+    ));
+    let file = write(dir.path(), "container-json.log", &lines);
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(
+        v["incidents"][0]["oversold_units"], 1,
+        "{}",
+        v["incidents"][0]
+    );
+    let notes = v["sources"][0]["notes"].to_string();
+    assert!(
+        notes.contains("2 docker json-file entr(ies) were parts"),
+        "{notes}"
+    );
+}

@@ -398,7 +398,11 @@ pub fn read_source<R: Read>(
     }
     let (bytes, parquet_note) = parquet_as_lines(name, bytes, opts, builder);
     let dec = decode::decode(bytes);
-    let text = dec.text.as_str();
+    // docker json-file's parts of a long line, joined (framing/docker.rs).
+    let docker = framing::docker::join_partials(&dec.text);
+    let text = docker
+        .as_ref()
+        .map_or(dec.text.as_str(), |(t, _)| t.as_str());
     let mut info = SourceInfo {
         bytes: text.len() as u64,
         encoding: dec.encoding.to_ascii_uppercase(),
@@ -407,6 +411,13 @@ pub fn read_source<R: Read>(
         ..SourceInfo::new(name, Dialect::Unknown)
     };
     info.notes.extend(parquet_note);
+    if let Some((_, j)) = docker {
+        info.notes.push(SourceNote::DockerParts {
+            parts: j.parts,
+            lines: j.lines,
+            open: j.open,
+        });
+    }
     if dec.damaged_lines > 0 {
         info.notes.push(SourceNote::DamagedBytes {
             lines: dec.damaged_lines,

@@ -166,6 +166,11 @@ fn read_jsonl_sized(
     let Some(head) = read_head(&mut f, head_bytes).map_err(io_err)? else {
         return Ok(false);
     };
+    // docker json-file parts of long lines are joined on the whole text
+    // (`read_source`, framing/docker.rs); parts past the head are not seen.
+    if crate::ingest::framing::docker::has_parts(&head.text) {
+        return Ok(false);
+    }
     let planned = std::time::Instant::now();
     let Some((context, mut file_log)) = plan(&head, name, file, opts) else {
         return Ok(false);

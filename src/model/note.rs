@@ -71,6 +71,17 @@ pub enum SourceNote {
         /// Its smallest value, as read.
         min: String,
     },
+    /// docker json-file entries that were parts of a line longer than
+    /// 16 KiB, joined into the entry that ended each run
+    /// (`src/ingest/framing/docker.rs`).
+    DockerParts {
+        /// Entries that were parts (counted as skipped).
+        parts: usize,
+        /// Lines they were joined into.
+        lines: usize,
+        /// Runs the file ended in without their last entry.
+        open: usize,
+    },
     /// No event field: event names come from the message.
     EventFromMessage,
     /// Line numbers are record numbers (a JSON document export).
@@ -435,6 +446,16 @@ impl SourceNote {
             SourceNote::TtlNanosByValue { field, min } => format!(
                 "ttl: `{field}` has no unit in its name and its values are whole milliseconds in nanoseconds, at least {min}: read as nanoseconds (Go's `time.Duration`), a guess (map `ttl_ms` to it if it is ms)"
             ),
+            SourceNote::DockerParts { parts, lines, open } => format!(
+                "{parts} docker json-file entr(ies) were parts of lines over 16 KiB, joined into the {lines} entr(ies) ending them (counted as skipped){}",
+                if *open > 0 {
+                    format!(
+                        "; {open} ran to the end of the file without their last part, read as they are"
+                    )
+                } else {
+                    String::new()
+                }
+            ),
             SourceNote::EventFromMessage => {
                 "no event field: event names are read from the message".to_string()
             }
@@ -675,6 +696,14 @@ impl SourceNote {
             ),
             SourceNote::TtlNanosByValue { field, min } => format!(
                 "过期时间：`{field}` 的字段名没有单位，其值都是以纳秒写的整毫秒，最小为 {min}：按纳秒读取（`time.Duration`），这是推测（若确是毫秒，请把 `ttl_ms` 映射到它）"
+            ),
+            SourceNote::DockerParts { parts, lines, open } => format!(
+                "{parts} 条 `docker json-file` 记录是超过 16384 字节的行被拆开的部分，已拼入结束它们的 {lines} 条记录（计为跳过）{}",
+                if *open > 0 {
+                    format!("；{open} 段直到文件结尾也没有最后一部分，按原样读取")
+                } else {
+                    String::new()
+                }
             ),
             SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
             SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
@@ -919,6 +948,14 @@ mod tests {
                 },
                 vec!["2000000000"],
             ),
+            (
+                SourceNote::DockerParts {
+                    parts: 3,
+                    lines: 1,
+                    open: 1,
+                },
+                vec!["3", "1", "1"],
+            ),
             (SourceNote::EventFromMessage, vec![]),
             (SourceNote::RecordNumbers, vec![]),
             (
@@ -1104,6 +1141,7 @@ mod tests {
             SourceNote::ByValue { .. } => 30,
             SourceNote::TtlSecondsByValue { .. } => 31,
             SourceNote::TtlNanosByValue { .. } => 32,
+            SourceNote::DockerParts { .. } => 33,
         }
     }
 
@@ -1120,7 +1158,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 33, "one note of each kind");
+        assert_eq!(kinds.len(), 34, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);
