@@ -479,3 +479,50 @@ fn docker_json_file_parts_of_a_long_line_are_joined() {
         "{notes}"
     );
 }
+
+#[test]
+fn rsyslog_files_of_rfc_3164_times_get_a_year() {
+    // RFC 3164 §4.1.2: TIMESTAMP is `Mmm dd hh:mm:ss`, the day space-padded,
+    // no year; rsyslog's default file format (RSYSLOG_TraditionalFileFormat)
+    // writes it so, without `<PRI>`. A message without its own time was
+    // "unreadable time" on every line (exit 2).
+    let dir = tempfile::tempdir().expect("tmp");
+    let line = |t: &str, msg: &str| format!("Nov  9 00:00:0{t} web-01 shop[2345]: {msg}");
+    let lines = vec![
+        line("0", "库存初始化 product=SKU-1001 stock=1"),
+        line("1", "获取锁成功 key=lock:sku:1001 owner=tokA ttl=2000ms"),
+        line("3", "获取锁成功 key=lock:sku:1001 owner=tokB ttl=2000ms"),
+        line(
+            "3",
+            "扣减库存成功 key=lock:sku:1001 owner=tokB product=SKU-1001 quantity=1 stock_after=0",
+        ),
+        line("4", "释放锁 key=lock:sku:1001 owner=tokB deleted=1"),
+        line(
+            "5",
+            "扣减库存成功 key=lock:sku:1001 owner=tokA product=SKU-1001 quantity=1 stock_after=0",
+        ),
+        line("6", "释放锁失败 key=lock:sku:1001 owner=tokA deleted=0"),
+    ];
+    let file = write(dir.path(), "messages", &lines);
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(v["incidents"][0]["oversold_units"], 1);
+    let notes = v["sources"][0]["notes"].to_string();
+    assert!(notes.contains("RFC 3164 times carry no year"), "{notes}");
+    // A mapping's date gives the year.
+    let mapping = dir.path().join("m.toml");
+    std::fs::write(&mapping, "date = \"2024-11-09\"\n").expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+        .args(["analyze", "--format", "json", "--no-cache", "--mapping"])
+        .arg(&mapping)
+        .arg(&file)
+        .output()
+        .expect("run");
+    let v: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let start = v["incidents"][0]["start"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(start.starts_with("2024-11-09T00:00:03"), "{start}");
+}

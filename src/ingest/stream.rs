@@ -881,6 +881,13 @@ fn merge_chunks(
         info.events_loaded += o.info.events_loaded;
         info.lines_skipped += o.info.lines_skipped;
         info.lines_warned += o.info.lines_warned;
+        // Notes a chunk's reading made (the year put on RFC 3164 times),
+        // once each.
+        for n in o.info.notes {
+            if !info.notes.contains(&n) {
+                info.notes.push(n);
+            }
+        }
         *naive_seen |= o.naive_seen;
         if let Some(off) = o.b.first_offset() {
             fb.saw_offset(off);

@@ -82,6 +82,15 @@ pub enum SourceNote {
         /// Runs the file ended in without their last entry.
         open: usize,
     },
+    /// RFC 3164 times carry no year: `year` was put on them (from the
+    /// mapping's `date` when `given`, else assumed: this year, or last
+    /// year when that put them ahead of now).
+    YearAssumed {
+        /// The year of the first such time.
+        year: i32,
+        /// From the mapping's `date`.
+        given: bool,
+    },
     /// No event field: event names come from the message.
     EventFromMessage,
     /// Line numbers are record numbers (a JSON document export).
@@ -456,6 +465,12 @@ impl SourceNote {
                     String::new()
                 }
             ),
+            SourceNote::YearAssumed { year, given: true } => format!(
+                "RFC 3164 times carry no year: read in {year}, the year of the mapping's date"
+            ),
+            SourceNote::YearAssumed { year, given: false } => format!(
+                "RFC 3164 times carry no year: read in {year}, assumed (give it with `date = \"YYYY-MM-DD\"` in a mapping file if it is another)"
+            ),
             SourceNote::EventFromMessage => {
                 "no event field: event names are read from the message".to_string()
             }
@@ -704,6 +719,12 @@ impl SourceNote {
                 } else {
                     String::new()
                 }
+            ),
+            SourceNote::YearAssumed { year, given: true } => {
+                format!("`RFC 3164` 时间没有年份：按映射文件日期的年份 {year} 读取")
+            }
+            SourceNote::YearAssumed { year, given: false } => format!(
+                "`RFC 3164` 时间没有年份：按推测的 {year} 年读取（若不是，请在映射文件中用 `date = \"YYYY-MM-DD\"` 给出）"
             ),
             SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
             SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
@@ -956,6 +977,13 @@ mod tests {
                 },
                 vec!["3", "1", "1"],
             ),
+            (
+                SourceNote::YearAssumed {
+                    year: 2026,
+                    given: false,
+                },
+                vec!["2026"],
+            ),
             (SourceNote::EventFromMessage, vec![]),
             (SourceNote::RecordNumbers, vec![]),
             (
@@ -1142,6 +1170,7 @@ mod tests {
             SourceNote::TtlSecondsByValue { .. } => 31,
             SourceNote::TtlNanosByValue { .. } => 32,
             SourceNote::DockerParts { .. } => 33,
+            SourceNote::YearAssumed { .. } => 34,
         }
     }
 
@@ -1158,7 +1187,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 34, "one note of each kind");
+        assert_eq!(kinds.len(), 35, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

@@ -27,6 +27,9 @@ pub(crate) struct Collector<'o> {
     /// Times of day dated by the mapping's `date`: the last one read (ns)
     /// and the days added so far ([`Collector::advance_at_midnight`]).
     day: (Option<i64>, i64),
+    /// RFC 3164 times (no year): the year given to the last one and its
+    /// month ([`Collector::with_year`]).
+    year: Option<(i32, u32)>,
     buf: String,
     /// Event names already mapped to a kind (a log has few distinct ones).
     kinds: hashbrown::HashMap<Box<str>, Option<EventKind>>,
@@ -136,6 +139,7 @@ impl<'o> Collector<'o> {
             info,
             naive_seen: false,
             day: (None, 0),
+            year: None,
             buf: String::new(),
             kinds: hashbrown::HashMap::default(),
             cache_on: true,
@@ -378,6 +382,11 @@ impl<'o> Collector<'o> {
     ) -> Result<(i64, TimeOrigin), crate::ingest::time::TimeError> {
         let dated;
         let mut text = text;
+        let with_year;
+        if let Some(t) = self.with_year(text) {
+            with_year = t;
+            text = &with_year;
+        }
         let mut of_day = false;
         if let Some(m) = self.mapping {
             if let Some(d) = &m.date
@@ -394,6 +403,39 @@ impl<'o> Collector<'o> {
             }
         }
         parse_time_detail(text, self.tz).map(|p| self.advance_at_midnight(p, of_day))
+    }
+
+    /// An RFC 3164 time (`Nov 11 00:00:01`, rsyslog's file default), which
+    /// has no year, with one: the mapping's `date`'s year, else this year
+    /// (or last year when that puts the time more than a day ahead of now),
+    /// then advanced at each new year (the month going back by more than
+    /// six). Said in a note ([`SourceNote::YearAssumed`]). `None` for any
+    /// other time. A new-user trial (session 21) found such files
+    /// unreadable: "unreadable time" on every line.
+    fn with_year(&mut self, text: &str) -> Option<String> {
+        let (month, rest) = crate::ingest::time::rfc3164_parts(text)?;
+        let year = match self.year {
+            Some((y, last)) if month + 6 < last => y + 1,
+            Some((y, _)) => y,
+            None => {
+                let given = self
+                    .mapping
+                    .and_then(|m| m.date.as_deref())
+                    .and_then(|d| d.get(..4)?.parse().ok());
+                given.unwrap_or_else(|| crate::ingest::time::year_not_ahead(month, &rest))
+            }
+        };
+        if self.year.is_none_or(|(y, _)| y != year) {
+            self.info
+                .notes
+                .retain(|n| !matches!(n, SourceNote::YearAssumed { .. }));
+            self.info.notes.push(SourceNote::YearAssumed {
+                year,
+                given: self.mapping.is_some_and(|m| m.date.is_some()),
+            });
+        }
+        self.year = Some((year, month));
+        Some(format!("{year}-{month:02}-{rest}"))
     }
 
     /// A time of day dated with the mapping's `date`, moved to the day it

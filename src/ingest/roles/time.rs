@@ -374,6 +374,45 @@ fn parse_iso(s: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), TimeErro
     }
 }
 
+/// The month (1-12) of an RFC 3164 time (`Mmm dd hh:mm:ss`, the day
+/// space-padded: `Nov  1 00:00:01`; a fraction allowed, as rsyslog's
+/// high-precision variants write) and the rest as `dd hh:mm:ss[.f]`
+/// (the day zero-padded), for a year to be put in front. `None` for
+/// any other text.
+pub(crate) fn rfc3164_parts(text: &str) -> Option<(u32, String)> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let t = text.trim();
+    let month = MONTHS.iter().position(|m| t.get(..3) == Some(*m))? as u32 + 1;
+    let rest = t.get(3..)?.strip_prefix(' ')?.trim_start();
+    let (day, time) = rest.split_once(' ')?;
+    let day: u32 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
+    let b = time.as_bytes();
+    let shape = b.len() >= 8
+        && b[2] == b':'
+        && b[5] == b':'
+        && [0, 1, 3, 4, 6, 7].iter().all(|&i| b[i].is_ascii_digit())
+        && (b.len() == 8 || (b[8] == b'.' && b.len() > 9 && b[9..].iter().all(u8::is_ascii_digit)));
+    shape.then(|| (month, format!("{day:02} {time}")))
+}
+
+/// The year for an RFC 3164 time of `month` (rest `dd hh:mm:ss`) read now:
+/// this year, unless that puts it more than a day ahead of now (a log of
+/// December read in January), then last year.
+pub(crate) fn year_not_ahead(month: u32, rest: &str) -> i32 {
+    use chrono::Datelike;
+    let now = chrono::Utc::now();
+    let year = now.year();
+    let ahead = format!("{year}-{month:02}-{rest}");
+    match parse_time_detail(&ahead, None) {
+        Ok((ns, _)) if ns > now.timestamp_nanos_opt().unwrap_or(i64::MAX) + 86_400_000_000_000 => {
+            year - 1
+        }
+        _ => year,
+    }
+}
+
 /// Parses `value` with a strftime `format` (chrono's syntax, from a mapping
 /// file): with an offset in the format (`%z`, `%:z`) the time is explicit,
 /// else naive and read in `tz` (UTC when `None`).
@@ -467,6 +506,32 @@ fn parse_offset(rest: &[u8]) -> Result<Option<i32>, TimeError> {
 mod tests {
     use super::*;
     use chrono::FixedOffset;
+
+    #[test]
+    fn rfc_3164_times_split_into_month_and_the_rest() {
+        assert_eq!(
+            rfc3164_parts("Nov 11 00:00:01"),
+            Some((11, "11 00:00:01".into()))
+        );
+        assert_eq!(
+            rfc3164_parts("Jan  2 23:59:59"),
+            Some((1, "02 23:59:59".into()))
+        );
+        assert_eq!(
+            rfc3164_parts("Dec 31 23:59:59.123456"),
+            Some((12, "31 23:59:59.123456".into()))
+        );
+        for other in [
+            "Nov 11, 2024",
+            "Foo 11 00:00:01",
+            "Nov 32 00:00:01",
+            "Nov 11 0:00:01",
+            "11 Nov 00:00:01",
+            "Nov 11 00:00:01 x",
+        ] {
+            assert_eq!(rfc3164_parts(other), None, "{other}");
+        }
+    }
 
     fn ns(s: &str) -> i64 {
         parse_time(s, None).expect("parses").0
