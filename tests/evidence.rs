@@ -120,6 +120,39 @@ fn a_gc_pause_is_cited_for_the_expired_lease_and_is_a_holder_stall() {
 }
 
 #[test]
+fn a_jdk_8_gc_log_is_cited_as_the_unified_one_is() {
+    // JDK 8's `-XX:+PrintGCDateStamps` log (a new-user trial, session 21:
+    // read as CSV and unreadable, the pause behind the overlap lost). Its
+    // date stamp is when the collection began; its concurrent phase and the
+    // stopped-time line of the same pause are not listed again.
+    let (code, text, _) = run(&["--format", "text"], &folder("gc-pause-jdk8"));
+    assert_eq!(code, 1);
+    let b = incident_block(&text, "lock:sku-1001");
+    assert!(b.contains("lease_expired"), "{b}");
+    assert!(
+        b.contains("why: the lease expired while web-01's JVM was paused by GC for 4.0 s (2026-12-03 16:47:58.761 +00:00 - 16:48:02.729, gc-web-01.log:7)"),
+        "{b}"
+    );
+    assert!(text.contains("JDK 8 GC log"), "{text}");
+    let (_, json, _) = run(&["--format", "json"], &folder("gc-pause-jdk8"));
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    let cited = &v["incidents"][0]["evidence"];
+    assert_eq!(cited.as_array().map(Vec::len), Some(1), "{cited}");
+    assert_eq!(cited[0]["what"], "Full GC (System.gc())");
+    let kinds: Vec<&str> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        vec!["holder_stall"],
+        "one stall, not one per line of the pause"
+    );
+}
+
+#[test]
 fn without_its_gc_log_the_same_incident_cites_nothing() {
     let files: Vec<PathBuf> = folder("gc-pause")
         .into_iter()

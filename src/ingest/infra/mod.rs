@@ -23,6 +23,8 @@ pub(crate) enum InfraKind {
     RedisLog,
     /// JVM unified logging with `[time]` decorations and `gc`/`safepoint` tags.
     JvmGc,
+    /// JDK 8's GC log with `-XX:+PrintGCDateStamps`.
+    Jdk8Gc,
     /// Go `GODEBUG=gctrace=1` lines, each after an RFC 3339 time.
     GoGc,
     /// `SLOWLOG GET` / `LATENCY LATEST` / `LATENCY HISTORY` as redis-cli
@@ -40,6 +42,7 @@ impl InfraKind {
         match self {
             InfraKind::RedisLog => "Redis server / Sentinel log",
             InfraKind::JvmGc => "JVM unified GC log (-Xlog:gc*)",
+            InfraKind::Jdk8Gc => "JDK 8 GC log (-XX:+PrintGCDateStamps)",
             InfraKind::GoGc => "Go GODEBUG=gctrace=1",
             InfraKind::RedisReply => "redis-cli SLOWLOG / LATENCY output",
             InfraKind::KubeEvents => "kubectl get events -o json",
@@ -72,6 +75,14 @@ pub(crate) fn detect(text: &str) -> Option<InfraKind> {
         && sample.iter().any(|l| runtime::is_jvm_gc_tagged(l))
     {
         return Some(InfraKind::JvmGc);
+    }
+    // JDK 8: a header (`Java HotSpot(TM)`, `Memory:`, `CommandLine flags:`)
+    // and `PrintGCDetails` lines between the stamped events.
+    if sample.iter().filter(|l| runtime::is_jdk8_gc(l)).count() >= 2
+        || (sample.iter().any(|l| runtime::is_jdk8_gc(l))
+            && sample.iter().any(|l| l.starts_with("CommandLine flags:")))
+    {
+        return Some(InfraKind::Jdk8Gc);
     }
     if sample.iter().any(|l| runtime::go_gctrace(l).is_some())
         && share(&|l| runtime::go_gctrace(l).is_some())
@@ -172,6 +183,7 @@ pub(crate) fn read(
     match kind {
         InfraKind::RedisLog => redis::read_log(text, &host, &mut sink),
         InfraKind::JvmGc => runtime::read_jvm(text, &host, &mut sink),
+        InfraKind::Jdk8Gc => runtime::read_jdk8(text, &host, &mut sink),
         InfraKind::GoGc => runtime::read_go(text, &host, &mut sink),
         InfraKind::RedisReply => redis::read_reply(text, &host, &mut sink),
         InfraKind::KubeEvents => events::read_kube(text, &mut sink),

@@ -1,6 +1,6 @@
 //! Runtime pause logs: the JVM's unified logging (`-Xlog:gc*,safepoint` with
 //! the `time` decoration; JEP 158 and the `java` man page name the
-//! decorations) and Go's `GODEBUG=gctrace=1` (runtime/extern.go documents
+//! decorations), JDK 8's `-XX:+PrintGCDateStamps` GC log and Go's `GODEBUG=gctrace=1` (runtime/extern.go documents
 //! the line) after an RFC 3339 time (`kubectl logs --timestamps`).
 
 use std::sync::LazyLock;
@@ -35,6 +35,103 @@ static GCTRACE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"^gc (\d+) @(\d+(?:\.\d+)?)s \d+%: (\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?)\+(\d+(?:\.\d+)?) ms clock")
         .expect("static regex")
 });
+
+/// A JDK 8 GC log line with `-XX:+PrintGCDateStamps` (HotSpot's
+/// `gcTraceTime`/`PrintGCDetails` output): the date stamp (when the
+/// collection began), the optional uptime (`-XX:+PrintGCTimeStamps`), then
+/// a stop-the-world event, `[GC (Allocation Failure) ...` (Parallel, CMS
+/// young), `[Full GC (Ergonomics) ...`, `[GC pause (G1 Evacuation Pause)
+/// (young), ...`, `[GC remark ...`, `[GC cleanup ...`, ending in its length,
+/// `, 2.4001230 secs]`, and `[Times: ... real=2.40 secs]`. Concurrent
+/// phases (`[CMS-concurrent-mark: ...`, `[GC concurrent-...`) are no pause.
+static JDK8_PAUSE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d): (?:\d+(?:\.\d+)?: )?\[((?:Full GC|GC)(?: pause| remark| cleanup)? ?\([^)]*\)[^\[]*?|GC (?:remark|cleanup)[^\[]*?)[ ,\[].*, (\d+(?:\.\d+)?) secs\](?:\s*\[Times:[^\]]*\])?\s*$",
+    )
+    .expect("static regex")
+});
+
+/// A JDK 8 line with a date stamp (`2024-11-11T00:00:01.080+0800: `):
+/// `-XX:+PrintGCDateStamps` writes one before every event.
+static JDK8_STAMP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?[+-]\d\d:?\d\d): ")
+        .expect("static regex")
+});
+
+/// True for a JDK 8 GC log line that starts with a date stamp and a GC
+/// event (`2024-...+0800: 1.382: [Full GC ...`, `... [GC pause ...`).
+pub(super) fn is_jdk8_gc(line: &str) -> bool {
+    JDK8_STAMP.find(line).is_some_and(|m| {
+        let rest = line[m.end()..].trim_start();
+        let rest =
+            rest.split_once(": [").map_or(
+                rest,
+                |(up, r)| {
+                    if up.parse::<f64>().is_ok() { r } else { rest }
+                },
+            );
+        let rest = rest.strip_prefix('[').unwrap_or(rest);
+        rest.starts_with("GC") || rest.starts_with("Full GC")
+    })
+}
+
+/// Reads a JDK 8 GC log (`-XX:+PrintGCDateStamps`, with or without
+/// `-XX:+PrintGCDetails`): each stop-the-world event's line gives
+/// [date stamp, date stamp + its length]; `Total time for which
+/// application threads were stopped: N seconds`
+/// (`-XX:+PrintGCApplicationStoppedTime`, stamped when printed) gives
+/// [stamp - N, stamp] unless a pause already read ends within 5 ms of it.
+/// The JVM's header, `PrintGCDetails`' continuation lines and concurrent
+/// phases are skipped. Found by a new-user trial (session 21): JDK 8 logs
+/// were read as CSV and unreadable, the pause behind an overlap lost.
+pub(super) fn read_jdk8(text: &str, file_host: &str, sink: &mut Sink<'_>) {
+    let mut last_pause_end: Option<i64> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let no = i + 1;
+        let line = raw.trim_end();
+        if line.trim().is_empty() {
+            continue;
+        }
+        sink.info.lines_read += 1;
+        let (start, end, kind, what) = if let Some(c) = JDK8_PAUSE.captures(line) {
+            let (Ok((at, _)), Ok(secs)) = (parse_time(&c[1], sink.tz), c[3].parse::<f64>()) else {
+                sink.bad(no, "unreadable GC pause time or length");
+                continue;
+            };
+            let end = at + (secs * 1e9) as i64;
+            last_pause_end = Some(end);
+            (at, end, EvidenceKind::GcPause, c[2].trim().to_string())
+        } else if let (Some(m), Some(c)) = (JDK8_STAMP.captures(line), STOPPED.captures(line)) {
+            let (Ok((at, _)), Ok(secs)) = (parse_time(&m[1], sink.tz), c[1].parse::<f64>()) else {
+                sink.bad(no, "unreadable stop time or length");
+                continue;
+            };
+            if last_pause_end.is_some_and(|p| (at - p).abs() <= 5_000_000) {
+                sink.skip();
+                continue;
+            }
+            (
+                at - (secs * 1e9) as i64,
+                at,
+                EvidenceKind::Safepoint,
+                c[0].to_string(),
+            )
+        } else {
+            sink.skip();
+            continue;
+        };
+        sink.push(
+            no,
+            start,
+            Some(end),
+            kind,
+            EvidenceOrigin::JvmGc,
+            Some(file_host.to_string()),
+            None,
+            &what,
+        );
+    }
+}
 
 /// The leading `[...]` decorations of a unified-logging line and the rest.
 pub(super) fn jvm_decorations(line: &str) -> Option<(Vec<&str>, &str)> {

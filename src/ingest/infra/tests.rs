@@ -111,6 +111,39 @@ fn jvm_gc_log_gives_pauses_with_their_length_and_no_double_safepoint() {
 }
 
 #[test]
+fn jdk_8_gc_logs_give_stop_the_world_events_from_their_date_stamp() {
+    let log = read_fixture("gc-pause-jdk8/gc-web-01.log");
+    let full = log
+        .evidence
+        .iter()
+        .find(|e| e.what.contains("Full GC (System.gc())"))
+        .expect("the full GC");
+    assert_eq!(full.at_ns, utc("2026-12-03T16:47:58.761Z"));
+    assert_eq!(full.length_ms().map(|m| m.round()), Some(3968.0));
+    assert_eq!(full.source.line, 7);
+    // The young pause; the concurrent mark and both stopped-time lines
+    // (each the pause just listed) are not listed.
+    assert_eq!(log.evidence.len(), 2, "{:?}", log.evidence);
+    // G1's and CMS's pause lines; concurrent phases are none.
+    let text = "2024-11-11T00:00:01.000+0800: 1.0: [GC pause (G1 Evacuation Pause) (young), 0.0123450 secs]\n\
+                   [Parallel Time: 11.2 ms, GC Workers: 4]\n\
+                2024-11-11T00:00:02.000+0800: 2.0: [GC concurrent-root-region-scan-start]\n\
+                2024-11-11T00:00:03.000+0800: 3.0: [GC remark 2024-11-11T00:00:03.000+0800: 3.0: [Finalize Marking, 0.0001 secs], 0.0050000 secs]\n\
+                2024-11-11T00:00:04.000+0800: 4.0: [CMS-concurrent-sweep: 0.100/0.100 secs] [Times: user=0.1 sys=0.0, real=0.10 secs]\n";
+    assert_eq!(detect(text), Some(InfraKind::Jdk8Gc));
+    let mut b = LogBuilder::new();
+    let mut info = SourceInfo::new("gc.log", Dialect::Unknown);
+    read(InfraKind::Jdk8Gc, text, 0, None, &mut b, &mut info);
+    let lengths: Vec<i64> = b
+        .log
+        .evidence
+        .iter()
+        .filter_map(|e| e.end_ns.map(|end| (end - e.at_ns) / 1_000_000))
+        .collect();
+    assert_eq!(lengths, vec![12, 5]);
+}
+
+#[test]
 fn go_gctrace_with_collector_times_gives_stop_the_world_spans() {
     let log = read_fixture("runtime/gctrace-api-01.log");
     assert_eq!(log.evidence.len(), 4);
