@@ -526,3 +526,47 @@ fn rsyslog_files_of_rfc_3164_times_get_a_year() {
         .to_string();
     assert!(start.starts_with("2024-11-09T00:00:03"), "{start}");
 }
+
+#[test]
+fn gunicorn_and_env_logger_bracketed_times_are_read() {
+    // gunicorn's error log: `[%Y-%m-%d %H:%M:%S %z] [pid] [LEVEL] message`
+    // (gunicorn/glogging.py, `datefmt = r"[%Y-%m-%d %H:%M:%S %z]"`); Rust
+    // env_logger's default: `[TIME LEVEL target] message`
+    // (env_logger/src/fmt/mod.rs, `DefaultFormat`: `[`, timestamp in whole
+    // seconds, level, module path, `] `). Both were "no time field", exit 2.
+    let dir = tempfile::tempdir().expect("tmp");
+    let steps = [
+        (0, "stock initialized product=SKU-1001 stock=1"),
+        (1, "acquired lock key=lock:sku:1001 owner=tokA ttl=2000ms"),
+        (4, "acquired lock key=lock:sku:1001 owner=tokB ttl=2000ms"),
+        (
+            4,
+            "stock deducted key=lock:sku:1001 owner=tokB product=SKU-1001 quantity=1 stock_after=0",
+        ),
+        (5, "released lock key=lock:sku:1001 owner=tokB deleted=1"),
+        (
+            6,
+            "stock deducted key=lock:sku:1001 owner=tokA product=SKU-1001 quantity=1 stock_after=0",
+        ),
+        (7, "release failed key=lock:sku:1001 owner=tokA deleted=0"),
+    ];
+    let gunicorn: Vec<String> = steps
+        .iter()
+        .map(|(s, m)| format!("[2026-11-11 00:00:0{s} +0800] [2345] [INFO] {m}"))
+        .collect();
+    let env_logger: Vec<String> = steps
+        .iter()
+        .map(|(s, m)| format!("[2026-11-10T16:00:0{s}Z INFO  shop::lock] {m}"))
+        .collect();
+    for (name, lines, start) in [
+        ("gunicorn.log", gunicorn, "2026-11-11T00:00:04.000000+08:00"),
+        ("app.log", env_logger, "2026-11-10T16:00:04.000000+00:00"),
+    ] {
+        let file = write(dir.path(), name, &lines);
+        let (code, v) = analyze(&file);
+        assert_eq!(code, 1, "{name}: {v}");
+        assert_eq!(causes(&v), vec!["lease_expired"], "{name}");
+        // The same instant, shown in each log's own offset.
+        assert_eq!(v["incidents"][0]["start"], start, "{name}");
+    }
+}

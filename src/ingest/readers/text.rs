@@ -238,11 +238,47 @@ fn word(s: &str) -> (&str, &str) {
 fn take_time(s: &str) -> Option<(&str, &str, bool)> {
     if let Some(inner) = s.strip_prefix('[') {
         let (n, only) = time_len(inner)?;
-        let rest = inner[n..].strip_prefix(']')?;
-        return Some((&inner[..n], rest, only));
+        let after = &inner[n..];
+        if let Some(rest) = after.strip_prefix(']') {
+            return Some((&inner[..n], rest, only));
+        }
+        // gunicorn's `[%Y-%m-%d %H:%M:%S %z]` (its default
+        // `--access-logformat`/error log `datefmt`): the offset after a
+        // space.
+        let k = space_offset_len(after);
+        if k > 0
+            && let Some(rest) = after[k..].strip_prefix(']')
+        {
+            return Some((&inner[..n + k], rest, only));
+        }
+        // Rust env_logger's default `[TIME LEVEL target] message`: the
+        // level (and the target) inside the bracket. Both found by a
+        // new-user trial (session 21): "no time field".
+        let close = after.find(']')?;
+        let level = after[..close].split_whitespace().next();
+        return (after.starts_with(' ') && level.is_some_and(is_level))
+            .then(|| (&inner[..n], &after[close + 1..], only));
     }
     let (n, only) = time_len(s)?;
     Some((&s[..n], &s[n..], only))
+}
+
+/// The length of ` +hhmm`, ` -hhmm` or ` +hh:mm` at the start of `s`, 0
+/// when there is none.
+fn space_offset_len(s: &str) -> usize {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if b.len() < 6 || b[0] != b' ' || !matches!(b[1], b'+' | b'-') || !digits(2..4) {
+        return 0;
+    }
+    if digits(4..6) {
+        6
+    } else if b.get(4) == Some(&b':') && digits(5..7) {
+        7
+    } else {
+        0
+    }
 }
 
 /// Parses logcli's `{k="v", k2="v2"}` label set at the start of `s`;
@@ -1085,6 +1121,28 @@ mod tests {
         );
         assert_eq!(t.time, Some("2026-12-01 07:06:55.100"));
         assert_eq!(t.prefix_time, Some("2026-12-01T07:06:55+0800"));
+    }
+
+    #[test]
+    fn bracketed_times_with_an_offset_or_a_level_inside() {
+        // gunicorn: `[%Y-%m-%d %H:%M:%S %z] [pid] [LEVEL] message`.
+        let t = parse_line("[2024-11-11 00:00:01 +0800] [2345] [INFO] acquired lock key=a owner=b");
+        assert_eq!(t.time, Some("2024-11-11 00:00:01 +0800"));
+        assert!(
+            t.message.ends_with("acquired lock key=a owner=b"),
+            "{}",
+            t.message
+        );
+        // Rust env_logger: `[TIME LEVEL target] message`.
+        let t = parse_line("[2024-11-10T16:00:01Z INFO  shop::lock] acquired lock key=a owner=b");
+        assert_eq!(t.time, Some("2024-11-10T16:00:01Z"));
+        assert!(
+            t.message.ends_with("acquired lock key=a owner=b"),
+            "{}",
+            t.message
+        );
+        // A bracket with no level after the time is no time.
+        assert_eq!(parse_line("[2024-11-10T16:00:01Z shop] x").time, None);
     }
 
     #[test]
