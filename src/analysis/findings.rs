@@ -111,7 +111,7 @@ pub fn detect_findings(
                 lease,
                 first,
                 format!(
-                    "{} renewed {} {} time(s) after its own release at {:.0} ms: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
+                    "{} renewed {} {} time(s) after its own release, the first {:.0} ms after it: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
                     name(lease.holder),
                     name(lease.key),
                     lease.ghost_renewals_ns().len(),

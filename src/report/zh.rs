@@ -550,7 +550,7 @@ const DETAIL_SHAPES: &[(&str, &str)] = &[
         "${1} 在日志里没有自己的加锁记录，却续期 ${2} ${3} 次、释放（或失去）它 ${4} 次：日志从它持锁期间开始，或它的加锁行没有读到；这些行未被回放，因此看不出与这次持锁的重叠",
     ),
     (
-        r"^(.+) renewed (.+) (\d+) time\(s\) after its own release at (\d+) ms: .*$",
+        r"^(.+) renewed (.+) (\d+) time\(s\) after its own release, the first (\d+) ms after it: .*$",
         "${1} 在自己释放 ${2} 之后续期了 ${3} 次（释放后 ${4} ms 起）：看门狗比解锁活得更久；这个锁键可能一直被锁着却无人工作，其他请求会被阻塞",
     ),
     (
@@ -607,7 +607,7 @@ mod finding_details {
                 "连续 3 次",
             ),
             (
-                "w-1 renewed lock:a 2 time(s) after its own release at 150 ms: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
+                "w-1 renewed lock:a 2 time(s) after its own release, the first 150 ms after it: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
                 "续期了 2 次",
             ),
             (
