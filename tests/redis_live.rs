@@ -391,3 +391,60 @@ fn stock_keys_named_role_first_are_one_product_each_and_tied_to_their_lock() {
     assert_eq!(log.strings.get_or_empty(Some(inc.key)), "lock:sku:2001");
     assert_eq!(inc.oversold_units, 1, "the deductions are the incident's");
 }
+
+/// The classic two-step acquire on a real server: `SETNX` then `EXPIRE`
+/// (here `PEXPIRE 200`), the release a plain `DEL`. The slow buyer's lock
+/// expires, the fast one takes it, the slow one's `DEL` then deletes the
+/// fast one's lock. The `PEXPIRE` is each acquire's TTL: before, it was a
+/// renewal ("renewed 1 times") and a `renewal_gap` said the watchdog
+/// stopped, in a program with no watchdog (a new-user trial, session 21).
+#[test]
+fn setnx_then_expire_is_one_acquire_with_its_ttl_not_a_renewal() {
+    let Some(live) = Live::start() else {
+        return;
+    };
+    let mut con = live.client.get_connection().expect("connection");
+    let mut slow = live.client.get_connection().expect("connection");
+    let mut fast = live.client.get_connection().expect("connection");
+    let _: () = run(&mut con, &["SET", "stock:sku-3001", "1"]);
+    let acquire = |c: &mut redis::Connection, token: &str| -> bool {
+        let got: i64 = run(c, &["SETNX", "lock:sku:3001", token]);
+        let _: i64 = run(c, &["PEXPIRE", "lock:sku:3001", "200"]);
+        got == 1
+    };
+    assert!(acquire(&mut slow, "tok-slow"));
+    std::thread::sleep(Duration::from_millis(260));
+    assert!(acquire(&mut fast, "tok-fast"));
+    let _: i64 = run(&mut fast, &["DECRBY", "stock:sku-3001", "1"]);
+    let _: i64 = run(&mut slow, &["DECRBY", "stock:sku-3001", "1"]);
+    let deleted: i64 = run(&mut slow, &["DEL", "lock:sku:3001"]);
+    assert_eq!(deleted, 1, "the slow buyer deleted the fast one's lock");
+    let log = live.finish(&mut con);
+
+    let analysis = analyze(&log, &Settings::default());
+    let ttls: Vec<Option<i64>> = analysis.leases.iter().map(|l| l.ttl_ms.get()).collect();
+    assert_eq!(ttls.len(), 2, "{ttls:?}");
+    for ttl in &ttls {
+        // The lease runs from the SETNX to the server's deadline: 200 ms
+        // after the PEXPIRE, sent right after the SETNX.
+        assert!(ttl.is_some_and(|t| (200..230).contains(&t)), "{ttls:?}");
+    }
+    assert!(analysis.leases.iter().all(|l| l.renewals_ns().is_empty()));
+    let kinds: Vec<String> = analysis
+        .findings
+        .iter()
+        .map(|f| format!("{:?}", f.kind))
+        .collect();
+    assert!(
+        !kinds
+            .iter()
+            .any(|k| k.contains("RenewalGap") || k.contains("NoTtl")),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.iter().any(|k| k.contains("ForeignRelease")),
+        "{kinds:?}"
+    );
+    assert_eq!(analysis.incidents.len(), 1);
+    assert_eq!(analysis.summary.oversold_units, 1);
+}

@@ -347,6 +347,13 @@ pub(super) struct Replay {
     lock_keys: HashSet<Vec<u8>>,
     /// Business events, tied to their lock key at the end.
     business: Vec<Event>,
+    /// Locks a client took with `SETNX` (no TTL) and has not given one
+    /// yet: (client id, key) -> (the acquire's index in the log's events,
+    /// its time in ms). The classic two-step acquire, `SETNX` then
+    /// `EXPIRE`: the `EXPIRE` is the acquire's TTL, not a renewal (a
+    /// new-user trial, session 21: "renewed 1 times" and a `renewal_gap`
+    /// saying the watchdog stopped, in a log with no watchdog).
+    untimed: HashMap<ClientKey, (usize, i64)>,
     event_lines: LineSet,
     events: u64,
     commands: u64,
@@ -377,6 +384,7 @@ impl Replay {
             unknown: BTreeMap::new(),
             lock_keys: HashSet::new(),
             business: Vec::new(),
+            untimed: HashMap::new(),
             event_lines: LineSet::default(),
             events: 0,
             commands: 0,
@@ -1039,6 +1047,12 @@ impl Replay {
                 e.holder = Some(b.intern_bytes(token));
                 if kind == EventKind::Acquired {
                     self.set_last_token(client, key, token);
+                    if c == b"SETNX" && !in_script {
+                        self.untimed.insert(
+                            ClientKey(client.id, key.to_vec()),
+                            (b.log.events.len(), now_ms),
+                        );
+                    }
                 }
                 self.emit(b, e);
             }
@@ -1064,8 +1078,22 @@ impl Replay {
                 else {
                     return; // a deadline in the past deleted it
                 };
+                // The TTL of this client's own `SETNX` just before: the
+                // lease runs from the acquire to the server's deadline.
+                let holder = token_of(&v).map(|t| b.intern_bytes(&t));
+                if !self.untimed.is_empty()
+                    && let Some((at, acquired_ms)) =
+                        self.untimed.remove(&ClientKey(client.id, key.to_vec()))
+                    && let Some(ev) = b.log.events.get_mut(at)
+                    && ev.holder.is_some()
+                    && ev.holder == holder
+                    && let Some(left) = ttl_left(&mut self.keyspace)
+                {
+                    ev.set_ttl_ms(Some(now_ms - acquired_ms + left));
+                    return;
+                }
                 let mut e = self.new_event(b, EventKind::Renewed, at_ns, line, client, key);
-                e.holder = token_of(&v).map(|t| b.intern_bytes(&t));
+                e.holder = holder;
                 e.set_ttl_ms(ttl_left(&mut self.keyspace));
                 self.emit(b, e);
             }
@@ -1436,8 +1464,9 @@ mod tests {
         assert_eq!(
             summary(&log),
             vec![
-                (EventKind::Acquired, "A".into(), None, 1),
-                (EventKind::Renewed, "A".into(), Some(300), 2),
+                // The PEXPIRE right after the client's own SETNX is the
+                // acquire's TTL, from the SETNX to the deadline: 1 + 300 ms.
+                (EventKind::Acquired, "A".into(), Some(301), 1),
                 (EventKind::Renewed, "A".into(), Some(500), 3),
                 (EventKind::AcquireFailed, "B".into(), None, 4),
                 (EventKind::Renewed, "A".into(), Some(2000), 5),
