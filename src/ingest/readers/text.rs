@@ -704,23 +704,41 @@ pub(crate) fn message_event_in(
     msg: &str,
     pairs: Option<&[(&str, Cow<'_, str>)]>,
 ) -> Option<&'static str> {
-    use crate::ingest::vocabulary::message as m;
     // The Chinese vocabulary is the event field's (one list for both).
     if !msg.is_ascii()
         && let Some(k) = crate::ingest::vocabulary::events::chinese_kind(msg)
     {
         return Some(k.as_str());
     }
-    let mut buf = String::new();
-    let kind = english_event(msg)
-        .and_then(EventKind::from_canonical)
-        .or_else(|| m::head_kind(msg, &mut buf));
-    let kind = match kind {
-        Some(EventKind::Acquired) | None if msg.contains(['=', '：']) => {
-            let attempt = kind.is_none() && m::head_is_attempt(msg, &mut buf);
-            if kind.is_none() && !attempt {
-                return None;
-            }
+    thread_local! {
+        /// The head in normal form (a message is read once per line: no
+        /// allocation each time).
+        static BUF: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUF.with(|b| message_kind_in(msg, pairs, &mut b.borrow_mut()))
+        .map(EventKind::as_str)
+}
+
+/// [`message_event_in`]'s English part, with `buf` for the head.
+fn message_kind_in(
+    msg: &str,
+    pairs: Option<&[(&str, Cow<'_, str>)]>,
+    buf: &mut String,
+) -> Option<EventKind> {
+    use crate::ingest::vocabulary::message as m;
+    let phrase = english_event(msg).and_then(EventKind::from_canonical);
+    let head = if phrase.is_none() { m::head(msg) } else { None };
+    if let Some(h) = head {
+        m::normalize_head(h, buf);
+    }
+    let kind = phrase.or_else(|| head.and_then(|_| m::head_kind_of(buf)));
+    let attempt = kind.is_none() && head.is_some() && m::head_is_attempt_of(buf);
+    let has_pairs = match pairs {
+        Some(p) => !p.is_empty(),
+        None => memchr::memchr(b'=', msg.as_bytes()).is_some() || msg.contains('：'),
+    };
+    match kind {
+        Some(EventKind::Acquired) | None if has_pairs && (kind.is_some() || attempt) => {
             let owned;
             let pairs = match pairs {
                 Some(p) => p,
@@ -729,11 +747,10 @@ pub(crate) fn message_event_in(
                     &owned
                 }
             };
-            m::with_outcome(kind, attempt, m::outcome(pairs, &mut buf))
+            m::with_outcome(kind, attempt, m::outcome(pairs))
         }
         k => k,
-    };
-    kind.map(EventKind::as_str)
+    }
 }
 
 /// English event phrases by kind, failure forms first: the first kind with

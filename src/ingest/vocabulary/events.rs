@@ -259,7 +259,10 @@ pub(crate) const NOT_YET: [&str; 18] = [
 /// with a word of [`NOT_YET`] names none.
 pub(crate) fn family_words(n: &str) -> Option<EventKind> {
     use EventKind::*;
-    let toks: Vec<&str> = n.split('_').filter(|t| !t.is_empty()).collect();
+    // At most four words are read: a fifth makes it no name (no allocation
+    // for the sentences a message's head reading passes here).
+    let toks: smallvec::SmallVec<[&str; 5]> =
+        n.split('_').filter(|t| !t.is_empty()).take(5).collect();
     if toks.is_empty() || toks.len() > 4 || toks.iter().any(|t| NOT_YET.contains(t)) {
         return None;
     }

@@ -6,7 +6,7 @@
 //! `tryLock ... locked=false` was a successful acquire (the phrase `locked`
 //! matched the pair's name).
 
-use super::events::{NOT_YET, family_words, lock_word, normalize_event, split_camel};
+use super::events::{NOT_YET, family_words, lock_word};
 use crate::model::EventKind;
 use std::borrow::Cow;
 
@@ -18,28 +18,41 @@ const MAX_HEAD_WORDS: usize = 4;
 /// and including a word that ends in `:`, `,` or `;` (that punctuation
 /// dropped). `None` past [`MAX_HEAD_WORDS`] words or when empty.
 pub(crate) fn head(msg: &str) -> Option<&str> {
-    let start = msg.len() - msg.trim_start().len();
+    let b = msg.as_bytes();
+    let blank = |c: u8| c == b' ' || c == b'\t';
+    let mut i = 0;
+    while i < b.len() && blank(b[i]) {
+        i += 1;
+    }
+    let start = i;
     let mut end = start;
     let mut words = 0;
-    let mut rest = &msg[start..];
-    while let Some(w) = rest.split_whitespace().next() {
-        if w.contains('=') || w.contains('：') {
+    while i < b.len() {
+        let w = i;
+        while i < b.len() && !blank(b[i]) {
+            if b[i] == b'=' {
+                return (end > start).then(|| &msg[start..end]);
+            }
+            i += 1;
+        }
+        let word = &msg[w..i];
+        if word.contains('：') {
             break;
         }
         words += 1;
         if words > MAX_HEAD_WORDS {
             return None;
         }
-        let at = msg.len() - rest.len() + rest.find(w).unwrap_or(0);
-        let trimmed = w.trim_end_matches([':', ',', ';', '.']);
-        end = at + trimmed.len();
-        if trimmed.len() < w.len() {
+        let trimmed = word.trim_end_matches([':', ',', ';', '.']);
+        end = w + trimmed.len();
+        if trimmed.len() < word.len() {
             break;
         }
-        rest = &msg[at + w.len()..];
+        while i < b.len() && blank(b[i]) {
+            i += 1;
+        }
     }
-    let h = &msg[start..end];
-    (!h.is_empty()).then_some(h)
+    (end > start).then(|| &msg[start..end])
 }
 
 /// The kind a message's head names ([`head`]), read as an event name is
@@ -48,9 +61,15 @@ pub(crate) fn head(msg: &str) -> Option<&str> {
 /// acquire or release verb (`acq...`, `unlock...`, `releas...`); a renewal
 /// word alone (`refresh token`) is no lock's. Stock and order words stand on
 /// their own. An attempt's head (`tryLock`) names no kind.
+#[cfg(test)]
 pub(crate) fn head_kind(msg: &str, buf: &mut String) -> Option<EventKind> {
     let h = head(msg)?;
-    normalize_event(&split_camel(h), buf);
+    normalize_head(h, buf);
+    head_kind_of(buf)
+}
+
+/// [`head_kind`] of a head already in normal form ([`normalize_head`]).
+pub(crate) fn head_kind_of(buf: &str) -> Option<EventKind> {
     let kind = family_words(buf)?;
     let toks = || buf.split('_');
     let lockish = toks().any(|t| {
@@ -70,54 +89,105 @@ pub(crate) fn head_kind(msg: &str, buf: &mut String) -> Option<EventKind> {
 /// `try acquire lock`, `attempting to lock`): an attempt word and a lock or
 /// acquire word. Such a line is an acquire or a failed one by its outcome
 /// pair ([`outcome`]).
+#[cfg(test)]
 pub(crate) fn head_is_attempt(msg: &str, buf: &mut String) -> bool {
     let Some(h) = head(msg) else {
         return false;
     };
-    normalize_event(&split_camel(h), buf);
+    normalize_head(h, buf);
+    head_is_attempt_of(buf)
+}
+
+/// [`head_is_attempt`] of a head already in normal form.
+pub(crate) fn head_is_attempt_of(buf: &str) -> bool {
     let toks = || buf.split('_');
     toks().any(|t| NOT_YET.contains(&t))
         && toks().any(|t| lock_word(t) || t.starts_with("acq") || t == "locked")
 }
 
-/// Names of pairs that say whether an acquire succeeded, in normal form.
-const OUTCOME_NAMES: &[&str] = &[
-    "locked",
-    "islocked",
-    "is_locked",
-    "acquired",
-    "isacquired",
-    "is_acquired",
-    "success",
-    "succeeded",
-    "successful",
-    "ok",
-    "result",
-    "lock_result",
-    "lockresult",
-    "acquire_result",
-    "got_lock",
-    "gotlock",
-    "obtained",
-];
+/// A head in the normal form of event names (lowercase, separators one
+/// `_`), its camelCase words apart (`tryLock` -> `try_lock`), in one pass
+/// into `out` (the phrase path runs it on every message without a phrase).
+pub(crate) fn normalize_head(raw: &str, out: &mut String) {
+    out.clear();
+    let mut pending_sep = false;
+    let mut prev_lower = false;
+    for c in raw.trim().trim_start_matches('+').chars() {
+        if matches!(c, '-' | '.' | ' ' | '_' | '/' | ':' | '\t') {
+            pending_sep = !out.is_empty();
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower {
+            pending_sep = true;
+        }
+        if pending_sep {
+            out.push('_');
+            pending_sep = false;
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// True for a pair's name that says whether an acquire succeeded: its
+/// letters and digits, lowercase, one of `locked`, `islocked`, `acquired`,
+/// `isacquired`, `success`, `succeeded`, `successful`, `ok`, `result`,
+/// `lockresult`, `acquireresult`, `gotlock`, `obtained` (`is_locked`,
+/// `isLocked` and `islocked` are one). No allocation: it runs on every pair
+/// of every acquire line.
+fn outcome_name(name: &str) -> bool {
+    let mut buf = [0u8; 16];
+    let mut n = 0;
+    for c in name.bytes().filter(u8::is_ascii_alphanumeric) {
+        if n == buf.len() {
+            return false;
+        }
+        buf[n] = c.to_ascii_lowercase();
+        n += 1;
+    }
+    matches!(
+        &buf[..n],
+        b"locked"
+            | b"islocked"
+            | b"acquired"
+            | b"isacquired"
+            | b"success"
+            | b"succeeded"
+            | b"successful"
+            | b"ok"
+            | b"result"
+            | b"lockresult"
+            | b"acquireresult"
+            | b"gotlock"
+            | b"obtained"
+    )
+}
 
 /// What an outcome pair of a message says about an acquire: `true` for
 /// `locked=true`, `acquired=1`, `result=OK` (Redis' reply to a `SET NX` that
 /// set), `false` for `locked=false`, `success=0`, `result=nil` (the reply
 /// when the key was there). `None` without such a pair, or when its value
 /// is neither.
-pub(crate) fn outcome(pairs: &[(&str, Cow<'_, str>)], buf: &mut String) -> Option<bool> {
+pub(crate) fn outcome(pairs: &[(&str, Cow<'_, str>)]) -> Option<bool> {
     pairs.iter().find_map(|(name, value)| {
-        normalize_event(name, buf);
-        if !OUTCOME_NAMES.contains(&buf.as_str()) {
+        if name.len() > 24 || !outcome_name(name) {
             return None;
         }
-        match value.trim().to_ascii_lowercase().as_str() {
-            "true" | "yes" | "ok" | "success" | "succeeded" | "1" => Some(true),
-            "false" | "no" | "nil" | "(nil)" | "null" | "none" | "fail" | "failed" | "0" => {
-                Some(false)
-            }
-            _ => None,
+        let v = value.trim();
+        let is = |words: &[&str]| words.iter().any(|w| v.eq_ignore_ascii_case(w));
+        if is(&["true", "yes", "ok", "success", "succeeded", "1"]) {
+            Some(true)
+        } else if is(&[
+            "false", "no", "nil", "(nil)", "null", "none", "fail", "failed", "0",
+        ]) {
+            Some(false)
+        } else {
+            None
         }
     })
 }
@@ -186,22 +256,17 @@ mod tests {
         let pairs = |s: &'static str| crate::ingest::text::message_pairs(s);
         let msg = "tryLock key=a owner=b leaseTime=2000ms locked=false";
         assert!(head_is_attempt(msg, &mut buf));
-        assert_eq!(outcome(&pairs(msg), &mut buf), Some(false));
+        assert_eq!(outcome(&pairs(msg)), Some(false));
         assert_eq!(with_outcome(None, true, Some(false)), Some(AcquireFailed));
         assert_eq!(with_outcome(None, true, Some(true)), Some(Acquired));
         assert_eq!(
             with_outcome(Some(Acquired), false, Some(false)),
             Some(AcquireFailed)
         );
-        assert_eq!(
-            outcome(&pairs("SET NX key=a result=nil"), &mut buf),
-            Some(false)
-        );
-        assert_eq!(
-            outcome(&pairs("SET NX key=a result=OK"), &mut buf),
-            Some(true)
-        );
-        assert_eq!(outcome(&pairs("acquire key=a owner=b"), &mut buf), None);
+        assert_eq!(outcome(&pairs("SET NX key=a result=nil")), Some(false));
+        assert_eq!(outcome(&pairs("SET NX key=a result=OK")), Some(true));
+        assert_eq!(outcome(&pairs("acquire key=a owner=b")), None);
+        assert_eq!(outcome(&pairs("tryLock key=a isLocked=true")), Some(true));
         // No outcome: an attempt stays no event, a release stays one.
         assert_eq!(with_outcome(None, true, None), None);
         assert_eq!(
