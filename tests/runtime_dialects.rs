@@ -5,16 +5,13 @@
 //! a Spring Boot `unlock success` line, a `tryLock ... locked=false` line,
 //! and an `elapsed_ms` that counts the hold rather than the release.
 
-use std::path::{Path, PathBuf};
+mod support;
+
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
-
-fn write(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
-    path
-}
+use support::{causes, finding_kinds, write_lines as write};
 
 /// `analyze --format json` of `file`: (exit code, report).
 fn analyze(file: &Path) -> (i32, Value) {
@@ -52,25 +49,6 @@ fn events_line(file: &Path) -> String {
         .find_map(|l| l.trim().strip_prefix("events: "))
         .unwrap_or_else(|| panic!("no events line: {text}"))
         .to_string()
-}
-
-fn causes(v: &Value) -> Vec<String> {
-    v["incidents"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|i| i["overlaps"].as_array().into_iter().flatten())
-        .map(|o| o["cause"].as_str().unwrap_or("").to_string())
-        .collect()
-}
-
-fn finding_kinds(v: &Value) -> Vec<String> {
-    v["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|f| f["kind"].as_str().unwrap_or("").to_string())
-        .collect()
 }
 
 /// The classic expiry as JSON lines, the TTL written `ttl` (a JSON value,

@@ -3,10 +3,13 @@
 //! after the unlock is a ghost renewal, lease field names of the lock
 //! libraries' families, Serilog CLEF, `LockId`, and Tair event names.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use support::{causes, finding_kinds as kinds};
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_lockreplay"))
@@ -33,25 +36,6 @@ fn analyze(files: &[&Path], extra: &[&str]) -> (Output, Value) {
         )
     });
     (out, v)
-}
-
-fn kinds(v: &Value) -> Vec<String> {
-    v["findings"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|f| f["kind"].as_str().unwrap_or("").to_string())
-        .collect()
-}
-
-fn causes(v: &Value) -> Vec<String> {
-    v["incidents"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|i| i["overlaps"].as_array().into_iter().flatten())
-        .map(|o| o["cause"].as_str().unwrap_or("").to_string())
-        .collect()
 }
 
 fn text_report(files: &[&Path], extra: &[&str]) -> String {

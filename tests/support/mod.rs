@@ -5,7 +5,9 @@
 //! capture file through the MONITOR reader (`monitor_pool_tair.rs`,
 //! `monitor_real_a.rs`); and running `report` without pictures (`cli.rs`,
 //! `hostile_round2.rs`, `whatif.rs`); the binary, a run's stderr and a
-//! library load for the hostile corpora (`hostile_round2.rs`, `hostile_round3.rs`).
+//! library load for the hostile corpora (`hostile_round2.rs`, `hostile_round3.rs`);
+//! the causes and finding kinds of a JSON report (`ttl_and_names.rs`,
+//! `runtime_dialects.rs`).
 
 #![allow(dead_code)] // each test crate uses a part of these helpers
 
@@ -102,4 +104,25 @@ pub fn write_lines(dir: &Path, name: &str, lines: &[String]) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, lines.join("\n") + "\n").expect("write");
     path
+}
+
+/// The `cause` of every overlap pair of a JSON report, in its order.
+pub fn causes(v: &serde_json::Value) -> Vec<String> {
+    v["incidents"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|i| i["overlaps"].as_array().into_iter().flatten())
+        .map(|o| o["cause"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// The `kind` of every finding of a JSON report, in its order.
+pub fn finding_kinds(v: &serde_json::Value) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| f["kind"].as_str().unwrap_or("").to_string())
+        .collect()
 }
