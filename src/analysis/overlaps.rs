@@ -586,6 +586,38 @@ mod tests {
     }
 
     #[test]
+    fn a_file_newest_first_is_read_in_time_order_within_a_second() {
+        // The same lines as a console downloads them, newest first (SLS,
+        // CLS, Kibana): the order within second 3 is the file's reversed.
+        let mut newest_first = vec![
+            (1000, Acquired, "k", "A", Some(2000)),
+            (1500, Activity, "k", "A", None),
+            (2000, Activity, "k", "A", None),
+            (2500, Activity, "k", "A", None),
+            (3000, Acquired, "k", "B", Some(2000)),
+            (3000, StockDeducted, "k", "B", None),
+            (3000, Released, "k", "B", None),
+            (3000, StockDeducted, "k", "A", None),
+            (3000, ReleaseFailed, "k", "A", None),
+        ];
+        newest_first.reverse();
+        let o = run_in_whole_seconds(&newest_first);
+        assert_eq!(o.len(), 1, "{o:?}");
+        // A hand-off in one second, newest first: no overlap (read in the
+        // file's order it would have been one).
+        let mut handoff = vec![
+            (1000, Acquired, "k", "A", Some(2000)),
+            (1500, Activity, "k", "A", None),
+            (2000, StockDeducted, "k", "A", None),
+            (3000, ReleaseFailed, "k", "A", None),
+            (3000, Acquired, "k", "B", Some(2000)),
+            (4000, Released, "k", "B", None),
+        ];
+        handoff.reverse();
+        assert!(run_in_whole_seconds(&handoff).is_empty());
+    }
+
+    #[test]
     fn zero_length_window_inside_a_zombie_window_counts() {
         let (o, _) = run(&[
             (0, Acquired, "k", "Z", Some(1000)),

@@ -350,7 +350,15 @@ fn plan<'o>(
     let wrapped = first
         .and_then(|l| serde_json::from_str::<serde_json::Map<String, Value>>(l).ok())
         .is_some_and(|o| !std::ptr::eq(containers::unwrap_hit(&o), &o));
-    if names.iter().any(|n| n.contains('.')) || fields.payload.is_some() || wrapped || text_lines {
+    // SLS's `__time_ns_part__` is read into `__time__` by the general path
+    // (`containers::kv_lists_in_record`).
+    let ns_part = det.names_seen.iter().any(|n| n == "__time_ns_part__");
+    if names.iter().any(|n| n.contains('.'))
+        || fields.payload.is_some()
+        || wrapped
+        || text_lines
+        || ns_part
+    {
         // Dotted paths may reach into nested objects, and an envelope's
         // record is inside a string: the general path decides.
         names.clear();
@@ -881,6 +889,8 @@ fn merge_chunks(
         info.events_loaded += o.info.events_loaded;
         info.lines_skipped += o.info.lines_skipped;
         info.lines_warned += o.info.lines_warned;
+        info.times_unreadable += o.info.times_unreadable;
+        info.times_of_day += o.info.times_of_day;
         // Notes a chunk's reading made (the year put on RFC 3164 times),
         // once each.
         for n in o.info.notes {
