@@ -854,6 +854,14 @@ pub struct SourceInfo {
     /// the notes say how to give it).
     #[serde(skip)]
     pub ttl_unknown: bool,
+    /// Lines warned because their time could not be read (for the hint of
+    /// a file nothing was read from: the time's format, not the events).
+    #[serde(skip)]
+    pub times_unreadable: u64,
+    /// Of those, times of day without a date (the hint is then the
+    /// mapping's `date`).
+    #[serde(skip)]
+    pub times_of_day: u64,
 }
 
 impl SourceInfo {
@@ -882,6 +890,8 @@ impl SourceInfo {
             lines_warned: 0,
             naive_read_as_utc: false,
             ttl_unknown: false,
+            times_unreadable: 0,
+            times_of_day: 0,
         }
     }
 }

@@ -397,6 +397,25 @@ pub fn read_source<R: Read>(
         );
     }
     let (bytes, parquet_note) = parquet_as_lines(name, bytes, opts, builder);
+    // A zip archive (an Excel workbook saved as .xlsx is one): no text to
+    // read; said as such, not as lines of an unknown format (a new-user
+    // trial, session 21, was told to write a `line_regex` for one).
+    if bytes.starts_with(b"PK\x03\x04") {
+        let mut info = SourceInfo {
+            bytes: bytes.len() as u64,
+            layout: Some(ZIP_LAYOUT.into()),
+            ..SourceInfo::new(name, Dialect::Unknown)
+        };
+        info.encoding = "binary".into();
+        builder.warn(
+            "format",
+            name,
+            0,
+            "a zip archive (an Excel .xlsx workbook?), not a log: save the sheet as CSV and open that",
+        );
+        builder.add_source(info);
+        return Ok(());
+    }
     let dec = decode::decode(bytes);
     // docker json-file's parts of a long line, joined (framing/docker.rs).
     let docker = framing::docker::join_partials(&dec.text);
@@ -770,6 +789,9 @@ pub(crate) fn warn_unseen_mapping_fields(
     }
 }
 
+/// The layout named for a zip archive (an Excel workbook).
+const ZIP_LAYOUT: &str = "zip archive";
+
 /// Why nothing could be read from a file, and what would make it readable,
 /// for [`SourceInfo::unreadable`]. `None` when the file gave an event.
 pub fn unreadable_reason(info: &SourceInfo) -> Option<String> {
@@ -799,9 +821,13 @@ pub fn unreadable_reason(info: &SourceInfo) -> Option<String> {
     if !missing.is_empty() && info.dialect != Dialect::Unknown {
         out.push_str(&format!(". No field found for: {}", missing.join(", ")));
     }
-    let hint = if info.dialect == Dialect::Unknown {
+    let hint = if info.layout.as_deref() == Some(ZIP_LAYOUT) {
+        "save the workbook's sheet as CSV (UTF-8) and open the CSV"
+    } else if info.dialect == Dialect::Unknown {
         "describe the lines with a mapping file (`line_regex = '...'` with named groups, `[messages]` regexes per event) and --mapping FILE"
-    } else if missing.contains(&"time") {
+    } else if info.times_of_day * 2 > info.lines_warned {
+        "give the date of its times of day in a mapping file (`date = \"YYYY-MM-DD\"`), then --mapping FILE"
+    } else if missing.contains(&"time") || info.times_unreadable * 2 > info.lines_warned {
         "name the time field in a mapping file: `[fields] time = \"<field>\"` (and `time_format = \"%Y-%m-%d %H:%M:%S\"` for an unusual format), then --mapping FILE"
     } else if missing.contains(&"event") {
         "name the event field (`[fields] event = \"<field>\"`) or the log's own event words (`[events] \"LOCK_OK\" = \"acquired\"`) in a mapping file, then --mapping FILE"

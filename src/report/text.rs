@@ -379,7 +379,17 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             line(out, zh, "  note: {}", &[&note.text(zh)]);
         }
         if let Some(u) = &src.unreadable {
-            line(out, zh, "  ERROR: {}", &[&u.to_string()]);
+            let shown = if zh {
+                // The Chinese sentence of `report::zh::problem`, which
+                // reads the reason after the file's name (it was left in
+                // English here).
+                let full = crate::report::zh::problem(&format!("{}: {u}", src.name)).into_owned();
+                full.strip_prefix(&format!("{}：", src.name))
+                    .map_or(full.clone(), str::to_string)
+            } else {
+                u.to_string()
+            };
+            line(out, zh, "  ERROR: {}", &[&shown]);
         }
     }
 }

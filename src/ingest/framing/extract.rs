@@ -296,6 +296,8 @@ impl<'o> Collector<'o> {
                     shorten(&text),
                     field
                 );
+                self.info.times_unreadable += 1;
+                self.info.times_of_day += u64::from(!hint.is_empty());
                 self.bad(b, "time", line, reason);
                 return;
             }

@@ -390,6 +390,10 @@ fn java_layout<'a>(rest: &'a str, t: &mut TextLine<'a>) -> Layout {
     };
     t.level = level;
     t.pid = pid;
+    // A trace id's bracket is no thread: SkyWalking's `[%tid]` prints
+    // `TID:N/A` on every line when its agent is off, and every holder
+    // became one thread (a new-user trial, session 21: a missed incident).
+    brackets.retain(|b| !trace_bracket(b));
     let layout = match (spring, brackets.len(), message) {
         (true, n, Some(_)) if n >= 1 => {
             // Spring Boot 3.2+: `[app] [thread]`; the thread is the last
@@ -413,6 +417,19 @@ fn java_layout<'a>(rest: &'a str, t: &mut TextLine<'a>) -> Layout {
     };
     t.message = trimmed_message(message.unwrap_or(""));
     layout
+}
+
+/// True for a bracket that holds a trace id, not a thread: SkyWalking's
+/// `%tid` (`TID:…`, `TID:N/A`; skywalking.apache.org, "apm-toolkit-logback-1.x"),
+/// `traceId=…`/`trace_id:…` patterns, and an empty one (`N/A`, `-`).
+fn trace_bracket(b: &str) -> bool {
+    let lower = b.get(..b.len().min(9)).unwrap_or(b).to_ascii_lowercase();
+    b.is_empty()
+        || matches!(b, "N/A" | "-")
+        || lower.starts_with("tid:")
+        || lower.starts_with("traceid")
+        || lower.starts_with("trace_id")
+        || lower.starts_with("trace-id")
 }
 
 fn trimmed_message(s: &str) -> &str {

@@ -91,7 +91,59 @@ fn parse_any(value: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), Time
     if let Some(dec) = Decimal::parse(s) {
         return epoch_ns(&dec).map(|ns| (ns, TimeOrigin::Epoch));
     }
-    parse_iso(s, tz)
+    match parse_iso(s, tz) {
+        Err(TimeError::Unrecognised) => match as_iso(s) {
+            Some(iso) => parse_iso(&iso, tz),
+            None => Err(TimeError::Unrecognised),
+        },
+        other => other,
+    }
+}
+
+/// Other ways exports write a local time, as `YYYY-MM-DD HH:MM:SS[.f]`:
+/// Kibana Discover's CSV (`Nov 11, 2024 @ 00:00:13.000`, its default
+/// `dateFormat` `MMM D, YYYY @ HH:mm:ss.SSS`) and Chinese dates
+/// (`2024年11月11日 00:01:00`, also `0时01分00秒`). Found by a new-user
+/// trial (session 21): both were "not a recognised time format".
+fn as_iso(s: &str) -> Option<String> {
+    kibana_time(s).or_else(|| chinese_time(s))
+}
+
+/// `Mmm D, YYYY @ HH:MM:SS[.f]` (Kibana).
+fn kibana_time(s: &str) -> Option<String> {
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (date, time) = s.split_once(" @ ")?;
+    let month = MONTHS.iter().position(|m| date.get(..3) == Some(*m))? + 1;
+    let (day, year) = date.get(3..)?.trim().split_once(", ")?;
+    let day: u32 = day.trim().parse().ok()?;
+    let year: u32 = year.trim().parse().ok()?;
+    Some(format!("{year:04}-{month:02}-{day:02} {}", time.trim()))
+}
+
+/// `YYYY年M月D日 H:MM:SS[.f]` or `YYYY年M月D日 H时M分S秒`.
+fn chinese_time(s: &str) -> Option<String> {
+    let (year, rest) = s.split_once('年')?;
+    let (month, rest) = rest.split_once('月')?;
+    let (day, rest) = rest.split_once('日')?;
+    let num = |t: &str| t.trim().parse::<u32>().ok();
+    let (year, month, day) = (num(year)?, num(month)?, num(day)?);
+    let time = rest.trim().replace(['时', '分'], ":").replace('秒', "");
+    let mut parts = time.splitn(3, ':');
+    let h = num(parts.next()?)?;
+    let m = num(parts.next()?)?;
+    let sec = parts.next().unwrap_or("0").trim();
+    let (whole, frac) = sec.split_once('.').unwrap_or((sec, ""));
+    let whole = whole.parse::<u32>().ok()?;
+    let frac = if frac.is_empty() {
+        String::new()
+    } else {
+        format!(".{frac}")
+    };
+    Some(format!(
+        "{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{whole:02}{frac}"
+    ))
 }
 
 /// The common shape `YYYY-MM-DDTHH:MM:SS[.f{1,9}]` + explicit offset, for
@@ -506,6 +558,31 @@ fn parse_offset(rest: &[u8]) -> Result<Option<i32>, TimeError> {
 mod tests {
     use super::*;
     use chrono::FixedOffset;
+
+    #[test]
+    fn kibana_and_chinese_dates_are_times() {
+        assert_eq!(
+            ns("Nov 11, 2024 @ 00:00:13.000"),
+            ns("2024-11-11T00:00:13Z")
+        );
+        assert_eq!(
+            ns("Dec 1, 2026 @ 07:06:57.123"),
+            ns("2026-12-01T07:06:57.123Z")
+        );
+        assert_eq!(ns("2024年11月11日 00:01:00"), ns("2024-11-11T00:01:00Z"));
+        assert_eq!(ns("2024年1月5日 8时05分09秒"), ns("2024-01-05T08:05:09Z"));
+        assert_eq!(
+            ns("2024年11月11日 00:01:00.250"),
+            ns("2024-11-11T00:01:00.250Z")
+        );
+        for other in [
+            "Nov 11 @ 00:00:13",
+            "2024年11月 00:01:00",
+            "2024年13月1日 00:00:00",
+        ] {
+            assert!(parse_time(other, None).is_err(), "{other}");
+        }
+    }
 
     #[test]
     fn rfc_3164_times_split_into_month_and_the_rest() {

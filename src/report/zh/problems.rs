@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 const NO_LOCK_EVENT: &str = r"^(?P<file>.*?): no lock event could be read: read as (?P<dialect>\S+) \((?P<enc>[^)]*)\)(?:, layout (?P<layout>[^;]*))?; (?P<lines>\d+) line\(s\): (?P<warned>\d+) unreadable, (?P<skipped>\d+) not lock or business events(?:\. Fields seen: (?P<seen>.*?))?(?:\. No field found for: (?P<missing>[a-z, ]+))?\. To read it: (?P<hint>.*)$";
 
 /// `ingest::unreadable_reason`'s hints, in English and Chinese.
-const HINTS: [(&str, &str); 4] = [
+const HINTS: [(&str, &str); 6] = [
     (
         "describe the lines with a mapping file (`line_regex = '...'` with named groups, `[messages]` regexes per event) and --mapping FILE",
         "用映射文件描述这些行（带命名分组的 `line_regex = '...'`，以及每种事件的 `[messages]` 正则），然后使用 --mapping FILE",
@@ -29,6 +29,14 @@ const HINTS: [(&str, &str); 4] = [
     (
         "map the log's event names onto lock events in a mapping file (`[events] \"<name>\" = \"acquired\"`), or check the warnings above",
         "在映射文件中把日志的事件名映射为锁事件（`[events] \"<name>\" = \"acquired\"`），或查看上面的警告",
+    ),
+    (
+        "save the workbook's sheet as CSV (UTF-8) and open the CSV",
+        "把工作簿的工作表另存为 `CSV`（`UTF-8`），再打开该 `CSV`",
+    ),
+    (
+        "give the date of its times of day in a mapping file (`date = \"YYYY-MM-DD\"`), then --mapping FILE",
+        "这些时间只有时刻没有日期：在映射文件中给出日期（`date = \"YYYY-MM-DD\"`），然后使用 --mapping FILE",
     ),
 ];
 
