@@ -87,10 +87,21 @@ impl Loss {
     }
 }
 
-/// Serialised as its amount, `null` when unknown.
+/// Serialised as its amount to the cent (fen), `null` when unknown.
 impl Serialize for Loss {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.amount().serialize(s)
+        self.amount().map(to_cents).serialize(s)
+    }
+}
+
+/// `amount` rounded to two decimals (the cent, the fen): a sum of 3 x ¥19.9
+/// is 59.699999999999996 in binary floating point and is written 59.7 (a
+/// new-user trial, session 21, found the former in the JSON report).
+pub fn to_cents(amount: f64) -> f64 {
+    if amount.is_finite() && amount.abs() < 1e13 {
+        (amount * 100.0).round() / 100.0
+    } else {
+        amount
     }
 }
 
@@ -178,6 +189,16 @@ impl ListPrice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn amounts_are_written_to_the_cent() {
+        assert_eq!(to_cents(19.9 * 3.0), 59.7);
+        assert_eq!(
+            serde_json::to_string(&Loss::Known(19.9 * 3.0)).expect("json"),
+            "59.7"
+        );
+        assert_eq!(to_cents(650.0), 650.0);
+    }
 
     #[test]
     fn a_loss_is_units_times_the_unit_loss_and_unknown_without_one() {

@@ -30,7 +30,7 @@ impl Money {
     /// `loss` in `currency`, with the reason when it is unknown.
     pub fn of(loss: crate::money::Loss, currency: &str) -> Money {
         Money {
-            amount: loss.amount(),
+            amount: loss.amount().map(crate::money::to_cents),
             currency: currency.to_string(),
             unknown_reason: (!loss.is_known()).then(|| crate::money::UNKNOWN_REASON.to_string()),
         }
