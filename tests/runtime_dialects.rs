@@ -548,3 +548,117 @@ fn gunicorn_and_env_logger_bracketed_times_are_read() {
         assert_eq!(v["incidents"][0]["start"], start, "{name}");
     }
 }
+
+#[test]
+fn a_skywalking_trace_bracket_is_no_thread() {
+    // SkyWalking's Logback pattern `%d [%tid] [%thread] %-5level %logger -
+    // %msg` (skywalking.apache.org, apm-toolkit-logback-1.x) prints
+    // `[TID:N/A]` when the agent is off. It was read as the thread: one
+    // holder, 0 incidents, exit 0, beside 1 unit oversold. The Redisson
+    // exception's first line after the failed release is part of that line.
+    let dir = tempfile::tempdir().expect("tmp");
+    let line = |t: &str, th: &str, msg: &str| {
+        format!(
+            "2024-11-11 00:00:0{t} [TID:N/A] [http-nio-8080-{th}] INFO  c.d.s.SeckillServiceImpl - {msg}"
+        )
+    };
+    let lines = vec![
+        line("0.000", "exec-1", "库存初始化 skuId=10086 stock=1"),
+        line("1.000", "exec-3", "获取分布式锁成功 lockKey=lock:sku:10086 leaseTime=2000ms"),
+        line("3.200", "exec-9", "获取分布式锁成功 lockKey=lock:sku:10086 leaseTime=2000ms"),
+        line("3.250", "exec-9", "扣减库存成功 lockKey=lock:sku:10086 skuId=10086 quantity=1 stock_after=0"),
+        line("3.500", "exec-3", "扣减库存成功 lockKey=lock:sku:10086 skuId=10086 quantity=1 stock_after=0"),
+        line("3.600", "exec-3", "释放锁失败 lockKey=lock:sku:10086"),
+        "java.lang.IllegalMonitorStateException: attempt to unlock lock, not locked by current thread by node id: 8f1e thread-id: 61".to_string(),
+        "\tat org.redisson.RedissonBaseLock.lambda$unlockAsync$2(RedissonBaseLock.java:323)".to_string(),
+        line("3.800", "exec-9", "释放锁成功 lockKey=lock:sku:10086"),
+    ];
+    let file = write(dir.path(), "seckill.log", &lines);
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(v["incidents"][0]["overlaps"][0]["duration_ms"], 400.0);
+    assert_eq!(v["sources"][0]["warned"], 0, "{}", v["warnings"]);
+}
+
+#[test]
+fn sls_high_precision_times_newest_first_give_the_overlap() {
+    // Alibaba Cloud SLS, "高精度时间戳": a log's time is `__time__` (whole
+    // seconds) plus `__time_ns_part__`; a console download lists the newest
+    // first. The part was ignored and the second's lines read in the file's
+    // order: 0 incidents, exit 0, beside 1 unit oversold.
+    let dir = tempfile::tempdir().expect("tmp");
+    let rec = |ms: u64, thread: &str, event: &str, owner: &str, extra: &str| {
+        format!(
+            r#"{{"__source__":"10.0.3.17","__tag__:__hostname__":"seckill-7c9d8","__time__":"{}","__time_ns_part__":"{}","__topic__":"seckill","thread":"{thread}","event":"{event}","lockKey":"lock:sku:10086","owner":"{owner}"{extra}}}"#,
+            1_731_254_400 + ms / 1000,
+            (ms % 1000) * 1_000_000
+        )
+    };
+    let mut lines = vec![
+        rec(
+            0,
+            "main",
+            "库存初始化",
+            "",
+            r#","skuId":"10086","stock":"1""#,
+        ),
+        rec(
+            1000,
+            "exec-3",
+            "获取分布式锁成功",
+            "A",
+            r#","leaseTime":"2000ms""#,
+        ),
+        rec(
+            3200,
+            "exec-9",
+            "获取分布式锁成功",
+            "B",
+            r#","leaseTime":"2000ms""#,
+        ),
+        rec(
+            3250,
+            "exec-9",
+            "扣减库存成功",
+            "B",
+            r#","skuId":"10086","quantity":"1","stock_after":"0""#,
+        ),
+        rec(
+            3500,
+            "exec-3",
+            "扣减库存成功",
+            "A",
+            r#","skuId":"10086","quantity":"1","stock_after":"0""#,
+        ),
+        rec(3600, "exec-3", "释放锁失败", "A", ""),
+        rec(3800, "exec-9", "释放锁成功", "B", ""),
+    ];
+    lines.reverse();
+    let file = write(dir.path(), "sls-download.json", &lines);
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(causes(&v), vec!["lease_expired"]);
+    assert_eq!(v["incidents"][0]["overlaps"][0]["duration_ms"], 400.0);
+    assert_eq!(v["incidents"][0]["oversold_units"], 1);
+}
+
+#[test]
+fn an_excel_workbook_is_said_to_be_one() {
+    // An .xlsx is a zip archive (ECMA-376 Open Packaging Conventions): it
+    // was "unknown, WINDOWS-1252" with advice to write a line_regex.
+    let dir = tempfile::tempdir().expect("tmp");
+    let path = dir.path().join("导出.xlsx");
+    std::fs::write(
+        &path,
+        b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00[Content_Types].xml",
+    )
+    .expect("write");
+    let (code, v) = analyze(&path);
+    assert_eq!(code, 2);
+    let reason = v["not_readable"].to_string();
+    assert!(
+        reason.contains("save the workbook's sheet as CSV"),
+        "{reason}"
+    );
+}
