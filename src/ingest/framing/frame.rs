@@ -191,11 +191,11 @@ fn structured_data<'a>(mut s: &'a str, params: &mut Vec<(&'a str, &'a str)>) -> 
 /// RFC 3164 after `<PRI>` (or a traditional syslog file line):
 /// `Mmm dd hh:mm:ss HOSTNAME TAG[pid]: CONTENT`.
 fn bsd_body(s: &str) -> Option<Framed<'_>> {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
     let b = s.as_bytes();
-    let month_ok = s.get(..3).is_some_and(|m| MONTHS.contains(&m)) && b.get(3) == Some(&b' ');
+    let month_ok = s
+        .get(..3)
+        .is_some_and(|m| crate::ingest::time::month_of(m).is_some())
+        && b.get(3) == Some(&b' ');
     // `Mmm dd hh:mm:ss` with the day padded by a space (`Dec  1`).
     let day_ok = b
         .get(4..6)

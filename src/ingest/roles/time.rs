@@ -109,13 +109,19 @@ fn as_iso(s: &str) -> Option<String> {
     kibana_time(s).or_else(|| chinese_time(s))
 }
 
-/// `Mmm D, YYYY @ HH:MM:SS[.f]` (Kibana).
-fn kibana_time(s: &str) -> Option<String> {
+/// The month (1-12) of an English abbreviation as syslog, Kibana and Go
+/// write it (`Jan` ... `Dec`).
+pub(crate) fn month_of(abbr: &str) -> Option<u32> {
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
+    MONTHS.iter().position(|m| *m == abbr).map(|i| i as u32 + 1)
+}
+
+/// `Mmm D, YYYY @ HH:MM:SS[.f]` (Kibana).
+fn kibana_time(s: &str) -> Option<String> {
     let (date, time) = s.split_once(" @ ")?;
-    let month = MONTHS.iter().position(|m| date.get(..3) == Some(*m))? + 1;
+    let month = month_of(date.get(..3)?)?;
     let (day, year) = date.get(3..)?.trim().split_once(", ")?;
     let day: u32 = day.trim().parse().ok()?;
     let year: u32 = year.trim().parse().ok()?;
@@ -432,11 +438,8 @@ fn parse_iso(s: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), TimeErro
 /// (the day zero-padded), for a year to be put in front. `None` for
 /// any other text.
 pub(crate) fn rfc3164_parts(text: &str) -> Option<(u32, String)> {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
     let t = text.trim();
-    let month = MONTHS.iter().position(|m| t.get(..3) == Some(*m))? as u32 + 1;
+    let month = month_of(t.get(..3)?)?;
     let rest = t.get(3..)?.strip_prefix(' ')?.trim_start();
     let (day, time) = rest.split_once(' ')?;
     let day: u32 = day.parse().ok().filter(|d| (1..=31).contains(d))?;
