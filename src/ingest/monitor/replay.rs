@@ -1083,7 +1083,7 @@ impl Replay {
                 let holder = token_of(&v).map(|t| b.intern_bytes(&t));
                 if !self.untimed.is_empty()
                     && let Some((at, acquired_ms)) =
-                        self.untimed.remove(&ClientKey(client.id, key.to_vec()))
+                        self.untimed.remove(&ClientKeyRef(client.id, key))
                     && let Some(ev) = b.log.events.get_mut(at)
                     && ev.holder.is_some()
                     && ev.holder == holder
