@@ -746,7 +746,7 @@ fn message_kind_in(
     let phrase = english_event(msg).and_then(EventKind::from_canonical);
     let head = if phrase.is_none() { m::head(msg) } else { None };
     if let Some(h) = head {
-        m::normalize_head(h, buf);
+        crate::ingest::vocabulary::events::normalize_camel(h, buf);
     }
     let kind = phrase.or_else(|| head.and_then(|_| m::head_kind_of(buf)));
     let attempt = kind.is_none() && head.is_some() && m::head_is_attempt_of(buf);

@@ -25,6 +25,36 @@ pub(crate) fn normalize_event(raw: &str, out: &mut String) {
     }
 }
 
+/// [`normalize_event`] of [`split_camel`] of `raw` (its camelCase words
+/// apart: `tryLock` -> `try_lock`), in one pass into `out`, without the
+/// split's allocation: a message's head is read so on every message
+/// without a phrase.
+pub(crate) fn normalize_camel(raw: &str, out: &mut String) {
+    out.clear();
+    let mut pending_sep = false;
+    let mut prev_lower = false;
+    for c in raw.trim().trim_start_matches('+').chars() {
+        if matches!(c, '-' | '.' | ' ' | '_' | '/' | ':' | '\t') {
+            pending_sep = !out.is_empty();
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower {
+            pending_sep = true;
+        }
+        if pending_sep {
+            out.push('_');
+            pending_sep = false;
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
 /// Built-in English vocabulary, on normalised names.
 fn english_kind(n: &str) -> Option<EventKind> {
     use EventKind::*;
@@ -217,7 +247,7 @@ pub(crate) fn event_kind(
                 return None;
             }
             // Words of a camelCase name apart (`AcquireAttempt`).
-            normalize_event(&split_camel(raw.trim()), buf);
+            normalize_camel(raw, buf);
             family_words(buf)
         })
 }
@@ -368,7 +398,7 @@ fn camel_kind(raw: &str, mapping: Option<&Mapping>, buf: &mut String) -> Option<
 
 /// `raw` with `_` between a lower-case letter or digit and the upper-case
 /// letter after it (`LockAcquired` -> `Lock_Acquired`).
-pub(crate) fn split_camel(raw: &str) -> String {
+fn split_camel(raw: &str) -> String {
     let mut split = String::with_capacity(raw.len() + 4);
     let mut prev_lower = false;
     for c in raw.chars() {
@@ -385,6 +415,30 @@ pub(crate) fn split_camel(raw: &str) -> String {
 mod tests {
     use super::chinese_kind;
     use crate::model::EventKind::*;
+
+    #[test]
+    fn normalize_camel_is_normalize_event_of_split_camel() {
+        let (mut one, mut two) = (String::new(), String::new());
+        for raw in [
+            "tryLock",
+            " +LockAcquired ",
+            "lock.unlock()",
+            "acquire_attempt",
+            "HTTPLock",
+            "x2Y",
+            "Lock--Released",
+            "获取Lock",
+            "ÉtatLock",
+            "a_B",
+            "",
+            "+",
+            "__",
+        ] {
+            super::normalize_camel(raw, &mut one);
+            super::normalize_event(&super::split_camel(raw.trim()), &mut two);
+            assert_eq!(one, two, "{raw:?}");
+        }
+    }
 
     #[test]
     fn chinese_lock_sentences_read_by_the_verb_nearest_the_lock() {

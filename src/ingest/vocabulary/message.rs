@@ -55,20 +55,13 @@ pub(crate) fn head(msg: &str) -> Option<&str> {
     (end > start).then(|| &msg[start..end])
 }
 
-/// The kind a message's head names ([`head`]), read as an event name is
+/// The kind a message's head ([`head`], in normal form:
+/// [`super::events::normalize_camel`]) names, read as an event name is
 /// (the English names, then the families of stems), for a lock event only
 /// when its words say lock: a lock word (`lock`, `mutex`, `lease`...) or an
 /// acquire or release verb (`acq...`, `unlock...`, `releas...`); a renewal
 /// word alone (`refresh token`) is no lock's. Stock and order words stand on
 /// their own. An attempt's head (`tryLock`) names no kind.
-#[cfg(test)]
-pub(crate) fn head_kind(msg: &str, buf: &mut String) -> Option<EventKind> {
-    let h = head(msg)?;
-    normalize_head(h, buf);
-    head_kind_of(buf)
-}
-
-/// [`head_kind`] of a head already in normal form ([`normalize_head`]).
 pub(crate) fn head_kind_of(buf: &str) -> Option<EventKind> {
     let kind = family_words(buf)?;
     let toks = || buf.split('_');
@@ -85,53 +78,14 @@ pub(crate) fn head_kind_of(buf: &str) -> Option<EventKind> {
     }
 }
 
-/// True when a message's head is an attempt at a lock (`tryLock`,
-/// `try acquire lock`, `attempting to lock`): an attempt word and a lock or
+/// True when a message's head (in normal form) is an attempt at a lock
+/// (`tryLock`, `try acquire lock`, `attempting to lock`): an attempt word and a lock or
 /// acquire word. Such a line is an acquire or a failed one by its outcome
 /// pair ([`outcome`]).
-#[cfg(test)]
-pub(crate) fn head_is_attempt(msg: &str, buf: &mut String) -> bool {
-    let Some(h) = head(msg) else {
-        return false;
-    };
-    normalize_head(h, buf);
-    head_is_attempt_of(buf)
-}
-
-/// [`head_is_attempt`] of a head already in normal form.
 pub(crate) fn head_is_attempt_of(buf: &str) -> bool {
     let toks = || buf.split('_');
     toks().any(|t| NOT_YET.contains(&t))
         && toks().any(|t| lock_word(t) || t.starts_with("acq") || t == "locked")
-}
-
-/// A head in the normal form of event names (lowercase, separators one
-/// `_`), its camelCase words apart (`tryLock` -> `try_lock`), in one pass
-/// into `out` (the phrase path runs it on every message without a phrase).
-pub(crate) fn normalize_head(raw: &str, out: &mut String) {
-    out.clear();
-    let mut pending_sep = false;
-    let mut prev_lower = false;
-    for c in raw.trim().trim_start_matches('+').chars() {
-        if matches!(c, '-' | '.' | ' ' | '_' | '/' | ':' | '\t') {
-            pending_sep = !out.is_empty();
-            prev_lower = false;
-            continue;
-        }
-        if c.is_ascii_uppercase() && prev_lower {
-            pending_sep = true;
-        }
-        if pending_sep {
-            out.push('_');
-            pending_sep = false;
-        }
-        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.extend(c.to_lowercase());
-        }
-    }
 }
 
 /// True for a pair's name that says whether an acquire succeeded: its
@@ -193,7 +147,7 @@ pub(crate) fn outcome(pairs: &[(&str, Cow<'_, str>)]) -> Option<bool> {
 }
 
 /// The kind of an acquire-like message once its outcome pair is read: an
-/// acquire (or an attempt, [`head_is_attempt`]) that says it failed is a
+/// acquire (or an attempt, [`head_is_attempt_of`]) that says it failed is a
 /// failed acquire, an attempt that says it succeeded is an acquire; every
 /// other kind is kept.
 pub(crate) fn with_outcome(
@@ -211,8 +165,23 @@ pub(crate) fn with_outcome(
 
 #[cfg(test)]
 mod tests {
+    use super::super::events::normalize_camel;
     use super::*;
     use crate::model::EventKind::*;
+
+    /// [`head_kind_of`] of `msg`'s head.
+    fn head_kind(msg: &str, buf: &mut String) -> Option<EventKind> {
+        normalize_camel(head(msg)?, buf);
+        head_kind_of(buf)
+    }
+
+    /// [`head_is_attempt_of`] of `msg`'s head.
+    fn head_is_attempt(msg: &str, buf: &mut String) -> bool {
+        head(msg).is_some_and(|h| {
+            normalize_camel(h, buf);
+            head_is_attempt_of(buf)
+        })
+    }
 
     #[test]
     fn a_message_head_is_its_words_before_the_pairs() {
