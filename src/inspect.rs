@@ -307,7 +307,7 @@ pub fn mapping_toml(info: &SourceInfo) -> Option<String> {
         "# Written by `lockreplay inspect` from {}: the roles it chose,\n\
          # to read the same export the same way (`--mapping`), or to name the\n\
          # columns for `lockreplay sql` and `fetch`. Edit any line.",
-        info.name.replace('\n', " ")
+        comment_safe(&info.name)
     );
     let pairs = info.fields.iter().map(|(role, field)| {
         let role = if from_message && role == "event" {
@@ -318,6 +318,20 @@ pub fn mapping_toml(info: &SourceInfo) -> Option<String> {
         (role, field.as_str())
     });
     Some(fields_toml(&header, pairs))
+}
+
+/// `text` for a TOML comment, which may hold no control character but a
+/// tab: each other one written as its Rust escape (`\u{1b}`).
+fn comment_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && c != '\t' {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// A mapping file's text: `header` (comment lines), then `[fields]` with
@@ -373,4 +387,21 @@ pub fn run(args: &InspectArgs) -> anyhow::Result<u8> {
     } else {
         crate::pipeline::EXIT_ERROR
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_file_name_with_control_characters_stays_inside_the_comment() {
+        let name = "a\u{1b}]0;x\u{7}\rb\nc.log";
+        let header = format!("# from {}", super::comment_safe(name));
+        let text = super::fields_toml(&header, [("time", "t"), ("key", "k\"\\\n")]);
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        let m: crate::ingest::Mapping = text.parse().expect("the file reads back");
+        assert_eq!(m.fields.get("key").map(String::as_str), Some("k\"\\\n"));
+        assert_eq!(text.lines().filter(|l| l.starts_with('#')).count(), 1);
+    }
 }

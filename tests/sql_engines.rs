@@ -113,3 +113,43 @@ fn alert_rules_match_their_goldens_parse_and_fire_in_the_engines() {
         );
     }
 }
+
+#[test]
+fn hostile_names_keep_the_meaning_of_every_query_and_rule() {
+    if !engines_here(&["duckdb", "chdb", "sqlglot", "yaml"]) {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = Command::new("python3")
+        .arg(root.join("tests/sql/check_hostile_names.py"))
+        .arg("--bin")
+        .arg(env!("CARGO_BIN_EXE_lockreplay"))
+        .output()
+        .expect("ok");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "a hostile name changed a query:\n{text}"
+    );
+    // DuckDB, ClickHouse, SLS (parse tree and refusal), Loki, ES|QL.
+    assert!(
+        text.lines().filter(|l| l.starts_with("ok ")).count() >= 6,
+        "{text}"
+    );
+}
+
+/// A table the query cannot carry is an error (exit 2, nothing printed),
+/// never a rule of comments only.
+#[test]
+fn an_alert_for_a_table_that_is_not_one_expression_is_an_error() {
+    for store in ["clickhouse", "duckdb"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+            .args(["sql", "--alert", store, "--table", "a;b"])
+            .output()
+            .expect("ok");
+        assert_eq!(out.status.code(), Some(2), "{store}");
+        assert!(out.stdout.is_empty(), "{store}: {:?}", out.stdout);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("a;b"));
+    }
+}

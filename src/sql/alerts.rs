@@ -7,7 +7,8 @@
 
 use std::fmt::Write as _;
 
-use super::{Dialect, QuerySpec, Select, TimeUnit, generate};
+use super::quote::{self, QuoteError};
+use super::{Dialect, QuerySpec, Select, SqlError, TimeUnit, generate};
 use crate::model::EventKind;
 
 /// A log store an alert rule is written for.
@@ -35,13 +36,18 @@ pub const PERIOD_MIN: u32 = 5;
 pub const HELD_FIELD: &str = "held_ms";
 
 /// The rule for `store`, with the columns, event names and settings of
-/// `spec` (ratio, streak; the TTL column or the mapping's TTL).
-pub fn rule(store: Store, spec: &QuerySpec) -> String {
+/// `spec` (ratio, streak; the TTL column or the mapping's TTL). Every name
+/// is written by the store's own quoting rules ([`quote`]).
+///
+/// # Errors
+/// [`SqlError`]: a table or filter that is not one expression, or a name
+/// the store's language cannot carry. Never an empty rule.
+pub fn rule(store: Store, spec: &QuerySpec) -> Result<String, SqlError> {
     match store {
         Store::Clickhouse | Store::Duckdb => sql_engine(store, spec),
-        Store::Sls => sls(spec),
-        Store::Loki => loki(spec),
-        Store::Elasticsearch => esql(spec),
+        Store::Sls => Ok(sls(spec)?),
+        Store::Loki => Ok(loki(spec)?),
+        Store::Elasticsearch => Ok(esql(spec)?),
     }
 }
 
@@ -56,22 +62,21 @@ fn names(spec: &QuerySpec, kinds: &[EventKind]) -> Vec<String> {
     out
 }
 
-fn quoted_list(names: &[String], q: char) -> String {
-    names
+/// `names` as a list of literals written by `lit`.
+fn literal_list(
+    names: &[String],
+    lit: impl Fn(&str) -> Result<String, QuoteError>,
+) -> Result<String, QuoteError> {
+    Ok(names
         .iter()
-        .map(|n| format!("{q}{}{q}", n.replace(q, "")))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// A column as a bare field name (quotes and nesting dots kept as written).
-fn bare(col: &str) -> String {
-    col.replace('"', "")
+        .map(|n| lit(n))
+        .collect::<Result<Vec<_>, _>>()?
+        .join(", "))
 }
 
 /// ClickHouse and DuckDB: the rules' own query, limited to the last
 /// `streak` + 1 periods, grouped by key and kind: every row is an alert.
-fn sql_engine(store: Store, spec: &QuerySpec) -> String {
+fn sql_engine(store: Store, spec: &QuerySpec) -> Result<String, SqlError> {
     let mut s = spec.clone();
     s.dialect = if store == Store::Clickhouse {
         Dialect::Clickhouse
@@ -98,7 +103,7 @@ fn sql_engine(store: Store, spec: &QuerySpec) -> String {
             minutes as f64 * 60e9 / per_ns(unit) as f64
         ),
     };
-    let window = format!("{} >= {since}", s.columns.time);
+    let window = format!("{} >= {since}", super::column(&s, &s.columns.time));
     s.filter = Some(match &spec.filter {
         Some(f) => format!("({f}) AND {window}"),
         None => window,
@@ -114,8 +119,7 @@ fn sql_engine(store: Store, spec: &QuerySpec) -> String {
         spec.near_miss_streak.max(1),
         spec.near_miss_ratio * 100.0
     );
-    // The filter holds no `;` or comment: the spec was checked by the caller.
-    head + &generate(&s).unwrap_or_default()
+    Ok(head + &generate(&s)?)
 }
 
 fn per_ns(unit: TimeUnit) -> i64 {
@@ -129,7 +133,7 @@ fn per_ns(unit: TimeUnit) -> i64 {
 
 /// The time column in ms for SLS (Presto functions).
 fn sls_ms(spec: &QuerySpec) -> String {
-    let t = format!("\"{}\"", bare(&spec.columns.time));
+    let t = quote::standard_ident(&spec.columns.time);
     match spec.time_unit {
         TimeUnit::Ns => format!("cast({t} AS bigint) / 1000000"),
         TimeUnit::Us => format!("cast({t} AS bigint) / 1000"),
@@ -141,14 +145,9 @@ fn sls_ms(spec: &QuerySpec) -> String {
     }
 }
 
-fn ttl_ms_sql(spec: &QuerySpec, dq: bool) -> String {
-    let q = |c: &str| {
-        if dq {
-            format!("\"{}\"", bare(c))
-        } else {
-            bare(c)
-        }
-    };
+/// The TTL in ms for SLS: the TTL column (an identifier) or the mapping's.
+fn ttl_ms_sql(spec: &QuerySpec) -> String {
+    let q = |c: &str| quote::standard_ident(c);
     let d = spec
         .default_ttl_ms
         .map_or("NULL".to_string(), |v| v.to_string());
@@ -164,9 +163,21 @@ fn ttl_ms_sql(spec: &QuerySpec, dq: bool) -> String {
 /// near-misses in a row per key; the overlap query finds an acquire while
 /// another holder's lock line was the key's last, followed by that
 /// holder's failed release or lost lock.
-fn sls(spec: &QuerySpec) -> String {
+fn sls(spec: &QuerySpec) -> Result<String, QuoteError> {
     let c = &spec.columns;
-    let (k, h, e) = (bare(&c.key), bare(&c.holder), bare(&c.event));
+    for (what, name) in [
+        ("key field", &c.key),
+        ("holder field", &c.holder),
+        ("time field", &c.time),
+    ] {
+        quote::sls_plain(what, name)?;
+    }
+    let (k, h) = (
+        quote::standard_ident(&c.key),
+        quote::standard_ident(&c.holder),
+    );
+    let e = quote::standard_ident(&c.event);
+    let e_search = quote::sls_field(&c.event)?;
     let grant = names(spec, &[EventKind::Acquired, EventKind::Renewed]);
     let acq = names(spec, &[EventKind::Acquired]);
     let rel = names(spec, &[EventKind::Released]);
@@ -174,9 +185,13 @@ fn sls(spec: &QuerySpec) -> String {
     let all: Vec<String> = grant.iter().chain(&rel).chain(&lost).cloned().collect();
     let search = all
         .iter()
-        .map(|n| format!("{e}: \"{n}\""))
-        .collect::<Vec<_>>()
+        .map(|n| Ok(format!("{e_search}: {}", quote::sls_value(n)?)))
+        .collect::<Result<Vec<_>, QuoteError>>()?
         .join(" or ");
+    let lit = |n: &str| -> Result<String, QuoteError> {
+        quote::sls_plain("event name", n)?;
+        Ok(quote::standard_string(n))
+    };
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -191,7 +206,7 @@ fn sls(spec: &QuerySpec) -> String {
     );
     let _ = writeln!(
         s,
-        "{search} | WITH e AS (SELECT \"{k}\" AS k, \"{h}\" AS h, lower(\"{e}\") AS ev, {} AS t, {} AS ttl FROM log), \
+        "{search} | WITH e AS (SELECT {k} AS k, {h} AS h, lower({e}) AS ev, {} AS t, {} AS ttl FROM log), \
 g AS (SELECT k, h, ev, t, \
 max(CASE WHEN ev IN ({g}) THEN t END) OVER (PARTITION BY k, h ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS last_grant, \
 max(CASE WHEN ev IN ({g}) THEN ttl END) OVER (PARTITION BY k, h ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS grant_ttl FROM e), \
@@ -201,9 +216,9 @@ r AS (SELECT k, h, t, used_ms, grant_ttl, near, sum(1 - near) OVER (PARTITION BY
 r2 AS (SELECT k, t, used_ms, grant_ttl, near, sum(near) OVER (PARTITION BY k, grp ORDER BY t) AS run FROM r) \
 SELECT k AS lock_key, max(run) AS streak, max(used_ms) AS max_used_ms, max(grant_ttl) AS ttl_ms FROM r2 GROUP BY k HAVING max(run) >= {n}",
         sls_ms(spec),
-        ttl_ms_sql(spec, true),
-        g = quoted_list(&grant, '\''),
-        rl = quoted_list(&rel, '\''),
+        ttl_ms_sql(spec),
+        g = literal_list(&grant, lit)?,
+        rl = literal_list(&rel, lit)?,
         r = spec.near_miss_ratio,
         n = spec.near_miss_streak.max(1),
     );
@@ -213,37 +228,37 @@ SELECT k AS lock_key, max(run) AS streak, max(used_ms) AS max_used_ms, max(grant
     );
     let _ = writeln!(
         s,
-        "{search} | WITH e AS (SELECT \"{k}\" AS k, \"{h}\" AS h, lower(\"{e}\") AS ev, {} AS t FROM log), \
+        "{search} | WITH e AS (SELECT {k} AS k, {h} AS h, lower({e}) AS ev, {} AS t FROM log), \
 p AS (SELECT k, h, ev, t, lag(h) OVER (PARTITION BY k ORDER BY t) AS prev_h, lag(ev) OVER (PARTITION BY k ORDER BY t) AS prev_ev FROM e), \
 x AS (SELECT a.k, a.prev_h AS earlier, a.h AS later, a.t AS acquired_ms FROM p a \
 WHERE a.ev IN ({aq}) AND a.prev_h IS NOT NULL AND a.prev_h <> a.h AND a.prev_ev IN ({g})) \
 SELECT x.k AS lock_key, x.earlier, x.later, min(x.acquired_ms) AS at_ms, count(*) AS lines FROM x JOIN e ON e.k = x.k AND e.h = x.earlier AND e.t > x.acquired_ms \
 WHERE e.ev IN ({lo}) GROUP BY x.k, x.earlier, x.later",
         sls_ms(spec),
-        aq = quoted_list(&acq, '\''),
-        g = quoted_list(&grant, '\''),
-        lo = quoted_list(&lost, '\''),
+        aq = literal_list(&acq, lit)?,
+        g = literal_list(&grant, lit)?,
+        lo = literal_list(&lost, lit)?,
     );
-    s
+    Ok(s)
 }
 
 /// The Loki stream selector and JSON parse of the lock lines.
-fn loki_pipe(spec: &QuerySpec, kinds: &[EventKind]) -> String {
-    let e = bare(&spec.columns.event).replace('.', "_");
-    let re = names(spec, kinds).join("|");
-    format!("{{job=~\".+\"}} | json | {e}=~\"(?i){re}\"")
+fn loki_pipe(spec: &QuerySpec, kinds: &[EventKind]) -> Result<String, QuoteError> {
+    let e = quote::loki_label(&spec.columns.event)?;
+    let re = quote::logql_any_of(&names(spec, kinds));
+    Ok(format!("{{job=~\".+\"}} | json | {e}=~{re}"))
 }
 
 /// Loki: a ruler rule group. LogQL cannot pair a release with its acquire,
 /// so the near-miss rule reads the hold time the release line carries
 /// (`held_ms`) over the period, and `for:` makes it `streak` periods in a
 /// row; the overlap rule counts failed releases and lost locks.
-fn loki(spec: &QuerySpec) -> String {
-    let k = bare(&spec.columns.key).replace('.', "_");
+fn loki(spec: &QuerySpec) -> Result<String, QuoteError> {
+    let k = quote::loki_label(&spec.columns.key)?;
     let streak = spec.near_miss_streak.max(1);
     let ttl = spec.default_ttl_ms.unwrap_or(30_000);
     let threshold = spec.near_miss_ratio * ttl as f64;
-    format!(
+    Ok(format!(
         "# lockreplay alert rules for the Loki ruler (docs/alerts.md). Replace the stream selector\n\
          # {{job=~\".+\"}} with your service's. TTL {ttl} ms ({}).\n\
          groups:\n  - name: lockreplay\n    interval: {PERIOD_MIN}m\n    rules:\n\
@@ -261,29 +276,29 @@ fn loki(spec: &QuerySpec) -> String {
         } else {
             "assumed: give it with ttl_ms in the mapping"
         },
-        loki_pipe(spec, &[EventKind::Released]),
+        loki_pipe(spec, &[EventKind::Released])?,
         PERIOD_MIN * (streak - 1),
         spec.near_miss_ratio * 100.0,
-        loki_pipe(spec, &[EventKind::ReleaseFailed, EventKind::LockLost]),
-    )
+        loki_pipe(spec, &[EventKind::ReleaseFailed, EventKind::LockLost])?,
+    ))
 }
 
 /// Elasticsearch: two ES|QL queries for Kibana's ES|QL rule (run every
 /// period; "alert after {streak} consecutive matches" makes the streak).
-fn esql(spec: &QuerySpec) -> String {
+fn esql(spec: &QuerySpec) -> Result<String, QuoteError> {
     let c = &spec.columns;
-    let (k, e) = (bare(&c.key), bare(&c.event));
+    let (k, e) = (quote::esql_field(&c.key)?, quote::esql_field(&c.event)?);
     let ttl = match &c.ttl {
-        Some((col, true)) => bare(col),
-        Some((col, false)) => format!("{} * 1000", bare(col)),
+        Some((col, true)) => quote::esql_field(col)?,
+        Some((col, false)) => format!("{} * 1000", quote::esql_field(col)?),
         None => spec.default_ttl_ms.unwrap_or(30_000).to_string(),
     };
-    let rel = quoted_list(&names(spec, &[EventKind::Released]), '"');
-    let lost = quoted_list(
+    let rel = literal_list(&names(spec, &[EventKind::Released]), quote::esql_string)?;
+    let lost = literal_list(
         &names(spec, &[EventKind::ReleaseFailed, EventKind::LockLost]),
-        '"',
-    );
-    format!(
+        quote::esql_string,
+    )?;
+    Ok(format!(
         "// lockreplay alert rules for Elasticsearch (Kibana ES|QL rule, every {PERIOD_MIN} min; docs/alerts.md).\n\
          // Near-miss: set the rule's alert delay to {streak} consecutive matches.\n\
          FROM logs-* | WHERE @timestamp > NOW() - {PERIOD_MIN} minutes AND TO_LOWER({e}) IN ({rel}) | EVAL ratio = TO_DOUBLE({HELD_FIELD}) / TO_DOUBLE({ttl}) | STATS max_ratio = MAX(ratio), holds = COUNT(*) BY {k} | WHERE max_ratio >= {r}\n\
@@ -291,5 +306,5 @@ fn esql(spec: &QuerySpec) -> String {
          FROM logs-* | WHERE @timestamp > NOW() - {PERIOD_MIN} minutes AND TO_LOWER({e}) IN ({lost}) | STATS lines = COUNT(*) BY {k} | WHERE lines > 0\n",
         streak = spec.near_miss_streak.max(1),
         r = spec.near_miss_ratio,
-    )
+    ))
 }

@@ -100,7 +100,7 @@ impl SqlArgs {
         }
         let spec = self.spec()?;
         let text = match self.alert {
-            Some(store) => super::alerts::rule(store, &spec),
+            Some(store) => super::alerts::rule(store, &spec)?,
             None => generate(&spec)?,
         };
         print!("{text}");

@@ -280,11 +280,6 @@ fn basic_auth(user: &str, password: &str) -> String {
     format!("Basic {token}")
 }
 
-/// A ClickHouse string literal of `s`.
-pub fn quote_str(s: &str) -> String {
-    format!("'{}'", s.replace('\\', "\\\\").replace('\'', "\\'"))
-}
-
 /// A time given as RFC 3339 or integer ns since the epoch, in ns.
 ///
 /// # Errors
@@ -340,10 +335,9 @@ impl FetchArgs {
                 .with_mapping(&m)
                 .with_context(|| format!("mapping {}", path.display()))?;
         }
-        // The pull pastes the table and key column into its own query: the
-        // same check as the rules' query.
+        // The pull pastes the table into its own query: the same check as
+        // the rules' query (the key column is quoted as an identifier).
         super::check("table", &spec.table)?;
-        super::check("column", &spec.columns.key)?;
         spec.time_unit = self.time_unit;
         spec.select = select;
         spec.bucket_ms = crate::cli::check_int("--bucket-ms", self.bucket_ms, 1, 86_400_000)?;
@@ -424,12 +418,12 @@ impl FetchArgs {
     /// JSON Lines.
     fn pull_sql(&self, spec: &QuerySpec, key: &str, lo_ns: i64, hi_ns: i64) -> String {
         let ts = super::time_expr(spec);
-        let k = &spec.columns.key;
+        let k = super::column(spec, &spec.columns.key);
         format!(
             "SELECT * FROM {table} WHERE ({k} = {key} OR {k} IS NULL OR {k} = '') \
              AND ({ts}) >= {lo_ns} AND ({ts}) < {hi_ns} ORDER BY ({ts}) LIMIT {lim}",
             table = spec.table,
-            key = quote_str(key),
+            key = super::quote::sql_string(Dialect::Clickhouse, key),
             lim = self.max_rows.saturating_add(1),
         )
     }
@@ -695,7 +689,10 @@ mod tests {
 
     #[test]
     fn literals_credentials_and_times() {
-        assert_eq!(quote_str("a'b\\c"), "'a\\'b\\\\c'");
+        assert_eq!(
+            super::super::quote::sql_string(Dialect::Clickhouse, "a'b\\c"),
+            "'a\\'b\\\\c'"
+        );
         // RFC 7617 §2's example.
         assert_eq!(
             basic_auth("Aladdin", "open sesame"),

@@ -11,6 +11,7 @@ pub mod alerts;
 pub mod command;
 pub mod export;
 pub mod fetch;
+pub mod quote;
 
 use std::fmt::Write as _;
 
@@ -68,8 +69,8 @@ pub struct QuerySpec {
     pub dialect: Dialect,
     /// The table (or any table expression: `file('x.jsonl')`, a view).
     pub table: String,
-    /// Role -> column (or SQL expression) of the table; the export's names
-    /// by default (see [`QuerySpec::columns_from`]).
+    /// Role -> column of the table, as field names (quoted by the dialect's
+    /// rules when the query is written); the export's names by default.
     pub columns: Columns,
     /// Event name in the table -> kind, as a mapping file's `[events]`
     /// (names normalised as the reader does: lower case, `-`, `.`, space
@@ -94,8 +95,9 @@ pub struct QuerySpec {
     pub filter: Option<String>,
 }
 
-/// The table's column (or expression) for each role; `None` where the table
-/// has no such column.
+/// The table's column for each role, as a field name (a dotted path for
+/// nested JSON); `None` where the table has no such column. The names are
+/// data: [`generate`] quotes each by the dialect's rules.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Columns {
     /// Event time.
@@ -142,14 +144,19 @@ pub enum SqlError {
     /// A mapping file names no column for a role the rules need.
     #[error("the mapping names no `{0}` field; the query needs time, key, holder and event")]
     MissingRole(&'static str),
-    /// A table name or column that is not a plain SQL name or expression.
-    #[error("{what} {value:?} holds a character the query cannot carry safely (`;` or a comment)")]
+    /// A table or filter (the user's own SQL) that is not one expression.
+    #[error(
+        "{what} {value:?} holds a character the query cannot carry safely (`;`, a comment or a line break)"
+    )]
     Unsafe {
         /// Which input.
         what: &'static str,
         /// Its value.
         value: String,
     },
+    /// A name the target language cannot carry ([`quote`]).
+    #[error(transparent)]
+    Quote(#[from] quote::QuoteError),
 }
 
 impl Columns {
@@ -159,7 +166,7 @@ impl Columns {
     /// # Errors
     /// [`SqlError::MissingRole`].
     pub fn from_mapping(m: &Mapping) -> Result<Columns, SqlError> {
-        let get = |r: &str| m.fields.get(r).map(|f| quote_path(f));
+        let get = |r: &str| m.fields.get(r).cloned();
         let need = |r: &'static str| get(r).ok_or(SqlError::MissingRole(r));
         let ttl = get("ttl_ms")
             .or_else(|| get("ttl"))
@@ -177,16 +184,6 @@ impl Columns {
             deleted: get("deleted"),
         })
     }
-}
-
-/// A field name as a quoted SQL identifier; a dotted path (nested JSON) as
-/// ClickHouse's and DuckDB's nested column `a.b` (each part quoted).
-fn quote_path(field: &str) -> String {
-    field
-        .split('.')
-        .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))
-        .collect::<Vec<_>>()
-        .join(".")
 }
 
 impl QuerySpec {
@@ -226,42 +223,25 @@ const PASS: &str = include_str!("pass.sql");
 
 /// The query for `spec`.
 ///
+/// Field and event names are data, quoted by the dialect's rules
+/// ([`quote`]); the table and the filter are the user's own SQL, pasted as
+/// given.
+///
 /// # Errors
-/// [`SqlError::Unsafe`] for a table, column or filter carrying `;` or a
-/// comment (the text is pasted into the query as given).
+/// [`SqlError::Unsafe`] for a table or filter carrying `;`, a comment or a
+/// line break (the table is also written into the query's first comment).
 pub fn generate(spec: &QuerySpec) -> Result<String, SqlError> {
     check("table", &spec.table)?;
+    if spec.table.contains(['\n', '\r']) {
+        return Err(SqlError::Unsafe {
+            what: "table",
+            value: spec.table.clone(),
+        });
+    }
     if let Some(f) = &spec.filter {
         check("filter", f)?;
     }
-    let c = &spec.columns;
-    for v in [&c.time, &c.key, &c.holder, &c.event] {
-        check("column", v)?;
-    }
     let ch = spec.dialect == Dialect::Clickhouse;
-    let (n_int, n_dbl, n_str) = if ch {
-        ("Nullable(Int64)", "Nullable(Float64)", "Nullable(String)")
-    } else {
-        ("BIGINT", "DOUBLE", "VARCHAR")
-    };
-    let null = "NULL".to_string();
-    let ttl = match (&c.ttl, spec.default_ttl_ms) {
-        (Some((col, true)), d) => format!("COALESCE(CAST({col} AS {n_dbl}), {})", opt(d)),
-        (Some((col, false)), d) => {
-            format!("COALESCE(CAST({col} AS {n_dbl}) * 1000, {})", opt(d))
-        }
-        (None, d) => opt(d),
-    };
-    let ttl_unknown = match (&c.ttl_unknown, &c.ttl, spec.default_ttl_ms) {
-        (Some(col), _, _) => format!("CAST({col} AS {n_int})"),
-        (None, None, None) => "1".into(),
-        _ => "0".into(),
-    };
-    let deleted = c.deleted.as_ref().map_or(null.clone(), |d| {
-        format!(
-            "CASE WHEN lower(CAST({d} AS {n_str})) IN ('1', 'true') THEN 1 WHEN lower(CAST({d} AS {n_str})) IN ('0', 'false') THEN 0 END"
-        )
-    });
     let mut sql = RULES
         .replace(
             "{{PASS1}}",
@@ -271,25 +251,88 @@ pub fn generate(spec: &QuerySpec) -> Result<String, SqlError> {
             "{{PASS2}}",
             &PASS.trim_end().replace("{K}", "2").replace("{ABS}", "abs1"),
         );
-    let subs: [(&str, String); 18] = [
+    for (k, v) in substitutions(spec) {
+        sql = sql.replace(k, &v);
+    }
+    let (n_int, n_dbl, n_str) = null_types(spec.dialect);
+    sql = sql
+        .replace("{{NINT}}", n_int)
+        .replace("{{NDBL}}", n_dbl)
+        .replace("{{NSTR}}", n_str);
+    if ch {
+        sql = materialize(&sql, &MATERIALIZED);
+    }
+    Ok(sql)
+}
+
+/// The nullable integer, float and string types of `dialect`.
+fn null_types(dialect: Dialect) -> (&'static str, &'static str, &'static str) {
+    match dialect {
+        Dialect::Clickhouse => ("Nullable(Int64)", "Nullable(Float64)", "Nullable(String)"),
+        Dialect::Duckdb => ("BIGINT", "DOUBLE", "VARCHAR"),
+    }
+}
+
+/// `col` of the table, quoted for the spec's dialect.
+fn column(spec: &QuerySpec, col: &str) -> String {
+    quote::sql_path(spec.dialect, col)
+}
+
+/// The rules' placeholders and what fills each.
+fn substitutions(spec: &QuerySpec) -> [(&'static str, String); 18] {
+    let c = &spec.columns;
+    let (n_int, n_dbl, n_str) = null_types(spec.dialect);
+    let col = |name: &str| column(spec, name);
+    let null = "NULL".to_string();
+    let ttl = match (&c.ttl, spec.default_ttl_ms) {
+        (Some((name, true)), d) => format!("COALESCE(CAST({} AS {n_dbl}), {})", col(name), opt(d)),
+        (Some((name, false)), d) => {
+            format!(
+                "COALESCE(CAST({} AS {n_dbl}) * 1000, {})",
+                col(name),
+                opt(d)
+            )
+        }
+        (None, d) => opt(d),
+    };
+    let ttl_unknown = match (&c.ttl_unknown, &c.ttl, spec.default_ttl_ms) {
+        (Some(name), _, _) => format!("CAST({} AS {n_int})", col(name)),
+        (None, None, None) => "1".into(),
+        _ => "0".into(),
+    };
+    let deleted = c.deleted.as_ref().map_or(null.clone(), |name| {
+        let d = col(name);
+        format!(
+            "CASE WHEN lower(CAST({d} AS {n_str})) IN ('1', 'true') THEN 1 WHEN lower(CAST({d} AS {n_str})) IN ('0', 'false') THEN 0 END"
+        )
+    });
+    [
         ("{{VERSION}}", env!("CARGO_PKG_VERSION").to_string()),
         (
             "{{DIALECT}}",
-            if ch { "ClickHouse" } else { "DuckDB" }.into(),
+            if spec.dialect == Dialect::Clickhouse {
+                "ClickHouse"
+            } else {
+                "DuckDB"
+            }
+            .into(),
         ),
         ("{{TABLE}}", spec.table.clone()),
-        ("{{KEY}}", c.key.clone()),
-        ("{{HOLDER}}", c.holder.clone()),
+        ("{{KEY}}", col(&c.key)),
+        ("{{HOLDER}}", col(&c.holder)),
         ("{{KIND}}", kind_expr(spec)),
         ("{{TS}}", time_expr(spec)),
-        ("{{SEQ}}", c.seq.clone().unwrap_or_else(|| "0".to_string())),
+        (
+            "{{SEQ}}",
+            c.seq.as_deref().map_or_else(|| "0".to_string(), col),
+        ),
         ("{{TTL}}", ttl),
         ("{{TTL_UNKNOWN}}", ttl_unknown),
         (
             "{{ELAPSED}}",
             c.elapsed_ms
                 .as_ref()
-                .map_or(null.clone(), |e| format!("CAST({e} AS {n_dbl})")),
+                .map_or(null, |e| format!("CAST({} AS {n_dbl})", col(e))),
         ),
         ("{{DELETED}}", deleted),
         (
@@ -306,18 +349,7 @@ pub fn generate(spec: &QuerySpec) -> Result<String, SqlError> {
                 .as_ref()
                 .map_or(String::new(), |f| format!(" AND ({f})")),
         ),
-    ];
-    for (k, v) in subs {
-        sql = sql.replace(k, &v);
-    }
-    sql = sql
-        .replace("{{NINT}}", n_int)
-        .replace("{{NDBL}}", n_dbl)
-        .replace("{{NSTR}}", n_str);
-    if ch {
-        sql = materialize(&sql, &MATERIALIZED);
-    }
-    Ok(sql)
+    ]
 }
 
 /// The steps ClickHouse keeps as temporary tables: it inlines a CTE at
@@ -417,7 +449,7 @@ fn check(what: &'static str, v: &str) -> Result<(), SqlError> {
 /// The event column as a kind name (§1): the mapping's names first, then
 /// the canonical ones; anything else is not a lock event (NULL).
 fn kind_expr(spec: &QuerySpec) -> String {
-    let col = &spec.columns.event;
+    let col = column(spec, &spec.columns.event);
     let norm = match spec.dialect {
         Dialect::Clickhouse => format!(
             "trim(BOTH '_' FROM replaceRegexpAll(lower(trim(CAST({col} AS Nullable(String)))), '[-. _/:\\t]+', '_'))"
@@ -430,8 +462,8 @@ fn kind_expr(spec: &QuerySpec) -> String {
     for (name, kind) in &spec.events {
         let _ = write!(
             s,
-            " WHEN '{}' THEN '{}'",
-            name.replace('\'', "''"),
+            " WHEN {} THEN '{}'",
+            quote::sql_string(spec.dialect, name),
             kind.as_str()
         );
     }
@@ -444,9 +476,9 @@ fn kind_expr(spec: &QuerySpec) -> String {
 
 /// The time column in ns since the epoch.
 fn time_expr(spec: &QuerySpec) -> String {
-    let col = &spec.columns.time;
+    let col = column(spec, &spec.columns.time);
     match (spec.time_unit, spec.dialect) {
-        (TimeUnit::Ns, _) => col.clone(),
+        (TimeUnit::Ns, _) => col,
         (TimeUnit::Us, _) => format!("CAST({col} AS BIGINT) * 1000"),
         (TimeUnit::Ms, _) => format!("CAST({col} AS BIGINT) * 1000000"),
         (TimeUnit::S, _) => format!("CAST(round(CAST({col} AS DOUBLE) * 1e9) AS BIGINT)"),
@@ -543,7 +575,10 @@ mod tests {
             .expect("ok");
         let sql = generate(&spec).expect("ok");
         assert!(sql.contains("WHEN 'lock_ok' THEN 'acquired'"), "{sql}");
-        assert!(sql.contains("CAST(\"exp\" AS Nullable(Float64)) * 1000"));
+        assert!(
+            sql.contains("CAST(`exp` AS Nullable(Float64)) * 1000"),
+            "{sql}"
+        );
         let m: Mapping = "[fields]\ntime = \"t\"\nkey = \"k\"\n".parse().expect("ok");
         assert!(matches!(
             Columns::from_mapping(&m),
