@@ -85,11 +85,6 @@ const KNOWN_CYCLES: &[KnownCycle] = &[
         modules: &["loader", "panels", "session"],
         owner: "settings resolved once (issue #46 item 2)",
     },
-    KnownCycle {
-        folder: "ui::timeline",
-        modules: &["layout", "model", "view"],
-        owner: "settings resolved once (issue #46 item 2)",
-    },
 ];
 
 /// Upward arrows between top-level modules still to remove: (from, to,
