@@ -77,11 +77,6 @@ const KNOWN_CYCLES: &[KnownCycle] = &[
     },
     KnownCycle {
         folder: "ui",
-        modules: &["app", "shell"],
-        owner: "settings resolved once (issue #46 item 2)",
-    },
-    KnownCycle {
-        folder: "ui",
         modules: &["loader", "panels", "session"],
         owner: "settings resolved once (issue #46 item 2)",
     },

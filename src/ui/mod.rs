@@ -13,6 +13,7 @@ pub mod session;
 pub mod shell;
 pub mod state;
 pub mod timeline;
+pub mod window;
 
 #[cfg(test)]
 mod tests;
@@ -23,7 +24,7 @@ use anyhow::bail;
 
 use crate::config::WindowConfig;
 use shell::screenshot::ExitScreenshot;
-use shell::window::WindowApp;
+use window::WindowApp;
 
 pub use app::App;
 pub use render::render_png;
