@@ -23,7 +23,7 @@ use lockreplay::analysis::IncidentId;
 use lockreplay::config::{AnalysisConfig, ReadConfig};
 use lockreplay::sim::{SimArgs, run as simulate};
 use lockreplay::ui::i18n::Lang;
-use lockreplay::ui::loader::Source;
+use lockreplay::ui::session::Source;
 use lockreplay::ui::timeline::{
     SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
 };

@@ -75,11 +75,6 @@ const KNOWN_CYCLES: &[KnownCycle] = &[
         modules: &["text", "whatif", "zh"],
         owner: "typed messages (issue #46 item 3)",
     },
-    KnownCycle {
-        folder: "ui",
-        modules: &["loader", "panels", "session"],
-        owner: "settings resolved once (issue #46 item 2)",
-    },
 ];
 
 /// Upward arrows between top-level modules still to remove: (from, to,

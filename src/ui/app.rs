@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use egui::Ui;
 
-use super::loader::{self, Job, Loading, Source};
+use super::loader::{self, Job, Loading};
 use super::panels::{self, PanelContext, Panels};
-use super::session::{FlagSettings, Session};
+use super::session::{FlagSettings, Session, Source};
 use super::shell::Shell;
 use super::shell::dialogs::{OpenPurpose, SaveTo};
 use super::shell::screenshot::{self, PendingShot};

@@ -8,6 +8,7 @@ pub mod glyphs;
 pub mod i18n;
 pub mod loader;
 pub mod panels;
+pub mod products;
 pub mod render;
 pub mod session;
 pub mod shell;
@@ -81,9 +82,9 @@ pub fn run_window(config: &WindowConfig) -> anyhow::Result<u8> {
                 app.open_panel(state::Panel::WhatIf);
             }
             let source = if files.is_empty() {
-                loader::Source::Sample
+                session::Source::Sample
             } else {
-                loader::Source::Files(files)
+                session::Source::Files(files)
             };
             app.start_load(&cc.egui_ctx, source);
             Ok(Box::new(WindowApp::new(app, shot)))

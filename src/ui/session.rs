@@ -1,12 +1,13 @@
-//! The log on screen and how it is read: the immutable [`Session`] (log,
-//! analysis, playback index), the settings the command-line flags gave this
-//! window, and the reading options from them and the saved state.
+//! The log on screen and how it is read: what to load ([`Source`]), the
+//! immutable [`Session`] (log, analysis, playback index), the settings the
+//! command line gave this window, and the reading options from them and the
+//! saved state.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::i18n::{Lang, tr};
-use super::loader::{ReadOptions, Source};
-use super::panels::stock::ProductFinder;
+use super::products::ProductFinder;
 use super::state::AppState;
 use crate::analysis::{Analysis, Settings};
 use crate::config::{AnalysisConfig, ReadConfig};
@@ -14,6 +15,24 @@ use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Mapping};
 use crate::model::LoadedLog;
 use crate::playback::StateIndex;
 use crate::report::ReportInput;
+
+/// How the window reads files: the ingest options and the load cache.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Zone, mapping, MONITOR globs, TTLs.
+    pub ingest: IngestOptions,
+    /// The load cache (off in tests).
+    pub cache: CacheConfig,
+}
+
+/// What to load.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The embedded sample.
+    Sample,
+    /// Files on disk.
+    Files(Vec<PathBuf>),
+}
 
 /// A loaded log and its analysis; replaced whole, never edited.
 pub struct Session {

@@ -7,7 +7,8 @@ use egui_kittest::kittest::Queryable;
 
 use super::app::App;
 use super::i18n::Lang;
-use super::loader::{SAMPLE_BYTES, SAMPLE_NAME, Source};
+use super::loader::{SAMPLE_BYTES, SAMPLE_NAME};
+use super::session::Source;
 use super::state::AppState;
 use super::timeline::labels::short_id;
 use crate::analysis::{IncidentId, LeaseId, Settings, analyze};
