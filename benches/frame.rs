@@ -20,10 +20,10 @@ use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
 use lockreplay::analysis::IncidentId;
-use lockreplay::cli::AnalysisArgs;
+use lockreplay::config::{AnalysisConfig, ReadConfig};
 use lockreplay::sim::{SimArgs, run as simulate};
 use lockreplay::ui::i18n::Lang;
-use lockreplay::ui::loader::Source;
+use lockreplay::ui::session::Source;
 use lockreplay::ui::timeline::{
     SwimlaneModel, TimeDisplay, TimelineOptions, TimelineView, timeline_ui,
 };
@@ -127,7 +127,11 @@ fn main() {
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
     for n in sizes {
         let path = log_for(n);
-        let app = App::new(AppState::default(), AnalysisArgs::default());
+        let app = App::new(
+            AppState::default(),
+            ReadConfig::default(),
+            AnalysisConfig::default(),
+        );
         let mut h = Harness::builder()
             .with_size(egui::vec2(1600.0, 1000.0))
             .build_ui_state(|ui, app: &mut App| app.ui(ui), app);

@@ -6,27 +6,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::Args;
-
-use crate::cli::AnalysisArgs;
+use crate::config::{AnalysisConfig, ReadConfig};
 use crate::model::{EventKind, LoadedLog, SourceInfo, SourceNote};
-
-/// `lockreplay inspect`.
-#[derive(Debug, Args)]
-pub struct InspectArgs {
-    /// Log files to inspect.
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
-    /// Write the roles chosen for the first readable file as a mapping file
-    /// (TOML, the format `--mapping` reads).
-    #[arg(long, value_name = "PATH")]
-    pub write_mapping: Option<PathBuf>,
-    /// Reading settings (`--mapping`, `--tz`, ...).
-    #[command(flatten)]
-    pub analysis: AnalysisArgs,
-}
 
 /// How sure the choice of a field for a role is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -353,22 +336,29 @@ pub fn fields_toml<'a>(
     s
 }
 
-/// Runs `lockreplay inspect`: 0, or 2 when a file could not be read.
+/// Runs `lockreplay inspect` on `files` read as `read` says: prints how
+/// each was read and, with `write_mapping`, writes the roles found as a
+/// mapping file there. 0, or 2 when a file could not be read.
 ///
 /// # Errors
-/// Bad flags, unreadable files, a mapping path that is an input.
-pub fn run(args: &InspectArgs) -> anyhow::Result<u8> {
-    let loaded = args.analysis.load(&args.files)?;
-    let mapped = args.analysis.read.mapping.is_some();
+/// Unreadable files, a mapping path that is an input.
+pub fn run(
+    files: &[PathBuf],
+    write_mapping: Option<&Path>,
+    read: &ReadConfig,
+    analysis: &AnalysisConfig,
+) -> anyhow::Result<u8> {
+    let loaded = crate::pipeline::load_files(files, read, analysis.settings())?;
+    let mapped = read.mapping.is_some();
     print!("{}", to_text(&loaded.log, mapped));
-    if let Some(path) = &args.write_mapping {
+    if let Some(path) = write_mapping {
         let toml = loaded
             .log
             .sources
             .iter()
             .find_map(mapping_toml)
             .ok_or_else(|| anyhow::anyhow!("no role was found in any file: no mapping to write"))?;
-        crate::fsio::write_atomic_with(path, &args.files, |w| {
+        crate::fsio::write_atomic_with(path, files, |w| {
             use std::io::Write;
             w.write_all(toml.as_bytes())?;
             Ok(())

@@ -1,14 +1,17 @@
 //! lockreplay: replays distributed-lock incidents from their logs.
 //!
-//! Layers, one arrow: `model <- ingest <- analysis <- report <- pipeline <-
-//! cli`, with `ui` on top behind the `gui` feature. Nothing below `ui`
-//! imports egui. Beside them: `fsio` (atomic writes, used by every layer
-//! that writes), `sim` (the flash-sale simulator, used by `cli`) and
-//! `whatif` (the incident replayed under another lock policy, over the
-//! analysis).
+//! Layers, one arrow: `model <- ingest <- analysis <- report <- config <-
+//! pipeline <- inspect, sql <- cli`, with `ui` on top behind the `gui`
+//! feature. `cli` resolves the command line once into `config`'s plain
+//! settings, which everything else takes; `ui` never imports `cli`, and
+//! nothing below `ui` imports egui. Beside them: `fsio` (atomic writes,
+//! used by every layer that writes), `sim` (the flash-sale simulator, used
+//! by `cli`) and `whatif` (the incident replayed under another lock
+//! policy, over the analysis). `tests/architecture.rs` checks the arrows.
 
 pub mod analysis;
 pub mod cli;
+pub mod config;
 pub mod fsio;
 pub mod ingest;
 pub mod inspect;

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::analysis::{Analysis, Settings, analyze};
+use crate::config::{ReadConfig, WindowConfig};
 use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Progress, load_paths_cached};
 use crate::model::LoadedLog;
 use crate::report::ReportInput;
@@ -20,6 +21,10 @@ pub const EXIT_CLEAN: u8 = 0;
 pub const EXIT_INCIDENTS: u8 = 1;
 /// Exit code: an error (bad arguments, unreadable file).
 pub const EXIT_ERROR: u8 = 2;
+
+/// Largest side of a rendered picture, pixels: wgpu's guaranteed texture
+/// limit (`max_texture_dimension_2d` of its downlevel defaults).
+pub const MAX_PICTURE_SIDE: u32 = 8192;
 
 /// Size of the pictures in a report folder, pixels.
 pub const REPORT_PICTURE_SIZE: (u32, u32) = (1600, 900);
@@ -125,6 +130,24 @@ pub struct PictureStyle {
 pub type DrawTimeline = fn(&AnalyzedLog, PictureSubject, PictureStyle, &Path) -> anyhow::Result<()>;
 
 pub use crate::report::PictureSubject;
+
+/// Opens the window as the settings say and runs it until it closes;
+/// returns the exit code. Only the window layer has one (`ui::run_window`);
+/// `main` lends it to the command line.
+pub type OpenWindow = fn(&WindowConfig) -> anyhow::Result<u8>;
+
+/// Loads `files` as `read` says, through its load cache, and analyses them
+/// with `settings` ([`load_and_analyze`]).
+///
+/// # Errors
+/// Unreadable files.
+pub fn load_files(
+    files: &[PathBuf],
+    read: &ReadConfig,
+    settings: Settings,
+) -> anyhow::Result<AnalyzedLog> {
+    load_and_analyze(files, &read.ingest_options(), &read.cache(), settings)
+}
 
 /// Loads `files` with `opts` through the load cache `cache`
 /// ([`load_paths_cached`]) and analyses them with `settings`, showing

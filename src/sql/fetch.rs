@@ -16,84 +16,59 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use clap::Args;
 
-use super::{Dialect, QuerySpec, Select, TimeUnit};
-use crate::cli::{AnalysisArgs, Format};
+use super::{Dialect, QuerySpec};
+use crate::config::{AnalysisConfig, ReadConfig, ReportConfig, WindowConfig};
+use crate::pipeline::OpenWindow;
 
-/// `lockreplay fetch`.
-#[derive(Debug, Args)]
-pub struct FetchArgs {
-    /// The server's HTTP interface: `http://HOST:8123` or `https://HOST:8443`
-    /// (default: `CLICKHOUSE_URL`).
-    #[arg(long, value_name = "URL")]
-    pub url: Option<String>,
-    /// Table of lock events (`db.table`); its columns are the export's
-    /// (`lockreplay sql --export-events`) or those `--mapping` names.
-    #[arg(long, default_value = "lock_events")]
-    pub table: String,
-    /// How the table's time column is stored.
-    #[arg(long, value_enum, default_value = "ns")]
-    pub time_unit: TimeUnit,
-    /// User (default: `CLICKHOUSE_USER`, else `default`).
-    #[arg(long, value_name = "NAME")]
-    pub user: Option<String>,
-    /// File holding the password (its first line); default:
-    /// `CLICKHOUSE_PASSWORD`, else none. Never a flag's value, which
-    /// other users could read in the process list.
-    #[arg(long, value_name = "FILE")]
-    pub password_file: Option<PathBuf>,
-    /// PEM file of the certificate authority that signed the server's
-    /// certificate (`https://`); default: the Mozilla roots.
-    #[arg(long, value_name = "PEM")]
-    pub ca_file: Option<PathBuf>,
-    /// Seconds a request may take, connection included.
-    #[arg(long, default_value_t = 60, value_name = "S")]
-    pub timeout_s: u64,
+/// What `lockreplay fetch` does, its flags resolved (`cli`).
+pub struct FetchConfig {
+    /// The server and its credentials.
+    pub server: ServerConfig,
+    /// The rules' query that lists the keys (`Select::Keys`): its table,
+    /// columns and settings.
+    pub spec: QuerySpec,
     /// Only list the keys with overlap pairs; pull nothing.
-    #[arg(long)]
     pub list: bool,
-    /// Pull these keys (repeatable) instead of the listing's top ones.
-    #[arg(long = "key", value_name = "KEY")]
+    /// Pull these keys instead of the listing's top ones.
     pub keys: Vec<String>,
-    /// With `--key`: the start of the rows to pull (RFC 3339 or ns since
-    /// the epoch), without asking the server for the listing (a server
-    /// without window functions, before ClickHouse 21).
-    #[arg(long, value_name = "TIME", requires = "until")]
-    pub since: Option<String>,
-    /// With `--since`: the end of the rows to pull.
-    #[arg(long, value_name = "TIME", requires = "since")]
-    pub until: Option<String>,
+    /// With `keys`: the rows to pull, `[lo, hi)` ns since the epoch,
+    /// without asking the server for the listing.
+    pub range_ns: Option<(i64, i64)>,
     /// How many of the listed keys to pull (most overlap pairs first).
-    #[arg(long, default_value_t = 5, value_name = "N")]
     pub top: usize,
-    /// Rows pulled before each key's first overlap and after its last, ms:
-    /// the holds that end in the overlaps start before them.
-    #[arg(long, default_value_t = 600_000, value_name = "MS")]
-    pub context_ms: i64,
-    /// Most rows to pull in all; more is an error (narrow with `--key`).
-    #[arg(long, default_value_t = 2_000_000, value_name = "N")]
+    /// Rows pulled before each key's first overlap and after its last, ns.
+    pub context_ns: i64,
+    /// Most rows to pull in all; more is an error.
     pub max_rows: u64,
-    /// Width of ClickHouse's time buckets for the overlap join, ms.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
-    pub bucket_ms: i64,
-    /// Write the pulled rows (JSON Lines) here; default: a file in the
-    /// cache directory, named on stderr.
-    #[arg(long, value_name = "FILE")]
+    /// Where to write the pulled rows; a file in the cache directory when
+    /// `None`.
     pub out: Option<PathBuf>,
     /// Open the window on the pulled rows instead of printing the report.
-    #[arg(long)]
     pub open: bool,
-    /// With `--open`: take a screenshot of the window to this PNG and exit.
-    #[arg(long, value_name = "PNG", requires = "open")]
+    /// With `open`: take a screenshot of the window to this PNG and exit.
     pub screenshot: Option<PathBuf>,
-    /// Output format of the report.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
-    /// Settings of the rules and the reading; `--mapping` names the table's
-    /// columns.
-    #[command(flatten)]
-    pub analysis: AnalysisArgs,
+    /// How the report is printed.
+    pub report: ReportConfig,
+    /// How the pulled rows are read.
+    pub read: ReadConfig,
+    /// The analysis settings.
+    pub analysis: AnalysisConfig,
+}
+
+/// A ClickHouse server's HTTP interface and its credentials.
+pub struct ServerConfig {
+    /// `http://HOST:8123` or `https://HOST:8443`.
+    pub url: String,
+    /// User.
+    pub user: String,
+    /// Password (empty for none).
+    pub password: String,
+    /// PEM file of the certificate authority of `https://` (the Mozilla
+    /// roots when `None`).
+    pub ca_file: Option<PathBuf>,
+    /// How long a request may take, connection included.
+    pub timeout: Duration,
 }
 
 /// Longest row the server may send, bytes: a longer one is an error, not
@@ -280,20 +255,6 @@ fn basic_auth(user: &str, password: &str) -> String {
     format!("Basic {token}")
 }
 
-/// A time given as RFC 3339 or integer ns since the epoch, in ns.
-///
-/// # Errors
-/// Neither.
-pub fn parse_instant(flag: &str, v: &str) -> anyhow::Result<i64> {
-    if let Ok(ns) = v.trim().parse::<i64>() {
-        return Ok(ns);
-    }
-    chrono::DateTime::parse_from_rfc3339(v.trim())
-        .ok()
-        .and_then(|t| t.timestamp_nanos_opt())
-        .with_context(|| format!("{flag} {v:?} is neither RFC 3339 nor ns since the epoch"))
-}
-
 /// The statements of a generated ClickHouse script: each ends with `;` at
 /// a line's end; comment-only pieces are dropped.
 pub fn statements(script: &str) -> Vec<String> {
@@ -323,110 +284,70 @@ fn push_statement(out: &mut Vec<String>, cur: &mut String) {
     }
 }
 
-impl FetchArgs {
-    fn spec(&self, select: Select) -> anyhow::Result<QuerySpec> {
-        let settings = self
-            .analysis
-            .settings(&crate::analysis::Settings::default())?;
-        let mut spec = QuerySpec::new(Dialect::Clickhouse, &self.table);
-        if let Some(path) = &self.analysis.read.mapping {
-            let m = crate::ingest::Mapping::from_path(path)?;
-            spec = spec
-                .with_mapping(&m)
-                .with_context(|| format!("mapping {}", path.display()))?;
-        }
-        // The pull pastes the table into its own query: the same check as
-        // the rules' query (the key column is quoted as an identifier).
-        super::check("table", &spec.table)?;
-        spec.time_unit = self.time_unit;
-        spec.select = select;
-        spec.bucket_ms = crate::cli::check_int("--bucket-ms", self.bucket_ms, 1, 86_400_000)?;
-        spec.log_lag_ms = settings.log_lag_tolerance_ms;
-        spec.near_miss_ratio = settings.near_miss_ratio;
-        spec.near_miss_streak = settings.near_miss_streak;
-        Ok(spec)
-    }
-
-    fn client(&self) -> anyhow::Result<Client> {
-        let url = self
-            .url
-            .clone()
-            .or_else(|| std::env::var("CLICKHOUSE_URL").ok())
-            .context("no server: give --url http://HOST:8123 or set CLICKHOUSE_URL")?;
-        let user = self
-            .user
-            .clone()
-            .or_else(|| std::env::var("CLICKHOUSE_USER").ok())
-            .unwrap_or_else(|| "default".into());
-        let password = match &self.password_file {
-            Some(p) => std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read the password file {}", p.display()))?
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_string(),
-            None => std::env::var("CLICKHOUSE_PASSWORD").unwrap_or_default(),
-        };
-        let timeout = Duration::from_secs(crate::cli::check_int(
-            "--timeout-s",
-            i64::try_from(self.timeout_s).unwrap_or(i64::MAX),
-            1,
-            86_400,
-        )? as u64);
-        Client::new(&url, &user, &password, self.ca_file.as_deref(), timeout)
-    }
-
-    /// The listing: the rules' `keys` query, run as one session.
+impl Client {
+    /// A client for the server of `c`.
     ///
     /// # Errors
-    /// A server without window functions (said with its version), or any
-    /// error of [`Client::query_lines`].
-    pub fn list_keys(&self, client: &Client, spec: &QuerySpec) -> anyhow::Result<Vec<KeyRow>> {
-        let (major, version) = client.version()?;
-        if major < 21 {
-            bail!(
-                "ClickHouse {version} has no window functions (21.1 or later), which the rules' query needs; \
-                 pull rows without the listing: --key KEY --since TIME --until TIME"
-            );
-        }
-        let script = super::generate(spec)?;
-        let session = format!(
-            "lockreplay-{}-{}",
-            std::process::id(),
-            chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
-        );
-        let stmts = statements(&script);
-        let mut rows = Vec::new();
-        for (i, st) in stmts.iter().enumerate() {
-            let last = i + 1 == stmts.len();
-            client
-                .query_lines(st, Some(&session), "JSONCompactEachRow", &mut |line| {
-                    if last {
-                        rows.push(parse_key_row(line)?);
-                    }
-                    Ok(())
-                })
-                .with_context(|| {
-                    format!("the rules' query, statement {} of {}", i + 1, stmts.len())
-                })?;
-        }
-        Ok(rows)
-    }
-
-    /// The rows of `key` from `lo_ns` (inclusive) to `hi_ns` (exclusive),
-    /// with the rows without a key in that time (business events), as
-    /// JSON Lines.
-    fn pull_sql(&self, spec: &QuerySpec, key: &str, lo_ns: i64, hi_ns: i64) -> String {
-        let ts = super::time_expr(spec);
-        let k = super::column(spec, &spec.columns.key);
-        format!(
-            "SELECT * FROM {table} WHERE ({k} = {key} OR {k} IS NULL OR {k} = '') \
-             AND ({ts}) >= {lo_ns} AND ({ts}) < {hi_ns} ORDER BY ({ts}) LIMIT {lim}",
-            table = spec.table,
-            key = super::quote::sql_string(Dialect::Clickhouse, key),
-            lim = self.max_rows.saturating_add(1),
+    /// As [`Client::new`].
+    pub fn of(c: &ServerConfig) -> anyhow::Result<Client> {
+        Client::new(
+            &c.url,
+            &c.user,
+            &c.password,
+            c.ca_file.as_deref(),
+            c.timeout,
         )
     }
+}
+
+/// The listing: the rules' `keys` query, run as one session.
+///
+/// # Errors
+/// A server without window functions (said with its version), or any
+/// error of [`Client::query_lines`].
+pub fn list_keys(client: &Client, spec: &QuerySpec) -> anyhow::Result<Vec<KeyRow>> {
+    let (major, version) = client.version()?;
+    if major < 21 {
+        bail!(
+            "ClickHouse {version} has no window functions (21.1 or later), which the rules' query needs; \
+             pull rows without the listing: --key KEY --since TIME --until TIME"
+        );
+    }
+    let script = super::generate(spec)?;
+    let session = format!(
+        "lockreplay-{}-{}",
+        std::process::id(),
+        chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
+    );
+    let stmts = statements(&script);
+    let mut rows = Vec::new();
+    for (i, st) in stmts.iter().enumerate() {
+        let last = i + 1 == stmts.len();
+        client
+            .query_lines(st, Some(&session), "JSONCompactEachRow", &mut |line| {
+                if last {
+                    rows.push(parse_key_row(line)?);
+                }
+                Ok(())
+            })
+            .with_context(|| format!("the rules' query, statement {} of {}", i + 1, stmts.len()))?;
+    }
+    Ok(rows)
+}
+
+/// The rows of `key` from `lo_ns` (inclusive) to `hi_ns` (exclusive),
+/// with the rows without a key in that time (business events), as
+/// JSON Lines; one more than `max_rows` at most.
+fn pull_sql(spec: &QuerySpec, key: &str, lo_ns: i64, hi_ns: i64, max_rows: u64) -> String {
+    let ts = super::time_expr(spec);
+    let k = super::column(spec, &spec.columns.key);
+    format!(
+        "SELECT * FROM {table} WHERE ({k} = {key} OR {k} IS NULL OR {k} = '') \
+         AND ({ts}) >= {lo_ns} AND ({ts}) < {hi_ns} ORDER BY ({ts}) LIMIT {lim}",
+        table = spec.table,
+        key = super::quote::sql_string(Dialect::Clickhouse, key),
+        lim = max_rows.saturating_add(1),
+    )
 }
 
 fn parse_key_row(line: &str) -> anyhow::Result<KeyRow> {
@@ -452,28 +373,16 @@ fn parse_key_row(line: &str) -> anyhow::Result<KeyRow> {
 type PullWindow = (String, i64, i64, Option<u64>);
 
 /// The windows to pull.
-fn windows(args: &FetchArgs, listed: &[KeyRow]) -> anyhow::Result<Vec<PullWindow>> {
-    let ctx_ns =
-        crate::cli::check_int("--context-ms", args.context_ms, 0, 31 * 86_400_000)? * 1_000_000;
-    if let (Some(s), Some(u)) = (&args.since, &args.until) {
-        let (lo, hi) = (parse_instant("--since", s)?, parse_instant("--until", u)?);
-        if hi <= lo {
-            bail!("--until must be after --since");
-        }
-        return Ok(args
-            .keys
-            .iter()
-            .map(|k| (k.clone(), lo, hi, None))
-            .collect());
+fn windows(c: &FetchConfig, listed: &[KeyRow]) -> Vec<PullWindow> {
+    let ctx_ns = c.context_ns;
+    if let Some((lo, hi)) = c.range_ns {
+        return c.keys.iter().map(|k| (k.clone(), lo, hi, None)).collect();
     }
-    let chosen: Vec<&KeyRow> = if args.keys.is_empty() {
-        listed.iter().take(args.top.max(1)).collect()
+    let chosen: Vec<&KeyRow> = if c.keys.is_empty() {
+        listed.iter().take(c.top.max(1)).collect()
     } else {
-        let found: Vec<&KeyRow> = listed
-            .iter()
-            .filter(|r| args.keys.contains(&r.key))
-            .collect();
-        for k in &args.keys {
+        let found: Vec<&KeyRow> = listed.iter().filter(|r| c.keys.contains(&r.key)).collect();
+        for k in &c.keys {
             if !found.iter().any(|r| &r.key == k) {
                 eprintln!(
                     "lockreplay: key {} has no overlap pair on the server; nothing pulled for it",
@@ -483,7 +392,7 @@ fn windows(args: &FetchArgs, listed: &[KeyRow]) -> anyhow::Result<Vec<PullWindow
         }
         found
     };
-    Ok(chosen
+    chosen
         .into_iter()
         .map(|r| {
             (
@@ -493,54 +402,49 @@ fn windows(args: &FetchArgs, listed: &[KeyRow]) -> anyhow::Result<Vec<PullWindow
                 Some(r.pairs),
             )
         })
-        .collect())
+        .collect()
 }
 
-/// Runs `lockreplay fetch`; `window` opens the window (`--open`).
+/// Runs `lockreplay fetch` as `c` says; `window` opens the window
+/// (`open`).
 ///
 /// # Errors
-/// Bad flags, the server's errors, the row cap, an unwritable output.
-pub fn run(
-    args: &FetchArgs,
-    window: Option<fn(&crate::cli::Cli) -> anyhow::Result<u8>>,
-) -> anyhow::Result<u8> {
-    if args.since.is_some() && args.keys.is_empty() {
-        bail!("--since and --until pull the rows of the keys named with --key");
-    }
-    if args.open && window.is_none() {
-        bail!("this build has no window (built without the `gui` feature); drop --open");
-    }
-    let client = args.client()?;
-    let spec = args.spec(Select::Keys)?;
-    let listed = if args.since.is_some() {
+/// A bad URL or authority file, a table or key column the pull cannot
+/// carry, the server's errors, the row cap, an unwritable output.
+pub fn run(c: &FetchConfig, window: Option<OpenWindow>) -> anyhow::Result<u8> {
+    let client = Client::of(&c.server)?;
+    // The pull pastes the table into its own query: the same check as the
+    // rules' query (the key column is quoted as an identifier).
+    super::check("table", &c.spec.table)?;
+    let listed = if c.range_ns.is_some() {
         Vec::new()
     } else {
-        let rows = args.list_keys(&client, &spec)?;
+        let rows = list_keys(&client, &c.spec)?;
         print_listing(&rows);
         rows
     };
-    if args.list {
+    if c.list {
         return Ok(crate::pipeline::EXIT_CLEAN);
     }
-    let wins = windows(args, &listed)?;
+    let wins = windows(c, &listed);
     if wins.is_empty() {
         eprintln!(
             "lockreplay: no key with overlap pairs in {}; nothing to pull",
-            args.table
+            c.spec.table
         );
         return Ok(crate::pipeline::EXIT_CLEAN);
     }
-    let out = match &args.out {
+    let out = match &c.out {
         Some(p) => p.clone(),
-        None => default_out(&args.table)?,
+        None => default_out(&c.spec.table)?,
     };
-    let rows = pull(args, &client, &spec, &wins, &out)?;
+    let rows = pull(c, &client, &wins, &out)?;
     eprintln!(
         "lockreplay: {rows} row(s) of {} key(s) pulled to {}",
         wins.len(),
         crate::report::terminal_safe(&out.display().to_string())
     );
-    replay(args, &out, &wins, window)
+    replay(c, &out, &wins, window)
 }
 
 fn print_listing(rows: &[KeyRow]) {
@@ -587,23 +491,17 @@ fn default_out(table: &str) -> anyhow::Result<PathBuf> {
 
 /// Pulls each window's rows into `out` (atomically), at most
 /// `--max-rows` in all.
-fn pull(
-    args: &FetchArgs,
-    client: &Client,
-    spec: &QuerySpec,
-    wins: &[PullWindow],
-    out: &Path,
-) -> anyhow::Result<u64> {
+fn pull(c: &FetchConfig, client: &Client, wins: &[PullWindow], out: &Path) -> anyhow::Result<u64> {
     crate::fsio::write_atomic_with(out, &[], |w| {
         let mut n = 0u64;
         for (key, lo, hi, _) in wins {
-            let sql = args.pull_sql(spec, key, *lo, *hi);
+            let sql = pull_sql(&c.spec, key, *lo, *hi, c.max_rows);
             client.query_lines(&sql, None, "JSONEachRow", &mut |line| {
                 n += 1;
-                if n > args.max_rows {
+                if n > c.max_rows {
                     bail!(
                         "the pull passed --max-rows {}; name fewer keys with --key, lower --context-ms, or raise --max-rows",
-                        args.max_rows
+                        c.max_rows
                     );
                 }
                 writeln!(w, "{line}").context("writing the pulled rows")
@@ -617,25 +515,22 @@ fn pull(
 /// give fewer overlap pairs than the server counted is said (the holds
 /// began before the context).
 fn replay(
-    args: &FetchArgs,
+    c: &FetchConfig,
     out: &Path,
     wins: &[PullWindow],
-    window: Option<fn(&crate::cli::Cli) -> anyhow::Result<u8>>,
+    window: Option<OpenWindow>,
 ) -> anyhow::Result<u8> {
     let files = vec![out.to_path_buf()];
-    if let (true, Some(open)) = (args.open, window) {
-        let cli = crate::cli::Cli {
-            command: None,
+    if let (true, Some(open)) = (c.open, window) {
+        return open(&WindowConfig {
             files,
-            screenshot: args.screenshot.clone(),
-            cursor: None,
-            whatif: false,
-            lang: None,
-            analysis: args.analysis.clone(),
-        };
-        return open(&cli);
+            screenshot: c.screenshot.clone(),
+            read: c.read.clone(),
+            analysis: c.analysis.clone(),
+            ..WindowConfig::default()
+        });
     }
-    let loaded = args.analysis.load(&files)?;
+    let loaded = crate::pipeline::load_files(&files, &c.read, c.analysis.settings())?;
     for (key, _, _, server) in wins {
         let Some(server) = server else { continue };
         let here = loaded
@@ -653,13 +548,13 @@ fn replay(
             );
         }
     }
-    let printer = args.format.printer();
-    Ok(crate::pipeline::print_report(loaded, printer))
+    Ok(crate::pipeline::print_report(loaded, c.report.printer()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sql::{Dialect, Select};
 
     #[test]
     fn the_script_splits_into_its_statements_without_comment_only_pieces() {
@@ -688,7 +583,7 @@ mod tests {
     }
 
     #[test]
-    fn literals_credentials_and_times() {
+    fn literals_and_credentials() {
         assert_eq!(
             super::super::quote::sql_string(Dialect::Clickhouse, "a'b\\c"),
             "'a\\'b\\\\c'"
@@ -698,15 +593,6 @@ mod tests {
             basic_auth("Aladdin", "open sesame"),
             "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
         );
-        assert_eq!(
-            parse_instant("--since", "1700000000000000000").expect("ns"),
-            1_700_000_000_000_000_000
-        );
-        assert_eq!(
-            parse_instant("--since", "2023-11-14T22:13:20+00:00").expect("rfc3339"),
-            1_700_000_000_000_000_000
-        );
-        assert!(parse_instant("--since", "yesterday").is_err());
         let row = parse_key_row(r#"["lock:1",3,"100","200","lease_expired"]"#).expect("row");
         assert_eq!((row.pairs, row.first_ns, row.last_ns), (3, 100, 200));
         assert!(

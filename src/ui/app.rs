@@ -8,15 +8,15 @@ use std::time::Duration;
 
 use egui::Ui;
 
-use super::loader::{self, Job, Loading, Source};
+use super::loader::{self, Job, Loading};
 use super::panels::{self, PanelContext, Panels};
-use super::session::{FlagSettings, Session};
+use super::session::{FlagSettings, Session, Source};
 use super::shell::Shell;
 use super::shell::dialogs::{OpenPurpose, SaveTo};
 use super::shell::screenshot::{self, PendingShot};
 use super::state::{AppState, Command, OpenPanels, Panel, Selection};
 use super::timeline::SwimlaneModel;
-use crate::cli::AnalysisArgs;
+use crate::config::{AnalysisConfig, Cursor, ReadConfig};
 use crate::playback::{Playback, PlaybackCommand};
 use crate::ui::i18n::tr;
 
@@ -38,8 +38,8 @@ pub struct App {
     pub notice: Option<String>,
     /// Error of the last load.
     pub error: Option<String>,
-    /// Where to put the cursor once loaded (`--cursor`).
-    pub initial_cursor: Option<String>,
+    /// Where to put the cursor once loaded.
+    pub initial_cursor: Option<Cursor>,
     /// False when no CJK font could be installed.
     pub cjk_ok: bool,
     /// Ask where to save through rfd's native dialogs. When false (or when
@@ -69,10 +69,11 @@ pub struct App {
 }
 
 impl App {
-    /// A new app with `state`, overriding settings with the CLI flags (for
-    /// this window only: see [`App::state_to_save`]).
-    pub fn new(mut state: AppState, cli_args: AnalysisArgs) -> App {
-        let flags = FlagSettings::apply(cli_args, &mut state);
+    /// A new app with `state`, reading as `read` says and with the
+    /// analysis settings of `analysis` over the saved ones (for this window
+    /// only: see [`App::state_to_save`]).
+    pub fn new(mut state: AppState, read: ReadConfig, analysis: AnalysisConfig) -> App {
+        let flags = FlagSettings::apply(read, &analysis, &mut state);
         App {
             state,
             session: None,
@@ -184,11 +185,8 @@ impl App {
             .apply(PlaybackCommand::Seek(extent.1), &session.index);
         self.session = Some(session);
         self.loop_on = false;
-        if let Some(spec) = self.initial_cursor.take() {
-            match crate::cli::parse_cursor(&spec, extent.0) {
-                Ok(t) => self.seek_and_show(t),
-                Err(e) => self.notice = Some(format!("{e:#}")),
-            }
+        if let Some(cursor) = self.initial_cursor.take() {
+            self.seek_and_show(cursor.at(extent.0));
         }
     }
 

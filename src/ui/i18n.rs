@@ -13,6 +13,15 @@ pub enum Lang {
     Zh,
 }
 
+impl From<crate::config::Lang> for Lang {
+    fn from(l: crate::config::Lang) -> Lang {
+        match l {
+            crate::config::Lang::En => Lang::En,
+            crate::config::Lang::Zh => Lang::Zh,
+        }
+    }
+}
+
 impl Lang {
     /// The language the system locale asks for (`LC_ALL`, `LC_MESSAGES`,
     /// `LANG` starting with `zh` → Chinese).

@@ -2,20 +2,17 @@
 //! bytes read / total, and can cancel. Results come back over a channel that
 //! the app drains each frame.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
 use crate::analysis::{AnalysisProgress, Settings, analyze_counted};
-use crate::ingest::{
-    CacheConfig, CacheReport, IngestOptions, Progress, load_paths_cached, read_source,
-};
+use crate::ingest::{CacheReport, Progress, load_paths_cached, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::playback::StateIndex;
 
-use super::panels::stock::ProductFinder;
-use super::session::Session;
+use super::products::ProductFinder;
+use super::session::{ReadOptions, Session, Source};
 use super::timeline::{Filters, SwimlaneModel};
 
 /// The start-up sample's display name (its path in the repository): the seed
@@ -25,24 +22,6 @@ pub const SAMPLE_NAME: &str = "sample-logs/seed-incident.jsonl";
 
 /// The embedded start-up sample.
 pub const SAMPLE_BYTES: &[u8] = include_bytes!("../../sample-logs/seed-incident.jsonl");
-
-/// How the window reads files: the ingest options and the load cache.
-#[derive(Clone, Debug, Default)]
-pub struct ReadOptions {
-    /// Zone, mapping, MONITOR globs, TTLs.
-    pub ingest: IngestOptions,
-    /// The load cache (off in tests).
-    pub cache: CacheConfig,
-}
-
-/// What to load.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Source {
-    /// The embedded sample.
-    Sample,
-    /// Files on disk.
-    Files(Vec<PathBuf>),
-}
 
 /// What the background worker does.
 #[derive(Clone)]
@@ -315,6 +294,7 @@ pub fn spawn(
 #[cfg(test)]
 mod phase_tests {
     use super::*;
+    use crate::ingest::{CacheConfig, IngestOptions};
 
     #[test]
     fn a_load_goes_through_every_phase_to_the_last() {

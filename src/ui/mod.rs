@@ -8,11 +8,13 @@ pub mod glyphs;
 pub mod i18n;
 pub mod loader;
 pub mod panels;
+pub mod products;
 pub mod render;
 pub mod session;
 pub mod shell;
 pub mod state;
 pub mod timeline;
+pub mod window;
 
 #[cfg(test)]
 mod tests;
@@ -21,52 +23,42 @@ use std::sync::{Arc, Mutex};
 
 use anyhow::bail;
 
-use crate::cli::Cli;
+use crate::config::WindowConfig;
 use shell::screenshot::ExitScreenshot;
-use shell::window::WindowApp;
+use window::WindowApp;
 
 pub use app::App;
 pub use render::render_png;
 pub use state::AppState;
 
-/// Opens the window on the command line's files (or the embedded sample)
-/// and runs it until it closes; with `--screenshot`, writes the picture and
-/// exits.
+/// Opens the window as `config` says, on its files (or the embedded
+/// sample), and runs it until it closes; with a screenshot asked for,
+/// writes the picture and exits.
 ///
 /// # Errors
-/// Bad flags, a window that cannot open, or a screenshot not taken.
-pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
+/// A window that cannot open, or a screenshot not taken.
+pub fn run_window(config: &WindowConfig) -> anyhow::Result<u8> {
     crate::timing::mark("window/start");
     let result = Arc::new(Mutex::new(None));
-    let shot = cli
+    let shot = config
         .screenshot
         .as_ref()
-        .map(|p| ExitScreenshot::new(p.clone(), cli.files.clone(), result.clone()));
-    // Validate the flags before opening a window.
-    cli.analysis.ingest_options()?;
-    cli.analysis
-        .settings(&crate::analysis::Settings::default())?;
-    let files = cli.files.clone();
-    let args = cli.analysis.clone();
+        .map(|p| ExitScreenshot::new(p.clone(), config.files.clone(), result.clone()));
+    let files = config.files.clone();
+    let read = config.read.clone();
+    let analysis = config.analysis.clone();
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("lockreplay")
             .with_inner_size([1600.0, 1000.0])
             .with_drag_and_drop(true),
-        persist_window: cli.screenshot.is_none(),
+        persist_window: config.screenshot.is_none(),
         ..Default::default()
     };
-    let screenshot_mode = cli.screenshot.is_some();
-    if let Some(c) = &cli.cursor {
-        // Check the syntax now; the time is resolved against the loaded log.
-        crate::cli::parse_cursor(c, 0)?;
-    }
-    let cursor = cli.cursor.clone();
-    let whatif = cli.whatif;
-    let lang = cli.lang.map(|l| match l {
-        crate::cli::ReportLang::En => i18n::Lang::En,
-        crate::cli::ReportLang::Zh => i18n::Lang::Zh,
-    });
+    let screenshot_mode = config.screenshot.is_some();
+    let cursor = config.cursor;
+    let whatif = config.whatif;
+    let lang = config.lang.map(i18n::Lang::from);
     eframe::run_native(
         "lockreplay",
         options,
@@ -84,15 +76,15 @@ pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
             if let Some(lang) = lang {
                 state.lang = lang;
             }
-            let mut app = App::new(state, args);
+            let mut app = App::new(state, read, analysis);
             app.initial_cursor = cursor;
             if whatif {
                 app.open_panel(state::Panel::WhatIf);
             }
             let source = if files.is_empty() {
-                loader::Source::Sample
+                session::Source::Sample
             } else {
-                loader::Source::Files(files)
+                session::Source::Files(files)
             };
             app.start_load(&cc.egui_ctx, source);
             Ok(Box::new(WindowApp::new(app, shot)))
@@ -100,7 +92,7 @@ pub fn run_window(cli: &Cli) -> anyhow::Result<u8> {
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
     crate::timing::mark("window/closed");
-    if cli.screenshot.is_some() {
+    if config.screenshot.is_some() {
         match result.lock().ok().and_then(|mut r| r.take()) {
             Some(r) => r?,
             None => bail!("the window closed before the screenshot was taken"),

@@ -13,9 +13,8 @@ use super::timeline::{
     TimelineView, picture_hidden_lanes, timeline_ui,
 };
 use crate::analysis::{FindingKind, IncidentId};
-use crate::cli::MAX_PICTURE_SIDE;
 use crate::fsio::write_atomic;
-use crate::pipeline::{AnalyzedLog, PictureStyle, PictureSubject};
+use crate::pipeline::{AnalyzedLog, MAX_PICTURE_SIDE, PictureStyle, PictureSubject};
 use crate::report::{ReportInput, format_ms, format_time};
 
 /// Encodes `img` as PNG and writes it atomically, never over `inputs`.

@@ -1,19 +1,38 @@
-//! The log on screen and how it is read: the immutable [`Session`] (log,
-//! analysis, playback index), the settings the command-line flags gave this
-//! window, and the reading options from them and the saved state.
+//! The log on screen and how it is read: what to load ([`Source`]), the
+//! immutable [`Session`] (log, analysis, playback index), the settings the
+//! command line gave this window, and the reading options from them and the
+//! saved state.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::i18n::{Lang, tr};
-use super::loader::{ReadOptions, Source};
-use super::panels::stock::ProductFinder;
+use super::products::ProductFinder;
 use super::state::AppState;
 use crate::analysis::{Analysis, Settings};
-use crate::cli::AnalysisArgs;
+use crate::config::{AnalysisConfig, ReadConfig};
 use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Mapping};
 use crate::model::LoadedLog;
 use crate::playback::StateIndex;
 use crate::report::ReportInput;
+
+/// How the window reads files: the ingest options and the load cache.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Zone, mapping, MONITOR globs, TTLs.
+    pub ingest: IngestOptions,
+    /// The load cache (off in tests).
+    pub cache: CacheConfig,
+}
+
+/// What to load.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Source {
+    /// The embedded sample.
+    Sample,
+    /// Files on disk.
+    Files(Vec<PathBuf>),
+}
 
 /// A loaded log and its analysis; replaced whole, never edited.
 pub struct Session {
@@ -72,28 +91,32 @@ impl Session {
     }
 }
 
-/// The analysis flags this window was started with. They apply to this
-/// window only: the settings saved before them are what is saved again,
-/// unless the user changed the settings in the window.
+/// The reading and analysis settings this window was started with. They
+/// apply to this window only: the settings saved before them are what is
+/// saved again, unless the user changed the settings in the window.
 pub struct FlagSettings {
-    /// The flags.
-    pub args: AnalysisArgs,
+    /// How to read, over the saved settings.
+    pub read: ReadConfig,
     /// The saved settings and the settings as the flags made them, when the
     /// flags changed anything.
     before_flags: Option<(Settings, Settings)>,
 }
 
 impl FlagSettings {
-    /// Applies `args` to `state`'s settings, remembering the saved ones.
-    pub fn apply(args: AnalysisArgs, state: &mut AppState) -> FlagSettings {
+    /// Applies `analysis` to `state`'s settings, remembering the saved
+    /// ones; reads as `read` says.
+    pub fn apply(
+        read: ReadConfig,
+        analysis: &AnalysisConfig,
+        state: &mut AppState,
+    ) -> FlagSettings {
         let mut before_flags = None;
-        if let Ok(s) = args.settings(&state.settings)
-            && s != state.settings
-        {
+        let s = analysis.apply(&state.settings);
+        if s != state.settings {
             let saved = std::mem::replace(&mut state.settings, s.clone());
             before_flags = Some((saved, s));
         }
-        FlagSettings { args, before_flags }
+        FlagSettings { read, before_flags }
     }
 
     /// The state to persist: the settings given as command-line flags are
@@ -110,26 +133,34 @@ impl FlagSettings {
     }
 
     /// How the window reads files: [`FlagSettings::ingest_options`] and
-    /// the load cache, unless `--no-cache` or the setting
-    /// ([`AppState::use_cache`]) turns it off.
+    /// the load cache, unless the flags or the setting
+    /// ([`AppState::use_cache`]) turn it off.
     pub fn read_options(&self, state: &AppState) -> ReadOptions {
         ReadOptions {
             ingest: self.ingest_options(state),
-            cache: CacheConfig::from_env(state.use_cache && !self.args.read.no_cache),
+            cache: CacheConfig::from_env(state.use_cache && self.read.use_cache),
         }
     }
 
     /// How to read files: the flags, then the saved zone, TTL and mapping
-    /// where no flag gives them.
+    /// where no flag gives them. A mapping file given as a flag is read
+    /// again at each load, so that an edited one applies on reload; when it
+    /// no longer reads, the load goes as without the reading flags.
     pub fn ingest_options(&self, state: &AppState) -> IngestOptions {
-        let mut opts = self.args.ingest_options().unwrap_or_default();
-        if self.args.read.tz.is_none()
+        let mut opts = self.read.ingest_options();
+        if let Some(m) = &self.read.mapping {
+            match Mapping::from_path(&m.path) {
+                Ok(fresh) => opts.mapping = Some(fresh),
+                Err(_) => opts = IngestOptions::default(),
+            }
+        }
+        if self.read.tz.is_none()
             && let Some(zone) = &state.read_tz
             && let Ok(tz) = crate::ingest::parse_tz(zone)
         {
             opts.tz = Some(tz);
         }
-        if self.args.ttl_ms.is_empty()
+        if self.read.file_ttl.is_none()
             && let Some(ttl) = &state.read_ttl
             && let Ok(ttl) = crate::ingest::FileTtl::parse(&[ttl])
         {

@@ -7,11 +7,12 @@ use egui_kittest::kittest::Queryable;
 
 use super::app::App;
 use super::i18n::Lang;
-use super::loader::{SAMPLE_BYTES, SAMPLE_NAME, Source};
+use super::loader::{SAMPLE_BYTES, SAMPLE_NAME};
+use super::session::Source;
 use super::state::AppState;
 use super::timeline::labels::short_id;
 use crate::analysis::{IncidentId, LeaseId, Settings, analyze};
-use crate::cli::{AnalysisArgs, ReadArgs};
+use crate::config::{AnalysisConfig, ReadConfig};
 use crate::ingest::{IngestOptions, Progress, read_source};
 use crate::model::LogBuilder;
 use crate::pipeline::AnalyzedLog;
@@ -66,7 +67,7 @@ fn sample_app_with(unit_loss: Option<f64>) -> App {
         },
         ..AppState::default()
     };
-    let mut app = App::new(state, AnalysisArgs::default());
+    let mut app = App::new(state, ReadConfig::default(), AnalysisConfig::default());
     app.load_blocking(Source::Sample);
     app
 }
@@ -778,15 +779,12 @@ fn settings_given_as_flags_are_not_saved_unless_changed_in_the_window() {
     };
     // No silent default: the window starts without a unit loss.
     assert_eq!(saved.settings.unit_loss, None);
-    let flags = AnalysisArgs {
-        read: ReadArgs {
-            unit_loss: Some(120.0),
-            currency: Some("USD".into()),
-            ..ReadArgs::default()
-        },
-        ..AnalysisArgs::default()
+    let flags = AnalysisConfig {
+        unit_loss: Some(120.0),
+        currency: Some("USD".into()),
+        ..AnalysisConfig::default()
     };
-    let mut app = App::new(saved, flags);
+    let mut app = App::new(saved, ReadConfig::default(), flags);
     // The window uses the flags...
     assert_eq!(app.state.settings.unit_loss, Some(120.0));
     assert_eq!(app.state.settings.currency, "USD");
@@ -799,7 +797,11 @@ fn settings_given_as_flags_are_not_saved_unless_changed_in_the_window() {
     assert_eq!(app.state_to_save().settings.unit_loss, Some(300.0));
     assert_eq!(app.state_to_save().settings.currency, "USD");
     // Without flags, the state is saved as it is.
-    let plain = App::new(AppState::default(), AnalysisArgs::default());
+    let plain = App::new(
+        AppState::default(),
+        ReadConfig::default(),
+        AnalysisConfig::default(),
+    );
     assert_eq!(plain.state_to_save().settings, plain.state.settings);
 }
 
@@ -812,7 +814,7 @@ fn local_times_read_as_utc_are_pointed_out_in_the_window() {
         lang: Lang::En,
         ..AppState::default()
     };
-    let mut app = App::new(state(), AnalysisArgs::default());
+    let mut app = App::new(state(), ReadConfig::default(), AnalysisConfig::default());
     app.load_blocking(Source::Files(vec![file.clone()]));
     assert!(app.session.is_some(), "{:?}", app.error);
     let notice = app.notice.clone().unwrap_or_default();
@@ -844,14 +846,11 @@ fn local_times_read_as_utc_are_pointed_out_in_the_window() {
     assert_eq!(first_ns(app), Some(as_utc - 8 * 3_600_000_000_000));
     assert_eq!(app.notice, None);
     // With the zone given, nothing to point out.
-    let with_tz = AnalysisArgs {
-        read: ReadArgs {
-            tz: Some("+08:00".into()),
-            ..ReadArgs::default()
-        },
-        ..AnalysisArgs::default()
+    let with_tz = ReadConfig {
+        tz: Some(crate::ingest::parse_tz("+08:00").expect("a zone")),
+        ..ReadConfig::default()
     };
-    let mut app = App::new(state(), with_tz);
+    let mut app = App::new(state(), with_tz, AnalysisConfig::default());
     app.load_blocking(Source::Files(vec![file]));
     assert!(app.session.is_some(), "{:?}", app.error);
     assert_eq!(app.notice, None);
@@ -863,7 +862,7 @@ fn a_file_that_does_not_load_says_why_in_the_middle_of_the_window() {
         lang: Lang::En,
         ..AppState::default()
     };
-    let mut app = App::new(state, AnalysisArgs::default());
+    let mut app = App::new(state, ReadConfig::default(), AnalysisConfig::default());
     app.load_blocking(Source::Files(vec!["/no/such/file.jsonl".into()]));
     assert!(app.session.is_none());
     let mut h = harness(app);
@@ -939,7 +938,7 @@ fn a_file_without_ttl_says_so_and_the_ttl_setting_gives_it_and_is_kept() {
         lang: Lang::En,
         ..AppState::default()
     };
-    let mut app = App::new(state, AnalysisArgs::default());
+    let mut app = App::new(state, ReadConfig::default(), AnalysisConfig::default());
     app.load_blocking(Source::Files(vec![file]));
     let cause = |app: &App| app.session.as_ref().map(|s| s.analysis.incidents[0].cause);
     assert_eq!(cause(&app), Some(crate::analysis::Cause::TtlUnknown));
@@ -1407,7 +1406,7 @@ fn case_app(dir: &str) -> (App, Vec<String>) {
         state.settings.currency = c.to_string();
     }
     state.read_tz = case["settings"]["tz"].as_str().map(str::to_string);
-    let mut app = App::new(state, AnalysisArgs::default());
+    let mut app = App::new(state, ReadConfig::default(), AnalysisConfig::default());
     app.load_blocking(Source::Files(files));
     assert!(app.session.is_some(), "{dir} loads: {:?}", app.error);
     (app, expected)
@@ -1988,7 +1987,8 @@ fn app_on(lang: Lang, path: impl Into<std::path::PathBuf>) -> App {
             lang,
             ..AppState::default()
         },
-        AnalysisArgs::default(),
+        ReadConfig::default(),
+        AnalysisConfig::default(),
     );
     app.load_blocking(Source::Files(vec![path.into()]));
     app

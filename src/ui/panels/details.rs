@@ -9,8 +9,8 @@ use crate::analysis::{Analysis, Incident, IncidentId, Lease};
 use crate::model::{LoadedLog, SourceRef};
 use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
 use crate::ui::i18n::{Lang, term, tr, trf};
-use crate::ui::loader::{SAMPLE_BYTES, Source};
-use crate::ui::session::Session;
+use crate::ui::loader::SAMPLE_BYTES;
+use crate::ui::session::{Session, Source};
 use crate::ui::state::Command;
 use crate::ui::timeline::labels::short_id;
 

@@ -5,7 +5,8 @@ use egui::{RichText, Ui};
 
 use super::{ALERT, NOTICE, PanelContext, spinner};
 use crate::ui::i18n::{tr, trf};
-use crate::ui::loader::{self, Source};
+use crate::ui::loader;
+use crate::ui::session::Source;
 use crate::ui::state::{Command, Panel};
 
 /// The status bar.

@@ -1,11 +1,10 @@
-//! What the window does outside its panels: native dialogs, screenshots,
-//! the report export, and the native window wrapper. Their threads report
-//! back as notices over one channel, drained each frame.
+//! What the window does outside its panels: native dialogs, screenshots
+//! and the report export. Their threads report back as notices over one
+//! channel, drained each frame.
 
 pub mod dialogs;
 pub mod export;
 pub mod screenshot;
-pub mod window;
 
 use std::sync::mpsc::{Receiver, Sender, channel};
 

@@ -7,7 +7,7 @@
 use egui::{Pos2, Rect, pos2};
 
 use super::model::{
-    FindingMark, InfraMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel,
+    FindingMark, InfraMark, LANE_H, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel,
 };
 use super::view::TimeScale;
 use crate::analysis::{IncidentId, OverlapId};
@@ -18,9 +18,6 @@ pub const LABEL_W: f32 = 236.0;
 pub const AXIS_H: f32 = 34.0;
 /// Height of a key's header row, points.
 pub const HEADER_H: f32 = 22.0;
-/// Height of a holder lane, points: the least, when many lanes share the
-/// room ([`lane_height`]).
-pub const LANE_H: f32 = 18.0;
 /// Height of a holder lane when few lanes leave room, points.
 pub const MAX_LANE_H: f32 = 32.0;
 /// Share of the plot's height that lanes may grow into.

@@ -27,9 +27,9 @@ pub mod view;
 use egui::{Rect, Sense, Ui, pos2};
 
 pub use labels::{TimeDisplay, format_at};
-pub use layout::{AXIS_H, GROUP_GAP, HEADER_H, LABEL_W, LANE_H};
+pub use layout::{AXIS_H, GROUP_GAP, HEADER_H, LABEL_W};
 pub use model::{
-    Filters, FindingMark, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel,
+    Filters, FindingMark, LANE_H, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel,
 };
 pub use view::{TimeScale, TimelineView};
 

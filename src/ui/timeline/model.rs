@@ -13,6 +13,11 @@ use crate::analysis::{
 };
 use crate::model::{Evidence, EvidenceKind, EvidenceOrigin, LoadedLog, Sym};
 
+/// Height of a holder lane, points: what a group is built with, and the
+/// least the layout gives when many lanes share the room
+/// ([`super::layout::lane_height`]).
+pub const LANE_H: f32 = 18.0;
+
 /// One lease as drawn, times in seconds since the first event.
 #[derive(Clone, Debug)]
 pub struct LeaseBar {
@@ -231,7 +236,7 @@ pub struct LaneGroup {
     /// sorted by time: drawn across every lane of the key.
     pub server_marks: Vec<InfraMark>,
     /// Height of each of its lanes, points ([`super::layout::lane_height`];
-    /// [`super::LANE_H`] as built).
+    /// [`LANE_H`] as built).
     pub lane_h: f32,
 }
 
@@ -449,7 +454,7 @@ impl Shared<'_> {
             incidents: self.incidents_per_key.get(&key).copied().unwrap_or(0),
             findings: Vec::new(),
             server_marks: Vec::new(),
-            lane_h: super::LANE_H,
+            lane_h: LANE_H,
         };
         // The lane of each holder; host and thread names shared by lanes.
         let mut lane_of: HashMap<Sym, usize> = HashMap::new();

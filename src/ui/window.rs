@@ -1,9 +1,9 @@
 //! The eframe wrapper around [`App`]: draws it each frame, takes the
 //! `--screenshot` picture when asked, and saves the state on exit.
 
-use super::screenshot::ExitScreenshot;
-use crate::ui::app::App;
-use crate::ui::state::STORAGE_KEY;
+use super::app::App;
+use super::shell::screenshot::ExitScreenshot;
+use super::state::STORAGE_KEY;
 
 /// The native window's app.
 pub struct WindowApp {
