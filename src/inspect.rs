@@ -189,10 +189,10 @@ pub fn to_text(log: &LoadedLog, mapped: bool) -> String {
         let _ = writeln!(s, "{}", crate::report::terminal_safe(&info.name));
         let _ = writeln!(s, "  container: {container}; encoding {}", info.encoding);
         if let Some(l) = &info.layout {
-            let _ = writeln!(s, "  layout: {l}");
+            let _ = writeln!(s, "  layout: {}", crate::report::terminal_safe(l));
         }
         if let Some(p) = &info.payload_field {
-            let _ = writeln!(s, "  payload field: {p}");
+            let _ = writeln!(s, "  payload field: {}", crate::report::terminal_safe(p));
         }
         if !info.readers.is_empty() {
             let bids: Vec<String> = info

@@ -618,3 +618,198 @@ fn fetch_speaks_tls_with_the_given_authority_and_refuses_an_unknown_one() {
         "{err}"
     );
 }
+
+/// One request a [`fake_server`] saw: its `Authorization` header.
+#[derive(Clone, Debug, Default)]
+struct Seen {
+    auth: String,
+}
+
+/// A stand-in for ClickHouse's HTTP interface on a loopback port: each
+/// request is answered by `answer(body)` with `(status, body bytes, repeat
+/// the body forever)`. Returns the port and what it saw.
+fn fake_server(
+    answer: fn(&str) -> (u16, Vec<u8>, bool),
+) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<Seen>>>) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut r = BufReader::new(stream.try_clone().expect("clone"));
+            let (mut len, mut auth) = (0usize, String::new());
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(v) = lower.strip_prefix("content-length:") {
+                    len = v.trim().parse().unwrap_or(0);
+                }
+                if lower.starts_with("authorization:") {
+                    auth = line["authorization:".len()..].trim().to_string();
+                }
+            }
+            let mut body = vec![0; len];
+            let _ = r.read_exact(&mut body);
+            let body = String::from_utf8_lossy(&body).into_owned();
+            let (status, text, forever) = answer(&body);
+            log.lock().expect("lock").push(Seen { auth });
+            let mut w = stream;
+            let head = if forever {
+                format!("HTTP/1.1 {status} X\r\nConnection: close\r\n\r\n")
+            } else {
+                format!(
+                    "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    text.len()
+                )
+            };
+            let _ = w.write_all(head.as_bytes());
+            loop {
+                if w.write_all(&text).is_err() || !forever {
+                    break;
+                }
+            }
+        }
+    });
+    (port, seen)
+}
+
+fn run_fetch(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("fetch")
+        .args(args)
+        .env_remove("CLICKHOUSE_USER")
+        .env_remove("CLICKHOUSE_PASSWORD")
+        .env_remove("CLICKHOUSE_URL")
+        .env(
+            "LOCKREPLAY_CACHE_DIR",
+            std::env::temp_dir().join("lockreplay-fetch-test-cache"),
+        )
+        .output()
+        .expect("run")
+}
+
+/// A user and password written in the URL are sent as Basic credentials,
+/// never printed; beside `--user` they are refused.
+#[test]
+fn credentials_in_the_url_are_used_and_never_printed() {
+    let (port, seen) = fake_server(|_| (401, b"Code: 516. Authentication failed".to_vec(), false));
+    let url = format!("http://ann%40shop:p%3Ass@127.0.0.1:{port}");
+    let out = run_fetch(&["--url", &url, "--list"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("refused the credentials"), "{err}");
+    assert!(
+        !err.contains("p%3Ass") && !err.contains("p:ss") && !err.contains("ann"),
+        "{err}"
+    );
+    let auth = seen.lock().expect("lock")[0].auth.clone();
+    // RFC 7617: base64("ann@shop:p:ss").
+    assert_eq!(auth, "Basic YW5uQHNob3A6cDpzcw==");
+    let refused = format!("http://ann:p%3Ass@127.0.0.1:{}", free_port());
+    let out = run_fetch(&["--url", &refused, "--list"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("p%3Ass") && !err.contains("ann:"), "{err}");
+    let out = run_fetch(&["--url", &url, "--user", "bob", "--list"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("give them once") && !err.contains("p:ss"),
+        "{err}"
+    );
+}
+
+/// What the server says reaches the terminal with its control characters
+/// escaped; an endless error answer is read to a bound, not to the end of
+/// memory; a password file that never ends is refused.
+#[test]
+fn a_hostile_server_cannot_write_to_the_terminal_or_fill_memory() {
+    let (port, _) = fake_server(|body| {
+        if body.contains("version()") {
+            (200, b"24.8.1.1\n".to_vec(), false)
+        } else if body.contains("AS pairs") {
+            let row = "[\"lock:1\", 3, 1, 2, \"lease_expired\\u001b]0;owned\\u0007\"]\n";
+            (200, row.as_bytes().to_vec(), false)
+        } else {
+            (200, Vec::new(), false)
+        }
+    });
+    let out = run_fetch(&["--url", &format!("http://127.0.0.1:{port}"), "--list"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("lease_expired\\u{1b}]0;owned\\u{7}"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+
+    // An answer without a line end, sent without end.
+    let (port, _) = fake_server(|_| {
+        (
+            500,
+            b"Code: 241. MEMORY_LIMIT_EXCEEDED xxxxxxxx".repeat(64),
+            true,
+        )
+    });
+    let out = run_fetch(&["--url", &format!("http://127.0.0.1:{port}"), "--list"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("MEMORY_LIMIT_EXCEEDED") && err.len() < 8_000,
+        "{} bytes",
+        err.len()
+    );
+
+    let out = run_fetch(&[
+        "--url",
+        "http://127.0.0.1:9",
+        "--password-file",
+        "/dev/zero",
+        "--list",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("no line end"), "{err}");
+}
+
+/// `--out` may not be a file `fetch` reads: the mapping, the password file.
+#[test]
+fn fetch_never_writes_over_its_own_inputs() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let mapping = tmp.path().join("cols.toml");
+    let text =
+        "[fields]\ntime = \"ts_ns\"\nkey = \"key\"\nholder = \"holder\"\nevent = \"event\"\n";
+    std::fs::write(&mapping, text).expect("write");
+    let pw = tmp.path().join("pw");
+    std::fs::write(&pw, "secret\n").expect("write");
+    for (out, flag) in [(&mapping, "--mapping"), (&pw, "--password-file")] {
+        let m = mapping.to_string_lossy();
+        let o = out.to_string_lossy();
+        let mut args = vec![
+            "--url",
+            "http://127.0.0.1:9",
+            "--key",
+            "k",
+            "--since",
+            "0",
+            "--until",
+            "1",
+        ];
+        args.extend(["--mapping", &m, "--out", &o]);
+        let p = pw.to_string_lossy();
+        if flag == "--password-file" {
+            args.extend(["--password-file", &p]);
+        }
+        let res = run_fetch(&args);
+        let err = String::from_utf8_lossy(&res.stderr);
+        assert_eq!(res.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("refusing to write over the input file"),
+            "{flag}: {err}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&mapping).expect("read"), text);
+    assert_eq!(std::fs::read_to_string(&pw).expect("read"), "secret\n");
+}

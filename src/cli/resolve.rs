@@ -426,32 +426,51 @@ impl FetchArgs {
             open: self.open,
             screenshot: self.screenshot.clone(),
             report: report_config(self.format, ReportLang::En),
+            inputs: [
+                read.mapping.as_ref().map(|m| m.path.clone()),
+                self.password_file.clone(),
+                self.ca_file.clone(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
             read,
             analysis,
         })
     }
 
     /// The server and its credentials: the flags, else `CLICKHOUSE_URL`,
-    /// `CLICKHOUSE_USER` (else `default`) and `CLICKHOUSE_PASSWORD`.
+    /// `CLICKHOUSE_USER` (else `default`) and `CLICKHOUSE_PASSWORD`; a
+    /// user and password in the URL (`http://user:pw@host`) are used and
+    /// taken out of it.
     fn server(&self) -> anyhow::Result<ServerConfig> {
-        let url = self
+        let given = self
             .url
             .clone()
             .or_else(|| std::env::var("CLICKHOUSE_URL").ok())
             .context("no server: give --url http://HOST:8123 or set CLICKHOUSE_URL")?;
-        let user = self
-            .user
-            .clone()
-            .or_else(|| std::env::var("CLICKHOUSE_USER").ok())
-            .unwrap_or_else(|| "default".into());
-        let password = match &self.password_file {
-            Some(p) => std::fs::read_to_string(p)
-                .with_context(|| format!("cannot read the password file {}", p.display()))?
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_string(),
-            None => std::env::var("CLICKHOUSE_PASSWORD").unwrap_or_default(),
+        // Credentials in the URL are used, never printed: the URL kept has
+        // none.
+        let (url, in_url) = crate::sql::fetch::split_credentials(&given);
+        if in_url.is_some() && (self.user.is_some() || self.password_file.is_some()) {
+            bail!(
+                "the URL carries a user and password, and --user or --password-file give them too: give them once"
+            );
+        }
+        let (user, password) = match in_url {
+            Some(creds) => creds,
+            None => {
+                let user = self
+                    .user
+                    .clone()
+                    .or_else(|| std::env::var("CLICKHOUSE_USER").ok())
+                    .unwrap_or_else(|| "default".into());
+                let password = match &self.password_file {
+                    Some(p) => crate::sql::fetch::read_password_file(p)?,
+                    None => std::env::var("CLICKHOUSE_PASSWORD").unwrap_or_default(),
+                };
+                (user, password)
+            }
         };
         let timeout = Duration::from_secs(check_int(
             "--timeout-s",

@@ -54,6 +54,9 @@ pub struct FetchConfig {
     pub read: ReadConfig,
     /// The analysis settings.
     pub analysis: AnalysisConfig,
+    /// The files `fetch` reads (the mapping, the password file, the CA
+    /// file): `out` may be none of them.
+    pub inputs: Vec<PathBuf>,
 }
 
 /// A ClickHouse server's HTTP interface and its credentials.
@@ -74,6 +77,17 @@ pub struct ServerConfig {
 /// Longest row the server may send, bytes: a longer one is an error, not
 /// a memory exhaustion.
 pub const MAX_ROW_BYTES: u64 = 16 << 20;
+
+/// Most keys the listing reads (each a few hundred bytes); more is an
+/// error, not memory without bound.
+pub const MAX_LISTED_KEYS: usize = 1_000_000;
+
+/// Most bytes of a server's error answer read (its first lines say what
+/// went wrong).
+pub const MAX_ERROR_BYTES: u64 = 64 << 10;
+
+/// Most characters of a server's error answer shown.
+pub const MAX_ERROR_CHARS: usize = 2000;
 
 /// One row of the listing: a lock key with overlap pairs.
 #[derive(Clone, Debug, PartialEq)]
@@ -110,9 +124,13 @@ impl Client {
         ca_file: Option<&Path>,
         timeout: Duration,
     ) -> anyhow::Result<Client> {
-        let url = url.trim_end_matches('/');
+        let (url, _) = split_credentials(url.trim_end_matches('/'));
+        let url = url.as_str();
         if !(url.starts_with("http://") || url.starts_with("https://")) {
-            bail!("--url {url:?}: the HTTP interface's URL starts with http:// or https://");
+            bail!(
+                "--url {:?}: the HTTP interface's URL starts with http:// or https://",
+                crate::report::terminal_safe(url)
+            );
         }
         let mut tls = ureq::tls::TlsConfig::builder();
         if let Some(ca) = ca_file {
@@ -170,11 +188,16 @@ impl Client {
         let code = resp_code(&resp);
         let reader = std::io::BufReader::new(resp.body_mut().as_reader());
         if status != 200 {
-            let mut text = String::new();
-            for line in reader.lines().take(20) {
-                text.push_str(&line.unwrap_or_default());
-                text.push('\n');
-            }
+            let mut head = Vec::new();
+            let _ = reader.take(MAX_ERROR_BYTES).read_to_end(&mut head);
+            let text: String = String::from_utf8_lossy(&head)
+                .lines()
+                .take(20)
+                .collect::<Vec<_>>()
+                .join("\n")
+                .chars()
+                .take(MAX_ERROR_CHARS)
+                .collect();
             return Err(server_error(status, code, text.trim()));
         }
         let mut reader = reader;
@@ -246,6 +269,55 @@ fn server_error(status: u16, code: Option<String>, text: &str) -> anyhow::Error 
     } else {
         anyhow::anyhow!("ClickHouse answered HTTP {status}: {text}")
     }
+}
+
+/// `url` with the credentials of its userinfo (`http://user:password@host`,
+/// RFC 3986 §3.2.1) taken out, and those credentials percent-decoded. The
+/// URL returned carries none, so it can be printed.
+pub fn split_credentials(url: &str) -> (String, Option<(String, String)>) {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return (url.to_string(), None);
+    };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else {
+        return (url.to_string(), None);
+    };
+    let decode = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .into_owned()
+    };
+    let userinfo = &rest[..at];
+    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    let clean = format!("{}{}", &url[..scheme_end], &rest[at + 1..]);
+    (clean, Some((decode(user), decode(password))))
+}
+
+/// The most bytes of a password file read (its first line is the
+/// password).
+pub const MAX_PASSWORD_FILE_BYTES: u64 = 64 << 10;
+
+/// The first line of the password file at `path`, reading at most
+/// [`MAX_PASSWORD_FILE_BYTES`] (a device such as `/dev/zero` is not read
+/// without end).
+///
+/// # Errors
+/// An unreadable file, or no line end within the limit.
+pub fn read_password_file(path: &Path) -> anyhow::Result<String> {
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_PASSWORD_FILE_BYTES).read_to_end(&mut head))
+        .with_context(|| format!("cannot read the password file {}", path.display()))?;
+    let text = String::from_utf8_lossy(&head);
+    if head.len() as u64 >= MAX_PASSWORD_FILE_BYTES && !text.contains('\n') {
+        bail!(
+            "the password file {} has no line end in its first {} KiB: not a password file",
+            path.display(),
+            MAX_PASSWORD_FILE_BYTES >> 10
+        );
+    }
+    Ok(text.lines().next().unwrap_or("").to_string())
 }
 
 /// The HTTP basic auth header's value (RFC 7617) for `user` and `password`.
@@ -326,6 +398,11 @@ pub fn list_keys(client: &Client, spec: &QuerySpec) -> anyhow::Result<Vec<KeyRow
         client
             .query_lines(st, Some(&session), "JSONCompactEachRow", &mut |line| {
                 if last {
+                    if rows.len() >= MAX_LISTED_KEYS {
+                        bail!(
+                            "the server listed more than {MAX_LISTED_KEYS} keys; narrow the table with --since/--until or a view"
+                        );
+                    }
                     rows.push(parse_key_row(line)?);
                 }
                 Ok(())
@@ -461,7 +538,7 @@ fn print_listing(rows: &[KeyRow]) {
             "  {:>5} pair(s)  {first}  {}  ({})",
             r.pairs,
             crate::report::terminal_safe(&r.key),
-            r.cause
+            crate::report::terminal_safe(&r.cause)
         );
     }
     if rows.len() > 50 {
@@ -492,7 +569,7 @@ fn default_out(table: &str) -> anyhow::Result<PathBuf> {
 /// Pulls each window's rows into `out` (atomically), at most
 /// `--max-rows` in all.
 fn pull(c: &FetchConfig, client: &Client, wins: &[PullWindow], out: &Path) -> anyhow::Result<u64> {
-    crate::fsio::write_atomic_with(out, &[], |w| {
+    crate::fsio::write_atomic_with(out, &c.inputs, |w| {
         let mut n = 0u64;
         for (key, lo, hi, _) in wins {
             let sql = pull_sql(&c.spec, key, *lo, *hi, c.max_rows);
@@ -579,6 +656,27 @@ mod tests {
         assert_eq!(
             statements("-- only a comment\n;\nSELECT 1;\n"),
             vec!["SELECT 1".to_string()]
+        );
+    }
+
+    #[test]
+    fn credentials_come_out_of_the_url_percent_decoded() {
+        assert_eq!(
+            split_credentials("http://ann%40shop:p%3Ass@ch.local:8123/?db=x"),
+            (
+                "http://ch.local:8123/?db=x".to_string(),
+                Some(("ann@shop".to_string(), "p:ss".to_string()))
+            )
+        );
+        assert_eq!(
+            split_credentials("https://h:8443"),
+            ("https://h:8443".to_string(), None)
+        );
+        // An @ after the authority is no userinfo.
+        assert_eq!(split_credentials("http://h/a@b").1, None);
+        assert_eq!(
+            split_credentials("http://bob@h").1,
+            Some(("bob".to_string(), String::new()))
         );
     }
 
