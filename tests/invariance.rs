@@ -25,6 +25,8 @@
 //! The layouts, envelopes and encodings, each with its source, are in
 //! `tests/invariance/`.
 
+#[path = "invariance/answer.rs"]
+mod answer;
 #[path = "invariance/encodings.rs"]
 mod encodings;
 #[path = "invariance/envelopes.rs"]
@@ -42,175 +44,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use lockreplay::analysis::{Settings, analyze};
-use lockreplay::ingest::{IngestOptions, Progress, load_paths, load_problems};
+use lockreplay::ingest::IngestOptions;
 
+use answer::{Answer, answer_of, check_oracle, first_difference};
 use encodings::{ENCODINGS, Encoding};
 use envelopes::{ENVELOPES, Envelope};
 use layouts::{LAYOUTS, Layout};
 use model::{FAMILIES, Family, Incident, incidents};
-
-/// Duration tolerance between an answer and the oracle's, ms.
-const TOL_MS: f64 = 1.0;
-
-/// What a load and analysis answered, reduced to what the incident is about.
-#[derive(Clone, Debug, Default)]
-struct Answer {
-    /// The load's error, or what makes it one (`load_problems`).
-    error: Option<String>,
-    /// Every hold as (key, holder), sorted.
-    holds: Vec<(String, String)>,
-    /// Every overlap pair as (key, earlier holder, later holder, cause,
-    /// duration ms), in the analysis's order.
-    overlaps: Vec<(String, String, String, String, f64)>,
-    oversold: i64,
-    findings: BTreeMap<String, usize>,
-}
-
-/// Loads `path` and analyses it with the default settings.
-fn answer_of(path: &Path) -> Answer {
-    // The file's name is a temporary one: reasons name it FILE.
-    let shown = path.display().to_string();
-    let log = match load_paths(
-        &[path.to_path_buf()],
-        &IngestOptions::default(),
-        &Progress::default(),
-    ) {
-        Ok(log) => log,
-        Err(e) => {
-            let e = e.to_string().replace(&shown, "FILE");
-            return Answer {
-                error: Some(format!("load error: {e}")),
-                ..Answer::default()
-            };
-        }
-    };
-    let problems = load_problems(&log);
-    let a = analyze(&log, &Settings::default());
-    let s = |sym| log.strings.get(sym).to_string();
-    let mut holds: Vec<(String, String)> =
-        a.leases.iter().map(|l| (s(l.key), s(l.holder))).collect();
-    holds.sort();
-    let overlaps = a
-        .overlaps
-        .iter()
-        .map(|o| {
-            (
-                s(o.key),
-                s(a.leases[o.earlier].holder),
-                s(a.leases[o.later].holder),
-                o.cause.as_str().to_string(),
-                o.duration_ms(),
-            )
-        })
-        .collect();
-    let mut findings = BTreeMap::new();
-    for f in &a.findings {
-        *findings.entry(f.kind.as_str().to_string()).or_insert(0) += 1;
-    }
-    Answer {
-        error: (!problems.is_empty()).then(|| problems.join("; ").replace(&shown, "FILE")),
-        holds,
-        overlaps,
-        oversold: a.summary.oversold_units,
-        findings,
-    }
-}
-
-/// The first way `got` differs from `want`, in a few words; `None` when they
-/// agree.
-fn first_difference(got: &Answer, want: &Answer) -> Option<String> {
-    if let Some(e) = &got.error {
-        let short: String = e.chars().take(90).collect();
-        return Some(format!("unreadable: {short}"));
-    }
-    if got.holds.len() != want.holds.len() {
-        return Some(format!(
-            "{} holds, want {}",
-            got.holds.len(),
-            want.holds.len()
-        ));
-    }
-    if got.holds != want.holds {
-        let (g, w) = got
-            .holds
-            .iter()
-            .zip(&want.holds)
-            .find(|(g, w)| g != w)
-            .expect("a hold differs");
-        return Some(format!("hold {}/{}, want {}/{}", g.0, g.1, w.0, w.1));
-    }
-    if got.overlaps.len() != want.overlaps.len() {
-        return Some(format!(
-            "{} overlaps, want {}",
-            got.overlaps.len(),
-            want.overlaps.len()
-        ));
-    }
-    for (g, w) in got.overlaps.iter().zip(&want.overlaps) {
-        if (&g.0, &g.1, &g.2) != (&w.0, &w.1, &w.2) {
-            return Some(format!(
-                "overlap {} {}>{}, want {} {}>{}",
-                g.0, g.1, g.2, w.0, w.1, w.2
-            ));
-        }
-        if g.3 != w.3 {
-            return Some(format!("overlap cause {}, want {}", g.3, w.3));
-        }
-        if (g.4 - w.4).abs() > TOL_MS {
-            return Some(format!("overlap {:.1} ms, want {:.1}", g.4, w.4));
-        }
-    }
-    if got.oversold != want.oversold {
-        return Some(format!("oversold {}, want {}", got.oversold, want.oversold));
-    }
-    if got.findings != want.findings {
-        return Some(format!(
-            "findings {:?}, want {:?}",
-            got.findings, want.findings
-        ));
-    }
-    None
-}
-
-/// Checks that the oracle's answer shows what the incident was built to show.
-fn check_oracle(inc: &Incident, a: &Answer) {
-    let e = &inc.expect;
-    assert!(
-        a.error.is_none(),
-        "{}: the oracle's plain JSON Lines did not load: {:?}",
-        inc.name,
-        a.error
-    );
-    assert!(!a.holds.is_empty(), "{}: no hold in the oracle", inc.name);
-    assert!(
-        a.overlaps.len() >= e.overlaps_at_least,
-        "{}: oracle has {} overlaps, built for at least {}: {a:?}",
-        inc.name,
-        a.overlaps.len(),
-        e.overlaps_at_least
-    );
-    assert!(
-        a.oversold >= e.oversold_at_least,
-        "{}: oracle oversold {}: {a:?}",
-        inc.name,
-        a.oversold
-    );
-    for f in e.findings {
-        assert!(
-            a.findings.contains_key(*f),
-            "{}: oracle lacks finding {f}: {a:?}",
-            inc.name
-        );
-    }
-    if e.clean {
-        assert!(
-            a.overlaps.is_empty() && a.oversold == 0 && a.findings.is_empty(),
-            "{}: the negative control is not clean: {a:?}",
-            inc.name
-        );
-    }
-}
 
 /// One generated export.
 struct Combo {
@@ -386,7 +226,7 @@ fn every_export_path_gives_the_plain_answer() {
         .map(|inc| {
             let p = dir.path().join(format!("oracle-{}.jsonl", inc.name));
             std::fs::write(&p, model::canonical_jsonl(&inc.recs)).expect("write oracle");
-            let a = answer_of(&p);
+            let a = answer_of(&p, &IngestOptions::default());
             check_oracle(inc, &a);
             a
         })
@@ -418,7 +258,7 @@ fn every_export_path_gives_the_plain_answer() {
             let path = dir.path().join(name);
             let bytes = render(c, &incs);
             std::fs::write(&path, &bytes).expect("write export");
-            let got = answer_of(&path);
+            let got = answer_of(&path, &IngestOptions::default());
             let _ = std::fs::remove_file(&path);
             if let Some(d) = &dump {
                 let name = format!(

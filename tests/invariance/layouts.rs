@@ -6,8 +6,11 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Family, Field, Level, Rec, fields_object, flat_fields, kind_phrase};
+use crate::model::{Family, Field, Level, Rec, fields_object, flat_fields};
 use crate::time::{SHANGHAI_S, at_offset, go_rfc3339_nano, rfc3339_ms_z, utc_fmt};
+
+#[path = "permuted.rs"]
+mod permuted;
 
 /// A runtime layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +43,17 @@ pub enum Layout {
     Log4j2Json,
     SlogJsonDuration,
     SerilogTimeSpan,
+    // The permuted text layouts and message templates (`permuted.rs`),
+    // written by the renaming generator only.
+    Geth,
+    Logcat,
+    Log4j2Default,
+    Glog,
+    LogbackLoggerFirst,
+    MelConsole,
+    ErlangReport,
+    SerilogTemplate,
+    MelJson,
 }
 
 pub const LAYOUTS: &[Layout] = &[
@@ -71,6 +85,21 @@ pub const LAYOUTS: &[Layout] = &[
     Layout::Log4j2Json,
     Layout::SlogJsonDuration,
     Layout::SerilogTimeSpan,
+];
+
+/// The layouts whose headers no list of the reader has, or whose records
+/// span several lines, or whose message is a template (`permuted.rs`).
+#[allow(dead_code)]
+pub const PERMUTED: &[Layout] = &[
+    Layout::Geth,
+    Layout::Logcat,
+    Layout::Log4j2Default,
+    Layout::Glog,
+    Layout::LogbackLoggerFirst,
+    Layout::MelConsole,
+    Layout::ErlangReport,
+    Layout::SerilogTemplate,
+    Layout::MelJson,
 ];
 
 /// One record as a layout wrote it.
@@ -122,6 +151,15 @@ impl Layout {
             Layout::Log4j2Json => "log4j2-json",
             Layout::SlogJsonDuration => "slog-json-duration",
             Layout::SerilogTimeSpan => "serilog-timespan",
+            Layout::Geth => "geth",
+            Layout::Logcat => "logcat",
+            Layout::Log4j2Default => "log4j2-default",
+            Layout::Glog => "glog",
+            Layout::LogbackLoggerFirst => "logback-logger-first",
+            Layout::MelConsole => "mel-console",
+            Layout::ErlangReport => "erlang-report",
+            Layout::SerilogTemplate => "serilog-template",
+            Layout::MelJson => "mel-json",
         }
     }
 
@@ -132,21 +170,30 @@ impl Layout {
             // Do what json.Marshal does.` writes a `slog.Duration` attr as
             // its nanoseconds; the attr named without a unit (`ttl`).
             Layout::SlogJsonDuration => {
-                duration_ttl(family, family.fields(rec), |ms| json!(ms * 1_000_000))
+                duration_ttl(family, rec, family.fields(rec), |ms| json!(ms * 1_000_000))
             }
             // A .NET `TimeSpan` property: Serilog's JsonValueFormatter writes
             // a scalar it has no JSON form for with `ToString()`, the
             // constant ("c") format `[d.]hh:mm:ss[.fffffff]`.
             Layout::SerilogTimeSpan => {
-                duration_ttl(family, family.fields(rec), |ms| json!(timespan(ms)))
+                duration_ttl(family, rec, family.fields(rec), |ms| json!(timespan(ms)))
             }
             _ => family.fields(rec),
         };
-        let phrase = kind_phrase(rec.kind, family.chinese());
+        let phrase = family.phrase(rec.kind);
         let ms = rec.epoch_ms();
         let warn = rec.kind.level() == Level::Warn;
         let logger = "com.example.flashsale.LockService";
         let (text, json) = match self {
+            Layout::Geth
+            | Layout::Logcat
+            | Layout::Log4j2Default
+            | Layout::Glog
+            | Layout::LogbackLoggerFirst
+            | Layout::MelConsole
+            | Layout::ErlangReport
+            | Layout::SerilogTemplate
+            | Layout::MelJson => permuted::render(self, rec, &fields, phrase),
             // https://logback.qos.ch/manual/layouts.html (PatternLayout): the
             // manual's pattern `%d{yyyy-MM-dd HH:mm:ss.SSS} [%thread] %-5level
             // %logger{36} - %msg%n`; %logger{36} abbreviates the package.
@@ -716,8 +763,13 @@ fn go_quote(s: &str) -> String {
 
 /// `fields` with the TTL field named without its unit (`ttl_ms` -> `ttl`,
 /// `ttlMs` -> `ttl`, `过期时间毫秒` -> `过期时间`) and its value written by
-/// `write` from the ms: a runtime's duration type logged as itself.
-fn duration_ttl(family: Family, fields: Vec<Field>, write: impl Fn(i64) -> Value) -> Vec<Field> {
+/// `write` from the record's ms: a runtime's duration type logged as itself.
+fn duration_ttl(
+    family: Family,
+    rec: &Rec,
+    fields: Vec<Field>,
+    write: impl Fn(i64) -> Value,
+) -> Vec<Field> {
     let ttl_path = family.ttl_path();
     fields
         .into_iter()
@@ -725,7 +777,7 @@ fn duration_ttl(family: Family, fields: Vec<Field>, write: impl Fn(i64) -> Value
             if f.path != ttl_path {
                 return f;
             }
-            let ms = f.value.as_i64().unwrap_or(0);
+            let ms = rec.ttl_ms.unwrap_or(0);
             let mut path = f.path.clone();
             if let Some(last) = path.last_mut() {
                 *last = match *last {

@@ -19,6 +19,9 @@ pub const BASE_MS: i64 = 1_796_080_015_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
     Acquired,
+    /// An acquire that lost (the renaming generator's contenders only).
+    #[allow(dead_code)]
+    AcquireFailed,
     Renewed,
     Released,
     ReleaseFailed,
@@ -33,6 +36,7 @@ impl Kind {
     pub fn canonical(self) -> &'static str {
         match self {
             Kind::Acquired => "acquired",
+            Kind::AcquireFailed => "acquire_failed",
             Kind::Renewed => "renewed",
             Kind::Released => "released",
             Kind::ReleaseFailed => "release_failed",
@@ -43,7 +47,27 @@ impl Kind {
         }
     }
 
-    /// The log level a lock library or shop service logs it at.
+    /// Every kind, in declaration order ([`Kind::index`]).
+    #[allow(dead_code)]
+    pub const ALL: [Kind; 9] = [
+        Kind::Acquired,
+        Kind::AcquireFailed,
+        Kind::Renewed,
+        Kind::Released,
+        Kind::ReleaseFailed,
+        Kind::StockInitialized,
+        Kind::StockRead,
+        Kind::StockDeducted,
+        Kind::OrderCreated,
+    ];
+
+    /// The position of this kind in [`Kind::ALL`] (a renaming's tables).
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The log level a lock library or shop service logs it at (a lost
+    /// acquire is routine: logged at INFO, its words alone say it failed).
     pub fn level(self) -> Level {
         match self {
             Kind::ReleaseFailed => Level::Warn,
@@ -413,6 +437,30 @@ pub enum Family {
     Abbrev,
     /// Chinese names and event words: `事件`, `锁`, `持有者`, `获取锁成功`, ...
     Chinese,
+    /// Names and event words no vocabulary of the reader has (the renaming
+    /// generator's, `renaming.rs`).
+    #[allow(dead_code)]
+    Renamed(&'static Renaming),
+}
+
+/// A family of the renaming generator: every application field name and
+/// event word replaced by one the reader's vocabulary does not have.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Renaming {
+    /// The name family (`fr`, `ru-cyrillic`, `random`...).
+    pub names_id: &'static str,
+    /// The phrase family (`en-synonym`, `zh-negated`...).
+    pub phrases_id: &'static str,
+    /// (event, key, holder, TTL, fencing token, product, quantity, stock,
+    /// stock after, order id), one segment each.
+    pub names: [&'static str; 10],
+    /// The TTL is written in whole seconds under a short word with no unit
+    /// (`exp: 2`); otherwise in ms under a name with no unit.
+    pub ttl_s: bool,
+    /// The event field's value per kind ([`Kind::index`]).
+    pub events: [&'static str; 9],
+    /// The message per kind ([`Kind::index`]).
+    pub phrases: [&'static str; 9],
 }
 
 pub const FAMILIES: &[Family] = &[
@@ -448,6 +496,7 @@ impl Family {
             Family::Nested => "nested",
             Family::Abbrev => "abbrev",
             Family::Chinese => "chinese",
+            Family::Renamed(r) => r.names_id,
         }
     }
 
@@ -455,6 +504,7 @@ impl Family {
     /// quantity, stock, stock after, order id), as paths.
     fn names(self) -> [&'static [&'static str]; 10] {
         match self {
+            Family::Renamed(r) => std::array::from_fn(|i| std::slice::from_ref(&r.names[i])),
             Family::Snake => [
                 &["event"],
                 &["lock_key"],
@@ -530,7 +580,8 @@ impl Family {
         }
     }
 
-    /// The path of the TTL field (in ms) in this family.
+    /// The path of the TTL field in this family (ms, or seconds for a
+    /// renaming that writes seconds).
     pub fn ttl_path(self) -> Vec<&'static str> {
         self.names()[3].to_vec()
     }
@@ -542,6 +593,7 @@ impl Family {
             Family::Snake | Family::Nested => kind.canonical(),
             Family::Camel => match kind {
                 Acquired => "lockAcquired",
+                AcquireFailed => "lockAcquireFailed",
                 Renewed => "lockRenewed",
                 Released => "lockReleased",
                 ReleaseFailed => "lockReleaseFailed",
@@ -552,6 +604,7 @@ impl Family {
             },
             Family::Dotted => match kind {
                 Acquired => "lock.acquired",
+                AcquireFailed => "lock.acquire_failed",
                 Renewed => "lock.renewed",
                 Released => "lock.released",
                 ReleaseFailed => "lock.release_failed",
@@ -562,6 +615,7 @@ impl Family {
             },
             Family::Abbrev => match kind {
                 Acquired => "acq",
+                AcquireFailed => "acq_fail",
                 Renewed => "renew",
                 Released => "rel",
                 ReleaseFailed => "rel_fail",
@@ -571,6 +625,7 @@ impl Family {
                 OrderCreated => "order",
             },
             Family::Chinese => kind_phrase(kind, true),
+            Family::Renamed(r) => r.events[kind.index()],
         }
     }
 
@@ -584,7 +639,13 @@ impl Family {
         let vals: [Option<Value>; 9] = [
             rec.key.map(|v| json!(v)),
             rec.holder.map(|v| json!(v)),
-            rec.ttl_ms.map(|v| json!(v)),
+            rec.ttl_ms.map(|ms| match self {
+                Family::Renamed(r) if r.ttl_s => {
+                    assert!(ms % 1000 == 0, "a TTL in whole seconds");
+                    json!(ms / 1000)
+                }
+                _ => json!(ms),
+            }),
             rec.fence.map(|v| json!(v)),
             rec.sku.map(|v| json!(v)),
             rec.quantity.map(|v| json!(v)),
@@ -603,9 +664,12 @@ impl Family {
         out
     }
 
-    /// Whether the family's words are Chinese (the message phrase follows).
-    pub fn chinese(self) -> bool {
-        self == Family::Chinese
+    /// The human message this family logs for `kind`.
+    pub fn phrase(self, kind: Kind) -> &'static str {
+        match self {
+            Family::Renamed(r) => r.phrases[kind.index()],
+            _ => kind_phrase(kind, self == Family::Chinese),
+        }
     }
 }
 
@@ -614,6 +678,7 @@ pub fn kind_phrase(kind: Kind, chinese: bool) -> &'static str {
     use Kind::*;
     match (kind, chinese) {
         (Acquired, false) => "lock acquired",
+        (AcquireFailed, false) => "lock acquire failed",
         (Renewed, false) => "lock renewed",
         (Released, false) => "lock released",
         (ReleaseFailed, false) => "lock release failed",
@@ -622,6 +687,7 @@ pub fn kind_phrase(kind: Kind, chinese: bool) -> &'static str {
         (StockDeducted, false) => "stock deducted",
         (OrderCreated, false) => "order created",
         (Acquired, true) => "获取锁成功",
+        (AcquireFailed, true) => "获取锁失败",
         (Renewed, true) => "锁续期成功",
         (Released, true) => "释放锁",
         (ReleaseFailed, true) => "释放锁失败",
