@@ -11,10 +11,12 @@ use std::num::NonZeroU32;
 use serde::Serialize;
 
 mod evidence;
+pub mod message;
 mod note;
 pub mod stored;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
-pub(crate) use note::role_zh;
+pub(crate) use message::role_zh;
+pub use message::{Message, Phrase};
 pub use note::{KeyLink, KeyList, SourceNote};
 
 /// An interned string (lock key, holder, host, thread, product, order id).
