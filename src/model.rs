@@ -14,10 +14,12 @@ mod evidence;
 pub mod message;
 mod note;
 pub mod stored;
+mod unreadable;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
 pub(crate) use message::role_zh;
 pub use message::{Message, Phrase};
 pub use note::{KeyLink, KeyList, SourceNote};
+pub use unreadable::{ReadingHint, Unreadable, ZIP_LAYOUT};
 
 /// An interned string (lock key, holder, host, thread, product, order id).
 ///

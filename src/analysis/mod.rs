@@ -11,6 +11,7 @@ mod ids;
 mod leases;
 mod overlaps;
 mod oversell;
+mod problems;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -26,6 +27,7 @@ pub use ids::{EventId, IncidentId, LeaseId, OverlapId, SaleId};
 pub use leases::{EventView, apply_host_offsets, reconstruct_leases, reconstruct_leases_in};
 pub use overlaps::{OverlapSet, detect_overlaps};
 pub use oversell::{attribute_oversell, compute_oversell};
+pub use problems::{Problem, problems};
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: i64 = 1_000_000;

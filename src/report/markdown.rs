@@ -8,6 +8,7 @@ use super::{
     INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name,
 };
 use crate::analysis::{Incident, Lease};
+use crate::model::Message;
 
 fn cell(s: &str) -> String {
     super::escape::markdown_code(s)
@@ -535,12 +536,12 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
         );
     }
     for src in &r.log.sources {
-        if let Some(u) = &src.unreadable {
+        if let Some(u) = crate::model::Unreadable::of(src).filter(|_| src.unreadable.is_some()) {
             super::text::line(
                 out,
                 zh,
                 "\n**Not readable: `{}`**: {}",
-                &[&(cell(&src.name)).to_string(), &md_ours(u)],
+                &[&(cell(&src.name)).to_string(), &md_ours(&u.text(zh))],
             );
         }
         for note in &src.notes {

@@ -18,7 +18,7 @@ pub mod zh;
 use chrono::{DateTime, FixedOffset};
 
 use crate::analysis::{Analysis, Finding, Incident, LeaseId, Overlap, Sale, Settings};
-use crate::model::LoadedLog;
+use crate::model::{LoadedLog, Message, Phrase};
 use crate::money::Loss;
 
 pub use crate::money::{currency_symbol, format_money};
@@ -69,19 +69,18 @@ impl ReportInput<'_> {
         format_money(amount, &self.settings.currency)
     }
 
-    /// What makes this load an error ([`crate::pipeline::problems`]),
+    /// What makes this load an error ([`crate::analysis::problems`]),
     /// each as a sentence that says the numbers after it are not an
-    /// all-clear; printers put these first. Empty for a readable load.
+    /// all-clear, in Chinese with `zh`; printers put these first. Empty
+    /// for a readable load.
     pub fn not_readable(&self, zh: bool) -> Vec<String> {
-        crate::pipeline::problems(self.log, self.analysis)
-            .into_iter()
-            .map(|p| {
-                if zh {
-                    format!("无法读取：{}。下面的数字不代表一切正常。", zh::problem(&p))
-                } else {
-                    format!("NOT READABLE: {p}. The numbers below are not an all-clear.")
-                }
-            })
+        const NOT_READABLE: Phrase = Phrase::new(
+            "NOT READABLE: {}. The numbers below are not an all-clear.",
+            "无法读取：{}。下面的数字不代表一切正常。",
+        );
+        crate::analysis::problems(self.log, self.analysis)
+            .iter()
+            .map(|p| NOT_READABLE.fill(zh, &[&p.text(zh)]))
             .collect()
     }
 

@@ -2,6 +2,7 @@
 //! stock per product and warnings.
 
 use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, units};
+use crate::model::Message;
 
 /// Appends `template` (in Chinese when `zh`, through [`super::zh::phrase`])
 /// with each `{}` replaced by the next of `args`, and a newline. The
@@ -378,18 +379,8 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
         for note in &src.notes {
             line(out, zh, "  note: {}", &[&note.text(zh)]);
         }
-        if let Some(u) = &src.unreadable {
-            let shown = if zh {
-                // The Chinese sentence of `report::zh::problem`, which
-                // reads the reason after the file's name (it was left in
-                // English here).
-                let full = crate::report::zh::problem(&format!("{}: {u}", src.name)).into_owned();
-                full.strip_prefix(&format!("{}：", src.name))
-                    .map_or(full.clone(), str::to_string)
-            } else {
-                u.to_string()
-            };
-            line(out, zh, "  ERROR: {}", &[&shown]);
+        if let Some(u) = crate::model::Unreadable::of(src).filter(|_| src.unreadable.is_some()) {
+            line(out, zh, "  ERROR: {}", &[&u.text(zh)]);
         }
     }
 }

@@ -3,10 +3,8 @@
 //! and its fixed phrases, translated through one table each. The English
 //! output is never touched: it is the source of these tables.
 
-mod problems;
 mod warnings;
 
-pub use problems::{problem, problem_in};
 pub use warnings::{warning_reason, warning_reason_in};
 
 use super::{ReportInput, format_ms};
