@@ -5,6 +5,7 @@
 //! Entry point: [`analyze`]. Results come back sorted (by key, then time) so
 //! reports and snapshots are deterministic.
 
+mod detail;
 pub mod evidence;
 mod findings;
 mod ids;
@@ -18,10 +19,11 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{LoadedLog, SourceRef, Sym};
+use crate::model::{LoadedLog, Message, SourceRef, Sym};
 use crate::money::Loss;
 use crate::timing;
 
+pub use detail::FindingDetail;
 pub use findings::detect_findings;
 pub use ids::{EventId, IncidentId, LeaseId, OverlapId, SaleId};
 pub use leases::{EventView, apply_host_offsets, reconstruct_leases, reconstruct_leases_in};
@@ -556,8 +558,8 @@ pub struct Finding {
     pub lease: Option<LeaseId>,
     /// When, ns.
     pub at_ns: i64,
-    /// Plain-words detail.
-    pub detail: String,
+    /// What the rule saw, worded per language (the JSON holds its English).
+    pub detail: FindingDetail,
 }
 
 /// Totals for the summary bar and the report header.
@@ -757,13 +759,9 @@ pub fn analyze_counted(
     findings.extend(evidence::holder_stalls(log, &lease_set.leases));
     let name = |s: Option<Sym>| s.map_or("", |s| log.strings.get(s));
     findings.sort_by(|a, b| {
-        (a.kind, a.at_ns, name(a.key), name(a.holder), &a.detail).cmp(&(
-            b.kind,
-            b.at_ns,
-            name(b.key),
-            name(b.holder),
-            &b.detail,
-        ))
+        (a.kind, a.at_ns, name(a.key), name(a.holder))
+            .cmp(&(b.kind, b.at_ns, name(b.key), name(b.holder)))
+            .then_with(|| a.detail.en().cmp(&b.detail.en()))
     });
 
     timing::phase("analyze/findings", started);

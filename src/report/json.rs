@@ -610,7 +610,7 @@ fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
                 key: f.key.map(s),
                 holder: f.holder.map(s),
                 at: r.rfc3339(f.at_ns),
-                detail: f.detail.clone(),
+                detail: crate::model::Message::en(&f.detail),
                 inferred: r.finding_inferred(f),
             })
             .collect(),

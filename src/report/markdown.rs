@@ -392,7 +392,7 @@ fn findings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &super::text::tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
                 &(r.time(f.at_ns)).to_string(),
                 &(cell(f.key.map_or("", s))).to_string(),
-                &md_text(&super::zh::finding_detail_in(zh, &f.detail)),
+                &md_text(&f.detail.text(zh)),
             ],
         );
     }

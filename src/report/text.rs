@@ -270,7 +270,7 @@ fn findings_and_stock(out: &mut String, r: &ReportInput<'_>, zh: bool) {
                 &[
                     &pad_to_columns(&word(zh, f.kind.as_str()), 18),
                     &(r.time(f.at_ns)).to_string(),
-                    &super::zh::finding_detail_in(zh, &f.detail),
+                    &f.detail.text(zh),
                     &tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
                 ],
             );
