@@ -4,9 +4,7 @@
 
 use super::escape::markdown_text as md_text;
 use super::escape::markdown_with_code as md_ours;
-use super::{
-    INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name,
-};
+use super::{INFERRED_LEGEND, ReportInput, format_ms, inferred_suffix, snake_name};
 use crate::analysis::{Incident, Lease};
 use crate::model::Message;
 
@@ -226,11 +224,7 @@ fn incident_section(
         out,
         zh,
         "{}\n",
-        &[&md_text(&if zh {
-            super::zh::explain_incident_zh(r, inc)
-        } else {
-            explain_incident(r, inc)
-        })],
+        &[&md_text(&super::explain_incident_in(r, inc, zh))],
     );
     for c in super::evidence::citations_of(r, inc) {
         let why = md_text(&super::evidence::sentence(r, inc, c, zh));

@@ -23,7 +23,7 @@ use crate::money::Loss;
 
 pub use crate::money::{currency_symbol, format_money};
 pub use csv::{findings_csv, incidents_csv};
-pub use explain::explain_incident;
+pub use explain::{Explanation, explain, explain_incident, explain_incident_in};
 pub use folder::{
     MAX_INCIDENT_PICTURES, MAX_KEY_PICTURES, PictureFn, PictureSubject, key_pictures,
     pictured_incidents, write_report_dir,
@@ -84,16 +84,9 @@ impl ReportInput<'_> {
             .collect()
     }
 
-    /// A loss for the reports: the amount ([`Loss::format`]), or `¥?` and
-    /// why when it is unknown (units oversold, no `--unit-loss`): "¥0 lost"
-    /// would read as an all-clear. In Chinese with `zh`.
+    /// A loss for the reports ([`LossText`]), in Chinese with `zh`.
     pub fn loss(&self, loss: Loss, zh: bool) -> String {
-        let shown = loss.format(&self.settings.currency);
-        match (loss.is_known(), zh) {
-            (true, _) => shown,
-            (false, false) => format!("{shown} (no --unit-loss)"),
-            (false, true) => format!("{shown}（未给出 --unit-loss）"),
-        }
+        LossText::of(loss, &self.settings.currency).text(zh)
     }
 
     /// The unit loss as given, or `¥? (no --unit-loss)`; with the log's
@@ -155,6 +148,45 @@ impl ReportInput<'_> {
         let a = self.analysis;
         a.incidents.iter().any(|inc| self.incident_inferred(inc))
             || a.findings.iter().any(|f| self.finding_inferred(f))
+    }
+}
+
+/// A loss as the reports print it: the amount ([`Loss::format`]), or `¥?`
+/// and why when it is unknown (units oversold, no `--unit-loss`): "¥0
+/// lost" would read as an all-clear.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LossText {
+    /// The amount in the currency, `¥?` when unknown.
+    pub amount: String,
+    /// False when no unit loss was given.
+    pub known: bool,
+}
+
+impl LossText {
+    /// `loss` in `currency`.
+    pub fn of(loss: Loss, currency: &str) -> LossText {
+        LossText {
+            amount: loss.format(currency),
+            known: loss.is_known(),
+        }
+    }
+}
+
+impl Message for LossText {
+    fn en(&self) -> String {
+        if self.known {
+            self.amount.clone()
+        } else {
+            format!("{} (no --unit-loss)", self.amount)
+        }
+    }
+
+    fn zh(&self) -> String {
+        if self.known {
+            self.amount.clone()
+        } else {
+            format!("{}（未给出 --unit-loss）", self.amount)
+        }
     }
 }
 

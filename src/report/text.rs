@@ -1,7 +1,7 @@
 //! The terminal report: a summary line, one block per incident, findings,
 //! stock per product and warnings.
 
-use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, units};
+use super::{INFERRED_LEGEND, ReportInput, format_ms, inferred_suffix, units};
 use crate::model::Message;
 
 /// Appends `template` (in Chinese when `zh`, through [`super::zh::phrase`])
@@ -205,16 +205,7 @@ fn incident_lines(
             &tr(zh, inferred_suffix(r.incident_inferred(inc))).to_string(),
         ],
     );
-    line(
-        out,
-        zh,
-        "  {}",
-        &[&(if zh {
-            super::zh::explain_incident_zh(r, inc)
-        } else {
-            explain_incident(r, inc)
-        })],
-    );
+    line(out, zh, "  {}", &[&super::explain_incident_in(r, inc, zh)]);
     for c in super::evidence::citations_of(r, inc) {
         let why = super::evidence::sentence(r, inc, c, zh);
         line(out, zh, "  why: {}", &[&why]);
