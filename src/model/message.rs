@@ -31,8 +31,8 @@ pub trait Message {
 
 /// A fixed phrase of a report's layout in both languages (a heading, a
 /// table's header, a line with `{}` for each value, in the same order in
-/// both). Made in a `const`, [`Phrase::new`] checks at compile time that
-/// both have the same number of values.
+/// both). Made with [`phrase!`], which checks at compile time that both
+/// have the same number of values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Phrase {
     en: &'static str,
@@ -43,8 +43,8 @@ impl Phrase {
     /// The phrase `en` whose Chinese is `zh`.
     ///
     /// # Panics
-    /// When the two have a different number of `{}`: in a `const`, the
-    /// build fails.
+    /// When the two have a different number of `{}`: in a `const` (as
+    /// [`phrase!`] makes it), the build fails.
     pub const fn new(en: &'static str, zh: &'static str) -> Phrase {
         assert!(
             placeholders(en) == placeholders(zh),
@@ -94,6 +94,15 @@ const fn placeholders(s: &str) -> usize {
     }
     n
 }
+
+/// `phrase!("{} incident(s)", "{} 起事故")`: a [`Phrase`] made at compile
+/// time, so a Chinese template that lost or gained a `{}` does not build.
+macro_rules! phrase {
+    ($en:expr, $zh:expr) => {
+        const { $crate::model::message::Phrase::new($en, $zh) }
+    };
+}
+pub(crate) use phrase;
 
 /// `names` each in backquotes, joined by `sep`.
 pub(crate) fn quoted(names: &[String], sep: &str) -> String {
@@ -145,7 +154,7 @@ mod tests {
 
     #[test]
     fn a_phrase_fills_its_values_in_either_language() {
-        let p = const { Phrase::new("{} of {} files", "{} 个文件中的 {} 个") };
+        let p = phrase!("{} of {} files", "{} 个文件中的 {} 个");
         assert_eq!(p.fill(false, &["2", "3"]), "2 of 3 files");
         assert_eq!(p.fill(true, &["3", "2"]), "3 个文件中的 2 个");
         assert_eq!(p.fill(false, &["2"]), "2 of  files");

@@ -202,18 +202,21 @@ macro_rules! inferred_mark {
 pub const INFERRED_MARK: &str = inferred_mark!();
 
 /// Says what [`INFERRED_MARK`] means, once per report that uses it.
-pub const INFERRED_LEGEND: &str = concat!(
-    inferred_mark!(),
-    " = inferred from MONITOR replay: the capture shows each command but not its reply, so the outcome is what replaying it through the keyspace model gives."
+pub const INFERRED_LEGEND: Phrase = Phrase::new(
+    concat!(
+        inferred_mark!(),
+        " = inferred from MONITOR replay: the capture shows each command but not its reply, so the outcome is what replaying it through the keyspace model gives."
+    ),
+    "（推断）= 由 MONITOR 回放推断：抓包只有命令没有回复，结果是按键空间模型回放命令得出的。",
 );
 
 /// ` (inferred)` ([`INFERRED_MARK`] after a space) when `inferred`, else
 /// nothing.
-pub fn inferred_suffix(inferred: bool) -> &'static str {
+pub fn inferred_suffix(inferred: bool) -> Phrase {
     if inferred {
-        concat!(" ", inferred_mark!())
+        Phrase::new(concat!(" ", inferred_mark!()), "（推断）")
     } else {
-        ""
+        Phrase::same("")
     }
 }
 
