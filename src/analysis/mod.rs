@@ -696,6 +696,37 @@ pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
     analyze_counted(log, settings, &AnalysisProgress::default())
 }
 
+/// Every finding ([`detect_findings`], `clock_skew` when host offsets are
+/// given, holder stalls) in the reports' order: by kind, time, key and
+/// holder names, then (on a tie only, as it renders them) their English
+/// detail.
+fn all_findings(
+    log: &LoadedLog,
+    settings: &Settings,
+    times_ns: &[i64],
+    lease_set: &leases::LeaseSet,
+    (overlaps, incidents): (&[Overlap], &[Incident]),
+) -> Vec<Finding> {
+    let mut findings = detect_findings(log, times_ns, lease_set, incidents, settings);
+    if !settings.host_offsets_ms.is_empty() {
+        findings.extend(findings::clock_skew(
+            log,
+            settings,
+            overlaps,
+            incidents,
+            &lease_set.leases,
+        ));
+    }
+    findings.extend(evidence::holder_stalls(log, &lease_set.leases));
+    let name = |s: Option<Sym>| s.map_or("", |s| log.strings.get(s));
+    findings.sort_by(|a, b| {
+        (a.kind, a.at_ns, name(a.key), name(a.holder))
+            .cmp(&(b.kind, b.at_ns, name(b.key), name(b.holder)))
+            .then_with(|| a.detail.en().cmp(&b.detail.en()))
+    });
+    findings
+}
+
 /// [`analyze`], counting the keys done in `progress` as it goes.
 pub fn analyze_counted(
     log: &LoadedLog,
@@ -746,24 +777,13 @@ pub fn analyze_counted(
     timing::phase("analyze/attribute", started);
 
     let started = Instant::now();
-    let mut findings = detect_findings(log, &times_ns, &lease_set, &incidents, settings);
-    if !settings.host_offsets_ms.is_empty() {
-        findings.extend(findings::clock_skew(
-            log,
-            settings,
-            &overlaps,
-            &incidents,
-            &lease_set.leases,
-        ));
-    }
-    findings.extend(evidence::holder_stalls(log, &lease_set.leases));
-    let name = |s: Option<Sym>| s.map_or("", |s| log.strings.get(s));
-    findings.sort_by(|a, b| {
-        (a.kind, a.at_ns, name(a.key), name(a.holder))
-            .cmp(&(b.kind, b.at_ns, name(b.key), name(b.holder)))
-            .then_with(|| a.detail.en().cmp(&b.detail.en()))
-    });
-
+    let findings = all_findings(
+        log,
+        settings,
+        &times_ns,
+        &lease_set,
+        (&overlaps, &incidents),
+    );
     timing::phase("analyze/findings", started);
     let mut keys: Vec<Sym> = lease_set.leases.iter().map(|l| l.key).collect();
     keys.dedup();
