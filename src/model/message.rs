@@ -31,7 +31,7 @@ pub trait Message {
 
 /// A fixed phrase of a report's layout in both languages (a heading, a
 /// table's header, a line with `{}` for each value, in the same order in
-/// both). Made with [`phrase!`], which checks at compile time that both
+/// both). Made with `phrase!`, which checks at compile time that both
 /// have the same number of values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Phrase {
@@ -44,7 +44,7 @@ impl Phrase {
     ///
     /// # Panics
     /// When the two have a different number of `{}`: in a `const` (as
-    /// [`phrase!`] makes it), the build fails.
+    /// `phrase!` makes it), the build fails.
     pub const fn new(en: &'static str, zh: &'static str) -> Phrase {
         assert!(
             placeholders(en) == placeholders(zh),

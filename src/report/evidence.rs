@@ -100,7 +100,7 @@ pub enum CitedEvent {
         kind: EvidenceKind,
         /// Whose log said so.
         origin: EvidenceOrigin,
-        /// The line's words ([`quote`]).
+        /// The line's words (Sentinel's event word, else its message).
         quote: String,
     },
     /// The holder's process (or the server) stalled.
