@@ -11,11 +11,15 @@ use std::num::NonZeroU32;
 use serde::Serialize;
 
 mod evidence;
+pub mod message;
 mod note;
 pub mod stored;
+mod unreadable;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
-pub(crate) use note::role_zh;
+pub(crate) use message::role_zh;
+pub use message::{Message, Phrase};
 pub use note::{KeyLink, KeyList, SourceNote};
+pub use unreadable::{ReadingHint, Unreadable, ZIP_LAYOUT};
 
 /// An interned string (lock key, holder, host, thread, product, order id).
 ///
