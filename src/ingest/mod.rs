@@ -7,23 +7,23 @@
 //! cancellation and bad options stop a load.
 
 pub mod cache;
+mod error;
 mod infra;
 mod link;
 pub mod monitor;
 pub mod redlock;
 mod stream;
 mod tie;
-mod vocabulary;
 
-// The stages, in the order a file goes through them (ARCHITECTURE.md):
-// framing (bytes to records), readers (records to fields), roles (fields
-// to meanings), vocabulary (words to events); MONITOR captures and
-// infrastructure logs have readers of their own (`monitor/`, `infra/`).
+// The layers, lowest first (ARCHITECTURE.md): each module names only its
+// own layer's modules and lower ones (`tests/ingest_layers.rs`).
 mod framing;
 mod readers;
+mod records;
 mod roles;
-use framing::{decode, extract, frame, payload};
-use readers::{containers, fast, parquet, record, text};
+mod vocabulary;
+use framing::{decode, extract, payload};
+use readers::{containers, parquet, text};
 pub use roles::time;
 use roles::{fields, mapping};
 
@@ -36,7 +36,7 @@ pub mod scan_bench {
     /// general `serde_json` path.
     pub fn scan_fields(line: &str, names: &[&str]) -> Option<usize> {
         let mut out = vec![None; names.len()];
-        super::fast::scan_line(line, names, &mut out)
+        super::readers::fast::scan_line(line, names, &mut out)
             .then(|| out.iter().filter(|v| v.is_some()).count())
     }
 }
@@ -44,19 +44,18 @@ pub mod scan_bench {
 use std::io::Read;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
-use chrono::{FixedOffset, Offset, TimeZone};
 
 use crate::model::{Dialect, LoadedLog, LogBuilder, SourceInfo, SourceNote};
 
 pub use cache::{CacheConfig, CacheReport, load_paths_cached};
-pub use mapping::Mapping;
-pub use time::{TimeError, parse_time};
+pub use error::IngestError;
+pub use mapping::{MAX_TTL_MS, Mapping};
+pub use time::{TimeError, TzSpec, parse_time, parse_tz};
 
-use containers::{Container, Item};
+use containers::Container;
 use fields::Detector;
+use records::item::Item;
 
 /// Options for one load.
 #[derive(Clone, Debug, Default)]
@@ -72,11 +71,6 @@ pub struct IngestOptions {
     /// win over the mapping's `ttl_ms`.
     pub ttl: FileTtl,
 }
-
-/// Largest TTL a setting may give, ms (exclusive): 9·10^15 ms (285 000
-/// years), where a TTL read from a record is already "no TTL"
-/// (docs/ingest.md); beyond it a lease's end would leave the ns range.
-pub const MAX_TTL_MS: i64 = 9_000_000_000_000_000;
 
 /// Most bytes read from one input file, and most bytes a compressed file may
 /// expand to (4 GiB): past it the file is refused with an error that says so,
@@ -164,62 +158,6 @@ impl FileTtl {
     }
 }
 
-/// A time zone for naive timestamps: a fixed offset or an IANA zone.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum TzSpec {
-    /// A fixed offset such as `+08:00`.
-    Fixed(FixedOffset),
-    /// An IANA zone such as `Asia/Shanghai` (daylight saving applied).
-    Named(chrono_tz::Tz),
-}
-
-impl TzSpec {
-    /// The zone's offset from UTC in seconds at `at_ns` (ns since the epoch).
-    pub fn offset_at(&self, at_ns: i64) -> i32 {
-        match self {
-            TzSpec::Fixed(f) => f.local_minus_utc(),
-            TzSpec::Named(z) => z.timestamp_nanos(at_ns).offset().fix().local_minus_utc(),
-        }
-    }
-}
-
-/// Parses `+08:00`, `+0800`, `-05`, `Z`, `UTC`, `GMT`, `UTC+8`, or an IANA
-/// name (`Asia/Shanghai`).
-///
-/// # Errors
-/// [`IngestError::BadTz`] naming the text.
-pub fn parse_tz(s: &str) -> Result<TzSpec, IngestError> {
-    let t = s.trim();
-    let bad = || IngestError::BadTz(s.to_string());
-    if matches!(t, "Z" | "z" | "UTC" | "utc" | "GMT") {
-        return Ok(TzSpec::Fixed(FixedOffset::east_opt(0).ok_or_else(bad)?));
-    }
-    let signed = t
-        .strip_prefix("UTC")
-        .or_else(|| t.strip_prefix("GMT"))
-        .unwrap_or(t);
-    if let Some(sign) = signed.chars().next().filter(|c| *c == '+' || *c == '-') {
-        let body = &signed[1..];
-        let (h, m) = match body.split_once(':') {
-            Some((h, m)) => (h, m),
-            None if body.len() == 4 && body.is_char_boundary(2) => body.split_at(2),
-            None => (body, "0"),
-        };
-        let h: i32 = h.parse().map_err(|_| bad())?;
-        let m: i32 = m.parse().map_err(|_| bad())?;
-        if !(0..=23).contains(&h) || !(0..=59).contains(&m) {
-            return Err(bad());
-        }
-        let secs = (h * 3600 + m * 60) * if sign == '-' { -1 } else { 1 };
-        return FixedOffset::east_opt(secs)
-            .map(TzSpec::Fixed)
-            .ok_or_else(bad);
-    }
-    chrono_tz::Tz::from_str(t)
-        .map(TzSpec::Named)
-        .map_err(|_| bad())
-}
-
 /// Load progress, shared with a UI thread through an `Arc`.
 #[derive(Debug, Default)]
 pub struct Progress {
@@ -230,56 +168,6 @@ pub struct Progress {
     /// Set by the UI to stop the load; the loader returns
     /// [`IngestError::Cancelled`] soon after.
     pub cancel: AtomicBool,
-}
-
-/// Why a load stopped. Bad lines are not errors: they are warnings in the log.
-#[derive(Debug, thiserror::Error)]
-pub enum IngestError {
-    /// A file could not be opened or read.
-    /// The reason is part of the message and deliberately not an error
-    /// `source`: printers that walk the chain (anyhow's `{:#}`) would say it
-    /// twice.
-    #[error("cannot read {}: {error}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The cause.
-        error: std::io::Error,
-    },
-    /// [`Progress::cancel`] was set.
-    #[error("loading was cancelled")]
-    Cancelled,
-    /// A mapping file is invalid.
-    #[error("bad mapping {source_name}: {reason}")]
-    BadMapping {
-        /// The mapping file (or `mapping` for text).
-        source_name: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A time-zone option is invalid.
-    #[error("unknown time zone {0:?} (use +08:00, UTC or a name like Asia/Shanghai)")]
-    BadTz(String),
-    /// A TTL setting is not `N` or `FILE=N` (ms).
-    #[error(
-        "TTL setting {0:?} is not MS or FILE=MS with MS a positive whole number of milliseconds"
-    )]
-    BadTtl(String),
-    /// More input files than a [`SourceRef`](crate::model::SourceRef) can index.
-    #[error("too many input files (at most 65535)")]
-    TooManySources,
-    /// A file is larger than lockreplay reads, or expands past the limits
-    /// ([`MAX_INPUT_BYTES`], [`MAX_EXPANSION_RATIO`]).
-    #[error("{name}: {reason}")]
-    TooLarge {
-        /// The file.
-        name: String,
-        /// Which limit, with its number.
-        reason: String,
-    },
-    /// The path is a device, not a file (`/dev/zero`, `/dev/urandom`).
-    #[error("{0}: is a device, not a log file")]
-    Device(String),
 }
 
 /// How many records are read between cancellation checks.
@@ -328,7 +216,10 @@ pub(crate) fn detect_fields(
 /// ([`Detector::quiet_shape`]).
 fn detect_json_lines(text: &str, det: &mut Detector) {
     for (no, off, line) in containers::lines(text) {
-        let shape = det.late_shape(line);
+        let shape = det
+            .past_window()
+            .then(|| readers::fast::key_shape(line))
+            .flatten();
         if !det.quiet_shape(shape) {
             let _ = containers::json_line_item(
                 line,

@@ -21,9 +21,11 @@ use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
 
 use super::containers::{self, Container, json_reason};
 use super::extract::Collector;
-use super::fast::{scan_envelope, scan_line_hinted};
-use super::fields::{Fields, Role};
-use super::record::{FieldValue, Record};
+use super::fields::Fields;
+use super::readers::fast::{self, scan_envelope, scan_line_hinted};
+use super::records::item::Item;
+use super::records::record::{FieldValue, Record};
+use super::vocabulary::roles::Role;
 use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
 
 /// Bytes read before deciding: field detection must finish inside them.
@@ -60,7 +62,7 @@ struct PayloadPlan {
 /// The plan for `fields`, `None` when a chosen field is a dotted path (the
 /// general path reaches into nested objects).
 fn payload_plan(fields: &Fields) -> Option<PayloadPlan> {
-    use super::record::Scope;
+    use super::records::record::Scope;
     let field = fields.payload.clone()?;
     if !fields.others.is_empty() {
         // Kinds picked apart: each record's names depend on its kind.
@@ -500,13 +502,13 @@ fn take_item(
     col: &mut Collector,
     b: &mut LogBuilder,
     no: u64,
-    item: containers::Item<'_>,
+    item: Item<'_>,
 ) -> std::ops::ControlFlow<()> {
     match item {
-        containers::Item::Record(r) => col.record(b, no, &r),
-        containers::Item::Skip => col.skip(),
-        containers::Item::Bad(kind, reason) => col.bad(b, kind, no, reason),
-        containers::Item::Warn(kind, reason) => col.warn(b, kind, no, reason),
+        Item::Record(r) => col.record(b, no, &r),
+        Item::Skip => col.skip(),
+        Item::Bad(kind, reason) => col.bad(b, kind, no, reason),
+        Item::Warn(kind, reason) => col.warn(b, kind, no, reason),
     }
     std::ops::ControlFlow::Continue(())
 }
@@ -695,7 +697,7 @@ fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> 
     );
     let names: Vec<&str> = context.names.iter().map(String::as_str).collect();
     let mut vals: Vec<Option<FieldValue<'_>>> = vec![None; names.len()];
-    let mut hints = super::fast::KeyHints::default();
+    let mut hints = fast::KeyHints::default();
     // The envelope's names and both records' key hints (the inner record's
     // copied: its text is unescaped per line).
     let envelope = context.payload_fast.as_ref().map(EnvelopeNames::of);
@@ -716,7 +718,7 @@ fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> 
         let (raw, tail) = rest.split_at(end);
         rest = tail;
         lines += 1;
-        let line = super::fast::trim(raw);
+        let line = fast::trim(raw);
         if line.is_empty() {
             continue;
         }
@@ -843,8 +845,8 @@ fn read_envelope<'a>(
 /// chunk, the inner record's copied (its text lives one line).
 #[derive(Default)]
 struct EnvelopeHints<'a> {
-    outer: super::fast::KeyHints<'a>,
-    inner: super::fast::OwnedKeyHints,
+    outer: fast::KeyHints<'a>,
+    inner: fast::OwnedKeyHints,
 }
 
 /// The file's own log, built up as parsed chunks are merged into it in

@@ -521,7 +521,9 @@ fn detection_finds_a_late_role_behind_thousands_of_quiet_lines() {
     let det = detect_fields(&Container::JsonLines { loki: false }, &text, None);
     assert_eq!(det.records, 5001, "every record counted, skipped or read");
     let (fields, _) = det.resolve(None);
-    let fencing = fields.get(fields::Role::Fencing).map(|p| p.field.as_str());
+    let fencing = fields
+        .get(vocabulary::roles::Role::Fencing)
+        .map(|p| p.field.as_str());
     assert_eq!(fencing, Some("fencing_token"));
 }
 

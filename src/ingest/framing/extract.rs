@@ -4,11 +4,13 @@
 
 use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceNote, SourceRef};
 
-use crate::ingest::TzSpec;
-use crate::ingest::fields::{Fields, Role, Unit, event_kind};
-use crate::ingest::mapping::Mapping;
-use crate::ingest::record::{FieldValue, Record};
-use crate::ingest::time::{TimeOrigin, parse_time_detail};
+use crate::ingest::records::record::{FieldValue, Record};
+use crate::ingest::roles::fields::Fields;
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::roles::time::TzSpec;
+use crate::ingest::roles::time::{TimeOrigin, parse_time_detail};
+use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::roles::{Role, Unit};
 
 /// Per-file state of the extraction.
 pub(crate) struct Collector<'o> {
@@ -78,7 +80,7 @@ pub(crate) fn ttl_of(
         (Some(n), Unit::S) => format!("{}", n.trunc() as i64),
         _ => v.text().into_owned(),
     };
-    let expiry = crate::ingest::time::parse_time(&text, tz)
+    let expiry = crate::ingest::roles::time::parse_time(&text, tz)
         .ok()
         .map(|(ns, _)| (ns.saturating_sub(at_ns)) as f64 / 1e6)
         .filter(|d| *d > 0.0 && *d <= MAX_EXPIRY_AHEAD_MS);
@@ -185,7 +187,7 @@ impl<'o> Collector<'o> {
     ) -> Option<crate::model::Sym> {
         let v = self.get(rec, role)?;
         let t = v.text();
-        let t = crate::ingest::fast::trim(&t);
+        let t = crate::ingest::readers::fast::trim(&t);
         if t.is_empty() {
             return None;
         }
@@ -218,7 +220,7 @@ impl<'o> Collector<'o> {
             // detection read through; one already taken out of its
             // envelope has it hidden, and `with_inner` hands it over as is.
             Some(field) if !matches!(rec, Record::Slots { .. }) => {
-                crate::ingest::payload::with_inner(rec, &field, &mut |r| {
+                crate::ingest::framing::payload::with_inner(rec, &field, &mut |r| {
                     self.record_of_kind(b, line, r)
                 });
                 self.fields.payload = Some(field);
@@ -231,13 +233,13 @@ impl<'o> Collector<'o> {
     }
 
     /// Reads one record with the fields picked for its kind
-    /// ([`crate::ingest::fields::RecordKind`]) when the file's kinds were picked
+    /// ([`crate::ingest::roles::fields::RecordKind`]) when the file's kinds were picked
     /// apart (issue #35: a file mixing JSON and text payloads).
     fn record_of_kind(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         if self.fields.others.is_empty() {
             return self.record_one(b, line, rec);
         }
-        let kind = crate::ingest::fields::RecordKind::of(rec);
+        let kind = crate::ingest::roles::fields::RecordKind::of(rec);
         let Some(i) = self.fields.other_for(kind) else {
             return self.record_one(b, line, rec);
         };
@@ -267,26 +269,27 @@ impl<'o> Collector<'o> {
         };
         let parsed = match &tv {
             FieldValue::Date { date, tz } => {
-                let zone = tz.and_then(|z| crate::ingest::parse_tz(z).ok());
+                let zone = tz.and_then(|z| crate::ingest::roles::time::parse_tz(z).ok());
                 parse_time_detail(date, zone.as_ref().or(self.tz)).map(|(ns, o)| match (o, zone) {
                     (TimeOrigin::Naive(off), Some(_)) => (ns, TimeOrigin::Explicit(off)),
                     other => (ns, other.0),
                 })
             }
-            FieldValue::Bool(_) => Err(crate::ingest::time::TimeError::Unrecognised),
+            FieldValue::Bool(_) => Err(crate::ingest::roles::time::TimeError::Unrecognised),
             other => self.parse_text_time(&other.text()),
         };
         let (at_ns, origin) = match parsed {
             Ok(p) => p,
             Err(e) => {
                 let text = tv.text();
-                let hint =
-                    if crate::ingest::text::time_len(text.trim()).is_some_and(|(_, only)| only) {
-                        ": a time of day without a date; give the date in a mapping file \
+                let hint = if crate::ingest::readers::text::time_len(text.trim())
+                    .is_some_and(|(_, only)| only)
+                {
+                    ": a time of day without a date; give the date in a mapping file \
                      (`date = \"YYYY-MM-DD\"`) and --mapping FILE"
-                    } else {
-                        ""
-                    };
+                } else {
+                    ""
+                };
                 let field = self
                     .fields
                     .get(Role::Time)
@@ -318,10 +321,10 @@ impl<'o> Collector<'o> {
             kind = match cached {
                 Some(k) => *k,
                 None => {
-                    let mut k = event_kind(&raw, self.mapping, &mut self.buf);
+                    let mut k = event_kind(&raw, self.mapping.map(|m| &m.events), &mut self.buf);
                     if k.is_none() && self.fields.event_from_message {
                         // A sentence: its words name the event.
-                        k = crate::ingest::text::message_event(&raw)
+                        k = crate::ingest::readers::text::message_event(&raw)
                             .and_then(|name| event_kind(name, None, &mut self.buf));
                     }
                     if self.cache_on && self.kinds.len() < KIND_CACHE {
@@ -381,7 +384,7 @@ impl<'o> Collector<'o> {
     fn parse_text_time(
         &mut self,
         text: &str,
-    ) -> Result<(i64, TimeOrigin), crate::ingest::time::TimeError> {
+    ) -> Result<(i64, TimeOrigin), crate::ingest::roles::time::TimeError> {
         let dated;
         let mut text = text;
         let with_year;
@@ -392,14 +395,14 @@ impl<'o> Collector<'o> {
         let mut of_day = false;
         if let Some(m) = self.mapping {
             if let Some(d) = &m.date
-                && crate::ingest::text::time_len(text.trim()).is_some_and(|(_, only)| only)
+                && crate::ingest::readers::text::time_len(text.trim()).is_some_and(|(_, only)| only)
             {
                 dated = format!("{d} {}", text.trim());
                 text = &dated;
                 of_day = true;
             }
             if let Some(f) = &m.time_format
-                && let Ok(p) = crate::ingest::time::parse_with_format(text, f, self.tz)
+                && let Ok(p) = crate::ingest::roles::time::parse_with_format(text, f, self.tz)
             {
                 return Ok(self.advance_at_midnight(p, of_day));
             }
@@ -415,7 +418,7 @@ impl<'o> Collector<'o> {
     /// other time. A new-user trial (session 21) found such files
     /// unreadable: "unreadable time" on every line.
     fn with_year(&mut self, text: &str) -> Option<String> {
-        let (month, rest) = crate::ingest::time::rfc3164_parts(text)?;
+        let (month, rest) = crate::ingest::roles::time::rfc3164_parts(text)?;
         let year = match self.year {
             Some((y, last)) if month + 6 < last => y + 1,
             Some((y, _)) => y,
@@ -424,7 +427,7 @@ impl<'o> Collector<'o> {
                     .mapping
                     .and_then(|m| m.date.as_deref())
                     .and_then(|d| d.get(..4)?.parse().ok());
-                given.unwrap_or_else(|| crate::ingest::time::year_not_ahead(month, &rest))
+                given.unwrap_or_else(|| crate::ingest::roles::time::year_not_ahead(month, &rest))
             }
         };
         if self.year.is_none_or(|(y, _)| y != year) {

@@ -106,7 +106,7 @@ fn syslog(line: &str) -> Option<(Header, Framed<'_>)> {
         return rfc5424(r).map(|f| (Header::Syslog5424, f));
     }
     // rsyslog's forwarding format puts an RFC 3339 time in a 3164 header.
-    if let Some((n, false)) = crate::ingest::text::time_len(rest) {
+    if let Some((n, false)) = crate::ingest::readers::text::time_len(rest) {
         let (time, after) = rest.split_at(n);
         let mut f = host_tag(after.trim_start())?;
         f.time = Some(time);
@@ -132,7 +132,8 @@ fn nil(s: &str) -> Option<&str> {
 fn rfc5424(s: &str) -> Option<Framed<'_>> {
     let (time, s) = field(s)?;
     if time != "-"
-        && crate::ingest::text::time_len(time).is_none_or(|(n, only)| only || n != time.len())
+        && crate::ingest::readers::text::time_len(time)
+            .is_none_or(|(n, only)| only || n != time.len())
     {
         return None;
     }
@@ -194,7 +195,7 @@ fn bsd_body(s: &str) -> Option<Framed<'_>> {
     let b = s.as_bytes();
     let month_ok = s
         .get(..3)
-        .is_some_and(|m| crate::ingest::time::month_of(m).is_some())
+        .is_some_and(|m| crate::ingest::roles::time::month_of(m).is_some())
         && b.get(3) == Some(&b' ');
     // `Mmm dd hh:mm:ss` with the day padded by a space (`Dec  1`).
     let day_ok = b
@@ -203,7 +204,7 @@ fn bsd_body(s: &str) -> Option<Framed<'_>> {
     if !month_ok || !day_ok || b.get(6) != Some(&b' ') {
         return None;
     }
-    let (n, true) = crate::ingest::text::time_len(s.get(7..)?)? else {
+    let (n, true) = crate::ingest::readers::text::time_len(s.get(7..)?)? else {
         return None;
     };
     let time = &s[..7 + n];
@@ -239,7 +240,7 @@ fn host_tag(s: &str) -> Option<Framed<'_>> {
 /// Ruby `Logger`: `I, [2026-12-01T07:06:55.100000 #4242]  INFO -- prog: msg`.
 fn ruby(line: &str) -> Option<Framed<'_>> {
     let s = line.get(1..)?.strip_prefix(", [")?;
-    let (n, false) = crate::ingest::text::time_len(s)? else {
+    let (n, false) = crate::ingest::readers::text::time_len(s)? else {
         return None;
     };
     let time = &s[..n];
@@ -268,7 +269,7 @@ fn ruby(line: &str) -> Option<Framed<'_>> {
 fn fluentd(line: &str) -> Option<Framed<'_>> {
     let mut parts = line.splitn(3, '\t');
     let (time, tag, rest) = (parts.next()?, parts.next()?, parts.next()?);
-    let (n, false) = crate::ingest::text::time_len(time)? else {
+    let (n, false) = crate::ingest::readers::text::time_len(time)? else {
         return None;
     };
     if n != time.len() || tag.is_empty() || tag.contains(' ') || !rest.starts_with('{') {

@@ -8,10 +8,13 @@
 //! A string read as a record: a JSON object, or a text line (a runtime's
 //! prefix, a Java layout, `key=value` pairs, event words; `text.rs`).
 
-use crate::ingest::containers::{self, Container, Item};
-use crate::ingest::fields::{Role, roles_of};
-use crate::ingest::record::{FieldValue, Record};
-use crate::ingest::text::{self, Layout};
+use crate::ingest::readers::containers::{self, Container};
+use crate::ingest::readers::text::{self, Layout};
+use crate::ingest::records::item::Item;
+use crate::ingest::records::record::{FieldValue, Record};
+use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::names::roles_of;
+use crate::ingest::vocabulary::roles::Role;
 
 /// Records looked at to decide the payload field.
 const WINDOW: u32 = 200;
@@ -31,7 +34,7 @@ fn evidence(rec: &Record<'_>) -> u32 {
                 Role::Key => key = true,
                 Role::Holder => holder = true,
                 Role::Event if !event => {
-                    event = crate::ingest::fields::event_kind(&v.text(), None, &mut buf).is_some();
+                    event = event_kind(&v.text(), None, &mut buf).is_some();
                 }
                 _ => {}
             }
@@ -50,7 +53,7 @@ pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
     let mut timed = false;
     rec.visit(&mut |k, v| {
         if !timed && roles_of(k).iter().any(|(r, _, _)| *r == Role::Time) {
-            timed = crate::ingest::time::parse_time(&v.text(), None).is_ok();
+            timed = crate::ingest::roles::time::parse_time(&v.text(), None).is_ok();
         }
     });
     evidence(rec) + u32::from(timed)

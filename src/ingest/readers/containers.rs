@@ -9,26 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::model::Dialect;
 
-use crate::ingest::record::{Record, parse_logfmt};
-
-/// What a walker hands to its visitor for each record.
-#[derive(Debug)]
-pub(crate) enum Item<'a> {
-    /// A readable record.
-    Record(Record<'a>),
-    /// A line that is no record and needs no warning (a stack-trace line
-    /// under a text log's entry, a CRI partial line joined to the next).
-    Skip,
-    /// An unreadable record: (warning kind, reason).
-    Bad(&'static str, String),
-    /// A warning about the line that counts no line: the item for the same
-    /// line number that follows it counts the line (a CRI partial line no
-    /// `F` closed, warned and then read as the line it would have been).
-    Warn(&'static str, String),
-}
-
-/// Visitor: (1-based line, byte offset in the text, item).
-pub(crate) type Visit<'v> = dyn FnMut(u64, usize, Item<'_>) -> ControlFlow<()> + 'v;
+use crate::ingest::records::item::{Item, Visit};
+use crate::ingest::records::record::{Record, parse_logfmt};
 
 /// A record taken out of a whole-document export.
 #[derive(Debug)]
@@ -65,7 +47,7 @@ pub(crate) enum Container {
     /// `text.rs`), read with a mapping's `line_regex` and `[messages]` when
     /// it has them.
     Text {
-        rules: Option<Box<crate::ingest::text::TextRules>>,
+        rules: Option<Box<crate::ingest::readers::text::TextRules>>,
     },
 }
 
@@ -260,17 +242,17 @@ fn head_of(text: &str) -> &str {
 /// [`BID_LINES`] records, each read through the envelope field holding the
 /// application's record when there is one.
 pub(crate) fn bid(c: &Container, head: &str) -> u32 {
-    let field = crate::ingest::payload::detect(c, head);
+    let field = crate::ingest::framing::payload::detect(c, head);
     let mut score = 0u32;
     let mut n = 0usize;
     walk(c, head, &mut |_, _, item| {
         if let Item::Record(r) = item {
             n += 1;
             match &field {
-                Some(f) => crate::ingest::payload::with_inner(&r, f, &mut |inner| {
-                    score += crate::ingest::payload::bid_evidence(inner);
+                Some(f) => crate::ingest::framing::payload::with_inner(&r, f, &mut |inner| {
+                    score += crate::ingest::framing::payload::bid_evidence(inner);
                 }),
-                None => score += crate::ingest::payload::bid_evidence(&r),
+                None => score += crate::ingest::framing::payload::bid_evidence(&r),
             }
         }
         if n >= BID_LINES {
@@ -416,7 +398,7 @@ fn guess(text: &str, monitor_check: fn(&str) -> bool, book: &mut BidBook) -> Con
     let timed = heads
         .iter()
         .filter(|l| {
-            let t = crate::ingest::text::parse_line(l);
+            let t = crate::ingest::readers::text::parse_line(l);
             t.time.is_some() || t.prefix_time.is_some()
         })
         .count();
@@ -477,10 +459,10 @@ fn csv_with_header(text: &str) -> Option<u8> {
     if header.len() < 2
         || header
             .get(0)
-            .is_some_and(|c| crate::ingest::text::time_len(c.trim()).is_some())
+            .is_some_and(|c| crate::ingest::readers::text::time_len(c.trim()).is_some())
         || header
             .iter()
-            .any(|c| c.trim().is_empty() || crate::ingest::time::parse_time(c, None).is_ok())
+            .any(|c| c.trim().is_empty() || crate::ingest::roles::time::parse_time(c, None).is_ok())
     {
         return None;
     }
@@ -915,8 +897,8 @@ fn deep_records(o: &Map<String, Value>) -> Option<Vec<DocRec>> {
                     main: m,
                     extra: Some(&contexts[*c]),
                 };
-                crate::ingest::payload::bid_evidence(&rec)
-                    .max(crate::ingest::payload::inner_evidence(&rec))
+                crate::ingest::framing::payload::bid_evidence(&rec)
+                    .max(crate::ingest::framing::payload::inner_evidence(&rec))
             })
             .sum()
     };
@@ -1112,7 +1094,7 @@ fn loki_record(line: &str, labels: &Map<String, Value>, ts: Value) -> DocRec {
 /// formatter) as an object, so its fields read as `lock.key` the way a
 /// [`Record::Pairs`] reads them; anything else as a string.
 fn go_map_as_value(v: &str, depth: usize) -> Value {
-    match crate::ingest::record::go_map_entries(v) {
+    match crate::ingest::records::record::go_map_entries(v) {
         Some(entries) if !entries.is_empty() && depth < 5 => Value::Object(
             entries
                 .into_iter()
@@ -1243,7 +1225,11 @@ pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
 /// without a time that name no event are continuation lines (skipped); CRI
 /// partial lines (`P`) are joined to the line that completes them, and a run
 /// of them that no `F` line closes is read, with a warning, at the end.
-fn walk_text(text: &str, rules: Option<&crate::ingest::text::TextRules>, visit: &mut Visit<'_>) {
+fn walk_text(
+    text: &str,
+    rules: Option<&crate::ingest::readers::text::TextRules>,
+    visit: &mut Visit<'_>,
+) {
     let mut partials = Partials::default();
     let done = walk_lines(text, visit, |_, visit, no, off| {
         // The line as written: a `P` chunk may end in a space.
@@ -1346,7 +1332,7 @@ impl Partials {
             visit(run.last, off, Item::Warn("cri", reason))?;
             let joined = format!("{} {stream} F {}", run.time, run.text);
             visit_text(
-                &crate::ingest::text::parse_line(&joined),
+                &crate::ingest::readers::text::parse_line(&joined),
                 visit,
                 run.last,
                 off,
@@ -1363,14 +1349,14 @@ impl Partials {
 /// The serial walk and the parallel chunks (`stream.rs`) share it.
 pub(crate) fn text_line(
     raw: &str,
-    rules: Option<&crate::ingest::text::TextRules>,
+    rules: Option<&crate::ingest::readers::text::TextRules>,
     partials: &mut Partials,
     no: u64,
     off: usize,
     visit: &mut Visit<'_>,
 ) -> ControlFlow<()> {
-    use crate::ingest::text::parse_line;
-    let line = crate::ingest::fast::trim(raw);
+    use crate::ingest::readers::text::parse_line;
+    let line = crate::ingest::readers::fast::trim(raw);
     if let Some(r) = rules
         && let Some(pairs) = r.pairs(line)
     {
@@ -1431,25 +1417,25 @@ pub(crate) fn partials_after(text: &str, mut state: Partials, base: u64) -> (Par
 /// event or a stack trace's line) is skipped, a JSON payload is the inner record with the prefix
 /// outside it, anything else is its pairs.
 fn visit_text(
-    t: &crate::ingest::text::TextLine<'_>,
+    t: &crate::ingest::readers::text::TextLine<'_>,
     visit: &mut Visit<'_>,
     no: u64,
     off: usize,
 ) -> ControlFlow<()> {
-    use crate::ingest::text::{Layout, to_pairs};
+    use crate::ingest::readers::text::{Layout, to_pairs};
     // A stack trace's line is part of the line before, whatever its words
     // say (`java.lang.IllegalMonitorStateException: attempt to unlock lock,
     // not locked by current thread` names a lock word but no event).
     if t.time.is_none()
         && t.prefix_time.is_none()
         && (is_trace_line(t.message.trim())
-            || (crate::ingest::text::message_event(t.message).is_none()
-                && crate::ingest::text::message_event(t.around).is_none()))
+            || (crate::ingest::readers::text::message_event(t.message).is_none()
+                && crate::ingest::readers::text::message_event(t.around).is_none()))
     {
         return visit(no, off, Item::Skip);
     }
     if t.layout == Layout::Json {
-        let prefix = to_pairs(&crate::ingest::text::TextLine {
+        let prefix = to_pairs(&crate::ingest::readers::text::TextLine {
             message: t.around,
             labels: t.labels.clone(),
             ..*t
@@ -1776,7 +1762,7 @@ fn csv_row(
         // header: the row is data we cannot place, so say so.
         let dated = names
             .iter()
-            .find(|n| crate::ingest::time::parse_time(n, None).is_ok());
+            .find(|n| crate::ingest::roles::time::parse_time(n, None).is_ok());
         let mut flow = ControlFlow::Continue(());
         if let Some(cell) = dated {
             let reason = format!(

@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde_json::Number;
 
-use crate::ingest::record::FieldValue;
+use crate::ingest::records::record::FieldValue;
 
 /// Deeper than this, the general parser decides (it has its own limit).
 const MAX_DEPTH: u32 = 64;

@@ -1,10 +1,9 @@
 //! Stage 2, record readers: the containers and their contest of evidence
 //! ([`containers`]: JSON Lines, JSON documents, CSV, logfmt, text lines,
-//! Parquet), one record's fields ([`record`]), the JSON Lines fast path
+//! Parquet), the JSON Lines fast path
 //! ([`fast`]), text layouts ([`text`]) and Parquet files ([`parquet`]).
 
 pub(crate) mod containers;
 pub(crate) mod fast;
 pub(crate) mod parquet;
-pub(crate) mod record;
 pub(crate) mod text;

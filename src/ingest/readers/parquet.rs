@@ -20,9 +20,9 @@ use ::parquet::record::{Field, Row};
 use ::parquet::schema::types::Type;
 use serde_json::{Map, Value};
 
-use crate::ingest::containers::Container;
-use crate::ingest::fields::Role;
-use crate::ingest::mapping::Mapping;
+use crate::ingest::readers::containers::Container;
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::vocabulary::roles::Role;
 
 /// Rows read with every column to find the roles.
 const HEAD_ROWS: usize = 1000;

@@ -14,7 +14,8 @@
 
 use std::borrow::Cow;
 
-use crate::ingest::fields::{Role, Unit, roles_of};
+use crate::ingest::vocabulary::names::roles_of;
+use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::EventKind;
 
 /// Which layout a line was read with (for `SourceInfo::layout`).
@@ -441,13 +442,13 @@ fn trimmed_message(s: &str) -> &str {
 /// line's record (`frame::embedded_json`); the text around it stays
 /// readable as [`TextLine::around`].
 pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
-    let mut t = match crate::ingest::frame::header(line) {
+    let mut t = match crate::ingest::framing::frame::header(line) {
         Some((h, f)) => framed_line(h, f, true),
         None => parse_layout(line),
     };
     if t.layout != Layout::Json
         && t.message.contains('{')
-        && let Some((before, obj, _after)) = crate::ingest::frame::embedded_json(t.message)
+        && let Some((before, obj, _after)) = crate::ingest::framing::frame::embedded_json(t.message)
     {
         t.around = before.trim_matches([' ', '\t']);
         t.message = obj;
@@ -461,16 +462,16 @@ pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
 /// the rest may carry one more header of another kind (never more: a
 /// hostile line of alternating headers must not recurse without end).
 fn framed_line<'a>(
-    h: crate::ingest::frame::Header,
-    f: crate::ingest::frame::Framed<'a>,
+    h: crate::ingest::framing::frame::Header,
+    f: crate::ingest::framing::frame::Framed<'a>,
     nest: bool,
 ) -> TextLine<'a> {
-    use crate::ingest::frame::Header;
+    use crate::ingest::framing::frame::Header;
     let rest = f.rest.trim_matches([' ', '\t']);
     // A runtime's own header inside the shipper's (Ruby's Logger behind a
     // syslog header): the inner one's time is the application's, finer
     // than the shipper's (RFC 3164 has whole seconds and no year).
-    let inner = match crate::ingest::frame::header(rest).filter(|_| nest) {
+    let inner = match crate::ingest::framing::frame::header(rest).filter(|_| nest) {
         Some((h2, f2)) if h2 != h => {
             let mut inner = framed_line(h2, f2, false);
             if inner.time.is_none() {
@@ -598,7 +599,7 @@ pub(crate) struct TextRules {
 
 impl TextRules {
     /// The rules of `m`, `None` when it has none.
-    pub fn of(m: &crate::ingest::Mapping) -> Option<TextRules> {
+    pub fn of(m: &crate::ingest::roles::mapping::Mapping) -> Option<TextRules> {
         (m.line_regex.is_some() || !m.messages.is_empty()).then(|| TextRules {
             line: m.line_regex.as_ref().map(|r| r.0.clone()),
             messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
@@ -705,7 +706,7 @@ pub(crate) fn describe_layout(text: &str) -> Option<String> {
 }
 
 /// The event a message's words name, as a canonical event name that
-/// [`crate::ingest::fields::event_kind`] maps: failure phrases before success ones,
+/// [`crate::ingest::roles::fields::event_kind`] maps: failure phrases before success ones,
 /// Chinese by containment. `None` when no lock or business phrase is there.
 pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
     message_event_in(msg, None)

@@ -7,102 +7,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::model::SourceNote;
 
-use crate::ingest::mapping::Mapping;
-use crate::ingest::record::{Record, Scope};
-pub(crate) use crate::ingest::vocabulary::events::*;
-pub(crate) use crate::ingest::vocabulary::names::*;
-
-/// What a field means to the importer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Role {
-    Time,
-    Key,
-    Holder,
-    Event,
-    Ttl,
-    Host,
-    Thread,
-    Product,
-    Quantity,
-    Stock,
-    StockBefore,
-    StockAfter,
-    OrderId,
-    UnitPrice,
-    Fencing,
-    Elapsed,
-    Deleted,
-    Message,
-}
-
-impl Role {
-    /// Every role, in the order they are listed in `SourceInfo::fields`.
-    pub const ALL: [Role; 18] = [
-        Role::Time,
-        Role::Key,
-        Role::Holder,
-        Role::Event,
-        Role::Ttl,
-        Role::Host,
-        Role::Thread,
-        Role::Product,
-        Role::Quantity,
-        Role::Stock,
-        Role::StockBefore,
-        Role::StockAfter,
-        Role::OrderId,
-        Role::UnitPrice,
-        Role::Fencing,
-        Role::Elapsed,
-        Role::Deleted,
-        Role::Message,
-    ];
-
-    /// The role's name in `SourceInfo::fields` and in mapping files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Time => "time",
-            Role::Key => "key",
-            Role::Holder => "holder",
-            Role::Event => "event",
-            Role::Ttl => "ttl",
-            Role::Host => "host",
-            Role::Thread => "thread",
-            Role::Product => "product",
-            Role::Quantity => "quantity",
-            Role::Stock => "stock",
-            Role::StockBefore => "stock_before",
-            Role::StockAfter => "stock_after",
-            Role::OrderId => "order_id",
-            Role::UnitPrice => "unit_price",
-            Role::Fencing => "fencing_token",
-            Role::Elapsed => "elapsed_ms",
-            Role::Deleted => "deleted",
-            Role::Message => "message",
-        }
-    }
-
-    /// Parses a mapping-file role name; `ttl_s` means a TTL in seconds,
-    /// `ttl_ns` in nanoseconds.
-    pub fn from_mapping_name(s: &str) -> Option<(Role, Unit)> {
-        match s {
-            "ttl_ms" => Some((Role::Ttl, Unit::Ms)),
-            "ttl_s" => Some((Role::Ttl, Unit::S)),
-            "ttl_ns" => Some((Role::Ttl, Unit::Ns)),
-            "fencing" => Some((Role::Fencing, Unit::Ms)),
-            "elapsed" => Some((Role::Elapsed, Unit::Ms)),
-            _ => Role::ALL
-                .iter()
-                .copied()
-                .find(|r| r.name() == s)
-                .map(|r| (r, Unit::Ms)),
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
+use crate::ingest::records::record::{FieldValue, Record, Scope};
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::names::{guessed_ttl, normalize_key, roles_of};
+use crate::ingest::vocabulary::roles::{Role, Unit};
 
 /// The field chosen for a role.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,7 +26,7 @@ pub(crate) struct Pick {
 
 impl Pick {
     /// The field's value in `rec`.
-    pub fn value<'a>(&self, rec: &Record<'a>) -> Option<crate::ingest::record::FieldValue<'a>> {
+    pub fn value<'a>(&self, rec: &Record<'a>) -> Option<FieldValue<'a>> {
         rec.get_in(&self.field, self.scope)
     }
 }
@@ -209,11 +118,7 @@ impl Fields {
     }
 
     /// The value for `role` in `rec`: the chosen field, else the fallback.
-    pub fn value<'a>(
-        &self,
-        rec: &Record<'a>,
-        role: Role,
-    ) -> Option<crate::ingest::record::FieldValue<'a>> {
+    pub fn value<'a>(&self, rec: &Record<'a>, role: Role) -> Option<FieldValue<'a>> {
         self.get(role)
             .and_then(|p| p.value(rec))
             .or_else(|| self.fallback(role).and_then(|p| p.value(rec)))
@@ -321,7 +226,7 @@ fn observe_by_value(by: ByValue<'_>, k: &str, text: &str, outer: bool) -> bool {
     let event = event_kind(t, None, by.buf).is_some();
     let time = !event && t.contains('-') && t.contains(':');
     let parsed = time
-        .then(|| crate::ingest::time::parse_time_detail(t, None).ok())
+        .then(|| crate::ingest::roles::time::parse_time_detail(t, None).ok())
         .flatten();
     let token = !event && parsed.is_none() && token_like(t);
     let recurs = token && {
@@ -558,7 +463,8 @@ impl Detector {
                     c.kinds += 1;
                 }
                 if role == Role::Time
-                    && let Ok((ns, _)) = crate::ingest::time::parse_time_detail(&v.text(), None)
+                    && let Ok((ns, _)) =
+                        crate::ingest::roles::time::parse_time_detail(&v.text(), None)
                 {
                     c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
                 }
@@ -602,16 +508,16 @@ impl Detector {
         counted
     }
 
-    /// The shape of a JSON line ([`crate::ingest::fast::key_shape`]) once
-    /// the window is past; `None` inside it, where every record is read.
-    pub fn late_shape(&self, line: &str) -> Option<u64> {
-        (self.records >= Self::WINDOW)
-            .then(|| crate::ingest::fast::key_shape(line))
-            .flatten()
+    /// True once the window is past: from here on a record's shape (the
+    /// names it has) decides whether reading it can count anything
+    /// ([`Detector::quiet_shape`]); inside the window every record is read.
+    pub fn past_window(&self) -> bool {
+        self.records >= Self::WINDOW
     }
 
-    /// Counts a JSON Lines record without reading it when its shape (from
-    /// [`Detector::late_shape`]) is one a late record already had and
+    /// Counts a JSON Lines record without reading it when its shape (its
+    /// field names in order, taken once [`Detector::past_window`]) is one a
+    /// late record already had and
     /// nothing was counted for it then: past the window only unseen roles
     /// count, and the same names give the same roles, so reading it would
     /// count nothing either (the seen roles only grow). Returns true when

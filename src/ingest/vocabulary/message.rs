@@ -222,7 +222,7 @@ mod tests {
     #[test]
     fn an_outcome_pair_decides_an_acquire() {
         let mut buf = String::new();
-        let pairs = |s: &'static str| crate::ingest::text::message_pairs(s);
+        let pairs = |s: &'static str| crate::ingest::readers::text::message_pairs(s);
         let msg = "tryLock key=a owner=b leaseTime=2000ms locked=false";
         assert!(head_is_attempt(msg, &mut buf));
         assert_eq!(outcome(&pairs(msg)), Some(false));
