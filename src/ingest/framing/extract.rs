@@ -282,7 +282,7 @@ impl<'o> Collector<'o> {
             Ok(p) => p,
             Err(e) => {
                 let text = tv.text();
-                let hint = if crate::ingest::readers::text::time_len(text.trim())
+                let hint = if crate::ingest::framing::timestamp::time_len(text.trim())
                     .is_some_and(|(_, only)| only)
                 {
                     ": a time of day without a date; give the date in a mapping file \
@@ -395,7 +395,8 @@ impl<'o> Collector<'o> {
         let mut of_day = false;
         if let Some(m) = self.mapping {
             if let Some(d) = &m.date
-                && crate::ingest::readers::text::time_len(text.trim()).is_some_and(|(_, only)| only)
+                && crate::ingest::framing::timestamp::time_len(text.trim())
+                    .is_some_and(|(_, only)| only)
             {
                 dated = format!("{d} {}", text.trim());
                 text = &dated;

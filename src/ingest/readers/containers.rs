@@ -459,7 +459,7 @@ fn csv_with_header(text: &str) -> Option<u8> {
     if header.len() < 2
         || header
             .get(0)
-            .is_some_and(|c| crate::ingest::readers::text::time_len(c.trim()).is_some())
+            .is_some_and(|c| crate::ingest::framing::timestamp::time_len(c.trim()).is_some())
         || header
             .iter()
             .any(|c| c.trim().is_empty() || crate::ingest::roles::time::parse_time(c, None).is_ok())

@@ -4,7 +4,8 @@
 //! new-user trial (session 21): Spring Boot lines `unlock success key=...`
 //! were work of the holder, not its release (a false incident), and
 //! `tryLock ... locked=false` was a successful acquire (the phrase `locked`
-//! matched the pair's name).
+//! matched the pair's name). Also the level words a line may carry
+//! ([`is_level`]).
 
 use super::events::{NOT_YET, family_words, lock_word};
 use crate::model::EventKind;
@@ -161,6 +162,34 @@ pub(crate) fn with_outcome(
         (None, Some(false)) if attempt => Some(EventKind::AcquireFailed),
         (k, _) => k,
     }
+}
+
+/// True for the level words of common logging libraries.
+pub(crate) fn is_level(w: &str) -> bool {
+    matches!(
+        w,
+        "TRACE"
+            | "DEBUG"
+            | "INFO"
+            | "WARN"
+            | "WARNING"
+            | "ERROR"
+            | "FATAL"
+            | "SEVERE"
+            | "NOTICE"
+            | "CRITICAL"
+            | "trace"
+            | "debug"
+            | "info"
+            | "warn"
+            | "warning"
+            | "error"
+            | "fatal"
+            | "I"
+            | "W"
+            | "E"
+            | "D"
+    )
 }
 
 #[cfg(test)]
