@@ -18,7 +18,7 @@ pub enum IngestError {
         /// The cause.
         error: std::io::Error,
     },
-    /// [`Progress::cancel`] was set.
+    /// [`Progress::cancel`](crate::ingest::Progress::cancel) was set.
     #[error("loading was cancelled")]
     Cancelled,
     /// A mapping file is invalid.
@@ -41,7 +41,8 @@ pub enum IngestError {
     #[error("too many input files (at most 65535)")]
     TooManySources,
     /// A file is larger than lockreplay reads, or expands past the limits
-    /// ([`MAX_INPUT_BYTES`], [`MAX_EXPANSION_RATIO`]).
+    /// ([`MAX_INPUT_BYTES`](crate::ingest::MAX_INPUT_BYTES),
+    /// [`MAX_EXPANSION_RATIO`](crate::ingest::MAX_EXPANSION_RATIO)).
     #[error("{name}: {reason}")]
     TooLarge {
         /// The file.

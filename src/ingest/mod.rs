@@ -22,8 +22,11 @@ mod readers;
 mod records;
 mod roles;
 mod vocabulary;
-use framing::{decode, extract, payload};
-use readers::{containers, parquet, text};
+use framing::{decode, extract};
+use readers::container::{Container, walk};
+use readers::contest::{self, BidBook};
+use readers::sample::detect_fields;
+use readers::{parquet, text};
 pub use roles::time;
 use roles::{fields, mapping};
 
@@ -53,7 +56,6 @@ pub use error::IngestError;
 pub use mapping::{MAX_TTL_MS, Mapping};
 pub use time::{TimeError, TzSpec, parse_time, parse_tz};
 
-use containers::Container;
 use fields::Detector;
 use records::item::Item;
 
@@ -173,74 +175,6 @@ pub struct Progress {
 /// How many records are read between cancellation checks.
 const CHECK_EVERY: u64 = 4096;
 
-/// Observes the first records of `text` (until the detector has seen
-/// enough) to decide which fields hold the time, key, holder and the rest.
-pub(crate) fn detect_fields(
-    container: &Container,
-    text: &str,
-    mapping: Option<&Mapping>,
-) -> Detector {
-    let mut det = Detector::default();
-    // A field the mapping names for a role is that role's value, never an
-    // envelope's payload.
-    det.payload = payload::detect(container, text)
-        .filter(|f| !mapping.is_some_and(|m| m.fields.values().any(|v| v == f)));
-    let field = det.payload.clone();
-    if matches!(container, Container::JsonLines { loki: false }) && field.is_none() {
-        detect_json_lines(text, &mut det);
-        return det;
-    }
-    containers::walk(container, text, &mut |_, _, item| {
-        if let Item::Record(r) = item {
-            match &field {
-                Some(f) => payload::with_inner(&r, f, &mut |inner| {
-                    det.observe(inner);
-                    det.observe_kind(inner);
-                }),
-                None => {
-                    det.observe(&r);
-                }
-            }
-        }
-        if det.done() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    });
-    det
-}
-
-/// [`detect_fields`] over plain JSON Lines: past the window, a line of a
-/// shape already counted for nothing is counted without being parsed
-/// ([`Detector::quiet_shape`]).
-fn detect_json_lines(text: &str, det: &mut Detector) {
-    for (no, off, line) in containers::lines(text) {
-        let shape = det
-            .past_window()
-            .then(|| readers::fast::key_shape(line))
-            .flatten();
-        if !det.quiet_shape(shape) {
-            let _ = containers::json_line_item(
-                line,
-                false,
-                &mut |_, _, item| {
-                    if let Item::Record(r) = item {
-                        let counted = det.observe(&r);
-                        det.note_shape(shape, counted);
-                    }
-                    ControlFlow::Continue(())
-                },
-                no,
-                off,
-            );
-        }
-        if det.done() {
-            break;
-        }
-    }
-}
-
 /// Reads one source's bytes into `builder`: gzip is undone, the encoding and
 /// dialect are detected, records become events, and a [`SourceInfo`] is
 /// added. `name` is used for display and warnings only.
@@ -348,8 +282,8 @@ pub fn read_source<R: Read>(
         progress.bytes_read.store(base + raw_len, Ordering::Relaxed);
         return Ok(());
     }
-    let mut book = containers::BidBook::default();
-    let mut container = containers::detect_with(text, monitor::looks_like_monitor, &mut book);
+    let mut book = BidBook::default();
+    let mut container = contest::detect_with(text, monitor::looks_like_monitor, &mut book);
     if let Some(rules) = opts.mapping.as_ref().and_then(text::TextRules::of)
         && matches!(
             container,
@@ -517,7 +451,7 @@ pub(crate) fn read_capped<R: Read>(
 /// Detects fields, then reads every record of a structured container.
 #[allow(clippy::too_many_arguments)]
 fn parse_records(
-    (container, book): (&Container, &mut containers::BidBook),
+    (container, book): (&Container, &mut BidBook),
     text: &str,
     file: u16,
     opts: &IngestOptions,
@@ -554,7 +488,7 @@ fn parse_records(
     let text_len = text.len().max(1) as u64;
     let mut cancelled = false;
     let mut n = 0u64;
-    containers::walk(container, text, &mut |line, off, item| {
+    walk(container, text, &mut |line, off, item| {
         n += 1;
         if n.is_multiple_of(CHECK_EVERY) {
             if progress.cancel.load(Ordering::Relaxed) {
@@ -592,7 +526,7 @@ pub(crate) fn describe_reading(
     info: &mut SourceInfo,
     det: &Detector,
     fields: &fields::Fields,
-    (container, book): (&Container, &mut containers::BidBook),
+    (container, book): (&Container, &mut BidBook),
     text: &str,
 ) {
     info.fields_seen.clone_from(&det.names_seen);
@@ -604,11 +538,11 @@ pub(crate) fn describe_reading(
         info.layout = text::describe_layout(text);
     }
     let started = std::time::Instant::now();
-    let bids = containers::bids_for(container, text, book);
+    let bids = contest::bids_for(container, text, book);
     crate::timing::phase("load/plan/readers", started);
     if let [w, r, ..] = bids.as_slice()
         && r.score > 0
-        && containers::contested(container)
+        && contest::contested(container)
     {
         info.notes.push(SourceNote::Readers {
             winner: w.reader.clone(),

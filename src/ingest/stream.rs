@@ -19,10 +19,14 @@ use smallvec::SmallVec;
 
 use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
 
-use super::containers::{self, Container, json_reason};
 use super::extract::Collector;
 use super::fields::Fields;
+use super::framing::cri::{self, Partials};
+use super::readers::container::Container;
+use super::readers::contest::{self, BidBook};
 use super::readers::fast::{self, scan_envelope, scan_line_hinted};
+use super::readers::json::{json_reason, json_record, unwrap_hit};
+use super::readers::lines;
 use super::records::item::Item;
 use super::records::record::{FieldValue, Record};
 use super::vocabulary::roles::Role;
@@ -99,7 +103,7 @@ fn payload_plan(fields: &Fields) -> Option<PayloadPlan> {
 /// of lines before it. JSON Lines chunks start from the default.
 #[derive(Clone, Debug, Default)]
 struct ChunkStart {
-    partials: containers::Partials,
+    partials: Partials,
     base: u64,
 }
 
@@ -111,7 +115,7 @@ impl ChunkStart {
         let Ok(text) = std::str::from_utf8(bytes) else {
             return self.clone();
         };
-        let (partials, lines) = containers::partials_after(text, self.partials.clone(), self.base);
+        let (partials, lines) = cri::partials_after(text, self.partials.clone(), self.base);
         ChunkStart {
             partials,
             base: self.base + lines,
@@ -299,8 +303,8 @@ fn plan<'o>(
         return None; // read as evidence by read_source
     }
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-    let mut book = containers::BidBook::default();
-    let container = containers::detect_with(text, monitor::looks_like_monitor, &mut book);
+    let mut book = BidBook::default();
+    let container = contest::detect_with(text, monitor::looks_like_monitor, &mut book);
     // Text lines qualify unless a mapping brings its own rules. CRI partial
     // lines are joined across chunks: each chunk starts from the pending
     // partial lines the one before it left ([`ChunkStart`]).
@@ -308,7 +312,7 @@ fn plan<'o>(
         && opts
             .mapping
             .as_ref()
-            .and_then(super::text::TextRules::of)
+            .and_then(super::readers::text::TextRules::of)
             .is_none();
     let json_lines = matches!(container, Container::JsonLines { loki: false })
         && matches!(
@@ -319,7 +323,7 @@ fn plan<'o>(
         return None;
     }
     let mapping = opts.mapping.as_ref();
-    let det = super::detect_fields(&container, text, mapping);
+    let det = super::readers::sample::detect_fields(&container, text, mapping);
     if !det.done() && !head.eof {
         return None;
     }
@@ -351,9 +355,9 @@ fn plan<'o>(
     names.retain(|n| seen.insert(n.clone()));
     let wrapped = first
         .and_then(|l| serde_json::from_str::<serde_json::Map<String, Value>>(l).ok())
-        .is_some_and(|o| !std::ptr::eq(containers::unwrap_hit(&o), &o));
+        .is_some_and(|o| !std::ptr::eq(unwrap_hit(&o), &o));
     // SLS's `__time_ns_part__` is read into `__time__` by the general path
-    // (`containers::kv_lists_in_record`).
+    // (`readers::json::kv_lists_in_record`).
     let ns_part = det.names_seen.iter().any(|n| n == "__time_ns_part__");
     if names.iter().any(|n| n.contains('.'))
         || fields.payload.is_some()
@@ -473,9 +477,9 @@ fn starts_of<C: AsRef<[u8]>>(
 }
 
 /// The CRI partial lines no `F` line closed, read at the end of the file
-/// (`containers::Partials::finish`: a warning, then the joined line), as a
+/// (`lines::finish_partials`: a warning, then the joined line), as a
 /// chunk whose line numbers are already the file's.
-fn finish_partials(mut partials: containers::Partials, context: &ParseContext<'_>) -> ChunkOut {
+fn finish_partials(mut partials: Partials, context: &ParseContext<'_>) -> ChunkOut {
     let mut info = placeholder();
     info.name = context.name.clone();
     let mut b = LogBuilder::new();
@@ -486,7 +490,9 @@ fn finish_partials(mut partials: containers::Partials, context: &ParseContext<'_
         context.opts.mapping.as_ref(),
         info,
     );
-    let _ = partials.finish(0, &mut |no, _, item| take_item(&mut col, &mut b, no, item));
+    let _ = lines::finish_partials(&mut partials, 0, &mut |no, _, item| {
+        take_item(&mut col, &mut b, no, item)
+    });
     ChunkOut {
         b,
         naive_seen: col.naive_seen,
@@ -669,7 +675,7 @@ fn split_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
     out
 }
 
-/// Parses one chunk exactly as `containers::walk` + `Collector::record`
+/// Parses one chunk exactly as `readers::container::walk` + `Collector::record`
 /// would, taking the fast scanner where it is sure. Text lines start from
 /// the CRI partial lines `start` says are open.
 fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> ChunkOut {
@@ -707,7 +713,7 @@ fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> 
     let mut rest = text;
     while !rest.is_empty() {
         // A line ends at `\n`, `\r\n` or a lone `\r`, as in
-        // `containers::walk_lines` (issue #18: a lone `\r` inside an LF file
+        // `framing::lines::line_end` (issue #18: a lone `\r` inside an LF file
         // merged two records); memchr's vectorised search.
         let rb = rest.as_bytes();
         let end = match memchr::memchr2(b'\n', b'\r', rb) {
@@ -729,7 +735,7 @@ fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> 
             // The line as written (a `P` chunk may end in a space); its
             // only `\r` or `\n` are its line end.
             let unended = raw.trim_end_matches(['\n', '\r']);
-            let _ = containers::text_line(
+            let _ = lines::text_line(
                 unended,
                 None,
                 &mut partials,
@@ -753,12 +759,12 @@ fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> 
             col.record(&mut b, lines, &rec);
             continue;
         }
-        match containers::json_record(line) {
+        match json_record(line) {
             Ok(Some(o)) => col.record(
                 &mut b,
                 lines,
                 &Record::Json {
-                    main: containers::unwrap_hit(&o),
+                    main: unwrap_hit(&o),
                     extra: None,
                 },
             ),

@@ -244,7 +244,7 @@ pub enum SourceNote {
         events: u64,
     },
     /// Which reader read the file: the contest of readers on its head
-    /// (`ingest::containers::contest`), winner and runner-up with the lock
+    /// (`ingest::readers::contest`), winner and runner-up with the lock
     /// evidence each found.
     /// A role's field chosen by its values, no name of it known (event
     /// words, date-time texts, tokens that recur across a hold's lines):

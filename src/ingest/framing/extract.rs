@@ -220,7 +220,7 @@ impl<'o> Collector<'o> {
             // detection read through; one already taken out of its
             // envelope has it hidden, and `with_inner` hands it over as is.
             Some(field) if !matches!(rec, Record::Slots { .. }) => {
-                crate::ingest::framing::payload::with_inner(rec, &field, &mut |r| {
+                crate::ingest::readers::payload::with_inner(rec, &field, &mut |r| {
                     self.record_of_kind(b, line, r)
                 });
                 self.fields.payload = Some(field);

@@ -1,12 +1,12 @@
 //! The framing layer: bytes to lines and what a line carries before the
 //! application's record. Decompression and decoding ([`decode`]: gzip,
-//! zstd, BOM, UTF-16, GB18030), docker json-file's parts of long lines
-//! joined ([`docker`]), CRI pod logs ([`cri`]), the time a line starts with
+//! zstd, BOM, UTF-16, GB18030), a text's lines ([`lines`]), docker
+//! json-file's parts of long lines joined ([`docker`]), CRI pod logs and
+//! their partial lines ([`cri`]), the time a line starts with
 //! ([`timestamp`]) and a shipper's or runtime's header taken off a line
 //! ([`header`]: syslog 3164/5424, Ruby Logger, Fluentd, Fluent Bit,
 //! kubectl, logcli, journald, Grafana), and durations as text
-//! ([`duration`]); the application's record found inside an envelope's
-//! field ([`payload`]) and the event built from it ([`extract`]).
+//! ([`duration`]); the event built from a record ([`extract`]).
 
 pub(crate) mod cri;
 pub(crate) mod decode;
@@ -14,5 +14,5 @@ pub(crate) mod docker;
 pub(crate) mod duration;
 pub(crate) mod extract;
 pub(crate) mod header;
-pub(crate) mod payload;
+pub(crate) mod lines;
 pub(crate) mod timestamp;

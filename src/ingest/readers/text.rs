@@ -334,6 +334,40 @@ pub(crate) fn embedded_json(msg: &str) -> Option<(&str, &str, &str)> {
     None
 }
 
+/// A line of a stack trace (trimmed): a Java frame (`at pkg.Class.m(..)`),
+/// `Caused by:`, `Suppressed:`, `... 12 more` / `... 12 common frames
+/// omitted`, an exception's first line (`java.lang.IllegalStateException:
+/// msg`: a dotted class name ending in Exception, Error or Throwable), or a
+/// Python traceback's header and `File "x.py", line N` lines
+/// (<https://docs.oracle.com/en/java/javase/21/docs/api/java.base/java/lang/Throwable.html#printStackTrace()>,
+/// <https://docs.python.org/3/library/traceback.html>).
+pub(crate) fn is_trace_line(l: &str) -> bool {
+    if l.starts_with("at ") && l.ends_with(')')
+        || l.starts_with("Caused by: ")
+        || l.starts_with("Suppressed: ")
+        || l.starts_with("Traceback (most recent call last)")
+        || l.starts_with("File \"") && l.contains("\", line ")
+    {
+        return true;
+    }
+    if let Some(rest) = l.strip_prefix("... ") {
+        return rest
+            .split(' ')
+            .next()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            && (rest.ends_with(" more") || rest.ends_with(" omitted"));
+    }
+    let class = l.split(": ").next().unwrap_or(l);
+    class.contains('.')
+        && !class.contains(' ')
+        && ["Exception", "Error", "Throwable"]
+            .iter()
+            .any(|s| class.ends_with(s))
+        && class
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'$'))
+}
+
 /// A mapping file's text rules: its `line_regex` and `[messages]`.
 #[derive(Clone, Debug)]
 pub(crate) struct TextRules {

@@ -8,13 +8,19 @@
 //! A string read as a record: a JSON object, or a text line (a runtime's
 //! prefix, a Java layout, `key=value` pairs, event words; `text.rs`).
 
-use crate::ingest::readers::containers::{self, Container};
-use crate::ingest::readers::text::{self, Layout};
+use super::container::{Container, walk};
+use super::json::json_record;
+use super::text::{self, Layout};
 use crate::ingest::records::item::Item;
 use crate::ingest::records::record::{FieldValue, Record};
 use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::names::roles_of;
 use crate::ingest::vocabulary::roles::Role;
+
+/// Records of a file's head whose lock evidence is weighed: the readers'
+/// bids (`contest.rs`) and the arrays of records in a document
+/// (`documents.rs`).
+pub(crate) const BID_LINES: usize = 50;
 
 /// Records looked at to decide the payload field.
 const WINDOW: u32 = 200;
@@ -47,7 +53,7 @@ fn evidence(rec: &Record<'_>) -> u32 {
 }
 
 /// The evidence a reader's record gives in the contest of readers
-/// (`containers::contest`): [`evidence`] plus 1 for a time field whose
+/// (`contest.rs`): [`evidence`] plus 1 for a time field whose
 /// value reads as a time.
 pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
     let mut timed = false;
@@ -62,7 +68,7 @@ pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
 /// The most lock evidence one string field of `rec` holds as a record of
 /// its own (a text line or JSON in an envelope's field): what a record
 /// whose application part is a string shows the contest of arrays
-/// (`containers::deep_records`: Azure Monitor's `LogMessage`).
+/// (`documents.rs`, `deep_records`: Azure Monitor's `LogMessage`).
 pub(crate) fn inner_evidence(rec: &Record<'_>) -> u32 {
     let mut strings: Vec<String> = Vec::new();
     rec.visit(&mut |_, v| {
@@ -88,7 +94,7 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Op
         return None;
     }
     if s.starts_with('{') {
-        return containers::json_record(s).ok().flatten().map(|map| {
+        return json_record(s).ok().flatten().map(|map| {
             f(&Record::Json {
                 main: &map,
                 extra: None,
@@ -97,7 +103,7 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Op
     }
     let t = text::parse_line(s);
     if t.layout == Layout::Json {
-        let map = containers::json_record(t.message).ok()??;
+        let map = json_record(t.message).ok()??;
         let prefix = text::to_pairs(&text::TextLine {
             message: t.around,
             ..t
@@ -145,7 +151,7 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
     let mut outer_score = 0u32;
     // field -> (records where its string read as a record, evidence summed)
     let mut scores: Vec<(String, u32, u32)> = Vec::new();
-    containers::walk(container, text, &mut |_, _, item| {
+    walk(container, text, &mut |_, _, item| {
         if let Item::Record(r) = item {
             records += 1;
             outer_score += evidence(&r);
@@ -190,7 +196,7 @@ mod tests {
     use serde_json::{Map, Value};
 
     fn detect_in(text: &str) -> Option<String> {
-        let c = containers::detect(text, |_| false);
+        let c = super::super::contest::detect(text, |_| false);
         detect(&c, text)
     }
 
