@@ -17,12 +17,14 @@ mod tie;
 
 // The layers, lowest first (ARCHITECTURE.md): each module names only its
 // own layer's modules and lower ones (`tests/ingest_layers.rs`).
+mod assembly;
 mod framing;
 mod readers;
 mod records;
 mod roles;
 mod vocabulary;
-use framing::{decode, extract};
+use assembly::collect;
+use framing::decode;
 use readers::container::{Container, walk};
 use readers::contest::{self, BidBook};
 use readers::sample::detect_fields;
@@ -478,7 +480,7 @@ fn parse_records(
     }
 
     // Pass 2: every record.
-    let mut col = extract::Collector::new(
+    let mut col = collect::Collector::new(
         file,
         fields,
         tz,

@@ -19,7 +19,7 @@ use smallvec::SmallVec;
 
 use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
 
-use super::extract::Collector;
+use super::assembly::collect::Collector;
 use super::fields::Fields;
 use super::framing::cri::{self, Partials};
 use super::readers::container::Container;

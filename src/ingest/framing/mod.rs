@@ -5,14 +5,11 @@
 //! their partial lines ([`cri`]), the time a line starts with
 //! ([`timestamp`]) and a shipper's or runtime's header taken off a line
 //! ([`header`]: syslog 3164/5424, Ruby Logger, Fluentd, Fluent Bit,
-//! kubectl, logcli, journald, Grafana), and durations as text
-//! ([`duration`]); the event built from a record ([`extract`]).
+//! kubectl, logcli, journald, Grafana).
 
 pub(crate) mod cri;
 pub(crate) mod decode;
 pub(crate) mod docker;
-pub(crate) mod duration;
-pub(crate) mod extract;
 pub(crate) mod header;
 pub(crate) mod lines;
 pub(crate) mod timestamp;

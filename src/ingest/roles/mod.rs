@@ -2,8 +2,10 @@
 //! time, the lock key, the holder, the event, the TTL and the business
 //! fields, by name and by value ([`fields`]); a user's mapping file that
 //! pins them ([`mapping`]); time texts and numbers read as instants, and
-//! the zone of times without an offset ([`time`]).
+//! the zone of times without an offset ([`time`]); durations written as
+//! text ([`duration`]).
 
+pub(crate) mod duration;
 pub(crate) mod fields;
 pub(crate) mod mapping;
 pub mod time;
