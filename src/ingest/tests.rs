@@ -1,7 +1,9 @@
 //! Tests of the whole ingest path over small in-memory inputs.
 
 use super::*;
-use crate::model::EventKind;
+use crate::ingest::readers::container::Container;
+use crate::ingest::readers::sample::detect_fields;
+use crate::model::{EventKind, LoadedLog, LogBuilder};
 
 fn load(text: &[u8], opts: &IngestOptions) -> LoadedLog {
     let mut b = LogBuilder::new();

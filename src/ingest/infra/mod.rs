@@ -190,7 +190,7 @@ pub(crate) fn read(
         InfraKind::Operator => events::read_operator(text, &mut sink),
     }
     if sink.naive {
-        super::note_naive_times(sink.info, tz);
+        crate::ingest::assembly::steps::note_naive_times(sink.info, tz);
     }
 }
 

@@ -749,110 +749,148 @@ impl Detector {
 
     /// [`Detector::resolve`] over all the records counted, one pick per role.
     fn resolve_one(&self, mapping: Option<&Mapping>) -> (Fields, Vec<SourceNote>) {
-        let mut fields = Fields {
-            payload: self.payload.clone(),
-            ..Fields::default()
+        let mut p = Picking {
+            fields: Fields {
+                payload: self.payload.clone(),
+                ..Fields::default()
+            },
+            notes: Vec::new(),
+            used: Vec::new(),
+            unsure: Vec::new(),
         };
-        let mut notes = Vec::new();
-        let mut used: Vec<String> = Vec::new();
-        let mut unsure: Vec<(Role, String, Vec<String>)> = Vec::new();
         if let Some(m) = mapping {
             for (role, unit, field) in m.field_roles() {
-                fields.picks[role.index()] = Some(Pick {
+                p.fields.picks[role.index()] = Some(Pick {
                     field: field.to_string(),
                     unit,
                     scope: Scope::Any,
                 });
-                used.push(field.to_string());
+                p.used.push(field.to_string());
             }
         }
-        let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
         let app_path = self.app_path();
         for role in Role::ALL {
-            if fields.picks[role.index()].is_some() {
+            if p.fields.picks[role.index()].is_some() {
                 continue;
             }
-            let c = self.ranked(role, &used, &app_path);
-            let Some(&(f, outer, best)) = c.first() else {
-                continue;
-            };
-            // A field the application's records have and others carry
-            // only outside (a text line's `prefix.time` beside a JSON
-            // payload, or alone when the line has no time of its own) is
-            // looked up inside first, then outside: else the records that
-            // have it only outside lose it (found by the `cri` fuzz target).
-            let also_outer = !outer && c.iter().any(|(g, o, _)| *o && *g == f);
-            let scope = match (outer, also_outer) {
-                (true, _) => Scope::Outer,
-                (false, true) => Scope::Any,
-                (false, false) => Scope::Inner,
-            };
-            let unit = if role == Role::Ttl && best.ttl_in_seconds(f) {
-                notes.push(SourceNote::TtlSecondsByValue {
-                    field: f.clone(),
-                    max: best.max_number.to_string(),
-                });
-                Unit::S
-            } else if role == Role::Ttl && best.ttl_in_nanos(f) {
-                notes.push(SourceNote::TtlNanosByValue {
-                    field: f.clone(),
-                    min: best.min_number.to_string(),
-                });
-                Unit::Ns
-            } else {
-                best.unit
-            };
-            fields.picks[role.index()] = Some(Pick {
-                field: f.clone(),
-                unit,
-                scope,
-            });
-            if role == Role::Time && best.resolution_ns != i64::MAX {
-                fields.time_resolution_ns = Some(best.resolution_ns);
-            }
-            if best.rank >= VALUE_RANK {
-                notes.push(SourceNote::ByValue {
-                    role: role.name().to_string(),
-                    field: f.clone(),
-                });
-            }
-            used.push(f.clone());
-            if !outer
-                && matches!(role, Role::Time | Role::Host | Role::Thread)
-                && let Some(&(fb, _, fc)) = c.iter().find(|(g, o, _)| *o && *g != f)
-            {
-                fields.fallback[role.index()] = Some(Pick {
-                    field: fb.clone(),
-                    unit: fc.unit,
-                    scope: Scope::Outer,
-                });
-            }
-            let core = matches!(
-                role,
-                Role::Time | Role::Key | Role::Holder | Role::Event | Role::Ttl | Role::Host
-            );
-            let mut others: Vec<String> = Vec::new();
-            for (g, _, _) in &c[1..] {
-                if **g != *f && !others.contains(g) {
-                    others.push((*g).clone());
-                }
-            }
-            if core && !others.is_empty() {
-                unsure.push((role, f.clone(), others));
-            }
-            if role == Role::Time
-                && let Some((g, _, _)) = c[1..].iter().find(|x| whole_seconds(x.2))
-                && !whole_seconds(best)
-            {
-                notes.push(SourceNote::CoarseTime {
-                    coarse: (*g).clone(),
-                    chosen: f.clone(),
-                    resolution: resolution_name(best.resolution_ns).to_string(),
-                });
-            }
+            let c = self.ranked(role, &p.used, &app_path);
+            p.pick(role, &c);
         }
+        let Picking {
+            mut fields,
+            mut notes,
+            used,
+            unsure,
+        } = p;
         notes.extend(closing_notes(&mut fields, mapping, unsure, &used));
         (fields, notes)
+    }
+}
+
+/// What [`Detector::resolve`] builds for one set of records, role after
+/// role.
+struct Picking {
+    fields: Fields,
+    notes: Vec<SourceNote>,
+    /// The fields a role took (a field serves one role only).
+    used: Vec<String>,
+    /// The core roles another field could have played: (role, the field
+    /// chosen, the others).
+    unsure: Vec<(Role, String, Vec<String>)>,
+}
+
+impl Picking {
+    /// Picks the best of `role`'s ranked candidates `c` ([`Detector::ranked`]),
+    /// if any: where it is looked up, its unit (a TTL's by its values), the
+    /// envelope's field as its fallback (time, host, thread), and the notes
+    /// that say a pick was made by value, a TTL's unit by its values, or a
+    /// coarse time passed over.
+    fn pick(&mut self, role: Role, c: &[(&String, bool, &Candidate)]) {
+        let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
+        let Some(&(f, outer, best)) = c.first() else {
+            return;
+        };
+        // A field the application's records have and others carry
+        // only outside (a text line's `prefix.time` beside a JSON
+        // payload, or alone when the line has no time of its own) is
+        // looked up inside first, then outside: else the records that
+        // have it only outside lose it (found by the `cri` fuzz target).
+        let also_outer = !outer && c.iter().any(|(g, o, _)| *o && *g == f);
+        let scope = match (outer, also_outer) {
+            (true, _) => Scope::Outer,
+            (false, true) => Scope::Any,
+            (false, false) => Scope::Inner,
+        };
+        let unit = self.unit_of(role, f, best);
+        self.fields.picks[role.index()] = Some(Pick {
+            field: f.clone(),
+            unit,
+            scope,
+        });
+        if role == Role::Time && best.resolution_ns != i64::MAX {
+            self.fields.time_resolution_ns = Some(best.resolution_ns);
+        }
+        if best.rank >= VALUE_RANK {
+            self.notes.push(SourceNote::ByValue {
+                role: role.name().to_string(),
+                field: f.clone(),
+            });
+        }
+        self.used.push(f.clone());
+        if !outer
+            && matches!(role, Role::Time | Role::Host | Role::Thread)
+            && let Some(&(fb, _, fc)) = c.iter().find(|(g, o, _)| *o && *g != f)
+        {
+            self.fields.fallback[role.index()] = Some(Pick {
+                field: fb.clone(),
+                unit: fc.unit,
+                scope: Scope::Outer,
+            });
+        }
+        let core = matches!(
+            role,
+            Role::Time | Role::Key | Role::Holder | Role::Event | Role::Ttl | Role::Host
+        );
+        let mut others: Vec<String> = Vec::new();
+        for (g, _, _) in &c[1..] {
+            if **g != *f && !others.contains(g) {
+                others.push((*g).clone());
+            }
+        }
+        if core && !others.is_empty() {
+            self.unsure.push((role, f.clone(), others));
+        }
+        if role == Role::Time
+            && let Some((g, _, _)) = c[1..].iter().find(|x| whole_seconds(x.2))
+            && !whole_seconds(best)
+        {
+            self.notes.push(SourceNote::CoarseTime {
+                coarse: (*g).clone(),
+                chosen: f.clone(),
+                resolution: resolution_name(best.resolution_ns).to_string(),
+            });
+        }
+    }
+
+    /// The unit of `role`'s field `f` (candidate `best`): a TTL named
+    /// without a unit is in seconds or nanoseconds when its values say so
+    /// (with a note), else the unit its name gave.
+    fn unit_of(&mut self, role: Role, f: &str, best: &Candidate) -> Unit {
+        if role == Role::Ttl && best.ttl_in_seconds(f) {
+            self.notes.push(SourceNote::TtlSecondsByValue {
+                field: f.to_string(),
+                max: best.max_number.to_string(),
+            });
+            Unit::S
+        } else if role == Role::Ttl && best.ttl_in_nanos(f) {
+            self.notes.push(SourceNote::TtlNanosByValue {
+                field: f.to_string(),
+                min: best.min_number.to_string(),
+            });
+            Unit::Ns
+        } else {
+            best.unit
+        }
     }
 }
 
