@@ -1,5 +1,5 @@
 //! Reads exported logs (JSON Lines, JSON arrays, CSV, Elasticsearch, Loki, SLS,
-//! logfmt, `redis-cli monitor`) into a [`LoadedLog`].
+//! logfmt, `redis-cli monitor`) into a [`LoadedLog`](crate::model::LoadedLog).
 //!
 //! The dialect, the text encoding and which field plays which role are
 //! detected per file from its content; a [`Mapping`] file can override them.

@@ -251,7 +251,14 @@ mod tests {
     #[test]
     fn an_outcome_pair_decides_an_acquire() {
         let mut buf = String::new();
-        let pairs = |s: &'static str| crate::ingest::readers::text::message_pairs(s);
+        // The message's `key=value` words as pairs (what the text reader's
+        // `message_pairs` gives for these).
+        let pairs = |s: &'static str| -> Vec<(&str, Cow<'_, str>)> {
+            s.split_whitespace()
+                .filter_map(|w| w.split_once('='))
+                .map(|(k, v)| (k, Cow::Borrowed(v)))
+                .collect()
+        };
         let msg = "tryLock key=a owner=b leaseTime=2000ms locked=false";
         assert!(head_is_attempt(msg, &mut buf));
         assert_eq!(outcome(&pairs(msg)), Some(false));
