@@ -836,7 +836,7 @@ pub struct SourceInfo {
     pub notes: Vec<SourceNote>,
     /// The readers' bids on the head of the file, best first: (reader,
     /// lock evidence found); the first read the file
-    /// (`ingest::containers::contest`). Empty for sources not read from
+    /// (`ingest::readers::contest`). Empty for sources not read from
     /// lines (a replayed capture).
     pub readers: Vec<(String, u32)>,
     /// Lines (or records) read.

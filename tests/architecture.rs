@@ -54,23 +54,7 @@ struct KnownCycle {
 }
 
 /// The cycles still to remove.
-const KNOWN_CYCLES: &[KnownCycle] = &[
-    KnownCycle {
-        folder: "ingest",
-        modules: &["framing", "readers", "roles", "vocabulary"],
-        owner: "ingest as one-way layers (issue #46 item 1)",
-    },
-    KnownCycle {
-        folder: "ingest::monitor",
-        modules: &["replay", "requests"],
-        owner: "ingest as one-way layers (issue #46 item 1)",
-    },
-    KnownCycle {
-        folder: "ingest::roles",
-        modules: &["fields", "mapping"],
-        owner: "ingest as one-way layers (issue #46 item 1)",
-    },
-];
+const KNOWN_CYCLES: &[KnownCycle] = &[];
 
 /// Upward arrows between top-level modules still to remove: (from, to,
 /// whose work removes it). They are left out of the top-level cycles, and

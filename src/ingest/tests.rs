@@ -1,7 +1,9 @@
 //! Tests of the whole ingest path over small in-memory inputs.
 
 use super::*;
-use crate::model::EventKind;
+use crate::ingest::readers::container::Container;
+use crate::ingest::readers::sample::detect_fields;
+use crate::model::{EventKind, LoadedLog, LogBuilder};
 
 fn load(text: &[u8], opts: &IngestOptions) -> LoadedLog {
     let mut b = LogBuilder::new();
@@ -521,7 +523,9 @@ fn detection_finds_a_late_role_behind_thousands_of_quiet_lines() {
     let det = detect_fields(&Container::JsonLines { loki: false }, &text, None);
     assert_eq!(det.records, 5001, "every record counted, skipped or read");
     let (fields, _) = det.resolve(None);
-    let fencing = fields.get(fields::Role::Fencing).map(|p| p.field.as_str());
+    let fencing = fields
+        .get(vocabulary::roles::Role::Fencing)
+        .map(|p| p.field.as_str());
     assert_eq!(fencing, Some("fencing_token"));
 }
 

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::ingest::time::parse_time;
+use crate::ingest::roles::time::parse_time;
 use crate::model::{EvidenceKind, EvidenceOrigin};
 
 use super::Sink;

@@ -190,7 +190,7 @@ pub(crate) fn read(
         InfraKind::Operator => events::read_operator(text, &mut sink),
     }
     if sink.naive {
-        super::note_naive_times(sink.info, tz);
+        crate::ingest::roles::time::note_naive_times(sink.info, tz);
     }
 }
 
@@ -224,7 +224,7 @@ pub(crate) fn naive_ns(t: chrono::NaiveDateTime, sink: &mut Sink<'_>) -> Option<
     sink.naive = true;
     let off = sink.tz.map_or(0, |z| z.offset_at(utc));
     let ns = utc.checked_sub(i64::from(off) * 1_000_000_000)?;
-    crate::ingest::time::in_range((ns, ()))
+    crate::ingest::roles::time::in_range((ns, ()))
         .ok()
         .map(|(ns, ())| ns)
 }

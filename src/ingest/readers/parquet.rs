@@ -20,9 +20,9 @@ use ::parquet::record::{Field, Row};
 use ::parquet::schema::types::Type;
 use serde_json::{Map, Value};
 
-use crate::ingest::containers::Container;
-use crate::ingest::fields::Role;
-use crate::ingest::mapping::Mapping;
+use super::container::Container;
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::vocabulary::roles::Role;
 
 /// Rows read with every column to find the roles.
 const HEAD_ROWS: usize = 1000;
@@ -149,7 +149,7 @@ pub(crate) fn to_json_lines(
 /// (a field `lock.key` is column `lock`'s, or the column `lock.key`), in
 /// the file's order; `None` when some picked field is no column's.
 fn needed_columns(head: &str, mapping: Option<&Mapping>, names: &[String]) -> Option<Vec<String>> {
-    let det = crate::ingest::detect_fields(&Container::JsonLines { loki: false }, head, mapping);
+    let det = super::sample::detect_fields(&Container::JsonLines { loki: false }, head, mapping);
     let (fields, _) = det.resolve(mapping);
     let mut picked: Vec<&str> = Vec::new();
     for role in Role::ALL {

@@ -8,130 +8,14 @@
 //! A string read as a record: a JSON object, or a text line (a runtime's
 //! prefix, a Java layout, `key=value` pairs, event words; `text.rs`).
 
-use crate::ingest::containers::{self, Container, Item};
-use crate::ingest::fields::{Role, roles_of};
-use crate::ingest::record::{FieldValue, Record};
-use crate::ingest::text::{self, Layout};
+use super::container::Container;
+use super::inner::{MIN_LEN, evidence, with_string};
+use super::walk::walk;
+use crate::ingest::records::item::Item;
+use crate::ingest::records::record::FieldValue;
 
 /// Records looked at to decide the payload field.
 const WINDOW: u32 = 200;
-
-/// Strings shorter than this are never taken for a record.
-const MIN_LEN: usize = 8;
-
-/// How much lock evidence one record carries: 2 for an event name that maps
-/// to a lock or business event, 1 for each of lock key and holder.
-fn evidence(rec: &Record<'_>) -> u32 {
-    let mut score = 0;
-    let mut buf = String::new();
-    let (mut key, mut holder, mut event) = (false, false, false);
-    rec.visit(&mut |k, v| {
-        for (role, _, _) in roles_of(k) {
-            match role {
-                Role::Key => key = true,
-                Role::Holder => holder = true,
-                Role::Event if !event => {
-                    event = crate::ingest::fields::event_kind(&v.text(), None, &mut buf).is_some();
-                }
-                _ => {}
-            }
-        }
-    });
-    if event {
-        score += 2;
-    }
-    score + u32::from(key) + u32::from(holder)
-}
-
-/// The evidence a reader's record gives in the contest of readers
-/// (`containers::contest`): [`evidence`] plus 1 for a time field whose
-/// value reads as a time.
-pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
-    let mut timed = false;
-    rec.visit(&mut |k, v| {
-        if !timed && roles_of(k).iter().any(|(r, _, _)| *r == Role::Time) {
-            timed = crate::ingest::time::parse_time(&v.text(), None).is_ok();
-        }
-    });
-    evidence(rec) + u32::from(timed)
-}
-
-/// The most lock evidence one string field of `rec` holds as a record of
-/// its own (a text line or JSON in an envelope's field): what a record
-/// whose application part is a string shows the contest of arrays
-/// (`containers::deep_records`: Azure Monitor's `LogMessage`).
-pub(crate) fn inner_evidence(rec: &Record<'_>) -> u32 {
-    let mut strings: Vec<String> = Vec::new();
-    rec.visit(&mut |_, v| {
-        if let FieldValue::Str(s) = v
-            && s.trim().len() >= MIN_LEN
-        {
-            strings.push((*s).to_string());
-        }
-    });
-    strings
-        .iter()
-        .filter_map(|s| with_string(s, &mut |inner| evidence(inner)))
-        .max()
-        .unwrap_or(0)
-}
-
-/// Calls `f` with the record a string holds, if it holds one: a JSON
-/// object, or a text line (with its prefix's fields as the outer part when
-/// the line's payload is JSON). Returns `None` when `s` is no record.
-pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Option<R> {
-    let s = s.trim();
-    if s.len() < MIN_LEN {
-        return None;
-    }
-    if s.starts_with('{') {
-        return containers::json_record(s).ok().flatten().map(|map| {
-            f(&Record::Json {
-                main: &map,
-                extra: None,
-            })
-        });
-    }
-    let t = text::parse_line(s);
-    if t.layout == Layout::Json {
-        let map = containers::json_record(t.message).ok()??;
-        let prefix = text::to_pairs(&text::TextLine {
-            message: t.around,
-            ..t
-        });
-        let inner = Record::Json {
-            main: &map,
-            extra: None,
-        };
-        let outer = Record::Pairs(&prefix);
-        return Some(f(&Record::Nested {
-            inner: &inner,
-            outer: &outer,
-            skip: "",
-        }));
-    }
-    let pairs = text::to_pairs(&t);
-    Some(f(&Record::Pairs(&pairs)))
-}
-
-/// Calls `f` with `rec` seen through its payload field: the application's
-/// record inside, the envelope outside. A record whose payload field is
-/// missing or holds no record is handed over as it is.
-pub(crate) fn with_inner(rec: &Record<'_>, field: &str, f: &mut dyn FnMut(&Record<'_>)) {
-    let done = match rec.get(field) {
-        Some(FieldValue::Str(s)) => with_string(s, &mut |inner| {
-            f(&Record::Nested {
-                inner,
-                outer: rec,
-                skip: field,
-            })
-        }),
-        _ => None,
-    };
-    if done.is_none() {
-        f(rec);
-    }
-}
 
 /// Decides whether the records of `text` are envelopes and which string
 /// field holds the application's record: the field whose values, read as
@@ -142,7 +26,7 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
     let mut outer_score = 0u32;
     // field -> (records where its string read as a record, evidence summed)
     let mut scores: Vec<(String, u32, u32)> = Vec::new();
-    containers::walk(container, text, &mut |_, _, item| {
+    walk(container, text, &mut |_, _, item| {
         if let Item::Record(r) = item {
             records += 1;
             outer_score += evidence(&r);
@@ -184,10 +68,12 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingest::readers::inner::with_inner;
+    use crate::ingest::records::record::Record;
     use serde_json::{Map, Value};
 
     fn detect_in(text: &str) -> Option<String> {
-        let c = containers::detect(text, |_| false);
+        let c = super::super::contest::detect(text, |_| false);
         detect(&c, text)
     }
 

@@ -1,14 +1,23 @@
-//! Turns one record into at most one [`Event`] using the fields chosen for its
-//! file. This is the per-line hot path; it is kept in one place so it can be
-//! swapped for a borrowed / zero-copy parser later.
+//! The last step of reading a file: one record into at most one [`Event`],
+//! using the fields chosen for its file, and the file's counts of lines
+//! read, skipped and warned. This is the per-line hot path; it is kept in
+//! one place so it can be swapped for a borrowed / zero-copy parser later.
 
+use crate::ingest::framing::timestamp::time_len;
+use crate::ingest::readers::fast::trim;
+use crate::ingest::readers::inner::with_inner;
+use crate::ingest::readers::text::message_event;
+use crate::ingest::records::record::{FieldValue, Record};
+use crate::ingest::roles::duration::text_duration_ms;
+use crate::ingest::roles::fields::{Fields, RecordKind};
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::roles::time::{
+    TimeError, TimeOrigin, TzSpec, parse_time, parse_time_detail, parse_tz, parse_with_format,
+    rfc3164_parts, year_not_ahead,
+};
+use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceNote, SourceRef};
-
-use crate::ingest::TzSpec;
-use crate::ingest::fields::{Fields, Role, Unit, event_kind};
-use crate::ingest::mapping::Mapping;
-use crate::ingest::record::{FieldValue, Record};
-use crate::ingest::time::{TimeOrigin, parse_time_detail};
 
 /// Per-file state of the extraction.
 pub(crate) struct Collector<'o> {
@@ -43,14 +52,14 @@ pub(crate) struct Collector<'o> {
 const KIND_CACHE: usize = 4096;
 
 /// A duration in ms: a number in `unit`, or text with its own units
-/// ([`super::duration::text_duration_ms`]: `2000ms`, `2s`, `1m30s`,
+/// ([`text_duration_ms`]: `2000ms`, `2s`, `1m30s`,
 /// `PT2S`, `00:00:02`, `30秒`), which win over `unit`.
 pub(crate) fn duration_ms(v: &FieldValue<'_>, unit: Unit) -> Option<f64> {
     if let Some(n) = v.as_f64() {
         return Some(n * unit.ms());
     }
     let FieldValue::Str(s) = v else { return None };
-    super::duration::text_duration_ms(s)
+    text_duration_ms(s)
 }
 
 /// Longest lease an absolute expiry may give, ms (7 days): a time further
@@ -78,7 +87,7 @@ pub(crate) fn ttl_of(
         (Some(n), Unit::S) => format!("{}", n.trunc() as i64),
         _ => v.text().into_owned(),
     };
-    let expiry = crate::ingest::time::parse_time(&text, tz)
+    let expiry = parse_time(&text, tz)
         .ok()
         .map(|(ns, _)| (ns.saturating_sub(at_ns)) as f64 / 1e6)
         .filter(|d| *d > 0.0 && *d <= MAX_EXPIRY_AHEAD_MS);
@@ -185,7 +194,7 @@ impl<'o> Collector<'o> {
     ) -> Option<crate::model::Sym> {
         let v = self.get(rec, role)?;
         let t = v.text();
-        let t = crate::ingest::fast::trim(&t);
+        let t = trim(&t);
         if t.is_empty() {
             return None;
         }
@@ -218,9 +227,7 @@ impl<'o> Collector<'o> {
             // detection read through; one already taken out of its
             // envelope has it hidden, and `with_inner` hands it over as is.
             Some(field) if !matches!(rec, Record::Slots { .. }) => {
-                crate::ingest::payload::with_inner(rec, &field, &mut |r| {
-                    self.record_of_kind(b, line, r)
-                });
+                with_inner(rec, &field, &mut |r| self.record_of_kind(b, line, r));
                 self.fields.payload = Some(field);
             }
             other => {
@@ -231,13 +238,13 @@ impl<'o> Collector<'o> {
     }
 
     /// Reads one record with the fields picked for its kind
-    /// ([`crate::ingest::fields::RecordKind`]) when the file's kinds were picked
+    /// ([`crate::ingest::roles::fields::RecordKind`]) when the file's kinds were picked
     /// apart (issue #35: a file mixing JSON and text payloads).
     fn record_of_kind(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         if self.fields.others.is_empty() {
             return self.record_one(b, line, rec);
         }
-        let kind = crate::ingest::fields::RecordKind::of(rec);
+        let kind = RecordKind::of(rec);
         let Some(i) = self.fields.other_for(kind) else {
             return self.record_one(b, line, rec);
         };
@@ -254,85 +261,15 @@ impl<'o> Collector<'o> {
         self.fields.others = others;
     }
 
+    /// Reads one record with the file's picks: its time, then its event
+    /// kind (a line of no kind that names a key and a holder is an
+    /// [`EventKind::Activity`], any other is skipped), then the event's
+    /// fields.
     fn record_one(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
-        // Time.
-        let Some(tpick) = self.fields.get(Role::Time) else {
-            self.bad(b, "time", line, "no time field".into());
+        let Some((at_ns, origin)) = self.time_of(b, line, rec) else {
             return;
         };
-        let Some(tv) = self.get(rec, Role::Time) else {
-            let reason = format!("no time in field {}", tpick.field);
-            self.bad(b, "time", line, reason);
-            return;
-        };
-        let parsed = match &tv {
-            FieldValue::Date { date, tz } => {
-                let zone = tz.and_then(|z| crate::ingest::parse_tz(z).ok());
-                parse_time_detail(date, zone.as_ref().or(self.tz)).map(|(ns, o)| match (o, zone) {
-                    (TimeOrigin::Naive(off), Some(_)) => (ns, TimeOrigin::Explicit(off)),
-                    other => (ns, other.0),
-                })
-            }
-            FieldValue::Bool(_) => Err(crate::ingest::time::TimeError::Unrecognised),
-            other => self.parse_text_time(&other.text()),
-        };
-        let (at_ns, origin) = match parsed {
-            Ok(p) => p,
-            Err(e) => {
-                let text = tv.text();
-                let hint =
-                    if crate::ingest::text::time_len(text.trim()).is_some_and(|(_, only)| only) {
-                        ": a time of day without a date; give the date in a mapping file \
-                     (`date = \"YYYY-MM-DD\"`) and --mapping FILE"
-                    } else {
-                        ""
-                    };
-                let field = self
-                    .fields
-                    .get(Role::Time)
-                    .map_or("?", |p| p.field.as_str());
-                let reason = format!(
-                    "unreadable time \"{}\" in field {} ({e}){hint}",
-                    shorten(&text),
-                    field
-                );
-                self.info.times_unreadable += 1;
-                self.info.times_of_day += u64::from(!hint.is_empty());
-                self.bad(b, "time", line, reason);
-                return;
-            }
-        };
-
-        // Event kind.
-        let mut kind = None;
-        let mut wrote = false;
-        if let Some(ep) = self.fields.event()
-            && let Some(ev) = ep.value(rec)
-        {
-            let raw = ev.text();
-            let cached = if self.cache_on {
-                self.kinds.get(raw.as_ref())
-            } else {
-                None
-            };
-            kind = match cached {
-                Some(k) => *k,
-                None => {
-                    let mut k = event_kind(&raw, self.mapping, &mut self.buf);
-                    if k.is_none() && self.fields.event_from_message {
-                        // A sentence: its words name the event.
-                        k = crate::ingest::text::message_event(&raw)
-                            .and_then(|name| event_kind(name, None, &mut self.buf));
-                    }
-                    if self.cache_on && self.kinds.len() < KIND_CACHE {
-                        self.kinds.insert(raw.as_ref().into(), k);
-                    }
-                    k
-                }
-            };
-            // Only a line of no known kind can become an Activity.
-            wrote = kind.is_none() && says_it_wrote(&raw);
-        }
+        let (kind, wrote) = self.kind_of(rec);
         let key = self.sym(b, line, rec, Role::Key);
         let holder = self.sym(b, line, rec, Role::Holder);
         let kind = match kind {
@@ -376,12 +313,102 @@ impl<'o> Collector<'o> {
         self.info.events_loaded += 1;
     }
 
+    /// The record's time (ns) and how it was anchored to UTC. `None`, the
+    /// line counted as warned with the reason, when the file has no time
+    /// field, the record has no time, or its time cannot be read.
+    fn time_of(
+        &mut self,
+        b: &mut LogBuilder,
+        line: u64,
+        rec: &Record<'_>,
+    ) -> Option<(i64, TimeOrigin)> {
+        let Some(tpick) = self.fields.get(Role::Time) else {
+            self.bad(b, "time", line, "no time field".into());
+            return None;
+        };
+        let Some(tv) = self.get(rec, Role::Time) else {
+            let reason = format!("no time in field {}", tpick.field);
+            self.bad(b, "time", line, reason);
+            return None;
+        };
+        let parsed = match &tv {
+            FieldValue::Date { date, tz } => {
+                let zone = tz.and_then(|z| parse_tz(z).ok());
+                parse_time_detail(date, zone.as_ref().or(self.tz)).map(|(ns, o)| match (o, zone) {
+                    (TimeOrigin::Naive(off), Some(_)) => (ns, TimeOrigin::Explicit(off)),
+                    other => (ns, other.0),
+                })
+            }
+            FieldValue::Bool(_) => Err(TimeError::Unrecognised),
+            other => self.parse_text_time(&other.text()),
+        };
+        match parsed {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.unreadable_time(b, line, &tv.text(), &e);
+                None
+            }
+        }
+    }
+
+    /// Counts the line as warned: its time `text` could not be read (`e`),
+    /// with a hint when it is a time of day without a date.
+    fn unreadable_time(&mut self, b: &mut LogBuilder, line: u64, text: &str, e: &TimeError) {
+        let hint = if time_len(text.trim()).is_some_and(|(_, only)| only) {
+            ": a time of day without a date; give the date in a mapping file \
+             (`date = \"YYYY-MM-DD\"`) and --mapping FILE"
+        } else {
+            ""
+        };
+        let field = self
+            .fields
+            .get(Role::Time)
+            .map_or("?", |p| p.field.as_str());
+        let reason = format!(
+            "unreadable time \"{}\" in field {} ({e}){hint}",
+            shorten(text),
+            field
+        );
+        self.info.times_unreadable += 1;
+        self.info.times_of_day += u64::from(!hint.is_empty());
+        self.bad(b, "time", line, reason);
+    }
+
+    /// The record's event kind, from the event field (or the message's
+    /// words when the file reads events from its message), through the
+    /// per-file cache of names; and whether a name of no known kind says
+    /// the line wrote something ([`says_it_wrote`]).
+    fn kind_of(&mut self, rec: &Record<'_>) -> (Option<EventKind>, bool) {
+        let Some(ev) = self.fields.event().and_then(|ep| ep.value(rec)) else {
+            return (None, false);
+        };
+        let raw = ev.text();
+        let cached = if self.cache_on {
+            self.kinds.get(raw.as_ref())
+        } else {
+            None
+        };
+        let kind = match cached {
+            Some(k) => *k,
+            None => {
+                let mut k = event_kind(&raw, self.mapping.map(|m| &m.events), &mut self.buf);
+                if k.is_none() && self.fields.event_from_message {
+                    // A sentence: its words name the event.
+                    k = message_event(&raw).and_then(|name| event_kind(name, None, &mut self.buf));
+                }
+                if self.cache_on && self.kinds.len() < KIND_CACHE {
+                    self.kinds.insert(raw.as_ref().into(), k);
+                }
+                k
+            }
+        };
+        // Only a line of no known kind can become an Activity.
+        (kind, kind.is_none() && says_it_wrote(&raw))
+    }
+
     /// A time written as text: the mapping's `time_format` first, a time of
     /// day completed with the mapping's `date`, then the built-in formats.
-    fn parse_text_time(
-        &mut self,
-        text: &str,
-    ) -> Result<(i64, TimeOrigin), crate::ingest::time::TimeError> {
+    fn parse_text_time(&mut self, text: &str) -> Result<(i64, TimeOrigin), TimeError> {
         let dated;
         let mut text = text;
         let with_year;
@@ -392,14 +419,14 @@ impl<'o> Collector<'o> {
         let mut of_day = false;
         if let Some(m) = self.mapping {
             if let Some(d) = &m.date
-                && crate::ingest::text::time_len(text.trim()).is_some_and(|(_, only)| only)
+                && time_len(text.trim()).is_some_and(|(_, only)| only)
             {
                 dated = format!("{d} {}", text.trim());
                 text = &dated;
                 of_day = true;
             }
             if let Some(f) = &m.time_format
-                && let Ok(p) = crate::ingest::time::parse_with_format(text, f, self.tz)
+                && let Ok(p) = parse_with_format(text, f, self.tz)
             {
                 return Ok(self.advance_at_midnight(p, of_day));
             }
@@ -415,7 +442,7 @@ impl<'o> Collector<'o> {
     /// other time. A new-user trial (session 21) found such files
     /// unreadable: "unreadable time" on every line.
     fn with_year(&mut self, text: &str) -> Option<String> {
-        let (month, rest) = crate::ingest::time::rfc3164_parts(text)?;
+        let (month, rest) = rfc3164_parts(text)?;
         let year = match self.year {
             Some((y, last)) if month + 6 < last => y + 1,
             Some((y, _)) => y,
@@ -424,7 +451,7 @@ impl<'o> Collector<'o> {
                     .mapping
                     .and_then(|m| m.date.as_deref())
                     .and_then(|d| d.get(..4)?.parse().ok());
-                given.unwrap_or_else(|| crate::ingest::time::year_not_ahead(month, &rest))
+                given.unwrap_or_else(|| year_not_ahead(month, &rest))
             }
         };
         if self.year.is_none_or(|(y, _)| y != year) {
