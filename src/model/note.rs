@@ -96,6 +96,58 @@ pub enum SourceNote {
         /// From the mapping's `date`.
         given: bool,
     },
+    /// The lock roles chosen by how well the lock protocol fits, no list
+    /// knowing the names (`ingest/roles/protocol/`): the columns, the holds
+    /// found and how many fit, the score (0 to 1) and the runner-up; a
+    /// guess unless every name confirmed it and no runner-up came close.
+    RolesByProtocol {
+        /// The lock key's field.
+        key: String,
+        /// The holder's field.
+        holder: String,
+        /// The event's field.
+        event: String,
+        /// Holds found in the sample.
+        holds: u64,
+        /// Holds that fit acquire, work, renewals, release.
+        fitting: u64,
+        /// The score, two decimals.
+        score: String,
+        /// The best choice with another key or holder: its key and holder
+        /// fields and its score.
+        runner_up: Option<(String, String, String)>,
+        /// Said as a guess.
+        guess: bool,
+    },
+    /// What each event word means, chosen by where it stands in the holds
+    /// (a holder's first step an acquire, its last a release, a step
+    /// repeated between them with a TTL a renewal; a failure word or a
+    /// warning level its failed form) and by the business columns its
+    /// lines carry: `(word, kind)`.
+    EventsByProtocol {
+        /// (the word as written, its kind's name)
+        kinds: Vec<(String, String)>,
+    },
+    /// A TTL field's unit chosen by the protocol: the unit that makes the
+    /// TTLs fit inside the gaps before other holders took the key
+    /// (`takeovers`), or by the values' size when no key was taken over.
+    TtlUnitByProtocol {
+        /// The field.
+        field: String,
+        /// `s`, `ms` or `ns`.
+        unit: String,
+        /// Takeovers the TTLs fit in that unit; `None`: by size.
+        takeovers: Option<u64>,
+    },
+    /// The names left the lock roles undecided and no choice of columns
+    /// fits the protocol: nothing was chosen.
+    ProtocolUndecided {
+        /// Records looked at.
+        records: u64,
+        /// The share of holds that fit under the best choice; `None` when
+        /// no choice gave two holders a key.
+        fitting: Option<String>,
+    },
     /// No event field: event names come from the message.
     EventFromMessage,
     /// Line numbers are record numbers (a JSON document export).
@@ -452,6 +504,40 @@ mod tests {
                 },
                 vec!["2026"],
             ),
+            (
+                SourceNote::RolesByProtocol {
+                    key: s("cerrojo"),
+                    holder: s("titular"),
+                    event: s("suceso"),
+                    holds: 3,
+                    fitting: 3,
+                    score: s("0.39"),
+                    runner_up: Some((s("cerrojo"), s("hostname"), s("0.26"))),
+                    guess: true,
+                },
+                vec!["cerrojo", "titular", "suceso", "hostname"],
+            ),
+            (
+                SourceNote::EventsByProtocol {
+                    kinds: vec![(s("mutex_grabbed"), s("acquired"))],
+                },
+                vec!["mutex_grabbed", "acquired"],
+            ),
+            (
+                SourceNote::TtlUnitByProtocol {
+                    field: s("plazo"),
+                    unit: s("s"),
+                    takeovers: Some(2),
+                },
+                vec!["plazo"],
+            ),
+            (
+                SourceNote::ProtocolUndecided {
+                    records: 40,
+                    fitting: Some(s("30 %")),
+                },
+                vec![],
+            ),
             (SourceNote::EventFromMessage, vec![]),
             (SourceNote::RecordNumbers, vec![]),
             (
@@ -639,6 +725,10 @@ mod tests {
             SourceNote::TtlNanosByValue { .. } => 32,
             SourceNote::DockerParts { .. } => 33,
             SourceNote::YearAssumed { .. } => 34,
+            SourceNote::RolesByProtocol { .. } => 35,
+            SourceNote::EventsByProtocol { .. } => 36,
+            SourceNote::TtlUnitByProtocol { .. } => 37,
+            SourceNote::ProtocolUndecided { .. } => 38,
         }
     }
 
@@ -646,7 +736,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 35, "one note of each kind");
+        assert_eq!(kinds.len(), 39, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

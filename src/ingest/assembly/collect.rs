@@ -391,7 +391,12 @@ impl<'o> Collector<'o> {
         let kind = match cached {
             Some(k) => *k,
             None => {
-                let mut k = event_kind(&raw, self.mapping.map(|m| &m.events), &mut self.buf);
+                let names = self
+                    .fields
+                    .events
+                    .as_ref()
+                    .or(self.mapping.map(|m| &m.events));
+                let mut k = event_kind(&raw, names, &mut self.buf);
                 if k.is_none() && self.fields.event_from_message {
                     // A sentence: its words name the event.
                     k = message_event(&raw).and_then(|name| event_kind(name, None, &mut self.buf));

@@ -238,7 +238,7 @@ fn plan<'o>(
         &det,
         (&container, &mut book),
         text,
-        mapping,
+        (mapping, naive_zone(opts)),
         &mut info,
         &mut fb,
     );

@@ -283,7 +283,14 @@ fn read_records(
 ) -> Result<(), IngestError> {
     let mapping = opts.mapping.as_ref();
     let det = detect_fields(container, text, mapping);
-    let fields = plan_fields(&det, (container, book), text, mapping, info, builder);
+    let fields = plan_fields(
+        &det,
+        (container, book),
+        text,
+        (mapping, naive_zone(opts)),
+        info,
+        builder,
+    );
     let mut col = collector(file, fields, opts, std::mem::replace(info, placeholder()));
     walk_into(container, text, &mut col, builder, bytes)?;
     if col.naive_seen {

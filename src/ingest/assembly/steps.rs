@@ -83,7 +83,8 @@ pub(crate) fn choose_reader(text: &str, opts: &IngestOptions) -> (Container, Bid
 }
 
 /// The fields of a file whose first records `det` counted: the roles
-/// resolved (the mapping's first), a warning into `builder` for each field
+/// resolved (the mapping's first, then the names, then the protocol for
+/// what the names left undecided, times read in `tz`), a warning into `builder` for each field
 /// the mapping names that no record had, and `info` told how the file is
 /// read: its dialect (JSON with SLS's fields is SLS), its fields, the
 /// field names seen, the envelope's payload field, the text layout, the
@@ -93,12 +94,13 @@ pub(crate) fn plan_fields(
     det: &Detector,
     (container, book): (&Container, &mut BidBook),
     text: &str,
-    mapping: Option<&Mapping>,
+    (mapping, tz): (Option<&Mapping>, Option<&TzSpec>),
     info: &mut SourceInfo,
     builder: &mut LogBuilder,
 ) -> Fields {
     warn_unseen_mapping_fields(builder, &info.name, det, mapping);
-    let (fields, notes) = det.resolve(mapping);
+    let (mut fields, mut notes) = det.resolve(mapping);
+    super::complete::complete(det, mapping, tz, &mut fields, &mut notes);
     if det.sls && matches!(info.dialect, Dialect::JsonLines | Dialect::JsonArray) {
         info.dialect = Dialect::SlsJson;
     }

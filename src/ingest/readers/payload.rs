@@ -10,9 +10,13 @@
 
 use super::container::Container;
 use super::inner::{MIN_LEN, evidence, with_string};
+use super::text::PREFIX_TIME;
 use super::walk::walk;
 use crate::ingest::records::item::Item;
-use crate::ingest::records::record::FieldValue;
+use crate::ingest::records::record::{FieldValue, Record};
+use crate::ingest::roles::time::parse_time;
+use crate::ingest::vocabulary::names::roles_of;
+use crate::ingest::vocabulary::roles::Role;
 
 /// Records looked at to decide the payload field.
 const WINDOW: u32 = 200;
@@ -20,12 +24,18 @@ const WINDOW: u32 = 200;
 /// Decides whether the records of `text` are envelopes and which string
 /// field holds the application's record: the field whose values, read as
 /// records, carry more lock evidence than the envelopes themselves, in
-/// more of the first [`WINDOW`] records than any other field.
+/// more of the first [`WINDOW`] records than any other field. When no name
+/// of a lock role is known in them, the field whose values read as records
+/// with a time of their own (a whole log line, or a JSON record with a
+/// time) in nearly every record: an envelope carries the line a runtime
+/// wrote, whatever its fields are called.
 pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
     let mut records = 0u32;
     let mut outer_score = 0u32;
     // field -> (records where its string read as a record, evidence summed)
     let mut scores: Vec<(String, u32, u32)> = Vec::new();
+    // field -> records where its string read as a record with its own time
+    let mut timed: Vec<(String, u32)> = Vec::new();
     walk(container, text, &mut |_, _, item| {
         if let Item::Record(r) = item {
             records += 1;
@@ -39,9 +49,17 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
                 }
             });
             for (k, s) in strings {
-                let Some(ev) = with_string(&s, &mut |inner| evidence(inner)) else {
+                let Some((ev, has_time)) =
+                    with_string(&s, &mut |inner| (evidence(inner), inner_timed(inner)))
+                else {
                     continue;
                 };
+                if has_time {
+                    match timed.iter_mut().find(|(f, _)| *f == k) {
+                        Some(e) => e.1 += 1,
+                        None => timed.push((k.clone(), 1)),
+                    }
+                }
                 if ev == 0 {
                     continue;
                 }
@@ -61,15 +79,41 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
         }
     });
     scores.sort_by(|a, b| b.2.cmp(&a.2).then(b.1.cmp(&a.1)).then(a.0.cmp(&b.0)));
-    let (field, _, ev) = scores.into_iter().next()?;
-    (ev > outer_score).then_some(field)
+    if let Some((field, _, ev)) = scores.into_iter().next() {
+        return (ev > outer_score).then_some(field);
+    }
+    if outer_score > 0 {
+        return None;
+    }
+    timed.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    timed
+        .into_iter()
+        .next()
+        .filter(|(_, n)| *n * 10 >= records * 9 && records > 0)
+        .map(|(f, _)| f)
+}
+
+/// Whether `rec` (a string read as a record) is a record with a time of
+/// its own: a text line's prefix time, or a field named as a time whose
+/// value reads as one, and at least two fields of its own beside it (a
+/// bare time string is no record).
+fn inner_timed(rec: &Record<'_>) -> bool {
+    let (mut timed, mut others) = (false, 0u32);
+    rec.visit(&mut |k, v| {
+        let is_time = k == PREFIX_TIME || roles_of(k).iter().any(|(r, _, _)| *r == Role::Time);
+        if is_time {
+            timed |= parse_time(&v.text(), None).is_ok();
+        } else if !k.starts_with("prefix.") && !v.text().trim().is_empty() {
+            others += 1;
+        }
+    });
+    timed && others >= 2
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ingest::readers::inner::with_inner;
-    use crate::ingest::records::record::Record;
     use serde_json::{Map, Value};
 
     fn detect_in(text: &str) -> Option<String> {

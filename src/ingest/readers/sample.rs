@@ -38,9 +38,11 @@ pub(crate) fn detect_fields(
                 Some(f) => inner::with_inner(&r, f, &mut |inner| {
                     det.observe(inner);
                     det.observe_kind(inner);
+                    det.sample.add(inner);
                 }),
                 None => {
                     det.observe(&r);
+                    det.sample.add(&r);
                 }
             }
         }
@@ -67,6 +69,7 @@ fn detect_json_lines(text: &str, det: &mut Detector) {
                     if let Item::Record(r) = item {
                         let counted = det.observe(&r);
                         det.note_shape(shape, counted);
+                        det.sample.add(&r);
                     }
                     ControlFlow::Continue(())
                 },

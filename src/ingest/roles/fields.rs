@@ -54,6 +54,9 @@ pub(crate) struct Fields {
     pub kind: Option<RecordKind>,
     /// The picks of the other kinds, each made from its own records.
     pub others: Vec<Fields>,
+    /// Event names chosen by the protocol (`protocol/`), with the mapping's
+    /// over them: read before the vocabulary.
+    pub events: Option<crate::ingest::vocabulary::events::EventNames>,
 }
 
 /// What a record read through its file's payload field is: the kinds whose
@@ -107,6 +110,12 @@ impl RecordKind {
 }
 
 impl Fields {
+    /// Leaves `role` without a field.
+    pub fn clear(&mut self, role: Role) {
+        self.picks[role.index()] = None;
+        self.fallback[role.index()] = None;
+    }
+
     /// The field for `role`.
     pub fn get(&self, role: Role) -> Option<&Pick> {
         self.picks[role.index()].as_ref()
@@ -407,6 +416,9 @@ pub(crate) struct Detector {
     /// Token-like fields with no role by name: the hashes of their values
     /// (at most [`TOKEN_VALUES`] each), for the holder by recurrence.
     tokens: HashMap<String, HashSet<u64>>,
+    /// The first records as text columns, for the roles by the protocol
+    /// when the names leave them undecided (`protocol/`).
+    pub sample: crate::ingest::roles::protocol::Sample,
 }
 
 impl Detector {
@@ -557,6 +569,28 @@ impl Detector {
         }
     }
 
+    /// The best rank `field` has for `role` among the candidates (a whole
+    /// synonym ranks under 100; a last segment, an abbreviation or a value
+    /// from 100 on).
+    pub fn rank_of(&self, role: Role, field: &str) -> Option<u32> {
+        self.cands
+            .iter()
+            .filter(|((r, f, _), _)| *r == role && f == field)
+            .map(|(_, c)| c.rank)
+            .min()
+    }
+
+    /// For the event field `field`: the records whose value named a lock or
+    /// business event, and the records that had it (`None` when it was
+    /// not counted as an event candidate).
+    pub fn event_share(&self, field: &str) -> Option<(u32, u32)> {
+        self.cands
+            .iter()
+            .filter(|((r, f, _), _)| *r == Role::Event && f == field)
+            .map(|(_, c)| (c.kinds, c.seen))
+            .max_by_key(|&(_, seen)| seen)
+    }
+
     /// True when some observed record had a field named `field`.
     pub fn saw_field(&self, field: &str) -> bool {
         self.memo.contains_key(field)
@@ -645,12 +679,28 @@ impl Detector {
         (fields, notes)
     }
 
-    /// The object path under which the best key and holder candidates both
-    /// sit, as segments (`jsonPayload` for `jsonPayload.lock.key` and
+    /// The object path under which the key and holder fields both sit (the
+    /// mapping's when it names both, else the best candidates'), as
+    /// segments (`jsonPayload` for `jsonPayload.lock.key` and
     /// `jsonPayload.owner`; `attributes.attributes.context.lock` in a
     /// Datadog hit of a Monolog record): the application's record inside
     /// an envelope object. Empty when they sit at the top or apart.
-    fn app_path(&self) -> Vec<String> {
+    fn app_path(&self, mapping: Option<&Mapping>) -> Vec<String> {
+        let mapped = |role: Role| {
+            mapping.and_then(|m| {
+                m.field_roles()
+                    .into_iter()
+                    .find(|(r, _, _)| *r == role)
+                    .map(|(_, _, f)| f)
+            })
+        };
+        if let (Some(k), Some(h)) = (mapped(Role::Key), mapped(Role::Holder)) {
+            return parent_segments(k)
+                .zip(parent_segments(h))
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a.to_string())
+                .collect();
+        }
         let best = |role: Role| {
             self.cands
                 .iter()
@@ -768,7 +818,7 @@ impl Detector {
                 p.used.push(field.to_string());
             }
         }
-        let app_path = self.app_path();
+        let app_path = self.app_path(mapping);
         for role in Role::ALL {
             if p.fields.picks[role.index()].is_some() {
                 continue;

@@ -89,6 +89,37 @@ pub(super) fn note(n: &SourceNote) -> String {
         SourceNote::YearAssumed { year, given: false } => format!(
             "RFC 3164 times carry no year: read in {year}, assumed (give it with `date = \"YYYY-MM-DD\"` in a mapping file if it is another)"
         ),
+        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
+        SourceNote::EventsByProtocol { kinds } => format!(
+            "event words by where they stand in the holds: {}",
+            kinds
+                .iter()
+                .map(|(w, k)| format!("`{w}` {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: Some(n),
+        } => format!(
+            "ttl: `{field}` read in {unit}: in that unit the TTLs fit the {n} takeover(s) of a key by another holder, a guess (map `ttl_ms` or `ttl_s` to it if it is another)"
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: None,
+        } => format!(
+            "ttl: `{field}` read in {unit} by its values' size (no key was taken over to judge by), a guess"
+        ),
+        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
+            Some(f) => format!(
+                "no field names the lock key, holder or event, and no choice of fields fits the lock protocol in the first {records} records (at best {f} of the holds fit): name them in a mapping file"
+            ),
+            None => format!(
+                "no field names the lock key, holder or event, and no choice of fields gives two holders one key in the first {records} records: name them in a mapping file"
+            ),
+        },
         SourceNote::EventFromMessage => {
             "no event field: event names are read from the message".to_string()
         }
@@ -271,4 +302,28 @@ fn nodes(n: &SourceNote) -> String {
         }
         _ => String::new(),
     }
+}
+
+/// [`SourceNote::RolesByProtocol`] in English.
+fn roles_by_protocol(note: &SourceNote) -> String {
+    let SourceNote::RolesByProtocol {
+        key,
+        holder,
+        event,
+        holds,
+        fitting,
+        score,
+        runner_up,
+        guess,
+    } = note
+    else {
+        return String::new();
+    };
+    let runner = runner_up.as_ref().map_or(String::new(), |(k, h, s)| {
+        format!("; runner-up key `{k}`, holder `{h}` ({s})")
+    });
+    format!(
+        "roles by the lock protocol{}: key `{key}`, holder `{holder}`, event `{event}` ({fitting} of {holds} holds fit, score {score}{runner})",
+        if *guess { ", a guess" } else { "" }
+    )
 }

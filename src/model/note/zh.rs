@@ -95,6 +95,39 @@ pub(super) fn note(n: &SourceNote) -> String {
         SourceNote::YearAssumed { year, given: false } => format!(
             "`RFC 3164` 时间没有年份：按推测的 {year} 年读取（若不是，请在映射文件中用 `date = \"YYYY-MM-DD\"` 给出）"
         ),
+        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
+        SourceNote::EventsByProtocol { kinds } => format!(
+            "按事件词在持有过程中的位置判断：{}",
+            kinds
+                .iter()
+                .map(|(w, k)| format!("`{w}` 为 {k}"))
+                .collect::<Vec<_>>()
+                .join("，")
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: Some(n),
+        } => format!(
+            "过期时间：`{field}` 按 {} 读取：以此单位，过期时间与 {n} 次被其他持有者接手的间隔相符，这是推测（若不是，请把 `ttl_ms` 或 `ttl_s` 映射到它）",
+            unit_zh(unit)
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: None,
+        } => format!(
+            "过期时间：`{field}` 按其值的大小以 {} 读取（没有可供判断的接手），这是推测",
+            unit_zh(unit)
+        ),
+        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
+            Some(f) => format!(
+                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合符合加锁协议（最好也只有 {f} 的持有过程符合）：请在映射文件中指定"
+            ),
+            None => format!(
+                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合让两个持有者共用一个锁键：请在映射文件中指定"
+            ),
+        },
         SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
         SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
         SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
@@ -258,4 +291,37 @@ fn nodes(n: &SourceNote) -> String {
         }
         _ => String::new(),
     }
+}
+
+/// A TTL unit's name in Chinese.
+fn unit_zh(unit: &str) -> &'static str {
+    match unit {
+        "s" => "秒",
+        "ns" => "纳秒",
+        _ => "毫秒",
+    }
+}
+
+/// [`SourceNote::RolesByProtocol`] in Chinese.
+fn roles_by_protocol(note: &SourceNote) -> String {
+    let SourceNote::RolesByProtocol {
+        key,
+        holder,
+        event,
+        holds,
+        fitting,
+        score,
+        runner_up,
+        guess,
+    } = note
+    else {
+        return String::new();
+    };
+    let runner = runner_up.as_ref().map_or(String::new(), |(k, h, s)| {
+        format!("；次选锁键 `{k}`，持有者 `{h}`（{s}）")
+    });
+    format!(
+        "按加锁协议判断字段{}：锁键 `{key}`，持有者 `{holder}`，事件 `{event}`（{holds} 个持有过程中 {fitting} 个符合，得分 {score}{runner}）",
+        if *guess { "（推测）" } else { "" }
+    )
 }
