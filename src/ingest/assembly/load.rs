@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use super::parallel;
-use super::problems::unreadable_reason;
 use super::source::read_source;
 use crate::ingest::{IngestError, IngestOptions, Progress, link, redlock, tie};
-use crate::model::{Dialect, FileWarning, LoadedLog, LogBuilder, SourceNote};
+use crate::model::{Dialect, FileWarning, LoadedLog, LogBuilder, Message, SourceNote, Unreadable};
 
 /// Loads files (read-only) into one log: events of all files merged and
 /// sorted by time. Sets `progress.bytes_total` to the sum of the file sizes
@@ -242,7 +241,7 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
         }
     }
     for s in &mut log.sources {
-        s.unreadable = unreadable_reason(s);
+        s.unreadable = Unreadable::of(s).map(|u| u.en());
     }
     note_business_only(&mut log);
     log

@@ -2,13 +2,13 @@
 //! its bytes to its events. [`load`] reads each file of a load by the
 //! parallel path ([`parallel`], its chunks in [`chunk`]) when it takes the
 //! file, else whole ([`source`]); both go through the same named steps
-//! ([`steps`]) and end with a record made an event ([`collect`]). What a
-//! load says went wrong is in [`problems`].
+//! ([`steps`]) and end with a record made an event ([`collect`]). Why a
+//! file gave nothing is `model::Unreadable`, why a run is no answer
+//! `analysis::Problem`.
 
 pub(crate) mod chunk;
 pub(crate) mod collect;
 pub(crate) mod load;
 pub(crate) mod parallel;
-pub(crate) mod problems;
 pub(crate) mod source;
 pub(crate) mod steps;

@@ -29,9 +29,8 @@ use crate::ingest::{
 };
 use crate::model::{
     Codec, Dialect, FileWarning, LogBuilder, Message, SourceInfo, SourceNote, WarningReason,
+    ZIP_LAYOUT,
 };
-
-use super::problems::ZIP_LAYOUT;
 
 /// Reads one source's bytes into `builder`: gzip is undone, the encoding and
 /// dialect are detected, records become events, and a [`SourceInfo`] is
