@@ -27,7 +27,6 @@ mod roles;
 mod vocabulary;
 
 pub use assembly::load::{load_paths, settle};
-pub use assembly::problems::{load_problems, unreadable_reason};
 pub use assembly::source::{looks_compressed, read_source, source_text};
 pub use cache::{CacheConfig, CacheReport, load_paths_cached};
 pub use error::IngestError;

@@ -1,12 +1,12 @@
 //! Messages as values. Every sentence lockreplay says to a user (a source
-//! note, why a run is no answer, a finding's detail, an incident's
-//! explanation, a what-if caveat) is a value with its data, worded by an
-//! English and a Simplified Chinese renderer; no language is made from
-//! another's sentences, so changing an English sentence cannot break the
-//! Chinese. The JSON report holds the English.
+//! note, a warning's reason, why a run is no answer, a finding's detail,
+//! an incident's explanation, a what-if caveat) is a value with its data,
+//! worded by an English and a Simplified Chinese renderer; no language is
+//! made from another's sentences, so changing an English sentence cannot
+//! break the Chinese. The JSON report holds the English.
 //!
-//! Each message type lives in the layer that decides it (a note here in
-//! `model`, a problem or a finding's detail in `analysis`, an explanation
+//! Each message type lives in the layer that decides it (a note or a
+//! warning's reason here in `model`, a problem or a finding's detail in `analysis`, an explanation
 //! in `report`) and implements [`Message`]; the fixed words of a report's
 //! layout (headings, table headers, a line's template) are [`Phrase`]s,
 //! both languages side by side where they are used.

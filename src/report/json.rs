@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ReportInput, explain_incident, snake_name};
 use crate::analysis::Lease;
-use crate::model::{EventKind, SourceRef, Sym};
+use crate::model::{EventKind, Message, SourceRef, Sym};
 
 /// Version tag written as `schema`.
 pub const JSON_SCHEMA_VERSION: &str = "lockreplay/1";
@@ -664,7 +664,7 @@ fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
             .map(|w| JsonWarning {
                 file: w.file.clone(),
                 line: w.line,
-                reason: w.reason.clone(),
+                reason: w.reason.en(),
             })
             .collect(),
         warnings_unlisted: r.log.warnings.dropped(),

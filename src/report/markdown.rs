@@ -570,7 +570,7 @@ fn warnings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
             &[
                 &(cell(&w.file)).to_string(),
                 &w.line.to_string(),
-                &md_ours(&super::zh::warning_reason_in(zh, &w.reason)),
+                &md_ours(&w.reason.text(zh)),
             ],
         );
     }

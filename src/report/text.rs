@@ -314,11 +314,7 @@ fn warning_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
                 out,
                 zh,
                 phrase!("  {}:{}: {}", "  {}:{}：{}"),
-                &[
-                    &w.file.to_string(),
-                    &w.line.to_string(),
-                    &super::zh::warning_reason_in(zh, &w.reason).into_owned(),
-                ],
+                &[&w.file.to_string(), &w.line.to_string(), &w.reason.text(zh)],
             );
         }
         let more = r.log.warnings.total().saturating_sub(50);

@@ -1,13 +1,7 @@
 //! Simplified Chinese for the reports (`--lang zh`) and the window: the
 //! Chinese names of the report's words (finding kinds, causes, how a lock
-//! or a belief ended), looked up by their snake_case names, and the
-//! warning reasons, which the ingest writes as English sentences that
-//! `warnings.rs` reads back. Every other sentence is a value with its own
-//! Chinese renderer (`crate::model::message`).
-
-mod warnings;
-
-pub use warnings::{warning_reason, warning_reason_in};
+//! or a belief ended), looked up by their snake_case names. Every sentence
+//! is a value with its own Chinese renderer (`crate::model::message`).
 
 #[cfg(test)]
 use super::ReportInput;
@@ -211,5 +205,63 @@ mod source_notes {
             }
         }
         assert!(seen > 5, "only {seen} notes in the handed cases");
+    }
+}
+
+#[cfg(test)]
+mod warnings {
+    use crate::model::Message;
+
+    fn load(path: &std::path::Path) -> Option<crate::model::LoadedLog> {
+        let opts = crate::ingest::IngestOptions::default();
+        let progress = crate::ingest::Progress::default();
+        crate::ingest::load_paths(&[path.to_path_buf()], &opts, &progress).ok()
+    }
+
+    #[test]
+    fn every_warning_of_the_hostile_fixtures_has_its_chinese() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
+        let mut seen = 0;
+        for dir in [root.clone(), root.join("round2")] {
+            for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
+                let Some(log) = entry
+                    .path()
+                    .is_file()
+                    .then(|| load(&entry.path()))
+                    .flatten()
+                else {
+                    continue;
+                };
+                for w in log.warnings.kept() {
+                    assert_ne!(w.reason.zh(), w.reason.en(), "{:?}", entry.path());
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 40, "only {seen} warnings in the hostile fixtures");
+    }
+
+    #[test]
+    fn the_chinese_reports_show_the_chinese_reason() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/hostile/round2/csv-unbalanced-quote.csv");
+        let log = load(&path).expect("loads");
+        let settings = crate::analysis::Settings::default();
+        let analysis = crate::analysis::analyze(&log, &settings);
+        let r = crate::report::ReportInput {
+            log: &log,
+            settings: &settings,
+            analysis: &analysis,
+        };
+        let text = crate::report::to_text_zh(&r);
+        let md = crate::report::to_markdown_zh(&r, &crate::report::MarkdownImages::default());
+        for out in [&text, &md] {
+            assert!(
+                out.contains("引号不配对：一个带引号的单元格在本行没有闭合"),
+                "{out}"
+            );
+            assert!(!out.contains("unbalanced quote"), "{out}");
+        }
+        assert!(crate::report::to_text(&r).contains("unbalanced quote: a quoted cell"));
     }
 }

@@ -18,7 +18,7 @@ use crate::ingest::records::record::{FieldValue, Record, Scope};
 use crate::ingest::roles::fields::Fields;
 use crate::ingest::roles::time::TzSpec;
 use crate::ingest::vocabulary::roles::Role;
-use crate::model::{Interner, LogBuilder, SourceInfo};
+use crate::model::{Interner, LogBuilder, RecordWarning, SourceInfo};
 
 /// What one file's parse needs, shared by the chunk workers.
 pub(super) struct ParseContext<'o> {
@@ -150,8 +150,8 @@ fn take_item(
     match item {
         Item::Record(r) => col.record(b, no, &r),
         Item::Skip => col.skip(),
-        Item::Bad(kind, reason) => col.bad(b, kind, no, reason),
-        Item::Warn(kind, reason) => col.warn(b, kind, no, reason),
+        Item::Bad(reason) => col.bad(b, no, reason),
+        Item::Warn(reason) => col.warn(b, no, reason),
     }
     std::ops::ControlFlow::Continue(())
 }
@@ -300,8 +300,8 @@ impl<'c, 'a> LineScan<'c, 'a> {
                     extra: None,
                 },
             ),
-            Ok(None) => col.bad(b, "json", no, "not a JSON object".into()),
-            Err(e) => col.bad(b, "json", no, json_reason(&e)),
+            Ok(None) => col.bad(b, no, RecordWarning::NotJsonObject),
+            Err(e) => col.bad(b, no, json_reason(&e)),
         }
     }
 }

@@ -17,7 +17,9 @@ use crate::ingest::roles::time::{
 };
 use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::roles::{Role, Unit};
-use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceNote, SourceRef};
+use crate::model::{
+    Event, EventKind, FieldWarning, LogBuilder, SourceInfo, SourceNote, SourceRef, WarningReason,
+};
 
 /// Per-file state of the extraction.
 pub(crate) struct Collector<'o> {
@@ -156,16 +158,16 @@ impl<'o> Collector<'o> {
     }
 
     /// Counts an unreadable record and records its warning.
-    pub fn bad(&mut self, b: &mut LogBuilder, kind: &'static str, line: u64, reason: String) {
+    pub fn bad(&mut self, b: &mut LogBuilder, line: u64, reason: impl Into<WarningReason>) {
         self.info.lines_read += 1;
         self.info.lines_warned += 1;
-        b.warn(kind, &self.info.name, line, reason);
+        b.warn(&self.info.name, line, reason);
     }
 
     /// Records a warning about `line` without counting the line (the item
     /// that follows for the same line counts it).
-    pub fn warn(&mut self, b: &mut LogBuilder, kind: &'static str, line: u64, reason: String) {
-        b.warn(kind, &self.info.name, line, reason);
+    pub fn warn(&mut self, b: &mut LogBuilder, line: u64, reason: WarningReason) {
+        b.warn(&self.info.name, line, reason);
     }
 
     /// Counts a line that is no record and needs no warning.
@@ -207,13 +209,13 @@ impl<'o> Collector<'o> {
             return Some(b.intern(t));
         }
         let cut = cut_value(t, max);
-        let reason = format!(
-            "the {} field is {} bytes long, more than the {max} kept: read as its first bytes and a hash of the whole (\"{}\")",
-            role.name(),
-            t.len(),
-            shorten(&cut)
-        );
-        b.warn("field", &self.info.name, line, reason);
+        let reason = FieldWarning::TooLong {
+            role: role.name().to_string(),
+            bytes: t.len() as u64,
+            kept: max as u64,
+            cut: shorten(&cut),
+        };
+        b.warn(&self.info.name, line, reason);
         Some(b.intern(&cut))
     }
 
@@ -323,12 +325,12 @@ impl<'o> Collector<'o> {
         rec: &Record<'_>,
     ) -> Option<(i64, TimeOrigin)> {
         let Some(tpick) = self.fields.get(Role::Time) else {
-            self.bad(b, "time", line, "no time field".into());
+            self.bad(b, line, FieldWarning::NoTimeField);
             return None;
         };
         let Some(tv) = self.get(rec, Role::Time) else {
-            let reason = format!("no time in field {}", tpick.field);
-            self.bad(b, "time", line, reason);
+            let field = tpick.field.clone();
+            self.bad(b, line, FieldWarning::NoTime { field });
             return None;
         };
         let parsed = match &tv {
@@ -345,7 +347,7 @@ impl<'o> Collector<'o> {
         match parsed {
             Ok(p) => Some(p),
             Err(e) => {
-                self.unreadable_time(b, line, &tv.text(), &e);
+                self.unreadable_time(b, line, &tv.text(), e);
                 None
             }
         }
@@ -353,25 +355,21 @@ impl<'o> Collector<'o> {
 
     /// Counts the line as warned: its time `text` could not be read (`e`),
     /// with a hint when it is a time of day without a date.
-    fn unreadable_time(&mut self, b: &mut LogBuilder, line: u64, text: &str, e: &TimeError) {
-        let hint = if time_len(text.trim()).is_some_and(|(_, only)| only) {
-            ": a time of day without a date; give the date in a mapping file \
-             (`date = \"YYYY-MM-DD\"`) and --mapping FILE"
-        } else {
-            ""
-        };
+    fn unreadable_time(&mut self, b: &mut LogBuilder, line: u64, text: &str, e: TimeError) {
+        let time_of_day = time_len(text.trim()).is_some_and(|(_, only)| only);
         let field = self
             .fields
             .get(Role::Time)
             .map_or("?", |p| p.field.as_str());
-        let reason = format!(
-            "unreadable time \"{}\" in field {} ({e}){hint}",
-            shorten(text),
-            field
-        );
+        let reason = FieldWarning::UnreadableTime {
+            text: shorten(text),
+            field: field.to_string(),
+            error: e,
+            time_of_day,
+        };
         self.info.times_unreadable += 1;
-        self.info.times_of_day += u64::from(!hint.is_empty());
-        self.bad(b, "time", line, reason);
+        self.info.times_of_day += u64::from(time_of_day);
+        self.bad(b, line, reason);
     }
 
     /// The record's event kind, from the event field (or the message's

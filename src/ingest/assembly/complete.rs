@@ -11,15 +11,14 @@ use crate::ingest::vocabulary::roles::Role;
 use crate::model::SourceNote;
 
 /// Whether the names left the lock reading incomplete: no key, holder or
-/// event field, or an event field of which most values name no event
-/// (`(values naming an event, values)` from the detection), or a holder
-/// field that is the runtime's thread or host.
+/// event field, or an event field of which no value names an event
+/// (`(values naming an event, values)` from the detection).
 pub(crate) fn incomplete(fields: &Fields, event_share: Option<(u32, u32)>) -> bool {
     let lock_roles = [Role::Key, Role::Holder]
         .iter()
         .any(|r| fields.get(*r).is_none())
         || fields.event().is_none();
-    let events_unknown = event_share.is_some_and(|(known, seen)| known * 2 < seen);
+    let events_unknown = event_share.is_some_and(|(known, seen)| known == 0 && seen > 0);
     lock_roles || events_unknown
 }
 

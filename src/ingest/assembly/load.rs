@@ -9,10 +9,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use super::parallel;
-use super::problems::unreadable_reason;
 use super::source::read_source;
 use crate::ingest::{IngestError, IngestOptions, Progress, link, redlock, tie};
-use crate::model::{Dialect, LoadedLog, LogBuilder, SourceNote};
+use crate::model::{Dialect, FileWarning, LoadedLog, LogBuilder, Message, SourceNote, Unreadable};
 
 /// Loads files (read-only) into one log: events of all files merged and
 /// sorted by time. Sets `progress.bytes_total` to the sum of the file sizes
@@ -50,14 +49,7 @@ pub fn load_paths(
         }
         let name = p.display().to_string();
         if let Some(first) = same_file_seen(p, &name, &mut seen) {
-            builder.warn(
-                "file",
-                &name,
-                0,
-                format!(
-                    "the same file as {first} (same device and inode, given twice or through a link): read once, not counted twice"
-                ),
-            );
+            builder.warn(&name, 0, FileWarning::SameFile { first });
             continue;
         }
         if is_device(p) {
@@ -180,16 +172,15 @@ fn warn_duplicates_across_files(log: &mut LoadedLog) {
                 .map_or_else(String::new, |s| s.name.clone())
         };
         let (later, earlier) = (name(file), name(first));
-        log.warnings.push(
-            "file",
-            crate::model::Warning {
-                file: later,
-                line: 0,
-                reason: format!(
-                    "{n} record(s) repeat records of {earlier} (same time, event, key and holder): overlapping exports? both are counted"
-                ),
-            },
-        );
+        log.warnings.push(crate::model::Warning {
+            file: later,
+            line: 0,
+            reason: FileWarning::RepeatedRecords {
+                records: n,
+                earlier,
+            }
+            .into(),
+        });
     }
 }
 
@@ -250,7 +241,7 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
         }
     }
     for s in &mut log.sources {
-        s.unreadable = unreadable_reason(s);
+        s.unreadable = Unreadable::of(s).map(|u| u.en());
     }
     note_business_only(&mut log);
     log

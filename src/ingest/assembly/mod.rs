@@ -3,14 +3,14 @@
 //! parallel path ([`parallel`], its chunks in [`chunk`]) when it takes the
 //! file, else whole ([`source`]); both go through the same named steps
 //! ([`steps`]; roles the names left undecided completed by the protocol in
-//! [`complete`]) and end with a record made an event ([`collect`]). What a
-//! load says went wrong is in [`problems`].
+//! [`complete`]) and end with a record made an event ([`collect`]). Why a
+//! file gave nothing is `model::Unreadable`, why a run is no answer
+//! `analysis::Problem`.
 
 pub(crate) mod chunk;
 pub(crate) mod collect;
 pub(crate) mod complete;
 pub(crate) mod load;
 pub(crate) mod parallel;
-pub(crate) mod problems;
 pub(crate) mod source;
 pub(crate) mod steps;

@@ -686,7 +686,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::model::LoadedLog;
+    use crate::model::{LoadedLog, RecordWarning, WarningReason};
 
     /// The general, serial path over the same bytes.
     fn serial(bytes: &[u8]) -> LoadedLog {
@@ -962,7 +962,12 @@ mod tests {
             .warnings
             .kept()
             .iter()
-            .filter(|w| w.reason.starts_with("partial line never closed"))
+            .filter(|w| {
+                matches!(
+                    w.reason,
+                    WarningReason::Record(RecordWarning::CriUnclosed { .. })
+                )
+            })
             .collect();
         assert_eq!(unclosed.len(), 1, "{:?}", want.warnings.kept());
         let s = &want.sources[0];

@@ -27,9 +27,10 @@ use crate::ingest::{
     IngestError, IngestOptions, MAX_EXPANSION_RATIO, MAX_INPUT_BYTES, Progress, RATIO_FREE_BYTES,
     infra, monitor,
 };
-use crate::model::{Dialect, LogBuilder, SourceInfo, SourceNote};
-
-use super::problems::ZIP_LAYOUT;
+use crate::model::{
+    Codec, Dialect, FileWarning, LogBuilder, Message, SourceInfo, SourceNote, WarningReason,
+    ZIP_LAYOUT,
+};
 
 /// Reads one source's bytes into `builder`: gzip is undone, the encoding and
 /// dialect are detected, records become events, and a [`SourceInfo`] is
@@ -131,14 +132,9 @@ fn open_bytes(
             }
         })?;
     let gzip = compression == decode::Compression::Gzip;
-    if let Some(e) = gz_err {
-        let what = if gzip { "gzip" } else { "zstd" };
-        builder.warn(
-            what,
-            name,
-            0,
-            format!("damaged {what} stream ({e}); reading what was recovered"),
-        );
+    if let Some(error) = gz_err {
+        let codec = if gzip { Codec::Gzip } else { Codec::Zstd };
+        builder.warn(name, 0, FileWarning::DamagedStream { codec, error });
     }
     let (bytes, parquet) = parquet_as_lines(name, bytes, opts, builder);
     Ok(Opened {
@@ -158,12 +154,7 @@ fn refuse_zip(name: &str, len: usize, builder: &mut LogBuilder) {
         ..SourceInfo::new(name, Dialect::Unknown)
     };
     info.encoding = "binary".into();
-    builder.warn(
-        "format",
-        name,
-        0,
-        "a zip archive (an Excel .xlsx workbook?), not a log: save the sheet as CSV and open that",
-    );
+    builder.warn(name, 0, FileWarning::ZipArchive);
     builder.add_source(info);
 }
 
@@ -218,12 +209,7 @@ fn read_text(
     info.dialect = container.dialect();
     match &container {
         Container::Empty => {
-            builder.warn(
-                "file",
-                &info.name,
-                0,
-                "the file has no records (empty or whitespace only)",
-            );
+            builder.warn(&info.name, 0, FileWarning::Blank);
         }
         Container::Unknown => warn_every_line(text, builder, &mut info),
         Container::Monitor => {
@@ -261,12 +247,7 @@ fn warn_every_line(text: &str, builder: &mut LogBuilder, info: &mut SourceInfo) 
         }
         info.lines_read += 1;
         info.lines_warned += 1;
-        builder.warn(
-            "format",
-            &info.name,
-            i as u64 + 1,
-            "unrecognised format (not JSON, CSV, logfmt, text lines with timestamps or a redis-cli monitor capture)",
-        );
+        builder.warn(&info.name, i as u64 + 1, FileWarning::Unrecognised);
     }
 }
 
@@ -330,8 +311,8 @@ fn walk_into(
         match item {
             Item::Record(r) => col.record(builder, line, &r),
             Item::Skip => col.skip(),
-            Item::Bad(kind, reason) => col.bad(builder, kind, line, reason),
-            Item::Warn(kind, reason) => col.warn(builder, kind, line, reason),
+            Item::Bad(reason) => col.bad(builder, line, reason),
+            Item::Warn(reason) => col.warn(builder, line, reason),
         }
         ControlFlow::Continue(())
     });
@@ -375,7 +356,7 @@ fn parquet_as_lines(
             }),
         ),
         Err(reason) => {
-            builder.warn("parquet", name, 0, reason);
+            builder.warn(name, 0, reason);
             (Vec::new(), None)
         }
     }
@@ -394,7 +375,8 @@ pub fn source_text(raw: Vec<u8>) -> Result<String, String> {
     let (bytes, _, _) = decode::decompress_if_needed(raw, &EXPAND_LIMIT)?;
     if parquet::is_parquet(&bytes) {
         return parquet::to_json_lines(bytes, parquet::Columns::All, MAX_INPUT_BYTES)
-            .map(|p| p.text);
+            .map(|p| p.text)
+            .map_err(|w| WarningReason::File(w).en());
     }
     Ok(decode::decode(bytes).text)
 }

@@ -17,7 +17,7 @@ use crate::ingest::readers::text::{TextRules, describe_layout};
 use crate::ingest::roles::fields::{Detector, Fields, resolution_name};
 use crate::ingest::roles::mapping::Mapping;
 use crate::ingest::roles::time::TzSpec;
-use crate::model::{Dialect, Event, EventKind, LogBuilder, SourceInfo, SourceNote};
+use crate::model::{Dialect, Event, EventKind, FileWarning, LogBuilder, SourceInfo, SourceNote};
 
 /// Where one file's part of the load starts.
 #[derive(Clone, Copy, Debug)]
@@ -136,7 +136,7 @@ pub(crate) fn finish_source(
     say_empty: bool,
 ) {
     if info.lines_read == 0 && say_empty {
-        builder.warn("file", &info.name, 0, "the file has no records");
+        builder.warn(&info.name, 0, FileWarning::NoRecords);
     }
     builder.add_source(info);
     settle_ttl(builder, start.file, start.first_event, opts);
@@ -191,15 +191,12 @@ fn warn_unseen_mapping_fields(
     }
     for (role, field) in &m.fields {
         if !det.saw_field(field) {
-            builder.warn(
-                "mapping",
-                name,
-                0,
-                format!(
-                    "the mapping names `{field}` for {role}, but none of the first {} records has that field",
-                    det.records
-                ),
-            );
+            let reason = FileWarning::UnseenMappingField {
+                field: field.clone(),
+                role: role.clone(),
+                records: det.records as u64,
+            };
+            builder.warn(name, 0, reason);
         }
     }
 }

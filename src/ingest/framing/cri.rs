@@ -9,6 +9,7 @@
 
 use super::lines::line_end;
 use super::timestamp::word;
+use crate::model::RecordWarning;
 
 /// The CRI streams a partial line can belong to.
 pub(crate) const STREAMS: [&str; 2] = ["stdout", "stderr"];
@@ -71,7 +72,7 @@ pub(crate) struct Unclosed {
     /// Its last line: where it is read, as the line it would have been.
     pub last: u64,
     /// The warning naming its stream and lines.
-    pub reason: String,
+    pub reason: RecordWarning,
     /// The line its chunks make (`TIME STREAM F text`).
     pub line: String,
 }
@@ -129,14 +130,11 @@ impl Partials {
         open.into_iter()
             .map(|(s, run)| {
                 let stream = STREAMS[s];
-                let lines = if run.first == run.last {
-                    format!("line {}", run.first)
-                } else {
-                    format!("lines {} to {}", run.first, run.last)
+                let reason = RecordWarning::CriUnclosed {
+                    stream: stream.to_string(),
+                    first: run.first,
+                    last: run.last,
                 };
-                let reason = format!(
-                    "partial line never closed: the CRI {stream} `P` chunks on {lines} have no `F` line after them; read as one line"
-                );
                 Unclosed {
                     last: run.last,
                     reason,

@@ -11,7 +11,8 @@ mod redis;
 mod runtime;
 
 use crate::model::{
-    Dialect, Evidence, EvidenceKind, EvidenceOrigin, LogBuilder, SourceInfo, SourceRef,
+    Dialect, Evidence, EvidenceKind, EvidenceOrigin, InfraWarning, LogBuilder, SourceInfo,
+    SourceRef,
 };
 
 use super::TzSpec;
@@ -153,10 +154,10 @@ impl Sink<'_> {
     }
 
     /// Counts a line that could not be read, with its warning.
-    pub fn bad(&mut self, line: usize, reason: impl Into<String>) {
+    pub fn bad(&mut self, line: usize, reason: InfraWarning) {
         self.info.lines_warned += 1;
         let name = self.info.name.clone();
-        self.builder.warn("infra", &name, line as u64, reason);
+        self.builder.warn(&name, line as u64, reason);
     }
 }
 

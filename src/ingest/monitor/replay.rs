@@ -670,7 +670,7 @@ impl Replay {
             }
             Ok(None) => false,
             Err(reason) => {
-                b.warn("monitor", &self.name, u64::from(line), reason);
+                b.warn(&self.name, u64::from(line), reason);
                 true
             }
         }

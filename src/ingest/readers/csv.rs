@@ -11,6 +11,7 @@ use crate::ingest::framing::timestamp::time_len;
 use crate::ingest::records::item::{Item, Visit};
 use crate::ingest::records::record::Record;
 use crate::ingest::roles::time::parse_time;
+use crate::model::RecordWarning;
 
 /// The delimiter (comma, tab or semicolon) the first line has most of.
 pub(crate) fn any_delim(text: &str) -> Option<u8> {
@@ -92,7 +93,8 @@ pub(crate) fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
                 let no = e.position().map_or(0, |p| {
                     lines.line_at(text, LineCounter::row_start(text, p.byte() as usize))
                 });
-                if visit(no, 0, Item::Bad("csv", format!("unreadable CSV row: {e}"))).is_break() {
+                let error = e.to_string();
+                if visit(no, 0, Item::Bad(RecordWarning::CsvRow { error }.into())).is_break() {
                     return;
                 }
                 if matches!(e.kind(), csv::ErrorKind::Io(_)) {
@@ -182,18 +184,14 @@ fn csv_row(
         let dated = names.iter().find(|n| parse_time(n, None).is_ok());
         let mut flow = ControlFlow::Continue(());
         if let Some(cell) = dated {
-            let reason = format!(
-                "the first row looks like data, not a header (\"{cell}\" is a time): \
-                 the CSV has no header row, so its columns are unknown"
-            );
-            flow = visit(no, off, Item::Bad("csv", reason));
+            let reason = RecordWarning::CsvNoHeader { cell: cell.clone() };
+            flow = visit(no, off, Item::Bad(reason.into()));
         }
         *headers = Some(names);
         return stop(flow);
     };
     if row.len() != h.len() && row.iter().any(|f| f.contains('\n')) {
-        let reason = "unbalanced quote: a quoted cell does not close on its line; the row is skipped and the lines after it are read as rows".to_string();
-        if visit(no, off, Item::Bad("csv", reason)).is_break() {
+        if visit(no, off, Item::Bad(RecordWarning::UnbalancedQuote.into())).is_break() {
             return Row::Stop;
         }
         return match memchr::memchr(b'\n', &text.as_bytes()[off..]) {
@@ -202,7 +200,7 @@ fn csv_row(
         };
     }
     if row.len() == h.len() && row.iter().zip(h).all(|(f, n)| f.trim() == n) {
-        let item = Item::Bad("csv", "repeated header row (files joined together?)".into());
+        let item = Item::Bad(RecordWarning::RepeatedHeader.into());
         return stop(visit(no, off, item));
     }
     let pairs: Vec<(&str, Cow<'_, str>)> = h

@@ -14,7 +14,7 @@ use super::json::{columns_as_records, json_reason, json_record, kv_lists_as_fiel
 use super::{inner, lines, loki};
 use crate::ingest::records::item::{Item, Visit};
 use crate::ingest::records::record::Record;
-use crate::model::Dialect;
+use crate::model::{Dialect, RecordWarning};
 
 /// True for an Elasticsearch or OpenSearch search response
 /// (`{"hits": {"hits": [..]}}`).
@@ -108,13 +108,13 @@ fn es_records(o: &mut Map<String, Value>) -> Vec<DocRec> {
 /// numbers.
 pub(crate) fn walk_records(records: &[DocRec], dialect: Dialect, visit: &mut Visit<'_>) {
     let missing = if dialect == Dialect::Elasticsearch {
-        "record without _source"
+        RecordWarning::NoSource
     } else {
-        "not a JSON object"
+        RecordWarning::NotJsonObject
     };
     for (i, r) in records.iter().enumerate() {
         let item = if r.main.is_empty() {
-            Item::Bad("json", missing.into())
+            Item::Bad(missing.clone().into())
         } else {
             Item::Record(Record::Json {
                 main: &r.main,
@@ -360,7 +360,7 @@ pub(crate) fn walk_array(text: &str, visit: &mut Visit<'_>) {
     };
     skip_ws(&mut i, &mut line, false);
     if b.get(i) != Some(&b'[') {
-        let _ = visit(line, i, Item::Bad("json", "not a JSON array".into()));
+        let _ = visit(line, i, Item::Bad(RecordWarning::NotJsonArray.into()));
         return;
     }
     i += 1;
@@ -394,10 +394,7 @@ pub(crate) fn walk_array(text: &str, visit: &mut Visit<'_>) {
         let end = i.min(b.len());
         let elem = text.get(start..end).unwrap_or("");
         let item = if !complete {
-            Item::Bad(
-                "json",
-                format!("truncated JSON: element starting at line {start_line} is incomplete"),
-            )
+            Item::Bad(RecordWarning::TruncatedJson { line: start_line }.into())
         } else {
             match json_record(elem) {
                 Ok(Some(o)) => {
@@ -414,8 +411,8 @@ pub(crate) fn walk_array(text: &str, visit: &mut Visit<'_>) {
                     }
                     continue;
                 }
-                Ok(None) => Item::Bad("json", "array element is not a JSON object".into()),
-                Err(e) => Item::Bad("json", json_reason(&e)),
+                Ok(None) => Item::Bad(RecordWarning::ElementNotObject.into()),
+                Err(e) => Item::Bad(json_reason(&e).into()),
             }
         };
         if visit(start_line, start, item).is_break() || !complete {

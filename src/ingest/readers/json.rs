@@ -8,6 +8,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::model::RecordWarning;
+
 /// The fields of one JSON record's text: its object, key/value attribute
 /// lists and Go-typed values read as fields ([`kv_lists_in_record`]). Every
 /// reader of a JSON record (lines, array elements, payloads in a field or
@@ -284,11 +286,12 @@ pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
     o
 }
 
-/// Formats a serde_json error without its "line 1" part.
-pub(crate) fn json_reason(e: &serde_json::Error) -> String {
-    let s = e.to_string();
-    match s.rfind(" at line ") {
-        Some(i) => format!("invalid JSON: {} at column {}", &s[..i], e.column()),
-        None => format!("invalid JSON: {s}"),
-    }
+/// A serde_json error as a warning's reason, without its "line 1" part.
+pub(crate) fn json_reason(e: &serde_json::Error) -> RecordWarning {
+    let mut error = e.to_string();
+    let column = error.rfind(" at line ").map(|i| {
+        error.truncate(i);
+        e.column() as u64
+    });
+    RecordWarning::InvalidJson { error, column }
 }

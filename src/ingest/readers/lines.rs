@@ -16,6 +16,7 @@ use crate::ingest::framing::cri::{self, Partials};
 use crate::ingest::framing::lines::{line_end, walk_lines};
 use crate::ingest::records::item::{Item, Visit};
 use crate::ingest::records::record::Record;
+use crate::model::RecordWarning;
 
 /// One JSON Lines line as its item: a logcli line (`loki`) as its Loki
 /// record, any other object as a record (a search hit's `_source`, key/value
@@ -47,8 +48,8 @@ pub(crate) fn json_line_item(
                 extra: None,
             }),
         ),
-        Ok(None) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
-        Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
+        Ok(None) => visit(no, off, Item::Bad(RecordWarning::NotJsonObject.into())),
+        Err(e) => visit(no, off, Item::Bad(json_reason(&e).into())),
     }
 }
 
@@ -64,7 +65,7 @@ pub(crate) fn walk_logfmt(text: &str, visit: &mut Visit<'_>) -> ControlFlow<()> 
     walk_lines(text, visit, |line, visit, no, off| {
         let pairs = parse_logfmt(line);
         if pairs.is_empty() {
-            visit(no, off, Item::Bad("logfmt", "not a key=value line".into()))
+            visit(no, off, Item::Bad(RecordWarning::NotKeyValue.into()))
         } else {
             visit(no, off, Item::Record(Record::Pairs(&pairs)))
         }
@@ -99,7 +100,7 @@ pub(crate) fn finish_partials(
     visit: &mut Visit<'_>,
 ) -> ControlFlow<()> {
     for run in partials.finish() {
-        visit(run.last, off, Item::Warn("cri", run.reason))?;
+        visit(run.last, off, Item::Warn(run.reason.into()))?;
         visit_text(&parse_line(&run.line), visit, run.last, off)?;
     }
     ControlFlow::Continue(())
@@ -176,8 +177,8 @@ fn visit_text(t: &TextLine<'_>, visit: &mut Visit<'_>, no: u64, off: usize) -> C
                     }),
                 )
             }
-            Ok(None) => visit(no, off, Item::Bad("json", "not a JSON object".into())),
-            Err(e) => visit(no, off, Item::Bad("json", json_reason(&e))),
+            Ok(None) => visit(no, off, Item::Bad(RecordWarning::NotJsonObject.into())),
+            Err(e) => visit(no, off, Item::Bad(json_reason(&e).into())),
         };
     }
     let pairs = to_pairs(t);

@@ -22,7 +22,7 @@ fn count(text: &str) -> (Dialect, usize, Vec<String>) {
         match item {
             Item::Record(_) => n += 1,
             Item::Skip | Item::Warn(..) => {}
-            Item::Bad(_, r) => bad.push(format!("{line}: {r}")),
+            Item::Bad(r) => bad.push(format!("{line}: {r}")),
         }
         ControlFlow::Continue(())
     });

@@ -5,6 +5,7 @@
 use std::ops::ControlFlow;
 
 use super::record::Record;
+use crate::model::WarningReason;
 
 /// What a walker hands to its visitor for each record.
 #[derive(Debug)]
@@ -14,12 +15,12 @@ pub(crate) enum Item<'a> {
     /// A line that is no record and needs no warning (a stack-trace line
     /// under a text log's entry, a CRI partial line joined to the next).
     Skip,
-    /// An unreadable record: (warning kind, reason).
-    Bad(&'static str, String),
+    /// An unreadable record, and why.
+    Bad(WarningReason),
     /// A warning about the line that counts no line: the item for the same
     /// line number that follows it counts the line (a CRI partial line no
     /// `F` closed, warned and then read as the line it would have been).
-    Warn(&'static str, String),
+    Warn(WarningReason),
 }
 
 /// Visitor: (1-based line, byte offset in the text, item).

@@ -66,20 +66,7 @@ pub fn parse_tz(s: &str) -> Result<TzSpec, IngestError> {
         .map_err(|_| bad())
 }
 
-/// Why a time value could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TimeError {
-    /// Neither an epoch number nor an ISO-8601 date-time.
-    #[error("not a recognised time format")]
-    Unrecognised,
-    /// Parsed, but before the Unix epoch or after what `i64` nanoseconds
-    /// can hold (2262-04-11): see [`in_range`].
-    #[error("time out of range")]
-    OutOfRange,
-    /// A local time that the zone skips (daylight-saving gap).
-    #[error("local time does not exist in the zone")]
-    NonexistentLocal,
-}
+pub use crate::model::TimeError;
 
 /// How a parsed time was anchored to UTC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
