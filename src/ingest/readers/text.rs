@@ -523,13 +523,15 @@ fn message_kind_in(
     pairs: Option<&[(&str, Cow<'_, str>)]>,
     buf: &mut String,
 ) -> Option<EventKind> {
-    use crate::ingest::vocabulary::message as m;
+    use crate::ingest::vocabulary::{failure, message as m};
     let phrase = english_event(msg).and_then(EventKind::from_canonical);
     let head = if phrase.is_none() { m::head(msg) } else { None };
     if let Some(h) = head {
         crate::ingest::vocabulary::events::normalize_camel(h, buf);
     }
-    let kind = phrase.or_else(|| head.and_then(|_| m::head_kind_of(buf)));
+    let kind = phrase
+        .or_else(|| head.and_then(|_| m::head_kind_of(buf)))
+        .and_then(|k| failure::negated(k, m::head(msg).unwrap_or(msg)));
     let attempt = kind.is_none() && head.is_some() && m::head_is_attempt_of(buf);
     let has_pairs = match pairs {
         Some(p) => !p.is_empty(),
