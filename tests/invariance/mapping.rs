@@ -79,7 +79,7 @@ pub fn plan(layout: Layout, r: &Renaming) -> Plan {
     }
     Plan::Mapping {
         json: Value::Object(m).to_string(),
-        limit: limit(layout, r),
+        limit: None,
     }
 }
 
@@ -150,39 +150,4 @@ fn logcat_messages(r: &Renaming) -> Value {
         out.insert(k.canonical().into(), json!(rx));
     }
     Value::Object(out)
-}
-
-/// A limit of today's reader that makes a right mapping fail: a text
-/// message's pair whose name abbreviates a role (`lk=`, `hd=`, `exp=`) is
-/// renamed to that role (`key`) before the mapping is applied, so a mapping
-/// naming `lk` finds no such field; a message template (`@mt`) can be taken
-/// for the record's payload, its `{Name}` holes then read as the values.
-fn limit(layout: Layout, r: &Renaming) -> Option<&'static str> {
-    let text_pairs = matches!(
-        layout,
-        Layout::Logback
-            | Layout::Log4j2
-            | Layout::SpringBoot
-            | Layout::LogrusText
-            | Layout::SlogText
-            | Layout::PythonLogging
-            | Layout::NLog
-            | Layout::RubyLogger
-            | Layout::Rails
-            | Layout::TracingFmt
-            | Layout::Geth
-            | Layout::Glog
-            | Layout::Log4j2Default
-            | Layout::LogbackLoggerFirst
-    );
-    if layout == Layout::SerilogTemplate {
-        return Some(
-            "the message template `@mt` is taken for the payload and its `{Name}` holes \
-             for the values, beside the properties the mapping names",
-        );
-    }
-    (text_pairs && r.names_id == "abbrev").then_some(
-        "a text message's pair named by an abbreviation (`lk=`) is renamed to its role \
-         before the mapping applies, so [fields] cannot name it",
-    )
 }

@@ -102,11 +102,8 @@ pub(crate) struct Bid {
 pub(crate) fn contested(c: &Container) -> bool {
     matches!(
         c,
-        Container::Csv { .. }
-            | Container::Logfmt
-            | Container::Text { rules: None }
-            | Container::Unknown
-    )
+        Container::Csv { .. } | Container::Logfmt | Container::Unknown
+    ) || matches!(c, Container::Text { rules } if rules.as_ref().is_none_or(|r| !r.reads_lines()))
 }
 
 /// The reader's name for the user.
@@ -122,8 +119,8 @@ pub(crate) fn reader_name(c: &Container) -> String {
         Container::Csv { delim: b'\t' } => "TSV",
         Container::Csv { .. } => "CSV",
         Container::Logfmt => "logfmt",
-        Container::Text { rules: Some(_) } => "text lines (mapping)",
-        Container::Text { rules: None } => "text lines",
+        Container::Text { rules: Some(r) } if r.reads_lines() => "text lines (mapping)",
+        Container::Text { .. } => "text lines",
     }
     .to_string()
 }
