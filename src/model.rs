@@ -18,7 +18,7 @@ mod unreadable;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
 pub(crate) use message::role_zh;
 pub use message::{Message, Phrase};
-pub use note::{KeyLink, KeyList, SourceNote};
+pub use note::{DateFrom, KeyLink, KeyList, SourceNote};
 pub use unreadable::{ReadingHint, Unreadable, ZIP_LAYOUT};
 
 /// An interned string (lock key, holder, host, thread, product, order id).

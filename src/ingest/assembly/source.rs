@@ -15,6 +15,7 @@ use super::steps::{
     FileStart, choose_reader, collector, finish_source, infra_kind, naive_zone, placeholder,
     plan_fields,
 };
+use crate::ingest::framing::structure::first_date;
 use crate::ingest::framing::{decode, docker};
 use crate::ingest::readers::container::Container;
 use crate::ingest::readers::contest::BidBook;
@@ -285,12 +286,26 @@ fn read_records(
     let det = detect_fields(container, text, mapping);
     let fields = plan_fields(&det, (container, book), text, mapping, info, builder);
     let mut col = collector(file, fields, opts, std::mem::replace(info, placeholder()));
+    col.dates.line = dated_line(container, text);
     walk_into(container, text, &mut col, builder, bytes)?;
     if col.naive_seen {
         note_naive_times(&mut col.info, naive_zone(opts));
     }
     *info = col.info;
     Ok(())
+}
+
+/// The first full date of a text's lines, for the times of day and the
+/// months and days that lack one ([`super::dates::DateHints`]): the
+/// structure finder's, else the first a time of the bank has in the
+/// head of text lines; none for any other reader.
+fn dated_line(container: &Container, text: &str) -> Option<chrono::NaiveDate> {
+    let date = match container {
+        Container::Structured { structure, .. } => structure.first_date.clone(),
+        Container::Text { .. } => first_date(text),
+        _ => None,
+    }?;
+    chrono::NaiveDate::parse_from_str(&date, "%Y-%m-%d").ok()
 }
 
 /// Walks every record of `text` into the collector. Every [`CHECK_EVERY`]

@@ -45,15 +45,25 @@ pub(crate) fn evidence(rec: &Record<'_>) -> u32 {
 
 /// The evidence a reader's record gives in the contest of readers
 /// (`contest.rs`): [`evidence`] plus 1 for a time field whose
-/// value reads as a time.
+/// value reads as a time (also a time a found structure's record has
+/// without its year or date, which the collector completes).
 pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
+    evidence(rec) + u32::from(timed(rec))
+}
+
+/// True when `rec` has a time field whose value reads as a time (also a
+/// time a found structure's record has without its year or date, which
+/// the collector completes).
+pub(crate) fn timed(rec: &Record<'_>) -> bool {
     let mut timed = false;
     rec.visit(&mut |k, v| {
         if !timed && roles_of(k).iter().any(|(r, _, _)| *r == Role::Time) {
-            timed = crate::ingest::roles::time::parse_time(&v.text(), None).is_ok();
+            let t = v.text();
+            timed = crate::ingest::roles::time::parse_time(&t, None).is_ok()
+                || crate::ingest::framing::stamps::is_truncated(&t);
         }
     });
-    evidence(rec) + u32::from(timed)
+    timed
 }
 
 /// The most lock evidence one string field of `rec` holds as a record of
