@@ -444,6 +444,24 @@ fn journald_json() {
     ]);
 }
 
+#[test]
+fn journal_export_format() {
+    check(&[
+        // journalctl -o export: `FIELD=value` lines, a blank line between entries, a
+        // value with a line end written binary-safe (name, line end, 64-bit LE length,
+        // bytes) (systemd.io/JOURNAL_EXPORT_FORMATS, "Journal Export Format")
+        Case {
+            file: "journal-export.journal",
+            args: &[],
+            source: "journalctl -o export",
+        },
+    ]);
+    let bytes = std::fs::read(fixture("journal-export.journal")).expect("fixture");
+    assert!(lockreplay::ingest::looks_compressed(&bytes[..64]));
+    let entries = lockreplay::ingest::source_text(bytes).expect("entries as text");
+    assert_eq!(entries.lines().count(), 11, "one line per entry");
+}
+
 /// `__time__` is whole seconds truncated from the app's millisecond time, so the two
 /// disagree by less than a second (and by more than nothing on the lines that matter);
 /// the overlap must still be 200 ms, measured on the app's time.

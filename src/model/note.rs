@@ -293,6 +293,14 @@ pub enum SourceNote {
         /// Where it came from.
         from: DateFrom,
     },
+    /// A systemd journal export (`journalctl -o export`), read as one
+    /// JSON record per entry: line numbers are entry numbers.
+    JournalExport {
+        /// Entries read.
+        entries: u64,
+        /// Fields written binary-safe (a length, then the bytes).
+        binary: u64,
+    },
     /// Which reader read the file: the contest of readers on its head
     /// (`ingest::containers::contest`), winner and runner-up with the lock
     /// evidence each found.
@@ -656,6 +664,13 @@ mod tests {
                 vec!["2026"],
             ),
             (
+                SourceNote::JournalExport {
+                    entries: 12,
+                    binary: 1,
+                },
+                vec!["systemd"],
+            ),
+            (
                 SourceNote::Readers {
                     winner: s("text lines"),
                     score: 120,
@@ -723,6 +738,7 @@ mod tests {
             SourceNote::YearAssumed { .. } => 34,
             SourceNote::TextStructure { .. } => 35,
             SourceNote::DateSupplied { .. } => 36,
+            SourceNote::JournalExport { .. } => 37,
         }
     }
 
@@ -730,7 +746,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 37, "one note of each kind");
+        assert_eq!(kinds.len(), 38, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

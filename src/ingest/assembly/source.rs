@@ -16,7 +16,7 @@ use super::steps::{
     plan_fields,
 };
 use crate::ingest::framing::structure::first_date;
-use crate::ingest::framing::{decode, docker};
+use crate::ingest::framing::{decode, docker, journal};
 use crate::ingest::readers::container::Container;
 use crate::ingest::readers::contest::BidBook;
 use crate::ingest::readers::parquet;
@@ -108,13 +108,13 @@ struct Opened {
     bytes: Vec<u8>,
     gzip: bool,
     zstd: bool,
-    /// The note on a Parquet file read as JSON Lines.
-    parquet: Option<SourceNote>,
+    /// The note on a Parquet file or a journal export read as JSON Lines.
+    note: Option<SourceNote>,
 }
 
 /// Expands a gzip or zstd stream within the limits (a damaged stream is a
 /// warning, and what was recovered is read) and reads a Parquet file's rows
-/// as JSON Lines.
+/// or a journal export's entries as JSON Lines.
 ///
 /// # Errors
 /// [`IngestError::TooLarge`] when the stream expands past the limits.
@@ -141,12 +141,16 @@ fn open_bytes(
             format!("damaged {what} stream ({e}); reading what was recovered"),
         );
     }
-    let (bytes, parquet) = parquet_as_lines(name, bytes, opts, builder);
+    let (bytes, note) = parquet_as_lines(name, bytes, opts, builder);
+    let (bytes, note) = match journal_as_lines(&bytes) {
+        Some((lines, journal)) => (lines, Some(journal)),
+        None => (bytes, note),
+    };
     Ok(Opened {
         bytes,
         gzip,
         zstd: compression == decode::Compression::Zstd,
-        parquet,
+        note,
     })
 }
 
@@ -181,7 +185,7 @@ fn decode_text(name: &str, opened: Opened) -> (String, SourceInfo) {
         zstd: opened.zstd,
         ..SourceInfo::new(name, Dialect::Unknown)
     };
-    info.notes.extend(opened.parquet);
+    info.notes.extend(opened.note);
     let text = match docker {
         Some((joined, j)) => {
             info.notes.push(SourceNote::DockerParts {
@@ -389,6 +393,22 @@ fn parquet_as_lines(
     }
 }
 
+/// A systemd journal export's entries as JSON Lines bytes
+/// (`framing/journal.rs`), with the note saying so; `None` for other bytes.
+fn journal_as_lines(bytes: &[u8]) -> Option<(Vec<u8>, SourceNote)> {
+    if !journal::is_export(bytes.get(..4096).unwrap_or(bytes)) {
+        return None;
+    }
+    let c = journal::to_json_lines(bytes);
+    Some((
+        c.text.into_bytes(),
+        SourceNote::JournalExport {
+            entries: c.entries,
+            binary: c.binary,
+        },
+    ))
+}
+
 /// The text of a source as [`read_source`] reads it: decompressed (gzip,
 /// zstd) within the same limits, a Parquet file's rows as JSON lines (every
 /// column), and decoded the same way (BOM, UTF-16, GB18030 line by line),
@@ -404,14 +424,17 @@ pub fn source_text(raw: Vec<u8>) -> Result<String, String> {
         return parquet::to_json_lines(bytes, parquet::Columns::All, MAX_INPUT_BYTES)
             .map(|p| p.text);
     }
+    if let Some((lines, _)) = journal_as_lines(&bytes) {
+        return Ok(String::from_utf8_lossy(&lines).into_owned());
+    }
     Ok(decode::decode(bytes).text)
 }
 
 /// True when `head` (a file's first bytes) starts like a gzip or zstd
-/// stream or a Parquet file: its lines are the ingest's only through
-/// [`source_text`].
+/// stream, a Parquet file or a systemd journal export: its lines are the
+/// ingest's only through [`source_text`].
 pub fn looks_compressed(head: &[u8]) -> bool {
-    decode::is_compressed(head) || head.starts_with(parquet::MAGIC)
+    decode::is_compressed(head) || head.starts_with(parquet::MAGIC) || journal::is_export(head)
 }
 
 /// Reads all of `reader`, 1 MB at a time between cancellation checks (no

@@ -94,17 +94,24 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Op
     if s.len() < MIN_LEN {
         return None;
     }
-    if s.starts_with('{') {
-        return json_record(s).ok().flatten().map(|map| {
-            f(&Record::Json {
-                main: &map,
-                extra: None,
-            })
-        });
+    // A JSON object, whole; one followed by more lines (a stack trace in a
+    // journal's multi-line MESSAGE) is read as a text line below, its
+    // object the record.
+    if s.starts_with('{')
+        && let Ok(Some(map)) = json_record(s)
+    {
+        return Some(f(&Record::Json {
+            main: &map,
+            extra: None,
+        }));
     }
     let t = text::parse_line(s);
     if t.layout == Layout::Json {
-        let map = json_record(t.message).ok()??;
+        let map = match json_record(t.message) {
+            Ok(Some(m)) => m,
+            // The object, then more text (a stack trace's lines).
+            _ => json_record(text::embedded_json(t.message)?.1).ok()??,
+        };
         let prefix = text::to_pairs(&text::TextLine {
             message: t.around,
             ..t

@@ -278,6 +278,9 @@ fn nodes(n: &SourceNote) -> String {
                 ""
             }
         ),
+        SourceNote::JournalExport { entries, binary } => format!(
+            "systemd journal export: {entries} entr(ies) read as one record each ({binary} binary-safe field(s)); line numbers are entry numbers"
+        ),
         SourceNote::DateSupplied {
             value,
             year_only,

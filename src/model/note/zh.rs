@@ -266,6 +266,9 @@ fn nodes(n: &SourceNote) -> String {
                 ""
             }
         ),
+        SourceNote::JournalExport { entries, binary } => format!(
+            "systemd 日志导出格式：{entries} 条记录各读作一条（{binary} 个二进制安全字段）；行号即记录序号"
+        ),
         SourceNote::DateSupplied {
             value,
             year_only,
