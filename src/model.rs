@@ -762,6 +762,8 @@ pub enum Dialect {
     Logfmt,
     /// `redis-cli monitor` capture, replayed through the keyspace model.
     RedisMonitor,
+    /// An XML export of events (Windows Event Log, log4j's XMLLayout).
+    Xml,
     /// Plain-text lines: a runtime's prefix (kubectl, CRI, logcli,
     /// journald) and/or a Java layout (Spring Boot, Logback, Log4j2).
     Text,
@@ -784,6 +786,7 @@ impl Dialect {
             Dialect::Csv => "csv",
             Dialect::Logfmt => "logfmt",
             Dialect::RedisMonitor => "redis_monitor",
+            Dialect::Xml => "xml",
             Dialect::Text => "text",
             Dialect::Infrastructure => "infrastructure",
             Dialect::Unknown => "unknown",

@@ -462,6 +462,27 @@ fn journal_export_format() {
     assert_eq!(entries.lines().count(), 11, "one line per entry");
 }
 
+#[test]
+fn xml_event_exports() {
+    check(&[
+        // wevtutil qe Application /f:xml: <Event> elements one after another, the time in
+        // System/TimeCreated/@SystemTime (UTC, 100 ns), the fields as EventData/Data/@Name
+        // (Microsoft Learn, "Event schema")
+        Case {
+            file: "windows-events.xml",
+            args: &[],
+            source: "Windows Event Log, wevtutil /f:xml",
+        },
+        // log4j 1.2 XMLLayout with properties=true: <log4j:event> elements, no root, the
+        // prefix undeclared, timestamp in epoch ms, the MDC as log4j:data name/value
+        Case {
+            file: "log4j-xmllayout.xml",
+            args: &[],
+            source: "log4j XMLLayout",
+        },
+    ]);
+}
+
 /// `__time__` is whole seconds truncated from the app's millisecond time, so the two
 /// disagree by less than a second (and by more than nothing on the lines that matter);
 /// the overlap must still be 200 ms, measured on the app's time.

@@ -21,10 +21,11 @@ use super::documents::{
 use super::pairs::parse_logfmt;
 use super::text::{is_trace_line, parse_line};
 use super::walk::walk;
-use super::{inner, loki, payload};
+use super::{inner, loki, payload, xml};
 use crate::ingest::framing::lines::first_lines;
 use crate::ingest::framing::structure::Structure;
 use crate::ingest::records::item::Item;
+use crate::model::Dialect;
 
 /// Detects the container. `monitor_check` is `monitor::looks_like_monitor`.
 ///
@@ -133,6 +134,10 @@ pub(crate) fn reader_name(c: &Container) -> String {
         Container::JsonLines { loki: true } => "logcli JSON Lines",
         Container::JsonLines { loki: false } => "JSON Lines",
         Container::JsonArray => "JSON array",
+        Container::Doc {
+            dialect: Dialect::Xml,
+            ..
+        } => "XML events",
         Container::Doc { .. } => "JSON document",
         Container::Csv { delim: b'\t' } => "TSV",
         Container::Csv { .. } => "CSV",
@@ -298,6 +303,15 @@ fn guess(text: &str, monitor_check: fn(&str) -> bool, book: &mut BidBook) -> Con
     let Some(first) = first_lines(text, 1).next() else {
         return Container::Empty;
     };
+    // An XML export of events (`xml.rs`).
+    if xml::looks_like_xml(text)
+        && let Some(records) = xml::records(text)
+    {
+        return Container::Doc {
+            records,
+            dialect: Dialect::Xml,
+        };
+    }
     // A JSON array starts `[` then `{` or `]`; `[2026/12/01 ...]` and
     // `[exec-1]` start text lines.
     if let Some(rest) = text.trim_start().strip_prefix('[')

@@ -3,7 +3,8 @@
 //! walk hands every record on; what each reader reads: CSV ([`csv`]), JSON
 //! documents ([`documents`]) and one JSON record's fields ([`json`]), line
 //! streams ([`lines`]: JSON Lines, logfmt, text lines), Grafana Loki's
-//! exports ([`loki`]), text layouts and message words ([`text`]), text
+//! exports ([`loki`]), XML exports of events ([`xml`]), text layouts and
+//! message words ([`text`]), text
 //! records by a structure found in their file ([`structured`]), Parquet
 //! files ([`parquet`]); pairs in a line's text ([`pairs`]); the record a string
 //! holds and a record's lock evidence ([`inner`]), the application's record
@@ -27,6 +28,7 @@ pub(crate) mod sample;
 pub(crate) mod structured;
 pub(crate) mod text;
 pub(crate) mod walk;
+pub(crate) mod xml;
 
 #[cfg(test)]
 mod tests;
