@@ -483,6 +483,37 @@ fn xml_event_exports() {
     ]);
 }
 
+/// Text no known layout reads, whose structure is found: a record's time where the layout
+/// puts it and in its format, records over several lines, pairs in other syntaxes.
+#[test]
+fn text_whose_structure_is_found() {
+    check(&[
+        // Microsoft.Extensions.Logging's console, SimpleConsoleFormatter (SingleLine = false,
+        // TimestampFormat = "yyyy-MM-dd HH:mm:ss.fff "): the level and category on one line,
+        // the message on the next, indented by 6
+        Case {
+            file: "dotnet-console.log",
+            args: SHANGHAI,
+            source: ".NET console, two lines a record",
+        },
+        // golang/glog: the file's header, then `Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg`
+        // (a level letter fused to a date without a year; the year from the file's name)
+        Case {
+            file: "shop.web-01.app.log.INFO.20261201-070655.4242",
+            args: SHANGHAI,
+            source: "glog",
+        },
+        // Erlang/OTP logger_formatter with legacy_header (error_logger's tty format): a blank
+        // line, `=INFO REPORT==== 1-Dec-2026::07:06:55.100000 ===`, the report one term a line,
+        // `key: <<"value">>`
+        Case {
+            file: "erlang-error-logger.log",
+            args: SHANGHAI,
+            source: "Erlang error_logger report",
+        },
+    ]);
+}
+
 /// `__time__` is whole seconds truncated from the app's millisecond time, so the two
 /// disagree by less than a second (and by more than nothing on the lines that matter);
 /// the overlap must still be 200 ms, measured on the app's time.

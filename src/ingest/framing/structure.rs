@@ -201,7 +201,17 @@ impl Structure {
             self.pattern = s.pattern(l);
         }
         self.sampled.1 = starts.len();
-        self.multiline = starts.len() < lines.len();
+        // Lines before the first record (a file's header) continue none.
+        let first = lines
+            .iter()
+            .zip(found)
+            .position(|(l, s)| {
+                s.is_some_and(|s| {
+                    s.format == self.format && self.shapes.contains(&shape_of(l, s.start))
+                })
+            })
+            .unwrap_or(0);
+        self.multiline = starts.len() < lines.len() - first;
         self.first_date = found.iter().flatten().find_map(date_of);
         let mut seqs: Vec<(Vec<Part>, usize)> = Vec::new();
         for (l, s) in &starts {
