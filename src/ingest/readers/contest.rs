@@ -96,7 +96,12 @@ impl BidBook {
     /// computed once.
     fn structure(&mut self, text: &str) -> Option<&Structure> {
         self.structure
-            .get_or_insert_with(|| Structure::find(text))
+            .get_or_insert_with(|| {
+                let started = std::time::Instant::now();
+                let found = Structure::find(text);
+                crate::timing::phase("load/detect/structure", started);
+                found
+            })
             .as_ref()
     }
 
