@@ -349,6 +349,34 @@ pub(crate) fn match_at(line: &str, i: usize, f: Format) -> Option<Stamp<'_>> {
         offset: None,
         epoch: None,
     };
+    let seconds = match f {
+        Format::Epoch => return epoch_at(line, i),
+        Format::TimeOfDay => true,
+        _ => date(&mut c, f, line, &mut st)?,
+    };
+    let (hms, frac) = clock(&mut c, seconds)?;
+    st.hms = hms;
+    st.frac = line.get(frac.0..frac.1).unwrap_or("");
+    // Digits of a fraction past nine are read but not kept.
+    if matches!(f, Format::Iso | Format::DayMonthName) {
+        let at = c.i;
+        if let Some((a, z)) = offset(&mut c) {
+            st.offset = line.get(a..z);
+        } else {
+            c.i = at;
+        }
+    }
+    if !ends(b, c.i) {
+        return None;
+    }
+    st.end = c.i;
+    Some(st)
+}
+
+/// Reads the date part of format `f` at the cursor and its separator from
+/// the clock, putting its year, month and day on `st`; whether the clock
+/// must have seconds. `None` when the date is not there.
+fn date(c: &mut Cur<'_>, f: Format, line: &str, st: &mut Stamp<'_>) -> Option<bool> {
     let date_ok = |m: u32, d: u32| (1..=12).contains(&m) && (1..=31).contains(&d);
     let seconds = match f {
         Format::Iso => {
@@ -423,26 +451,9 @@ pub(crate) fn match_at(line: &str, i: usize, f: Format) -> Option<Stamp<'_>> {
             (st.month, st.day) = (Some(m), Some(d));
             true
         }
-        Format::Epoch => return epoch_at(line, i),
-        Format::TimeOfDay => true,
+        Format::Epoch | Format::TimeOfDay => true,
     };
-    let (hms, frac) = clock(&mut c, seconds)?;
-    st.hms = hms;
-    st.frac = line.get(frac.0..frac.1).unwrap_or("");
-    // Digits of a fraction past nine are read but not kept.
-    if matches!(f, Format::Iso | Format::DayMonthName) {
-        let at = c.i;
-        if let Some((a, z)) = offset(&mut c) {
-            st.offset = line.get(a..z);
-        } else {
-            c.i = at;
-        }
-    }
-    if !ends(b, c.i) {
-        return None;
-    }
-    st.end = c.i;
-    Some(st)
+    Some(seconds)
 }
 
 /// An epoch number at `i`: 10 digits (seconds, a fraction allowed), 13

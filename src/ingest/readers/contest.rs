@@ -303,19 +303,24 @@ pub(crate) fn bids_for(c: &Container, text: &str, book: &mut BidBook) -> Vec<Bid
     out
 }
 
+/// An XML export of events (`xml.rs`): its records as a document's.
+fn xml_events(text: &str) -> Option<Container> {
+    if !xml::looks_like_xml(text) {
+        return None;
+    }
+    Some(Container::Doc {
+        records: xml::records(text)?,
+        dialect: Dialect::Xml,
+    })
+}
+
 /// The first guess at the container, from the shape of the first lines.
 fn guess(text: &str, monitor_check: fn(&str) -> bool, book: &mut BidBook) -> Container {
     let Some(first) = first_lines(text, 1).next() else {
         return Container::Empty;
     };
-    // An XML export of events (`xml.rs`).
-    if xml::looks_like_xml(text)
-        && let Some(records) = xml::records(text)
-    {
-        return Container::Doc {
-            records,
-            dialect: Dialect::Xml,
-        };
+    if let Some(c) = xml_events(text) {
+        return c;
     }
     // A JSON array starts `[` then `{` or `]`; `[2026/12/01 ...]` and
     // `[exec-1]` start text lines.
