@@ -5,8 +5,9 @@
 
 use crate::ingest::roles::fields::{Detector, Fields};
 use crate::ingest::roles::mapping::Mapping;
-use crate::ingest::roles::protocol::infer;
+use crate::ingest::roles::protocol::{classify_unknown, infer};
 use crate::ingest::roles::time::TzSpec;
+use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::roles::Role;
 use crate::model::SourceNote;
 
@@ -20,6 +21,63 @@ pub(crate) fn incomplete(fields: &Fields, event_share: Option<(u32, u32)>) -> bo
         || fields.event().is_none();
     let events_unknown = event_share.is_some_and(|(known, seen)| known == 0 && seen > 0);
     lock_roles || events_unknown
+}
+
+/// Whether the event field the names chose (one the reader derived from
+/// the message's words, not one the file writes) is missing from more than
+/// a third of the records that name a key and a holder: the words it knows
+/// are a part of the protocol, and the field holding every step may be
+/// another one.
+fn sparse_events(det: &Detector, fields: &Fields) -> bool {
+    let (Some(e), Some(k), Some(h)) = (
+        fields.event(),
+        fields.get(Role::Key),
+        fields.get(Role::Holder),
+    ) else {
+        return false;
+    };
+    let (with, lock) = det.sample.coverage(&e.field, (&k.field, &h.field));
+    lock >= MIN_RECORDS as u32 && with * 3 < lock * 2
+}
+
+/// When the names chose the key, holder and event but some event words of
+/// the sample are none the vocabulary (or the mapping) knows: those words
+/// get the kinds the vocabulary read none of, by where they stand in the
+/// holds (`classify_unknown`), and the note says which.
+fn name_unknown_words(
+    det: &Detector,
+    (mapping, tz): (Option<&Mapping>, Option<&TzSpec>),
+    fields: &mut Fields,
+    notes: &mut Vec<SourceNote>,
+) {
+    let (Some(e), Some(k), Some(h)) = (
+        fields.event(),
+        fields.get(Role::Key),
+        fields.get(Role::Holder),
+    ) else {
+        return;
+    };
+    if fields.event_from_message {
+        return;
+    }
+    let names = mapping.map(|m| &m.events);
+    let known = |w: &str| event_kind(w, names, &mut String::new());
+    let time = fields.get(Role::Time).map(|p| p.field.clone());
+    let Some((mut words, note)) = classify_unknown(
+        &det.sample,
+        (time.as_deref(), tz),
+        (&e.field, &k.field, &h.field),
+        &known,
+    ) else {
+        return;
+    };
+    if let Some(m) = mapping {
+        for (w, kind) in &m.events {
+            words.insert(w.clone(), *kind);
+        }
+    }
+    fields.events = Some(words);
+    notes.push(note);
 }
 
 /// The business roles (`roles/protocol/business.rs` finds them by their arithmetic).
@@ -60,7 +118,11 @@ pub(crate) fn complete(
             .iter()
             .all(|r| named.iter().any(|(x, _, _)| x == r))
     });
-    if decided || det.sample.len() == 0 || !incomplete(fields, event_share) {
+    if decided || det.sample.len() == 0 {
+        return;
+    }
+    if !incomplete(fields, event_share) && !sparse_events(det, fields) {
+        name_unknown_words(det, (mapping, tz), fields, notes);
         return;
     }
     let time = fields.get(Role::Time).map(|p| p.field.clone());

@@ -192,6 +192,23 @@ fn shared_depth(field: &str, app: &[String]) -> usize {
         .count()
 }
 
+/// The resolution of a time a found structure left without its date or
+/// year (`--MM-dd HH:mm:ss.SSS`, `THH:mm:ss.SSS`; the date is supplied
+/// when the record becomes an event): 10^(9 - d) ns for `d` fraction
+/// digits. `None` for any other text.
+fn undated_resolution(v: &str) -> Option<i64> {
+    let v = v.trim();
+    let clock = v.strip_prefix("--").or_else(|| v.strip_prefix('T'))?;
+    if !clock.contains(':') {
+        return None;
+    }
+    let digits = clock
+        .rsplit_once('.')
+        .map_or(0, |(_, f)| f.bytes().take_while(u8::is_ascii_digit).count())
+        .min(9);
+    Some(10i64.pow(9 - digits as u32))
+}
+
 /// Rank of a candidate found by its values, not its name: after every
 /// name (issue #31 item 2: roles by name and by values).
 const VALUE_RANK: u32 = 300;
@@ -474,11 +491,16 @@ impl Detector {
                 if role == Role::Event && event_kind(&v.text(), None, buf).is_some() {
                     c.kinds += 1;
                 }
-                if role == Role::Time
-                    && let Ok((ns, _)) =
-                        crate::ingest::roles::time::parse_time_detail(&v.text(), None)
-                {
-                    c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
+                if role == Role::Time {
+                    let text = v.text();
+                    let resolution =
+                        match crate::ingest::roles::time::parse_time_detail(&text, None) {
+                            Ok((ns, _)) => Some(resolution_of(ns)),
+                            Err(_) => undated_resolution(&text),
+                        };
+                    if let Some(r) = resolution {
+                        c.resolution_ns = c.resolution_ns.min(r);
+                    }
                 }
                 if role == Role::Ttl
                     && let Some(n) = v.as_f64()
@@ -985,6 +1007,15 @@ fn closing_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_without_its_date_has_the_resolution_of_its_fraction() {
+        assert_eq!(undated_resolution("--12-01 07:06:57.800"), Some(1_000_000));
+        assert_eq!(undated_resolution("T07:06:57"), Some(1_000_000_000));
+        assert_eq!(undated_resolution("T07:06:57.123456"), Some(1_000));
+        assert_eq!(undated_resolution("2026-12-01 07:06:57"), None);
+        assert_eq!(undated_resolution("Tuesday"), None);
+    }
     use crate::model::EventKind;
     use Unit::{Ms, S};
 
