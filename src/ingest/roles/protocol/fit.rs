@@ -459,6 +459,11 @@ pub fn holder_candidates(profiles: &[Profile]) -> Vec<u32> {
     })
 }
 
+/// The most candidates a role keeps for [`rank`]: the hypotheses are their
+/// product, so a record of thousands of fields costs no more than one of
+/// forty.
+const MAX_CANDIDATES: usize = 40;
+
 /// The object a flattened field name sits in (`LogMessage` for
 /// `LogMessage.owner`; empty at the top).
 fn parent(name: &str) -> &str {
@@ -511,7 +516,7 @@ pub fn rank(table: &Table, hints: &[NameHint]) -> Vec<Fit> {
     let profiles = table.profiles();
     let hint = |c: u32| hints.get(c as usize).copied().unwrap_or(NameHint::Unknown);
     let prior = |c: u32, role: usize| priors(&profiles[c as usize], hint(c))[role];
-    let events = event_candidates(&profiles, table.rows.len());
+    let mut events = event_candidates(&profiles, table.rows.len());
     // A field named as the event or the message names steps, never who
     // holds what.
     let named_event = |c: &u32| hint(*c) == NameHint::Event;
@@ -519,6 +524,15 @@ pub fn rank(table: &Table, hints: &[NameHint]) -> Vec<Fit> {
     keys.retain(|c| !named_event(c));
     let mut holders = holder_candidates(&profiles);
     holders.retain(|c| !named_event(c));
+    // Bounded work on a record of thousands of fields: each role's
+    // candidates cut to the [`MAX_CANDIDATES`] its prior ranks highest.
+    for (list, role) in [(&mut events, 2), (&mut keys, 0), (&mut holders, 1)] {
+        if list.len() > MAX_CANDIDATES {
+            list.sort_by(|a, b| prior(*b, role).total_cmp(&prior(*a, role)).then(a.cmp(b)));
+            list.truncate(MAX_CANDIDATES);
+            list.sort_unstable();
+        }
+    }
     let mut fits = Vec::new();
     for &event in &events {
         for &key in &keys {
