@@ -16,8 +16,8 @@ mod tie;
 
 // The layers, lowest first (ARCHITECTURE.md, docs/ingest.md): vocabulary,
 // records, roles, framing, readers, assembly. Each module names only its
-// own layer's modules and lower ones (`tests/ingest_layers.rs`); the files
-// beside the layers (`cache.rs`, `redlock.rs`, `link.rs`, `tie.rs`,
+// own layer's modules and lower ones (`tests/architecture/ingest_layers.rs`);
+// the files beside the layers (`cache.rs`, `redlock.rs`, `link.rs`, `tie.rs`,
 // `monitor/`, `infra/`, this one) stand with the assembly.
 mod assembly;
 mod framing;
