@@ -10,7 +10,7 @@ use lockreplay::ingest::{CacheConfig, IngestOptions};
 use lockreplay::pipeline::{AnalyzedLog, load_and_analyze};
 use lockreplay::whatif::{Outcome, Policy, WhatIf, what_if};
 
-mod support;
+use crate::support;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -5,7 +5,7 @@
 //! release, and a failover (an old master and its promoted replica, with
 //! Redisson's `uuid:threadId` tokens on both) is not taken for a Redlock.
 
-mod support;
+use crate::support;
 
 use std::path::PathBuf;
 

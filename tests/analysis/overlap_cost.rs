@@ -1,6 +1,6 @@
 //! Analysis cost on adversarial inputs: many holds on one key that all
 //! overlap. Run with `cargo test --release --no-default-features --test
-//! adversarial -- --ignored --nocapture`; the figures are in
+//! analysis overlap_cost -- --ignored --nocapture`; the figures are in
 //! `docs/reliability.md`. The non-ignored cases check the totals, and the
 //! sweep in `detect_overlaps` against an all-pairs reference on random holds.
 
