@@ -1,6 +1,7 @@
 //! What each fuzz target does with its input, shared by the libFuzzer targets
-//! in `fuzz/fuzz_targets/` and by `tests/fuzz_replay.rs`, which replays the
-//! seed corpus and every saved crash through the same code in `cargo test`.
+//! in `fuzz/fuzz_targets/` and by `tests/reading/fuzz_replay.rs`, which
+//! replays the seed corpus and every saved crash through the same code in
+//! `cargo test`.
 //!
 //! Besides "no panic", every target checks the invariants a user relies on:
 //! the per-file accounting identity (`lines_read = events_loaded +

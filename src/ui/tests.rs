@@ -724,8 +724,8 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
 #[test]
 fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
     // binary-after-good.jsonl: 4 good lines, then binary garbage (lines
-    // 5..=13 are each one "invalid JSON" warning; tests/hostile.rs has the
-    // exact list).
+    // 5..=13 are each one "invalid JSON" warning;
+    // tests/reading/hostile_corpus.rs has the exact list).
     let path = std::path::PathBuf::from("tests/fixtures/hostile/binary-after-good.jsonl");
     let app = english_app_on(path);
     let warnings = app.session.as_ref().map_or(0, |s| s.log.warnings.total());
@@ -752,7 +752,7 @@ fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
 #[test]
 fn the_chinese_warnings_panel_shows_each_reason_in_chinese() {
     // csv-unbalanced-quote.csv: one row whose quote does not close.
-    let path = std::path::PathBuf::from("tests/fixtures/hostile/round2/csv-unbalanced-quote.csv");
+    let path = std::path::PathBuf::from("tests/fixtures/hostile/damaged/csv-unbalanced-quote.csv");
     let app = app_on(Lang::Zh, path);
     let s = app.session.as_ref().expect("loaded");
     let w = s.log.warnings.kept().first().expect("a warning").clone();

@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
-mod support;
+use crate::support;
 
 use lockreplay::ingest::monitor::{MonitorOptions, read_monitor};
 use lockreplay::model::{Dialect, EventKind, LoadedLog, LogBuilder, SourceInfo};

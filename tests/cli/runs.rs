@@ -3,23 +3,13 @@
 //! folder, the Chrome trace, and inputs that are never written.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use lockreplay::report::Trace;
 
-mod support;
 use serde_json::Value;
 
-fn bin() -> Command {
-    support::bin()
-}
-
-fn case_file(case: &str, file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/cases")
-        .join(case)
-        .join(file)
-}
+use crate::support::{self, bin, case_file};
 
 fn br01() -> PathBuf {
     case_file("BR-01-redispy-shared-lock-overrun", "inventory-sync.jsonl")

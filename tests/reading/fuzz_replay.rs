@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-#[path = "../fuzz/harness.rs"]
+#[path = "../../fuzz/harness.rs"]
 mod harness;
 
 fn root() -> PathBuf {
@@ -64,7 +64,7 @@ fn every_hostile_file_goes_through_the_whole_path() {
 
 /// Per-call cost of each target on a small input (the fuzzers' exec/s is
 /// about one over this, times the sanitizer's slowdown). Run with `cargo test
-/// --release --no-default-features --test fuzz_replay -- --ignored
+/// --release --no-default-features --test reading fuzz_replay -- --ignored
 /// --nocapture`; `FUZZ_TARGET=csv` times one target, `FUZZ_INPUT=small` skips
 /// the seeds. Prints the median and the fastest of 21 batches.
 #[test]

@@ -569,7 +569,7 @@ fn progress_and_cancel() {
 }
 
 /// Throughput check on a generated 500k-line JSONL file (run with
-/// `cargo test --release --no-default-features --test ingest_cases -- --ignored`).
+/// `cargo test --release --no-default-features --test reading cases::throughput_probe -- --ignored`).
 #[test]
 #[ignore = "slow in debug builds; a throughput probe"]
 fn throughput_probe() {

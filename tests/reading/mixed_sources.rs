@@ -3,7 +3,7 @@
 //! a library prefix, and a data node holding the stock and the orders), and
 //! as both, gives one answer: each hold, overlap and sale counted once.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;

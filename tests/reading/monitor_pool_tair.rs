@@ -15,7 +15,7 @@ use lockreplay::model::{EventKind, LoadedLog, SourceInfo};
 use lockreplay::redis_model::{Keyspace, Outcome};
 use serde_json::Value;
 
-mod support;
+use crate::support;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

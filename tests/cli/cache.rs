@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, SystemTime};
 
-mod support;
+use crate::support::{self, bin, sample, stderr};
 
 /// The simulator's sample with the watchdog (1.9 MB, above the cache's
 /// 1 MiB floor), copied into `dir` so that it can be changed.
@@ -291,4 +291,108 @@ fn eviction_keeps_the_folder_under_its_cap() {
             .any(|p| std::fs::metadata(p).is_ok_and(|m| m.len() != 600 << 10)),
         "the new entry is kept: {left:?}"
     );
+}
+
+/// The load cache of issue #34 under attack: a stale entry (the input
+/// rewritten to the same size), a truncated one, a corrupt one, and one
+/// forged with a sound header and checksum over bytes that are no log.
+/// Each is ignored with a note, never trusted, never a panic, and the
+/// report is the fresh load's. Standard input is never cached.
+#[test]
+fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let log = dir.path().join("sale.jsonl");
+    std::fs::copy(sample("seed-fixed-watchdog.jsonl"), &log).expect("copy");
+    let fresh = analyze(&cache, &log, &["--no-cache"]);
+    let first = analyze(&cache, &log, &[]);
+    assert_eq!(first.stdout, fresh.stdout);
+    let entry = std::fs::read_dir(&cache)
+        .expect("cache made")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "lrc"))
+        .expect("an entry");
+    let key = entry
+        .file_stem()
+        .and_then(|s| u128::from_str_radix(&s.to_string_lossy(), 16).ok())
+        .expect("the entry is named by its key");
+    let good = std::fs::read(&entry).expect("entry");
+    let forged = {
+        let payload = vec![0xa5u8; 4096];
+        let mut b = lockreplay::ingest::cache::header(key, &payload);
+        b.extend_from_slice(&payload);
+        b
+    };
+    let mut corrupt = good.clone();
+    let at = corrupt.len() / 2;
+    corrupt[at] ^= 0x10;
+    let attacks: [(&str, Vec<u8>, &str); 3] = [
+        ("truncated", good[..good.len() - 100].to_vec(), "truncated"),
+        ("corrupt", corrupt, "bad checksum"),
+        ("forged", forged, "does not decode"),
+    ];
+    for (name, bytes, reason) in attacks {
+        std::fs::write(&entry, bytes).expect("damage");
+        let out = analyze(&cache, &log, &[]);
+        let err = stderr(&out);
+        assert!(
+            !err.contains("panicked") && !err.contains("loaded from cache"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("ignored: ") && err.contains(reason),
+            "{name}: {err}"
+        );
+        assert_eq!(out.stdout, fresh.stdout, "{name}");
+    }
+    // Stale: the same size, other bytes (its last line's time moved).
+    let text = std::fs::read_to_string(&log).expect("log");
+    let changed = text.replacen("16:10:4", "16:10:5", 1);
+    assert_eq!(changed.len(), text.len());
+    std::fs::write(&log, &changed).expect("rewrite");
+    let out = analyze(&cache, &log, &[]);
+    assert!(
+        !stderr(&out).contains("loaded from cache"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(out.stdout, analyze(&cache, &log, &["--no-cache"]).stdout);
+    // Standard input is read once and never cached.
+    let piped = bin()
+        .env("LOCKREPLAY_CACHE_DIR", &cache)
+        .env("LOCKREPLAY_CACHE_VERBOSE", "1")
+        .args(["analyze", "--format", "json", "/dev/stdin"])
+        .stdin(std::process::Stdio::from(
+            std::fs::File::open(&log).expect("open"),
+        ))
+        .output()
+        .expect("runs");
+    assert!(!stderr(&piped).contains("cache ("), "{}", stderr(&piped));
+}
+
+/// Session 19's probe: with a small cap, the cache's eviction deleted a
+/// log named `app.lrc` kept in the cache folder (the oldest "entry").
+#[test]
+fn cache_eviction_never_deletes_an_input_in_the_cache_folder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    std::fs::create_dir(&cache).expect("mkdir");
+    let text = std::fs::read_to_string(sample("seed-incident.jsonl")).expect("sample");
+    let input = cache.join("app.lrc");
+    std::fs::write(&input, text.repeat(1 + (1 << 20) / text.len())).expect("write");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(2 * 86_400);
+    std::fs::File::options()
+        .append(true)
+        .open(&input)
+        .and_then(|f| f.set_modified(old))
+        .expect("mtime");
+    let out = bin()
+        .args(["analyze"])
+        .arg(&input)
+        .env("LOCKREPLAY_CACHE_DIR", &cache)
+        .env("LOCKREPLAY_CACHE_MAX_MB", "1")
+        .output()
+        .expect("runs");
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
+    assert!(input.is_file(), "the input was deleted");
 }

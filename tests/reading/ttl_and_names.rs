@@ -3,7 +3,7 @@
 //! after the unlock is a ghost renewal, lease field names of the lock
 //! libraries' families, Serilog CLEF, `LockId`, and Tair event names.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -5,7 +5,7 @@
 //! a Spring Boot `unlock success` line, a `tryLock ... locked=false` line,
 //! and an `elapsed_ms` that counts the hold rather than the release.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::Command;
