@@ -43,9 +43,9 @@ pub enum PlaybackCommand {
     SetLoop(Option<(i64, i64)>),
 }
 
-/// Where an incident's damage is: its first oversold order, else the start
-/// of its overlap (issue #32: the cursor lands there, so "State at cursor"
-/// shows what went wrong, not the quiet instant before it).
+/// Where an incident's damage is: its first oversold order, else the start of
+/// its overlap (the cursor lands there, so "State at cursor" shows what went
+/// wrong, not the quiet instant before it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Damage {
     /// Epoch ns.

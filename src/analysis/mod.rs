@@ -169,7 +169,7 @@ pub struct Lease {
     /// [`Analysis::lease_lines`] (or [`leases::LeaseSet::lines`]): 8 bytes
     /// here and 4 a line there, where a list of its own cost 24 bytes and
     /// a heap block for every hold with three lines or more (62-128 MB and
-    /// their malloc headers at 10 M events; docs/performance.md, session 12).
+    /// their malloc headers at 10 M events; docs/performance.md).
     #[serde(skip)]
     pub lines: LineSpan,
 }
@@ -177,8 +177,8 @@ pub struct Lease {
 /// An `Option<i64>` in 8 bytes instead of 16: [`Opt64::NONE`] is
 /// `i64::MIN`, and `Some(i64::MIN)` is stored as `i64::MIN + 1` (1 ns or
 /// 1 ms off a value 292 years from 1970; no log holds one). It keeps a
-/// [`Lease`] 16 bytes smaller (32 MB at 10 M events, docs/performance.md,
-/// session 12). It serialises as the `Option`.
+/// [`Lease`] 16 bytes smaller (32 MB at 10 M events, docs/performance.md).
+/// It serialises as the `Option`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Opt64(i64);
 

@@ -1,4 +1,4 @@
-//! The load cache (issue #34, item 3): a second open of the same files
+//! The load cache: a second open of the same files
 //! reads the [`LoadedLog`] a first open saved instead of reading the logs
 //! again. Every command and the window load through [`load_paths_cached`].
 //!
@@ -656,9 +656,8 @@ mod tests {
 
     #[test]
     fn eviction_never_removes_a_file_the_cache_did_not_write() {
-        // Found by a hostile-input probe (session 19): a log named
-        // `app.lrc` kept in the cache folder was evicted (deleted) as the
-        // oldest entry when the cap was small.
+        // A log named `app.lrc` kept in the cache folder looks like the
+        // oldest entry when the cap is small; it must not be deleted.
         let tmp = tempfile::tempdir().expect("tmp");
         let dir = tmp.path();
         let old = SystemTime::now() - Duration::from_secs(7200);

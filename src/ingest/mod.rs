@@ -34,7 +34,7 @@ pub use roles::mapping::{MAX_TTL_MS, Mapping};
 pub use roles::time;
 pub use roles::time::{TimeError, TzSpec, parse_time, parse_tz};
 
-/// The JSON Lines field scanner, exposed for `bench/scan` (issue #17), which
+/// The JSON Lines field scanner, exposed for `bench/scan`, which
 /// measures it against sonic-rs and simd-json. Not part of the API.
 #[doc(hidden)]
 pub mod scan_bench {

@@ -73,7 +73,7 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
             next_pid
         });
         // Holders seen on this key so far: a count per key, not a scan of
-        // every (key, holder) pair per lease (quadratic: issue #18).
+        // every (key, holder) pair per lease (quadratic).
         let threads = threads_per_key.entry(l.key).or_insert(0u32);
         let next_tid = *threads + 1;
         let tid = *tids.entry((l.key, l.holder)).or_insert_with(|| {

@@ -575,7 +575,7 @@ impl App {
         self.poll_shell(&ctx);
         self.tick_playback(&ctx);
         self.dock_whatif();
-        // Lanes grow into the room the plot had last frame (issue #32).
+        // Lanes grow into the room the plot had last frame.
         if self.model.fit_lane_height(self.state.view.plot_h) {
             ctx.request_repaint();
         }

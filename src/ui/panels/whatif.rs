@@ -455,8 +455,8 @@ pub fn replay_title(lang: Lang, o: &Outcome, key: &str) -> String {
 }
 
 /// The replayed holds of lock key `key` under `o` as a lane group for the
-/// main timeline (issue #32: the what-if docks under the logged holds, on
-/// the timeline's own time scale and layout): one lane per holder, in the
+/// main timeline (the what-if docks under the logged holds, on the
+/// timeline's own time scale and layout): one lane per holder, in the
 /// order of the key's logged group `logged`, each with the holds the replay
 /// granted; a lock lost before the work ended is the hatched zombie part
 /// and each replayed overlap pair a window (of no incident). Holds the

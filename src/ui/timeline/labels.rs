@@ -60,7 +60,7 @@ pub fn tick_label(model: &SwimlaneModel, d: TimeDisplay, s: f64, step: f64) -> S
     match display_offset(model, d) {
         Some(off) => {
             // Saturating: a time near the end of the ns range (a lease ending
-            // in 2262, issue #18) must not overflow.
+            // in 2262) must not overflow.
             let ns = model.t0_ns.saturating_add((s * 1e9).round() as i64);
             let full = format_time(ns, off); // YYYY-MM-DD HH:MM:SS.mmm +zz:zz
             let hms = full.get(11..23).unwrap_or(&full);
