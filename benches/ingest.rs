@@ -1,4 +1,4 @@
-//! Criterion benchmarks for the parts of `lockreplay analyze` (issue #7):
+//! Criterion benchmarks for the parts of `lockreplay analyze`:
 //! reading JSON Lines (the parallel streaming path and the general serial
 //! path), parsing timestamps, and the analysis over a loaded log. The whole
 //! program against `wc -l`, DuckDB and pandas is `bench/run.sh`.

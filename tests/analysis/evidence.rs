@@ -1,4 +1,4 @@
-//! Infrastructure logs beside the locks (issue 33), on the real incident
+//! Infrastructure logs beside the locks, on the real incident
 //! folders of `tests/fixtures/infra/` (README there says how each was
 //! captured): each incident cites the failover, restart or GC pause that
 //! explains it with its time and file:line, in the text, Markdown and JSON
@@ -121,8 +121,8 @@ fn a_gc_pause_is_cited_for_the_expired_lease_and_is_a_holder_stall() {
 
 #[test]
 fn a_jdk_8_gc_log_is_cited_as_the_unified_one_is() {
-    // JDK 8's `-XX:+PrintGCDateStamps` log (a new-user trial, session 21:
-    // read as CSV and unreadable, the pause behind the overlap lost). Its
+    // JDK 8's `-XX:+PrintGCDateStamps` log (easily taken for CSV and
+    // unreadable, and the pause behind the overlap lost). Its
     // date stamp is when the collection began; its concurrent phase and the
     // stopped-time line of the same pause are not listed again.
     let (code, text, _) = run(&["--format", "text"], &folder("gc-pause-jdk8"));

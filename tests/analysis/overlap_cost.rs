@@ -194,8 +194,8 @@ fn a_million_pairs_cost_a_sweep_not_a_list() {
 /// tolerance), TTL 30 s. With `lagged`, each holder's release line trails
 /// the next acquire by 1 ns (log lag: no overlap); without, every holder
 /// releases 1 s later (every lock vanished under the next acquire, every
-/// pair overlaps). Before the log-lag index each acquire scanned all the
-/// burst after it: n² (issue #18, 300 000 acquires in 1 ms ran past 60 s).
+/// pair overlaps). Without the log-lag index each acquire would scan all
+/// the burst after it: n² (300 000 acquires in 1 ms ran past 60 s).
 fn acquire_burst(n: usize, lagged: bool) -> LoadedLog {
     let mut b = LogBuilder::new();
     let mut line = 0u32;

@@ -1,4 +1,4 @@
-//! Issue 14 item 2: Redlock detection from evidence. Several MONITOR
+//! Redlock detection from evidence. Several MONITOR
 //! captures, one per Redis node, loaded with the library API: the quorum
 //! is a majority of the nodes where the lock key is written (not of every
 //! capture), a one-node contender's release of its own key is no foreign

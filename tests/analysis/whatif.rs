@@ -1,4 +1,4 @@
-//! The what-if (issue #19, docs/semantics.md §10) on the seed flash sale,
+//! The what-if (docs/semantics.md §10) on the seed flash sale,
 //! the handed cases and hand-made logs: what each policy saves, and the
 //! `whatif` command and report section as a user runs them.
 

@@ -61,8 +61,8 @@ const KNOWN_CYCLES: &[KnownCycle] = &[];
 /// struck like [`KNOWN_CYCLES`] once gone.
 const KNOWN_UPWARD: &[(&str, &str, &str)] = &[];
 
-/// True while `ui` still names `cli` (settings resolved once, issue #46
-/// item 2, removes it).
+/// True while `ui` may still name `cli` (while a branch moves the window
+/// off the command line's types); false: the check is on.
 const KNOWN_UI_TO_CLI: bool = false;
 
 // ---------------------------------------------------------------------

@@ -1,4 +1,4 @@
-//! The load cache (issue #34, item 3) through the built binary: a second
+//! The load cache through the built binary: a second
 //! run reads the entry and prints byte-identical reports; a changed input
 //! is never answered from a stale entry; a damaged entry or cache directory
 //! is ignored with a note, never a panic, and the answer stays right; the
@@ -293,7 +293,7 @@ fn eviction_keeps_the_folder_under_its_cap() {
     );
 }
 
-/// The load cache of issue #34 under attack: a stale entry (the input
+/// The load cache under attack: a stale entry (the input
 /// rewritten to the same size), a truncated one, a corrupt one, and one
 /// forged with a sound header and checksum over bytes that are no log.
 /// Each is ignored with a note, never trusted, never a panic, and the
@@ -370,8 +370,8 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
     assert!(!stderr(&piped).contains("cache ("), "{}", stderr(&piped));
 }
 
-/// Session 19's probe: with a small cap, the cache's eviction deleted a
-/// log named `app.lrc` kept in the cache folder (the oldest "entry").
+/// With a small cap, the cache's eviction never deletes a log named
+/// `app.lrc` kept in the cache folder (it looks like the oldest entry).
 #[test]
 fn cache_eviction_never_deletes_an_input_in_the_cache_folder() {
     let dir = tempfile::tempdir().expect("tempdir");

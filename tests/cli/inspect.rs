@@ -1,4 +1,4 @@
-//! `lockreplay inspect` (issue #31 item 4): every handed case is shown
+//! `lockreplay inspect`: every handed case is shown
 //! with its roles, and the mapping it writes reads the file to the same
 //! answer as reading by evidence; a guess is shown as one; an unreadable
 //! file is exit 2; an input is never written over.

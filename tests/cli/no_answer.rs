@@ -4,10 +4,9 @@
 
 use crate::support::{assert_error_saying, bin};
 
-/// Session 19's hostile-input probe, run as a user would. A log that
-/// starts inside two holds (renewals and a release, no acquire) gave "0
-/// holders, 0 incidents", exit 0: now exit 2 with the reason, and each
-/// holder's lines are a `no_acquire` finding.
+/// A log that starts inside two holds (renewals and a release, no acquire)
+/// is no "0 holders, 0 incidents", exit 0: it is exit 2 with the reason,
+/// and each holder's lines are a `no_acquire` finding.
 #[test]
 fn lock_events_that_build_no_hold_are_an_error_not_an_all_clear() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -34,10 +33,10 @@ fn lock_events_that_build_no_hold_are_an_error_not_an_all_clear() {
     assert_eq!(kinds, ["no_acquire", "no_acquire"]);
 }
 
-/// Session 20's new-user trial: `analyze --format json` of a run that is
-/// no answer (exit 2) said so only by the exit code when lock events were
-/// read but none named a key and a holder (`sources[].unreadable` is null
-/// then). The report's `not_readable` lists why; a readable run has none.
+/// `analyze --format json` of a run that is no answer (exit 2) says so in
+/// the report, not only by the exit code, also when lock events were read
+/// but none named a key and a holder (`sources[].unreadable` is null then):
+/// the report's `not_readable` lists why; a readable run has none.
 #[test]
 fn the_json_report_of_a_run_that_is_no_answer_says_why() {
     let dir = tempfile::tempdir().expect("tempdir");

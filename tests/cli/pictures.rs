@@ -1,9 +1,10 @@
-//! Issue #32's pictures for a document, as a user runs them: `render` and
-//! `report` print nothing but their own messages (no graphics-stack noise),
-//! `--scale` lays a picture out at `size / scale` points, and the report
-//! folder has an overview picture per key with incidents, linked from
-//! report.md. Skipped (with a line saying so) where no wgpu adapter exists;
-//! CI runs them under Mesa.
+//! Pictures for a document, as a user runs them: `render` and `report`
+//! print nothing but their own messages (no graphics-stack noise), `--scale`
+//! lays a picture out at `size / scale` points, and the report folder has an
+//! overview picture per key with incidents, linked from report.md; `render`
+//! never writes over an input or a device and refuses a size out of range
+//! before any GPU work; any Unicode is drawn. Skipped (with a line saying
+//! so) where no wgpu adapter exists; CI runs them under Mesa.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -56,8 +57,8 @@ fn render_prints_nothing_and_scale_lays_the_picture_out_in_points() {
             return;
         }
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-        // Mesa's Vulkan loader said `XDG_RUNTIME_DIR is invalid` twice per
-        // picture here (issue #32).
+        // Mesa's Vulkan loader says `XDG_RUNTIME_DIR is invalid` twice per
+        // picture when it is the renderer.
         assert_eq!(stderr(&out), "", "scale {scale}");
         sizes.push(png_size(&png));
     }
@@ -185,8 +186,8 @@ fn unicode_incident(dir: &Path, name: &std::ffi::OsStr) -> PathBuf {
 
 /// `render` and `report` draw a lock key, holder or file name in any script
 /// (a box where no font has the glyph), never a panic; a failure names its
-/// real cause. Before: epaint's "No glyph for ..." panic, reported as
-/// "the wgpu renderer panicked (no usable adapter?)", exit 2.
+/// real cause (epaint panics "No glyph for ..." on a glyph no font has,
+/// which would read as "the wgpu renderer panicked (no usable adapter?)").
 #[test]
 fn render_and_report_draw_any_unicode() {
     let dir = tempfile::tempdir().expect("tempdir");

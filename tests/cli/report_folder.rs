@@ -124,9 +124,9 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
     );
 }
 
-/// Issue #18's class "every count is bounded": a report folder draws at most
-/// `MAX_INCIDENT_PICTURES` incident pictures (200 k incidents had drawn 1 112
-/// pictures, 177 MB, in 10 minutes before this), the oversold ones first,
+/// Every count a user's input sets is bounded: a report folder draws at
+/// most `MAX_INCIDENT_PICTURES` incident pictures (200 k incidents unbounded
+/// drew 1 112 pictures, 177 MB, in 10 minutes), the oversold ones first,
 /// says so in report.md, and is complete (no error) without the others.
 #[test]
 fn a_report_of_many_incidents_draws_a_bounded_number_of_pictures() {
@@ -206,8 +206,8 @@ fn a_report_of_many_incidents_draws_a_bounded_number_of_pictures() {
 }
 
 /// `report --out rep rep/INC-7.png`: an input inside the report folder, or
-/// one named like its temporary folders, is refused and left as it was.
-/// Before: the old folder was moved aside, input included, and deleted.
+/// one named like its temporary folders, is refused and left as it was,
+/// never moved aside with the old folder and deleted.
 #[test]
 fn the_report_folder_never_touches_an_input() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -235,8 +235,8 @@ fn the_report_folder_never_touches_an_input() {
 }
 
 /// `report --out link` where `link` points nowhere: refused, and no
-/// finished temporary folder is left beside it. Before: the rename failed
-/// after the folder was written, and the folder stayed.
+/// finished temporary folder is left beside it (the rename fails after the
+/// folder is written).
 #[cfg(unix)]
 #[test]
 fn a_dangling_link_as_report_folder_leaves_nothing_behind() {

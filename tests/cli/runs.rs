@@ -280,8 +280,8 @@ fn exports_never_overwrite_an_input() {
     std::fs::copy(br01(), &input).expect("copy");
     let out = support::report_no_images(&[], dir.path(), &input);
     assert_eq!(out.status.code(), Some(2));
-    // Since issue #35 the report folder itself is refused when it holds an
-    // input, before any file in it is written.
+    // The report folder itself is refused when it holds an input, before
+    // any file in it is written.
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("refusing to write the report folder") && err.contains("holds the input"),

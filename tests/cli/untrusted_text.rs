@@ -48,7 +48,6 @@ fn log_data_cannot_drive_a_terminal_markdown_or_a_spreadsheet() {
 
 /// ESC and BEL in a file name, a mapping file's error and a report folder's
 /// name reach stderr escaped, never raw (a terminal would obey them).
-/// Before: the error line carried them as they were.
 #[cfg(unix)]
 #[test]
 fn control_bytes_never_reach_stderr_raw() {

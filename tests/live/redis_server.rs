@@ -337,10 +337,10 @@ fn run<T: redis::FromRedisValue>(con: &mut redis::Connection, args: &[&str]) -> 
 /// many shops name them) and whose locks are `lock:sku:2001`: on SKU 2001
 /// a slow buyer outlives its 200 ms lease, a second one acquires and
 /// decrements, then the slow one decrements too (`DECRBY`); SKU 2002 sells
-/// its one unit cleanly. Before, a stock key's product was the key without
-/// its last part (both SKUs were the product `stock`: one oversold across
+/// its one unit cleanly. A stock key's product is not the key without its
+/// last part (both SKUs would be the product `stock`: one oversold across
 /// the two, and no stock tied to the incident, "no stock was sold inside
-/// the window", found by a new-user trial).
+/// the window").
 #[test]
 fn stock_keys_named_role_first_are_one_product_each_and_tied_to_their_lock() {
     let Some(live) = Live::start() else {
@@ -395,9 +395,9 @@ fn stock_keys_named_role_first_are_one_product_each_and_tied_to_their_lock() {
 /// The classic two-step acquire on a real server: `SETNX` then `EXPIRE`
 /// (here `PEXPIRE 200`), the release a plain `DEL`. The slow buyer's lock
 /// expires, the fast one takes it, the slow one's `DEL` then deletes the
-/// fast one's lock. The `PEXPIRE` is each acquire's TTL: before, it was a
-/// renewal ("renewed 1 times") and a `renewal_gap` said the watchdog
-/// stopped, in a program with no watchdog (a new-user trial, session 21).
+/// fast one's lock. The `PEXPIRE` is each acquire's TTL, not a renewal
+/// ("renewed 1 times", and a `renewal_gap` saying the watchdog stopped, in
+/// a program with no watchdog).
 #[test]
 fn setnx_then_expire_is_one_acquire_with_its_ttl_not_a_renewal() {
     let Some(live) = Live::start() else {

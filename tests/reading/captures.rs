@@ -1,4 +1,4 @@
-//! Issue 14 item 7: real captures of our own (`tests/fixtures/captures/`,
+//! Real captures of our own (`tests/fixtures/captures/`,
 //! made by each folder's `make.py` against real redis-server 7.0.15
 //! processes with real lock libraries: pottery 3.0.1's Redlock on three
 //! masters and a data node, a hand-written SETNX/DEL lock over one redis-py
@@ -241,10 +241,9 @@ fn restart_app_logs_alone() {
     assert_eq!(v["summary"]["oversold_units"], 1);
 }
 
-/// Issue 33 item 5 (`captures/failover-synced/`): the replica's capture
-/// carries the master's writes by replication (`SET ... PXAT`, `DECRBY`,
-/// `RPUSH`); counted from both captures, A's sale was counted twice (2
-/// units, ¥400).
+/// `captures/failover-synced/`: the replica's capture carries the master's
+/// writes by replication (`SET ... PXAT`, `DECRBY`, `RPUSH`); counted from
+/// both captures, A's sale would count twice (2 units, ¥400).
 #[test]
 fn failover_with_a_synced_replica_captures_alone() {
     let dir = folder("failover-synced");

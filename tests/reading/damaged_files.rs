@@ -22,7 +22,7 @@ const CORPUS: &[Row] = &[
     ("json-array-then-lines.json", Dialect::JsonArray, 4, [4, 4, 0, 0], &[]),
     ("csv-unbalanced-quote.csv", Dialect::Csv, 6, [7, 6, 0, 1], &[4]),
     // Its damaged line is the file's sixth (CRLF line ends; the csv
-    // crate's own line number said 5 until session 19).
+    // crate's own line number says 5).
     ("gb18030-one-bad-sequence.csv", Dialect::Csv, 4, [5, 4, 0, 1], &[6]),
     ("lone-cr-in-lf.jsonl", Dialect::JsonLines, 4, [4, 4, 0, 0], &[]),
     ("logfmt-unterminated-quote.logfmt", Dialect::Logfmt, 4, [4, 4, 0, 0], &[]),
@@ -183,8 +183,8 @@ fn records_repeated_across_files_are_reported() {
 }
 
 /// A file read as unknown counts its lines as every format does: blank
-/// lines are not read lines (docs/ingest.md). Before: 6 read, 4 of them
-/// blank lines "skipped" as "not lock or business events".
+/// lines are not read lines (docs/ingest.md), never "skipped" as "not
+/// lock or business events".
 #[test]
 fn blank_lines_of_an_unknown_file_are_not_counted() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -205,9 +205,9 @@ fn blank_lines_of_an_unknown_file_are_not_counted() {
     assert_eq!(lines, [1, 5]);
 }
 
-/// Session 19's probe: a CSV's warnings named the wrong line after blank
-/// lines (line 3 for line 8) and in a file of lone `\r` line ends (line 1
-/// for lines 3 and 4).
+/// A CSV's warnings name the line in the file after blank lines (line 8,
+/// where the CSV reader counts 3) and in a file of lone `\r` line ends
+/// (lines 3 and 4, where it counts 1).
 #[test]
 fn csv_warnings_name_the_line_in_the_file() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -244,9 +244,9 @@ fn csv_warnings_name_the_line_in_the_file() {
     }
 }
 
-/// Session 19's probe: `cat a.gz b.jsonl` lost b's lines with only
-/// "invalid gzip header"; the warning now counts the bytes and lines not
-/// read. A file name with a line feed printed a fake report line.
+/// `cat a.gz b.jsonl`: b's lines are not read, and the warning says so
+/// with the bytes and lines not read, not only "invalid gzip header". A
+/// file name with a line feed stays on its line, never a fake report line.
 #[test]
 fn plain_lines_after_gzip_are_counted_and_names_stay_on_their_line() {
     use std::io::Write;

@@ -9,10 +9,10 @@ use lockreplay::model::RecordWarning;
 use crate::support::{bin, export, load, stderr};
 
 /// 200 000 `HSET`s of a new field each on one hash, and one `HSET` of
-/// 100 000 fields, replay in a debug build in no time that matters. Before:
-/// each write scanned every field before it (200 000 took 82 s in a
-/// release build). No timing assertion: it hung before; the speed is
-/// measured by `benches/monitor_replay.rs` (`one_hash_1m`).
+/// 100 000 fields, replay in a debug build in no time that matters (a
+/// write that scanned every field before it made 200 000 take 82 s in a
+/// release build). No timing assertion: a quadratic replay hangs here; the
+/// speed is measured by `benches/monitor_replay.rs` (`one_hash_1m`).
 #[test]
 fn writes_to_one_big_hash_replay_in_linear_time() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -55,11 +55,11 @@ fn writes_to_one_big_hash_replay_in_linear_time() {
 }
 
 /// Logback's TTLLLayout (time of day only; see
-/// tests/reading/exports_text.rs for its source) read with the mapping's `date`, across midnight: the lines
-/// after 00:00 are on the next day, so tok-B's grant falls inside tok-A's
-/// lease (an overlap), and a source note says the date advanced. Before:
-/// every line had the mapping's date, the hold ran backwards and the
-/// overlap vanished (exit 0, a false all-clear).
+/// tests/reading/exports_text.rs for its source) read with the mapping's
+/// `date`, across midnight: the lines after 00:00 are on the next day, so
+/// tok-B's grant falls inside tok-A's lease (an overlap), and a source note
+/// says the date advanced. With the mapping's date on every line the hold
+/// would run backwards and the overlap vanish (exit 0, a false all-clear).
 #[test]
 fn time_of_day_lines_advance_the_date_at_midnight() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -133,8 +133,8 @@ fn with_traces(text: &str) -> String {
 
 /// Stack traces between lock lines belong to the line before: the file is
 /// still a text log, every lock line loads as without the traces, and no
-/// trace line is a warning. Before: the file was "unknown", every line a
-/// warning, exit 2.
+/// trace line is a warning (never an "unknown" file, every line a warning,
+/// exit 2).
 #[test]
 fn stack_traces_between_lock_lines_are_continuation_lines() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -176,12 +176,12 @@ fn spring(ms: u64, words: &str) -> String {
     )
 }
 
-/// Item 7: `P` chunks no `F` line closes at the end of the file are read
-/// as the line they would have been, with a warning naming the file, the
-/// lines and the reason; a `stdout P` waits for its own stream's `F`, never
-/// glued to an interleaved `stderr F`. Before: the last grant vanished
-/// without a word, and the stderr line took the stdout chunk (both lines'
-/// lock words lost).
+/// `P` chunks no `F` line closes at the end of the file are read as the
+/// line they would have been, with a warning naming the file, the lines
+/// and the reason, so the last grant never vanishes without a word; a
+/// `stdout P` waits for its own stream's `F`, never glued to an
+/// interleaved `stderr F` (which would take the stdout chunk, and both
+/// lines lose their lock words).
 #[test]
 fn cri_partial_lines_are_joined_per_stream_and_never_dropped() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -244,12 +244,12 @@ fn cri_partial_lines_are_joined_per_stream_and_never_dropped() {
     );
 }
 
-/// Item 7: past the 32 MB head, where chunks are read in parallel, a lock
-/// line cut into `P` chunks at a chunk boundary is joined as in the head.
-/// The file (~34 MB, made here) is Spring Boot CRI lines; past 32 MB every
-/// lock line is cut in three with a stderr line between. Before: each
-/// chunk line started with no partial line, the chunks were skipped and
-/// the `F` rests loaded as nothing: every grant past the head was lost.
+/// Past the 32 MB head, where chunks are read in parallel, a lock line cut
+/// into `P` chunks at a chunk boundary is joined as in the head. The file
+/// (~34 MB, made here) is Spring Boot CRI lines; past 32 MB every lock line
+/// is cut in three with a stderr line between. A chunk that started with
+/// no partial line would skip the chunks and load the `F` rests as
+/// nothing: every grant past the head lost.
 #[test]
 fn cri_partial_lines_past_the_head_are_joined() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -297,14 +297,13 @@ fn cri_partial_lines_past_the_head_are_joined() {
     assert_eq!(log.warnings.total(), 0, "{:?}", log.warnings.kept());
 }
 
-/// Session 20 (the `cri` fuzz target's open fault of session 19): a CRI
-/// pod log whose Spring Boot lines carry their own time beside lines that
-/// have only the CRI prefix's (printed without the layout). The time pick
-/// is the application's `time`; the lines without it fall back to
-/// `prefix.time`. Before: that fallback existed only when a line with a JSON
-/// message fell inside the detection window, so here the three plain lines
-/// were warned "no time in field time" and the overlap on `lock:sku:43` was
-/// lost (with interleaved stderr lines, the fuzz input loaded 0 events of 3).
+/// A CRI pod log whose Spring Boot lines carry their own time beside lines
+/// that have only the CRI prefix's (printed without the layout; the `cri`
+/// fuzz target's input in `tests/fixtures/hostile/fuzz/` is another). The
+/// time pick is the application's `time`; the lines without it fall back
+/// to `prefix.time` whether or not a line with a JSON message fell inside
+/// the detection window, so the three plain lines are not warned "no time
+/// in field time" and the overlap on `lock:sku:43` stays.
 #[test]
 fn cri_lines_without_their_own_time_keep_the_prefix_time() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -361,12 +360,12 @@ fn docker_line(ms: u64, payload: &str) -> String {
     )
 }
 
-/// Item 6: a docker json-file log whose payloads mix a JSON logger's
-/// records (`owner`, `ttl_ms`) and Spring Boot text lines (`token=`,
-/// `ttl=`): the fields are picked per kind, so both kinds' holders and TTLs
-/// load and the two grants of one key by two holders are an overlap. Before:
-/// one field per role for the file, the text lines' holders and TTLs were
-/// dropped without a warning and the overlap vanished.
+/// A docker json-file log whose payloads mix a JSON logger's records
+/// (`owner`, `ttl_ms`) and Spring Boot text lines (`token=`, `ttl=`): the
+/// fields are picked per kind, so both kinds' holders and TTLs load and the
+/// two grants of one key by two holders are an overlap (one field per role
+/// for the file would drop the text lines' holders and TTLs without a
+/// warning, and the overlap with them).
 #[test]
 fn envelope_payloads_mixing_json_and_text_keep_both_kinds() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -110,8 +110,8 @@ const CASES: &[Case] = &[
         TZ,
         true,
     ),
-    // Lines with a header before a JSON object or logfmt pairs (issue 31): each header from its
-    // project's documentation or source, named in SOURCES-text.md and src/ingest/framing/frame.rs.
+    // Lines with a header before a JSON object or logfmt pairs: each header from its
+    // project's documentation or source, named in SOURCES-text.md and src/ingest/framing/header.rs.
     // fluent/fluentd-docs-gitbook plugins/formatter/out_file.md: `time<TAB>tag<TAB>record`, ISO 8601 seconds.
     case(&["fluentd-out-file.log"], NONE, false),
     // ruby/ruby lib/logger/formatter.rb: `%s, [%s#%d] %5s -- %s: %s`, `%Y-%m-%dT%H:%M:%S.%6N ` naive time.

@@ -75,17 +75,17 @@ type Row = (
 #[rustfmt::skip]
 const CORPUS: &[Row] = &[
     ("acquire-twice.jsonl", Dialect::JsonLines, 3, [3, 3, 0, 0], &[]),
-    // Times before the epoch are out of range since session 20 (two times
-    // 585 years apart overflowed a difference): every line is warned.
+    // Times before the epoch are out of range (two times 585 years apart
+    // would overflow a difference): every line is warned.
     ("before-1970.jsonl", Dialect::JsonLines, 0, [4, 0, 0, 4], &[(1, "unreadable time \"1969-07-20T20:17:40Z\" in field ts (time out of range)"), (2, "unreadable time \"1969-07-20T20:17:41Z\" in field ts (time out of range)"), (3, "unreadable time \"1600-01-01T00:00:00Z\" in field ts (time out of range)"), (4, "unreadable time \"-5000\" in field ts (time out of range)")]),
     ("binary-after-good.jsonl", Dialect::JsonLines, 5, [14, 5, 0, 9], &[(5, "invalid JSON: expected value at column 1"), (6, "invalid JSON: expected value at column 1"), (7, "invalid JSON: expected value at column 1"), (8, "invalid JSON: expected value at column 1"), (9, "invalid JSON: expected value at column 1"), (10, "invalid JSON: expected value at column 1"), (11, "invalid JSON: expected value at column 1"), (12, "invalid JSON: trailing characters at column 2"), (13, "invalid JSON: expected value at column 1")]),
     ("binary.jsonl", Dialect::Unknown, 0, [29, 0, 0, 29], &UNRECOGNISED_29),
     ("bom-utf8.jsonl", Dialect::JsonLines, 4, [4, 4, 0, 0], &[]),
     ("crlf.jsonl", Dialect::JsonLines, 4, [4, 4, 0, 0], &[]),
     // Its columns are named by the first row; the time and verbs are read
-    // by their values (issue #31), no key or holder: still an error.
-    // Both verbs are read since a message's own words name its event
-    // (session 21; before, only `released` was, by the phrase list).
+    // by their values, no key or holder: still an error. Both verbs are
+    // read, since a message's own words name its event (the phrase list
+    // alone has only `released`).
     ("csv-no-header.csv", Dialect::Csv, 2, [3, 2, 0, 1], &[(1, "the first row looks like data, not a header (\"2024-01-01T00:00:00Z\" is a time): the CSV has no header row, so its columns are unknown")]),
     ("csv-ragged.csv", Dialect::Csv, 2, [3, 2, 0, 1], &[(4, "unbalanced quote: a quoted cell does not close on its line; the row is skipped and the lines after it are read as rows")]),
     ("csv-repeated-header.csv", Dialect::Csv, 2, [3, 2, 0, 1], &[(3, "repeated header row (files joined together?)")]),

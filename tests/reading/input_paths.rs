@@ -63,9 +63,9 @@ fn wait_or_kill(mut child: std::process::Child, secs: u64) -> Output {
     }
 }
 
-/// A CSV export on standard input through `/dev/stdin`: read once. Before:
-/// its head went to the JSON Lines probe and the second open saw the rest
-/// ("no lock event could be read", exit 2).
+/// A CSV export on standard input through `/dev/stdin`: read once (a
+/// second open would see only what the first left, "no lock event could be
+/// read", exit 2).
 #[cfg(unix)]
 #[test]
 fn csv_on_stdin_is_read_once() {
@@ -106,8 +106,8 @@ fn mkfifo(path: &Path) {
 
 /// A JSON Lines log and the same log gzipped, each through a FIFO fed by a
 /// thread (what `<(zcat x.gz)` is): read once, the same answer as the
-/// file. Before: the FIFO was opened a second time after its head was
-/// read; with gzip the second open waited for a writer forever.
+/// file. A FIFO opened a second time after its head was read loses the
+/// head, and with gzip the second open waits for a writer forever.
 #[cfg(unix)]
 #[test]
 fn a_fifo_is_read_once_plain_or_gzipped() {
@@ -170,9 +170,9 @@ fn a_fifo_is_read_once_plain_or_gzipped() {
     }
 }
 
-/// A mapping file of 8 MB (sparse: no disk used; the attack had 1 GB) is refused with its size
-/// before anything reads it whole. Before: read whole, and the TOML lexer
-/// asked for 7.4 GB (an allocation abort).
+/// A mapping file of 8 MB (sparse: no disk used) is refused with its size
+/// before anything reads it whole: the TOML lexer asks for 7.4 GB to read a
+/// 1 GB one (an allocation abort).
 #[test]
 fn a_huge_mapping_file_is_refused_with_a_reason() {
     let dir = tempfile::tempdir().expect("tempdir");

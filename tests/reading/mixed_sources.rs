@@ -1,4 +1,4 @@
-//! Issue 14 item 1: one incident from several sources. The same flash sale
+//! One incident from several sources. The same flash sale
 //! as an application log, as MONITOR captures (a lock node whose key carries
 //! a library prefix, and a data node holding the stock and the orders), and
 //! as both, gives one answer: each hold, overlap and sale counted once.

@@ -1,5 +1,4 @@
-//! Two real captures of issue #14's items 3 and 4 (how each was made is in
-//! its folder's README): a redis-py connection pool with a hand-written
+//! Two real captures (how each was made is in its folder's README): a redis-py connection pool with a hand-written
 //! SETNX/DEL lock (`tests/fixtures/monitor/pool/`), whose application log is
 //! the ground truth, and Alibaba's TairString module loaded into a real
 //! redis-server (`tests/fixtures/monitor/tair/`), whose replies were

@@ -1,6 +1,6 @@
 //! How runtimes write durations, lock outcomes and release lines, through
-//! the built binary. Each case is one a new-user trial (session 21) wrote
-//! from the runtime's documentation or source and the tool read wrong:
+//! the built binary. Each case is written from the runtime's documentation
+//! or source, and each is easy to read wrong:
 //! Go `slog`'s nanosecond durations, Java/.NET/Python/Go duration strings,
 //! a Spring Boot `unlock success` line, a `tryLock ... locked=false` line,
 //! and an `elapsed_ms` that counts the hold rather than the release.

@@ -1,4 +1,4 @@
-//! Issue 14 items 5 and 6 through the built binary: an unknown TTL is not
+//! TTLs and lease names through the built binary: an unknown TTL is not
 //! an infinite one (and a TTL can be given per file), a watchdog renewing
 //! after the unlock is a ghost renewal, lease field names of the lock
 //! libraries' families, Serilog CLEF, `LockId`, and Tair event names.
@@ -275,8 +275,8 @@ fn tair_exset_cad_and_a_rejected_excas_are_acquire_release_and_contained_fencing
 /// seconds, said as a guess. The lines are zap's production JSON encoder
 /// (go.uber.org/zap `NewProductionEncoderConfig`: `ts` epoch seconds as a
 /// float, `msg`, `caller`, and `EncodeDuration: SecondsDurationEncoder`, so
-/// `zap.Duration("ttl", 2*time.Second)` is written `"ttl":2`). Before:
-/// `ttl` was read as 2 ms, every hold an expired lease from its start.
+/// `zap.Duration("ttl", 2*time.Second)` is written `"ttl":2`). Read as
+/// 2 ms, every hold would be an expired lease from its start.
 #[test]
 fn a_unit_less_ttl_with_small_values_is_seconds_and_said_as_a_guess() {
     let dir = tempfile::tempdir().expect("tmp");
