@@ -38,7 +38,7 @@ pub const HEADER_LEN: usize = 44;
 
 /// Inputs smaller than this in total (1 MiB) are neither looked up nor
 /// stored: they load in a few ms, about what an entry costs to check and
-/// write (docs/performance.md, "Load cache").
+/// write (docs/performance.md, "The load cache").
 pub const MIN_INPUT_BYTES: u64 = 1 << 20;
 
 /// Default cap on the cache directory's entries, bytes (2 GiB); the
