@@ -18,7 +18,7 @@ mod unreadable;
 mod warning;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
 pub use message::{Message, Phrase};
-pub use note::{KeyLink, KeyList, SourceNote};
+pub use note::{DateFrom, KeyLink, KeyList, SourceNote};
 pub use unreadable::{ReadingHint, Unreadable, ZIP_LAYOUT};
 pub use warning::{
     Codec, FieldWarning, FileWarning, InfraWarning, MonitorWarning, RecordWarning, TimeError,
@@ -766,6 +766,8 @@ pub enum Dialect {
     Logfmt,
     /// `redis-cli monitor` capture, replayed through the keyspace model.
     RedisMonitor,
+    /// An XML export of events (Windows Event Log, log4j's XMLLayout).
+    Xml,
     /// Plain-text lines: a runtime's prefix (kubectl, CRI, logcli,
     /// journald) and/or a Java layout (Spring Boot, Logback, Log4j2).
     Text,
@@ -788,6 +790,7 @@ impl Dialect {
             Dialect::Csv => "csv",
             Dialect::Logfmt => "logfmt",
             Dialect::RedisMonitor => "redis_monitor",
+            Dialect::Xml => "xml",
             Dialect::Text => "text",
             Dialect::Infrastructure => "infrastructure",
             Dialect::Unknown => "unknown",

@@ -579,3 +579,35 @@ fn a_json_lines_source_names_its_reader_and_a_runner_up() {
         "{readers:?}"
     );
 }
+
+/// A glog file whose name has no date: the year comes from its header's
+/// first full date (`Log file created at:`), said in a note; across a new
+/// year the year advances. With the mapping's date, the mapping's year.
+#[test]
+fn a_year_a_layout_lacks_comes_from_the_first_dated_line_or_the_mapping() {
+    let text = b"Log file created at: 2024/12/31 23:59:58\n\
+Running on machine: web-01\n\
+I1231 23:59:59.100000    4251 lock.go:88] acquired lock key=lock:a owner=tok-A ttl_ms=2000\n\
+I0101 00:00:00.300000    4257 lock.go:88] acquired lock key=lock:a owner=tok-B ttl_ms=2000\n";
+    let log = load(text, &IngestOptions::default());
+    let at: Vec<i64> = log.events.iter().map(|e| e.at_ns).collect();
+    let year_2024 = 1_735_689_599_100_000_000; // 2024-12-31T23:59:59.1Z
+    assert_eq!(at, vec![year_2024, year_2024 + 1_200_000_000]);
+    let notes: Vec<String> = log.sources[0].notes.iter().map(|n| n.to_string()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n == "times carry no year: read in 2024, from the first line with a date"),
+        "{notes:?}"
+    );
+    let mapping: Mapping = "date = \"2030-06-01\"".parse().expect("mapping");
+    let opts = IngestOptions {
+        mapping: Some(mapping),
+        ..IngestOptions::default()
+    };
+    let log = load(text, &opts);
+    assert_eq!(
+        log.events.first().map(|e| e.at_ns / 1_000_000_000),
+        Some(1_924_991_999) // 2030-12-31T23:59:59Z
+    );
+}

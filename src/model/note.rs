@@ -320,6 +320,39 @@ pub enum SourceNote {
         /// Columns in the file.
         columns: u64,
     },
+    /// The structure found on a text file's head, which no known layout
+    /// reads (`ingest::framing::structure`): the time's format, the start
+    /// pattern of a record, and whether records span several lines.
+    TextStructure {
+        /// The time's format as a pattern (`MM-dd HH:mm:ss.SSS`).
+        format: String,
+        /// A record's start pattern (`^\S+ yyyy-MM-dd HH:mm:ss.SSS`).
+        start: String,
+        /// Some records continue on the lines after their first.
+        multiline: bool,
+        /// Lines of the head the structure was learned on.
+        sampled: u64,
+        /// Of them, the lines that start a record.
+        starts: u64,
+    },
+    /// Times without a date or a year were completed: with `value` (a
+    /// date `yyyy-MM-dd`, or a year) from `from`.
+    DateSupplied {
+        /// The date or the year put on the first such time.
+        value: String,
+        /// Only the year was missing.
+        year_only: bool,
+        /// Where it came from.
+        from: DateFrom,
+    },
+    /// A systemd journal export (`journalctl -o export`), read as one
+    /// JSON record per entry: line numbers are entry numbers.
+    JournalExport {
+        /// Entries read.
+        entries: u64,
+        /// Fields written binary-safe (a length, then the bytes).
+        binary: u64,
+    },
     /// Which reader read the file: the contest of readers on its head
     /// (`ingest::containers::contest`), winner and runner-up with the lock
     /// evidence each found.
@@ -333,6 +366,21 @@ pub enum SourceNote {
         /// Its score.
         runner_score: u32,
     },
+}
+
+/// Where a date or a year a time lacks was taken from, in the order they
+/// are tried.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bitcode::Encode, bitcode::Decode)]
+pub enum DateFrom {
+    /// The mapping file's `date`.
+    Mapping,
+    /// The file's name (`app-2026-12-01.log`).
+    FileName,
+    /// The first line of the file that has a full date.
+    DatedLine,
+    /// Assumed: today's date, or this year (last year when that put the
+    /// times ahead of now).
+    Assumed,
 }
 
 /// Lock keys named in a note: the first by name and how many more.
@@ -660,6 +708,55 @@ mod tests {
             ),
             (SourceNote::DataNode, vec![]),
             (
+                SourceNote::TextStructure {
+                    format: s("MM-dd HH:mm:ss.SSS"),
+                    start: s("^\\S+ MM-dd HH:mm:ss.SSS"),
+                    multiline: true,
+                    sampled: 40,
+                    starts: 20,
+                },
+                vec!["MM-dd HH:mm:ss.SSS", "^\\S+ MM-dd HH:mm:ss.SSS"],
+            ),
+            (
+                SourceNote::DateSupplied {
+                    value: s("2026"),
+                    year_only: true,
+                    from: DateFrom::FileName,
+                },
+                vec!["2026"],
+            ),
+            (
+                SourceNote::DateSupplied {
+                    value: s("2026-12-01"),
+                    year_only: false,
+                    from: DateFrom::Assumed,
+                },
+                vec!["2026-12-01", "YYYY-MM-DD"],
+            ),
+            (
+                SourceNote::DateSupplied {
+                    value: s("2026-12-01"),
+                    year_only: false,
+                    from: DateFrom::DatedLine,
+                },
+                vec!["2026-12-01"],
+            ),
+            (
+                SourceNote::DateSupplied {
+                    value: s("2026"),
+                    year_only: true,
+                    from: DateFrom::Mapping,
+                },
+                vec!["2026"],
+            ),
+            (
+                SourceNote::JournalExport {
+                    entries: 12,
+                    binary: 1,
+                },
+                vec!["systemd"],
+            ),
+            (
                 SourceNote::Readers {
                     winner: s("text lines"),
                     score: 120,
@@ -729,6 +826,9 @@ mod tests {
             SourceNote::EventsByProtocol { .. } => 36,
             SourceNote::TtlUnitByProtocol { .. } => 37,
             SourceNote::ProtocolUndecided { .. } => 38,
+            SourceNote::TextStructure { .. } => 39,
+            SourceNote::DateSupplied { .. } => 40,
+            SourceNote::JournalExport { .. } => 41,
         }
     }
 
@@ -736,7 +836,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 39, "one note of each kind");
+        assert_eq!(kinds.len(), 42, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

@@ -18,8 +18,11 @@ use crate::ingest::roles::time::{
 use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::{
-    Event, EventKind, FieldWarning, LogBuilder, SourceInfo, SourceNote, SourceRef, WarningReason,
+    DateFrom, Event, EventKind, FieldWarning, LogBuilder, SourceInfo, SourceNote, SourceRef,
+    WarningReason,
 };
+
+use super::dates::DateHints;
 
 /// Per-file state of the extraction.
 pub(crate) struct Collector<'o> {
@@ -41,6 +44,15 @@ pub(crate) struct Collector<'o> {
     /// RFC 3164 times (no year): the year given to the last one and its
     /// month ([`Collector::with_year`]).
     year: Option<(i32, u32)>,
+    /// Where the dates and years other times lack come from
+    /// ([`Collector::date_of_day`], [`Collector::with_year`]).
+    pub dates: DateHints,
+    /// Times of month and day (no year): the year given to the last one
+    /// and its month.
+    year_of_day: Option<(i32, u32)>,
+    /// Times of day dated from [`Collector::dates`]: the date given (its
+    /// note is said once).
+    date_noted: bool,
     buf: String,
     /// Event names already mapped to a kind (a log has few distinct ones).
     kinds: hashbrown::HashMap<Box<str>, Option<EventKind>>,
@@ -142,6 +154,7 @@ impl<'o> Collector<'o> {
         mapping: Option<&'o Mapping>,
         info: SourceInfo,
     ) -> Self {
+        let dates = DateHints::of(mapping.and_then(|m| m.date.as_deref()), &info.name, None);
         Collector {
             file,
             fields,
@@ -151,6 +164,9 @@ impl<'o> Collector<'o> {
             naive_seen: false,
             day: (None, 0),
             year: None,
+            dates,
+            year_of_day: None,
+            date_noted: false,
             buf: String::new(),
             kinds: hashbrown::HashMap::default(),
             cache_on: true,
@@ -410,31 +426,77 @@ impl<'o> Collector<'o> {
     }
 
     /// A time written as text: the mapping's `time_format` first, a time of
-    /// day completed with the mapping's `date`, then the built-in formats.
+    /// day completed with a date ([`Collector::date_of_day`]), a month and
+    /// day with a year ([`Collector::with_year`], [`Collector::year_of_day`]),
+    /// then the built-in formats.
     fn parse_text_time(&mut self, text: &str) -> Result<(i64, TimeOrigin), TimeError> {
         let dated;
-        let mut text = text;
+        // A found structure's time of day (`T07:06:55.000`, ISO 8601's
+        // truncated form) is a time of day.
+        let mut text = match text.trim().strip_prefix('T') {
+            Some(t) if time_len(t).is_some_and(|(_, only)| only) => t,
+            _ => text,
+        };
         let with_year;
-        if let Some(t) = self.with_year(text) {
+        if let Some(t) = self.with_year(text).or_else(|| self.year_of_day(text)) {
             with_year = t;
             text = &with_year;
         }
         let mut of_day = false;
-        if let Some(m) = self.mapping {
-            if let Some(d) = &m.date
-                && time_len(text.trim()).is_some_and(|(_, only)| only)
-            {
-                dated = format!("{d} {}", text.trim());
-                text = &dated;
-                of_day = true;
-            }
-            if let Some(f) = &m.time_format
-                && let Ok(p) = parse_with_format(text, f, self.tz)
-            {
-                return Ok(self.advance_at_midnight(p, of_day));
-            }
+        if time_len(text.trim()).is_some_and(|(_, only)| only) {
+            dated = format!("{} {}", self.date_of_day(), text.trim());
+            text = &dated;
+            of_day = true;
+        }
+        if let Some(m) = self.mapping
+            && let Some(f) = &m.time_format
+            && let Ok(p) = parse_with_format(text, f, self.tz)
+        {
+            return Ok(self.advance_at_midnight(p, of_day));
         }
         parse_time_detail(text, self.tz).map(|p| self.advance_at_midnight(p, of_day))
+    }
+
+    /// The date of a time of day ([`DateHints::date`]): the mapping's
+    /// `date`, else the file name's, a dated line's or today's, said once
+    /// in a note ([`SourceNote::DateSupplied`]).
+    fn date_of_day(&mut self) -> chrono::NaiveDate {
+        let (date, from) = self.dates.date();
+        if from != DateFrom::Mapping && !self.date_noted {
+            self.date_noted = true;
+            self.info.notes.push(SourceNote::DateSupplied {
+                value: date.format("%Y-%m-%d").to_string(),
+                year_only: false,
+                from,
+            });
+        }
+        date
+    }
+
+    /// A month and day without a year (`--MM-dd HH:mm:ss`, ISO 8601's
+    /// truncated form, as the structure finder writes glog's, logcat's and
+    /// go-ethereum's times) with one ([`DateHints::year`]), advanced at
+    /// each new year (the month going back by more than six); said in a
+    /// note. `None` for any other time.
+    fn year_of_day(&mut self, text: &str) -> Option<String> {
+        let rest = text.trim().strip_prefix("--")?;
+        let month: u32 = rest.get(..2)?.parse().ok()?;
+        let rest = rest.get(3..)?;
+        let year = match self.year_of_day {
+            Some((y, last)) if month + 6 < last => y + 1,
+            Some((y, _)) => y,
+            None => {
+                let (year, from) = self.dates.year(month, rest);
+                self.info.notes.push(SourceNote::DateSupplied {
+                    value: year.to_string(),
+                    year_only: true,
+                    from,
+                });
+                year
+            }
+        };
+        self.year_of_day = Some((year, month));
+        Some(format!("{year}-{month:02}-{rest}"))
     }
 
     /// An RFC 3164 time (`Nov 11 00:00:01`, rsyslog's file default), which

@@ -25,10 +25,12 @@ use super::steps::{
     FileStart, choose_reader, finish_source, infra_kind, naive_zone, placeholder, plan_fields,
 };
 use crate::ingest::framing::docker;
+use crate::ingest::framing::lines::first_lines;
 use crate::ingest::readers::container::Container;
 use crate::ingest::readers::contest::BidBook;
 use crate::ingest::readers::json::unwrap_hit;
 use crate::ingest::readers::sample::detect_fields;
+use crate::ingest::readers::text::parse_line;
 use crate::ingest::roles::fields::{Detector, Fields};
 use crate::ingest::roles::time::note_naive_times;
 use crate::ingest::vocabulary::roles::Role;
@@ -279,7 +281,9 @@ fn qualifies(text: &str, opts: &IngestOptions) -> Option<(Container, BidBook)> {
         return None; // read as evidence by read_source
     }
     let (container, book) = choose_reader(text, opts);
-    let text_lines = matches!(container, Container::Text { rules: None });
+    // Times of day are dated in order (the date advances at midnight).
+    let text_lines = matches!(container, Container::Text { rules: None })
+        && !first_lines(text, 20).any(|l| parse_line(l).time_only);
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let json_lines = matches!(container, Container::JsonLines { loki: false })
         && matches!(

@@ -15,7 +15,8 @@ use super::steps::{
     FileStart, choose_reader, collector, finish_source, infra_kind, naive_zone, placeholder,
     plan_fields,
 };
-use crate::ingest::framing::{decode, docker};
+use crate::ingest::framing::structure::first_date;
+use crate::ingest::framing::{decode, docker, journal};
 use crate::ingest::readers::container::Container;
 use crate::ingest::readers::contest::BidBook;
 use crate::ingest::readers::parquet;
@@ -108,13 +109,13 @@ struct Opened {
     bytes: Vec<u8>,
     gzip: bool,
     zstd: bool,
-    /// The note on a Parquet file read as JSON Lines.
-    parquet: Option<SourceNote>,
+    /// The note on a Parquet file or a journal export read as JSON Lines.
+    note: Option<SourceNote>,
 }
 
 /// Expands a gzip or zstd stream within the limits (a damaged stream is a
 /// warning, and what was recovered is read) and reads a Parquet file's rows
-/// as JSON Lines.
+/// or a journal export's entries as JSON Lines.
 ///
 /// # Errors
 /// [`IngestError::TooLarge`] when the stream expands past the limits.
@@ -136,12 +137,16 @@ fn open_bytes(
         let codec = if gzip { Codec::Gzip } else { Codec::Zstd };
         builder.warn(name, 0, FileWarning::DamagedStream { codec, error });
     }
-    let (bytes, parquet) = parquet_as_lines(name, bytes, opts, builder);
+    let (bytes, note) = parquet_as_lines(name, bytes, opts, builder);
+    let (bytes, note) = match journal_as_lines(&bytes) {
+        Some((lines, journal)) => (lines, Some(journal)),
+        None => (bytes, note),
+    };
     Ok(Opened {
         bytes,
         gzip,
         zstd: compression == decode::Compression::Zstd,
-        parquet,
+        note,
     })
 }
 
@@ -171,7 +176,7 @@ fn decode_text(name: &str, opened: Opened) -> (String, SourceInfo) {
         zstd: opened.zstd,
         ..SourceInfo::new(name, Dialect::Unknown)
     };
-    info.notes.extend(opened.parquet);
+    info.notes.extend(opened.note);
     let text = match docker {
         Some((joined, j)) => {
             info.notes.push(SourceNote::DockerParts {
@@ -273,12 +278,26 @@ fn read_records(
         builder,
     );
     let mut col = collector(file, fields, opts, std::mem::replace(info, placeholder()));
+    col.dates.line = dated_line(container, text);
     walk_into(container, text, &mut col, builder, bytes)?;
     if col.naive_seen {
         note_naive_times(&mut col.info, naive_zone(opts));
     }
     *info = col.info;
     Ok(())
+}
+
+/// The first full date of a text's lines, for the times of day and the
+/// months and days that lack one ([`super::dates::DateHints`]): the
+/// structure finder's, else the first a time of the bank has in the
+/// head of text lines; none for any other reader.
+fn dated_line(container: &Container, text: &str) -> Option<chrono::NaiveDate> {
+    let date = match container {
+        Container::Structured { structure, .. } => structure.first_date.clone(),
+        Container::Text { .. } => first_date(text),
+        _ => None,
+    }?;
+    chrono::NaiveDate::parse_from_str(&date, "%Y-%m-%d").ok()
 }
 
 /// Walks every record of `text` into the collector. Every [`CHECK_EVERY`]
@@ -362,6 +381,22 @@ fn parquet_as_lines(
     }
 }
 
+/// A systemd journal export's entries as JSON Lines bytes
+/// (`framing/journal.rs`), with the note saying so; `None` for other bytes.
+fn journal_as_lines(bytes: &[u8]) -> Option<(Vec<u8>, SourceNote)> {
+    if !journal::is_export(bytes.get(..4096).unwrap_or(bytes)) {
+        return None;
+    }
+    let c = journal::to_json_lines(bytes);
+    Some((
+        c.text.into_bytes(),
+        SourceNote::JournalExport {
+            entries: c.entries,
+            binary: c.binary,
+        },
+    ))
+}
+
 /// The text of a source as [`read_source`] reads it: decompressed (gzip,
 /// zstd) within the same limits, a Parquet file's rows as JSON lines (every
 /// column), and decoded the same way (BOM, UTF-16, GB18030 line by line),
@@ -378,14 +413,17 @@ pub fn source_text(raw: Vec<u8>) -> Result<String, String> {
             .map(|p| p.text)
             .map_err(|w| WarningReason::File(w).en());
     }
+    if let Some((lines, _)) = journal_as_lines(&bytes) {
+        return Ok(String::from_utf8_lossy(&lines).into_owned());
+    }
     Ok(decode::decode(bytes).text)
 }
 
 /// True when `head` (a file's first bytes) starts like a gzip or zstd
-/// stream or a Parquet file: its lines are the ingest's only through
-/// [`source_text`].
+/// stream, a Parquet file or a systemd journal export: its lines are the
+/// ingest's only through [`source_text`].
 pub fn looks_compressed(head: &[u8]) -> bool {
-    decode::is_compressed(head) || head.starts_with(parquet::MAGIC)
+    decode::is_compressed(head) || head.starts_with(parquet::MAGIC) || journal::is_export(head)
 }
 
 /// Reads all of `reader`, 1 MB at a time between cancellation checks (no

@@ -68,17 +68,27 @@ pub(crate) fn infra_kind(text: &str, opts: &IngestOptions) -> Option<InfraKind> 
 pub(crate) fn choose_reader(text: &str, opts: &IngestOptions) -> (Container, BidBook) {
     let mut book = BidBook::default();
     let mut container = contest::detect_with(text, monitor::looks_like_monitor, &mut book);
-    if let Some(rules) = opts.mapping.as_ref().and_then(TextRules::of)
-        && matches!(
-            container,
-            Container::Text { .. } | Container::Unknown | Container::Csv { .. } | Container::Logfmt
-        )
-        && (rules.line.is_some() || matches!(container, Container::Text { .. }))
-    {
-        container = Container::Text {
+    let Some(rules) = opts.mapping.as_ref().and_then(TextRules::of) else {
+        return (container, book);
+    };
+    container = match container {
+        Container::Structured { structure, .. } if rules.line.is_none() => Container::Structured {
+            structure,
             rules: Some(Box::new(rules)),
-        };
-    }
+        },
+        Container::Text { .. }
+        | Container::Unknown
+        | Container::Csv { .. }
+        | Container::Logfmt
+        | Container::Structured { .. }
+            if rules.line.is_some() || matches!(container, Container::Text { .. }) =>
+        {
+            Container::Text {
+                rules: Some(Box::new(rules)),
+            }
+        }
+        other => other,
+    };
     (container, book)
 }
 
@@ -157,8 +167,19 @@ fn describe_reading(
     info.time_resolution = fields
         .time_resolution_ns
         .map(|r| resolution_name(r).to_string());
-    if matches!(container, Container::Text { .. }) {
-        info.layout = describe_layout(text);
+    match container {
+        Container::Text { .. } => info.layout = describe_layout(text),
+        Container::Structured { structure: st, .. } => {
+            info.layout = Some(format!("structure found: {}", st.start_pattern()));
+            info.notes.push(SourceNote::TextStructure {
+                format: st.pattern.clone(),
+                start: st.start_pattern(),
+                multiline: st.multiline,
+                sampled: st.sampled.0 as u64,
+                starts: st.sampled.1 as u64,
+            });
+        }
+        _ => {}
     }
     let started = std::time::Instant::now();
     let bids = contest::bids_for(container, text, book);

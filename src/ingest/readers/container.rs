@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::text::TextRules;
+use crate::ingest::framing::structure::Structure;
 use crate::model::Dialect;
 
 /// A record taken out of a whole-document export.
@@ -44,6 +45,13 @@ pub(crate) enum Container {
     /// `text.rs`), read with a mapping's `line_regex` and `[messages]` when
     /// it has them.
     Text { rules: Option<Box<TextRules>> },
+    /// Text records no known layout reads, by the structure found on the
+    /// file's head (`framing/structure.rs`; `structured.rs` walks them),
+    /// with a mapping's field names to keep.
+    Structured {
+        structure: Box<Structure>,
+        rules: Option<Box<TextRules>>,
+    },
 }
 
 impl Container {
@@ -58,7 +66,7 @@ impl Container {
             Container::Doc { dialect, .. } => *dialect,
             Container::Csv { .. } => Dialect::Csv,
             Container::Logfmt => Dialect::Logfmt,
-            Container::Text { .. } => Dialect::Text,
+            Container::Text { .. } | Container::Structured { .. } => Dialect::Text,
         }
     }
 }

@@ -4,8 +4,10 @@
 //! text lines, logfmt) stands for JSON and MONITOR; a guess of CSV, text
 //! lines, logfmt or nothing is put to a contest ([`contest`]): every line
 //! reader bids the lock evidence it finds in the head of the file, and the
-//! highest bid reads it. The bids are kept for the file's notes
-//! ([`bids_for`], `SourceInfo::readers`).
+//! highest bid reads it. When no guess is text lines and no reader reads
+//! most head records' times, the text records of a structure found on the
+//! head (`framing/structure.rs`) bid too. The bids are kept for the file's
+//! notes ([`bids_for`], `SourceInfo::readers`).
 
 use std::ops::ControlFlow;
 
@@ -19,9 +21,11 @@ use super::documents::{
 use super::pairs::parse_logfmt;
 use super::text::{is_trace_line, parse_line};
 use super::walk::walk;
-use super::{inner, loki, payload};
+use super::{inner, loki, payload, xml};
 use crate::ingest::framing::lines::first_lines;
+use crate::ingest::framing::structure::Structure;
 use crate::ingest::records::item::Item;
+use crate::model::Dialect;
 
 /// Detects the container. `monitor_check` is `monitor::looks_like_monitor`.
 ///
@@ -51,35 +55,54 @@ pub(crate) fn detect_with(
 }
 
 /// The bids already computed on one text, by reader name, and the CSV
-/// delimiter its alternatives offer: [`bid`] and [`alternatives`] are pure
+/// delimiter its alternatives offer: [`reading`] and [`alternatives`] are pure
 /// functions of the text, so a load computes each once (each CSV bid builds
 /// a `csv_core` automaton, about 7 µs; before, a load built six to eight).
 /// One book serves one text only.
 #[derive(Default)]
 pub(crate) struct BidBook {
-    scores: Vec<((String, Option<u8>), u32)>,
+    scores: Vec<((String, Option<u8>), Reading)>,
     header: Option<Option<u8>>,
+    structure: Option<Option<Structure>>,
 }
 
 impl BidBook {
-    /// `bid(c, head)`, computed once per reader.
+    /// Reader `c`'s bid on `head`, computed once per reader.
     fn bid(&mut self, c: &Container, head: &str) -> u32 {
+        self.reading(c, head).score
+    }
+
+    /// What reader `c` reads of `head` ([`reading`]), computed once.
+    fn reading(&mut self, c: &Container, head: &str) -> Reading {
         let delim = match c {
             Container::Csv { delim } => Some(*delim),
             _ => None,
         };
         let id = (reader_name(c), delim);
-        if let Some((_, s)) = self.scores.iter().find(|(n, _)| *n == id) {
-            return *s;
+        if let Some((_, r)) = self.scores.iter().find(|(n, _)| *n == id) {
+            return *r;
         }
-        let s = bid(c, head);
-        self.scores.push((id, s));
-        s
+        let r = reading(c, head);
+        self.scores.push((id, r));
+        r
     }
 
     /// [`csv_with_header`], computed once.
     fn header(&mut self, text: &str) -> Option<u8> {
         *self.header.get_or_insert_with(|| csv_with_header(text))
+    }
+
+    /// The structure found on the text's head ([`Structure::find`]),
+    /// computed once.
+    fn structure(&mut self, text: &str) -> Option<&Structure> {
+        self.structure
+            .get_or_insert_with(|| {
+                let started = std::time::Instant::now();
+                let found = Structure::find(text);
+                crate::timing::phase("load/detect/structure", started);
+                found
+            })
+            .as_ref()
     }
 
     /// The CSV delimiter [`alternatives`] offers.
@@ -102,11 +125,9 @@ pub(crate) struct Bid {
 pub(crate) fn contested(c: &Container) -> bool {
     matches!(
         c,
-        Container::Csv { .. }
-            | Container::Logfmt
-            | Container::Text { rules: None }
-            | Container::Unknown
-    )
+        Container::Csv { .. } | Container::Logfmt | Container::Unknown
+    ) || matches!(c, Container::Text { rules } | Container::Structured { rules, .. }
+            if rules.as_ref().is_none_or(|r| !r.reads_lines()))
 }
 
 /// The reader's name for the user.
@@ -118,12 +139,17 @@ pub(crate) fn reader_name(c: &Container) -> String {
         Container::JsonLines { loki: true } => "logcli JSON Lines",
         Container::JsonLines { loki: false } => "JSON Lines",
         Container::JsonArray => "JSON array",
+        Container::Doc {
+            dialect: Dialect::Xml,
+            ..
+        } => "XML events",
         Container::Doc { .. } => "JSON document",
         Container::Csv { delim: b'\t' } => "TSV",
         Container::Csv { .. } => "CSV",
         Container::Logfmt => "logfmt",
-        Container::Text { rules: Some(_) } => "text lines (mapping)",
-        Container::Text { rules: None } => "text lines",
+        Container::Text { rules: Some(r) } if r.reads_lines() => "text lines (mapping)",
+        Container::Text { .. } => "text lines",
+        Container::Structured { .. } => "text records (structure found)",
     }
     .to_string()
 }
@@ -136,21 +162,53 @@ fn head_of(text: &str) -> &str {
     &text[..end]
 }
 
+/// What a reader reads of a file's head: its bid, and how many records
+/// it read and how many of them have a readable time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Reading {
+    /// The lock evidence: per record, 2 for a lock or business event, 1
+    /// each for a lock key, a holder and a readable time.
+    pub score: u32,
+    /// Records read.
+    pub records: u32,
+    /// Of them, records with a readable time.
+    pub timed: u32,
+    /// Lines it skipped (a text line without a time or an event: a
+    /// record's next line it did not join).
+    pub skipped: u32,
+}
+
+impl Reading {
+    /// True when at least nine in ten of its records and skipped lines
+    /// are records with a time: the reader reads the file's times, and no
+    /// structure is looked for.
+    fn reads_times(&self) -> bool {
+        self.records > 0 && self.timed * 10 >= (self.records + self.skipped) * 9
+    }
+}
+
 /// What a reader finds in `head`: the evidence of its first
-/// [`inner::BID_LINES`] records, each read through the envelope field holding the
-/// application's record when there is one.
-pub(crate) fn bid(c: &Container, head: &str) -> u32 {
+/// [`inner::BID_LINES`] records (its bid), each read through the envelope
+/// field holding the application's record when there is one, with the
+/// records read and those with a readable time.
+fn reading(c: &Container, head: &str) -> Reading {
     let field = payload::detect(c, head);
-    let mut score = 0u32;
+    let mut r = Reading::default();
     let mut n = 0usize;
     walk(c, head, &mut |_, _, item| {
-        if let Item::Record(r) = item {
+        if matches!(item, Item::Skip) {
+            r.skipped += 1;
+        }
+        if let Item::Record(rec) = item {
             n += 1;
+            r.records += 1;
+            let mut count = |inner: &crate::ingest::records::record::Record<'_>| {
+                r.score += inner::bid_evidence(inner);
+                r.timed += u32::from(inner::timed(inner));
+            };
             match &field {
-                Some(f) => inner::with_inner(&r, f, &mut |inner| {
-                    score += inner::bid_evidence(inner);
-                }),
-                None => score += inner::bid_evidence(&r),
+                Some(f) => inner::with_inner(&rec, f, &mut count),
+                None => count(&rec),
             }
         }
         if n >= inner::BID_LINES {
@@ -159,10 +217,11 @@ pub(crate) fn bid(c: &Container, head: &str) -> u32 {
             ControlFlow::Continue(())
         }
     });
-    score
+    r
 }
 
-/// The line readers other than `first` that could read `text`.
+/// The line readers other than `first` that could read `text`: text
+/// lines, logfmt, CSV.
 fn alternatives(text: &str, first: &Container, book: &mut BidBook) -> Vec<Container> {
     let mut out = vec![Container::Text { rules: None }, Container::Logfmt];
     if let Some(delim) = book.delim(text) {
@@ -183,6 +242,22 @@ pub(crate) fn contest(text: &str, first: Container, book: &mut BidBook) -> (Cont
     for c in alternatives(text, &all[0].0, book) {
         let s = book.bid(&c, head);
         all.push((c, s));
+    }
+    // A structure is looked for only where no known text layout reads
+    // most lines' times (the first guess is no text lines) and no other
+    // reader reads the times of nine in ten of its records.
+    let found = !matches!(all[0].0, Container::Text { .. })
+        && !all.iter().any(|(c, _)| book.reading(c, head).reads_times());
+    if found && let Some(st) = book.structure(text) {
+        let c = Container::Structured {
+            structure: Box::new(st.clone()),
+            rules: None,
+        };
+        let s = book.bid(&c, head);
+        // Ahead of every alternative but the first guess: in a tie with
+        // text lines, its records hold every line of a record, text lines
+        // count a record's first line and its next apart.
+        all.insert(1, (c, s));
     }
     all.sort_by_key(|a| std::cmp::Reverse(a.1));
     let bids = all
@@ -228,11 +303,25 @@ pub(crate) fn bids_for(c: &Container, text: &str, book: &mut BidBook) -> Vec<Bid
     out
 }
 
+/// An XML export of events (`xml.rs`): its records as a document's.
+fn xml_events(text: &str) -> Option<Container> {
+    if !xml::looks_like_xml(text) {
+        return None;
+    }
+    Some(Container::Doc {
+        records: xml::records(text)?,
+        dialect: Dialect::Xml,
+    })
+}
+
 /// The first guess at the container, from the shape of the first lines.
 fn guess(text: &str, monitor_check: fn(&str) -> bool, book: &mut BidBook) -> Container {
     let Some(first) = first_lines(text, 1).next() else {
         return Container::Empty;
     };
+    if let Some(c) = xml_events(text) {
+        return c;
+    }
     // A JSON array starts `[` then `{` or `]`; `[2026/12/01 ...]` and
     // `[exec-1]` start text lines.
     if let Some(rest) = text.trim_start().strip_prefix('[')

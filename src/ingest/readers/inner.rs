@@ -45,15 +45,25 @@ pub(crate) fn evidence(rec: &Record<'_>) -> u32 {
 
 /// The evidence a reader's record gives in the contest of readers
 /// (`contest.rs`): [`evidence`] plus 1 for a time field whose
-/// value reads as a time.
+/// value reads as a time (also a time a found structure's record has
+/// without its year or date, which the collector completes).
 pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
+    evidence(rec) + u32::from(timed(rec))
+}
+
+/// True when `rec` has a time field whose value reads as a time (also a
+/// time a found structure's record has without its year or date, which
+/// the collector completes).
+pub(crate) fn timed(rec: &Record<'_>) -> bool {
     let mut timed = false;
     rec.visit(&mut |k, v| {
         if !timed && roles_of(k).iter().any(|(r, _, _)| *r == Role::Time) {
-            timed = crate::ingest::roles::time::parse_time(&v.text(), None).is_ok();
+            let t = v.text();
+            timed = crate::ingest::roles::time::parse_time(&t, None).is_ok()
+                || crate::ingest::framing::stamps::is_truncated(&t);
         }
     });
-    evidence(rec) + u32::from(timed)
+    timed
 }
 
 /// The most lock evidence one string field of `rec` holds as a record of
@@ -84,17 +94,24 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Op
     if s.len() < MIN_LEN {
         return None;
     }
-    if s.starts_with('{') {
-        return json_record(s).ok().flatten().map(|map| {
-            f(&Record::Json {
-                main: &map,
-                extra: None,
-            })
-        });
+    // A JSON object, whole; one followed by more lines (a stack trace in a
+    // journal's multi-line MESSAGE) is read as a text line below, its
+    // object the record.
+    if s.starts_with('{')
+        && let Ok(Some(map)) = json_record(s)
+    {
+        return Some(f(&Record::Json {
+            main: &map,
+            extra: None,
+        }));
     }
     let t = text::parse_line(s);
     if t.layout == Layout::Json {
-        let map = json_record(t.message).ok()??;
+        let map = match json_record(t.message) {
+            Ok(Some(m)) => m,
+            // The object, then more text (a stack trace's lines).
+            _ => json_record(text::embedded_json(t.message)?.1).ok()??,
+        };
         let prefix = text::to_pairs(&text::TextLine {
             message: t.around,
             ..t

@@ -125,6 +125,7 @@ pub(crate) fn text_line(
     {
         return visit(no, off, Item::Record(Record::Pairs(&pairs)));
     }
+    let keep = rules.map_or(&[][..], |r| r.keep.as_slice());
     if let Some((time, s, partial, chunk)) = cri::parts(raw.trim_start()) {
         if partial {
             return match partials.push(s, time, chunk, no) {
@@ -134,16 +135,29 @@ pub(crate) fn text_line(
         }
         if let Some((last, joined)) = partials.close(s, time, chunk) {
             visit(last, off, Item::Skip)?;
-            return visit_text(&parse_line(&joined), visit, no, off);
+            let t = TextLine {
+                keep,
+                ..parse_line(&joined)
+            };
+            return visit_text(&t, visit, no, off);
         }
     }
-    visit_text(&parse_line(line), visit, no, off)
+    let t = TextLine {
+        keep,
+        ..parse_line(line)
+    };
+    visit_text(&t, visit, no, off)
 }
 
 /// The items of one parsed text line: a continuation line (no time, and no
 /// event or a stack trace's line) is skipped, a JSON payload is the inner record with the prefix
 /// outside it, anything else is its pairs.
-fn visit_text(t: &TextLine<'_>, visit: &mut Visit<'_>, no: u64, off: usize) -> ControlFlow<()> {
+pub(crate) fn visit_text(
+    t: &TextLine<'_>,
+    visit: &mut Visit<'_>,
+    no: u64,
+    off: usize,
+) -> ControlFlow<()> {
     // A stack trace's line is part of the line before, whatever its words
     // say (`java.lang.IllegalMonitorStateException: attempt to unlock lock,
     // not locked by current thread` names a lock word but no event).

@@ -3,8 +3,10 @@
 //! walk hands every record on; what each reader reads: CSV ([`csv`]), JSON
 //! documents ([`documents`]) and one JSON record's fields ([`json`]), line
 //! streams ([`lines`]: JSON Lines, logfmt, text lines), Grafana Loki's
-//! exports ([`loki`]), text layouts and message words ([`text`]), Parquet
-//! files ([`parquet`]); `key=value` pairs ([`pairs`]); the record a string
+//! exports ([`loki`]), XML exports of events ([`xml`]), text layouts and
+//! message words ([`text`]), text
+//! records by a structure found in their file ([`structured`]), Parquet
+//! files ([`parquet`]); pairs in a line's text ([`pairs`]); the record a string
 //! holds and a record's lock evidence ([`inner`]), the application's record
 //! inside an envelope's field ([`payload`]), the walk of a file's records by
 //! its reader ([`walk`]), the JSON Lines fast path ([`fast`]) and the sample
@@ -23,8 +25,10 @@ pub(crate) mod pairs;
 pub(crate) mod parquet;
 pub(crate) mod payload;
 pub(crate) mod sample;
+pub(crate) mod structured;
 pub(crate) mod text;
 pub(crate) mod walk;
+pub(crate) mod xml;
 
 #[cfg(test)]
 mod tests;

@@ -86,6 +86,13 @@ pub(crate) struct TextLine<'a> {
     /// True when `time` is a time of day without a date (Logback's and
     /// Log4j2's default patterns).
     pub time_only: bool,
+    /// Read the message's pairs in any common syntax
+    /// ([`crate::ingest::readers::pairs::any_pairs`]), not only `k=v`: for
+    /// text whose structure was found (`framing/structure.rs`).
+    pub any_pairs: bool,
+    /// Pair names kept as written, not renamed to their role: the fields a
+    /// mapping names.
+    pub keep: &'a [String],
 }
 
 /// Reads the Java layouts after the time: level, pid, `---`, brackets,
@@ -375,15 +382,29 @@ pub(crate) struct TextRules {
     pub line: Option<regex::Regex>,
     /// Per event kind, a regex over the message (named groups are fields).
     pub messages: Vec<(crate::model::EventKind, regex::Regex)>,
+    /// The field names the mapping's `[fields]` gives: a message's pair of
+    /// such a name keeps it, so the mapping finds it (`lk=` stays `lk`,
+    /// not `key`).
+    pub keep: Vec<String>,
 }
 
 impl TextRules {
-    /// The rules of `m`, `None` when it has none.
+    /// The rules of `m`, `None` when it has none (no `line_regex`, no
+    /// `[messages]`, no `[fields]`).
     pub fn of(m: &crate::ingest::roles::mapping::Mapping) -> Option<TextRules> {
-        (m.line_regex.is_some() || !m.messages.is_empty()).then(|| TextRules {
-            line: m.line_regex.as_ref().map(|r| r.0.clone()),
-            messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
+        (m.line_regex.is_some() || !m.messages.is_empty() || !m.fields.is_empty()).then(|| {
+            TextRules {
+                line: m.line_regex.as_ref().map(|r| r.0.clone()),
+                messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
+                keep: m.fields.values().cloned().collect(),
+            }
         })
+    }
+
+    /// True when the rules read lines themselves (a `line_regex` or
+    /// `[messages]`), not only keep the mapping's field names.
+    pub fn reads_lines(&self) -> bool {
+        self.line.is_some() || !self.messages.is_empty()
     }
 
     /// The pairs of a line these rules read: the line regex's groups (or
@@ -392,6 +413,9 @@ impl TextRules {
     /// regex does not match or no message regex does without a line regex:
     /// the built-in reading then decides.
     pub fn pairs<'a>(&'a self, line: &'a str) -> Option<Vec<(&'a str, Cow<'a, str>)>> {
+        if !self.reads_lines() {
+            return None;
+        }
         let mut out: Vec<(&'a str, Cow<'a, str>)> = Vec::new();
         let message = match &self.line {
             Some(rx) => {
@@ -413,6 +437,7 @@ impl TextRules {
                 out = to_pairs(&TextLine {
                     message: "",
                     labels: t.labels.clone(),
+                    keep: &self.keep,
                     ..t
                 });
                 msg
@@ -435,6 +460,7 @@ impl TextRules {
             None => {
                 let t = TextLine {
                     message,
+                    keep: &self.keep,
                     ..TextLine::default()
                 };
                 out.extend(to_pairs(&t));
@@ -523,13 +549,15 @@ fn message_kind_in(
     pairs: Option<&[(&str, Cow<'_, str>)]>,
     buf: &mut String,
 ) -> Option<EventKind> {
-    use crate::ingest::vocabulary::message as m;
+    use crate::ingest::vocabulary::{failure, message as m};
     let phrase = english_event(msg).and_then(EventKind::from_canonical);
     let head = if phrase.is_none() { m::head(msg) } else { None };
     if let Some(h) = head {
         crate::ingest::vocabulary::events::normalize_camel(h, buf);
     }
-    let kind = phrase.or_else(|| head.and_then(|_| m::head_kind_of(buf)));
+    let kind = phrase
+        .or_else(|| head.and_then(|_| m::head_kind_of(buf)))
+        .and_then(|k| failure::negated(k, m::head(msg).unwrap_or(msg)));
     let attempt = kind.is_none() && head.is_some() && m::head_is_attempt_of(buf);
     let has_pairs = match pairs {
         Some(p) => !p.is_empty(),
@@ -719,6 +747,7 @@ fn value_end(c: char) -> bool {
 /// `key=value` pairs (also `key: value` is not taken: colons live in lock
 /// keys) anywhere in a message. Values are bare (up to a space, comma,
 /// semicolon or closing bracket, trailing `:` and `.` dropped) or quoted.
+/// A message template's hole (`{Name}`) is never a value.
 pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
     let mut out = Vec::new();
     let mut from = 0;
@@ -752,7 +781,11 @@ pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
             };
             (v, vstart + step)
         };
-        if !name.is_empty() && !value.is_empty() && !name.starts_with(['-', '.']) {
+        if !name.is_empty()
+            && !value.is_empty()
+            && !name.starts_with(['-', '.'])
+            && !super::pairs::is_hole(value)
+        {
             out.push((name, Cow::Borrowed(value)));
         }
         from = next.max(eq + sep_len);
@@ -819,8 +852,19 @@ pub(crate) fn to_pairs<'a>(t: &TextLine<'a>) -> Vec<(&'a str, Cow<'a, str>)> {
     for (k, v) in &t.labels {
         push(k, Some(v));
     }
-    let pairs = message_pairs(t.message);
-    let has_event = pairs.iter().any(|(k, _)| canonical_name(k) == "event");
+    let pairs = if t.any_pairs {
+        super::pairs::any_pairs(t.message)
+    } else {
+        message_pairs(t.message)
+    };
+    let name = |k: &'a str| {
+        if t.keep.iter().any(|x| x == k) {
+            k
+        } else {
+            canonical_name(k)
+        }
+    };
+    let has_event = pairs.iter().any(|(k, _)| name(k) == "event");
     if !has_event && let Some(ev) = message_event_in(t.message, Some(&pairs)) {
         out.push(("event", Cow::Borrowed(ev)));
     }
@@ -834,7 +878,7 @@ pub(crate) fn to_pairs<'a>(t: &TextLine<'a>) -> Vec<(&'a str, Cow<'a, str>)> {
         _ => {}
     }
     for (k, v) in pairs {
-        out.push((canonical_name(k), v));
+        out.push((name(k), v));
     }
     if !t.message.is_empty() {
         out.push(("msg", Cow::Borrowed(t.message)));

@@ -3,7 +3,7 @@
 //! [`Item`](crate::ingest::records::item::Item).
 
 use super::container::Container;
-use super::{csv, documents, lines};
+use super::{csv, documents, lines, structured};
 use crate::ingest::records::item::Visit;
 
 /// Walks every record of `text` in order, stopping when `visit` breaks.
@@ -20,5 +20,8 @@ pub(crate) fn walk(c: &Container, text: &str, visit: &mut Visit<'_>) {
         }
         Container::Csv { delim } => csv::walk_csv(text, *delim, visit),
         Container::Text { rules } => lines::walk_text(text, rules.as_deref(), visit),
+        Container::Structured { structure, rules } => {
+            structured::walk_structured(text, structure, rules.as_deref(), visit)
+        }
     }
 }

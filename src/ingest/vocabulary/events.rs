@@ -236,6 +236,13 @@ pub(crate) fn event_kind(
     if let Some(k) = names.and_then(|n| n.get(buf.as_str())) {
         return Some(*k);
     }
+    let kind = built_in_kind(raw, names, buf)?;
+    super::failure::negated(kind, raw)
+}
+
+/// [`event_kind`] by the built-in words only: English names, camelCase,
+/// Chinese names, then the families of an identifier's words.
+fn built_in_kind(raw: &str, names: Option<&EventNames>, buf: &mut String) -> Option<EventKind> {
     english_kind(buf)
         .or_else(|| camel_kind(raw, names, buf))
         .or_else(|| {

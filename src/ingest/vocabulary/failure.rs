@@ -118,6 +118,23 @@ pub fn says_lost(text: &str) -> bool {
         || LOST_MARKS.iter().any(|m| text.contains(m))
 }
 
+/// `kind` as `text` says it happened: a success under a failure or a
+/// negation word is its failed form ("lease was not obtained" is no
+/// acquire, "没抢到锁" no grab, "mutex was not handed back" no release); a
+/// renewal that says it failed renewed nothing.
+pub fn negated(kind: crate::model::EventKind, text: &str) -> Option<crate::model::EventKind> {
+    use crate::model::EventKind::*;
+    if !says_failure(text) {
+        return Some(kind);
+    }
+    match kind {
+        Acquired => Some(AcquireFailed),
+        Released => Some(ReleaseFailed),
+        Renewed => None,
+        k => Some(k),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! The English of every [`SourceNote`]: what the JSON report holds.
 
-use super::{KeyLink, KeyList, SourceNote};
+use super::{DateFrom, KeyLink, KeyList, SourceNote};
 use crate::model::message::quoted;
 
 /// The lock keys of a note: `` `k1` `` or `` `k1` and 2 more ``.
@@ -303,6 +303,43 @@ fn nodes(n: &SourceNote) -> String {
         } => format!(
             "read as `{winner}` (lock evidence {score} in the first lines; `{runner_up}` found {runner_score})"
         ),
+        SourceNote::TextStructure {
+            format,
+            start,
+            multiline,
+            sampled,
+            starts,
+        } => format!(
+            "structure found: no known layout reads this text, so records were found by their time (`{format}`): a record starts at `{start}` ({starts} of the first {sampled} lines){}",
+            if *multiline {
+                "; the lines between continue the record before them"
+            } else {
+                ""
+            }
+        ),
+        SourceNote::JournalExport { entries, binary } => format!(
+            "systemd journal export: {entries} entr(ies) read as one record each ({binary} binary-safe field(s)); line numbers are entry numbers"
+        ),
+        SourceNote::DateSupplied {
+            value,
+            year_only,
+            from,
+        } => {
+            let what = if *year_only {
+                "times carry no year: read in"
+            } else {
+                "times carry no date: read on"
+            };
+            let whence = match from {
+                DateFrom::Mapping => "the mapping's date",
+                DateFrom::FileName => "from the file's name",
+                DateFrom::DatedLine => "from the first line with a date",
+                DateFrom::Assumed => {
+                    "assumed (give it with `date = \"YYYY-MM-DD\"` in a mapping file if it is another)"
+                }
+            };
+            format!("{what} {value}, {whence}")
+        }
         SourceNote::DataNode => {
             "Redlock: no lock key is written in this capture: a data node, not one of the lock \
              nodes, and it does not count toward any quorum"

@@ -2,7 +2,7 @@
 //! (锁键, 持有者, 租约, 过期时间); field, file and command names quoted as
 //! they are.
 
-use super::{KeyLink, KeyList, SourceNote};
+use super::{DateFrom, KeyLink, KeyList, SourceNote};
 use crate::model::message::{quoted, resolution_zh, role_zh};
 
 /// The lock keys of a note: `` `k1` `` or `` `k1` 等 3 个 ``.
@@ -292,6 +292,41 @@ fn nodes(n: &SourceNote) -> String {
             runner_score,
         } => {
             format!("按 `{winner}` 读取（前几行的锁证据 {score}；`{runner_up}` 为 {runner_score}）")
+        }
+        SourceNote::TextStructure {
+            format,
+            start,
+            multiline,
+            sampled,
+            starts,
+        } => format!(
+            "已找出结构：没有已知格式能读这份文本，于是按时间（`{format}`）找记录：记录从 `{start}` 开始（前 {sampled} 行中有 {starts} 行）{}",
+            if *multiline {
+                "；其间的行接续前一条记录"
+            } else {
+                ""
+            }
+        ),
+        SourceNote::JournalExport { entries, binary } => format!(
+            "systemd 日志导出格式：{entries} 条记录各读作一条（{binary} 个二进制安全字段）；行号即记录序号"
+        ),
+        SourceNote::DateSupplied {
+            value,
+            year_only,
+            from,
+        } => {
+            let what = if *year_only {
+                "时间没有年份：按"
+            } else {
+                "时间没有日期：按"
+            };
+            let whence = match from {
+                DateFrom::Mapping => "取自映射文件的日期",
+                DateFrom::FileName => "取自文件名",
+                DateFrom::DatedLine => "取自第一行带日期的记录",
+                DateFrom::Assumed => "推测；若不是，请在映射文件中用 `date = \"YYYY-MM-DD\"` 给出",
+            };
+            format!("{what} {value} 读取（{whence}）")
         }
         SourceNote::DataNode => {
             "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"

@@ -59,8 +59,8 @@ fn free_columns(fit: &Fit, hints: &[NameHint], n: usize) -> Vec<u32> {
 }
 
 /// The fencing token: a numeric column on most acquires that stays the
-/// same within a hold's rows and grows from one hold's acquire to the
-/// next on a key.
+/// same over a holder's rows and grows from one hold's acquire to the next
+/// on a key.
 fn fencing(table: &Table, fit: &Fit, numeric: &[u32]) -> Option<u32> {
     let h = fit.hypothesis;
     let acquire: Vec<&Row> = table
@@ -77,11 +77,25 @@ fn fencing(table: &Table, fit: &Fit, numeric: &[u32]) -> Option<u32> {
             return false;
         }
         let mut last: HashMap<&str, f64> = HashMap::new();
-        on.iter().all(|&(k, n)| {
+        let grows = on.iter().all(|&(k, n)| {
             let grows = last.get(k).is_none_or(|&p| n > p);
             last.insert(k, n);
             grows
-        })
+        });
+        grows && steady_in_holds(table, fit, c)
+    })
+}
+
+/// Whether column `c` keeps one value over each holder's rows on a key (a
+/// fencing token is the hold's; a clock moves on).
+fn steady_in_holds(table: &Table, fit: &Fit, c: u32) -> bool {
+    let h = fit.hypothesis;
+    let mut seen: HashMap<(&str, &str), &str> = HashMap::new();
+    table.rows.iter().all(|r| {
+        let (Some(k), Some(who), Some(v)) = (r.get(h.key), r.get(h.holder), r.get(c)) else {
+            return true;
+        };
+        *seen.entry((k, who)).or_insert(v) == v
     })
 }
 

@@ -427,8 +427,10 @@ pub fn event_candidates(profiles: &[Profile], rows: usize) -> Vec<u32> {
     candidates(profiles, |p| {
         p.present as usize * 2 >= rows
             && (2..=64).contains(&p.distinct)
-            // A step is taken again and again: most values repeat.
-            && p.repeated * 2 >= p.distinct
+            // A step is taken again and again: values recur (a message
+            // written with its data is new on every line).
+            && p.repeated >= 1
+            && p.distinct * 5 <= p.present * 4
             && !p.is_meta()
             && !p.is_numeric()
             && p.token * 2 < p.present

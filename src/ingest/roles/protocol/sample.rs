@@ -290,7 +290,9 @@ const RUNTIME_NAMES: &[&str] = &[
 /// holder's, an event's or message's, or the runtime's own field.
 fn hint_of(name: &str) -> NameHint {
     let last = last_segment(name);
-    if level_name(name) || RUNTIME_NAMES.contains(&last.as_str()) {
+    // `_PID`, `__CURSOR`, `_indextime`: the journal's trusted fields and the
+    // stores' own start with `_`.
+    if level_name(name) || RUNTIME_NAMES.contains(&last.as_str()) || last.starts_with('_') {
         return NameHint::Runtime;
     }
     let roles = roles_of(name);

@@ -217,15 +217,16 @@ impl Shape {
         let keyish = !phrase
             && (v.contains(':') || v.contains('/'))
             && v.split([':', '/']).filter(|p| !p.is_empty()).count() >= 2;
-        let meta = (number.is_none() && Severity::of_level(v) != Severity::Unknown)
-            || number.is_some_and(epoch)
-            || timeish(v)
-            || v.parse::<std::net::Ipv4Addr>().is_ok();
         let duration_ms = if number.is_none() && !phrase {
             crate::ingest::roles::duration::text_duration_ms(v)
         } else {
             None
         };
+        // A clock form without a date (`00:00:02`) may be a duration.
+        let meta = (number.is_none() && Severity::of_level(v) != Severity::Unknown)
+            || number.is_some_and(epoch)
+            || (timeish(v) && duration_ms.is_none())
+            || v.parse::<std::net::Ipv4Addr>().is_ok();
         Shape {
             number,
             duration_ms,
