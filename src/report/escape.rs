@@ -203,7 +203,7 @@ impl<W: std::io::Write> std::io::Write for JsonForTerminal<W> {
         // Every such character is 2 (C1: C2 80..9F) or 3 (E2 80 AA..AE,
         // E2 81 A6..A9) bytes long and starts with C2 or E2.
         // Only the characters those bytes lead are looked at (decoding
-        // every character of a report with a dash in it was 1.5 % of a
+        // every character of a report with a dash in it costs 1.5 % of a
         // million-event run).
         let mut from = 0;
         for at in memchr::memchr2_iter(0xC2, 0xE2, buf) {

@@ -1,4 +1,4 @@
-//! `lockreplay fetch` against real servers (issue #36 item 2):
+//! `lockreplay fetch` against real servers:
 //! - Debian's `clickhouse-server` (18.16, a real ClickHouse and its real HTTP
 //!   interface, started here on loopback ports with a password): the row
 //!   pull by `--key`/`--since`/`--until` (replayed, and opened in the real

@@ -602,7 +602,7 @@ fn nested_documents_and_attribute_lists() {
     ]);
 }
 
-/// Parquet exports (issue #31 item 6), written by the real writers
+/// Parquet exports, written by the real writers
 /// (`tests/sql/make_parquet.py`): ClickHouse's `FORMAT Parquet` through chDB
 /// (DateTime64 in UTC, zstd pages) and DuckDB's `COPY ... (FORMAT parquet)`
 /// (a naive TIMESTAMP, Snappy pages). Each gives the answer of the JSON

@@ -522,8 +522,8 @@ fn read_chunks(
         let mut buf = std::mem::take(&mut carry);
         let have = buf.len();
         let want = chunk_bytes.max(have + chunk_bytes.min(1 << 20));
-        // Room for the chunk, never zeroed: zeroing 8 MB a chunk was 1 to
-        // 2 % of a profile, plus the page faults it took.
+        // Room for the chunk, never zeroed: zeroing 8 MB a chunk costs 1 to
+        // 2 % of a profile, plus its page faults.
         buf.reserve_exact(want - have);
         let eof = match read_onto(&mut f, &mut buf, want - have) {
             Ok(eof) => eof,

@@ -1134,8 +1134,8 @@ mod tests {
 
     #[test]
     fn three_close_bands_each_get_their_label_in_rows_none_cut_or_overlapping() {
-        // Three bands 30 points apart, labels 70 points wide (short 25): the
-        // old one-row placement drew the first only.
+        // Three bands 30 points apart, labels 70 points wide (short 25): on
+        // one row only the first would fit.
         let labels = [
             (100.0, 70.0, 25.0),
             (130.0, 70.0, 25.0),
