@@ -283,6 +283,20 @@ fn nodes(n: &SourceNote) -> String {
             nodes.len(),
             quoted(nodes, ", "),
         ),
+        SourceNote::DataNode => {
+            "Redlock: no lock key is written in this capture: a data node, not one of the lock \
+             nodes, and it does not count toward any quorum"
+                .to_string()
+        }
+        _ => layout(n),
+    }
+}
+
+/// The English of the notes on how the file's layout was read: a field
+/// chosen by its values, Parquet columns, the reader contest, a structure
+/// found, a journal export, a date supplied.
+fn layout(n: &SourceNote) -> String {
+    match n {
         SourceNote::ByValue { role, field } => format!(
             "{role}: `{field}` was chosen by its values, not its name (a guess; name it in a mapping file if it is wrong)"
         ),
@@ -339,11 +353,6 @@ fn nodes(n: &SourceNote) -> String {
                 }
             };
             format!("{what} {value}, {whence}")
-        }
-        SourceNote::DataNode => {
-            "Redlock: no lock key is written in this capture: a data node, not one of the lock \
-             nodes, and it does not count toward any quorum"
-                .to_string()
         }
         _ => String::new(),
     }

@@ -272,6 +272,19 @@ fn nodes(n: &SourceNote) -> String {
             nodes.len(),
             quoted(nodes, "、"),
         ),
+        SourceNote::DataNode => {
+            "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"
+                .to_string()
+        }
+        _ => layout(n),
+    }
+}
+
+/// The Chinese of the notes on how the file's layout was read: a field
+/// chosen by its values, Parquet columns, the reader contest, a structure
+/// found, a journal export, a date supplied.
+fn layout(n: &SourceNote) -> String {
+    match n {
         SourceNote::ByValue { role, field } => format!(
             "{}：`{field}` 是按取值而非字段名选出的（推测；若不对，请在映射文件中指定）",
             role_zh(role)
@@ -327,10 +340,6 @@ fn nodes(n: &SourceNote) -> String {
                 DateFrom::Assumed => "推测；若不是，请在映射文件中用 `date = \"YYYY-MM-DD\"` 给出",
             };
             format!("{what} {value} 读取（{whence}）")
-        }
-        SourceNote::DataNode => {
-            "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"
-                .to_string()
         }
         _ => String::new(),
     }

@@ -516,9 +516,21 @@ pub fn legend(
         x += 26.0;
         text(&mut x, tr(lang, "stall_legend"));
     }
+    finding_legend(painter, (&mut x, mid), kinds, lang, &text);
+}
+
+/// The marker and name of each finding kind in `kinds`, from `x` on the
+/// legend's middle line `mid`; `text` writes a name and moves `x` past it.
+fn finding_legend(
+    painter: &Painter,
+    (x, mid): (&mut f32, f32),
+    kinds: &[FindingKind],
+    lang: Lang,
+    text: &dyn Fn(&mut f32, &str),
+) {
     for &kind in kinds {
         let (letter, color) = finding_style(kind);
-        let r = Rect::from_min_size(pos2(x, mid - 7.0), vec2(12.0, 14.0));
+        let r = Rect::from_min_size(pos2(*x, mid - 7.0), vec2(12.0, 14.0));
         painter.rect_filled(r, 2.0, color);
         painter.text(
             r.center(),
@@ -527,8 +539,8 @@ pub fn legend(
             FontId::proportional(10.0),
             Color32::WHITE,
         );
-        x += 16.0;
-        text(&mut x, &words(lang, kind.as_str()));
+        *x += 16.0;
+        text(x, &words(lang, kind.as_str()));
     }
 }
 
