@@ -47,7 +47,8 @@ fn a_device_as_input_is_refused_at_once() {
 }
 
 /// Waits for `child` at most `secs`, killing it after: a hang fails the
-/// test instead of stopping the run (the bug it guards against was one).
+/// test instead of stopping the run (a hang is what these tests guard
+/// against).
 fn wait_or_kill(mut child: std::process::Child, secs: u64) -> Output {
     let start = std::time::Instant::now();
     loop {
@@ -141,7 +142,7 @@ fn a_fifo_is_read_once_plain_or_gzipped() {
             }
         });
         let out = wait_or_kill(child, 120);
-        // Unblocks a feeder still waiting for a reader (the bug's case);
+        // Unblocks a feeder still waiting for a reader;
         // non-blocking, as no writer may be left.
         if !feeder.is_finished() {
             use std::os::unix::fs::OpenOptionsExt;
