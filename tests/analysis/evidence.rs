@@ -6,7 +6,6 @@
 //! nothing could be read from still makes the run exit 2.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 fn fixture(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -15,7 +14,7 @@ fn fixture(rel: &str) -> PathBuf {
 }
 
 fn run(args: &[&str], files: &[PathBuf]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .arg("analyze")
         .args(args)
         .args(files)
@@ -226,7 +225,7 @@ fn a_file_of_business_events_only_is_a_note_beside_the_locks() {
 
 /// The overlap count of the what-if table's row `policy`.
 fn whatif_overlaps(files: &[PathBuf], policy: &str) -> (u32, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .arg("whatif")
         .args(files)
         .output()

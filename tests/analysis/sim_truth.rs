@@ -5,12 +5,13 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Command;
 
 use lockreplay::analysis::{Analysis, Settings, analyze};
 use lockreplay::ingest::{IngestOptions, Progress, read_source};
 use lockreplay::model::{LoadedLog, LogBuilder};
 use lockreplay::sim::{SimArgs, Truth, simulate};
+
+use crate::support::sample;
 
 type Pair = (String, String, String, String);
 
@@ -187,14 +188,8 @@ fn truth_matches_analysis_over_many_waves() {
     });
 }
 
-fn sample(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("sample-logs")
-        .join(name)
-}
-
 fn analyze_json(file: &Path) -> (i32, serde_json::Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .args(["analyze", "--format", "json", "--unit-loss", "200"])
         .arg(file)
         .output()

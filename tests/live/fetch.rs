@@ -46,13 +46,6 @@ fn present_or_skip(what: &str, ok: bool) -> bool {
     ok
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
 fn wait_until(what: &str, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
     while !ready() {
@@ -98,7 +91,7 @@ fn clickhouse_server() -> Option<Server> {
     }
     let dir = tempfile::tempdir().expect("tmp");
     let d = dir.path().display();
-    let port = free_port();
+    let port = crate::free_port();
     std::fs::write(
         dir.path().join("users.xml"),
         format!(
@@ -710,7 +703,7 @@ fn credentials_in_the_url_are_used_and_never_printed() {
     let auth = seen.lock().expect("lock")[0].auth.clone();
     // RFC 7617: base64("ann@shop:p:ss").
     assert_eq!(auth, "Basic YW5uQHNob3A6cDpzcw==");
-    let refused = format!("http://ann:p%3Ass@127.0.0.1:{}", free_port());
+    let refused = format!("http://ann:p%3Ass@127.0.0.1:{}", crate::free_port());
     let out = run_fetch(&["--url", &refused, "--list"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");

@@ -6,3 +6,11 @@
 mod fetch;
 mod redis_server;
 mod sql_engines;
+
+/// A loopback port free at the time of asking, for a server the test starts.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}

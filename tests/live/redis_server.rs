@@ -6,7 +6,6 @@
 //! persistence, and stops it (SHUTDOWN, then by its pid if still running).
 
 use std::collections::HashMap;
-use std::net::TcpListener;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -28,13 +27,6 @@ impl Drop for Reaper {
             }
         }
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
 }
 
 fn wait_for(what: &str, timeout: Duration, mut ok: impl FnMut() -> bool) {
@@ -75,7 +67,7 @@ impl Live {
             return None;
         }
         let dir = tempfile::tempdir().expect("tmp");
-        let port = free_port();
+        let port = crate::free_port();
         let server = Command::new("redis-server")
             .args([
                 "--port",

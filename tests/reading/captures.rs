@@ -10,7 +10,6 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -36,7 +35,7 @@ fn truth(dir: &Path) -> Value {
 }
 
 fn analyze(paths: &[PathBuf]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .args(["analyze", "--format", "json", "--unit-loss", "200"])
         .args(paths)
         .output()

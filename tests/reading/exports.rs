@@ -16,7 +16,6 @@
 //! overlap by more than the 1 ms tolerance.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -53,7 +52,7 @@ struct Answer {
 
 fn run(file: &str, args: &[&str]) -> Result<Answer, String> {
     let path = fixture(file);
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .arg("analyze")
         .args(["--format", "json", "--unit-loss", UNIT_LOSS])
         .args(args)
@@ -637,7 +636,7 @@ fn parquet_from_clickhouse_and_duckdb() {
                 ),
                 Err(e) => failures.push(e),
             }
-            let text = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+            let text = crate::support::bin()
                 .args(["analyze", "--unit-loss", UNIT_LOSS])
                 .arg(fixture(&file))
                 .output()
@@ -684,7 +683,7 @@ fn parquet_from_clickhouse_and_duckdb() {
     damaged[n - 8..n - 4].copy_from_slice(&u32::MAX.to_le_bytes());
     let bad = dir.join("damaged.parquet");
     std::fs::write(&bad, &damaged).expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .arg("analyze")
         .arg(&bad)
         .output()

@@ -8,7 +8,6 @@
 //! the same source is named above each case below.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -168,7 +167,7 @@ struct Run {
 }
 
 fn analyze(files: &[&str], args: &[&str]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_lockreplay"));
+    let mut cmd = crate::support::bin();
     cmd.args(["analyze", "--format", "json", "--unit-loss", "200"]);
     let mut it = args.iter();
     while let Some(a) = it.next() {

@@ -216,7 +216,7 @@ fn order_and_duplicates_do_not_change_the_leases() {
 
 /// Peak resident memory (VmHWM, bytes) of a child running the binary.
 fn run_measuring_rss(args: &[&std::ffi::OsStr]) -> (std::process::ExitStatus, u64) {
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let mut child = crate::support::bin()
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -422,7 +422,7 @@ fn inputs_are_opened_read_only_and_left_untouched() {
     let before: Vec<_> = inputs.iter().map(|p| fingerprint(p)).collect();
     let out = dir.path().join("report");
     let run = |args: &[&std::ffi::OsStr]| {
-        let st = std::process::Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+        let st = crate::support::bin()
             .args(args)
             .args(&inputs)
             .output()

@@ -6,7 +6,6 @@
 use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 use support::{CAD, monitor_line, write_lines};
@@ -15,7 +14,7 @@ use support::{CAD, monitor_line, write_lines};
 const T0: i64 = 1_796_090_400;
 
 fn analyze(files: &[&Path]) -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .args(["analyze", "--format", "json", "--unit-loss", "200"])
         .args(files)
         .output()

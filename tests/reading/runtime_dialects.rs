@@ -8,14 +8,13 @@
 use crate::support;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 use support::{causes, finding_kinds, write_lines as write};
 
 /// `analyze --format json` of `file`: (exit code, report).
 fn analyze(file: &Path) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .args([
             "analyze",
             "--format",
@@ -39,7 +38,7 @@ fn analyze(file: &Path) -> (i32, Value) {
 
 /// The `events:` line of `inspect FILE`: events per kind (`acquired 2, ...`).
 fn events_line(file: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .arg("inspect")
         .arg(file)
         .output()
@@ -491,7 +490,7 @@ fn rsyslog_files_of_rfc_3164_times_get_a_year() {
     // A mapping's date gives the year.
     let mapping = dir.path().join("m.toml");
     std::fs::write(&mapping, "date = \"2024-11-09\"\n").expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+    let out = crate::support::bin()
         .args(["analyze", "--format", "json", "--no-cache", "--mapping"])
         .arg(&mapping)
         .arg(&file)

@@ -6,14 +6,10 @@
 use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
-use support::{causes, finding_kinds as kinds};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_lockreplay"))
-}
+use support::{bin, causes, finding_kinds as kinds};
 
 fn write(dir: &Path, name: &str, lines: &[&str]) -> PathBuf {
     let path = dir.join(name);
