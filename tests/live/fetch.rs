@@ -185,7 +185,7 @@ const TABLE: &str = "CREATE TABLE lock_events (seq Int64, ts_ns Int64, key Nulla
 /// server's `lock_events`.
 fn load_table(port: u16, logs: &[&Path], tmp: &Path) {
     let events = tmp.join("events.jsonl");
-    let out = Command::new(BIN)
+    let out = crate::support::bin()
         .args(["sql", "--export-events"])
         .arg(&events)
         .args(logs)
@@ -207,7 +207,7 @@ fn load_table(port: u16, logs: &[&Path], tmp: &Path) {
 }
 
 fn fetch(port: u16, password: &str, args: &[&str]) -> Output {
-    Command::new(BIN)
+    crate::support::bin()
         .arg("fetch")
         .arg("--url")
         .arg(format!("http://127.0.0.1:{port}"))
@@ -245,7 +245,7 @@ fn pairs_of(json: &[u8]) -> Vec<(String, String, String, String, String)> {
 }
 
 fn analyze_json(file: &Path) -> Vec<u8> {
-    let out = Command::new(BIN)
+    let out = crate::support::bin()
         .args(["analyze", "--no-cache", "--format", "json"])
         .arg(file)
         .output()
@@ -267,7 +267,7 @@ fn fixture(rel: &str) -> PathBuf {
 /// A simulated flash sale with overlaps on several keys.
 fn simulated(tmp: &Path) -> PathBuf {
     let sim = tmp.join("sim.jsonl");
-    let out = Command::new(BIN)
+    let out = crate::support::bin()
         .args([
             "simulate",
             "--buyers",
@@ -585,7 +585,7 @@ fn fetch_speaks_tls_with_the_given_authority_and_refuses_an_unknown_one() {
     };
     let url = format!("https://127.0.0.1:{}", server.port);
     let run = |extra: &[&std::ffi::OsStr]| {
-        Command::new(BIN)
+        crate::support::bin()
             .args(["fetch", "--url", &url, "--list", "--timeout-s", "20"])
             .args(extra)
             .env("CLICKHOUSE_PASSWORD", PASSWORD)
@@ -672,7 +672,7 @@ fn fake_server(
 }
 
 fn run_fetch(args: &[&str]) -> Output {
-    Command::new(BIN)
+    crate::support::bin()
         .arg("fetch")
         .args(args)
         .env_remove("CLICKHOUSE_USER")

@@ -3,6 +3,9 @@
 //! from PyPI (`sql_engines`). `.ci/run` installs them all; where one is missing
 //! its test is skipped with a message, except under `CI`, where that fails.
 
+#[path = "../support/mod.rs"]
+mod support;
+
 mod fetch;
 mod redis_server;
 mod sql_engines;

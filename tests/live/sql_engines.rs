@@ -144,7 +144,7 @@ fn hostile_names_keep_the_meaning_of_every_query_and_rule() {
 #[test]
 fn an_alert_for_a_table_that_is_not_one_expression_is_an_error() {
     for store in ["clickhouse", "duckdb"] {
-        let out = Command::new(env!("CARGO_BIN_EXE_lockreplay"))
+        let out = crate::support::bin()
             .args(["sql", "--alert", store, "--table", "a;b"])
             .output()
             .expect("ok");
