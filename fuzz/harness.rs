@@ -1,6 +1,7 @@
 //! What each fuzz target does with its input, shared by the libFuzzer targets
-//! in `fuzz/fuzz_targets/` and by `tests/fuzz_replay.rs`, which replays the
-//! seed corpus and every saved crash through the same code in `cargo test`.
+//! in `fuzz/fuzz_targets/` and by `tests/reading/fuzz_replay.rs`, which
+//! replays the seed corpus and every saved crash through the same code in
+//! `cargo test`.
 //!
 //! Besides "no panic", every target checks the invariants a user relies on:
 //! the per-file accounting identity (`lines_read = events_loaded +
@@ -291,8 +292,8 @@ fn ingest_twice(bytes: &[u8], opts: &IngestOptions) -> LoadedLog {
     a
 }
 
-/// Envelopes around each input line (issue #35: payload detection, the
-/// kinds picked apart): the first byte picks docker json-file (`log`), SLS
+/// Envelopes around each input line (payload detection, the kinds picked
+/// apart): the first byte picks docker json-file (`log`), SLS
 /// (`content`) or Filebeat (`message`); every line is one JSON record, so
 /// the file's lines are read exactly once each, whatever the payloads are.
 fn payload(data: &[u8]) {
@@ -356,7 +357,7 @@ fn text_layout(data: &[u8]) {
 /// byte is odd, else `F`; a line whose first byte is a multiple of 3 is
 /// followed by a `stderr` line (`P` or `F` by the next bit) of no event.
 /// Partial lines are joined per stream, so the `stdout` events are those of
-/// the same file without its `stderr` lines (issue #35 item 7), and every
+/// the same file without its `stderr` lines, and every
 /// line is counted once.
 fn cri(data: &[u8]) {
     let text = String::from_utf8_lossy(data);

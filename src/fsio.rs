@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 /// `inputs` (by path, through a link, or as the same device and inode: a hard
 /// link) or when something other than a regular file is there (a character
 /// device such as `/dev/null`, a FIFO, a socket, a folder): the atomic write
-/// would replace that node with a regular file (issue #18). A missing path
+/// would replace that node with a regular file. A missing path
 /// is a new name and fine.
 ///
 /// # Errors

@@ -1,8 +1,8 @@
-//! `lockreplay inspect`: how each file was read, field by field (issue #31
-//! item 4): the container and layout, the readers' bids, every field with
-//! the role it plays, how sure the choice is and sample values, the events
-//! each kind gave, and a ready mapping file (`--write-mapping`) that pins
-//! the choices for the next read or for `lockreplay sql`/`fetch`.
+//! `lockreplay inspect`: how each file was read, field by field: the container
+//! and layout, the readers' bids, every field with the role it plays, how sure
+//! the choice is and sample values, the events each kind gave, and a ready
+//! mapping file (`--write-mapping`) that pins the choices for the next read or
+//! for `lockreplay sql`/`fetch`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

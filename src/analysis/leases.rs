@@ -153,8 +153,8 @@ impl EventView {
     pub fn split(log: &LoadedLog) -> (EventView, Option<EventView>) {
         use std::collections::HashSet;
         // No capture: nothing to split, and no reason to gather the
-        // application's keys, holders and orders (issue #17: doing so took
-        // 0.95 s, on one core, of a 10 M event log without a capture).
+        // application's keys, holders and orders (doing so takes 0.95 s,
+        // on one core, of a 10 M event log without a capture).
         if !log.events.iter().any(|e| e.inferred) {
             return (EventView::all(), None);
         }
@@ -419,9 +419,9 @@ pub(crate) fn time_order(
 /// pairs of its consecutive events whose time goes up while the line
 /// number goes down, and four times as many as the other way. Within one logged instant such a file's lines are
 /// then taken last line first, so the order of the lines (the log lag, the
-/// whole-second rule of §4) means what it means in a file in time order (a
-/// new-user trial, session 21: an SLS download newest first read its
-/// hand-offs in one second backwards). O(events).
+/// whole-second rule of §4) means what it means in a file in time order
+/// (else an SLS download newest first reads its hand-offs in one second
+/// backwards). O(events).
 fn newest_first_files(log: &LoadedLog) -> Vec<bool> {
     let n = log.sources.len().max(1);
     // Per file: the last event (time, line) and the votes (up, down).
@@ -739,8 +739,8 @@ impl KeyReplay {
     /// later deduction and failed release all carry one second; the file's
     /// order says A still worked after B acquired, and the windows, which
     /// only touched, overlap by less than the log's resolution (a 0 ms pair,
-    /// docs/semantics.md §4; a new-user trial, session 21, found the oversell
-    /// of such a log with no incident, exit 0). Across files the order of
+    /// docs/semantics.md §4; else such a log's oversell has no incident,
+    /// exit 0). Across files the order of
     /// lines says nothing.
     fn after_ties(&self, t: i64, holder: Sym, file: u16) -> i64 {
         match self.last_acquire {
@@ -792,7 +792,7 @@ impl KeyReplay {
             // The release began `elapsed_ms` before its line, but not
             // before the holder's own last line on the key: an elapsed time
             // reaching back past its work counted something else (the hold,
-            // from its acquire: "held 2600 ms", a new-user trial) and is
+            // from its acquire: "held 2600 ms") and is
             // not the release's; the window then ends at the line.
             let began = t.saturating_sub(elapsed_ns).max(0);
             let b = &holds[h];
@@ -889,8 +889,8 @@ fn finish_key(
 /// (positions of its `released`, `release_failed` and `lock_lost`, in time
 /// order), so that the log-lag rule finds a holder's next one by binary
 /// search instead of scanning every event within the tolerance after each
-/// acquire: a burst of n acquires inside the tolerance cost n² (issue #18:
-/// 300 000 acquires within 1 ms ran past 60 s).
+/// acquire: a burst of n acquires inside the tolerance would cost n²
+/// (300 000 acquires within 1 ms ran past 60 s).
 struct HolderEnds(hashbrown::HashMap<Sym, Vec<usize>>);
 
 impl HolderEnds {
@@ -1366,10 +1366,10 @@ pub(crate) mod tests {
 
     #[test]
     fn an_elapsed_time_reaching_back_past_the_holders_work_is_not_the_releases() {
-        // A new-user trial's wrapper logged the time held ("elapsed_ms":
-        // 2600 since the acquire) on its release line: the window ended at
-        // the acquire, before the holder's own stock deduction, and the
-        // overlap was lost.
+        // A wrapper that logs the time held ("elapsed_ms": 2600 since the
+        // acquire) on its release line: taken as the release's, the window
+        // would end at the acquire, before the holder's own stock
+        // deduction, and the overlap would be lost.
         let mut log = log_of(&[
             (1000, Acquired, "k", "A", Some(2000)),
             (3500, StockDeducted, "k", "A", None),

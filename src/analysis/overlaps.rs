@@ -555,7 +555,7 @@ mod tests {
         // A log of whole seconds (zerolog's default time): B acquired,
         // deducted and released, then A deducted and failed to release, all
         // in second 3. A still worked after B's acquire: an overlap below
-        // the log's resolution, not a touch (a new-user trial, session 21).
+        // the log's resolution, not a touch.
         let zombie_last = [
             (1000, Acquired, "k", "A", Some(2000)),
             (3000, Acquired, "k", "B", Some(2000)),
@@ -571,7 +571,7 @@ mod tests {
         // Without its release line, A's last deduction ends its window.
         let o = run_in_whole_seconds(&zombie_last[..5]);
         assert_eq!(o.len(), 1, "{o:?}");
-        // In a log of finer times the windows only touch, as before: within
+        // In a log of finer times the windows only touch: within
         // a millisecond the order of lines is no surer than the log lag.
         assert!(run(&zombie_last).0.is_empty());
         // A's lines before B's acquire: a hand-off in one second.

@@ -1,4 +1,4 @@
-//! The load cache (issue #34, item 3): a second open of the same files
+//! The load cache: a second open of the same files
 //! reads the [`LoadedLog`] a first open saved instead of reading the logs
 //! again. Every command and the window load through [`load_paths_cached`].
 //!
@@ -38,7 +38,7 @@ pub const HEADER_LEN: usize = 44;
 
 /// Inputs smaller than this in total (1 MiB) are neither looked up nor
 /// stored: they load in a few ms, about what an entry costs to check and
-/// write (docs/performance.md, "Load cache").
+/// write (docs/performance.md, "The load cache").
 pub const MIN_INPUT_BYTES: u64 = 1 << 20;
 
 /// Default cap on the cache directory's entries, bytes (2 GiB); the
@@ -656,9 +656,8 @@ mod tests {
 
     #[test]
     fn eviction_never_removes_a_file_the_cache_did_not_write() {
-        // Found by a hostile-input probe (session 19): a log named
-        // `app.lrc` kept in the cache folder was evicted (deleted) as the
-        // oldest entry when the cap was small.
+        // A log named `app.lrc` kept in the cache folder looks like the
+        // oldest entry when the cap is small; it must not be deleted.
         let tmp = tempfile::tempdir().expect("tmp");
         let dir = tmp.path();
         let old = SystemTime::now() - Duration::from_secs(7200);

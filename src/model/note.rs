@@ -41,7 +41,7 @@ pub enum SourceNote {
     },
     /// An envelope file whose payloads are of several kinds (JSON records
     /// and text lines, or records without a payload): the records of
-    /// `kind` have fields of their own, picked from them (issue #35).
+    /// `kind` have fields of their own, picked from them.
     FieldsOfKind {
         /// `JSON payloads`, `text payloads` or `records without a payload`.
         kind: String,
@@ -302,7 +302,7 @@ pub enum SourceNote {
     },
     /// A role's field chosen by its values, no name of it known (event
     /// words, date-time texts, tokens that recur across a hold's lines):
-    /// a guess, said as one (issue #31 item 2).
+    /// a guess, said as one.
     ByValue {
         /// The role (`event`, `time`, `holder`).
         role: String,
@@ -311,7 +311,7 @@ pub enum SourceNote {
     },
     /// A Parquet file, read as one record per row (line numbers are row
     /// numbers), only the columns the roles need when they could be told
-    /// from the first rows (issue #31 item 6).
+    /// from the first rows.
     Parquet {
         /// Rows read.
         rows: u64,

@@ -85,7 +85,7 @@ const MAX_EXPIRY_AHEAD_MS: f64 = 7.0 * 86_400_000.0;
 /// ms: 11.5 days) or a date-time, an absolute expiry: TTL = expiry - event
 /// time, when that is from 0 to 7 days (a Redisson-style `expiration` of
 /// epoch ms is no TTL of 55 years). A value of 10^12 ms or more that is no
-/// such expiry gives no TTL (issue 31).
+/// such expiry gives no TTL.
 pub(crate) fn ttl_of(
     v: &FieldValue<'_>,
     unit: Unit,
@@ -114,7 +114,7 @@ pub(crate) fn ttl_of(
 
 /// Longest key, holder, host, thread, product or order id kept, bytes: a
 /// longer one keeps its first bytes and a hash of the whole, with a warning
-/// (issue #18: 40 lines of 4 MB holder names took 3.5 GB, every report
+/// (40 lines of 4 MB holder names would take 3.5 GB, every report
 /// repeating them).
 pub const MAX_NAME_BYTES: usize = 1024;
 
@@ -257,7 +257,7 @@ impl<'o> Collector<'o> {
 
     /// Reads one record with the fields picked for its kind
     /// ([`crate::ingest::roles::fields::RecordKind`]) when the file's kinds were picked
-    /// apart (issue #35: a file mixing JSON and text payloads).
+    /// apart (a file mixing JSON and text payloads).
     fn record_of_kind(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         if self.fields.others.is_empty() {
             return self.record_one(b, line, rec);
@@ -504,8 +504,8 @@ impl<'o> Collector<'o> {
     /// (or last year when that puts the time more than a day ahead of now),
     /// then advanced at each new year (the month going back by more than
     /// six). Said in a note ([`SourceNote::YearAssumed`]). `None` for any
-    /// other time. A new-user trial (session 21) found such files
-    /// unreadable: "unreadable time" on every line.
+    /// other time. Without it such a file is unreadable: "unreadable time"
+    /// on every line.
     fn with_year(&mut self, text: &str) -> Option<String> {
         let (month, rest) = rfc3164_parts(text)?;
         let year = match self.year {
@@ -536,8 +536,8 @@ impl<'o> Collector<'o> {
     /// belongs to: the date advances when the time of day goes back by more
     /// than 12 h (past midnight; a log is in time order within seconds, not
     /// hours), and a line a little before the last midnight stays on the
-    /// day before (issue #35: every line had the first date, so a hold
-    /// across midnight ran backwards). Counted for the source note.
+    /// day before (with the first date on every line, a hold across
+    /// midnight would run backwards). Counted for the source note.
     fn advance_at_midnight(
         &mut self,
         (ns, o): (i64, TimeOrigin),

@@ -99,8 +99,8 @@ fn read_file(
     // The parallel path reads a head to decide, and on "no" the file is
     // opened again: only a regular file may be. A FIFO, `/dev/stdin` or
     // a process substitution is opened once and read whole by the
-    // general path (issue #35: its head was lost, or the second open
-    // waited for a writer that had gone).
+    // general path (a second open would lose its head, or wait for a
+    // writer that has gone).
     let regular = std::fs::metadata(p).is_ok_and(|m| m.is_file());
     if regular && parallel::read_jsonl(p, name, opts, builder, progress)? {
         return Ok(());
@@ -120,11 +120,11 @@ fn read_file(
 
 /// Warns, once per pair of files, when records of one file repeat records of
 /// an earlier one (same time to the ns, event, key and holder): overlapping
-/// exports, whose events, holds and oversold units would count twice
-/// (issue #18). They are kept (the files may really hold both); the warning
-/// says how many. MONITOR captures are left out: Redlock nodes see the same
-/// commands. One pass over the events, sorted by time: only events of one
-/// instant are compared.
+/// exports, whose events, holds and oversold units would count twice. They
+/// are kept (the files may really hold both); the warning says how many.
+/// MONITOR captures are left out: Redlock nodes see the same commands. One
+/// pass over the events, sorted by time: only events of one instant are
+/// compared.
 fn warn_duplicates_across_files(log: &mut LoadedLog) {
     if log.sources.len() < 2 {
         return;
@@ -206,7 +206,7 @@ fn is_device(p: &Path) -> bool {
 /// The name under which the file at `p` was already given (the same device
 /// and inode: the path twice, a symlink or a hard link), else records it in
 /// `seen` and returns `None`. Reading it twice would double its events,
-/// holds and oversold units (issue #18).
+/// holds and oversold units.
 fn same_file_seen(
     p: &Path,
     name: &str,
@@ -248,7 +248,7 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
 }
 
 /// A file of business events only, beside files that carry the locks, is
-/// a note, not an error (issue 33): its sales are tied to the holds.
+/// a note, not an error: its sales are tied to the holds.
 fn note_business_only(log: &mut LoadedLog) {
     if !log.sources.iter().any(|s| s.lock_events > 0) {
         return;

@@ -522,8 +522,8 @@ fn read_chunks(
         let mut buf = std::mem::take(&mut carry);
         let have = buf.len();
         let want = chunk_bytes.max(have + chunk_bytes.min(1 << 20));
-        // Room for the chunk, never zeroed: zeroing 8 MB a chunk was 1 to
-        // 2 % of a profile, plus the page faults it took (issue #17).
+        // Room for the chunk, never zeroed: zeroing 8 MB a chunk costs 1 to
+        // 2 % of a profile, plus its page faults.
         buf.reserve_exact(want - have);
         let eof = match read_onto(&mut f, &mut buf, want - have) {
             Ok(eof) => eof,
@@ -951,11 +951,10 @@ mod tests {
         text
     }
 
-    /// Issue #35 item 7: CRI partial lines are joined across chunk
-    /// boundaries, per stream, and a run no `F` closes is read with a
-    /// warning at the end, exactly as the serial path reads them. Before:
-    /// each chunk line started with no partial line, so a chunk's `P` lines
-    /// vanished and their `F` line loaded alone.
+    /// CRI partial lines are joined across chunk boundaries, per stream,
+    /// and a run no `F` closes is read with a warning at the end, exactly
+    /// as the serial path reads them: a chunk that started with no partial
+    /// line would lose its `P` lines and load their `F` line alone.
     #[test]
     fn cri_partial_lines_across_chunks_give_the_serial_result() {
         let text = cri_text(2_000);

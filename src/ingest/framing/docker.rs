@@ -2,9 +2,8 @@
 //! entries of at most 16 KiB: every entry but the last has a `log` that does
 //! not end in `\n` (moby `daemon/logger/copier.go`, `defaultBufSize = 16 * 1024`;
 //! moby issue #36777, "partial messages"). Read as they are, the parts are
-//! no records: an application's order line with a large cart vanished from
-//! the stock count (a new-user trial, session 21: ¥0 lost where the lines
-//! unwrapped gave ¥100). Here each run of parts of one stream is joined
+//! no records: an application's order line with a large cart would vanish
+//! from the stock count (¥0 lost where the lines unwrapped give ¥100). Here each run of parts of one stream is joined
 //! into the entry that ends it, before any reader sees the text.
 
 use serde_json::{Map, Value};

@@ -82,8 +82,8 @@ pub(super) fn is_jdk8_gc(line: &str) -> bool {
 /// (`-XX:+PrintGCApplicationStoppedTime`, stamped when printed) gives
 /// [stamp - N, stamp] unless a pause already read ends within 5 ms of it.
 /// The JVM's header, `PrintGCDetails`' continuation lines and concurrent
-/// phases are skipped. Found by a new-user trial (session 21): JDK 8 logs
-/// were read as CSV and unreadable, the pause behind an overlap lost.
+/// phases are skipped. Unread, a JDK 8 log is taken for CSV and
+/// unreadable, and the pause behind an overlap is lost.
 pub(super) fn read_jdk8(text: &str, file_host: &str, sink: &mut Sink<'_>) {
     let mut last_pause_end: Option<i64> = None;
     for (i, raw) in text.lines().enumerate() {

@@ -334,9 +334,9 @@ pub(super) struct Replay {
     /// Locks a client took with `SETNX` (no TTL) and has not given one
     /// yet: (client id, key) -> (the acquire's index in the log's events,
     /// its time in ms). The classic two-step acquire, `SETNX` then
-    /// `EXPIRE`: the `EXPIRE` is the acquire's TTL, not a renewal (a
-    /// new-user trial, session 21: "renewed 1 times" and a `renewal_gap`
-    /// saying the watchdog stopped, in a log with no watchdog).
+    /// `EXPIRE`: the `EXPIRE` is the acquire's TTL, not a renewal (else
+    /// "renewed 1 times" and a `renewal_gap` saying the watchdog stopped,
+    /// in a log with no watchdog).
     untimed: HashMap<ClientKey, (usize, i64)>,
     event_lines: LineSet,
     events: u64,
@@ -473,8 +473,9 @@ impl Replay {
         self.key_info(key).lock
     }
 
-    /// The symbol of a key's text (interned at its first event, as before
-    /// the cache: interning the same text again gives the same symbol).
+    /// The symbol of a key's text, interned at its first event and kept
+    /// (interning the same text again gives the same symbol, so keeping it
+    /// changes no symbol).
     fn key_sym(&mut self, b: &mut LogBuilder, key: &[u8]) -> Sym {
         match self.keys.get_mut(key) {
             Some(KeyInfo { sym: Some(sym), .. }) => *sym,
@@ -1305,8 +1306,8 @@ impl Replay {
         let lock_keys: BTreeSet<String> = self.lock_keys.iter().map(|k| lossy(k)).collect();
         // Of two lock keys of one product, the shorter: Redisson publishes
         // on `redisson_lock__channel:{lock:sku:1}`, whose product is the
-        // lock's (found by a new-user trial: the deductions were tied to
-        // the channel, and the incident had none).
+        // lock's (else the deductions are tied to the channel, and the
+        // incident has none).
         let mut by_product: HashMap<String, &str> = HashMap::new();
         for k in &lock_keys {
             let tie = product_tie(&product_of(k, LOCK_WORDS));

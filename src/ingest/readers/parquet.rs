@@ -1,4 +1,4 @@
-//! Parquet exports (issue #31 item 6): ClickHouse's `FORMAT Parquet`,
+//! Parquet exports: ClickHouse's `FORMAT Parquet`,
 //! Athena's and DuckDB's `COPY ... TO`, SLS shipped to OSS. A file is read
 //! as one JSON record per row, so every rule of the JSON Lines reader
 //! applies and a row's number is its line number. The roles are found on

@@ -2,8 +2,8 @@
 //! ISO 8601 (`PT2S`, Java's `Duration.toString()`), clock form (`00:00:02`,
 //! .NET's `TimeSpan`, which Serilog writes with `ToString()`; `0:00:02.5`,
 //! Python's `str(timedelta)`), and sums of a number and a unit (`1m30s`,
-//! Go's `time.Duration.String()`; `1m 30s`; `2s`; `500毫秒`). Found by a
-//! new-user trial (session 21): each was read as no TTL, a false `no_ttl`.
+//! Go's `time.Duration.String()`; `1m 30s`; `2s`; `500毫秒`). Each unread
+//! would be no TTL, a false `no_ttl`.
 
 /// Milliseconds in one of a duration's units, or `None` for a word that is
 /// no unit. Months and years (`P1M`) are no lock's TTL and not read.

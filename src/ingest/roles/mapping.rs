@@ -120,7 +120,7 @@ impl Mapping {
         };
         let file = std::fs::File::open(path).map_err(io)?;
         // A mapping is a few lines; a bigger file is a wrong path, not one
-        // to hand the TOML parser (a 1 GB file asked for 7.4 GB; issue #35).
+        // to hand the TOML parser (a 1 GB file asks it for 7.4 GB).
         let mut raw = Vec::new();
         file.take(MAX_MAPPING_BYTES + 1)
             .read_to_end(&mut raw)
@@ -229,7 +229,7 @@ impl FromStr for Mapping {
             )));
         }
         // One column for two roles (`key = "id"` and `holder = "id"`) would
-        // make every lock its own holder: refused (issue #18). `ttl`,
+        // make every lock its own holder: refused. `ttl`,
         // `ttl_ms` and `ttl_s` are one role in three units.
         let mut by_field: BTreeMap<&str, &str> = BTreeMap::new();
         for (role, field) in &raw.fields {

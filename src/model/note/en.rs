@@ -32,6 +32,66 @@ pub(super) fn key_link(l: &KeyLink) -> String {
 /// The English sentence of `n`.
 pub(super) fn note(n: &SourceNote) -> String {
     match n {
+        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
+        SourceNote::EventsByProtocol { kinds } => format!(
+            "event words by where they stand in the holds: {}",
+            kinds
+                .iter()
+                .map(|(w, k)| format!("`{w}` {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: Some(n),
+        } => format!(
+            "ttl: `{field}` read in {unit}: in that unit the TTLs fit the {n} takeover(s) of a key by another holder, a guess (map `ttl_ms` or `ttl_s` to it if it is another)"
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: None,
+        } => format!(
+            "ttl: `{field}` read in {unit} by its values' size (no key was taken over to judge by), a guess"
+        ),
+        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
+            Some(f) => format!(
+                "no field names the lock key, holder or event, and no choice of fields fits the lock protocol in the first {records} records (at best {f} of the holds fit): name them in a mapping file"
+            ),
+            None => format!(
+                "no field names the lock key, holder or event, and no choice of fields gives two holders one key in the first {records} records: name them in a mapping file"
+            ),
+        },
+        SourceNote::EventFromMessage => {
+            "no event field: event names are read from the message".to_string()
+        }
+        SourceNote::RecordNumbers => "line numbers are record numbers in this export".to_string(),
+        SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
+            (Some(f), _) => format!("times without an offset were read as UTC{f}"),
+            (None, Some(z)) => format!("times without an offset were read in {z}"),
+            (None, None) => {
+                "times without an offset were read as UTC (set a time zone if they are local)"
+                    .to_string()
+            }
+        },
+        SourceNote::DateAdvanced { days } => format!(
+            "times of day were dated with the mapping's date, which advanced {days} day(s) where the time went back by more than 12 h (midnight)"
+        ),
+        SourceNote::TtlGiven { ttl_ms } => {
+            format!("no TTL field: holds use the TTL given for this file, {ttl_ms} ms")
+        }
+        SourceNote::TtlUnknown { file } => format!(
+            "no TTL field: the lock TTL is unknown (not infinite), so no lease is said to expire and no hold to lack a TTL; give it with a mapped field (`[fields] ttl_ms = \"...\"` in a mapping file) or a TTL for this file (`--ttl-ms {file}=MS`, `ttl_ms = MS` in a mapping file, or the TTL setting in the window)"
+        ),
+        _ => reading(n),
+    }
+}
+
+/// The English of the notes on how the file's bytes, times, fields and TTL
+/// were read.
+fn reading(n: &SourceNote) -> String {
+    match n {
         SourceNote::DamagedBytes { lines, encoding } => {
             format!("{lines} line(s) had bytes invalid in {encoding}")
         }
@@ -88,58 +148,6 @@ pub(super) fn note(n: &SourceNote) -> String {
         }
         SourceNote::YearAssumed { year, given: false } => format!(
             "RFC 3164 times carry no year: read in {year}, assumed (give it with `date = \"YYYY-MM-DD\"` in a mapping file if it is another)"
-        ),
-        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
-        SourceNote::EventsByProtocol { kinds } => format!(
-            "event words by where they stand in the holds: {}",
-            kinds
-                .iter()
-                .map(|(w, k)| format!("`{w}` {k}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        SourceNote::TtlUnitByProtocol {
-            field,
-            unit,
-            takeovers: Some(n),
-        } => format!(
-            "ttl: `{field}` read in {unit}: in that unit the TTLs fit the {n} takeover(s) of a key by another holder, a guess (map `ttl_ms` or `ttl_s` to it if it is another)"
-        ),
-        SourceNote::TtlUnitByProtocol {
-            field,
-            unit,
-            takeovers: None,
-        } => format!(
-            "ttl: `{field}` read in {unit} by its values' size (no key was taken over to judge by), a guess"
-        ),
-        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
-            Some(f) => format!(
-                "no field names the lock key, holder or event, and no choice of fields fits the lock protocol in the first {records} records (at best {f} of the holds fit): name them in a mapping file"
-            ),
-            None => format!(
-                "no field names the lock key, holder or event, and no choice of fields gives two holders one key in the first {records} records: name them in a mapping file"
-            ),
-        },
-        SourceNote::EventFromMessage => {
-            "no event field: event names are read from the message".to_string()
-        }
-        SourceNote::RecordNumbers => "line numbers are record numbers in this export".to_string(),
-        SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
-            (Some(f), _) => format!("times without an offset were read as UTC{f}"),
-            (None, Some(z)) => format!("times without an offset were read in {z}"),
-            (None, None) => {
-                "times without an offset were read as UTC (set a time zone if they are local)"
-                    .to_string()
-            }
-        },
-        SourceNote::DateAdvanced { days } => format!(
-            "times of day were dated with the mapping's date, which advanced {days} day(s) where the time went back by more than 12 h (midnight)"
-        ),
-        SourceNote::TtlGiven { ttl_ms } => {
-            format!("no TTL field: holds use the TTL given for this file, {ttl_ms} ms")
-        }
-        SourceNote::TtlUnknown { file } => format!(
-            "no TTL field: the lock TTL is unknown (not infinite), so no lease is said to expire and no hold to lack a TTL; give it with a mapped field (`[fields] ttl_ms = \"...\"` in a mapping file) or a TTL for this file (`--ttl-ms {file}=MS`, `ttl_ms = MS` in a mapping file, or the TTL setting in the window)"
         ),
         _ => capture(n),
     }
@@ -275,6 +283,20 @@ fn nodes(n: &SourceNote) -> String {
             nodes.len(),
             quoted(nodes, ", "),
         ),
+        SourceNote::DataNode => {
+            "Redlock: no lock key is written in this capture: a data node, not one of the lock \
+             nodes, and it does not count toward any quorum"
+                .to_string()
+        }
+        _ => layout(n),
+    }
+}
+
+/// The English of the notes on how the file's layout was read: a field
+/// chosen by its values, Parquet columns, the reader contest, a structure
+/// found, a journal export, a date supplied.
+fn layout(n: &SourceNote) -> String {
+    match n {
         SourceNote::ByValue { role, field } => format!(
             "{role}: `{field}` was chosen by its values, not its name (a guess; name it in a mapping file if it is wrong)"
         ),
@@ -331,11 +353,6 @@ fn nodes(n: &SourceNote) -> String {
                 }
             };
             format!("{what} {value}, {whence}")
-        }
-        SourceNote::DataNode => {
-            "Redlock: no lock key is written in this capture: a data node, not one of the lock \
-             nodes, and it does not count toward any quorum"
-                .to_string()
         }
         _ => String::new(),
     }

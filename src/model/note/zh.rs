@@ -29,8 +29,65 @@ pub(super) fn key_link(l: &KeyLink) -> String {
     }
 }
 
-/// 租约, 过期时间).
+/// The Chinese sentence of `n`.
 pub(super) fn note(n: &SourceNote) -> String {
+    match n {
+        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
+        SourceNote::EventsByProtocol { kinds } => format!(
+            "按事件词在持有过程中的位置判断：{}",
+            kinds
+                .iter()
+                .map(|(w, k)| format!("`{w}` 为 {k}"))
+                .collect::<Vec<_>>()
+                .join("，")
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: Some(n),
+        } => format!(
+            "过期时间：`{field}` 按 {} 读取：以此单位，过期时间与 {n} 次被其他持有者接手的间隔相符，这是推测（若不是，请把 `ttl_ms` 或 `ttl_s` 映射到它）",
+            unit_zh(unit)
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: None,
+        } => format!(
+            "过期时间：`{field}` 按其值的大小以 {} 读取（没有可供判断的接手），这是推测",
+            unit_zh(unit)
+        ),
+        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
+            Some(f) => format!(
+                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合符合加锁协议（最好也只有 {f} 的持有过程符合）：请在映射文件中指定"
+            ),
+            None => format!(
+                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合让两个持有者共用一个锁键：请在映射文件中指定"
+            ),
+        },
+        SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
+        SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
+        SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
+            (Some(f), _) => format!("没有时区偏移的时间按 UTC{f} 读取"),
+            (None, Some(z)) => format!("没有时区偏移的时间按 {z} 时区读取"),
+            (None, None) => "没有时区偏移的时间按 UTC 读取（若是本地时间，请设置时区）".to_string(),
+        },
+        SourceNote::DateAdvanced { days } => format!(
+            "只有时刻的时间用映射文件的日期补全；时刻倒退超过 12 小时处（午夜）日期前进，共前进 {days} 天"
+        ),
+        SourceNote::TtlGiven { ttl_ms } => {
+            format!("没有过期时间字段：持有使用为此文件给出的过期时间 {ttl_ms} 毫秒")
+        }
+        SourceNote::TtlUnknown { file } => format!(
+            "没有过期时间字段：锁的过期时间未知（不是永不过期），因此不判定任何租约过期，也不判定任何持有缺少过期时间；可在映射文件中映射一个字段（`[fields] ttl_ms = \"...\"`），或为此文件给出过期时间（`--ttl-ms {file}=MS`、映射文件中的 `ttl_ms = MS`，或窗口中的过期时间设置）"
+        ),
+        _ => reading(n),
+    }
+}
+
+/// The Chinese of the notes on how the file's bytes, times, fields and TTL
+/// were read.
+fn reading(n: &SourceNote) -> String {
     match n {
         SourceNote::DamagedBytes { lines, encoding } => {
             format!("{lines} 行含有在 {encoding} 中无效的字节")
@@ -94,55 +151,6 @@ pub(super) fn note(n: &SourceNote) -> String {
         }
         SourceNote::YearAssumed { year, given: false } => format!(
             "`RFC 3164` 时间没有年份：按推测的 {year} 年读取（若不是，请在映射文件中用 `date = \"YYYY-MM-DD\"` 给出）"
-        ),
-        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
-        SourceNote::EventsByProtocol { kinds } => format!(
-            "按事件词在持有过程中的位置判断：{}",
-            kinds
-                .iter()
-                .map(|(w, k)| format!("`{w}` 为 {k}"))
-                .collect::<Vec<_>>()
-                .join("，")
-        ),
-        SourceNote::TtlUnitByProtocol {
-            field,
-            unit,
-            takeovers: Some(n),
-        } => format!(
-            "过期时间：`{field}` 按 {} 读取：以此单位，过期时间与 {n} 次被其他持有者接手的间隔相符，这是推测（若不是，请把 `ttl_ms` 或 `ttl_s` 映射到它）",
-            unit_zh(unit)
-        ),
-        SourceNote::TtlUnitByProtocol {
-            field,
-            unit,
-            takeovers: None,
-        } => format!(
-            "过期时间：`{field}` 按其值的大小以 {} 读取（没有可供判断的接手），这是推测",
-            unit_zh(unit)
-        ),
-        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
-            Some(f) => format!(
-                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合符合加锁协议（最好也只有 {f} 的持有过程符合）：请在映射文件中指定"
-            ),
-            None => format!(
-                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合让两个持有者共用一个锁键：请在映射文件中指定"
-            ),
-        },
-        SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
-        SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
-        SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
-            (Some(f), _) => format!("没有时区偏移的时间按 UTC{f} 读取"),
-            (None, Some(z)) => format!("没有时区偏移的时间按 {z} 时区读取"),
-            (None, None) => "没有时区偏移的时间按 UTC 读取（若是本地时间，请设置时区）".to_string(),
-        },
-        SourceNote::DateAdvanced { days } => format!(
-            "只有时刻的时间用映射文件的日期补全；时刻倒退超过 12 小时处（午夜）日期前进，共前进 {days} 天"
-        ),
-        SourceNote::TtlGiven { ttl_ms } => {
-            format!("没有过期时间字段：持有使用为此文件给出的过期时间 {ttl_ms} 毫秒")
-        }
-        SourceNote::TtlUnknown { file } => format!(
-            "没有过期时间字段：锁的过期时间未知（不是永不过期），因此不判定任何租约过期，也不判定任何持有缺少过期时间；可在映射文件中映射一个字段（`[fields] ttl_ms = \"...\"`），或为此文件给出过期时间（`--ttl-ms {file}=MS`、映射文件中的 `ttl_ms = MS`，或窗口中的过期时间设置）"
         ),
         _ => capture(n),
     }
@@ -264,6 +272,19 @@ fn nodes(n: &SourceNote) -> String {
             nodes.len(),
             quoted(nodes, "、"),
         ),
+        SourceNote::DataNode => {
+            "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"
+                .to_string()
+        }
+        _ => layout(n),
+    }
+}
+
+/// The Chinese of the notes on how the file's layout was read: a field
+/// chosen by its values, Parquet columns, the reader contest, a structure
+/// found, a journal export, a date supplied.
+fn layout(n: &SourceNote) -> String {
+    match n {
         SourceNote::ByValue { role, field } => format!(
             "{}：`{field}` 是按取值而非字段名选出的（推测；若不对，请在映射文件中指定）",
             role_zh(role)
@@ -319,10 +340,6 @@ fn nodes(n: &SourceNote) -> String {
                 DateFrom::Assumed => "推测；若不是，请在映射文件中用 `date = \"YYYY-MM-DD\"` 给出",
             };
             format!("{what} {value} 读取（{whence}）")
-        }
-        SourceNote::DataNode => {
-            "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"
-                .to_string()
         }
         _ => String::new(),
     }
