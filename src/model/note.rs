@@ -300,6 +300,15 @@ pub enum SourceNote {
         /// Its events.
         events: u64,
     },
+    /// A file read as evidence (a server's, Sentinel's, GC or operator log)
+    /// in which nothing explains a lock (no pause, failover, restart, flush
+    /// or eviction), beside files that carry the locks: read, not an error.
+    NoEvidence {
+        /// The layout it was read as (`JVM unified GC log (-Xlog:gc*)`).
+        layout: String,
+        /// Its lines.
+        lines: u64,
+    },
     /// A role's field chosen by its values, no name of it known (event
     /// words, date-time texts, tokens that recur across a hold's lines):
     /// a guess, said as one (issue #31 item 2).
@@ -664,6 +673,13 @@ mod tests {
             (SourceNote::ThreadHolders { lines: 1 }, vec![]),
             (SourceNote::BusinessOnly { events: 3 }, vec![]),
             (
+                SourceNote::NoEvidence {
+                    layout: s("JVM unified GC log (-Xlog:gc*)"),
+                    lines: 6,
+                },
+                vec!["JVM unified GC log (-Xlog:gc*)"],
+            ),
+            (
                 SourceNote::Replica {
                     client: s("10.0.0.2:6379"),
                     master: s("m.log"),
@@ -829,6 +845,7 @@ mod tests {
             SourceNote::TextStructure { .. } => 39,
             SourceNote::DateSupplied { .. } => 40,
             SourceNote::JournalExport { .. } => 41,
+            SourceNote::NoEvidence { .. } => 42,
         }
     }
 
@@ -836,7 +853,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 42, "one note of each kind");
+        assert_eq!(kinds.len(), 43, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

@@ -244,7 +244,27 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
         s.unreadable = Unreadable::of(s).map(|u| u.en());
     }
     note_business_only(&mut log);
+    note_quiet_evidence(&mut log);
     log
+}
+
+/// A file read as evidence in which nothing explains a lock (a healthy GC
+/// log, a Sentinel that saw no failover), beside files that carry the
+/// locks, is a note, not an error. Without a lock event anywhere it stays
+/// unreadable: the run is no answer (exit 2), never a false all-clear.
+fn note_quiet_evidence(log: &mut LoadedLog) {
+    if !log.sources.iter().any(|s| s.lock_events > 0) {
+        return;
+    }
+    for s in &mut log.sources {
+        if s.dialect == Dialect::Infrastructure && s.events_loaded == 0 && s.evidence_items == 0 {
+            s.unreadable = None;
+            s.notes.push(SourceNote::NoEvidence {
+                layout: s.layout.clone().unwrap_or_default(),
+                lines: s.lines_read,
+            });
+        }
+    }
 }
 
 /// A file of business events only, beside files that carry the locks, is

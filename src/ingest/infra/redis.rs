@@ -70,7 +70,10 @@ fn classify(role: char, msg: &str) -> Option<(EvidenceKind, EvidenceOrigin)> {
             _ if msg.contains("Redis is starting") => K::Restart,
             _ => return None,
         }
-    } else if msg.contains("Redis is starting") || msg.starts_with("DB loaded from") {
+    } else if msg.contains("Redis is starting")
+        || msg.contains("Valkey is starting")
+        || msg.starts_with("DB loaded from")
+    {
         // Not "Done loading RDB": a replica says it when it loads its
         // master's copy in a sync, which is no restart.
         K::Restart

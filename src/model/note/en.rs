@@ -210,6 +210,10 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::BusinessOnly { events } => format!(
             "{events} business event(s) and no lock event: the locks come from the other files"
         ),
+        SourceNote::NoEvidence { layout, lines } => format!(
+            "read as evidence ({layout}, {lines} line(s)): no pause, failover or restart in this \
+             file, nothing in it explains the locks of the other files"
+        ),
         _ => nodes(n),
     }
 }

@@ -210,6 +210,9 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::BusinessOnly { events } => {
             format!("{events} 条业务事件，没有锁事件：锁来自其他文件")
         }
+        SourceNote::NoEvidence { layout, lines } => format!(
+            "作为证据读取（{layout}，{lines} 行）：此文件中没有停顿、故障转移或重启，其中没有能解释其他文件中锁的内容"
+        ),
         _ => nodes(n),
     }
 }
