@@ -229,6 +229,40 @@ fn a_healthy_evidence_file_alone_is_still_no_answer() {
 }
 
 #[test]
+fn an_ha_operators_json_event_log_is_evidence_and_its_failover_is_cited() {
+    let (code, text, err) = run(&["--format", "text"], &folder("operator-json"));
+    assert_eq!(code, 1, "an incident, every file readable: {err}");
+    assert!(!text.contains("NOT READABLE"), "{text}");
+    let b = incident_block(&text, "lock:order:77");
+    assert!(b.contains("lock_vanished"), "{b}");
+    assert!(
+        b.contains("why: lock vanished: the master failed over at 2024-05-01 10:00:02.120 +00:00")
+            && b.contains("`vip_switched`, ha-operator.json.log:4"),
+        "{b}"
+    );
+    assert!(
+        text.contains("evidence: 3 infrastructure line(s)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_apps_own_gc_pause_line_is_cited_with_its_host() {
+    let case = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cases/BR-22-gc-pause-lock-expires-early/inventory-svc.json.log");
+    let (code, text, err) = run(&["--format", "text"], &[case]);
+    assert_eq!(code, 1, "{err}");
+    let b = incident_block(&text, "lock:inventory:880021");
+    assert!(
+        b.contains(
+            "why: the lease expired while inventory-svc-6f8d4-1 was paused for 11.8 s, as its own log says"
+        ) && b.contains("inventory-svc.json.log:7"),
+        "{b}"
+    );
+    assert!(!b.contains("matched by time only"), "tied by its host: {b}");
+}
+
+#[test]
 fn a_file_of_business_events_only_is_a_note_beside_the_locks() {
     let dir = std::env::temp_dir().join(format!("lockreplay-business-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
