@@ -234,7 +234,9 @@ fn the_model_reproduces_every_handed_case_as_logged() {
         assert!(all.overlap_pairs <= vanished, "{}", dir.display());
         // Nobody writes after a later grant when nobody overlaps: a write
         // logged in the instant of the next grant is its holder's own.
-        assert_eq!(all.rejected_writes, 0, "{}", dir.display());
+        if all.overlap_pairs == 0 {
+            assert_eq!(all.rejected_writes, 0, "{}", dir.display());
+        }
         assert!(all.oversold_units <= w.actual.oversold_units);
     }
 }
