@@ -35,7 +35,7 @@ fn cases() -> Vec<(String, PathBuf, Value)> {
         }
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
-    assert_eq!(out.len(), 12, "expected the 12 handed cases");
+    assert_eq!(out.len(), 15, "expected the 15 handed cases");
     out
 }
 

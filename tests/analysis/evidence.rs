@@ -197,6 +197,71 @@ fn evidence_alone_is_no_all_clear() {
 }
 
 #[test]
+fn healthy_gc_logs_beside_the_incident_are_notes_and_the_pause_is_cited() {
+    let (code, text, err) = run(&["--format", "text", "--unit-loss", "90"], &folder("quiet"));
+    assert_eq!(code, 1, "an incident, no error: {err}");
+    let b = incident_block(&text, "lock:sku-42");
+    assert!(
+        b.contains("why: the lease expired while web-01's JVM was paused by GC for 2.8 s")
+            && b.contains("gc-web-01.log:4"),
+        "{b}"
+    );
+    assert!(!text.contains("NOT READABLE"), "{text}");
+    let quiet = "no pause, failover or restart in this file";
+    for f in ["gc-web-03.log", "sentinel-1.log"] {
+        let at = text.find(&format!("{f}: infrastructure")).expect(f);
+        let section = &text[at..];
+        let section = &section[..section.find("\n\n").unwrap_or(section.len())];
+        assert!(section.contains(quiet), "{section}");
+    }
+    let (code, text, _) = run(&["--format", "text", "--lang", "zh"], &folder("quiet"));
+    assert_eq!(code, 1);
+    assert!(text.contains("此文件中没有停顿、故障转移或重启"), "{text}");
+}
+
+#[test]
+fn a_healthy_evidence_file_alone_is_still_no_answer() {
+    for f in ["quiet/gc-web-03.log", "quiet/sentinel-1.log"] {
+        let (code, _, err) = run(&["--format", "text"], &[fixture(f)]);
+        assert_eq!(code, 2, "{f}: {err}");
+    }
+}
+
+#[test]
+fn an_ha_operators_json_event_log_is_evidence_and_its_failover_is_cited() {
+    let (code, text, err) = run(&["--format", "text"], &folder("operator-json"));
+    assert_eq!(code, 1, "an incident, every file readable: {err}");
+    assert!(!text.contains("NOT READABLE"), "{text}");
+    let b = incident_block(&text, "lock:order:77");
+    assert!(b.contains("lock_vanished"), "{b}");
+    assert!(
+        b.contains("why: lock vanished: the master failed over at 2024-05-01 10:00:02.120 +00:00")
+            && b.contains("`vip_switched`, ha-operator.json.log:4"),
+        "{b}"
+    );
+    assert!(
+        text.contains("evidence: 3 infrastructure line(s)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_apps_own_gc_pause_line_is_cited_with_its_host() {
+    let case = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cases/BR-22-gc-pause-lock-expires-early/inventory-svc.json.log");
+    let (code, text, err) = run(&["--format", "text"], &[case]);
+    assert_eq!(code, 1, "{err}");
+    let b = incident_block(&text, "lock:inventory:880021");
+    assert!(
+        b.contains(
+            "why: the lease expired while inventory-svc-6f8d4-1 was paused for 11.8 s, as its own log says"
+        ) && b.contains("inventory-svc.json.log:7"),
+        "{b}"
+    );
+    assert!(!b.contains("matched by time only"), "tied by its host: {b}");
+}
+
+#[test]
 fn a_file_of_business_events_only_is_a_note_beside_the_locks() {
     let dir = std::env::temp_dir().join(format!("lockreplay-business-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");

@@ -218,12 +218,25 @@ fn the_model_reproduces_every_handed_case_as_logged() {
         let w = run(&loaded, &Policy::standard_set(), None);
         assert!(w.model_matches(), "{}: {:?}", dir.display(), w.as_logged);
         // A watchdog with owner-checked release and fencing leaves no
-        // overlap on any case whose holders keep working normally.
+        // overlap on any case whose holders keep working normally, unless
+        // the server lost the lock (an eviction, a failover) or a holder's
+        // process stalled longer than its TTL: no lock policy prevents that.
         let all = w.policies.last().expect("all three");
-        assert_eq!(all.overlap_pairs, 0, "{}", dir.display());
+        let vanished: usize = w
+            .notes
+            .iter()
+            .map(|n| match n {
+                lockreplay::whatif::WhatIfNote::Vanished { locks } => *locks,
+                lockreplay::whatif::WhatIfNote::StallBeyondTtl { holds, .. } => *holds,
+                _ => 0,
+            })
+            .sum();
+        assert!(all.overlap_pairs <= vanished, "{}", dir.display());
         // Nobody writes after a later grant when nobody overlaps: a write
         // logged in the instant of the next grant is its holder's own.
-        assert_eq!(all.rejected_writes, 0, "{}", dir.display());
+        if all.overlap_pairs == 0 {
+            assert_eq!(all.rejected_writes, 0, "{}", dir.display());
+        }
         assert!(all.oversold_units <= w.actual.oversold_units);
     }
 }
@@ -370,7 +383,9 @@ fn a_gc_pause_longer_than_the_ttl_defeats_the_watchdog_a_long_ttl_with_a_wait_li
         watchdog: true,
         ..Policy::default()
     };
-    assert_eq!(one(&loaded, watchdog.clone()).oversold_units, 0);
+    // The log's own line says the JVM paused 11.8 s: the watchdog thread
+    // was paused too, and renews nothing in the pause.
+    assert_eq!(one(&loaded, watchdog.clone()).oversold_units, 1);
     // The pause is a gap of the holder's own lines: its renewals stop too.
     let paused = one(
         &loaded,

@@ -16,10 +16,11 @@ use crate::ingest::roles::time::{
     rfc3164_parts, year_not_ahead,
 };
 use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::infra::{infra_kind_of, length_ms};
 use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::{
-    DateFrom, Event, EventKind, FieldWarning, LogBuilder, SourceInfo, SourceNote, SourceRef,
-    WarningReason,
+    DateFrom, Event, EventKind, Evidence, EvidenceOrigin, FieldWarning, LogBuilder, SourceInfo,
+    SourceNote, SourceRef, WarningReason,
 };
 
 use super::dates::DateHints;
@@ -296,6 +297,7 @@ impl<'o> Collector<'o> {
             None => {
                 self.info.lines_read += 1;
                 self.info.lines_skipped += 1;
+                self.evidence_of(b, line, rec, at_ns);
                 return;
             }
         };
@@ -329,6 +331,50 @@ impl<'o> Collector<'o> {
         b.push(e);
         self.info.lines_read += 1;
         self.info.events_loaded += 1;
+    }
+
+    /// A line of the application's own that is no lock or business event
+    /// but says, in the infrastructure's words (`vocabulary/infra.rs`),
+    /// that the process paused for a stated length (`long GC pause 11800
+    /// ms`: the pause ends at the line's time) or that the server failed
+    /// over, restarted, was flushed or evicted keys: an evidence item, tied
+    /// to the holds by the line's host like any other.
+    fn evidence_of(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>, at_ns: i64) {
+        let text = [Role::Message, Role::Event]
+            .into_iter()
+            .filter_map(|r| self.get(rec, r).map(|v| v.text().into_owned()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if text.is_empty() {
+            return;
+        }
+        let Some(kind) = infra_kind_of(&text) else {
+            return;
+        };
+        let (at_ns, end_ns) = match (kind.is_stall(), length_ms(&text)) {
+            (true, Some(ms)) if ms > 0.0 => (at_ns - (ms * 1e6) as i64, Some(at_ns)),
+            (true, _) => return,
+            (false, _) if kind.loses_keys() => (at_ns, None),
+            (false, _) => return,
+        };
+        let host = self
+            .get(rec, Role::Host)
+            .map(|v| v.text().into_owned())
+            .filter(|h| !h.is_empty());
+        b.log.evidence.push(Evidence {
+            at_ns,
+            end_ns,
+            kind,
+            origin: EvidenceOrigin::Application,
+            host,
+            process: None,
+            what: text.chars().take(160).collect(),
+            source: SourceRef {
+                file: self.file,
+                line: u32::try_from(line).unwrap_or(u32::MAX),
+            },
+        });
+        self.info.evidence_items += 1;
     }
 
     /// The record's time (ns) and how it was anchored to UTC. `None`, the

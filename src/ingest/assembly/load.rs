@@ -11,7 +11,10 @@ use std::sync::atomic::Ordering;
 use super::parallel;
 use super::source::read_source;
 use crate::ingest::{IngestError, IngestOptions, Progress, link, redlock, tie};
-use crate::model::{Dialect, FileWarning, LoadedLog, LogBuilder, Message, SourceNote, Unreadable};
+use crate::model::{
+    Dialect, EvidenceKind, FileWarning, LoadedLog, LogBuilder, Message, SourceNote, Unreadable,
+    VanishCause,
+};
 
 /// Loads files (read-only) into one log: events of all files merged and
 /// sorted by time. Sets `progress.bytes_total` to the sum of the file sizes
@@ -244,7 +247,109 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
         s.unreadable = Unreadable::of(s).map(|u| u.en());
     }
     note_business_only(&mut log);
+    note_quiet_evidence(&mut log);
+    name_vanish_causes(&mut log);
     log
+}
+
+/// How far outside a vanished key's window (the last command that saw it,
+/// the write that found it gone) an evidence line may stand and still be
+/// its cause, ns: a server's clock and the capture's differ by that much.
+const VANISH_SLACK_NS: i64 = 100_000_000;
+
+/// The likely cause of each lock key a MONITOR capture shows vanished
+/// without saying why: the evidence line that loses keys (a failover first,
+/// then a promotion, a restart, a flush, an eviction) inside its window;
+/// else the server's eviction policy, when one that evicts is given (a
+/// guess); else unknown.
+fn name_vanish_causes(log: &mut LoadedLog) {
+    let rank = |k: EvidenceKind| match k {
+        EvidenceKind::Failover => 0,
+        EvidenceKind::Promoted => 1,
+        EvidenceKind::Restart => 2,
+        EvidenceKind::Flush => 3,
+        _ => 4,
+    };
+    let policy = log.sources.iter().find_map(|s| {
+        s.notes.iter().find_map(|n| match n {
+            SourceNote::EvictionPolicy { policy, .. } if policy != "noeviction" => {
+                Some((policy.clone(), base_name(&s.name)))
+            }
+            _ => None,
+        })
+    });
+    let names: Vec<String> = log.sources.iter().map(|s| base_name(&s.name)).collect();
+    let evidence = &log.evidence;
+    for s in &mut log.sources {
+        for n in &mut s.notes {
+            let SourceNote::LockVanished {
+                from_ns,
+                to_ns,
+                cause,
+                ..
+            } = n
+            else {
+                continue;
+            };
+            if *cause != VanishCause::Unknown {
+                continue;
+            }
+            let (from, to) = (*from_ns - VANISH_SLACK_NS, *to_ns + VANISH_SLACK_NS);
+            let best = evidence
+                .iter()
+                .filter(|e| e.kind.loses_keys() && e.at_ns >= from && e.at_ns <= to)
+                .min_by_key(|e| (rank(e.kind), e.at_ns));
+            *cause = match (best, &policy) {
+                (Some(e), _) => VanishCause::Evidence {
+                    kind: e.kind.as_str().to_string(),
+                    file: names
+                        .get(usize::from(e.source.file))
+                        .cloned()
+                        .unwrap_or_default(),
+                    line: u64::from(e.source.line),
+                },
+                (None, Some((policy, file))) => VanishCause::Policy {
+                    policy: policy.clone(),
+                    file: file.clone(),
+                },
+                (None, None) => VanishCause::Unknown,
+            };
+        }
+    }
+}
+
+/// A file's name without its folders.
+fn base_name(name: &str) -> String {
+    Path::new(name)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or(name)
+        .to_string()
+}
+
+/// A file read as evidence in which nothing explains a lock (a healthy GC
+/// log, a Sentinel that saw no failover), beside files that carry the
+/// locks, is a note, not an error. Without a lock event anywhere it stays
+/// unreadable: the run is no answer (exit 2), never a false all-clear.
+fn note_quiet_evidence(log: &mut LoadedLog) {
+    if !log.sources.iter().any(|s| s.lock_events > 0) {
+        return;
+    }
+    for s in &mut log.sources {
+        let says_policy = s
+            .notes
+            .iter()
+            .any(|n| matches!(n, SourceNote::EvictionPolicy { .. }));
+        if s.dialect == Dialect::Infrastructure && s.events_loaded == 0 && s.evidence_items == 0 {
+            s.unreadable = None;
+            if !says_policy {
+                s.notes.push(SourceNote::NoEvidence {
+                    layout: s.layout.clone().unwrap_or_default(),
+                    lines: s.lines_read,
+                });
+            }
+        }
+    }
 }
 
 /// A file of business events only, beside files that carry the locks, is

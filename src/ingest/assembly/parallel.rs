@@ -614,6 +614,7 @@ fn merge_chunks(
         info.lines_warned += o.info.lines_warned;
         info.times_unreadable += o.info.times_unreadable;
         info.times_of_day += o.info.times_of_day;
+        info.evidence_items += o.info.evidence_items;
         // Notes a chunk's reading made (the year put on RFC 3164 times),
         // once each.
         for n in o.info.notes {
@@ -633,6 +634,12 @@ fn merge_chunks(
             e.source.line = e.source.line.saturating_add(shift);
             e
         }));
+        fb.log
+            .evidence
+            .extend(log.evidence.into_iter().map(|mut e| {
+                e.source.line = e.source.line.saturating_add(shift);
+                e
+            }));
         let mut w = log.warnings;
         w.shift_lines(base);
         fb.log.warnings.append_in_order(w);
@@ -660,7 +667,8 @@ fn remap_event(e: &mut Event, map: &[Sym]) {
     }
 }
 
-/// Moves one file's events, strings and warnings into the load's builder.
+/// Moves one file's events, strings, evidence and warnings into the load's
+/// builder.
 fn absorb(builder: &mut LogBuilder, fb: LogBuilder) {
     let first_offset = fb.first_offset();
     let log = fb.log;
@@ -677,6 +685,7 @@ fn absorb(builder: &mut LogBuilder, fb: LogBuilder) {
                 e
             }));
     }
+    builder.log.evidence.extend(log.evidence);
     builder.log.warnings.append_in_order(log.warnings);
     if let Some(off) = first_offset {
         builder.saw_offset(off);

@@ -83,7 +83,10 @@
 //! - `glob.rs`: the key patterns ([`glob_match`]).
 //! - `replay.rs`: the replay: clients and their connections, scripts, and
 //!   the rules above for lock, stock and order commands; `tair.rs` Tair's
-//!   commands, `requests.rs` who sent a delete, `orders.rs` the order JSON.
+//!   commands, `requests.rs` who sent a delete, `orders.rs` the order JSON;
+//!   `vanish.rs` and `vanished.rs` lock keys the server dropped, inferred
+//!   from a write that succeeds only on an absent key (docs/semantics.md §8,
+//!   "Keys that vanish").
 
 use std::io::BufRead;
 
@@ -98,6 +101,8 @@ mod requests;
 mod tair;
 #[cfg(test)]
 mod test_support;
+mod vanish;
+mod vanished;
 
 use replay::Replay;
 

@@ -211,6 +211,8 @@ const HOST_NAMES: &[(&str, Unit)] = &[
     ("server", Ms),
     ("node", Ms),
     ("instance", Ms),
+    // Serilog's `Enrich.WithMachineName()` (.NET's `Environment.MachineName`).
+    ("machinename", Ms),
 ];
 
 /// Names of the thread role, best first.

@@ -1,6 +1,6 @@
 //! The English of every [`SourceNote`]: what the JSON report holds.
 
-use super::{DateFrom, KeyLink, KeyList, SourceNote};
+use super::{DateFrom, KeyLink, KeyList, SourceNote, VanishCause, VanishProof};
 use crate::model::message::quoted;
 
 /// The lock keys of a note: `` `k1` `` or `` `k1` and 2 more ``.
@@ -218,6 +218,23 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::BusinessOnly { events } => format!(
             "{events} business event(s) and no lock event: the locks come from the other files"
         ),
+        SourceNote::LockVanished { .. } => vanished(n),
+        SourceNote::EvictionPolicy { policy, evicted } => {
+            let evicted = evicted
+                .map(|n| format!(", {n} key(s) evicted so far"))
+                .unwrap_or_default();
+            if policy == "noeviction" {
+                format!("eviction policy `{policy}`: the server evicts no key{evicted}")
+            } else {
+                format!(
+                    "eviction policy `{policy}`: under maxmemory the server may evict lock keys{evicted}"
+                )
+            }
+        }
+        SourceNote::NoEvidence { layout, lines } => format!(
+            "read as evidence ({layout}, {lines} line(s)): no pause, failover or restart in this \
+             file, nothing in it explains the locks of the other files"
+        ),
         _ => nodes(n),
     }
 }
@@ -379,5 +396,70 @@ fn roles_by_protocol(note: &SourceNote) -> String {
     format!(
         "roles by the lock protocol{}: key `{key}`, holder `{holder}`, event `{event}` ({fitting} of {holds} holds fit, score {score}{runner})",
         if *guess { ", a guess" } else { "" }
+    )
+}
+
+/// [`SourceNote::LockVanished`] in English.
+fn vanished(n: &SourceNote) -> String {
+    let SourceNote::LockVanished {
+        key,
+        holder,
+        seen_line,
+        proof,
+        cause,
+        ..
+    } = n
+    else {
+        return String::new();
+    };
+    let seen = if *seen_line > 0 {
+        format!(" after line {seen_line} (the last command that saw it)")
+    } else {
+        String::new()
+    };
+    let how = match proof {
+        VanishProof::Won {
+            command,
+            winner,
+            line,
+            shown_by,
+            shown_line,
+        } => {
+            let shown = if shown_line == line {
+                String::new()
+            } else {
+                format!(", as its `{shown_by}` at line {shown_line} shows")
+            };
+            format!(
+                "`{command}` by `{winner}` at line {line} won while the model still held the key{shown}: \
+                 the key was gone before it (dropped there, at the latest time the stream allows)"
+            )
+        }
+        VanishProof::Dropped {
+            command,
+            client,
+            line,
+        } => format!("`{command}` from `{client}` at line {line} dropped it"),
+        VanishProof::Restarted { from_line, to_line } => format!(
+            "the server could not be reached between lines {from_line} and {to_line}: it restarted, \
+             and without persistence its keys are gone"
+        ),
+    };
+    let why = match cause {
+        VanishCause::InCapture => String::new(),
+        VanishCause::Evidence { kind, file, line } => {
+            format!("; likely cause: the {kind} at {file}:{line}")
+        }
+        VanishCause::Policy { policy, file } => format!(
+            "; likely cause: an eviction under maxmemory (policy `{policy}` in {file}; no eviction is \
+             logged at that time: a guess)"
+        ),
+        VanishCause::Unknown => "; cause unknown (no restart, failover, flush or eviction policy \
+             at hand)"
+            .to_string(),
+    };
+    format!(
+        "lock key `{key}` of `{holder}` vanished from the server{seen}: {how}; its lease ends there \
+         (lock_vanished){why}"
     )
 }

@@ -2,7 +2,7 @@
 //! (锁键, 持有者, 租约, 过期时间); field, file and command names quoted as
 //! they are.
 
-use super::{DateFrom, KeyLink, KeyList, SourceNote};
+use super::{DateFrom, KeyLink, KeyList, SourceNote, VanishCause, VanishProof};
 use crate::model::message::{quoted, resolution_zh, role_zh};
 
 /// The lock keys of a note: `` `k1` `` or `` `k1` 等 3 个 ``.
@@ -218,6 +218,20 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::BusinessOnly { events } => {
             format!("{events} 条业务事件，没有锁事件：锁来自其他文件")
         }
+        SourceNote::LockVanished { .. } => vanished(n),
+        SourceNote::EvictionPolicy { policy, evicted } => {
+            let evicted = evicted
+                .map(|n| format!("，至今已淘汰 {n} 个键"))
+                .unwrap_or_default();
+            if policy == "noeviction" {
+                format!("淘汰策略 `{policy}`：服务器不淘汰任何键{evicted}")
+            } else {
+                format!("淘汰策略 `{policy}`：内存达到 `maxmemory` 时服务器可能淘汰锁键{evicted}")
+            }
+        }
+        SourceNote::NoEvidence { layout, lines } => format!(
+            "作为证据读取（{layout}，{lines} 行）：此文件中没有停顿、故障转移或重启，其中没有能解释其他文件中锁的内容"
+        ),
         _ => nodes(n),
     }
 }
@@ -375,5 +389,66 @@ fn roles_by_protocol(note: &SourceNote) -> String {
     format!(
         "按加锁协议判断字段{}：锁键 `{key}`，持有者 `{holder}`，事件 `{event}`（{holds} 个持有过程中 {fitting} 个符合，得分 {score}{runner}）",
         if *guess { "（推测）" } else { "" }
+    )
+}
+
+/// [`SourceNote::LockVanished`] in Chinese.
+fn vanished(n: &SourceNote) -> String {
+    let SourceNote::LockVanished {
+        key,
+        holder,
+        seen_line,
+        proof,
+        cause,
+        ..
+    } = n
+    else {
+        return String::new();
+    };
+    let seen = if *seen_line > 0 {
+        format!("在第 {seen_line} 行（最后一条见到它的命令）之后")
+    } else {
+        String::new()
+    };
+    let how = match proof {
+        VanishProof::Won {
+            command,
+            winner,
+            line,
+            shown_by,
+            shown_line,
+        } => {
+            let shown = if shown_line == line {
+                String::new()
+            } else {
+                format!("，其第 {shown_line} 行的 `{shown_by}` 表明了这一点")
+            };
+            format!(
+                "`{winner}` 在第 {line} 行的 `{command}` 成功了，而模型中该键仍被持有{shown}：该键在此之前已消失（按命令流允许的最晚时刻在此处删除）"
+            )
+        }
+        VanishProof::Dropped {
+            command,
+            client,
+            line,
+        } => format!("`{client}` 在第 {line} 行的 `{command}` 删除了它"),
+        VanishProof::Restarted { from_line, to_line } => format!(
+            "第 {from_line} 行到第 {to_line} 行之间服务器无法连接：它重启了，没有持久化时其键全部丢失"
+        ),
+    };
+    let why = match cause {
+        VanishCause::InCapture => String::new(),
+        VanishCause::Evidence { kind, file, line } => {
+            format!("；可能的原因：`{file}:{line}` 的 `{kind}`")
+        }
+        VanishCause::Policy { policy, file } => format!(
+            "；可能的原因：`maxmemory` 下的淘汰（`{file}` 中的策略 `{policy}`；该时刻没有记录淘汰：推测）"
+        ),
+        VanishCause::Unknown => {
+            "；原因未知（手头没有重启、故障转移、清空或淘汰策略的证据）".to_string()
+        }
+    };
+    format!(
+        "持有者 `{holder}` 的锁键 `{key}` 从服务器上消失了{seen}：{how}；其租约在此结束（锁消失）{why}"
     )
 }
