@@ -383,3 +383,125 @@ fn parquet_expansion_is_bounded() {
         assert!(said.iter().any(|s| s.contains(says)), "{name}: {said:?}");
     }
 }
+
+/// docker json-file parts left open on 100 000 streams are joined per
+/// stream in one pass. Before: a linear search of the open runs per line
+/// and a rewrite of the text's tail per open run (quadratic: minutes).
+#[test]
+fn docker_parts_on_many_streams_stay_linear() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut text = String::new();
+    text.push_str(
+        "{\"log\":\"{\\\"ts\\\":\\\"2024-01-01T00:00:00Z\\\",\\\"event\\\":\\\"acquired\\\",\\\"key\\\":\\\"lock:a\\\",\\\"holder\\\":\\\"w1\\\"}\\n\",\"stream\":\"stdout\",\"time\":\"2024-01-01T00:00:00Z\"}\n",
+    );
+    for i in 0..100_000 {
+        text.push_str(&format!(
+            "{{\"log\":\"part\",\"stream\":\"s{i}\",\"time\":\"2024-01-01T00:00:01Z\"}}\n"
+        ));
+    }
+    let path = write(dir.path(), "parts.log", text.as_bytes());
+    let started = std::time::Instant::now();
+    let log = load(&[path]);
+    assert_eq!(log.sources[0].lines_read, 100_001);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// An input still growing while read is read up to its size at open.
+/// Before: the reader chased the end, no answer.
+#[test]
+fn a_growing_input_is_read_up_to_its_size_at_open() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("live.jsonl");
+    let line = String::from_utf8_lossy(LINE).into_owned() + "\n";
+    std::fs::write(&path, line.repeat(1000)).expect("write");
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (stop, path, line) = (stop.clone(), path.clone(), line.clone());
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .expect("open");
+            let chunk = line.repeat(1000);
+            let mut written = 0u64;
+            // About 8 MB/s, at most 512 MiB: longer than the wait below.
+            while !stop.load(Ordering::Relaxed) && written < 512 << 20 {
+                f.write_all(chunk.as_bytes()).expect("append");
+                written += chunk.len() as u64;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        })
+    };
+    let mut child = bin()
+        .args(["analyze", "--no-cache", "--format", "json"])
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("runs");
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break Some(s);
+        }
+        if started.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    stop.store(true, Ordering::Relaxed);
+    writer.join().expect("writer");
+    assert!(status.is_some(), "no answer in 20 s on a growing input");
+}
+
+/// A line regex on very long lines: each line may cost the regex's size
+/// times its length, within a budget; a longer line is a warning with its
+/// reason. Before: seconds to minutes per line with captures.
+#[test]
+fn a_line_regex_on_long_lines_is_bounded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mapping = write(
+        dir.path(),
+        "m.toml",
+        br#"line_regex = '^(?P<time>\S+) (?P<event>\w+) (?P<key>\S+) (?P<holder>\S+)(?P<message>.*)$'
+"#,
+    );
+    let long = format!(
+        "2024-01-01T00:00:00.500Z acquired lock:b w9 {}",
+        "x ".repeat(2 << 20)
+    );
+    let text = [
+        "2024-01-01T00:00:00.000Z acquired lock:a w1",
+        &long,
+        &long,
+        "2024-01-01T00:00:01.000Z released lock:a w1",
+    ]
+    .join("\n");
+    let log_path = write(dir.path(), "long.log", text.as_bytes());
+    let started = std::time::Instant::now();
+    let out = bin()
+        .args(["analyze", "--no-cache", "--format", "json", "--mapping"])
+        .arg(&mapping)
+        .arg(&log_path)
+        .output()
+        .expect("runs");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        json.contains("the mapping's regexes take"),
+        "{json}\n{}",
+        stderr(&out)
+    );
+}

@@ -198,6 +198,14 @@ pub enum RecordWarning {
     UnbalancedQuote,
     /// The header row again (files joined together).
     RepeatedHeader,
+    /// A line too long for the mapping's regexes within the time a line
+    /// may take: not read.
+    TooLongForRegex {
+        /// The line's bytes.
+        bytes: u64,
+        /// The longest line the mapping's regexes take, bytes.
+        limit: u64,
+    },
     /// CRI partial lines no `F` line closed, read as one line.
     CriUnclosed {
         /// `stdout` or `stderr`.
@@ -387,6 +395,7 @@ impl RecordWarning {
             | RecordWarning::UnbalancedQuote
             | RecordWarning::RepeatedHeader => WarningKind::Csv,
             RecordWarning::CriUnclosed { .. } => WarningKind::Cri,
+            RecordWarning::TooLongForRegex { .. } => WarningKind::Mapping,
             RecordWarning::InvalidJson { .. }
             | RecordWarning::NotJsonObject
             | RecordWarning::NoSource
