@@ -462,6 +462,94 @@ fn a_growing_input_is_read_up_to_its_size_at_open() {
     assert!(status.is_some(), "no answer in 20 s on a growing input");
 }
 
+/// RFC 3164 lines across a new year, one of them a second late: the late
+/// line keeps its own year and every later line stays in the new one.
+/// Before: the late line moved the clock a year on, the next lines a year
+/// later again.
+#[test]
+fn a_late_rfc3164_line_never_moves_the_year() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines = [
+        "<134>Dec 31 23:59:58 web-01 shop[1]: event=acquired key=lock:a holder=w1 ttl_ms=30000",
+        "<134>Jan  1 00:00:01 web-01 shop[1]: event=released key=lock:a holder=w1",
+        "<134>Dec 31 23:59:59 web-01 shop[1]: event=acquired key=lock:b holder=w2 ttl_ms=30000",
+        "<134>Jan  1 00:00:03 web-01 shop[1]: event=acquired key=lock:a holder=w3 ttl_ms=30000",
+        "<134>Jan  1 00:00:04 web-01 shop[1]: event=released key=lock:a holder=w3",
+    ];
+    let path = write(
+        dir.path(),
+        "syslog.log",
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    let log = load(&[path]);
+    assert_eq!(log.events.len(), 5, "{:?}", log.warnings.kept());
+    let times: Vec<i64> = log.events.iter().map(|e| e.at_ns).collect();
+    let spread = times.iter().max().expect("events") - times.iter().min().expect("events");
+    assert!(spread < 10_000_000_000, "spread {spread} ns: {times:?}");
+}
+
+/// A GC line claiming a pause of 10^23 ms is a warning, not evidence that
+/// could become an incident's cause. Before: a pause starting in 1734.
+#[test]
+fn an_implausible_gc_pause_is_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "[2026-12-03T16:47:44.836+0000][0.003s][info][gc] Using Serial\n\
+        [2026-12-03T16:47:50.000+0000][5.100s][info][gc] GC(0) Pause Young (Allocation Failure) 10M->5M(20M) 3.456ms\n\
+        [2026-12-03T16:47:51.000+0000][6.100s][info][gc] GC(1) Pause Full (Allocation Failure) 10M->5M(20M) 100000000000000000000000.000ms\n";
+    let path = write(dir.path(), "gc.log", text.as_bytes());
+    let log = load(&[path]);
+    assert_eq!(log.evidence.len(), 1, "{:?}", log.evidence);
+    let longest = log
+        .evidence
+        .iter()
+        .filter_map(|e| Some(e.end_ns? - e.at_ns))
+        .max()
+        .unwrap_or(0);
+    assert!(longest < 3_600_000_000_000, "{longest}");
+    assert_eq!(log.warnings.total(), 1, "{:?}", log.warnings.kept());
+}
+
+/// SLS's `__time__` + `__time_ns_part__` keep their nanoseconds when the
+/// application's record is in `content` (the envelope scan read `__time__`
+/// raw) and in the CSV export. Before: whole seconds, 0 incidents.
+#[test]
+fn sls_ns_parts_are_read_in_every_shape() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let steps = [
+        ("acquired", "w1", 100),
+        ("acquired", "w2", 200),
+        ("released", "w1", 300),
+        ("released", "w2", 400),
+    ];
+    let mut jsonl = String::new();
+    let mut csv = String::from("__time__,__time_ns_part__,__topic__,content\n");
+    for (event, holder, ms) in steps {
+        let content = format!(
+            r#"{{"ts":"2024-01-01T00:00:00Z","event":"{event}","key":"lock:a","holder":"{holder}","ttl_ms":30000}}"#
+        );
+        let line = serde_json::json!({
+            "__time__": "1704067200",
+            "__time_ns_part__": (ms * 1_000_000).to_string(),
+            "__topic__": "app",
+            "content": content,
+        });
+        jsonl.push_str(&format!("{line}\n"));
+        csv.push_str(&format!(
+            "1704067200,{},app,2024-01-01 00:00:00 INFO event={event} key=lock:a holder={holder} ttl_ms=30000\n",
+            ms * 1_000_000
+        ));
+    }
+    for (name, text) in [("sls.jsonl", jsonl), ("sls.csv", csv)] {
+        let log = load(&[write(dir.path(), name, text.as_bytes())]);
+        let ms: Vec<i64> = log
+            .events
+            .iter()
+            .map(|e| (e.at_ns % 1_000_000_000) / 1_000_000)
+            .collect();
+        assert_eq!(ms, [100, 200, 300, 400], "{name}");
+    }
+}
+
 /// A line regex on very long lines: each line may cost the regex's size
 /// times its length, within a budget; a longer line is a warning with its
 /// reason. Before: seconds to minutes per line with captures.

@@ -278,7 +278,8 @@ pub enum InfraWarning {
     StopUnreadable,
     /// A line without JVM unified logging's `[decorations]`.
     NotJvmLine,
-    /// A pause whose length does not parse.
+    /// A pause whose length does not parse, or is negative or longer than
+    /// an hour (no plausible pause).
     PauseLengthUnreadable,
     /// A GC log with uptime only, no wall-clock time.
     GcUptimeOnly,

@@ -249,10 +249,13 @@ fn plan<'o>(
     );
     let text_lines = matches!(container, Container::Text { .. });
     let (names, by_role) = fast_names(&fields, &det, text, text_lines);
+    // SLS's `__time_ns_part__` is merged into `__time__` by the general
+    // path only (`readers::json`), for envelopes as for flat records.
+    let ns_part = det.names_seen.iter().any(|n| n == "__time_ns_part__");
     let context = ParseContext {
         file,
         name: name.to_string(),
-        payload_fast: payload_plan(&fields),
+        payload_fast: payload_plan(&fields).filter(|_| !ns_part),
         fields,
         names,
         by_role,
