@@ -550,6 +550,44 @@ fn sls_ns_parts_are_read_in_every_shape() {
     }
 }
 
+/// `inspect --write-mapping` on a log whose lock words and pairs are in
+/// `msg` writes a mapping that reads the log back: no role named after a
+/// pair inside the message (`event = "event"`, no such field). Before:
+/// reading with it found no lock event, exit 2.
+#[test]
+fn a_mapping_written_from_message_pairs_reads_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines = [
+        r#"{"time":"2024-01-01T00:00:00.000Z","level":"INFO","msg":"acquired lock key=lock:a holder=w1 ttl_ms=30000"}"#,
+        r#"{"time":"2024-01-01T00:00:00.500Z","level":"INFO","msg":"acquired lock key=lock:a holder=w2 ttl_ms=30000"}"#,
+        r#"{"time":"2024-01-01T00:00:01.000Z","level":"INFO","msg":"released lock key=lock:a holder=w1"}"#,
+        r#"{"time":"2024-01-01T00:00:02.000Z","level":"INFO","msg":"released lock key=lock:a holder=w2"}"#,
+    ];
+    let log = write(
+        dir.path(),
+        "msg.jsonl",
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    let mapping = dir.path().join("m.toml");
+    let out = bin()
+        .arg("inspect")
+        .arg(&log)
+        .arg("--write-mapping")
+        .arg(&mapping)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&mapping).expect("mapping");
+    assert!(!text.contains("event = \"event\""), "{text}");
+    let out = bin()
+        .args(["analyze", "--no-cache", "--mapping"])
+        .arg(&mapping)
+        .arg(&log)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
+}
+
 /// A line regex on very long lines: each line may cost the regex's size
 /// times its length, within a budget; a longer line is a warning with its
 /// reason. Before: seconds to minutes per line with captures.
