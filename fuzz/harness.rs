@@ -21,7 +21,7 @@ use lockreplay::report::{MarkdownImages, ReportInput, to_json, to_markdown, to_t
 /// Every target, in the order `fuzz/run.sh all` runs them (used by the
 /// replay test; each fuzz binary uses only `run`).
 #[allow(dead_code)]
-pub const TARGETS: [&str; 17] = [
+pub const TARGETS: [&str; 18] = [
     "detect",
     "jsonl",
     "json_array",
@@ -39,6 +39,7 @@ pub const TARGETS: [&str; 17] = [
     "text_layout",
     "cri",
     "mapping_regex",
+    "parquet",
 ];
 
 /// Runs target `name` on `data`. Panics (the fuzzer's crash) when an
@@ -83,8 +84,26 @@ pub fn run(name: &str, data: &[u8]) {
         "text_layout" => text_layout(data),
         "cri" => cri(data),
         "mapping_regex" => mapping_regex(data),
+        "parquet" => parquet(data),
         other => panic!("unknown fuzz target {other}"),
     }
+}
+
+/// A whole Parquet file: `data` between the format's magic at both ends
+/// (so every input is taken for one), read as a source and as the
+/// window's raw rows; never a panic, an abort or unbounded memory.
+fn parquet(data: &[u8]) {
+    let mut bytes = Vec::with_capacity(data.len() + 8);
+    if !data.starts_with(b"PAR1") {
+        bytes.extend_from_slice(b"PAR1");
+    }
+    bytes.extend_from_slice(data);
+    if !data.ends_with(b"PAR1") {
+        bytes.extend_from_slice(b"PAR1");
+    }
+    let _ = lockreplay::ingest::source_text(bytes.clone());
+    let log = ingest(&bytes, &IngestOptions::default());
+    analyse_and_print(&log);
 }
 
 /// Reads `data` as one source and checks the accounting of every source.

@@ -67,7 +67,7 @@ pub fn write_report_dir(
     refuse_inputs_inside(dir, &parent, &name, inputs)?;
     std::fs::create_dir_all(&parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
-    remove_stale_temporaries(&parent, &name);
+    remove_stale_temporaries(&parent, &name, inputs);
     if dir.exists() && !dir.is_dir() {
         bail!(
             "cannot write the report folder {}: it is a file",

@@ -522,12 +522,16 @@ impl<'o> Collector<'o> {
     /// A month and day without a year (`--MM-dd HH:mm:ss`, ISO 8601's
     /// truncated form, as the structure finder writes glog's, logcat's and
     /// go-ethereum's times) with one ([`DateHints::year`]), advanced at
-    /// each new year (the month going back by more than six); said in a
+    /// each new year (the month going back by more than six; a late line
+    /// from before it keeps its own year, [`late_line_year`]); said in a
     /// note. `None` for any other time.
     fn year_of_day(&mut self, text: &str) -> Option<String> {
         let rest = text.trim().strip_prefix("--")?;
         let month: u32 = rest.get(..2)?.parse().ok()?;
         let rest = rest.get(3..)?;
+        if let Some(y) = late_line_year(self.year_of_day, month) {
+            return Some(format!("{y}-{month:02}-{rest}"));
+        }
         let year = match self.year_of_day {
             Some((y, last)) if month + 6 < last => y + 1,
             Some((y, _)) => y,
@@ -549,11 +553,14 @@ impl<'o> Collector<'o> {
     /// has no year, with one: the mapping's `date`'s year, else this year
     /// (or last year when that puts the time more than a day ahead of now),
     /// then advanced at each new year (the month going back by more than
-    /// six). Said in a note ([`SourceNote::YearAssumed`]). `None` for any
-    /// other time. Without it such a file is unreadable: "unreadable time"
-    /// on every line.
+    /// six); a late line from before the new year keeps its own year
+    /// ([`late_line_year`]). Said in a note ([`SourceNote::YearAssumed`]).
+    /// `None` for any other time.
     fn with_year(&mut self, text: &str) -> Option<String> {
         let (month, rest) = rfc3164_parts(text)?;
+        if let Some(y) = late_line_year(self.year, month) {
+            return Some(format!("{y}-{month:02}-{rest}"));
+        }
         let year = match self.year {
             Some((y, last)) if month + 6 < last => y + 1,
             Some((y, _)) => y,
@@ -701,6 +708,17 @@ pub(crate) fn says_it_wrote(raw: &str) -> bool {
     }
     end_word(&mut word);
     found
+}
+
+/// The year of a line whose `month` is more than six after the last
+/// line's (a December line after January's): a late line from the year
+/// before, read in that year and leaving the running year (`state`: the
+/// year and the last line's month) as it was, so a line a second late
+/// across a new year never moves the clock a year. `None` for any other
+/// line.
+fn late_line_year(state: Option<(i32, u32)>, month: u32) -> Option<i32> {
+    let (year, last) = state?;
+    (last + 6 < month).then(|| year - 1)
 }
 
 #[cfg(test)]

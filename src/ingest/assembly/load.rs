@@ -5,6 +5,7 @@
 //! to holds by thread), and a warning for records that repeat another
 //! file's.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -112,7 +113,13 @@ fn read_file(
         path: p.to_path_buf(),
         error,
     })?;
-    read_source(name, f, opts, builder, progress).map_err(|e| match e {
+    // A regular file is read up to the size it had when opened: one still
+    // growing while read (a live log) is read as it was, never chased.
+    let up_to = match f.metadata() {
+        Ok(m) if m.is_file() => m.len(),
+        _ => u64::MAX,
+    };
+    read_source(name, f.take(up_to), opts, builder, progress).map_err(|e| match e {
         IngestError::Io { error, .. } => IngestError::Io {
             path: p.to_path_buf(),
             error,

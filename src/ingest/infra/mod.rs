@@ -108,6 +108,11 @@ pub(crate) fn detect(text: &str) -> Option<InfraKind> {
     None
 }
 
+/// The longest pause read as one (1 h): a JVM's or Go runtime's pause
+/// past it is no plausible pause (a line claiming 10^23 ms), a warning,
+/// never a cause.
+pub(crate) const MAX_PAUSE_NS: i64 = 3_600 * 1_000_000_000;
+
 /// Where one reader puts what it reads.
 pub(crate) struct Sink<'a> {
     /// The file's index.
@@ -136,6 +141,13 @@ impl Sink<'_> {
         process: Option<String>,
         what: &str,
     ) {
+        let pause = matches!(kind, EvidenceKind::GcPause | EvidenceKind::Safepoint);
+        if pause
+            && end_ns.is_some_and(|end| !(0..=MAX_PAUSE_NS).contains(&end.saturating_sub(at_ns)))
+        {
+            self.bad(line, InfraWarning::PauseLengthUnreadable);
+            return;
+        }
         let what: String = what.chars().take(160).collect();
         self.builder.log.evidence.push(Evidence {
             at_ns,

@@ -203,7 +203,7 @@ fn csv_row(
         let item = Item::Bad(RecordWarning::RepeatedHeader.into());
         return stop(visit(no, off, item));
     }
-    let pairs: Vec<(&str, Cow<'_, str>)> = h
+    let mut pairs: Vec<(&str, Cow<'_, str>)> = h
         .iter()
         .zip(row.iter())
         // Kibana and OpenSearch Dashboards write `-` for a field the row
@@ -211,5 +211,6 @@ fn csv_row(
         .filter(|(_, v)| !matches!(v.trim(), "" | "-"))
         .map(|(k, v)| (k.as_str(), Cow::Borrowed(v.trim())))
         .collect();
+    super::json::sls_time_ns_pairs(&mut pairs);
     stop(visit(no, off, Item::Record(Record::Pairs(&pairs))))
 }

@@ -63,6 +63,24 @@ fn sls_time_ns(o: &mut Map<String, Value>) {
     }
 }
 
+/// [`sls_time_ns`] on a record's pairs (SLS's CSV export, whose header
+/// has both columns): `__time__` becomes epoch seconds with nine decimals.
+pub(crate) fn sls_time_ns_pairs(pairs: &mut [(&str, std::borrow::Cow<'_, str>)]) {
+    let Some(ns) = pairs
+        .iter()
+        .find(|(k, _)| *k == "__time_ns_part__")
+        .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+        .filter(|n| *n < 1_000_000_000)
+    else {
+        return;
+    };
+    if let Some((_, v)) = pairs.iter_mut().find(|(k, _)| *k == "__time__")
+        && let Ok(secs) = v.trim().parse::<i64>()
+    {
+        *v = std::borrow::Cow::Owned(format!("{secs}.{ns:09}"));
+    }
+}
+
 /// A journald `MESSAGE` written as its bytes, as text. `journalctl -o json`
 /// writes a field that is not valid UTF-8 as an array of its bytes
 /// (journalctl(1), "json": "Fields containing non-printable or non-UTF8

@@ -386,6 +386,9 @@ pub(crate) struct TextRules {
     /// such a name keeps it, so the mapping finds it (`lk=` stays `lk`,
     /// not `key`).
     pub keep: Vec<String>,
+    /// The longest line the regexes are run on, bytes: a longer line is a
+    /// warning, not read (`mapping.rs`, `longest_line`).
+    pub max_line: usize,
 }
 
 impl TextRules {
@@ -397,6 +400,13 @@ impl TextRules {
                 line: m.line_regex.as_ref().map(|r| r.0.clone()),
                 messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
                 keep: m.fields.values().cloned().collect(),
+                max_line: m
+                    .line_regex
+                    .iter()
+                    .chain(m.messages.iter().map(|(_, r)| r))
+                    .map(|r| r.1)
+                    .min()
+                    .unwrap_or(usize::MAX),
             }
         })
     }
