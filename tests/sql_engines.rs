@@ -1,11 +1,17 @@
 //! `lockreplay sql`'s query run in real engines (DuckDB and ClickHouse's
-//! engine in process, chDB, both from PyPI) on the handed cases and on
-//! simulator logs (the 1 M-event one among them), compared with `lockreplay analyze` on the same files by
-//! `tests/sql/check_engines.py`: overlap pairs, causes, durations,
+//! engine in process, chDB, both from PyPI, and a cluster of two Debian
+//! `clickhouse-server` 18.16 processes, each shard over its own keys) on
+//! the handed cases, on simulator logs (the 1 M-event one among them) and
+//! on events at a lease's boundaries and ties within an instant, compared
+//! with `lockreplay analyze` on the same files by `tests/sql/check_engines.py`
+//! and `tests/sql/check_boundaries.py`: overlap pairs, causes, durations,
 //! near-misses and near-miss streaks must be equal.
 
 use std::path::Path;
 use std::process::Command;
+
+#[path = "sql/cluster.rs"]
+mod cluster;
 
 fn python_has(modules: &[&str]) -> bool {
     let code = modules
@@ -49,10 +55,15 @@ fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
         .collect();
     cases.sort();
     assert!(cases.len() >= 12, "the handed cases are missing");
-    let out = Command::new("python3")
-        .arg(root.join("tests/sql/check_engines.py"))
+    let cluster = cluster::cluster();
+    let mut cmd = Command::new("python3");
+    cmd.arg(root.join("tests/sql/check_engines.py"))
         .arg("--bin")
-        .arg(env!("CARGO_BIN_EXE_lockreplay"))
+        .arg(env!("CARGO_BIN_EXE_lockreplay"));
+    if let Some(c) = &cluster {
+        cmd.arg("--cluster").arg(&c.file);
+    }
+    let out = cmd
         // Expired leases and overlaps; holds that use 85-95 % of the TTL
         // (near-misses and their streaks); a watchdog (renewals).
         .args(["--sim", "--buyers 300 --seed 4"])
@@ -74,10 +85,40 @@ fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
         "the engines disagree with analyze:\n{text}"
     );
     let oks = text.lines().filter(|l| l.starts_with("ok ")).count();
+    let engines = if cluster.is_some() { 3 } else { 2 };
     assert_eq!(
         oks,
-        2 * (cases.len() + 4),
+        engines * (cases.len() + 4),
         "a comparison did not run:\n{text}"
+    );
+}
+
+/// Acquires, renewals, deletes and releases exactly at a lease's expiry and
+/// 1 ms either side, and hand-offs within one millisecond (with `seq`, and
+/// without it in the documented order), in every engine.
+#[test]
+fn every_engine_is_exact_at_the_expiry_and_orders_ties_as_analyze() {
+    if !engines_here(&["duckdb", "chdb"]) {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cluster = cluster::cluster();
+    let mut cmd = Command::new("python3");
+    cmd.arg(root.join("tests/sql/check_boundaries.py"))
+        .arg("--bin")
+        .arg(env!("CARGO_BIN_EXE_lockreplay"));
+    if let Some(c) = &cluster {
+        cmd.arg("--cluster").arg(&c.file);
+    }
+    let out = cmd.output().expect("ok");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "a boundary or tie differs:\n{text}");
+    let engines = if cluster.is_some() { 3 } else { 2 };
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ok ")).count(),
+        4 * engines,
+        "{text}"
     );
 }
 

@@ -93,7 +93,7 @@ fn sql_engine(store: Store, spec: &QuerySpec) -> Result<String, SqlError> {
             format!("now() - INTERVAL {minutes} MINUTE")
         }
         (Dialect::Clickhouse, unit) => format!(
-            "toUnixTimestamp64Nano(now64(9)) / {} - {}",
+            "toInt64(now()) * 1000000000 / {} - {}",
             per_ns(unit),
             minutes as f64 * 60e9 / per_ns(unit) as f64
         ),

@@ -1,8 +1,10 @@
 //! `lockreplay fetch`: runs the rules' query ([`super::generate`],
-//! `--select keys`) on a ClickHouse server over its HTTP interface, lists
-//! the lock keys with overlap pairs fleet-wide, pulls only the rows of the
-//! chosen keys around their incidents into a JSON Lines file, and replays
-//! that file as any other log (the report, or the window with `--open`).
+//! `--select keys`) on a ClickHouse server over its HTTP interface (or on
+//! every shard of a cluster, [`super::listing`]), lists the lock keys with
+//! overlap pairs fleet-wide, pulls only the rows of the chosen keys around
+//! their incidents into a JSON Lines file (and the business rows beside
+//! it), and replays that as any other log (the report, or the window with
+//! `--open`).
 //!
 //! The HTTP interface as documented at
 //! <https://clickhouse.com/docs/interfaces/http>: the query is the POST
@@ -35,6 +37,18 @@ pub struct FetchConfig {
     /// With `keys`: the rows to pull, `[lo, hi)` ns since the epoch,
     /// without asking the server for the listing.
     pub range_ns: Option<(i64, i64)>,
+    /// The cluster whose shards each hold `spec.table` (sharded by lock
+    /// key): the listing runs on every shard, the pull reads them all.
+    pub cluster: Option<String>,
+    /// The shards' HTTP interfaces, when not the server's URL with each
+    /// shard's host.
+    pub shard_urls: Vec<String>,
+    /// A second table whose rows in each pulled window are the business
+    /// events (stock, orders), written beside the pulled rows.
+    pub business_table: Option<String>,
+    /// A condition selecting business rows: of `business_table`, or else of
+    /// the lock table itself (its other events).
+    pub business_where: Option<String>,
     /// How many of the listed keys to pull (most overlap pairs first).
     pub top: usize,
     /// Rows pulled before each key's first overlap and after its last, ns.
@@ -60,6 +74,7 @@ pub struct FetchConfig {
 }
 
 /// A ClickHouse server's HTTP interface and its credentials.
+#[derive(Clone)]
 pub struct ServerConfig {
     /// `http://HOST:8123` or `https://HOST:8443`.
     pub url: String,
@@ -77,10 +92,6 @@ pub struct ServerConfig {
 /// Longest row the server may send, bytes: a longer one is an error, not
 /// a memory exhaustion.
 pub const MAX_ROW_BYTES: u64 = 16 << 20;
-
-/// Most keys the listing reads (each a few hundred bytes); more is an
-/// error, not memory without bound.
-pub const MAX_LISTED_KEYS: usize = 1_000_000;
 
 /// Most bytes of a server's error answer read (its first lines say what
 /// went wrong).
@@ -327,35 +338,6 @@ fn basic_auth(user: &str, password: &str) -> String {
     format!("Basic {token}")
 }
 
-/// The statements of a generated ClickHouse script: each ends with `;` at
-/// a line's end; comment-only pieces are dropped.
-pub fn statements(script: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for line in script.lines() {
-        let trimmed = line.trim_end();
-        if let Some(body) = trimmed.strip_suffix(';') {
-            cur.push_str(body);
-            push_statement(&mut out, &mut cur);
-        } else {
-            cur.push_str(line);
-            cur.push('\n');
-        }
-    }
-    push_statement(&mut out, &mut cur);
-    out
-}
-
-fn push_statement(out: &mut Vec<String>, cur: &mut String) {
-    let text = std::mem::take(cur);
-    let has_code = text
-        .lines()
-        .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with("--"));
-    if has_code {
-        out.push(text);
-    }
-}
-
 impl Client {
     /// A client for the server of `c`.
     ///
@@ -372,77 +354,60 @@ impl Client {
     }
 }
 
-/// The listing: the rules' `keys` query, run as one session.
-///
-/// # Errors
-/// A server without window functions (said with its version), or any
-/// error of [`Client::query_lines`].
-pub fn list_keys(client: &Client, spec: &QuerySpec) -> anyhow::Result<Vec<KeyRow>> {
-    let (major, version) = client.version()?;
-    if major < 21 {
-        bail!(
-            "ClickHouse {version} has no window functions (21.1 or later), which the rules' query needs; \
-             pull rows without the listing: --key KEY --since TIME --until TIME"
-        );
-    }
-    let script = super::generate(spec)?;
-    let session = format!(
-        "lockreplay-{}-{}",
-        std::process::id(),
-        chrono::Utc::now().timestamp_nanos_opt().unwrap_or(0)
-    );
-    let stmts = statements(&script);
-    let mut rows = Vec::new();
-    for (i, st) in stmts.iter().enumerate() {
-        let last = i + 1 == stmts.len();
-        client
-            .query_lines(st, Some(&session), "JSONCompactEachRow", &mut |line| {
-                if last {
-                    if rows.len() >= MAX_LISTED_KEYS {
-                        bail!(
-                            "the server listed more than {MAX_LISTED_KEYS} keys; narrow the table with --since/--until or a view"
-                        );
-                    }
-                    rows.push(parse_key_row(line)?);
-                }
-                Ok(())
-            })
-            .with_context(|| format!("the rules' query, statement {} of {}", i + 1, stmts.len()))?;
-    }
-    Ok(rows)
-}
-
-/// The rows of `key` from `lo_ns` (inclusive) to `hi_ns` (exclusive),
-/// with the rows without a key in that time (business events), as
-/// JSON Lines; one more than `max_rows` at most.
-fn pull_sql(spec: &QuerySpec, key: &str, lo_ns: i64, hi_ns: i64, max_rows: u64) -> String {
+/// The query pulling `key`'s rows from `lo_ns` (inclusive) to `hi_ns`
+/// (exclusive) out of `source` (the table, or the cluster's), with the
+/// rows of no key in that time and those `business_where` selects
+/// (business events in the same table; with a business table, only the
+/// key's lock and work rows), in the rules' order: time, `seq`,
+/// holder, then acquire, renewal, other lines, closing lines (docs/sql.md),
+/// so a tie within an instant reads as the query read it. `--where`
+/// applies to the key's rows. One more than `max_rows` at most.
+fn pull_sql(c: &FetchConfig, source: &str, key: &str, lo_ns: i64, hi_ns: i64) -> String {
+    let spec = &c.spec;
     let ts = super::time_expr(spec);
     let k = super::column(spec, &spec.columns.key);
+    let mine = match &spec.filter {
+        Some(f) => format!(
+            "({k} = {} AND ({f}))",
+            super::quote::sql_string(Dialect::Clickhouse, key)
+        ),
+        None => format!(
+            "{k} = {}",
+            super::quote::sql_string(Dialect::Clickhouse, key)
+        ),
+    };
+    // With a business table, its rows are the business events: this
+    // table's business rows (without their numbers, as a lock table often
+    // has them) would count each sale twice.
+    let rows = match (&c.business_table, &c.business_where) {
+        (Some(_), _) => format!(
+            "{mine} AND {} != {}",
+            super::perkey::kind_code(spec),
+            super::perkey::BUSINESS_KIND
+        ),
+        (None, Some(b)) => format!("{mine} OR {k} IS NULL OR {k} = '' OR ({b})"),
+        (None, None) => format!("{mine} OR {k} IS NULL OR {k} = ''"),
+    };
     format!(
-        "SELECT * FROM {table} WHERE ({k} = {key} OR {k} IS NULL OR {k} = '') \
-         AND ({ts}) >= {lo_ns} AND ({ts}) < {hi_ns} ORDER BY ({ts}) LIMIT {lim}",
-        table = spec.table,
-        key = super::quote::sql_string(Dialect::Clickhouse, key),
-        lim = max_rows.saturating_add(1),
+        "SELECT * FROM {source} WHERE ({rows}) \
+         AND ({ts}) >= {lo_ns} AND ({ts}) < {hi_ns} ORDER BY ({ts}), {order} LIMIT {lim}",
+        order = super::perkey::tie_order(spec),
+        lim = c.max_rows.saturating_add(1),
     )
 }
 
-fn parse_key_row(line: &str) -> anyhow::Result<KeyRow> {
-    let v: serde_json::Value =
-        serde_json::from_str(line).with_context(|| format!("ClickHouse row {line:?}"))?;
-    let num = |i: usize| -> i64 {
-        let x = &v[i];
-        x.as_i64()
-            .or_else(|| x.as_str().and_then(|s| s.parse().ok()))
-            .unwrap_or(0)
-    };
-    Ok(KeyRow {
-        key: v[0].as_str().unwrap_or_default().to_string(),
-        pairs: u64::try_from(num(1)).unwrap_or(0),
-        first_ns: num(2),
-        last_ns: num(3),
-        cause: v[4].as_str().unwrap_or_default().to_string(),
-    })
+/// The query pulling the rows of the business table from `lo_ns` to
+/// `hi_ns` by the lock table's time column, in time order.
+fn business_sql(c: &FetchConfig, table: &str, lo_ns: i64, hi_ns: i64) -> String {
+    let ts = super::time_expr(&c.spec);
+    let cond = c
+        .business_where
+        .as_ref()
+        .map_or(String::new(), |b| format!(" AND ({b})"));
+    format!(
+        "SELECT * FROM {table} WHERE ({ts}) >= {lo_ns} AND ({ts}) < {hi_ns}{cond} ORDER BY ({ts}) LIMIT {lim}",
+        lim = c.max_rows.saturating_add(1),
+    )
 }
 
 /// A key's rows to pull: `(key, lo_ns, hi_ns, pairs the server counted)`
@@ -490,14 +455,30 @@ fn windows(c: &FetchConfig, listed: &[KeyRow]) -> Vec<PullWindow> {
 /// carry, the server's errors, the row cap, an unwritable output.
 pub fn run(c: &FetchConfig, window: Option<OpenWindow>) -> anyhow::Result<u8> {
     let client = Client::of(&c.server)?;
-    // The pull pastes the table into its own query: the same check as the
-    // rules' query (the key column is quoted as an identifier).
+    // The pull pastes the tables and conditions into its own queries: the
+    // same check as the rules' query (the key column is quoted as an
+    // identifier).
     super::check("table", &c.spec.table)?;
+    for (what, v) in [
+        ("--business-table", &c.business_table),
+        ("--business-where", &c.business_where),
+    ] {
+        if let Some(v) = v {
+            super::check(what, v)?;
+        }
+    }
+    let source = match &c.cluster {
+        Some(name) => super::listing::cluster_source(name, &c.spec.table)?,
+        None => c.spec.table.clone(),
+    };
     let listed = if c.range_ns.is_some() {
         Vec::new()
     } else {
-        let rows = list_keys(&client, &c.spec)?;
-        print_listing(&rows);
+        let (rows, shards) = match &c.cluster {
+            Some(name) => super::listing::list_cluster(&c.server, name, &c.shard_urls, &c.spec)?,
+            None => (super::listing::list_keys(&client, &c.spec)?, 1),
+        };
+        print_listing(&rows, shards);
         rows
     };
     if c.list {
@@ -515,20 +496,70 @@ pub fn run(c: &FetchConfig, window: Option<OpenWindow>) -> anyhow::Result<u8> {
         Some(p) => p.clone(),
         None => default_out(&c.spec.table)?,
     };
-    let rows = pull(c, &client, &wins, &out)?;
+    let mut files = vec![out.clone()];
+    let mut rows = pull(c, &client, &wins, &out, |k, lo, hi| {
+        pull_sql(c, &source, k, lo, hi)
+    })?;
+    if let Some(table) = &c.business_table {
+        let beside = business_out(&out);
+        rows += pull(
+            c,
+            &client,
+            &business_windows(&wins),
+            &beside,
+            |_, lo, hi| business_sql(c, table, lo, hi),
+        )?;
+        files.push(beside);
+    }
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| crate::report::terminal_safe(&f.display().to_string()).into_owned())
+        .collect();
     eprintln!(
         "lockreplay: {rows} row(s) of {} key(s) pulled to {}",
         wins.len(),
-        crate::report::terminal_safe(&out.display().to_string())
+        names.join(" and ")
     );
-    replay(c, &out, &wins, window)
+    replay(c, &files, &wins, window)
 }
 
-fn print_listing(rows: &[KeyRow]) {
+/// Where the business table's rows go: beside `out`, `NAME.business.jsonl`
+/// (a file of its own, read with its own fields).
+fn business_out(out: &Path) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "pulled".into(), |s| s.to_string_lossy().into_owned());
+    out.with_file_name(format!("{stem}.business.jsonl"))
+}
+
+/// The pulled windows merged where they overlap (one business row is
+/// pulled once).
+fn business_windows(wins: &[PullWindow]) -> Vec<PullWindow> {
+    let mut spans: Vec<(i64, i64)> = wins.iter().map(|w| (w.1, w.2)).collect();
+    spans.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for (lo, hi) in spans {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    merged
+        .into_iter()
+        .map(|(lo, hi)| (String::new(), lo, hi, None))
+        .collect()
+}
+
+fn print_listing(rows: &[KeyRow], shards: usize) {
     let mut err = std::io::stderr().lock();
+    let on = if shards > 1 {
+        format!("on {shards} shards")
+    } else {
+        "on the server".to_string()
+    };
     let _ = writeln!(
         err,
-        "lockreplay: {} key(s) with overlap pairs on the server",
+        "lockreplay: {} key(s) with overlap pairs {on}",
         rows.len()
     );
     for r in rows.iter().take(50) {
@@ -566,14 +597,19 @@ fn default_out(table: &str) -> anyhow::Result<PathBuf> {
     Ok(dir.join(format!("{safe}-{stamp}.jsonl")))
 }
 
-/// Pulls each window's rows into `out` (atomically), at most
-/// `--max-rows` in all.
-fn pull(c: &FetchConfig, client: &Client, wins: &[PullWindow], out: &Path) -> anyhow::Result<u64> {
+/// Pulls each window's rows, by the query `sql(key, lo_ns, hi_ns)`, into
+/// `out` (atomically), at most `--max-rows` in all.
+fn pull(
+    c: &FetchConfig,
+    client: &Client,
+    wins: &[PullWindow],
+    out: &Path,
+    sql: impl Fn(&str, i64, i64) -> String,
+) -> anyhow::Result<u64> {
     crate::fsio::write_atomic_with(out, &c.inputs, |w| {
         let mut n = 0u64;
         for (key, lo, hi, _) in wins {
-            let sql = pull_sql(&c.spec, key, *lo, *hi, c.max_rows);
-            client.query_lines(&sql, None, "JSONEachRow", &mut |line| {
+            client.query_lines(&sql(key, *lo, *hi), None, "JSONEachRow", &mut |line| {
                 n += 1;
                 if n > c.max_rows {
                     bail!(
@@ -590,24 +626,23 @@ fn pull(c: &FetchConfig, client: &Client, wins: &[PullWindow], out: &Path) -> an
 
 /// The report (or the window) on the pulled rows; a key whose pulled rows
 /// give fewer overlap pairs than the server counted is said (the holds
-/// began before the context).
+/// began before the context), and so is a loss the rows cannot give.
 fn replay(
     c: &FetchConfig,
-    out: &Path,
+    files: &[PathBuf],
     wins: &[PullWindow],
     window: Option<OpenWindow>,
 ) -> anyhow::Result<u8> {
-    let files = vec![out.to_path_buf()];
     if let (true, Some(open)) = (c.open, window) {
         return open(&WindowConfig {
-            files,
+            files: files.to_vec(),
             screenshot: c.screenshot.clone(),
             read: c.read.clone(),
             analysis: c.analysis.clone(),
             ..WindowConfig::default()
         });
     }
-    let loaded = crate::pipeline::load_files(&files, &c.read, c.analysis.settings())?;
+    let loaded = crate::pipeline::load_files(files, &c.read, c.analysis.settings())?;
     for (key, _, _, server) in wins {
         let Some(server) = server else { continue };
         let here = loaded
@@ -625,39 +660,43 @@ fn replay(
             );
         }
     }
+    if let Some(why) = loss_unknown(&loaded.analysis) {
+        eprintln!(
+            "lockreplay: the loss is unknown, not the report's figure: {why}. Oversell needs the stock level \
+             (stock_initialized, a stock read or stock_after) and the orders or deductions; pull the business rows \
+             with --business-table TABLE, or --business-where SQL for this table's other events"
+        );
+    }
     Ok(crate::pipeline::print_report(loaded, c.report.printer()))
+}
+
+/// Why the pulled rows cannot give the loss of their incidents (§7 of
+/// docs/semantics.md): no sale in them, or sales of a product without
+/// any stock level. `None` when they can, or when there is no incident.
+fn loss_unknown(analysis: &crate::analysis::Analysis) -> Option<String> {
+    if analysis.incidents.is_empty() {
+        return None;
+    }
+    let sold: Vec<_> = analysis.products.iter().filter(|p| p.sales > 0).collect();
+    if sold.is_empty() {
+        return Some("the pulled rows hold no sale (no order and no stock deduction)".to_string());
+    }
+    let blind = sold
+        .iter()
+        .filter(|p| p.initial_stock.is_none() && p.final_stock.is_none())
+        .count();
+    (blind > 0).then(|| {
+        format!(
+            "{blind} of {} product(s) sold in the pulled rows have no stock level in them",
+            sold.len()
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sql::{Dialect, Select};
-
-    #[test]
-    fn the_script_splits_into_its_statements_without_comment_only_pieces() {
-        let spec = QuerySpec {
-            select: Select::Keys,
-            ..QuerySpec::new(Dialect::Clickhouse, "t")
-        };
-        let script = super::super::generate(&spec).expect("ok");
-        let st = statements(&script);
-        assert!(
-            st[0].trim_start().starts_with("SET join_use_nulls")
-                || st[0].contains("SET join_use_nulls")
-        );
-        assert!(st.iter().all(|s| !s.trim_end().ends_with(';')));
-        assert!(st.last().expect("a query").contains("GROUP BY e_key"));
-        assert_eq!(
-            st.iter()
-                .filter(|s| s.contains("CREATE TEMPORARY TABLE"))
-                .count(),
-            super::super::MATERIALIZED.len()
-        );
-        assert_eq!(
-            statements("-- only a comment\n;\nSELECT 1;\n"),
-            vec!["SELECT 1".to_string()]
-        );
-    }
+    use crate::sql::Dialect;
 
     #[test]
     fn credentials_come_out_of_the_url_percent_decoded() {
@@ -691,8 +730,6 @@ mod tests {
             basic_auth("Aladdin", "open sesame"),
             "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="
         );
-        let row = parse_key_row(r#"["lock:1",3,"100","200","lease_expired"]"#).expect("row");
-        assert_eq!((row.pairs, row.first_ns, row.last_ns), (3, 100, 200));
         assert!(
             server_error(401, None, "Code: 193")
                 .to_string()

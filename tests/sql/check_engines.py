@@ -1,19 +1,24 @@
 #!/usr/bin/env python3
 """Runs `lockreplay sql`'s query in real engines and compares it with `lockreplay analyze`.
 
-Usage: check_engines.py --bin target/debug/lockreplay [--engines duckdb,clickhouse] [--sim ARGS] CASE_DIR...
+Usage: check_engines.py --bin target/debug/lockreplay [--engines duckdb,clickhouse] [--cluster FILE] [--sim ARGS]
+       CASE_DIR...
 
 For each handed case (a folder with case.json, tests/fixtures/cases/) and each simulator log (--sim "--buyers 300
 --seed 4", repeatable), it:
   1. runs `lockreplay analyze --format json` with the case's settings;
   2. exports the same load's lock events (`lockreplay sql --export-events`, JSON Lines);
   3. generates the rules' query for DuckDB (`duckdb` from PyPI) and ClickHouse (chDB from PyPI: the ClickHouse
-     engine in process), reads the JSON Lines as the table, runs the query;
+     engine in process), reads the JSON Lines as the table, runs the query; with --cluster (a cluster.json of
+     tests/sql/ch_cluster.py: two clickhouse-server processes), also loads the events into a table sharded by lock
+     key over both servers and runs the query on each shard's own rows (each key computed where it lives), the
+     rows of the shards together being the answer;
   4. compares the overlap pairs (key, earlier, later, start, duration, cause), the near-misses (key, holder, window
      end, time used) and the near-miss streaks with the analysis: they must be equal.
 Exits 0 when every comparison agrees, 1 on a difference (printed), 3 when a python module is missing.
 """
 import argparse
+import concurrent.futures
 import datetime as dt
 import json
 import os
@@ -22,6 +27,13 @@ import subprocess
 import sys
 import tempfile
 import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ch_cluster  # noqa: E402
+
+# The cluster of --cluster, when given.
+CLUSTER = None
 
 COLUMNS = {
     "seq": ("BIGINT", "Int64"),
@@ -36,11 +48,11 @@ COLUMNS = {
 }
 
 
-def table_expr(engine, path):
+def table_expr(engine, path, columns=tuple(COLUMNS)):
     if engine == "duckdb":
-        cols = ", ".join(f"{k}: '{v[0]}'" for k, v in COLUMNS.items())
+        cols = ", ".join(f"{k}: '{COLUMNS[k][0]}'" for k in columns)
         return f"read_json('{path}', format = 'newline_delimited', columns = {{{cols}}})"
-    cols = ", ".join(f"{k} {v[1]}" for k, v in COLUMNS.items())
+    cols = ", ".join(f"{k} {COLUMNS[k][1]}" for k in columns)
     return f"file('{path}', 'JSONEachRow', '{cols}')"
 
 
@@ -66,6 +78,37 @@ def run_sql(engine, sql):
         sess.close()
     text = out.bytes().decode() if hasattr(out, "bytes") else str(out)
     return [tuple(json.loads(line)) for line in text.splitlines() if line.strip()]
+
+
+def cluster_columns(columns):
+    """The ClickHouse column types of `columns` (names of COLUMNS) for a table sharded by key (not Nullable)."""
+    return [(c, "String" if c == "key" else COLUMNS[c][1]) for c in columns]
+
+
+def run_sharded(binary, events, flags, columns=tuple(COLUMNS)):
+    """The rules' query run on each shard of the cluster over its own rows of `events`: the rows together, and the
+    rows each shard holds."""
+    local = CLUSTER.load(events, cluster_columns(columns))
+    try:
+        q = subprocess.run([binary, "sql", "--dialect", "clickhouse", "--table", local, *flags],
+                           check=True, capture_output=True, text=True).stdout
+        with concurrent.futures.ThreadPoolExecutor(len(CLUSTER.urls)) as pool:
+            texts = list(pool.map(lambda u: CLUSTER.run(u, q.rstrip().rstrip(";") + "\nFORMAT JSONCompact"),
+                                  CLUSTER.urls))
+        rows = [tuple(r) for text in texts for r in json.loads(text)["data"]]
+        return rows, CLUSTER.shard_rows(local)
+    finally:
+        CLUSTER.drop(local)
+
+
+def engine_rows(engine, binary, events, flags, columns=tuple(COLUMNS)):
+    """Rows of the rules' query over `events` (JSON Lines with `columns`) in `engine`: duckdb, clickhouse (chDB) or
+    cluster."""
+    if engine == "cluster":
+        return run_sharded(binary, events, flags, columns)[0]
+    q = subprocess.run([binary, "sql", "--dialect", engine, "--table", table_expr(engine, events, columns), *flags],
+                       check=True, capture_output=True, text=True).stdout
+    return run_sql(engine, q)
 
 
 def ns_of(rfc3339):
@@ -110,22 +153,23 @@ def flags_of(settings):
     return f
 
 
-def compare(binary, name, files, flags, engines, tmp):
+def compare(binary, name, files, flags, engines, tmp, table=None):
+    """analyze on `files` against the rules' query in each engine on their exported events; `table(events)`, when
+    given, turns the export into the table's rows: `(path, columns, extra sql flags)`."""
     rep = subprocess.run([binary, "analyze", "--format", "json", *flags, *files], capture_output=True)
     if rep.returncode not in (0, 1):
         print(f"{name}: analyze failed: {rep.stderr.decode()}")
         return False
     want = expected(json.loads(rep.stdout))
-    events = os.path.join(tmp, "".join(c if c.isalnum() else "_" for c in name) + ".jsonl")
+    events = os.path.join(tmp, "events-" + "".join(c if c.isalnum() else "_" for c in name) + ".jsonl")
     subprocess.run([binary, "sql", "--export-events", events, *flags, *files], check=True, capture_output=True)
+    columns, sql_flags = tuple(COLUMNS), []
+    if table:
+        events, columns, sql_flags = table(events)
     ok = True
     for engine in engines:
-        q = subprocess.run(
-            [binary, "sql", "--dialect", engine, "--table", table_expr(engine, events), *flags],
-            check=True, capture_output=True, text=True,
-        ).stdout
         started = time.monotonic()
-        rows = run_sql(engine, q)
+        rows = engine_rows(engine, binary, events, flags + sql_flags, columns)
         took = time.monotonic() - started
         have = got(rows)
         labels = ("overlap pairs", "near-misses", "near-miss streaks")
@@ -148,10 +192,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--engines", default="duckdb,clickhouse")
+    ap.add_argument("--cluster", help="cluster.json of tests/sql/ch_cluster.py: also run on its shards")
     ap.add_argument("--sim", action="append", default=[], help="simulate arguments, e.g. '--buyers 300 --seed 4'")
     ap.add_argument("cases", nargs="*")
     args = ap.parse_args()
     engines = args.engines.split(",")
+    if args.cluster:
+        global CLUSTER
+        CLUSTER = ch_cluster.Cluster(args.cluster)
+        engines.append("cluster")
     missing = []
     for engine, module in (("duckdb", "duckdb"), ("clickhouse", "chdb")):
         if engine in engines:
