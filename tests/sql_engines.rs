@@ -194,3 +194,43 @@ fn an_alert_for_a_table_that_is_not_one_expression_is_an_error() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("a;b"));
     }
 }
+
+/// The Loki and Elasticsearch rules, evaluated as their stores evaluate
+/// them (tests/sql/check_store_rules.py): the overlap rules fire on every
+/// handed incident in every evaluation schedule and stay silent on every
+/// case and built log without one; the near-miss rules work from the lock
+/// lines alone.
+#[test]
+fn loki_and_elasticsearch_rules_fire_on_incidents_and_stay_silent_on_healthy_locks() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cases: Vec<_> = std::fs::read_dir(root.join("tests/fixtures/cases"))
+        .expect("ok")
+        .map(|e| e.expect("ok").path())
+        .filter(|p| p.join("case.json").exists())
+        .collect();
+    cases.sort();
+    let out = Command::new("python3")
+        .arg(root.join("tests/sql/check_store_rules.py"))
+        .arg("--bin")
+        .arg(env!("CARGO_BIN_EXE_lockreplay"))
+        .args(&cases)
+        .output()
+        .expect("ok");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "a store's rule misfired:\n{text}");
+    // Two overlap rules on every case and the four built logs; two near-miss
+    // rules on the cases without incidents, the built logs and the simulator.
+    let nc = text
+        .lines()
+        .filter(|l| l.starts_with("ok ") && l.contains("near-miss]"))
+        .count();
+    assert!(nc >= 2 * (3 + 4 + 1), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("ok ") && l.contains("overlap]"))
+            .count(),
+        2 * (cases.len() + 4),
+        "{text}"
+    );
+}

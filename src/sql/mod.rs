@@ -15,6 +15,7 @@ pub mod fetch;
 pub mod listing;
 mod perkey;
 pub mod quote;
+mod search_alerts;
 
 use std::fmt::Write as _;
 
