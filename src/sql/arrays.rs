@@ -19,14 +19,14 @@ pub(super) fn filter(arr: &str, mask: &str) -> String {
     format!("arrayFilter((x, y) -> y, {arr}, {mask})")
 }
 
-/// Element i is `arr[i + 1]`; the last is `d`.
+/// Element i is `arr[i + 1]`; the last is `d` (empty stays empty).
 pub(super) fn next(arr: &str, d: &str) -> String {
-    format!("arrayPushBack(arrayPopFront({arr}), {d})")
+    format!("arraySlice(arrayPushBack(arrayPopFront({arr}), {d}), 1, length({arr}))")
 }
 
-/// Element i is `arr[i - 1]`; the first is `d`.
+/// Element i is `arr[i - 1]`; the first is `d` (empty stays empty).
 pub(super) fn prev(arr: &str, d: &str) -> String {
-    format!("arrayPushFront(arrayPopBack({arr}), {d})")
+    format!("arraySlice(arrayPushFront(arrayPopBack({arr}), {d}), 1, length({arr}))")
 }
 
 /// 1, 2, ... as Int64, one per element of `arr`.
@@ -67,84 +67,84 @@ pub(super) fn ffill(v: &str, m: &str, n: &str, d: &str) -> String {
     ffill_at(&filter(v, m), &filter(&positions(v), m), n, d)
 }
 
-/// Backward fill: element i is `v` at the first marked position >= i, `d`
-/// after the last mark.
-pub(super) fn bfill(v: &str, m: &str, n: &str, d: &str) -> String {
+/// One element per group, groups 1..=`m` (`g`: each row's group number,
+/// non-decreasing; rows of group 0 belong to none): `v` at the group's
+/// first row where `mk` holds, else `d`. Only the marked rows are handled
+/// (compacted), then placed.
+pub(super) fn group_first(v: &str, mk: &str, g: &str, m: &str, d: &str) -> String {
+    let gi = filter(g, mk);
+    let first = format!(
+        "arrayMap((x, y) -> x != y, {gi}, {})",
+        prev(&gi, "toInt64(0)")
+    );
+    place(&filter(&filter(v, mk), &first), &filter(&gi, &first), m, d)
+}
+
+/// As [`group_first`], at the group's last row where `mk` holds.
+pub(super) fn group_last(v: &str, mk: &str, g: &str, m: &str, d: &str) -> String {
+    let gi = filter(g, mk);
+    let last = format!(
+        "arrayMap((x, y) -> x != y, {gi}, {})",
+        next(&gi, "toInt64(0)")
+    );
+    place(&filter(&filter(v, mk), &last), &filter(&gi, &last), m, d)
+}
+
+/// An array of length `m` holding `vals[k]` at the 1-based position
+/// `idx[k]` (increasing, distinct), `d` elsewhere: each value filled
+/// forward with its position, kept where the position is its own.
+pub(super) fn place(vals: &str, idx: &str, m: &str, d: &str) -> String {
+    let filled = ffill_at(
+        &format!("arrayMap((x, y) -> (x, y), {idx}, {vals})"),
+        idx,
+        m,
+        &format!("(toInt64(0), {d})"),
+    );
     format!(
-        "arrayReverse({})",
-        ffill(
-            &format!("arrayReverse({v})"),
-            &format!("arrayReverse({m})"),
-            n,
-            d
-        )
+        "arrayMap((x, y) -> if(x.1 = y, x.2, {d}), {filled}, {})",
+        one_to(m)
     )
 }
 
-/// Per segment (rows from a start to the next, `end` marking each
-/// segment's last row), `v` at the segment's first row where `m` holds,
-/// else `d`; one element per segment, read at the starts `start`.
-pub(super) fn seg_first(v: &str, m: &str, start: &str, end: &str, n: &str, d: &str) -> String {
-    filter(
-        &bfill(
-            &format!("arrayMap((x, y) -> if(y, x, {d}), {v}, {m})"),
-            &format!("arrayMap((x, y) -> x OR y, {m}, {end})"),
-            n,
-            d,
-        ),
-        start,
-    )
-}
-
-/// Per segment, `v` at the segment's last row where `m` holds (`m` must
-/// hold at every start), one element per segment, read at the ends.
-pub(super) fn seg_last(v: &str, m: &str, start: &str, end: &str, n: &str, d: &str) -> String {
-    filter(
-        &ffill(
-            &format!("arrayMap((x, y) -> if(y, x, {d}), {v}, {m})"),
-            &format!("arrayMap((x, y) -> x OR y, {m}, {start})"),
-            n,
-            d,
-        ),
-        end,
-    )
+/// 1, 2, ..., `m` (Int64).
+pub(super) fn one_to(m: &str) -> String {
+    format!("arrayMap(x -> toInt64(x) + 1, range(toUInt64({m})))")
 }
 
 /// For each query in `q` (Int64), how many elements of `k` (Int64, any
-/// order) are below it, in `q`'s order: one sort of both, queries before
-/// equal elements.
+/// order) are below it, in `q`'s order: one sort of both by one Int64 key
+/// (2v + 1 for an element, 2v for a query, so a query comes before equal
+/// elements; values within ±2^62).
 pub(super) fn count_below(k: &str, q: &str) -> String {
-    let sorted = format!(
-        "arraySort(arrayConcat(arrayMap(x -> (x, toUInt8(1), toInt64(0)), {k}), \
-         arrayMap((x, y) -> (x, toUInt8(0), toInt64(y)), {q}, arrayEnumerate({q}))))"
+    let keys = format!("arrayConcat(arrayMap(x -> x * 2 + 1, {k}), arrayMap(x -> x * 2, {q}))");
+    let tags = format!(
+        "arrayConcat(arrayMap(x -> toInt64(0), {k}), arrayMap(x -> toInt64(x), arrayEnumerate({q})))"
     );
-    let with_counts = format!(
-        "arrayFilter(x -> x.2 = 0, arrayMap((x, y) -> (x.1, x.2, x.3, toInt64(y)), {sorted}, \
-         arrayCumSum(arrayMap(x -> x.2, {sorted}))))"
-    );
-    format!("arrayMap(x -> x.4, arraySort(x -> x.3, {with_counts}))")
+    let sorted = format!("arraySort((x, y) -> y, {tags}, {keys})");
+    let below = format!("arrayMap(x -> toInt64(x), arrayCumSum(arrayMap(x -> x = 0, {sorted})))");
+    format!(
+        "arraySort((x, y) -> y, arrayFilter((x, y) -> y > 0, {below}, {sorted}), arrayFilter(x -> x > 0, {sorted}))"
+    )
+}
+
+/// How many times each of 1..=`m` is in `idx` (Int64).
+fn tally(idx: &str, m: &str) -> String {
+    let upto = count_below(idx, &format!("arrayMap(x -> x + 1, {})", one_to(m)));
+    format!("arrayPopFront(arrayDifference(arrayPushFront({upto}, toInt64(0))))")
 }
 
 /// `src[idx[j]]` for each j: `src` (length `m`) repeated by how often each
 /// index is asked for, then put in the order of the asks. Every index
 /// must be in 1..=m.
 pub(super) fn gather(src: &str, idx: &str, m: &str) -> String {
-    let upto = count_below(
-        idx,
-        &format!("arrayMap(x -> toInt64(x) + 2, range(toUInt64({m})))"),
-    );
-    let counts = format!("arrayPopFront(arrayDifference(arrayPushFront({upto}, toInt64(0))))");
-    let asks = format!("arraySort((x, y) -> (y, x), arrayEnumerate({idx}), {idx})");
-    format!("arraySort((x, y) -> y, {}, {asks})", repeat(src, &counts))
+    let asks = format!("arraySort((x, y) -> y, arrayEnumerate({idx}), {idx})");
+    format!(
+        "arraySort((x, y) -> y, {}, {asks})",
+        repeat(src, &tally(idx, m))
+    )
 }
 
 /// For each of 1..=m, whether `idx` (Int64) names it.
 pub(super) fn named(idx: &str, m: &str) -> String {
-    let upto = count_below(
-        idx,
-        &format!("arrayMap(x -> toInt64(x) + 2, range(toUInt64({m})))"),
-    );
-    format!(
-        "arrayMap(x -> x > 0, arrayPopFront(arrayDifference(arrayPushFront({upto}, toInt64(0)))))"
-    )
+    format!("arrayMap(x -> x > 0, {})", tally(idx, m))
 }

@@ -13,8 +13,8 @@
 //! (DuckDB's window-function version); docs/sql.md walks through both.
 
 use super::arrays::{
-    NONE, bfill, count_below, ffill, ffill_at, filter, gather, named, next, positions, prev,
-    repeat, seg_first, seg_last,
+    NONE, count_below, ffill, ffill_at, filter, gather, group_first, group_last, named, next,
+    positions, prev, repeat,
 };
 use std::collections::HashMap;
 
@@ -307,23 +307,29 @@ pub(super) fn kind_code(spec: &QuerySpec) -> String {
 /// latest acquire) and hold (`hold`: its holder's latest acquire), as
 /// positions (0: none).
 fn rows(p: &mut Program) {
+    // The rows' fields as arrays of their own, so the rows (holder names
+    // among them) are not carried past this level.
+    p.note("§1 the key's rows in order: time, seq, holder, then acquire, renewal, other lines, closing lines");
     for (i, name) in [
         (1, "_lr_t"),
-        (3, "_lr_h"),
         (5, "_lr_k"),
         (6, "_lr_ttl"),
         (7, "_lr_tu"),
         (8, "_lr_el"),
         (9, "_lr_dl"),
     ] {
-        p.inline(name, field("_lr_rows", i));
+        p.def(name, field("_lr_rows", i));
     }
-    p.inline("_lr_n", "toInt64(length(_lr_rows))");
-    p.inline("_lr_p", positions("_lr_rows"));
-    p.inline(
+    p.def(
         "_lr_hid",
-        "arrayMap(x -> toInt64(x), arrayEnumerateDense(_lr_h))",
+        "arrayMap(x -> toInt64(x), arrayEnumerateDense(arrayMap(x -> x.3, _lr_rows)))",
     );
+    p.def(
+        "_lr_kname",
+        "arrayMap(x -> x.3, arrayFilter(x -> x.5 = 1, _lr_rows))",
+    );
+    p.inline("_lr_n", "toInt64(length(_lr_t))");
+    p.inline("_lr_p", positions("_lr_t"));
     p.inline("_lr_a", "arrayMap(x -> x = 1, _lr_k)");
     p.inline(
         "_lr_del",
@@ -335,32 +341,35 @@ fn rows(p: &mut Program) {
     p.note(
         "each row's hold: its holder's latest acquire (rows by holder, then back in time order)",
     );
+    // (holder, position, is acquire) as one Int64, sorted: rows by holder.
     p.def(
         "_lr_hrows",
-        "arraySort(arrayMap((x, y, z) -> (x, y, z), _lr_hid, _lr_p, _lr_a))",
+        "arraySort(arrayMap((x, y, z) -> (x * 4294967296 + y) * 2 + z, _lr_hid, _lr_p, _lr_a))",
     );
+    p.inline("_lr_hh", "arrayMap(x -> intDiv(x, 8589934592), _lr_hrows)");
+    p.inline(
+        "_lr_hp",
+        "arrayMap(x -> intDiv(x, 2) % 4294967296, _lr_hrows)",
+    );
+    p.inline("_lr_ha", "arrayMap(x -> x % 2 = 1, _lr_hrows)");
     p.inline(
         "_lr_hs",
         zip(
             "x, y",
             "y = 1 OR x != 0",
-            &[
-                &format!("arrayDifference({})", field("_lr_hrows", 1)),
-                "arrayEnumerate(_lr_hrows)",
-            ],
+            &["arrayDifference(_lr_hh)", "arrayEnumerate(_lr_hh)"],
         ),
     );
     p.def(
         "_lr_hold",
         format!(
-            "arraySort((x, y) -> y, {}, {})",
+            "arraySort((x, y) -> y, {}, _lr_hp)",
             ffill(
-                "arrayMap(x -> if(x.3, x.2, 0), _lr_hrows)",
-                "arrayMap((x, y) -> x.3 OR y, _lr_hrows, _lr_hs)",
+                "arrayMap((x, y) -> if(y, x, 0), _lr_hp, _lr_ha)",
+                "arrayMap((x, y) -> x OR y, _lr_ha, _lr_hs)",
                 "_lr_n",
                 "toInt64(0)"
             ),
-            field("_lr_hrows", 2)
         ),
     );
 }
@@ -375,7 +384,6 @@ fn holds(p: &mut Program) {
         ("_lr_kttl", "_lr_ttl"),
         ("_lr_ktu", "_lr_tu"),
         ("_lr_khid", "_lr_hid"),
-        ("_lr_kname", "_lr_h"),
     ] {
         p.inline(name, filter(src, "_lr_a"));
     }
@@ -383,10 +391,11 @@ fn holds(p: &mut Program) {
     p.inline("_lr_knp", next("_lr_kp", "toInt64(0)"));
     p.inline("_lr_knt", next("_lr_kt", NONE));
     p.note("§2 each hold's rows together (segments), acquire first");
+    let in_hold = "arrayMap(x -> x > 0, _lr_hold)";
     p.def(
         "_lr_srows",
         format!(
-            "arraySort({})",
+            "arraySort((x, y) -> y, {}, {})",
             filter(
                 &zip(
                     "a, b, c, d, e, f, g",
@@ -395,7 +404,11 @@ fn holds(p: &mut Program) {
                         "_lr_hold", "_lr_p", "_lr_t", "_lr_k", "_lr_ttl", "_lr_el", "_lr_del"
                     ]
                 ),
-                "arrayMap(x -> x > 0, _lr_hold)"
+                in_hold
+            ),
+            filter(
+                "arrayMap((x, y) -> x * 4294967296 + y, _lr_hold, _lr_p)",
+                in_hold
             )
         ),
     );
@@ -419,8 +432,8 @@ fn holds(p: &mut Program) {
             &["arrayDifference(_lr_sh)", "arrayEnumerate(_lr_sh)"],
         ),
     );
-    p.inline("_lr_se", next("_lr_ss", "1"));
     p.inline("_lr_ssp", filter(&positions("_lr_sh"), "_lr_ss"));
+    p.inline("_lr_sidx", "arrayMap(x -> toInt64(x), arrayCumSum(_lr_ss))");
     p.inline("_lr_sc", "arrayMap(x -> x >= 3 AND x <= 5, _lr_sk)");
 }
 
@@ -428,7 +441,7 @@ fn holds(p: &mut Program) {
 /// of its first renewal that has one, its last line, its log-lag release,
 /// its lease TTL and its believed window's end.
 fn hold_lines(p: &mut Program, spec: &QuerySpec) {
-    let first = |v: &str, m: &str, d: &str| seg_first(v, m, "_lr_ss", "_lr_se", "_lr_sn", d);
+    let first = |v: &str, m: &str, d: &str| group_first(v, m, "_lr_sidx", "_lr_m", d);
     p.note("§2 per hold: its first closing line (position, when the release began, kind)");
     p.def(
         "_lr_kclose",
@@ -452,16 +465,16 @@ fn hold_lines(p: &mut Program, spec: &QuerySpec) {
     );
     p.def(
         "_lr_klast",
-        seg_last(
+        group_last(
             "_lr_st",
             "arrayMap(x -> x != 6, _lr_sk)",
-            "_lr_ss",
-            "_lr_se",
-            "_lr_sn",
+            "_lr_sidx",
+            "_lr_m",
             NONE,
         ),
     );
-    p.inline(
+    p.note("each segment row: its hold's next acquire on the key");
+    p.def(
         "_lr_snp",
         ffill_at("_lr_knp", "_lr_ssp", "_lr_sn", "toInt64(0)"),
     );
@@ -512,10 +525,19 @@ fn hold_lines(p: &mut Program, spec: &QuerySpec) {
 /// renewals (not ghosts), each counted while it came before the expiry the
 /// one before it set (a lease covers [t, t + d)), as (expiry, grant time).
 fn chain(p: &mut Program) {
-    let bcast = |k: &str, d: &str| ffill_at(k, "_lr_ssp", "_lr_sn", d);
-    p.inline("_lr_scp", bcast(&field("_lr_kclose", 1), "toInt64(0)"));
-    p.inline("_lr_sck", bcast(&field("_lr_kclose", 3), "toInt64(0)"));
-    p.inline("_lr_slease", bcast("_lr_klease", "toInt64(-1)"));
+    // Each segment row: its hold's first closing line (position, kind) and lease TTL.
+    p.inline(
+        "_lr_sb",
+        ffill_at(
+            "arrayMap((x, y) -> (x.1, x.3, y), _lr_kclose, _lr_klease)",
+            "_lr_ssp",
+            "_lr_sn",
+            "(toInt64(0), toInt64(0), toInt64(-1))",
+        ),
+    );
+    p.inline("_lr_scp", field("_lr_sb", 1));
+    p.inline("_lr_sck", field("_lr_sb", 2));
+    p.inline("_lr_slease", field("_lr_sb", 3));
     p.inline(
         "_lr_sttle",
         zip(
@@ -524,23 +546,19 @@ fn chain(p: &mut Program) {
             &["_lr_ss", "_lr_sttl", "_lr_slease"],
         ),
     );
-    p.inline(
-        "_lr_sg",
-        zip(
-            "a, b, c, d, e",
-            "a OR (b = 2 AND NOT (e = 3 AND d > 0 AND c > d))",
-            &["_lr_ss", "_lr_sk", "_lr_sp", "_lr_scp", "_lr_sck"],
-        ),
-    );
     p.note("§3 the lease: acquire and renewals (a renewal after the holder's own release is a ghost), their expiries");
     p.def(
-        "_lr_sx",
+        "_lr_sgx",
         zip(
-            "x, y, z",
-            &format!("if(z, if(y >= 0, x + y * 1000000, {NONE}), {NONE})"),
-            &["_lr_st", "_lr_sttle", "_lr_sg"],
+            "a, b, c, d, e, f, g",
+            &format!(
+                "arrayMap(x -> (x, if(x, if(g >= 0, f + g * 1000000, {NONE}), {NONE})), [a OR (b = 2 AND NOT (e = 3 AND d > 0 AND c > d))])[1]"
+            ),
+            &["_lr_ss", "_lr_sk", "_lr_sp", "_lr_scp", "_lr_sck", "_lr_st", "_lr_sttle"],
         ),
     );
+    p.inline("_lr_sg", field("_lr_sgx", 1));
+    p.inline("_lr_sx", field("_lr_sgx", 2));
     p.note("§3 each grant is counted while it comes before the expiry of the one before it (t < expiry)");
     p.def(
         "_lr_scum",
@@ -558,7 +576,7 @@ fn chain(p: &mut Program) {
             )
         ),
     );
-    p.inline(
+    p.def(
         "_lr_gtime",
         format!(
             "arraySort(x -> x.1, {})",
@@ -599,7 +617,8 @@ fn chain(p: &mut Program) {
             &format!("({NONE}, {NONE})"),
         ),
     );
-    p.inline(
+    p.note("§3 per lock: the lease as of its segment's last row");
+    p.def(
         "_lr_klastg",
         filter(
             "_lr_rcur",
@@ -638,18 +657,16 @@ fn lock_end(p: &mut Program, k: &str, abs: &str) {
     ));
     p.def(
         &v("kfc"),
-        filter(
-            &bfill(
-                &zip(
-                    "a, b, c, d, e",
-                    &format!("if(a, (b, c, d, e.1, e.2), {none5})"),
-                    &[&v("cand"), "_lr_p", "_lr_t", "_lr_hid", "_lr_rcur"],
-                ),
-                &zip("x, y", "x OR y", &[&v("cand"), "_lr_re"]),
-                "_lr_n",
-                &none5,
+        group_first(
+            &zip(
+                "a, b, c, d",
+                "(a, b, c, d.1, d.2)",
+                &["_lr_p", "_lr_t", "_lr_hid", "_lr_rcur"],
             ),
-            "_lr_a",
+            &v("cand"),
+            "arrayMap(x -> toInt64(x), arrayCumSum(_lr_a))",
+            "_lr_m",
+            &none5,
         ),
     );
     p.inline(
@@ -810,7 +827,7 @@ fn near_misses(p: &mut Program, spec: &QuerySpec) {
     ] {
         p.inline(name, filter(&src, "_lr_nmask"));
     }
-    p.inline(
+    p.def(
         "_lr_nnear",
         zip(
             "a, b, c, d",

@@ -63,6 +63,8 @@ def config(d, host, http, tcp):
         f"<users_config>{d}/users.xml</users_config>"
         "<default_profile>default</default_profile><default_database>default</default_database>"
         "<mark_cache_size>5368709</mark_cache_size>"
+        "<query_log><database>system</database><table>query_log</table>"
+        "<flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log>"
         f"<remote_servers><{NAME}>{replicas}</{NAME}></remote_servers></yandex>\n")
 
 
@@ -115,7 +117,7 @@ def start(d):
     if status != 200 or text.strip() != "2":
         stop(d)
         sys.exit(f"the cluster {NAME} does not reach both servers: {status} {text.strip()}")
-    print(os.path.join(d, "cluster.json"))
+    return os.path.join(d, "cluster.json")
 
 
 def stop(d):
@@ -156,19 +158,25 @@ class Cluster:
             raise RuntimeError(f"ClickHouse at {url}: HTTP {status}: {text.strip()[:2000]}")
         return text
 
-    def load(self, path, columns, key="key"):
-        """A JSON Lines file as a table sharded by `cityHash64(key)` over the cluster; returns the local table's
-        name (`default.lr_..._local`; the Distributed one is the same name without `_local`)."""
+    def load(self, path, columns, key="key", order="tuple()", partition=None, batch=200_000):
+        """A JSON Lines file as a table sharded by `cityHash64(key)` over the cluster (MergeTree ordered by `order`,
+        partitioned by `partition` when given), sent `batch` lines a request;
+        returns the local table's name (`default.lr_..._local`; the Distributed one is the same name without
+        `_local`)."""
         table = "lr_" + uuid.uuid4().hex[:12]
         cols = ", ".join(f"`{c}` {t}" for c, t in columns)
         for u in self.urls:
-            self.run(u, f"CREATE TABLE default.{table}_local ({cols}) ENGINE = MergeTree ORDER BY tuple()")
+            part = f" PARTITION BY {partition}" if partition else ""
+            self.run(u, f"CREATE TABLE default.{table}_local ({cols}) ENGINE = MergeTree{part} ORDER BY {order}")
             self.run(u, f"CREATE TABLE default.{table} AS default.{table}_local "
                         f"ENGINE = Distributed({self.name}, default, {table}_local, cityHash64(`{key}`))")
+        params = {"insert_distributed_sync": "1", "input_format_skip_unknown_fields": "1"}
         with open(path, encoding="utf-8") as f:
-            rows = f.read()
-        self.run(self.urls[0], f"INSERT INTO default.{table} FORMAT JSONEachRow\n{rows}",
-                 {"insert_distributed_sync": "1", "input_format_skip_unknown_fields": "1"})
+            while True:
+                rows = "".join(line for _, line in zip(range(batch), f))
+                if not rows:
+                    break
+                self.run(self.urls[0], f"INSERT INTO default.{table} FORMAT JSONEachRow\n{rows}", params)
         return f"default.{table}_local"
 
     def drop(self, local):
@@ -190,7 +198,10 @@ def main():
     if len(sys.argv) != 3 or sys.argv[1] not in ("start", "stop"):
         sys.exit(__doc__)
     os.makedirs(sys.argv[2], exist_ok=True)
-    (start if sys.argv[1] == "start" else stop)(sys.argv[2])
+    if sys.argv[1] == "start":
+        print(start(sys.argv[2]))
+    else:
+        stop(sys.argv[2])
 
 
 if __name__ == "__main__":
