@@ -420,7 +420,11 @@ fn cri(data: &[u8]) {
         l.warnings
             .kept()
             .iter()
-            .filter(|w| w.reason.starts_with("partial line never closed"))
+            .filter(|w| {
+                w.reason
+                    .to_string()
+                    .starts_with("partial line never closed")
+            })
             .count()
     };
     assert!(unclosed(&a) <= 2 && unclosed(&b) <= 1, "one run per stream");

@@ -11,11 +11,19 @@ use std::num::NonZeroU32;
 use serde::Serialize;
 
 mod evidence;
+pub mod message;
 mod note;
 pub mod stored;
+mod unreadable;
+mod warning;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
-pub(crate) use note::role_zh;
-pub use note::{KeyLink, KeyList, SourceNote};
+pub use message::{Message, Phrase};
+pub use note::{DateFrom, KeyLink, KeyList, SourceNote};
+pub use unreadable::{ReadingHint, Unreadable, ZIP_LAYOUT};
+pub use warning::{
+    Codec, FieldWarning, FileWarning, InfraWarning, MonitorWarning, RecordWarning, TimeError,
+    WarningKind, WarningReason,
+};
 
 /// An interned string (lock key, holder, host, thread, product, order id).
 ///
@@ -758,6 +766,8 @@ pub enum Dialect {
     Logfmt,
     /// `redis-cli monitor` capture, replayed through the keyspace model.
     RedisMonitor,
+    /// An XML export of events (Windows Event Log, log4j's XMLLayout).
+    Xml,
     /// Plain-text lines: a runtime's prefix (kubectl, CRI, logcli,
     /// journald) and/or a Java layout (Spring Boot, Logback, Log4j2).
     Text,
@@ -780,6 +790,7 @@ impl Dialect {
             Dialect::Csv => "csv",
             Dialect::Logfmt => "logfmt",
             Dialect::RedisMonitor => "redis_monitor",
+            Dialect::Xml => "xml",
             Dialect::Text => "text",
             Dialect::Infrastructure => "infrastructure",
             Dialect::Unknown => "unknown",
@@ -832,7 +843,7 @@ pub struct SourceInfo {
     pub notes: Vec<SourceNote>,
     /// The readers' bids on the head of the file, best first: (reader,
     /// lock evidence found); the first read the file
-    /// (`ingest::containers::contest`). Empty for sources not read from
+    /// (`ingest::readers::contest`). Empty for sources not read from
     /// lines (a replayed capture).
     pub readers: Vec<(String, u32)>,
     /// Lines (or records) read.
@@ -907,18 +918,17 @@ pub struct Warning {
     pub file: String,
     /// 1-based line number (0 when the problem concerns the whole file).
     pub line: u64,
-    /// What was wrong, in plain words.
-    pub reason: String,
+    /// What was wrong, in either language.
+    pub reason: WarningReason,
 }
 
 /// Warnings with bounded memory: the first [`Warnings::KEEP_PER_KIND`] of
-/// each kind are kept in full, the rest are only counted.
+/// each kind ([`WarningReason::kind`]) are kept in full, the rest are only
+/// counted.
 #[derive(Clone, Debug, Default)]
 pub struct Warnings {
     kept: Vec<Warning>,
-    /// The kind of each kept warning (same order as `kept`).
-    kinds: Vec<&'static str>,
-    per_kind: HashMap<&'static str, u64>,
+    per_kind: HashMap<WarningKind, u64>,
     total: u64,
 }
 
@@ -926,14 +936,13 @@ impl Warnings {
     /// How many warnings of one kind are kept in full.
     pub const KEEP_PER_KIND: u64 = 1000;
 
-    /// Records a warning of `kind` (a short static tag such as `"json"`).
-    pub fn push(&mut self, kind: &'static str, warning: Warning) {
+    /// Records a warning, counted under its reason's kind.
+    pub fn push(&mut self, warning: Warning) {
         self.total += 1;
-        let n = self.per_kind.entry(kind).or_insert(0);
+        let n = self.per_kind.entry(warning.reason.kind()).or_insert(0);
         *n += 1;
         if *n <= Self::KEEP_PER_KIND {
             self.kept.push(warning);
-            self.kinds.push(kind);
         }
     }
 
@@ -941,13 +950,13 @@ impl Warnings {
     /// file): the result is what pushing them one by one would have given,
     /// the first [`Warnings::KEEP_PER_KIND`] of each kind kept overall.
     pub fn append_in_order(&mut self, other: Warnings) {
-        let mut kept_of: HashMap<&'static str, u64> = HashMap::new();
-        for (kind, w) in other.kinds.into_iter().zip(other.kept) {
-            *kept_of.entry(kind).or_insert(0) += 1;
-            self.push(kind, w);
+        let mut kept_of: HashMap<WarningKind, u64> = HashMap::new();
+        for w in other.kept {
+            *kept_of.entry(w.reason.kind()).or_insert(0) += 1;
+            self.push(w);
         }
         for (kind, n) in other.per_kind {
-            let only_counted = n - kept_of.get(kind).copied().unwrap_or(0);
+            let only_counted = n - kept_of.get(&kind).copied().unwrap_or(0);
             *self.per_kind.entry(kind).or_insert(0) += only_counted;
             self.total += only_counted;
         }
@@ -985,7 +994,6 @@ impl Warnings {
         }
         self.total += other.total;
         self.kept.extend(other.kept);
-        self.kinds.extend(other.kinds);
     }
 }
 
@@ -1072,16 +1080,13 @@ impl LogBuilder {
         self.display_offset_set.then_some(self.log.display_offset_s)
     }
 
-    /// Records an unreadable line.
-    pub fn warn(&mut self, kind: &'static str, file: &str, line: u64, reason: impl Into<String>) {
-        self.log.warnings.push(
-            kind,
-            Warning {
-                file: file.to_string(),
-                line,
-                reason: reason.into(),
-            },
-        );
+    /// Records a warning about `line` of `file` (0: the whole file).
+    pub fn warn(&mut self, file: &str, line: u64, reason: impl Into<WarningReason>) {
+        self.log.warnings.push(Warning {
+            file: file.to_string(),
+            line,
+            reason: reason.into(),
+        });
     }
 
     /// Sorts events by (time, file, line) and returns the log.
@@ -1302,23 +1307,17 @@ mod tests {
     fn warnings_keep_first_n_per_kind_and_count_the_rest() {
         let mut w = Warnings::default();
         for n in 0..(Warnings::KEEP_PER_KIND + 5) {
-            w.push(
-                "json",
-                Warning {
-                    file: "f".into(),
-                    line: n,
-                    reason: "bad".into(),
-                },
-            );
-        }
-        w.push(
-            "time",
-            Warning {
+            w.push(Warning {
                 file: "f".into(),
-                line: 1,
-                reason: "bad time".into(),
-            },
-        );
+                line: n,
+                reason: RecordWarning::NotJsonObject.into(),
+            });
+        }
+        w.push(Warning {
+            file: "f".into(),
+            line: 1,
+            reason: FieldWarning::NoTimeField.into(),
+        });
         assert_eq!(w.total(), Warnings::KEEP_PER_KIND + 6);
         assert_eq!(w.kept().len() as u64, Warnings::KEEP_PER_KIND + 1);
         assert_eq!(w.dropped(), 5);

@@ -47,32 +47,12 @@ pub struct AnalyzedLog {
     pub analysis: Analysis,
 }
 
-/// What makes a load and its analysis an error rather than an answer (exit
-/// 2; the window says it in words): [`crate::ingest::load_problems`], and
-/// lock events from which no hold could be built (only renewals, releases
-/// or failed acquires: a log that starts inside the holds). "No incident"
-/// would then be a false all-clear.
-pub fn problems(log: &LoadedLog, analysis: &Analysis) -> Vec<String> {
-    let mut out = crate::ingest::load_problems(log);
-    if out.is_empty() && analysis.leases.is_empty() {
-        let orphans = analysis
-            .findings
-            .iter()
-            .filter(|f| f.kind == crate::analysis::FindingKind::NoAcquire)
-            .count();
-        out.push(format!(
-            "lock events were read, but no hold could be built: no acquire names a lock key and a holder \
-             ({orphans} holder(s) renew or release with no acquire before it, see the no_acquire findings; \
-             the others are failed acquires); the log may start inside the holds"
-        ));
-    }
-    out
-}
-
 impl AnalyzedLog {
-    /// What makes this load an error ([`problems`]).
+    /// What makes this load an error ([`crate::analysis::problems`]), in
+    /// English.
     pub fn problems(&self) -> Vec<String> {
-        problems(&self.log, &self.analysis)
+        let problems = crate::analysis::problems(&self.log, &self.analysis);
+        problems.iter().map(crate::model::Message::en).collect()
     }
 
     /// The exit code: 2 when a file gave no event or no lock event was read

@@ -54,37 +54,12 @@ struct KnownCycle {
 }
 
 /// The cycles still to remove.
-const KNOWN_CYCLES: &[KnownCycle] = &[
-    KnownCycle {
-        folder: "ingest",
-        modules: &["framing", "readers", "roles", "vocabulary"],
-        owner: "ingest as one-way layers (issue #46 item 1)",
-    },
-    KnownCycle {
-        folder: "ingest::monitor",
-        modules: &["replay", "requests"],
-        owner: "ingest as one-way layers (issue #46 item 1)",
-    },
-    KnownCycle {
-        folder: "ingest::roles",
-        modules: &["fields", "mapping"],
-        owner: "ingest as one-way layers (issue #46 item 1)",
-    },
-    KnownCycle {
-        folder: "report",
-        modules: &["text", "whatif", "zh"],
-        owner: "typed messages (issue #46 item 3)",
-    },
-];
+const KNOWN_CYCLES: &[KnownCycle] = &[];
 
 /// Upward arrows between top-level modules still to remove: (from, to,
 /// whose work removes it). They are left out of the top-level cycles, and
 /// struck like [`KNOWN_CYCLES`] once gone.
-const KNOWN_UPWARD: &[(&str, &str, &str)] = &[(
-    "report",
-    "pipeline",
-    "`pipeline::problems` as a typed problem of the analysis layer (issue #46 items 2-3)",
-)];
+const KNOWN_UPWARD: &[(&str, &str, &str)] = &[];
 
 /// True while `ui` still names `cli` (settings resolved once, issue #46
 /// item 2, removes it).

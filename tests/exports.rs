@@ -444,6 +444,76 @@ fn journald_json() {
     ]);
 }
 
+#[test]
+fn journal_export_format() {
+    check(&[
+        // journalctl -o export: `FIELD=value` lines, a blank line between entries, a
+        // value with a line end written binary-safe (name, line end, 64-bit LE length,
+        // bytes) (systemd.io/JOURNAL_EXPORT_FORMATS, "Journal Export Format")
+        Case {
+            file: "journal-export.journal",
+            args: &[],
+            source: "journalctl -o export",
+        },
+    ]);
+    let bytes = std::fs::read(fixture("journal-export.journal")).expect("fixture");
+    assert!(lockreplay::ingest::looks_compressed(&bytes[..64]));
+    let entries = lockreplay::ingest::source_text(bytes).expect("entries as text");
+    assert_eq!(entries.lines().count(), 11, "one line per entry");
+}
+
+#[test]
+fn xml_event_exports() {
+    check(&[
+        // wevtutil qe Application /f:xml: <Event> elements one after another, the time in
+        // System/TimeCreated/@SystemTime (UTC, 100 ns), the fields as EventData/Data/@Name
+        // (Microsoft Learn, "Event schema")
+        Case {
+            file: "windows-events.xml",
+            args: &[],
+            source: "Windows Event Log, wevtutil /f:xml",
+        },
+        // log4j 1.2 XMLLayout with properties=true: <log4j:event> elements, no root, the
+        // prefix undeclared, timestamp in epoch ms, the MDC as log4j:data name/value
+        Case {
+            file: "log4j-xmllayout.xml",
+            args: &[],
+            source: "log4j XMLLayout",
+        },
+    ]);
+}
+
+/// Text no known layout reads, whose structure is found: a record's time where the layout
+/// puts it and in its format, records over several lines, pairs in other syntaxes.
+#[test]
+fn text_whose_structure_is_found() {
+    check(&[
+        // Microsoft.Extensions.Logging's console, SimpleConsoleFormatter (SingleLine = false,
+        // TimestampFormat = "yyyy-MM-dd HH:mm:ss.fff "): the level and category on one line,
+        // the message on the next, indented by 6
+        Case {
+            file: "dotnet-console.log",
+            args: SHANGHAI,
+            source: ".NET console, two lines a record",
+        },
+        // golang/glog: the file's header, then `Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg`
+        // (a level letter fused to a date without a year; the year from the file's name)
+        Case {
+            file: "shop.web-01.app.log.INFO.20261201-070655.4242",
+            args: SHANGHAI,
+            source: "glog",
+        },
+        // Erlang/OTP logger_formatter with legacy_header (error_logger's tty format): a blank
+        // line, `=INFO REPORT==== 1-Dec-2026::07:06:55.100000 ===`, the report one term a line,
+        // `key: <<"value">>`
+        Case {
+            file: "erlang-error-logger.log",
+            args: SHANGHAI,
+            source: "Erlang error_logger report",
+        },
+    ]);
+}
+
 /// `__time__` is whole seconds truncated from the app's millisecond time, so the two
 /// disagree by less than a second (and by more than nothing on the lines that matter);
 /// the overlap must still be 200 ms, measured on the app's time.

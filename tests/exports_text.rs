@@ -133,8 +133,8 @@ const CASES: &[Case] = &[
     ),
 ];
 
-/// Layouts whose default writes the time of day only (no date): kept as samples, not expected
-/// to load without a date from somewhere else.
+/// Layouts whose default writes the time of day only (no date): read with the mapping's date, or
+/// on an assumed one said in a note.
 /// The date of a time-of-day-only file, from a mapping (`date = "2026-12-01"`, with its zone).
 const DATE: &[&str] = &["--mapping", "date.mapping.toml"];
 
@@ -417,20 +417,28 @@ fn time_of_day_only_samples_with_a_mapped_date() {
     check_all(TIME_OF_DAY_ONLY);
 }
 
-/// Without that date nothing can be placed in time: exit 2, and the reason says how to give it.
+/// Without that date (no mapping, no date in the file's name, no line with a date) the times are
+/// read on an assumed date, today's, which a note on each source says with how to give another;
+/// the incident is the one the mapped date gives.
 #[test]
-fn time_of_day_only_samples_without_a_date_are_an_error_that_says_why() {
+fn time_of_day_only_samples_without_a_date_read_on_an_assumed_date_said_in_a_note() {
     for c in TIME_OF_DAY_ONLY {
         let run = analyze(c.files, TZ);
-        assert_eq!(run.code, Some(2), "{:?}: {}", c.files, run.stderr);
-        assert!(
-            run.stderr.contains("no lock event could be read"),
-            "{}",
-            run.stderr
+        assert_eq!(run.code, Some(1), "{:?}: {}", c.files, run.stderr);
+        let report = run.report.expect("a JSON report");
+        let mapped = analyze(c.files, c.args).report.expect("a JSON report");
+        assert_eq!(
+            report["summary"]["incidents"], mapped["summary"]["incidents"],
+            "{:?}",
+            c.files
         );
-        let report = run.report.expect("a JSON report is still printed");
-        let warnings = report["warnings"].to_string();
-        assert!(warnings.contains("date = "), "{warnings}");
+        for s in report["sources"].as_array().expect("sources") {
+            let notes = s["notes"].to_string();
+            assert!(
+                notes.contains("times carry no date: read on") && notes.contains("assumed"),
+                "{notes}"
+            );
+        }
     }
 }
 

@@ -34,7 +34,7 @@ fn outcome(log: &LoadedLog) -> Outcome {
         .warnings
         .kept()
         .iter()
-        .map(|w| (w.line, w.reason.clone()))
+        .map(|w| (w.line, w.reason.to_string()))
         .collect();
     (
         log.events.len(),

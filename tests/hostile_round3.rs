@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use lockreplay::model::RecordWarning;
+
 mod support;
 use support::{assert_error_saying, bin, load, stderr};
 
@@ -662,12 +664,12 @@ fn cri_partial_lines_are_joined_per_stream_and_never_dropped() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert!(w[0].file.ends_with("web-01.cri.log"), "{}", w[0].file);
     assert_eq!(w[0].line, 6);
-    assert!(
-        w[0].reason.starts_with("partial line never closed")
-            && w[0].reason.contains("lines 5 to 6"),
-        "{}",
-        w[0].reason
-    );
+    let want = RecordWarning::CriUnclosed {
+        stream: "stdout".into(),
+        first: 5,
+        last: 6,
+    };
+    assert_eq!(w[0].reason, want.into());
     let s = &log.sources[0];
     assert_eq!(
         [

@@ -373,7 +373,9 @@ fn truncated_last_line_warns_and_keeps_the_rest() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert_eq!(w[0].line, n_lines);
     assert!(
-        w[0].reason.starts_with("invalid JSON: EOF while parsing"),
+        w[0].reason
+            .to_string()
+            .starts_with("invalid JSON: EOF while parsing"),
         "{}",
         w[0].reason
     );
@@ -415,7 +417,10 @@ fn binary_garbage_in_the_middle() {
         vec![4, 5],
         "{w:?}"
     );
-    assert!(w.iter().all(|w| w.reason.starts_with("invalid JSON")));
+    assert!(
+        w.iter()
+            .all(|w| w.reason.to_string().starts_with("invalid JSON"))
+    );
     assert_eq!(log.events.len(), clean.events.len());
     assert_eq!(log.sources[0].encoding, "UTF-8");
 }
@@ -434,7 +439,11 @@ fn empty_and_whitespace_files() {
         let w = log.warnings.kept();
         assert_eq!(w.len(), 1, "{name}: {w:?}");
         assert_eq!(w[0].line, 0);
-        assert!(w[0].reason.contains("no records"), "{}", w[0].reason);
+        assert!(
+            w[0].reason.to_string().contains("no records"),
+            "{}",
+            w[0].reason
+        );
         assert_eq!(log.sources[0].lines_read, 0);
     }
 }
@@ -450,6 +459,7 @@ fn wrong_time_format_warns_per_line() {
     assert_eq!(w[0].line, 2);
     assert!(
         w[0].reason
+            .to_string()
             .starts_with("unreadable time \"yesterday\" in field ts"),
         "{}",
         w[0].reason
@@ -473,7 +483,11 @@ fn truncated_json_array_loads_complete_elements() {
     let log = load_paths(&[p], &IngestOptions::default(), &Progress::default()).expect("loads");
     let w = log.warnings.kept();
     assert_eq!(w.len(), 1, "{w:?}");
-    assert!(w[0].reason.starts_with("truncated JSON"), "{}", w[0].reason);
+    assert!(
+        w[0].reason.to_string().starts_with("truncated JSON"),
+        "{}",
+        w[0].reason
+    );
     assert!(!log.events.is_empty());
     let s = &log.sources[0];
     assert_eq!(

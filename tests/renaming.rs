@@ -243,12 +243,7 @@ impl Outcome {
 enum Sanity {
     /// Not checked (only the runtime's own file is).
     NotRun,
-    /// A mapping cannot describe the variant: why.
-    Skipped(&'static str),
     Ran(Outcome),
-    /// The mapping names the fields right but a limit of today's reader
-    /// (named) keeps it from the plain answer.
-    Limited(&'static str, Outcome),
 }
 
 /// Reads `path` with the variant's sanity mapping.
@@ -256,20 +251,14 @@ fn sanity(v: &Variant, path: &Path, want: &Answer) -> Sanity {
     if v.envelope != Envelope::File {
         return Sanity::NotRun;
     }
-    match mapping::plan(v.layout, v.renaming) {
-        mapping::Plan::Inexpressible(why) => Sanity::Skipped(why),
-        mapping::Plan::Mapping { json, limit } => {
-            let m: Mapping = json.parse().expect("the sanity mapping parses");
-            let opts = IngestOptions {
-                mapping: Some(m),
-                ..IngestOptions::default()
-            };
-            match (Outcome::of(&answer_of(path, &opts), want), limit) {
-                (o, Some(why)) if o != Outcome::Pass => Sanity::Limited(why, o),
-                (o, _) => Sanity::Ran(o),
-            }
-        }
-    }
+    let m: Mapping = mapping::plan(v.layout, v.renaming)
+        .parse()
+        .expect("the sanity mapping parses");
+    let opts = IngestOptions {
+        mapping: Some(m),
+        ..IngestOptions::default()
+    };
+    Sanity::Ran(Outcome::of(&answer_of(path, &opts), want))
 }
 
 fn manifest() -> PathBuf {
@@ -439,43 +428,24 @@ fn grouped(results: &[(String, Outcome, Sanity)], class: &str) -> String {
 /// The sanity check's summary and its failures.
 fn sanity_text(all: &[Variant], results: &[(String, Outcome, Sanity)]) -> (String, Vec<String>) {
     let (mut ran, mut passed) = (0, 0);
-    let mut skipped = BTreeMap::<&str, BTreeSet<&str>>::new();
-    let mut limited = BTreeMap::<&str, Vec<String>>::new();
     let mut failures = Vec::new();
     // Plain answers with a mapping per name family and per phrase family.
     let mut cover: [BTreeMap<&str, (usize, usize)>; 2] = Default::default();
     for (v, (id, _, s)) in all.iter().zip(results) {
-        if let Sanity::Ran(o) | Sanity::Limited(_, o) = s {
-            for (t, k) in cover
-                .iter_mut()
-                .zip([v.names_family, v.renaming.phrases_id])
-            {
-                let e = t.entry(k).or_default();
-                e.0 += usize::from(*o == Outcome::Pass);
-                e.1 += 1;
-            }
+        let Sanity::Ran(o) = s else { continue };
+        for (t, k) in cover
+            .iter_mut()
+            .zip([v.names_family, v.renaming.phrases_id])
+        {
+            let e = t.entry(k).or_default();
+            e.0 += usize::from(*o == Outcome::Pass);
+            e.1 += 1;
         }
-        match s {
-            Sanity::NotRun => {}
-            Sanity::Skipped(why) => {
-                skipped.entry(why).or_default().insert(v.layout.id());
-            }
-            Sanity::Limited(why, o) => {
-                ran += 1;
-                limited.entry(why).or_default().push(format!(
-                    "{id}  {}: {}",
-                    o.class(),
-                    o.detail()
-                ));
-            }
-            Sanity::Ran(Outcome::Pass) => {
-                ran += 1;
-                passed += 1;
-            }
-            Sanity::Ran(o) => {
-                ran += 1;
-                failures.push(format!("{id}  {}: {}", o.class(), o.detail()));
-            }
+        ran += 1;
+        if *o == Outcome::Pass {
+            passed += 1;
+        } else {
+            failures.push(format!("{id}  {}: {}", o.class(), o.detail()));
         }
     }
     let mut s = format!(
@@ -485,20 +455,6 @@ fn sanity_text(all: &[Variant], results: &[(String, Outcome, Sanity)]) -> (Strin
     for (title, t) in ["name family", "phrase family"].iter().zip(&cover) {
         let cells: Vec<String> = t.iter().map(|(k, (p, n))| format!("{k} {p}/{n}")).collect();
         let _ = writeln!(s, "  plain/read by {title}: {}", cells.join(", "));
-    }
-    for (why, layouts) in &skipped {
-        let l: Vec<&str> = layouts.iter().copied().collect();
-        let _ = writeln!(s, "  skipped, {why}: {}", l.join(", "));
-    }
-    for (why, ids) in &limited {
-        let _ = writeln!(
-            s,
-            "  {} not plain, a limit of the reader: {why}:",
-            ids.len()
-        );
-        for id in ids {
-            let _ = writeln!(s, "    {id}");
-        }
     }
     for f in &failures {
         let _ = writeln!(s, "  FAILS {f}");

@@ -212,15 +212,14 @@ pub fn holder_stalls(log: &LoadedLog, leases: &[Lease]) -> Vec<Finding> {
                 holder: Some(l.holder),
                 lease: Some(l.id),
                 at_ns: ev.at_ns,
-                detail: format!(
-                    "{} stalled {} ms ({}) inside a hold with a {} ms TTL ({}:{})",
-                    ev.host.as_deref().unwrap_or("the process"),
-                    len_ms.round(),
-                    ev.kind.as_str(),
+                detail: super::FindingDetail::HolderStall {
+                    host: ev.host.clone(),
+                    stall_ms: len_ms.round(),
+                    kind: ev.kind.as_str(),
                     ttl_ms,
-                    base_name(log, ev),
-                    ev.source.line
-                ),
+                    file: base_name(log, ev).to_string(),
+                    line: ev.source.line,
+                },
             });
         }
     }

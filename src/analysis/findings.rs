@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::leases::time_of;
 use super::leases::{LeaseSet, Orphan};
 use super::{
-    EventView, Finding, FindingKind, Incident, Lease, LockEnd, NS_PER_MS, Overlap, Settings,
-    apply_host_offsets, detect_overlaps, reconstruct_leases_in,
+    EventView, Finding, FindingDetail, FindingKind, Incident, Lease, LockEnd, NS_PER_MS, Overlap,
+    Settings, apply_host_offsets, detect_overlaps, reconstruct_leases_in,
 };
 use crate::model::{EventKind, LoadedLog, Sym};
 
@@ -16,7 +16,7 @@ fn ms(ns: i64) -> f64 {
     ns as f64 / NS_PER_MS as f64
 }
 
-fn finding(kind: FindingKind, lease: &Lease, at_ns: i64, detail: String) -> Finding {
+fn finding(kind: FindingKind, lease: &Lease, at_ns: i64, detail: FindingDetail) -> Finding {
     Finding {
         kind,
         key: Some(lease.key),
@@ -74,14 +74,12 @@ pub fn detect_findings(
                     FindingKind::NearMiss,
                     lease,
                     lease.window_end_ns,
-                    format!(
-                        "{} held {} for {:.0} ms since its last grant, {:.0} % of its {} ms TTL",
-                        name(lease.holder),
-                        name(lease.key),
-                        used,
-                        100.0 * used / ttl as f64,
-                        ttl
-                    ),
+                    FindingDetail::NearMiss {
+                        holder: name(lease.holder).to_string(),
+                        key: name(lease.key).to_string(),
+                        used_ms: used,
+                        ttl_ms: ttl,
+                    },
                 ));
             }
             if streak.0 != Some(lease.key) {
@@ -93,12 +91,11 @@ pub fn detect_findings(
                     FindingKind::NearMissStreak,
                     lease,
                     lease.window_end_ns,
-                    format!(
-                        "{} holds in a row on {} reached {:.0} % of the TTL",
-                        streak.1,
-                        name(lease.key),
-                        settings.near_miss_ratio * 100.0
-                    ),
+                    FindingDetail::NearMissStreak {
+                        holds: streak.1,
+                        key: name(lease.key).to_string(),
+                        percent: settings.near_miss_ratio * 100.0,
+                    },
                 ));
             }
         }
@@ -110,13 +107,12 @@ pub fn detect_findings(
                 FindingKind::GhostRenewal,
                 lease,
                 first,
-                format!(
-                    "{} renewed {} {} time(s) after its own release, the first {:.0} ms after it: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
-                    name(lease.holder),
-                    name(lease.key),
-                    lease.ghost_renewals_ns().len(),
-                    ms(first - lease.window_end_ns)
-                ),
+                FindingDetail::GhostRenewal {
+                    holder: name(lease.holder).to_string(),
+                    key: name(lease.key).to_string(),
+                    renewals: lease.ghost_renewals_ns().len(),
+                    after_ms: ms(first - lease.window_end_ns),
+                },
             ));
         }
         // An unknown TTL (no TTL field in the file) is said once, in the
@@ -126,28 +122,25 @@ pub fn detect_findings(
                 FindingKind::NoTtl,
                 lease,
                 lease.acquired_ns,
-                format!(
-                    "{} acquired {} with no TTL: if it dies the lock never expires",
-                    name(lease.holder),
-                    name(lease.key)
-                ),
+                FindingDetail::NoTtl {
+                    holder: name(lease.holder).to_string(),
+                    key: name(lease.key).to_string(),
+                },
             ));
         }
         if lease.lock_end == LockEnd::ForeignRelease {
             let by = lease.ended_by.and_then(|b| set.leases.get(b.index()));
-            let releaser = by.map_or("a holder with no acquire in the log", |b| name(b.holder));
             out.push(Finding {
                 kind: FindingKind::ForeignRelease,
                 key: Some(lease.key),
                 holder: by.map(|b| b.holder),
                 lease: Some(lease.id),
                 at_ns: lease.lock_end_ns,
-                detail: format!(
-                    "{} deleted {}'s live lock on {} after its own lock had ended",
-                    releaser,
-                    name(lease.holder),
-                    name(lease.key)
-                ),
+                detail: FindingDetail::ForeignRelease {
+                    releaser: by.map(|b| name(b.holder).to_string()),
+                    holder: name(lease.holder).to_string(),
+                    key: name(lease.key).to_string(),
+                },
             });
         }
     }
@@ -164,26 +157,24 @@ fn no_acquire<'a>(o: &Orphan, name: &impl Fn(Sym) -> &'a str) -> Finding {
         holder: Some(o.holder),
         lease: None,
         at_ns: o.first_ns,
-        detail: format!(
-            "{} renewed {} {} time(s) and released it (or lost it) {} time(s) with no acquire of its own in the log: the log starts inside its hold, or its acquire line was not read; these lines are not replayed, so an overlap with that hold cannot be seen",
-            name(o.holder),
-            name(o.key),
-            o.renewals,
-            o.releases
-        ),
+        detail: FindingDetail::NoAcquire {
+            holder: name(o.holder).to_string(),
+            key: name(o.key).to_string(),
+            renewals: o.renewals,
+            releases: o.releases,
+        },
     }
 }
 
 /// The first renewal problem of a hold: `(at_ns, detail)`.
-fn renewal_gap(lease: &Lease) -> Option<(i64, String)> {
+fn renewal_gap(lease: &Lease) -> Option<(i64, FindingDetail)> {
     if let Some(&late) = lease.late_renewals_ns().first() {
         let expired = lease.expiry_ns.get().unwrap_or(late);
         return Some((
             late,
-            format!(
-                "renewal {:.0} ms after the lease had expired; it did not count",
-                ms(late - expired)
-            ),
+            FindingDetail::LateRenewal {
+                late_ms: ms(late - expired),
+            },
         ));
     }
     let ttl_ns = lease.ttl_ms.get()?.saturating_mul(NS_PER_MS);
@@ -197,11 +188,10 @@ fn renewal_gap(lease: &Lease) -> Option<(i64, String)> {
     points.windows(2).find(|w| w[1] - w[0] > ttl_ns).map(|w| {
         (
             w[0],
-            format!(
-                "no renewal for {:.0} ms, longer than the {} ms TTL: the watchdog stopped",
-                ms(w[1] - w[0]),
-                ttl_ns / NS_PER_MS
-            ),
+            FindingDetail::RenewalGap {
+                gap_ms: ms(w[1] - w[0]),
+                ttl_ms: ttl_ns / NS_PER_MS,
+            },
         )
     })
 }
@@ -232,10 +222,10 @@ fn fencing_violations(log: &LoadedLog, times_ns: &[i64]) -> Vec<Finding> {
                 holder: e.holder,
                 lease: None,
                 at_ns: time_of(times_ns, i, e),
-                detail: if rejected {
-                    format!("write with fencing token {token} after {max} was accepted; storage rejected it (contained)")
-                } else {
-                    format!("write with fencing token {token} after {max} was accepted; storage accepted it too")
+                detail: FindingDetail::FencingViolation {
+                    token,
+                    max,
+                    rejected,
                 },
             });
         }
@@ -296,9 +286,9 @@ pub fn clock_skew(
     let mut out = Vec::new();
     for pair in all {
         let (key, a, b) = *pair;
-        let detail = match (with.get(pair), without.get(pair)) {
-            (Some(_), None) => "only once host clock offsets are applied",
-            (None, Some(_)) => "only in the logged times: the host clock offsets explain it away",
+        let with_offsets = match (with.get(pair), without.get(pair)) {
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
             _ => continue,
         };
         out.push(Finding {
@@ -307,13 +297,12 @@ pub fn clock_skew(
             holder: Some(b),
             lease: None,
             at_ns: with.get(pair).or(without.get(pair)).copied().unwrap_or(0),
-            detail: format!(
-                "overlap of {} and {} on {} appears {}",
-                log.strings.get(a),
-                log.strings.get(b),
-                log.strings.get(key),
-                detail
-            ),
+            detail: FindingDetail::ClockSkew {
+                earlier: log.strings.get(a).to_string(),
+                later: log.strings.get(b).to_string(),
+                key: log.strings.get(key).to_string(),
+                with_offsets,
+            },
         });
     }
     let keys: BTreeSet<&Sym> = with_keys.keys().chain(without_keys.keys()).collect();
@@ -332,10 +321,11 @@ pub fn clock_skew(
             holder: None,
             lease: None,
             at_ns: w_at.min(wo_at),
-            detail: format!(
-                "{} has {w} overlap pairs once host clock offsets are applied and {wo} in the logged times (too many to compare pair by pair)",
-                log.strings.get(*key)
-            ),
+            detail: FindingDetail::ClockSkewCount {
+                key: log.strings.get(*key).to_string(),
+                with_offsets: w,
+                logged: wo,
+            },
         });
     }
     out
@@ -347,6 +337,7 @@ mod tests {
     use crate::analysis::analyze;
     use crate::analysis::leases::tests::{log_of, on_host};
     use crate::model::EventKind::*;
+    use crate::model::Message;
 
     fn kinds(f: &[Finding]) -> Vec<FindingKind> {
         f.iter().map(|f| f.kind).collect()
@@ -364,7 +355,7 @@ mod tests {
         assert_eq!(kinds(&a.findings), vec![FindingKind::GhostRenewal]);
         assert_eq!(a.findings[0].at_ns, 1200 * NS_PER_MS);
         assert!(
-            a.findings[0].detail.contains("2 time(s)"),
+            a.findings[0].detail.en().contains("2 time(s)"),
             "{}",
             a.findings[0].detail
         );
@@ -390,13 +381,11 @@ mod tests {
         assert!(
             a.findings[0]
                 .detail
+                .en()
                 .contains("A renewed k 2 time(s) and released it (or lost it) 1 time(s)")
         );
-        let problems = crate::pipeline::problems(&log, &a);
-        assert!(
-            problems[0].contains("no hold could be built"),
-            "{problems:?}"
-        );
+        let problems = crate::analysis::problems(&log, &a);
+        assert_eq!(problems, [crate::analysis::Problem::NoHold { orphans: 2 }]);
         // Beside a hold on another key: the holds are read, the orphans
         // still said, and no problem (the analysis stands).
         let mut rows = orphans.to_vec();
@@ -406,7 +395,7 @@ mod tests {
         let a = analyze(&log, &Settings::default());
         assert_eq!(a.leases.len(), 1);
         assert_eq!(kinds(&a.findings), vec![FindingKind::NoAcquire; 2]);
-        assert!(crate::pipeline::problems(&log, &a).is_empty());
+        assert!(crate::analysis::problems(&log, &a).is_empty());
         // A holder's own acquire before its renewals: no finding.
         let log = log_of(&[
             (0, Acquired, "k", "A", Some(1000)),
@@ -540,7 +529,7 @@ mod tests {
             &log.events.iter().map(|e| e.at_ns).collect::<Vec<_>>(),
         );
         assert_eq!(f.len(), 1);
-        assert!(f[0].detail.contains("rejected"));
+        assert!(f[0].detail.en().contains("rejected"));
     }
 
     #[test]
@@ -573,7 +562,7 @@ mod tests {
         let f = fencing_violations(&log, &times);
         assert_eq!(f.len(), 1, "{f:?}");
         assert_eq!(f[0].at_ns, 1450 * NS_PER_MS);
-        assert!(f[0].detail.contains("accepted it too"));
+        assert!(f[0].detail.en().contains("accepted it too"));
     }
 
     #[test]
@@ -657,7 +646,7 @@ mod tests {
             a.findings
                 .iter()
                 .filter(|f| f.kind == FindingKind::ClockSkew)
-                .map(|f| f.detail.clone())
+                .map(|f| f.detail.en())
                 .collect()
         };
         let listed = analyze(&log, &skewed(10));

@@ -5,27 +5,31 @@
 //! Entry point: [`analyze`]. Results come back sorted (by key, then time) so
 //! reports and snapshots are deterministic.
 
+mod detail;
 pub mod evidence;
 mod findings;
 mod ids;
 mod leases;
 mod overlaps;
 mod oversell;
+mod problems;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{LoadedLog, SourceRef, Sym};
+use crate::model::{LoadedLog, Message, SourceRef, Sym};
 use crate::money::Loss;
 use crate::timing;
 
+pub use detail::FindingDetail;
 pub use findings::detect_findings;
 pub use ids::{EventId, IncidentId, LeaseId, OverlapId, SaleId};
 pub use leases::{EventView, apply_host_offsets, reconstruct_leases, reconstruct_leases_in};
 pub use overlaps::{OverlapSet, detect_overlaps};
 pub use oversell::{attribute_oversell, compute_oversell};
+pub use problems::{Problem, problems};
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: i64 = 1_000_000;
@@ -554,8 +558,8 @@ pub struct Finding {
     pub lease: Option<LeaseId>,
     /// When, ns.
     pub at_ns: i64,
-    /// Plain-words detail.
-    pub detail: String,
+    /// What the rule saw, worded per language (the JSON holds its English).
+    pub detail: FindingDetail,
 }
 
 /// Totals for the summary bar and the report header.
@@ -692,6 +696,37 @@ pub fn analyze(log: &LoadedLog, settings: &Settings) -> Analysis {
     analyze_counted(log, settings, &AnalysisProgress::default())
 }
 
+/// Every finding ([`detect_findings`], `clock_skew` when host offsets are
+/// given, holder stalls) in the reports' order: by kind, time, key and
+/// holder names, then (on a tie only, as it renders them) their English
+/// detail.
+fn all_findings(
+    log: &LoadedLog,
+    settings: &Settings,
+    times_ns: &[i64],
+    lease_set: &leases::LeaseSet,
+    (overlaps, incidents): (&[Overlap], &[Incident]),
+) -> Vec<Finding> {
+    let mut findings = detect_findings(log, times_ns, lease_set, incidents, settings);
+    if !settings.host_offsets_ms.is_empty() {
+        findings.extend(findings::clock_skew(
+            log,
+            settings,
+            overlaps,
+            incidents,
+            &lease_set.leases,
+        ));
+    }
+    findings.extend(evidence::holder_stalls(log, &lease_set.leases));
+    let name = |s: Option<Sym>| s.map_or("", |s| log.strings.get(s));
+    findings.sort_by(|a, b| {
+        (a.kind, a.at_ns, name(a.key), name(a.holder))
+            .cmp(&(b.kind, b.at_ns, name(b.key), name(b.holder)))
+            .then_with(|| a.detail.en().cmp(&b.detail.en()))
+    });
+    findings
+}
+
 /// [`analyze`], counting the keys done in `progress` as it goes.
 pub fn analyze_counted(
     log: &LoadedLog,
@@ -742,28 +777,13 @@ pub fn analyze_counted(
     timing::phase("analyze/attribute", started);
 
     let started = Instant::now();
-    let mut findings = detect_findings(log, &times_ns, &lease_set, &incidents, settings);
-    if !settings.host_offsets_ms.is_empty() {
-        findings.extend(findings::clock_skew(
-            log,
-            settings,
-            &overlaps,
-            &incidents,
-            &lease_set.leases,
-        ));
-    }
-    findings.extend(evidence::holder_stalls(log, &lease_set.leases));
-    let name = |s: Option<Sym>| s.map_or("", |s| log.strings.get(s));
-    findings.sort_by(|a, b| {
-        (a.kind, a.at_ns, name(a.key), name(a.holder), &a.detail).cmp(&(
-            b.kind,
-            b.at_ns,
-            name(b.key),
-            name(b.holder),
-            &b.detail,
-        ))
-    });
-
+    let findings = all_findings(
+        log,
+        settings,
+        &times_ns,
+        &lease_set,
+        (&overlaps, &incidents),
+    );
     timing::phase("analyze/findings", started);
     let mut keys: Vec<Sym> = lease_set.leases.iter().map(|l| l.key).collect();
     keys.dedup();

@@ -1,7 +1,9 @@
 //! Tests of the whole ingest path over small in-memory inputs.
 
 use super::*;
-use crate::model::EventKind;
+use crate::ingest::readers::container::Container;
+use crate::ingest::readers::sample::detect_fields;
+use crate::model::{EventKind, LoadedLog, LogBuilder};
 
 fn load(text: &[u8], opts: &IngestOptions) -> LoadedLog {
     let mut b = LogBuilder::new();
@@ -91,7 +93,7 @@ fn a_mapped_field_no_record_has_is_a_warning() {
         .warnings
         .kept()
         .iter()
-        .map(|w| w.reason.clone())
+        .map(|w| w.reason.to_string())
         .collect();
     assert!(
         w.iter().any(|r| r.contains("`lock_nmae` for key") && r.contains("none of the first 1 records")),
@@ -371,12 +373,12 @@ fn cri_partial_lines_never_closed_are_read_with_a_warning() {
     let w = log.warnings.kept();
     assert_eq!(w.len(), 1, "{w:?}");
     assert_eq!((w[0].file.as_str(), w[0].line), ("mem", 4));
-    assert!(
-        w[0].reason
-            .starts_with("partial line never closed: the CRI stdout `P` chunks on lines 2 to 4"),
-        "{}",
-        w[0].reason
-    );
+    let want = crate::model::RecordWarning::CriUnclosed {
+        stream: "stdout".into(),
+        first: 2,
+        last: 4,
+    };
+    assert_eq!(w[0].reason, want.into());
     let s = &log.sources[0];
     assert_eq!((s.lines_read, s.events_loaded, s.lines_skipped), (4, 2, 2));
     assert_eq!(s.lines_warned, 0);
@@ -521,7 +523,9 @@ fn detection_finds_a_late_role_behind_thousands_of_quiet_lines() {
     let det = detect_fields(&Container::JsonLines { loki: false }, &text, None);
     assert_eq!(det.records, 5001, "every record counted, skipped or read");
     let (fields, _) = det.resolve(None);
-    let fencing = fields.get(fields::Role::Fencing).map(|p| p.field.as_str());
+    let fencing = fields
+        .get(vocabulary::roles::Role::Fencing)
+        .map(|p| p.field.as_str());
     assert_eq!(fencing, Some("fencing_token"));
 }
 
@@ -573,5 +577,37 @@ fn a_json_lines_source_names_its_reader_and_a_runner_up() {
     assert!(
         readers[1..].windows(2).all(|w| w[0].1 >= w[1].1),
         "{readers:?}"
+    );
+}
+
+/// A glog file whose name has no date: the year comes from its header's
+/// first full date (`Log file created at:`), said in a note; across a new
+/// year the year advances. With the mapping's date, the mapping's year.
+#[test]
+fn a_year_a_layout_lacks_comes_from_the_first_dated_line_or_the_mapping() {
+    let text = b"Log file created at: 2024/12/31 23:59:58\n\
+Running on machine: web-01\n\
+I1231 23:59:59.100000    4251 lock.go:88] acquired lock key=lock:a owner=tok-A ttl_ms=2000\n\
+I0101 00:00:00.300000    4257 lock.go:88] acquired lock key=lock:a owner=tok-B ttl_ms=2000\n";
+    let log = load(text, &IngestOptions::default());
+    let at: Vec<i64> = log.events.iter().map(|e| e.at_ns).collect();
+    let year_2024 = 1_735_689_599_100_000_000; // 2024-12-31T23:59:59.1Z
+    assert_eq!(at, vec![year_2024, year_2024 + 1_200_000_000]);
+    let notes: Vec<String> = log.sources[0].notes.iter().map(|n| n.to_string()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n == "times carry no year: read in 2024, from the first line with a date"),
+        "{notes:?}"
+    );
+    let mapping: Mapping = "date = \"2030-06-01\"".parse().expect("mapping");
+    let opts = IngestOptions {
+        mapping: Some(mapping),
+        ..IngestOptions::default()
+    };
+    let log = load(text, &opts);
+    assert_eq!(
+        log.events.first().map(|e| e.at_ns / 1_000_000_000),
+        Some(1_924_991_999) // 2030-12-31T23:59:59Z
     );
 }

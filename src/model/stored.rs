@@ -4,14 +4,14 @@
 //! file any process could have written (issue #34, item 3).
 
 use std::num::NonZeroU32;
-use std::sync::Mutex;
 
 use bitcode::{Decode, Encode};
 use rayon::prelude::*;
 
 use super::{
     D_MESSAGE, D_ORDER_ID, D_PRODUCT, D_TTL_WIDE, Event, EventKind, Evidence, Interner, LoadedLog,
-    Packed, SourceInfo, SourceRef, Sym, WIDE_TTL, Warning, Warnings, get_zigzag, unpack_detail,
+    Packed, SourceInfo, SourceRef, Sym, WIDE_TTL, Warning, WarningKind, Warnings, get_zigzag,
+    unpack_detail,
 };
 
 /// One event as stored: symbols as their number (0 for none), the packed
@@ -31,12 +31,11 @@ struct StoredEvent {
     detail_len: u32,
 }
 
-/// [`Warnings`] as stored: the kinds by name.
+/// [`Warnings`] as stored: the counts per kind in the kinds' order.
 #[derive(Encode, Decode)]
 struct StoredWarnings {
     kept: Vec<Warning>,
-    kinds: Vec<String>,
-    per_kind: Vec<(String, u64)>,
+    per_kind: Vec<(WarningKind, u64)>,
     total: u64,
 }
 
@@ -88,11 +87,7 @@ pub fn encode(log: &LoadedLog) -> Vec<u8> {
         })
         .collect();
     let w = &log.warnings;
-    let mut per_kind: Vec<(String, u64)> = w
-        .per_kind
-        .iter()
-        .map(|(k, n)| ((*k).to_string(), *n))
-        .collect();
+    let mut per_kind: Vec<(WarningKind, u64)> = w.per_kind.iter().map(|(k, n)| (*k, *n)).collect();
     per_kind.sort_unstable();
     let stored = StoredLog {
         events,
@@ -102,7 +97,6 @@ pub fn encode(log: &LoadedLog) -> Vec<u8> {
         sources: log.sources.clone(),
         warnings: StoredWarnings {
             kept: w.kept.clone(),
-            kinds: w.kinds.iter().map(|k| (*k).to_string()).collect(),
             per_kind,
             total: w.total,
         },
@@ -313,47 +307,29 @@ fn check_detail(e: &StoredEvent, d: &[u8], n_strings: usize) -> Result<(), Strin
     }
 }
 
-/// The warnings, their counts checked and their kinds made static again.
+/// The warnings, their counts checked: as many per kind as the total,
+/// no kind twice, and no more kept of a kind than counted.
 fn warnings(s: StoredWarnings) -> Result<Warnings, String> {
     let counted: u64 = s.per_kind.iter().map(|(_, n)| n).sum();
-    if s.kinds.len() != s.kept.len() || counted != s.total || s.total < s.kept.len() as u64 {
+    let per_kind: std::collections::HashMap<WarningKind, u64> =
+        s.per_kind.iter().copied().collect();
+    let kept_over = |(k, n): (&WarningKind, &u64)| {
+        s.kept.iter().filter(|w| w.reason.kind() == *k).count() as u64 > *n
+    };
+    if counted != s.total
+        || per_kind.len() != s.per_kind.len()
+        || s.kept
+            .iter()
+            .any(|w| !per_kind.contains_key(&w.reason.kind()))
+        || per_kind.iter().any(kept_over)
+    {
         return Err("warning counts that do not add up".into());
-    }
-    let mut kinds = Vec::with_capacity(s.kinds.len());
-    for k in &s.kinds {
-        kinds.push(static_kind(k)?);
-    }
-    let mut per_kind = std::collections::HashMap::new();
-    for (k, n) in &s.per_kind {
-        per_kind.insert(static_kind(k)?, *n);
     }
     Ok(Warnings {
         kept: s.kept,
-        kinds,
         per_kind,
         total: s.total,
     })
-}
-
-/// Most distinct warning kinds a process makes static from cache entries
-/// (the readers use about twenty).
-const MAX_KINDS: usize = 256;
-
-/// `k` as the `&'static str` a [`Warnings`] kind is: each distinct name is
-/// leaked once per process, at most [`MAX_KINDS`] of them, so that entries
-/// read again and again cost no more memory.
-fn static_kind(k: &str) -> Result<&'static str, String> {
-    static KINDS: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
-    let mut kinds = KINDS.lock().map_err(|_| "a poisoned lock".to_string())?;
-    if let Some(found) = kinds.iter().copied().find(|s| *s == k) {
-        return Ok(found);
-    }
-    if kinds.len() >= MAX_KINDS || k.len() > 64 {
-        return Err("too many kinds of warning".into());
-    }
-    let leaked: &'static str = Box::leak(k.to_string().into_boxed_str());
-    kinds.push(leaked);
-    Ok(leaked)
 }
 
 #[cfg(test)]
@@ -394,8 +370,8 @@ mod tests {
             }
             b.push(e);
         }
-        b.warn("json", "a.jsonl", 9, "not JSON");
-        b.warn("json", "a.jsonl", 10, "not JSON");
+        b.warn("a.jsonl", 9, crate::model::RecordWarning::NotJsonObject);
+        b.warn("a.jsonl", 10, crate::model::RecordWarning::NotJsonObject);
         b.log.evidence.push(Evidence {
             at_ns: 5,
             end_ns: Some(9),

@@ -66,7 +66,7 @@ pub fn findings_csv(r: &ReportInput<'_>) -> anyhow::Result<Vec<u8>> {
             csv_cell(&f.key.map(s).unwrap_or_default()).into_owned(),
             csv_cell(&f.holder.map(s).unwrap_or_default()).into_owned(),
             r.rfc3339(f.at_ns),
-            csv_cell(&f.detail).into_owned(),
+            csv_cell(&crate::model::Message::en(&f.detail)).into_owned(),
             r.finding_inferred(f).to_string(),
         ])?;
     }

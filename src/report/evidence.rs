@@ -1,13 +1,13 @@
 //! The sentence that cites an incident's infrastructure evidence (a
-//! failover, a restart, a GC pause...), in English and Chinese, with its
-//! time and file:line; and its JSON form.
+//! failover, a restart, a GC pause...) with its time and file:line: a
+//! [`Cited`] value worded in English or Chinese; and its JSON form.
 
 use serde::{Deserialize, Serialize};
 
 use super::{ReportInput, format_ms};
 use crate::analysis::evidence::{Citation, CitationRole, base_name};
 use crate::analysis::{Cause, Incident};
-use crate::model::{Evidence, EvidenceKind, EvidenceOrigin};
+use crate::model::{Evidence, EvidenceKind, EvidenceOrigin, Message};
 
 /// One cited evidence line in the JSON report.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -76,73 +76,183 @@ fn quote(ev: &Evidence) -> String {
     }
 }
 
+/// What a citation says: the evidence line's event, when and where it was
+/// logged, and whether it was matched by host; worded per language.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cited {
+    /// The event.
+    pub event: CitedEvent,
+    /// When it was logged, as the report prints times.
+    pub at: String,
+    /// `file:line` of the evidence line (the file's name without folders).
+    pub place: String,
+    /// False when matched by time alone (the line names no host of the log).
+    pub by_host: bool,
+}
+
+/// The event a citation names.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CitedEvent {
+    /// The server lost the lock (failover, promotion, restart, flush,
+    /// eviction), by its own log.
+    Vanished {
+        /// Which.
+        kind: EvidenceKind,
+        /// Whose log said so.
+        origin: EvidenceOrigin,
+        /// The line's words (Sentinel's event word, else its message).
+        quote: String,
+    },
+    /// The holder's process (or the server) stalled.
+    Stall {
+        /// A GC pause, a safepoint or a slow command.
+        kind: EvidenceKind,
+        /// Whose log said so.
+        origin: EvidenceOrigin,
+        /// The host that stalled (`?` when the line names none).
+        who: String,
+        /// How long (`format_ms`).
+        length: String,
+        /// When it ended (time of day).
+        end: String,
+        /// The lease expired during it (the incident's cause).
+        expired: bool,
+    },
+}
+
+/// What the citation `c` of incident `inc` says.
+pub fn cited(r: &ReportInput<'_>, inc: &Incident, c: &Citation) -> Cited {
+    let ev = &r.log.evidence[c.evidence];
+    let event = match c.role {
+        CitationRole::Vanished => CitedEvent::Vanished {
+            kind: ev.kind,
+            origin: ev.origin,
+            quote: quote(ev),
+        },
+        CitationRole::Stall => CitedEvent::Stall {
+            kind: ev.kind,
+            origin: ev.origin,
+            who: ev.host.as_deref().unwrap_or("?").to_string(),
+            length: format_ms(ev.length_ms().unwrap_or(0.0)),
+            end: ev.end_ns.map(|e| clock(r, e)).unwrap_or_default(),
+            expired: inc.cause == Cause::LeaseExpired,
+        },
+    };
+    Cited {
+        event,
+        at: r.time(ev.at_ns),
+        place: format!("{}:{}", base_name(r.log, ev), ev.source.line),
+        by_host: c.by_host,
+    }
+}
+
 /// The sentence citing `c` for incident `inc` (Chinese when `zh`).
 pub fn sentence(r: &ReportInput<'_>, inc: &Incident, c: &Citation, zh: bool) -> String {
-    let ev = &r.log.evidence[c.evidence];
-    let at = r.time(ev.at_ns);
-    let place = format!("{}:{}", base_name(r.log, ev), ev.source.line);
-    let mut out = match c.role {
-        CitationRole::Vanished => {
-            let (en, cn) = match ev.kind {
-                EvidenceKind::Failover => ("the master failed over", "主节点发生故障转移"),
-                EvidenceKind::Promoted => {
-                    ("a replica was promoted to master", "一个副本被提升为主节点")
-                }
-                EvidenceKind::Restart => ("the Redis server restarted", "Redis 服务器重启"),
-                EvidenceKind::Flush => ("the keyspace was flushed", "键空间被清空"),
-                _ => ("keys were evicted", "键被驱逐"),
-            };
-            let origin = if zh && ev.origin == EvidenceOrigin::Operator {
-                "运维事件日志"
-            } else {
-                ev.origin.as_str()
-            };
-            let src = format!("{origin} `{}`", quote(ev));
-            if zh {
-                format!("锁消失：{cn}，时间 {at}（{src}，{place}）")
-            } else {
-                format!("lock vanished: {en} at {at} ({src}, {place})")
+    cited(r, inc, c).text(zh)
+}
+
+impl Message for Cited {
+    fn en(&self) -> String {
+        let (at, place) = (&self.at, &self.place);
+        let mut out = match &self.event {
+            CitedEvent::Vanished {
+                kind,
+                origin,
+                quote,
+            } => {
+                let what = match kind {
+                    EvidenceKind::Failover => "the master failed over",
+                    EvidenceKind::Promoted => "a replica was promoted to master",
+                    EvidenceKind::Restart => "the Redis server restarted",
+                    EvidenceKind::Flush => "the keyspace was flushed",
+                    _ => "keys were evicted",
+                };
+                let src = format!("{} `{quote}`", origin.as_str());
+                format!("lock vanished: {what} at {at} ({src}, {place})")
             }
-        }
-        CitationRole::Stall => {
-            let who = ev.host.as_deref().unwrap_or("?");
-            let len = format_ms(ev.length_ms().unwrap_or(0.0));
-            let phrase = match (ev.kind, ev.origin, zh) {
-                (EvidenceKind::SlowCommand, _, false) => {
-                    format!("the Redis server was busy with a slow command for {len}")
+            CitedEvent::Stall {
+                kind,
+                origin,
+                who,
+                length,
+                end,
+                expired,
+            } => {
+                let what = match (kind, origin) {
+                    (EvidenceKind::SlowCommand, _) => {
+                        format!("the Redis server was busy with a slow command for {length}")
+                    }
+                    (EvidenceKind::Safepoint, _) => {
+                        format!("{who}'s JVM was stopped at a safepoint for {length}")
+                    }
+                    (_, EvidenceOrigin::GoGc) => {
+                        format!("{who}'s Go runtime stopped the world for GC for {length}")
+                    }
+                    _ => format!("{who}'s JVM was paused by GC for {length}"),
+                };
+                if *expired {
+                    format!("the lease expired while {what} ({at} - {end}, {place})")
+                } else {
+                    format!("inside the hold, {what} ({at} - {end}, {place})")
                 }
-                (EvidenceKind::SlowCommand, _, true) => format!("Redis 服务器因慢命令阻塞了 {len}"),
-                (EvidenceKind::Safepoint, _, false) => {
-                    format!("{who}'s JVM was stopped at a safepoint for {len}")
-                }
-                (EvidenceKind::Safepoint, _, true) => format!("{who} 的 JVM 在安全点停顿了 {len}"),
-                (_, EvidenceOrigin::GoGc, false) => {
-                    format!("{who}'s Go runtime stopped the world for GC for {len}")
-                }
-                (_, EvidenceOrigin::GoGc, true) => format!("{who} 的 Go 运行时因 GC 暂停了 {len}"),
-                (_, _, false) => format!("{who}'s JVM was paused by GC for {len}"),
-                (_, _, true) => format!("{who} 的 JVM 因 GC 暂停了 {len}"),
-            };
-            let end = ev.end_ns.map(|e| clock(r, e)).unwrap_or_default();
-            let expired = inc.cause == Cause::LeaseExpired;
-            match (zh, expired) {
-                (false, true) => {
-                    format!("the lease expired while {phrase} ({at} - {end}, {place})")
-                }
-                (false, false) => format!("inside the hold, {phrase} ({at} - {end}, {place})"),
-                (true, true) => format!("租约过期时，{phrase}（{at} - {end}，{place}）"),
-                (true, false) => format!("持有期间，{phrase}（{at} - {end}，{place}）"),
             }
+        };
+        if !self.by_host {
+            out.push_str(" (matched by time only: the line names no host of this log)");
         }
-    };
-    if !c.by_host {
-        out.push_str(if zh {
-            "（仅按时间匹配：该行未指明本日志中的主机）"
-        } else {
-            " (matched by time only: the line names no host of this log)"
-        });
+        out
     }
-    out
+
+    fn zh(&self) -> String {
+        let (at, place) = (&self.at, &self.place);
+        let mut out = match &self.event {
+            CitedEvent::Vanished {
+                kind,
+                origin,
+                quote,
+            } => {
+                let what = match kind {
+                    EvidenceKind::Failover => "主节点发生故障转移",
+                    EvidenceKind::Promoted => "一个副本被提升为主节点",
+                    EvidenceKind::Restart => "Redis 服务器重启",
+                    EvidenceKind::Flush => "键空间被清空",
+                    _ => "键被驱逐",
+                };
+                let origin = match origin {
+                    EvidenceOrigin::Operator => "运维事件日志",
+                    other => other.as_str(),
+                };
+                format!("锁消失：{what}，时间 {at}（{origin} `{quote}`，{place}）")
+            }
+            CitedEvent::Stall {
+                kind,
+                origin,
+                who,
+                length,
+                end,
+                expired,
+            } => {
+                let what = match (kind, origin) {
+                    (EvidenceKind::SlowCommand, _) => {
+                        format!("Redis 服务器因慢命令阻塞了 {length}")
+                    }
+                    (EvidenceKind::Safepoint, _) => format!("{who} 的 JVM 在安全点停顿了 {length}"),
+                    (_, EvidenceOrigin::GoGc) => format!("{who} 的 Go 运行时因 GC 暂停了 {length}"),
+                    _ => format!("{who} 的 JVM 因 GC 暂停了 {length}"),
+                };
+                let when = if *expired {
+                    "租约过期时"
+                } else {
+                    "持有期间"
+                };
+                format!("{when}，{what}（{at} - {end}，{place}）")
+            }
+        };
+        if !self.by_host {
+            out.push_str("（仅按时间匹配：该行未指明本日志中的主机）");
+        }
+        out
+    }
 }
 
 /// The JSON form of `c`.

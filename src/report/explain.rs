@@ -1,215 +1,289 @@
 //! One paragraph per incident, in the spirit of Jepsen's Elle anomaly
 //! explanations: who held the lock, when and why their lease ended, who
-//! acquired it next, what both sold, and what it cost.
+//! acquired it next, what both sold, and what it cost. [`explain`] decides
+//! once what the paragraph says ([`Explanation`]); `en.rs` and `zh.rs`
+//! word it.
 
-use super::{ReportInput, format_ms, units};
-use crate::analysis::{Cause, Incident, Lease, WindowEnd};
+mod en;
+mod zh;
 
-fn window_end_words(l: &Lease) -> &'static str {
-    match l.window_end {
-        WindowEnd::Released => "when it released",
-        WindowEnd::ReleaseFailed => "when its release failed",
-        WindowEnd::LockLost => "when it noticed the lock was lost",
-        WindowEnd::LastEvent => "its last logged step",
-        WindowEnd::Reacquired => "when it acquired again",
+use super::{LossText, ReportInput, format_ms};
+use crate::analysis::{Cause, Incident, Sale, WindowEnd};
+use crate::model::Message;
+
+/// Sales named in a list before "and N more".
+const LISTED_SALES: usize = 6;
+
+/// The facts of an incident's explanation, in the order it says them:
+/// names and times as the report prints them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Explanation {
+    /// The holder of the incident's first overlap that held first.
+    pub holder: String,
+    /// Its host, when the log names one.
+    pub host: Option<String>,
+    /// The lock key.
+    pub key: String,
+    /// When it acquired.
+    pub acquired: String,
+    /// Its TTL (`format_ms`), when known.
+    pub ttl: Option<String>,
+    /// Its renewals.
+    pub renewals: usize,
+    /// Why its lock ended while it still believed it held it.
+    pub cause: Cause,
+    /// When its lock ended on the server.
+    pub lock_end: String,
+    /// Who deleted it, for a foreign release (`None`: not in the log).
+    pub deleted_by: Option<String>,
+    /// Until when it believed it held the lock.
+    pub believed_until: String,
+    /// How that belief ended.
+    pub window_end: WindowEnd,
+    /// The holder that acquired next.
+    pub next_holder: String,
+    /// When it acquired.
+    pub next_acquired: String,
+    /// Holders of the incident besides these two.
+    pub more_holders: usize,
+    /// All the incident's holders.
+    pub holders: usize,
+    /// How long holders believed they held the key at once (`format_ms`).
+    pub duration: String,
+    /// Overlap pairs, listed or not.
+    pub pairs: usize,
+    /// What was sold, and the loss.
+    pub sales: SalesStory,
+}
+
+/// What an incident sold: inside its window, tied to it after, and the
+/// oversold units' cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SalesStory {
+    /// The sales inside the window.
+    pub inside: SaleList,
+    /// The sales after it, tied to it (`analysis::attribute_oversell`).
+    pub later: SaleList,
+    /// Units sold beyond the stock.
+    pub oversold_units: i64,
+    /// Their cost.
+    pub loss: LossText,
+}
+
+/// Some sales: the first [`LISTED_SALES`] by name, and how many in all.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SaleList {
+    /// The first sales.
+    pub named: Vec<SaleName>,
+    /// All of them.
+    pub count: usize,
+    /// Units they sold.
+    pub units: i64,
+}
+
+/// A sale as the explanation names it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SaleName {
+    /// Its order id; `None` for a stock deduction with none.
+    pub order: Option<String>,
+    /// Who sold it, when known.
+    pub holder: Option<String>,
+}
+
+impl SaleList {
+    /// Sales not named.
+    pub fn unnamed(&self) -> usize {
+        self.count.saturating_sub(self.named.len())
     }
 }
 
-/// Explains `incident` in plain words: who held the lock first and how its
-/// lease ended, who acquired it next and for how long both believed they
-/// held it, then what was sold and what it cost.
-pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
+/// What the explanation of `incident` says; `None` for an incident
+/// without a listed overlap.
+pub fn explain(r: &ReportInput<'_>, incident: &Incident) -> Option<Explanation> {
     let a = r.analysis;
-    let Some(first) = incident
+    let first = incident
         .overlaps
         .first()
-        .and_then(|&o| a.overlaps.get(o.index()))
-    else {
-        return String::new();
-    };
-    let earlier = &a.leases[first.earlier];
-    let later = &a.leases[first.later];
-    let mut out = String::new();
-    first_hold(&mut out, r, incident, earlier);
-    lease_end(&mut out, r, first.cause, earlier);
-    next_hold(&mut out, r, incident, later);
-    sales(&mut out, r, incident);
-    out
+        .and_then(|&o| a.overlaps.get(o.index()))?;
+    let (earlier, later) = (&a.leases[first.earlier], &a.leases[first.later]);
+    let s = |sym| r.log.strings.get(sym).to_string();
+    let deleted_by = earlier
+        .ended_by
+        .and_then(|b| a.leases.get(b.index()))
+        .map(|b| s(b.holder));
+    Some(Explanation {
+        holder: s(earlier.holder),
+        host: earlier.host.map(s),
+        key: s(incident.key),
+        acquired: r.time(earlier.acquired_ns),
+        ttl: earlier.ttl_ms.get().map(|t| format_ms(t as f64)),
+        renewals: earlier.renewals_ns().len(),
+        cause: first.cause,
+        lock_end: r.time(earlier.lock_end_ns),
+        deleted_by,
+        believed_until: r.time(earlier.window_end_ns),
+        window_end: earlier.window_end,
+        next_holder: s(later.holder),
+        next_acquired: r.time(later.acquired_ns),
+        more_holders: incident.leases.len().saturating_sub(2),
+        holders: incident.leases.len(),
+        duration: format_ms(incident.duration_ms()),
+        pairs: incident.overlaps.len() + incident.overlaps_unlisted,
+        sales: sales(r, incident),
+    })
 }
 
-/// "Holder X on H acquired K at T with a N TTL and renewed it N times."
-fn first_hold(out: &mut String, r: &ReportInput<'_>, incident: &Incident, earlier: &Lease) {
-    let s = |sym| r.log.strings.get(sym);
-    let host = earlier
-        .host
-        .map(|h| format!(" on {}", s(h)))
-        .unwrap_or_default();
-    let ttl = earlier.ttl_ms.get().map_or_else(
-        || "no TTL".to_string(),
-        |t| format!("a {} TTL", format_ms(t as f64)),
-    );
-    out.push_str(&format!(
-        "Holder {}{} acquired {} at {} with {}",
-        s(earlier.holder),
-        host,
-        s(incident.key),
-        r.time(earlier.acquired_ns),
-        ttl
-    ));
-    if !earlier.renewals_ns().is_empty() {
-        out.push_str(&format!(
-            " and renewed it {} times",
-            earlier.renewals_ns().len()
-        ));
-    }
-    out.push_str(". ");
-}
-
-/// How the earlier holder's lock ended (the overlap's cause), and until when
-/// it still believed it held the lock.
-fn lease_end(out: &mut String, r: &ReportInput<'_>, cause: Cause, earlier: &Lease) {
-    let s = |sym| r.log.strings.get(sym);
-    match cause {
-        Cause::LeaseExpired => out.push_str(&format!(
-            "Its lease expired at {} while it was still working: it believed it held the lock until {} ({}).",
-            r.time(earlier.lock_end_ns),
-            r.time(earlier.window_end_ns),
-            window_end_words(earlier)
-        )),
-        Cause::ForeignRelease => {
-            let by = earlier
-                .ended_by
-                .and_then(|b| r.analysis.leases.get(b.index()))
-                .map_or("another holder".to_string(), |b| s(b.holder).to_string());
-            out.push_str(&format!(
-                "At {} {}, whose own lock had already ended, deleted this lock; {} still believed it held the lock until {} ({}).",
-                r.time(earlier.lock_end_ns),
-                by,
-                s(earlier.holder),
-                r.time(earlier.window_end_ns),
-                window_end_words(earlier)
-            ));
-        }
-        Cause::TtlUnknown => out.push_str(&format!(
-            "By {} its lock was gone: the next holder acquired and nobody had deleted it. The log gives no TTL, so whether the lease expired or the lock vanished cannot be told; it believed it held the lock until {} ({}).",
-            r.time(earlier.lock_end_ns),
-            r.time(earlier.window_end_ns),
-            window_end_words(earlier)
-        )),
-        Cause::LockVanished => out.push_str(&format!(
-            "At {} its lock vanished from the server while the lease was still valid (failover, flush or eviction); it believed it held the lock until {} ({}).",
-            r.time(earlier.lock_end_ns),
-            r.time(earlier.window_end_ns),
-            window_end_words(earlier)
-        )),
-    }
-}
-
-/// Who acquired next (and how many more), and how long the holders believed
-/// they held the key at once.
-fn next_hold(out: &mut String, r: &ReportInput<'_>, incident: &Incident, later: &Lease) {
-    let s = |sym| r.log.strings.get(sym);
-    let others = incident.leases.len().saturating_sub(2);
-    out.push_str(&format!(
-        " {} acquired the lock at {}",
-        s(later.holder),
-        r.time(later.acquired_ns)
-    ));
-    if others > 0 {
-        out.push_str(&format!(
-            ", and {others} more {} acquired it before the incident ended",
-            if others == 1 { "holder" } else { "holders" }
-        ));
-    }
-    let pairs = incident.overlaps.len() + incident.overlaps_unlisted;
-    let pairs = if pairs == 1 {
-        "1 overlap pair".to_string()
-    } else {
-        format!("{pairs} overlap pairs")
-    };
-    let who = match incident.leases.len() {
-        2 => "both holders".to_string(),
-        n => format!("two or more of these {n} holders"),
-    };
-    out.push_str(&format!(
-        ". For {} in all, {who} believed they held {} at once ({pairs}).",
-        format_ms(incident.duration_ms()),
-        s(incident.key),
-    ));
-}
-
-/// What the incident's holders sold inside its window, the later sales tied
-/// to it, and the oversold units and their cost.
-fn sales(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
+/// The incident's sales: those inside its window, and later ones tied to
+/// it (a holder of the incident still believing it held the lock, or an
+/// oversold sale using stock the overlap sold).
+fn sales(r: &ReportInput<'_>, incident: &Incident) -> SalesStory {
     let a = r.analysis;
-    let s = |sym| r.log.strings.get(sym);
-    let sales: Vec<_> = incident
+    let sales: Vec<&Sale> = incident
         .sales
         .iter()
         .filter_map(|&i| a.sales.get(i.index()))
         .collect();
-    // The incident's sales are those inside its window, and later ones tied
-    // to it (`attribute_oversell`): a holder of the incident still believing
-    // it held the lock, or an oversold sale using stock the overlap sold.
-    let (inside, later): (Vec<_>, Vec<_>) = sales
+    let (inside, later): (Vec<&Sale>, Vec<&Sale>) = sales
         .iter()
         .partition(|x| (incident.start_ns..=incident.end_ns).contains(&x.at_ns));
-    let list = |sales: &[&&crate::analysis::Sale]| {
-        let ids: Vec<String> = sales
+    let list = |sales: &[&Sale]| SaleList {
+        named: sales
             .iter()
-            .take(6)
-            .map(|x| {
-                let who = x
-                    .holder
-                    .map(|h| format!(" by {}", s(h)))
-                    .unwrap_or_default();
-                match x.order_id {
-                    Some(o) => format!("{}{}", s(o), who),
-                    None => format!("a deduction{who}"),
-                }
+            .take(LISTED_SALES)
+            .map(|x| SaleName {
+                order: x.order_id.map(|o| r.log.strings.get(o).to_string()),
+                holder: x.holder.map(|h| r.log.strings.get(h).to_string()),
             })
-            .collect();
-        let more = if sales.len() > 6 {
-            format!(" and {} more", sales.len() - 6)
-        } else {
-            String::new()
+            .collect(),
+        count: sales.len(),
+        units: sales.iter().map(|x| x.quantity).sum(),
+    };
+    SalesStory {
+        inside: list(&inside),
+        later: list(&later),
+        oversold_units: incident.oversold_units,
+        loss: LossText::of(incident.loss, &r.settings.currency),
+    }
+}
+
+impl Message for Explanation {
+    fn en(&self) -> String {
+        en::explanation(self)
+    }
+
+    fn zh(&self) -> String {
+        zh::explanation(self)
+    }
+}
+
+/// Explains `incident` in plain English: who held the lock first and how
+/// its lease ended, who acquired it next and for how long both believed
+/// they held it, then what was sold and what it cost. Empty for an
+/// incident without a listed overlap.
+pub fn explain_incident(r: &ReportInput<'_>, incident: &Incident) -> String {
+    explain_incident_in(r, incident, false)
+}
+
+/// [`explain_incident`] in Simplified Chinese with `zh`.
+pub fn explain_incident_in(r: &ReportInput<'_>, incident: &Incident, zh: bool) -> String {
+    explain(r, incident).map_or_else(String::new, |e| e.text(zh))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::message::english_left;
+
+    fn story(cause: Cause, window_end: WindowEnd) -> Explanation {
+        let s = String::from;
+        let sale = |order: Option<&str>| SaleName {
+            order: order.map(str::to_string),
+            holder: Some(s("w-1")),
         };
-        format!("{}{more}", ids.join(", "))
-    };
-    let sold = |sales: &[&&crate::analysis::Sale]| units(sales.iter().map(|x| x.quantity).sum());
-    let count = |n: usize| {
-        if n == 1 {
-            "1 sale".to_string()
-        } else {
-            format!("{n} sales")
+        Explanation {
+            holder: s("w-1"),
+            host: Some(s("web-01")),
+            key: s("lock:a"),
+            acquired: s("T0"),
+            ttl: Some(s("1.0 s")),
+            renewals: 2,
+            cause,
+            lock_end: s("T1"),
+            deleted_by: None,
+            believed_until: s("T2"),
+            window_end,
+            next_holder: s("w-2"),
+            next_acquired: s("T3"),
+            more_holders: 1,
+            holders: 3,
+            duration: s("900 ms"),
+            pairs: 2,
+            sales: SalesStory {
+                inside: SaleList {
+                    named: vec![sale(Some("o-1")), sale(None)],
+                    count: 8,
+                    units: 9,
+                },
+                later: SaleList {
+                    named: vec![sale(Some("o-9"))],
+                    count: 1,
+                    units: 1,
+                },
+                oversold_units: 2,
+                loss: LossText {
+                    amount: s("¥?"),
+                    known: false,
+                },
+            },
         }
-    };
-    if inside.is_empty() {
-        out.push_str(" No stock was sold inside the window.");
-    } else {
-        out.push_str(&format!(
-            " Inside the window they sold {} in {} ({}).",
-            sold(&inside),
-            count(inside.len()),
-            list(&inside)
-        ));
     }
-    if !later.is_empty() {
-        out.push_str(&format!(
-            " {} outside the window ({}: {}) {} tied to it: made by one of its holders while it still believed it held the lock, or using stock the overlap had already sold.",
-            count(later.len()),
-            sold(&later),
-            list(&later),
-            if later.len() == 1 { "is" } else { "are" },
-        ));
-    }
-    if incident.oversold_units > 0 {
-        out.push_str(&format!(
-            " {} went beyond the stock, costing {}.",
-            units(incident.oversold_units),
-            r.loss(incident.loss, false)
-        ));
-    } else if !sales.is_empty() {
-        out.push_str(" None of it was beyond the stock.");
+
+    #[test]
+    fn every_cause_and_belief_end_reads_in_both_languages() {
+        let ends = [
+            WindowEnd::Released,
+            WindowEnd::ReleaseFailed,
+            WindowEnd::LockLost,
+            WindowEnd::LastEvent,
+            WindowEnd::Reacquired,
+        ];
+        let causes = [
+            Cause::LeaseExpired,
+            Cause::ForeignRelease,
+            Cause::TtlUnknown,
+            Cause::LockVanished,
+        ];
+        let values = [
+            "--unit-loss",
+            "w-1",
+            "w-2",
+            "web-01",
+            "lock:a",
+            "T0",
+            "T1",
+            "T2",
+            "T3",
+            "o-1",
+            "o-9",
+            "ms",
+            "s",
+        ];
+        for (cause, end) in causes.into_iter().zip(ends.into_iter().cycle()) {
+            let e = story(cause, end);
+            let (en, zh) = (e.en(), e.zh());
+            assert!(english_left(&zh, &values).is_empty(), "{zh}");
+            for v in ["w-1", "w-2", "lock:a", "T1", "T2", "T3", "o-1", "o-9"] {
+                assert!(en.contains(v) && zh.contains(v), "{v}: {en} / {zh}");
+            }
+            assert!(
+                en.contains("and 6 more") && zh.contains("等另外 6 笔"),
+                "{en}"
+            );
+            assert!(en.contains("2 units went beyond the stock, costing ¥? (no --unit-loss)"));
+            assert!(
+                zh.contains("其中 2 件超出库存，损失 ¥?（未给出 --unit-loss）"),
+                "{zh}"
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ReportInput, explain_incident, snake_name};
 use crate::analysis::Lease;
-use crate::model::{EventKind, SourceRef, Sym};
+use crate::model::{EventKind, Message, SourceRef, Sym};
 
 /// Version tag written as `schema`.
 pub const JSON_SCHEMA_VERSION: &str = "lockreplay/1";
@@ -317,7 +317,7 @@ pub struct JsonReader {
 pub struct JsonReport<I = Vec<JsonIncident>> {
     /// [`JSON_SCHEMA_VERSION`].
     pub schema: String,
-    /// Why this run is no answer (exit 2): [`crate::pipeline::problems`],
+    /// Why this run is no answer (exit 2): [`crate::analysis::problems`],
     /// each a sentence; omitted when the run was read. With it, zeros below
     /// are not an all-clear (a log whose lock events name no key and
     /// holder had no other sign of it in the JSON; found by a new-user
@@ -586,7 +586,10 @@ fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
     let money = |loss| Money::of(loss, &r.settings.currency);
     JsonReport {
         schema: super::JSON_SCHEMA_VERSION.to_string(),
-        not_readable: crate::pipeline::problems(r.log, r.analysis),
+        not_readable: crate::analysis::problems(r.log, r.analysis)
+            .iter()
+            .map(crate::model::Message::en)
+            .collect(),
         summary: JsonSummary {
             incidents: a.summary.incidents,
             overlap_pairs: a.summary.overlap_pairs,
@@ -607,7 +610,7 @@ fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
                 key: f.key.map(s),
                 holder: f.holder.map(s),
                 at: r.rfc3339(f.at_ns),
-                detail: f.detail.clone(),
+                detail: crate::model::Message::en(&f.detail),
                 inferred: r.finding_inferred(f),
             })
             .collect(),
@@ -661,7 +664,7 @@ fn assemble<I>(r: &ReportInput<'_>, incidents: I) -> JsonReport<I> {
             .map(|w| JsonWarning {
                 file: w.file.clone(),
                 line: w.line,
-                reason: w.reason.clone(),
+                reason: w.reason.en(),
             })
             .collect(),
         warnings_unlisted: r.log.warnings.dropped(),

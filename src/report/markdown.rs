@@ -4,10 +4,10 @@
 
 use super::escape::markdown_text as md_text;
 use super::escape::markdown_with_code as md_ours;
-use super::{
-    INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, snake_name,
-};
+use super::{INFERRED_LEGEND, ReportInput, format_ms, inferred_suffix, snake_name};
 use crate::analysis::{Incident, Lease};
+use crate::model::message::phrase;
+use crate::model::{Message, Phrase};
 
 fn cell(s: &str) -> String {
     super::escape::markdown_code(s)
@@ -47,7 +47,10 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
         super::text::line(
             &mut out,
             zh,
-            "> Pictures: {} of {} incidents have one (the most oversold units first); draw any other with `lockreplay render --incident ID`.\n",
+            phrase!(
+                "> Pictures: {} of {} incidents have one (the most oversold units first); draw any other with `lockreplay render --incident ID`.\n",
+                "> 图片：{} 起事故（共 {} 起）配有图片（超卖件数多的优先）；其余事故可用 `lockreplay render --incident ID` 绘制。\n"
+            ),
             &[
                 &(r.analysis.incidents.len() - images.not_pictured).to_string(),
                 &r.analysis.incidents.len().to_string(),
@@ -56,9 +59,19 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
     }
     incident_table(&mut out, zh, r);
     if !images.keys.is_empty() {
-        super::text::line(&mut out, zh, "## Keys with incidents\n", &[]);
+        super::text::line(
+            &mut out,
+            zh,
+            phrase!("## Keys with incidents\n", "## 有事故的锁键\n"),
+            &[],
+        );
         for (key, file) in &images.keys {
-            super::text::line(&mut out, zh, "![{}]({})\n", &[&md_text(key), file]);
+            super::text::line(
+                &mut out,
+                zh,
+                Phrase::same("![{}]({})\n"),
+                &[&md_text(key), file],
+            );
         }
     }
     let written = written_sections(&r.analysis.incidents);
@@ -66,7 +79,10 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
         super::text::line(
             &mut out,
             zh,
-            "> Sections: {} of {} incidents are written out below (the most oversold units first); every incident is a row of the table above and of incidents.csv.\n",
+            phrase!(
+                "> Sections: {} of {} incidents are written out below (the most oversold units first); every incident is a row of the table above and of incidents.csv.\n",
+                "> 详述：{} 起事故（共 {} 起）在下文逐一写出（超卖件数最多的优先）；每起事故都在上表和 incidents.csv 中各占一行。\n"
+            ),
             &[
                 &written.len().to_string(),
                 &r.analysis.incidents.len().to_string(),
@@ -114,31 +130,49 @@ fn written_sections(incidents: &[Incident]) -> Vec<usize> {
 /// The title, the overview picture, the files and the summary table.
 fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&str>) {
     let sm = &r.analysis.summary;
-    super::text::line(out, zh, "# Lock incident report\n", &[]);
+    super::text::line(
+        out,
+        zh,
+        phrase!("# Lock incident report\n", "# 锁事故报告\n"),
+        &[],
+    );
     for p in r.not_readable(zh) {
         out.push_str(&format!("> **{}**\n\n", md_text(&p)));
     }
     if let Some(img) = timeline {
-        super::text::line(out, zh, "![Timeline]({})\n", &[&img.to_string()]);
+        super::text::line(
+            out,
+            zh,
+            phrase!("![Timeline]({})\n", "![时间线]({})\n"),
+            &[&img.to_string()],
+        );
     }
     let files: Vec<&str> = r.log.sources.iter().map(|x| x.name.as_str()).collect();
-    super::text::line(out, zh, "Source: {}\n", &[&(files.join(", ")).to_string()]);
     super::text::line(
         out,
         zh,
-        "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |",
+        phrase!("Source: {}\n", "来源：{}\n"),
+        &[&(files.join(", ")).to_string()],
+    );
+    super::text::line(
+        out,
+        zh,
+        phrase!(
+            "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |",
+            "| 事故 | 重叠对 | 超卖 | 损失 | 险情 | 警告 | 事件 | 锁键 | 持有者 |"
+        ),
         &[],
     );
     super::text::line(
         out,
         zh,
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        Phrase::same("|---:|---:|---:|---:|---:|---:|---:|---:|---:|"),
         &[],
     );
     super::text::line(
         out,
         zh,
-        "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+        Phrase::same("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n"),
         &[
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
@@ -154,7 +188,10 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
     super::text::line(
         out,
         zh,
-        "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
+        phrase!(
+            "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
+            "**超卖 {}，损失 {}**（每超卖一件损失 {}）。\n"
+        ),
         &[
             &super::text::units_in(zh, sm.oversold_units),
             &r.loss(sm.loss, zh),
@@ -165,8 +202,8 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
         super::text::line(
             out,
             zh,
-            "_{}_\n",
-            &[&super::text::tr(zh, INFERRED_LEGEND).to_string()],
+            Phrase::same("_{}_\n"),
+            &[&INFERRED_LEGEND.get(zh).to_string()],
         );
     }
 }
@@ -181,15 +218,23 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     super::text::line(
         out,
         zh,
-        "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |",
+        phrase!(
+            "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |",
+            "| 事故 | 开始 | 锁键 | 持有者 | 时长 | 原因 | 超卖 | 损失 |"
+        ),
         &[],
     );
-    super::text::line(out, zh, "|---|---|---|---:|---:|---|---:|---:|", &[]);
+    super::text::line(
+        out,
+        zh,
+        Phrase::same("|---|---|---|---:|---:|---|---:|---:|"),
+        &[],
+    );
     for inc in &a.incidents {
         super::text::line(
             out,
             zh,
-            "| {} | {} | `{}` | {} | {} | {}{} | {} | {} |",
+            Phrase::same("| {} | {} | `{}` | {} | {} | {}{} | {} | {} |"),
             &[
                 &(inc.label()).to_string(),
                 &(r.time(inc.start_ns)).to_string(),
@@ -197,7 +242,9 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &(inc.leases.len()).to_string(),
                 &(format_ms(inc.duration_ms())).to_string(),
                 &super::text::word(zh, inc.cause.as_str()),
-                &super::text::tr(zh, inferred_suffix(r.incident_inferred(inc))).to_string(),
+                &inferred_suffix(r.incident_inferred(inc))
+                    .get(zh)
+                    .to_string(),
                 &inc.oversold_units.to_string(),
                 &r.loss(inc.loss, zh),
             ],
@@ -218,28 +265,24 @@ fn incident_section(
     super::text::line(
         out,
         zh,
-        "## {} on `{}`\n",
+        phrase!("## {} on `{}`\n", "## {}：`{}`\n"),
         &[&(inc.label()).to_string(), &(cell(s(inc.key))).to_string()],
     );
     super::text::line(
         out,
         zh,
-        "{}\n",
-        &[&md_text(&if zh {
-            super::zh::explain_incident_zh(r, inc)
-        } else {
-            explain_incident(r, inc)
-        })],
+        Phrase::same("{}\n"),
+        &[&md_text(&super::explain_incident_in(r, inc, zh))],
     );
     for c in super::evidence::citations_of(r, inc) {
         let why = md_text(&super::evidence::sentence(r, inc, c, zh));
-        super::text::line(out, zh, "- Why: {}\n", &[&why]);
+        super::text::line(out, zh, phrase!("- Why: {}\n", "- 原因：{}\n"), &[&why]);
     }
     if let Some(img) = image {
         super::text::line(
             out,
             zh,
-            "![{} timeline]({})\n",
+            phrase!("![{} timeline]({})\n", "![{} 时间线]({})\n"),
             &[&(inc.label()).to_string(), &img.to_string()],
         );
     }
@@ -251,7 +294,10 @@ fn incident_section(
     super::text::line(
         out,
         zh,
-        "Oversold: **{}** · loss: **{}**\n",
+        phrase!(
+            "Oversold: **{}** · loss: **{}**\n",
+            "超卖：**{}** · 损失：**{}**\n"
+        ),
         &[
             &super::text::units_in(zh, inc.oversold_units),
             &r.loss(inc.loss, zh),
@@ -266,13 +312,21 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
     super::text::line(
         out,
         zh,
-        "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |",
+        phrase!(
+            "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |",
+            "| 持有者 | 主机 | 获取 | 过期时间 | 续期 | 租约结束 | 自认为持有至 | 持有/过期时间 |"
+        ),
         &[],
     );
-    super::text::line(out, zh, "|---|---|---|---:|---:|---|---|---:|", &[]);
+    super::text::line(
+        out,
+        zh,
+        Phrase::same("|---|---|---|---:|---:|---|---|---:|"),
+        &[],
+    );
     for &l in &inc.leases {
         let l: &Lease = &r.analysis.leases[l];
-        let mark = super::text::tr(zh, inferred_suffix(l.inferred));
+        let mark = inferred_suffix(l.inferred).get(zh);
         let ratio = l
             .ttl_ms
             .get()
@@ -283,7 +337,7 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
         super::text::line(
             out,
             zh,
-            "| `{}`{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |",
+            Phrase::same("| `{}`{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |"),
             &[
                 &(cell(s(l.holder))).to_string(),
                 &mark.to_string(),
@@ -291,7 +345,7 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
                 &(r.time(l.acquired_ns)).to_string(),
                 &(l.ttl_ms
                     .get()
-                    .map_or(super::text::tr(zh, "none").to_string(), |t| {
+                    .map_or(phrase!("none", "无").get(zh).to_string(), |t| {
                         format!("{t} ms")
                     }))
                 .to_string(),
@@ -316,23 +370,26 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
     super::text::line(
         out,
         zh,
-        "| Earlier holder | Later holder | From | Both believed | Cause |",
+        phrase!(
+            "| Earlier holder | Later holder | From | Both believed | Cause |",
+            "| 先持有者 | 后持有者 | 开始 | 同时认为持有 | 原因 |"
+        ),
         &[],
     );
-    super::text::line(out, zh, "|---|---|---|---:|---|", &[]);
+    super::text::line(out, zh, Phrase::same("|---|---|---|---:|---|"), &[]);
     for &o in inc.overlaps.iter().take(LISTED) {
         let o = &a.overlaps[o];
         super::text::line(
             out,
             zh,
-            "| `{}` | `{}` | {} | {} | {}{} |",
+            Phrase::same("| `{}` | `{}` | {} | {} | {}{} |"),
             &[
                 &cell(s(a.leases[o.earlier].holder)).to_string(),
                 &cell(s(a.leases[o.later].holder)).to_string(),
                 &r.time(o.start_ns),
                 &format_ms(o.duration_ms()),
                 &super::text::word(zh, o.cause.as_str()),
-                &super::text::tr(zh, inferred_suffix(r.overlap_inferred(o))).to_string(),
+                &inferred_suffix(r.overlap_inferred(o)).get(zh).to_string(),
             ],
         );
     }
@@ -342,7 +399,7 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
         super::text::line(
             out,
             zh,
-            "_... {} more overlap pairs_\n",
+            phrase!("_... {} more overlap pairs_\n", "_…… 另有 {} 对重叠_\n"),
             &[&more.to_string()],
         );
     }
@@ -351,17 +408,28 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
 /// The orders (or deductions) tied to an incident.
 fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) {
     let s = |sym| r.log.strings.get(sym);
-    super::text::line(out, zh, "| Order | Holder | At | Units | Oversold |", &[]);
-    super::text::line(out, zh, "|---|---|---|---:|---:|", &[]);
+    super::text::line(
+        out,
+        zh,
+        phrase!(
+            "| Order | Holder | At | Units | Oversold |",
+            "| 订单 | 持有者 | 时间 | 件数 | 超卖 |"
+        ),
+        &[],
+    );
+    super::text::line(out, zh, Phrase::same("|---|---|---|---:|---:|"), &[]);
     for &i in &inc.sales {
         let x = &r.analysis.sales[i];
         super::text::line(
             out,
             zh,
-            "| {}{} | `{}` | {} | {} | {} |",
+            Phrase::same("| {}{} | `{}` | {} | {} | {} |"),
             &[
-                &md_text(x.order_id.map_or(super::text::tr(zh, "(deduction)"), s)),
-                &super::text::tr(zh, inferred_suffix(r.sale_inferred(x))).to_string(),
+                &md_text(
+                    x.order_id
+                        .map_or(phrase!("(deduction)", "（扣减）").get(zh), s),
+                ),
+                &inferred_suffix(r.sale_inferred(x)).get(zh).to_string(),
                 &(cell(x.holder.map_or("", s))).to_string(),
                 &(r.time(x.at_ns)).to_string(),
                 &x.quantity.to_string(),
@@ -378,20 +446,28 @@ fn findings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     if r.analysis.findings.is_empty() {
         return;
     }
-    super::text::line(out, zh, "## Findings\n", &[]);
-    super::text::line(out, zh, "| Kind | At | Key | Detail |", &[]);
-    super::text::line(out, zh, "|---|---|---|---|", &[]);
+    super::text::line(out, zh, phrase!("## Findings\n", "## 发现\n"), &[]);
+    super::text::line(
+        out,
+        zh,
+        phrase!(
+            "| Kind | At | Key | Detail |",
+            "| 类型 | 时间 | 锁键 | 说明 |"
+        ),
+        &[],
+    );
+    super::text::line(out, zh, Phrase::same("|---|---|---|---|"), &[]);
     for f in &r.analysis.findings {
         super::text::line(
             out,
             zh,
-            "| {}{} | {} | `{}` | {} |",
+            Phrase::same("| {}{} | {} | `{}` | {} |"),
             &[
                 &super::text::word(zh, f.kind.as_str()),
-                &super::text::tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
+                &inferred_suffix(r.finding_inferred(f)).get(zh).to_string(),
                 &(r.time(f.at_ns)).to_string(),
                 &(cell(f.key.map_or("", s))).to_string(),
-                &md_text(&super::zh::finding_detail_in(zh, &f.detail)),
+                &md_text(&f.detail.text(zh)),
             ],
         );
     }
@@ -406,11 +482,19 @@ fn suggested_alert(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     if sm.overlap_pairs == 0 && sm.near_misses == 0 {
         return;
     }
-    super::text::line(out, zh, "## Suggested alert\n", &[]);
     super::text::line(
         out,
         zh,
-        "- Alert when {} holds in a row on one lock key reach {} % of their TTL (near-miss streak), and on every overlap.",
+        phrase!("## Suggested alert\n", "## 建议的告警\n"),
+        &[],
+    );
+    super::text::line(
+        out,
+        zh,
+        phrase!(
+            "- Alert when {} holds in a row on one lock key reach {} % of their TTL (near-miss streak), and on every overlap.",
+            "- 同一锁键连续 {} 次持有达到 TTL 的 {} %（连续险情）时告警，每次重叠也告警。"
+        ),
         &[
             &r.settings.near_miss_streak.max(1).to_string(),
             &format!("{:.0}", r.settings.near_miss_ratio * 100.0),
@@ -419,7 +503,10 @@ fn suggested_alert(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     super::text::line(
         out,
         zh,
-        "- The rule for your log store: `lockreplay sql --alert STORE --mapping FILE` (STORE: clickhouse, duckdb, sls, loki, elasticsearch; docs/alerts.md).\n",
+        phrase!(
+            "- The rule for your log store: `lockreplay sql --alert STORE --mapping FILE` (STORE: clickhouse, duckdb, sls, loki, elasticsearch; docs/alerts.md).\n",
+            "- 日志库的告警规则：`lockreplay sql --alert STORE --mapping FILE`（STORE：clickhouse、duckdb、sls、loki、elasticsearch；见 docs/alerts.md）。\n"
+        ),
         &[],
     );
 }
@@ -430,22 +517,29 @@ fn stock(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     if r.analysis.products.is_empty() {
         return;
     }
-    super::text::line(out, zh, "## Stock\n", &[]);
+    super::text::line(out, zh, phrase!("## Stock\n", "## 库存\n"), &[]);
     super::text::line(
         out,
         zh,
-        "| Product | Initial | Sold | Oversold | Final | Lost updates |",
+        phrase!(
+            "| Product | Initial | Sold | Oversold | Final | Lost updates |",
+            "| 商品 | 初始 | 售出 | 超卖 | 最终 | 丢失更新 |"
+        ),
         &[],
     );
-    super::text::line(out, zh, "|---|---:|---:|---:|---:|---:|", &[]);
+    super::text::line(out, zh, Phrase::same("|---|---:|---:|---:|---:|---:|"), &[]);
     for p in &r.analysis.products {
         let opt = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
         super::text::line(
             out,
             zh,
-            "| `{}` | {} | {} | {} | {} | {} |",
+            Phrase::same("| `{}` | {} | {} | {} | {} | {} |"),
             &[
-                &(cell(p.product.map_or("(unknown)", s))).to_string(),
+                &(cell(
+                    p.product
+                        .map_or(phrase!("(unknown)", "（未知商品）").get(zh), s),
+                ))
+                .to_string(),
                 &(opt(p.initial_stock)).to_string(),
                 &p.sold.to_string(),
                 &p.oversold.to_string(),
@@ -465,18 +559,18 @@ fn warnings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     super::text::line(
         out,
         zh,
-        "## Warnings ({})\n",
+        phrase!("## Warnings ({})\n", "## 警告（{}）\n"),
         &[&(r.log.warnings.total()).to_string()],
     );
     for w in r.log.warnings.kept().iter().take(100) {
         super::text::line(
             out,
             zh,
-            "- `{}:{}`: {}",
+            Phrase::same("- `{}:{}`: {}"),
             &[
                 &(cell(&w.file)).to_string(),
                 &w.line.to_string(),
-                &md_ours(&super::zh::warning_reason_in(zh, &w.reason)),
+                &md_ours(&w.reason.text(zh)),
             ],
         );
     }
@@ -485,11 +579,19 @@ fn warnings(out: &mut String, zh: bool, r: &ReportInput<'_>) {
 
 /// What was read from each file, then its unreadable reason and notes.
 fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
-    super::text::line(out, zh, "## What was read\n", &[]);
     super::text::line(
         out,
         zh,
-        "| file | read as | layout | application record in | time field | events | lock events |\n|---|---|---|---|---|---:|---:|",
+        phrase!("## What was read\n", "## 读取了什么\n"),
+        &[],
+    );
+    super::text::line(
+        out,
+        zh,
+        phrase!(
+            "| file | read as | layout | application record in | time field | events | lock events |\n|---|---|---|---|---|---:|---:|",
+            "| 文件 | 读作 | 布局 | 应用记录位于 | 时间字段 | 事件 | 锁事件 |\n|---|---|---|---|---|---:|---:|"
+        ),
         &[],
     );
     for src in &r.log.sources {
@@ -507,11 +609,11 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                         .unwrap_or_default()
                 )
             })
-            .unwrap_or_else(|| super::text::tr(zh, "none").into());
+            .unwrap_or_else(|| phrase!("none", "无").get(zh).into());
         super::text::line(
             out,
             zh,
-            "| `{}` | {} ({}) | {} | {} | {} | {} | {} |",
+            Phrase::same("| `{}` | {} ({}) | {} | {} | {} | {} | {} |"),
             &[
                 &(cell(&src.name)).to_string(),
                 &(snake_name(&src.dialect)).to_string(),
@@ -535,19 +637,19 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
         );
     }
     for src in &r.log.sources {
-        if let Some(u) = &src.unreadable {
+        if let Some(u) = crate::model::Unreadable::of(src).filter(|_| src.unreadable.is_some()) {
             super::text::line(
                 out,
                 zh,
-                "\n**Not readable: `{}`**: {}",
-                &[&(cell(&src.name)).to_string(), &md_ours(u)],
+                phrase!("\n**Not readable: `{}`**: {}", "\n**无法读取：`{}`**：{}"),
+                &[&(cell(&src.name)).to_string(), &md_ours(&u.text(zh))],
             );
         }
         for note in &src.notes {
             super::text::line(
                 out,
                 zh,
-                "\n- `{}`: {}",
+                Phrase::same("\n- `{}`: {}"),
                 &[&(cell(&src.name)).to_string(), &md_ours(&note.text(zh))],
             );
         }

@@ -18,12 +18,12 @@ pub mod zh;
 use chrono::{DateTime, FixedOffset};
 
 use crate::analysis::{Analysis, Finding, Incident, LeaseId, Overlap, Sale, Settings};
-use crate::model::LoadedLog;
+use crate::model::{LoadedLog, Message, Phrase};
 use crate::money::Loss;
 
 pub use crate::money::{currency_symbol, format_money};
 pub use csv::{findings_csv, incidents_csv};
-pub use explain::explain_incident;
+pub use explain::{Explanation, explain, explain_incident, explain_incident_in};
 pub use folder::{
     MAX_INCIDENT_PICTURES, MAX_KEY_PICTURES, PictureFn, PictureSubject, key_pictures,
     pictured_incidents, write_report_dir,
@@ -69,32 +69,24 @@ impl ReportInput<'_> {
         format_money(amount, &self.settings.currency)
     }
 
-    /// What makes this load an error ([`crate::pipeline::problems`]),
+    /// What makes this load an error ([`crate::analysis::problems`]),
     /// each as a sentence that says the numbers after it are not an
-    /// all-clear; printers put these first. Empty for a readable load.
+    /// all-clear, in Chinese with `zh`; printers put these first. Empty
+    /// for a readable load.
     pub fn not_readable(&self, zh: bool) -> Vec<String> {
-        crate::pipeline::problems(self.log, self.analysis)
-            .into_iter()
-            .map(|p| {
-                if zh {
-                    format!("无法读取：{}。下面的数字不代表一切正常。", zh::problem(&p))
-                } else {
-                    format!("NOT READABLE: {p}. The numbers below are not an all-clear.")
-                }
-            })
+        const NOT_READABLE: Phrase = Phrase::new(
+            "NOT READABLE: {}. The numbers below are not an all-clear.",
+            "无法读取：{}。下面的数字不代表一切正常。",
+        );
+        crate::analysis::problems(self.log, self.analysis)
+            .iter()
+            .map(|p| NOT_READABLE.fill(zh, &[&p.text(zh)]))
             .collect()
     }
 
-    /// A loss for the reports: the amount ([`Loss::format`]), or `¥?` and
-    /// why when it is unknown (units oversold, no `--unit-loss`): "¥0 lost"
-    /// would read as an all-clear. In Chinese with `zh`.
+    /// A loss for the reports ([`LossText`]), in Chinese with `zh`.
     pub fn loss(&self, loss: Loss, zh: bool) -> String {
-        let shown = loss.format(&self.settings.currency);
-        match (loss.is_known(), zh) {
-            (true, _) => shown,
-            (false, false) => format!("{shown} (no --unit-loss)"),
-            (false, true) => format!("{shown}（未给出 --unit-loss）"),
-        }
+        LossText::of(loss, &self.settings.currency).text(zh)
     }
 
     /// The unit loss as given, or `¥? (no --unit-loss)`; with the log's
@@ -159,6 +151,45 @@ impl ReportInput<'_> {
     }
 }
 
+/// A loss as the reports print it: the amount ([`Loss::format`]), or `¥?`
+/// and why when it is unknown (units oversold, no `--unit-loss`): "¥0
+/// lost" would read as an all-clear.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LossText {
+    /// The amount in the currency, `¥?` when unknown.
+    pub amount: String,
+    /// False when no unit loss was given.
+    pub known: bool,
+}
+
+impl LossText {
+    /// `loss` in `currency`.
+    pub fn of(loss: Loss, currency: &str) -> LossText {
+        LossText {
+            amount: loss.format(currency),
+            known: loss.is_known(),
+        }
+    }
+}
+
+impl Message for LossText {
+    fn en(&self) -> String {
+        if self.known {
+            self.amount.clone()
+        } else {
+            format!("{} (no --unit-loss)", self.amount)
+        }
+    }
+
+    fn zh(&self) -> String {
+        if self.known {
+            self.amount.clone()
+        } else {
+            format!("{}（未给出 --unit-loss）", self.amount)
+        }
+    }
+}
+
 /// The mark's text, written once for the constants below.
 macro_rules! inferred_mark {
     () => {
@@ -171,18 +202,21 @@ macro_rules! inferred_mark {
 pub const INFERRED_MARK: &str = inferred_mark!();
 
 /// Says what [`INFERRED_MARK`] means, once per report that uses it.
-pub const INFERRED_LEGEND: &str = concat!(
-    inferred_mark!(),
-    " = inferred from MONITOR replay: the capture shows each command but not its reply, so the outcome is what replaying it through the keyspace model gives."
+pub const INFERRED_LEGEND: Phrase = Phrase::new(
+    concat!(
+        inferred_mark!(),
+        " = inferred from MONITOR replay: the capture shows each command but not its reply, so the outcome is what replaying it through the keyspace model gives."
+    ),
+    "（推断）= 由 MONITOR 回放推断：抓包只有命令没有回复，结果是按键空间模型回放命令得出的。",
 );
 
 /// ` (inferred)` ([`INFERRED_MARK`] after a space) when `inferred`, else
 /// nothing.
-pub fn inferred_suffix(inferred: bool) -> &'static str {
+pub fn inferred_suffix(inferred: bool) -> Phrase {
     if inferred {
-        concat!(" ", inferred_mark!())
+        Phrase::new(concat!(" ", inferred_mark!()), "（推断）")
     } else {
-        ""
+        Phrase::same("")
     }
 }
 

@@ -1,41 +1,34 @@
 //! The terminal report: a summary line, one block per incident, findings,
 //! stock per product and warnings.
 
-use super::{INFERRED_LEGEND, ReportInput, explain_incident, format_ms, inferred_suffix, units};
+use super::{INFERRED_LEGEND, ReportInput, format_ms, inferred_suffix, units};
+use crate::model::message::phrase;
+use crate::model::{Message, Phrase};
 
-/// Appends `template` (in Chinese when `zh`, through [`super::zh::phrase`])
-/// with each `{}` replaced by the next of `args`, and a newline. The
-/// English is the template itself: the output is what `writeln!` gave.
-pub(super) fn line(out: &mut String, zh: bool, template: &str, args: &[&String]) {
+/// Appends `template` in the report's language with each `{}` replaced
+/// by the next of `args` ([`fill`]), and a newline.
+pub(super) fn line(out: &mut String, zh: bool, template: Phrase, args: &[&String]) {
     out.push_str(&fill(zh, template, args));
     out.push('\n');
 }
 
-/// `template` (in Chinese when `zh`, through [`super::zh::phrase`]) with
-/// each `{}` replaced by the next of `args`, a line feed in an argument
-/// written as `\u{a}`: arguments are names and values from the log (a
-/// file name with a line feed printed a fake report line, session 19).
-pub(super) fn fill(zh: bool, template: &str, args: &[&String]) -> String {
-    let template = if zh {
-        super::zh::phrase(template).unwrap_or(template)
-    } else {
-        template
-    };
-    let mut out = String::new();
-    let mut rest = template;
-    let mut args = args.iter();
-    while let Some(i) = rest.find("{}") {
-        out.push_str(&rest[..i]);
-        let arg = args.next().map_or("", |a| a.as_str());
-        if arg.contains('\n') {
-            out.push_str(&arg.replace('\n', "\\u{a}"));
-        } else {
-            out.push_str(arg);
-        }
-        rest = &rest[i + 2..];
-    }
-    out.push_str(rest);
-    out
+/// `template` in Chinese when `zh`, else in English, with each `{}`
+/// replaced by the next of `args`, a line feed in an argument written as
+/// `\u{a}`: arguments are names and values from the log, and a line feed
+/// in a file name would print a fake report line.
+pub(super) fn fill(zh: bool, template: Phrase, args: &[&String]) -> String {
+    let args: Vec<std::borrow::Cow<'_, str>> = args
+        .iter()
+        .map(|a| {
+            if a.contains('\n') {
+                a.replace('\n', "\\u{a}").into()
+            } else {
+                a.as_str().into()
+            }
+        })
+        .collect();
+    let args: Vec<&str> = args.iter().map(AsRef::as_ref).collect();
+    template.fill(zh, &args)
 }
 
 /// The plain-text report.
@@ -73,15 +66,6 @@ pub(super) fn columns(s: &str) -> usize {
             | '\u{FFE0}'..='\u{FFE6}')
     };
     s.chars().map(|c| if wide(c) { 2 } else { 1 }).sum()
-}
-
-/// A fixed phrase in the report's language.
-pub(super) fn tr(zh: bool, en: &'static str) -> &'static str {
-    if zh {
-        super::zh::phrase(en).unwrap_or(en)
-    } else {
-        en
-    }
 }
 
 /// A report word in the report's language.
@@ -155,7 +139,10 @@ fn summary_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
     line(
         out,
         zh,
-        "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
+        phrase!(
+            "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
+            "lockreplay：{} 条事件，来自 {} 个文件；{} 个持有者，{} 个锁键"
+        ),
         &[
             &sm.events.to_string(),
             &(r.log.sources.len()).to_string(),
@@ -166,7 +153,10 @@ fn summary_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
     line(
         out,
         zh,
-        "{} incident(s) · {} overlap pair(s) · {} oversold · {} lost · {} near-miss(es) · {} warning(s)",
+        phrase!(
+            "{} incident(s) · {} overlap pair(s) · {} oversold · {} lost · {} near-miss(es) · {} warning(s)",
+            "{} 起事故 · {} 对重叠 · 超卖 {} · 损失 {} · {} 次险情 · {} 条警告"
+        ),
         &[
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
@@ -177,7 +167,12 @@ fn summary_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
         ],
     );
     if r.shows_inferred() {
-        line(out, zh, "{}", &[&tr(zh, INFERRED_LEGEND).to_string()]);
+        line(
+            out,
+            zh,
+            Phrase::same("{}"),
+            &[&INFERRED_LEGEND.get(zh).to_string()],
+        );
     }
 }
 
@@ -193,7 +188,10 @@ fn incident_lines(
     line(
         out,
         zh,
-        "\n{}  {}  {} -> {}  ({})  {}{}",
+        phrase!(
+            "\n{}  {}  {} -> {}  ({})  {}{}",
+            "\n{}  {}  {} -> {}  （{}）  {}{}"
+        ),
         &[
             &(inc.label()).to_string(),
             &(s(inc.key)).to_string(),
@@ -201,36 +199,37 @@ fn incident_lines(
             &(r.time(inc.end_ns)).to_string(),
             &(format_ms(inc.duration_ms())).to_string(),
             &word(zh, inc.cause.as_str()),
-            &tr(zh, inferred_suffix(r.incident_inferred(inc))).to_string(),
+            &inferred_suffix(r.incident_inferred(inc))
+                .get(zh)
+                .to_string(),
         ],
     );
     line(
         out,
         zh,
-        "  {}",
-        &[&(if zh {
-            super::zh::explain_incident_zh(r, inc)
-        } else {
-            explain_incident(r, inc)
-        })],
+        Phrase::same("  {}"),
+        &[&super::explain_incident_in(r, inc, zh)],
     );
     for c in super::evidence::citations_of(r, inc) {
         let why = super::evidence::sentence(r, inc, c, zh);
-        line(out, zh, "  why: {}", &[&why]);
+        line(out, zh, phrase!("  why: {}", "  原因：{}"), &[&why]);
     }
     for &o in inc.overlaps.iter().take(20) {
         let o = &a.overlaps[o];
         line(
             out,
             zh,
-            "  overlap {} / {}: {} from {} ({}){}",
+            phrase!(
+                "  overlap {} / {}: {} from {} ({}){}",
+                "  重叠 {} / {}：{}，始于 {}（{}）{}"
+            ),
             &[
                 &(s(a.leases[o.earlier].holder)).to_string(),
                 &(s(a.leases[o.later].holder)).to_string(),
                 &(format_ms(o.duration_ms())).to_string(),
                 &(r.time(o.start_ns)).to_string(),
                 &word(zh, o.cause.as_str()),
-                &tr(zh, inferred_suffix(r.overlap_inferred(o))).to_string(),
+                &inferred_suffix(r.overlap_inferred(o)).get(zh).to_string(),
             ],
         );
     }
@@ -238,7 +237,7 @@ fn incident_lines(
         line(
             out,
             zh,
-            "  ... {} more overlap pairs",
+            phrase!("  ... {} more overlap pairs", "  …… 另有 {} 对重叠"),
             &[&(inc.overlaps.len() + inc.overlaps_unlisted - 20).to_string()],
         );
     }
@@ -246,7 +245,7 @@ fn incident_lines(
         line(
             out,
             zh,
-            "  oversold {} · loss {}",
+            phrase!("  oversold {} · loss {}", "  超卖 {} · 损失 {}"),
             &[
                 &(units_in(zh, inc.oversold_units)).to_string(),
                 &r.loss(inc.loss, zh),
@@ -260,36 +259,42 @@ fn findings_and_stock(out: &mut String, r: &ReportInput<'_>, zh: bool) {
     let a = r.analysis;
     let s = |sym| r.log.strings.get(sym);
     if !a.findings.is_empty() {
-        line(out, zh, "\nFindings", &[]);
+        line(out, zh, phrase!("\nFindings", "\n发现"), &[]);
         for f in &a.findings {
             line(
                 out,
                 zh,
-                "  {} {}  {}{}",
+                Phrase::same("  {} {}  {}{}"),
                 &[
                     &pad_to_columns(&word(zh, f.kind.as_str()), 18),
                     &(r.time(f.at_ns)).to_string(),
-                    &super::zh::finding_detail_in(zh, &f.detail),
-                    &tr(zh, inferred_suffix(r.finding_inferred(f))).to_string(),
+                    &f.detail.text(zh),
+                    &inferred_suffix(r.finding_inferred(f)).get(zh).to_string(),
                 ],
             );
         }
     }
     if !a.products.is_empty() {
-        line(out, zh, "\nStock", &[]);
+        line(out, zh, phrase!("\nStock", "\n库存"), &[]);
         for p in &a.products {
             line(
                 out,
                 zh,
-                "  {}: initial {} · sold {} · oversold {} · final {}{}",
+                phrase!(
+                    "  {}: initial {} · sold {} · oversold {} · final {}{}",
+                    "  {}：初始 {} · 售出 {} · 超卖 {} · 最终 {}{}"
+                ),
                 &[
-                    &(p.product.map_or(tr(zh, "(unknown product)"), s)).to_string(),
+                    &(p.product
+                        .map_or(phrase!("(unknown product)", "（未知商品）").get(zh), s))
+                    .to_string(),
                     &(p.initial_stock.map_or("?".to_string(), |v| v.to_string())).to_string(),
                     &p.sold.to_string(),
                     &p.oversold.to_string(),
                     &(p.final_stock.map_or("?".to_string(), |v| v.to_string())).to_string(),
                     &(if p.lost_updates > 0 {
-                        tr(zh, " · {} lost update(s)").replace("{}", &p.lost_updates.to_string())
+                        phrase!(" · {} lost update(s)", " · {} 次丢失更新")
+                            .fill(zh, &[&p.lost_updates.to_string()])
                     } else {
                         String::new()
                     })
@@ -303,17 +308,13 @@ fn findings_and_stock(out: &mut String, r: &ReportInput<'_>, zh: bool) {
 /// The first 50 warnings and how many more.
 fn warning_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
     if r.log.warnings.total() > 0 {
-        line(out, zh, "\nWarnings", &[]);
+        line(out, zh, phrase!("\nWarnings", "\n警告"), &[]);
         for w in r.log.warnings.kept().iter().take(50) {
             line(
                 out,
                 zh,
-                "  {}:{}: {}",
-                &[
-                    &w.file.to_string(),
-                    &w.line.to_string(),
-                    &super::zh::warning_reason_in(zh, &w.reason).into_owned(),
-                ],
+                phrase!("  {}:{}: {}", "  {}:{}：{}"),
+                &[&w.file.to_string(), &w.line.to_string(), &w.reason.text(zh)],
             );
         }
         let more = r.log.warnings.total().saturating_sub(50);
@@ -321,7 +322,10 @@ fn warning_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             line(
                 out,
                 zh,
-                "  ... {} more (see --format json)",
+                phrase!(
+                    "  ... {} more (see --format json)",
+                    "  …… 另有 {} 条（见 --format json）"
+                ),
                 &[&more.to_string()],
             );
         }
@@ -334,7 +338,10 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
         line(
             out,
             zh,
-            "\n{}: {}, {}; {} lines = {} events + {} skipped + {} warned",
+            phrase!(
+                "\n{}: {}, {}; {} lines = {} events + {} skipped + {} warned",
+                "\n{}：{}，{}；{} 行 = {} 条事件 + 跳过 {} + 警告 {}"
+            ),
             &[
                 &src.name.to_string(),
                 &(super::snake_name(&src.dialect)).to_string(),
@@ -346,13 +353,21 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             ],
         );
         if let Some(l) = &src.layout {
-            line(out, zh, "  layout: {}", &[&l.to_string()]);
+            line(
+                out,
+                zh,
+                phrase!("  layout: {}", "  布局：{}"),
+                &[&l.to_string()],
+            );
         }
         if src.evidence_items > 0 {
             line(
                 out,
                 zh,
-                "  evidence: {} infrastructure line(s) (not lock events)",
+                phrase!(
+                    "  evidence: {} infrastructure line(s) (not lock events)",
+                    "  证据：{} 行基础设施日志（不是锁事件）"
+                ),
                 &[&src.evidence_items.to_string()],
             );
         }
@@ -363,7 +378,7 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             line(
                 out,
                 zh,
-                "  time: {} ({})",
+                phrase!("  time: {} ({})", "  时间：{}（{}）"),
                 &[&f.to_string(), &r.to_string()],
             );
         }
@@ -371,25 +386,28 @@ fn source_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
             line(
                 out,
                 zh,
-                "  application record inside field: {}",
+                phrase!(
+                    "  application record inside field: {}",
+                    "  应用记录位于字段：{}"
+                ),
                 &[&p.to_string()],
             );
         }
         for note in &src.notes {
-            line(out, zh, "  note: {}", &[&note.text(zh)]);
+            line(
+                out,
+                zh,
+                phrase!("  note: {}", "  说明：{}"),
+                &[&note.text(zh)],
+            );
         }
-        if let Some(u) = &src.unreadable {
-            let shown = if zh {
-                // The Chinese sentence of `report::zh::problem`, which
-                // reads the reason after the file's name (it was left in
-                // English here).
-                let full = crate::report::zh::problem(&format!("{}: {u}", src.name)).into_owned();
-                full.strip_prefix(&format!("{}：", src.name))
-                    .map_or(full.clone(), str::to_string)
-            } else {
-                u.to_string()
-            };
-            line(out, zh, "  ERROR: {}", &[&shown]);
+        if let Some(u) = crate::model::Unreadable::of(src).filter(|_| src.unreadable.is_some()) {
+            line(
+                out,
+                zh,
+                phrase!("  ERROR: {}", "  错误：{}"),
+                &[&u.text(zh)],
+            );
         }
     }
 }

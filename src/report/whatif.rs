@@ -5,8 +5,10 @@
 
 use serde::Serialize;
 
-use super::text::{fill, tr};
+use super::text::fill;
 use super::{ReportInput, format_ms};
+use crate::model::Phrase;
+use crate::model::message::phrase;
 use crate::whatif::{Outcome, Policy, WhatIf, WhatIfNote};
 
 /// File name of the what-if section in the report folder.
@@ -50,7 +52,9 @@ fn rows(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> Vec<Row> {
     // name would be the only English in a Chinese table.
     let money = |v: crate::money::Loss| v.format(&r.settings.currency);
     let mut rows = vec![Row {
-        label: tr(zh, "What happened (log)").to_string(),
+        label: phrase!("What happened (log)", "实际发生（日志）")
+            .get(zh)
+            .to_string(),
         overlaps: w.actual.overlap_pairs.to_string(),
         oversold: w.actual.oversold_units.to_string(),
         loss: money(w.actual.loss),
@@ -63,7 +67,7 @@ fn rows(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> Vec<Row> {
         let timed_out = if o.still_waiting > 0 {
             fill(
                 zh,
-                "{} (+{} never granted)",
+                phrase!("{} (+{} never granted)", "{}（另有 {} 个始终未获得锁）"),
                 &[&o.timed_out.to_string(), &o.still_waiting.to_string()],
             )
         } else {
@@ -75,7 +79,7 @@ fn rows(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> Vec<Row> {
             oversold: if o.oversold_kept > 0 {
                 fill(
                     zh,
-                    "{} ({} as logged)",
+                    phrase!("{} ({} as logged)", "{}（其中 {} 按日志保留）"),
                     &[&o.oversold_units.to_string(), &o.oversold_kept.to_string()],
                 )
             } else {
@@ -91,15 +95,15 @@ fn rows(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> Vec<Row> {
     rows
 }
 
-const HEADERS: [&str; 8] = [
-    "Policy",
-    "Overlaps",
-    "Oversold",
-    "Loss",
-    "Longest wait",
-    "Timed out",
-    "Fenced writes",
-    "Sales not made",
+const HEADERS: [Phrase; 8] = [
+    phrase!("Policy", "策略"),
+    phrase!("Overlaps", "重叠"),
+    phrase!("Oversold", "超卖"),
+    phrase!("Loss", "损失"),
+    phrase!("Longest wait", "最长等待"),
+    phrase!("Timed out", "等待超时"),
+    phrase!("Fenced writes", "被拒写入"),
+    phrase!("Sales not made", "未成交销售"),
 ];
 
 fn cells(row: &Row) -> [String; 8] {
@@ -117,27 +121,34 @@ fn cells(row: &Row) -> [String; 8] {
 
 /// The table's header cells in the report's language.
 fn headers(zh: bool) -> [String; 8] {
-    HEADERS.map(|h| tr(zh, h).to_string())
+    HEADERS.map(|h| h.get(zh).to_string())
 }
 
-/// The model mismatch line's English: the model's overlaps and oversold
-/// units, then the log's.
-pub(super) const MODEL_MISMATCH: &str = "Model check: replayed as logged, the model gives {} overlaps and {} \
+/// The model mismatch line: the model's overlaps and oversold units, then
+/// the log's.
+const MODEL_MISMATCH: Phrase = phrase!(
+    "Model check: replayed as logged, the model gives {} overlaps and {} \
 oversold where the log shows {} and {}: compare the policies with the \"as logged (model)\" row, \
-not with what happened.";
+not with what happened.",
+    "模型检查：按日志推演，模型给出 {} 对重叠、超卖 {} 件，而日志显示 {} 对和 {} 件：请把各策略与“按日志推演（模型）”一行比较，而不是与实际发生比较。"
+);
 
 /// The lines after the table: the wait limit, the model check, the notes.
 fn footer(w: &WhatIf, zh: bool) -> Vec<String> {
     let mut out = vec![match w.wait_limit_ms {
         Some(ms) => fill(
             zh,
-            "Wait limit: {} ms (a request waiting longer gives up: no sale).",
+            phrase!(
+                "Wait limit: {} ms (a request waiting longer gives up: no sale).",
+                "等待上限：{} ms（等待更久的请求放弃，不成交）。"
+            ),
             &[&ms.to_string()],
         ),
-        None => tr(
-            zh,
+        None => phrase!(
             "Wait limit: none (a request waits as long as it takes).",
+            "等待上限：无（请求一直等到获得锁）。"
         )
+        .get(zh)
         .to_string(),
     }];
     if !w.model_matches() {
@@ -150,14 +161,15 @@ fn footer(w: &WhatIf, zh: bool) -> Vec<String> {
         out.push(fill(zh, MODEL_MISMATCH, &counts.iter().collect::<Vec<_>>()));
     } else {
         out.push(
-            tr(
-                zh,
+            phrase!(
                 "Model check: replayed as logged, the model gives what the log shows.",
+                "模型检查：按日志推演，模型给出的结果与日志一致。"
             )
+            .get(zh)
             .to_string(),
         );
     }
-    let note = |n: &WhatIfNote| fill(zh, "Note: {}.", &[&n.text(zh)]);
+    let note = |n: &WhatIfNote| fill(zh, phrase!("Note: {}.", "说明：{}。"), &[&n.text(zh)]);
     out.extend(w.notes.iter().map(note));
     out.push(if zh { MODEL_NOTE_ZH } else { MODEL_NOTE }.to_string());
     out
@@ -186,10 +198,11 @@ fn whatif_table_text(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> String {
             width[c] = width[c].max(super::text::columns(cell));
         }
     }
-    let mut out = tr(
-        zh,
+    let mut out = phrase!(
         "What-if: the incident replayed under other lock policies\n\n",
+        "假设推演：在其他锁策略下重放事故\n\n"
     )
+    .get(zh)
     .to_string();
     for row in &table {
         let mut line = String::new();
@@ -218,7 +231,12 @@ fn whatif_table_text(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> String {
 /// The what-if as Markdown (the report folder's `whatif.md`), in
 /// Simplified Chinese with `zh`.
 pub fn whatif_markdown(r: &ReportInput<'_>, w: &WhatIf, zh: bool) -> String {
-    let mut out = tr(zh, "# What-if: the incident under other lock policies\n\n").to_string();
+    let mut out = phrase!(
+        "# What-if: the incident under other lock policies\n\n",
+        "# 假设推演：其他锁策略下的事故\n\n"
+    )
+    .get(zh)
+    .to_string();
     for p in r.not_readable(zh) {
         out.push_str(&format!("> **{}**\n\n", super::escape::markdown_text(&p)));
     }

@@ -1,356 +1,10 @@
 //! Simplified Chinese for the reports (`--lang zh`) and the window: the
-//! report's words (finding kinds, causes, how a lock or a belief ended)
-//! and its fixed phrases, translated through one table each. The English
-//! output is never touched: it is the source of these tables.
+//! Chinese names of the report's words (finding kinds, causes, how a lock
+//! or a belief ended), looked up by their snake_case names. Every sentence
+//! is a value with its own Chinese renderer (`crate::model::message`).
 
-mod problems;
-mod warnings;
-
-pub use problems::{problem, problem_in};
-pub use warnings::{warning_reason, warning_reason_in};
-
-use super::{ReportInput, format_ms};
-use crate::analysis::{Cause, Incident, Lease, Sale, WindowEnd};
-
-/// How the belief ended, in Chinese (the English is `explain.rs`'s).
-fn window_end_words(l: &Lease) -> &'static str {
-    match l.window_end {
-        WindowEnd::Released => "释放锁时",
-        WindowEnd::ReleaseFailed => "释放失败时",
-        WindowEnd::LockLost => "发现锁已丢失时",
-        WindowEnd::LastEvent => "其最后一条日志",
-        WindowEnd::Reacquired => "再次获取锁时",
-    }
-}
-
-/// `incident` explained in Chinese, sentence for sentence the English of
-/// `explain_incident`: the first holder and how its lease ended, who
-/// acquired next and for how long both believed they held the lock, what
-/// was sold and what it cost.
-pub fn explain_incident_zh(r: &ReportInput<'_>, incident: &Incident) -> String {
-    let a = r.analysis;
-    let Some(first) = incident
-        .overlaps
-        .first()
-        .and_then(|&o| a.overlaps.get(o.index()))
-    else {
-        return String::new();
-    };
-    let (earlier, later) = (&a.leases[first.earlier], &a.leases[first.later]);
-    let s = |sym| r.log.strings.get(sym);
-    let mut out = String::new();
-    let host = earlier
-        .host
-        .map(|h| format!("（主机 {}）", s(h)))
-        .unwrap_or_default();
-    let ttl = earlier.ttl_ms.get().map_or_else(
-        || "未设过期时间".to_string(),
-        |t| format!("过期时间为 {}", format_ms(t as f64)),
-    );
-    out.push_str(&format!(
-        "持有者 {}{} 于 {} 获取了 {}，{}",
-        s(earlier.holder),
-        host,
-        r.time(earlier.acquired_ns),
-        s(incident.key),
-        ttl
-    ));
-    if !earlier.renewals_ns().is_empty() {
-        out.push_str(&format!("，并续期 {} 次", earlier.renewals_ns().len()));
-    }
-    out.push('。');
-    let until = format!(
-        "它认为自己一直持有锁，直到 {}（{}）",
-        r.time(earlier.window_end_ns),
-        window_end_words(earlier)
-    );
-    let end = r.time(earlier.lock_end_ns);
-    out.push_str(&match first.cause {
-        Cause::LeaseExpired => format!("它的租约在 {end} 过期，而它仍在工作：{until}。"),
-        Cause::ForeignRelease => {
-            let by = earlier
-                .ended_by
-                .and_then(|b| a.leases.get(b.index()))
-                .map_or("另一个持有者".to_string(), |b| s(b.holder).to_string());
-            format!("{end}，自身的锁已结束的 {by} 删除了这把锁；{until}。")
-        }
-        Cause::TtlUnknown => format!(
-            "到 {end} 它的锁已不在：下一个持有者获取了锁，而没有人删除过它。日志没有给出过期时间，无法判断是租约过期还是锁消失；{until}。"
-        ),
-        Cause::LockVanished => format!(
-            "{end}，它的锁在租约仍有效时从服务器上消失了（故障转移、清空或淘汰）；{until}。"
-        ),
-    });
-    out.push_str(&format!(
-        "{} 于 {} 获取了锁",
-        s(later.holder),
-        r.time(later.acquired_ns)
-    ));
-    let others = incident.leases.len().saturating_sub(2);
-    if others > 0 {
-        out.push_str(&format!("，事故结束前又有 {others} 个持有者获取了锁"));
-    }
-    let pairs = incident.overlaps.len() + incident.overlaps_unlisted;
-    let who = match incident.leases.len() {
-        2 => "两个持有者".to_string(),
-        n => format!("这 {n} 个持有者中的两个或更多"),
-    };
-    out.push_str(&format!(
-        "。{who}同时认为自己持有 {}，合计 {}（{pairs} 对重叠）。",
-        s(incident.key),
-        format_ms(incident.duration_ms()),
-    ));
-    sales_zh(&mut out, r, incident);
-    out
-}
-
-/// What was sold inside the window and tied to it, and what it cost.
-fn sales_zh(out: &mut String, r: &ReportInput<'_>, incident: &Incident) {
-    let a = r.analysis;
-    let s = |sym| r.log.strings.get(sym);
-    let sales: Vec<&Sale> = incident
-        .sales
-        .iter()
-        .filter_map(|&i| a.sales.get(i.index()))
-        .collect();
-    let (inside, later): (Vec<&Sale>, Vec<&Sale>) = sales
-        .iter()
-        .partition(|x| (incident.start_ns..=incident.end_ns).contains(&x.at_ns));
-    let list = |sales: &[&Sale]| {
-        let ids: Vec<String> = sales
-            .iter()
-            .take(6)
-            .map(|x| {
-                let who = x
-                    .holder
-                    .map(|h| format!("（{}）", s(h)))
-                    .unwrap_or_default();
-                match x.order_id {
-                    Some(o) => format!("{}{}", s(o), who),
-                    None => format!("一次扣减{who}"),
-                }
-            })
-            .collect();
-        let more = if sales.len() > 6 {
-            format!(" 等另外 {} 笔", sales.len() - 6)
-        } else {
-            String::new()
-        };
-        format!("{}{more}", ids.join("、"))
-    };
-    let sold = |sales: &[&Sale]| sales.iter().map(|x| x.quantity).sum::<i64>();
-    if inside.is_empty() {
-        out.push_str("窗口内没有售出库存。");
-    } else {
-        out.push_str(&format!(
-            "窗口内共售出 {} 件，{} 笔（{}）。",
-            sold(&inside),
-            inside.len(),
-            list(&inside)
-        ));
-    }
-    if !later.is_empty() {
-        out.push_str(&format!(
-            "窗口外还有 {} 笔（{} 件：{}）与之相关：由其持有者在仍认为持有锁时售出，或用掉了重叠期间已售出的库存。",
-            later.len(),
-            sold(&later),
-            list(&later)
-        ));
-    }
-    if incident.oversold_units > 0 {
-        out.push_str(&format!(
-            "其中 {} 件超出库存，损失 {}。",
-            incident.oversold_units,
-            r.loss(incident.loss, true)
-        ));
-    } else if !sales.is_empty() {
-        out.push_str("没有超出库存。");
-    }
-}
-
-/// The Chinese template of a fixed phrase of the text or Markdown report
-/// (its English template, `{}` for each value, in the same order), if
-/// it has one.
-pub fn phrase(en: &str) -> Option<&'static str> {
-    PHRASES.iter().find(|(e, _)| *e == en).map(|(_, zh)| *zh)
-}
-
-/// `(English template, Chinese template)` of the reports' fixed phrases.
-const PHRASES: &[(&str, &str)] = &[
-    ("  why: {}", "  原因：{}"),
-    (
-        "  evidence: {} infrastructure line(s) (not lock events)",
-        "  证据：{} 行基础设施日志（不是锁事件）",
-    ),
-    ("- Why: {}\n", "- 原因：{}\n"),
-    ("## Suggested alert\n", "## 建议的告警\n"),
-    (
-        "- Alert when {} holds in a row on one lock key reach {} % of their TTL (near-miss streak), and on every overlap.",
-        "- 同一锁键连续 {} 次持有达到 TTL 的 {} %（连续险情）时告警，每次重叠也告警。",
-    ),
-    (
-        "- The rule for your log store: `lockreplay sql --alert STORE --mapping FILE` (STORE: clickhouse, duckdb, sls, loki, elasticsearch; docs/alerts.md).\n",
-        "- 日志库的告警规则：`lockreplay sql --alert STORE --mapping FILE`（STORE：clickhouse、duckdb、sls、loki、elasticsearch；见 docs/alerts.md）。\n",
-    ),
-    (
-        "> Sections: {} of {} incidents are written out below (the most oversold units first); every incident is a row of the table above and of incidents.csv.\n",
-        "> 详述：{} 起事故（共 {} 起）在下文逐一写出（超卖件数最多的优先）；每起事故都在上表和 incidents.csv 中各占一行。\n",
-    ),
-    (
-        "lockreplay: {} events from {} file(s); {} holders on {} lock key(s)",
-        "lockreplay：{} 条事件，来自 {} 个文件；{} 个持有者，{} 个锁键",
-    ),
-    (
-        "{} incident(s) · {} overlap pair(s) · {} oversold · {} lost · {} near-miss(es) · {} warning(s)",
-        "{} 起事故 · {} 对重叠 · 超卖 {} · 损失 {} · {} 次险情 · {} 条警告",
-    ),
-    (
-        "\n{}  {}  {} -> {}  ({})  {}{}",
-        "\n{}  {}  {} -> {}  （{}）  {}{}",
-    ),
-    ("  {}", "  {}"),
-    (
-        "  overlap {} / {}: {} from {} ({}){}",
-        "  重叠 {} / {}：{}，始于 {}（{}）{}",
-    ),
-    ("  ... {} more overlap pairs", "  …… 另有 {} 对重叠"),
-    ("  oversold {} · loss {}", "  超卖 {} · 损失 {}"),
-    ("\nFindings", "\n发现"),
-    ("  {} {}  {}{}", "  {} {}  {}{}"),
-    ("\nStock", "\n库存"),
-    (
-        "  {}: initial {} · sold {} · oversold {} · final {}{}",
-        "  {}：初始 {} · 售出 {} · 超卖 {} · 最终 {}{}",
-    ),
-    ("(unknown product)", "（未知商品）"),
-    (" · {} lost update(s)", " · {} 次丢失更新"),
-    ("\nWarnings", "\n警告"),
-    ("  {}:{}: {}", "  {}:{}：{}"),
-    (
-        "  ... {} more (see --format json)",
-        "  …… 另有 {} 条（见 --format json）",
-    ),
-    (
-        "\n{}: {}, {}; {} lines = {} events + {} skipped + {} warned",
-        "\n{}：{}，{}；{} 行 = {} 条事件 + 跳过 {} + 警告 {}",
-    ),
-    ("  layout: {}", "  布局：{}"),
-    ("  time: {} ({})", "  时间：{}（{}）"),
-    (
-        "  application record inside field: {}",
-        "  应用记录位于字段：{}",
-    ),
-    ("  note: {}", "  说明：{}"),
-    ("  ERROR: {}", "  错误：{}"),
-    ("{}", "{}"),
-    (
-        super::INFERRED_LEGEND,
-        "（推断）= 由 MONITOR 回放推断：抓包只有命令没有回复，结果是按键空间模型回放命令得出的。",
-    ),
-    (" (inferred)", "（推断）"),
-    ("none", "无"),
-    ("(deduction)", "（扣减）"),
-    ("# Lock incident report\n", "# 锁事故报告\n"),
-    ("## Keys with incidents\n", "## 有事故的锁键\n"),
-    ("![{}]({})\n", "![{}]({})\n"),
-    (
-        "> Pictures: {} of {} incidents have one (the most oversold units first); draw any other with `lockreplay render --incident ID`.\n",
-        "> 图片：{} 起事故（共 {} 起）配有图片（超卖件数多的优先）；其余事故可用 `lockreplay render --incident ID` 绘制。\n",
-    ),
-    (
-        "| Earlier holder | Later holder | From | Both believed | Cause |",
-        "| 先持有者 | 后持有者 | 开始 | 同时认为持有 | 原因 |",
-    ),
-    ("|---|---|---|---:|---|", "|---|---|---|---:|---|"),
-    (
-        "| `{}` | `{}` | {} | {} | {}{} |",
-        "| `{}` | `{}` | {} | {} | {}{} |",
-    ),
-    ("_... {} more overlap pairs_\n", "_…… 另有 {} 对重叠_\n"),
-    ("![Timeline]({})\n", "![时间线]({})\n"),
-    ("Source: {}\n", "来源：{}\n"),
-    (
-        "| Incidents | Overlap pairs | Oversold | Loss | Near-misses | Warnings | Events | Keys | Holders |",
-        "| 事故 | 重叠对 | 超卖 | 损失 | 险情 | 警告 | 事件 | 锁键 | 持有者 |",
-    ),
-    (
-        "**{} oversold, {} lost** (unit loss {} per oversold unit).\n",
-        "**超卖 {}，损失 {}**（每超卖一件损失 {}）。\n",
-    ),
-    ("_{}_\n", "_{}_\n"),
-    (
-        "| Incident | Start | Key | Holders | Duration | Cause | Oversold | Loss |",
-        "| 事故 | 开始 | 锁键 | 持有者 | 时长 | 原因 | 超卖 | 损失 |",
-    ),
-    ("## {} on `{}`\n", "## {}：`{}`\n"),
-    ("{}\n", "{}\n"),
-    ("![{} timeline]({})\n", "![{} 时间线]({})\n"),
-    (
-        "Oversold: **{}** · loss: **{}**\n",
-        "超卖：**{}** · 损失：**{}**\n",
-    ),
-    (
-        "| Holder | Host | Granted | TTL | Renewals | Lease ended | Believed until | Hold vs TTL |",
-        "| 持有者 | 主机 | 获取 | 过期时间 | 续期 | 租约结束 | 自认为持有至 | 持有/过期时间 |",
-    ),
-    (
-        "| Order | Holder | At | Units | Oversold |",
-        "| 订单 | 持有者 | 时间 | 件数 | 超卖 |",
-    ),
-    ("## Findings\n", "## 发现\n"),
-    (
-        "| Kind | At | Key | Detail |",
-        "| 类型 | 时间 | 锁键 | 说明 |",
-    ),
-    ("## Stock\n", "## 库存\n"),
-    (
-        "| Product | Initial | Sold | Oversold | Final | Lost updates |",
-        "| 商品 | 初始 | 售出 | 超卖 | 最终 | 丢失更新 |",
-    ),
-    ("## Warnings ({})\n", "## 警告（{}）\n"),
-    ("## What was read\n", "## 读取了什么\n"),
-    (
-        "| file | read as | layout | application record in | time field | events | lock events |\n|---|---|---|---|---|---:|---:|",
-        "| 文件 | 读作 | 布局 | 应用记录位于 | 时间字段 | 事件 | 锁事件 |\n|---|---|---|---|---|---:|---:|",
-    ),
-    ("\n**Not readable: `{}`**: {}", "\n**无法读取：`{}`**：{}"),
-    (
-        "What-if: the incident replayed under other lock policies\n\n",
-        "假设推演：在其他锁策略下重放事故\n\n",
-    ),
-    (
-        "# What-if: the incident under other lock policies\n\n",
-        "# 假设推演：其他锁策略下的事故\n\n",
-    ),
-    ("Policy", "策略"),
-    ("Overlaps", "重叠"),
-    ("Oversold", "超卖"),
-    ("Loss", "损失"),
-    ("Longest wait", "最长等待"),
-    ("Timed out", "等待超时"),
-    ("Fenced writes", "被拒写入"),
-    ("Sales not made", "未成交销售"),
-    ("What happened (log)", "实际发生（日志）"),
-    ("{} (+{} never granted)", "{}（另有 {} 个始终未获得锁）"),
-    ("{} ({} as logged)", "{}（其中 {} 按日志保留）"),
-    (
-        "Wait limit: {} ms (a request waiting longer gives up: no sale).",
-        "等待上限：{} ms（等待更久的请求放弃，不成交）。",
-    ),
-    (
-        "Wait limit: none (a request waits as long as it takes).",
-        "等待上限：无（请求一直等到获得锁）。",
-    ),
-    (
-        super::whatif::MODEL_MISMATCH,
-        "模型检查：按日志推演，模型给出 {} 对重叠、超卖 {} 件，而日志显示 {} 对和 {} 件：请把各策略与“按日志推演（模型）”一行比较，而不是与实际发生比较。",
-    ),
-    (
-        "Model check: replayed as logged, the model gives what the log shows.",
-        "模型检查：按日志推演，模型给出的结果与日志一致。",
-    ),
-    ("Note: {}.", "说明：{}。"),
-];
+#[cfg(test)]
+use super::ReportInput;
 
 /// The Chinese name of a report word (`fencing_violation`,
 /// `lease_expired`, `own_release`), if it has one.
@@ -449,7 +103,7 @@ mod tests {
             assert!(!md.contains(en), "{en} in the Chinese Markdown:\n{md}");
         }
         let inc = &analysis.incidents[0];
-        let zh = explain_incident_zh(&r, inc);
+        let zh = super::super::explain_incident_in(&r, inc, true);
         let first = &analysis.leases[analysis.overlaps[inc.overlaps[0]].earlier];
         assert!(zh.contains(log.strings.get(first.holder)), "{zh}");
         assert!(zh.contains("租约在"), "{zh}");
@@ -498,170 +152,6 @@ mod tests {
             assert!(term(c.as_str()).is_some(), "{}", c.as_str());
         }
         assert_eq!(term("no_such_word"), None);
-    }
-}
-
-/// A finding's detail (written in English by `analysis::findings`) in
-/// Chinese: each sentence shape the rules write, with its names and
-/// numbers carried over. `None` for a detail of another shape (then the
-/// English stays, as log text would).
-pub fn finding_detail(detail: &str) -> Option<String> {
-    static SHAPES: std::sync::OnceLock<Vec<(regex::Regex, &'static str)>> =
-        std::sync::OnceLock::new();
-    let shapes = SHAPES.get_or_init(|| {
-        DETAIL_SHAPES
-            .iter()
-            .filter_map(|(re, zh)| Some((regex::Regex::new(re).ok()?, *zh)))
-            .collect()
-    });
-    shapes.iter().find_map(|(re, zh)| {
-        let caps = re.captures(detail)?;
-        let mut out = String::new();
-        caps.expand(zh, &mut out);
-        Some(out)
-    })
-}
-
-/// A finding's detail in Chinese with `zh` ([`finding_detail`]), else, or
-/// for a detail of no known shape, as the analysis wrote it.
-pub fn finding_detail_in(zh: bool, detail: &str) -> String {
-    zh.then(|| finding_detail(detail))
-        .flatten()
-        .unwrap_or_else(|| detail.to_string())
-}
-
-/// The sentence shapes of `analysis::findings`' details and their Chinese
-/// (`$1`... are the names and numbers, in the English order).
-const DETAIL_SHAPES: &[(&str, &str)] = &[
-    (
-        r"^(.+) stalled (\d+) ms \((gc_pause|safepoint|slow_command)\) inside a hold with a (\d+) ms TTL \((.+)\)$",
-        "${1} 在一次 TTL 为 ${4} ms 的持有中停顿了 ${2} ms（${3}）（${5}）",
-    ),
-    (
-        r"^(.+) held (.+) for (\d+) ms since its last grant, (\d+) % of its (\d+) ms TTL$",
-        "${1} 自上次授予起持有 ${2} ${3} ms，达到其 ${5} ms TTL 的 ${4} %",
-    ),
-    (
-        r"^(\d+) holds in a row on (.+) reached (\d+) % of the TTL$",
-        "${2} 上连续 ${1} 次持有都达到了 TTL 的 ${3} %",
-    ),
-    (
-        r"^(.+) renewed (.+) (\d+) time\(s\) and released it \(or lost it\) (\d+) time\(s\) with no acquire of its own in the log: .*$",
-        "${1} 在日志里没有自己的加锁记录，却续期 ${2} ${3} 次、释放（或失去）它 ${4} 次：日志从它持锁期间开始，或它的加锁行没有读到；这些行未被回放，因此看不出与这次持锁的重叠",
-    ),
-    (
-        r"^(.+) renewed (.+) (\d+) time\(s\) after its own release, the first (\d+) ms after it: .*$",
-        "${1} 在自己释放 ${2} 之后续期了 ${3} 次（释放后 ${4} ms 起）：看门狗比解锁活得更久；这个锁键可能一直被锁着却无人工作，其他请求会被阻塞",
-    ),
-    (
-        r"^(.+) acquired (.+) with no TTL: if it dies the lock never expires$",
-        "${1} 获取 ${2} 时没有设置 TTL：持有者一旦崩溃，这把锁永不过期",
-    ),
-    (
-        r"^(.+) deleted (.+)'s live lock on (.+) after its own lock had ended$",
-        "${1} 在自己的锁已结束后删除了 ${2} 在 ${3} 上仍然有效的锁",
-    ),
-    (
-        r"^renewal (\d+) ms after the lease had expired; it did not count$",
-        "租约过期 ${1} ms 之后才续期，这次续期无效",
-    ),
-    (
-        r"^no renewal for (\d+) ms, longer than the (\d+) ms TTL: the watchdog stopped$",
-        "${1} ms 没有续期，超过了 ${2} ms 的 TTL：看门狗停了",
-    ),
-    (
-        r"^write with fencing token (\d+) after (\d+) was accepted; storage rejected it \(contained\)$",
-        "在已接受栅栏令牌 ${2} 之后又出现令牌 ${1} 的写入；存储拒绝了它（已拦住）",
-    ),
-    (
-        r"^write with fencing token (\d+) after (\d+) was accepted; storage accepted it too$",
-        "在已接受栅栏令牌 ${2} 之后又出现令牌 ${1} 的写入；存储也接受了它",
-    ),
-    (
-        r"^overlap of (.+) and (.+) on (.+) appears only once host clock offsets are applied$",
-        "${1} 与 ${2} 在 ${3} 上的重叠只在应用主机时钟偏移之后才出现",
-    ),
-    (
-        r"^overlap of (.+) and (.+) on (.+) appears only in the logged times: the host clock offsets explain it away$",
-        "${1} 与 ${2} 在 ${3} 上的重叠只出现在日志记录的时间里：主机时钟偏移可以解释它",
-    ),
-    (
-        r"^(.+) has (\d+) overlap pairs once host clock offsets are applied and (\d+) in the logged times \(too many to compare pair by pair\)$",
-        "应用主机时钟偏移后 ${1} 有 ${2} 对重叠，按日志时间有 ${3} 对（太多，无法逐对比较）",
-    ),
-];
-
-#[cfg(test)]
-mod finding_details {
-    use super::{finding_detail, handed_case_logs};
-
-    #[test]
-    fn every_shape_of_the_rules_reads_in_chinese_with_its_names_and_numbers() {
-        let cases = [
-            (
-                "w-1 held lock:a for 1800 ms since its last grant, 90 % of its 2000 ms TTL",
-                "2000 ms TTL 的 90 %",
-            ),
-            (
-                "3 holds in a row on lock:a reached 80 % of the TTL",
-                "连续 3 次",
-            ),
-            (
-                "w-1 renewed lock:a 2 time(s) after its own release, the first 150 ms after it: a watchdog outlived the unlock; the key may stay locked with nobody working under it, so other requests block",
-                "续期了 2 次",
-            ),
-            (
-                "a renewed k1 2 time(s) and released it (or lost it) 1 time(s) with no acquire of its own in the log: the log starts inside its hold, or its acquire line was not read; these lines are not replayed, so an overlap with that hold cannot be seen",
-                "a 在日志里没有自己的加锁记录，却续期 k1 2 次、释放（或失去）它 1 次",
-            ),
-            (
-                "scheduler-1 acquired reports:nightly with no TTL: if it dies the lock never expires",
-                "scheduler-1 获取 reports:nightly",
-            ),
-            (
-                "worker-b deleted worker-c's live lock on order-lock:sku-1001 after its own lock had ended",
-                "worker-b 在自己的锁已结束后删除了 worker-c 在 order-lock:sku-1001",
-            ),
-            (
-                "renewal 120 ms after the lease had expired; it did not count",
-                "过期 120 ms",
-            ),
-            (
-                "no renewal for 5000 ms, longer than the 3000 ms TTL: the watchdog stopped",
-                "看门狗停了",
-            ),
-            (
-                "write with fencing token 33 after 34 was accepted; storage accepted it too",
-                "令牌 33",
-            ),
-            (
-                "overlap of a and b on k appears only once host clock offsets are applied",
-                "应用主机时钟偏移之后",
-            ),
-            (
-                "web-01 stalled 3968 ms (gc_pause) inside a hold with a 1000 ms TTL (gc-web-01.log:41)",
-                "web-01 在一次 TTL 为 1000 ms 的持有中停顿了 3968 ms（gc_pause）（gc-web-01.log:41）",
-            ),
-        ];
-        for (en, want) in cases {
-            let zh = finding_detail(en).unwrap_or_else(|| panic!("no shape for {en:?}"));
-            assert!(zh.contains(want), "{en:?} -> {zh:?}");
-            assert!(!zh.contains(" held ") && !zh.contains("acquired"), "{zh}");
-        }
-        assert_eq!(finding_detail("something else entirely"), None);
-    }
-
-    #[test]
-    fn every_finding_of_the_handed_cases_has_a_chinese_shape() {
-        let mut seen = 0;
-        for log in handed_case_logs(&["files"]) {
-            let a = crate::analysis::analyze(&log, &crate::analysis::Settings::default());
-            for f in &a.findings {
-                assert!(finding_detail(&f.detail).is_some(), "{:?}", f.detail);
-                seen += 1;
-            }
-        }
-        assert!(seen > 5, "only {seen} findings in the handed cases");
     }
 }
 
@@ -715,5 +205,63 @@ mod source_notes {
             }
         }
         assert!(seen > 5, "only {seen} notes in the handed cases");
+    }
+}
+
+#[cfg(test)]
+mod warnings {
+    use crate::model::Message;
+
+    fn load(path: &std::path::Path) -> Option<crate::model::LoadedLog> {
+        let opts = crate::ingest::IngestOptions::default();
+        let progress = crate::ingest::Progress::default();
+        crate::ingest::load_paths(&[path.to_path_buf()], &opts, &progress).ok()
+    }
+
+    #[test]
+    fn every_warning_of_the_hostile_fixtures_has_its_chinese() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
+        let mut seen = 0;
+        for dir in [root.clone(), root.join("round2")] {
+            for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
+                let Some(log) = entry
+                    .path()
+                    .is_file()
+                    .then(|| load(&entry.path()))
+                    .flatten()
+                else {
+                    continue;
+                };
+                for w in log.warnings.kept() {
+                    assert_ne!(w.reason.zh(), w.reason.en(), "{:?}", entry.path());
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 40, "only {seen} warnings in the hostile fixtures");
+    }
+
+    #[test]
+    fn the_chinese_reports_show_the_chinese_reason() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/hostile/round2/csv-unbalanced-quote.csv");
+        let log = load(&path).expect("loads");
+        let settings = crate::analysis::Settings::default();
+        let analysis = crate::analysis::analyze(&log, &settings);
+        let r = crate::report::ReportInput {
+            log: &log,
+            settings: &settings,
+            analysis: &analysis,
+        };
+        let text = crate::report::to_text_zh(&r);
+        let md = crate::report::to_markdown_zh(&r, &crate::report::MarkdownImages::default());
+        for out in [&text, &md] {
+            assert!(
+                out.contains("引号不配对：一个带引号的单元格在本行没有闭合"),
+                "{out}"
+            );
+            assert!(!out.contains("unbalanced quote"), "{out}");
+        }
+        assert!(crate::report::to_text(&r).contains("unbalanced quote: a quoted cell"));
     }
 }

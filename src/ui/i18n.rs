@@ -707,10 +707,9 @@ pub fn findings_label(lang: Lang, n: usize) -> String {
     }
 }
 
-/// A finding's detail in `lang` (the analysis writes it in English;
-/// [`crate::report::zh::finding_detail_in`] gives the Chinese of each shape).
-pub fn finding_detail(lang: Lang, detail: &str) -> String {
-    crate::report::zh::finding_detail_in(lang == Lang::Zh, detail)
+/// A finding's detail in `lang`.
+pub fn finding_detail(lang: Lang, detail: &crate::analysis::FindingDetail) -> String {
+    crate::model::Message::text(detail, lang == Lang::Zh)
 }
 
 /// The label for `key` in `lang` with each `{}` replaced by the next of

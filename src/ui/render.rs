@@ -14,6 +14,7 @@ use super::timeline::{
 };
 use crate::analysis::{FindingKind, IncidentId};
 use crate::fsio::write_atomic;
+use crate::model::Message;
 use crate::pipeline::{AnalyzedLog, MAX_PICTURE_SIDE, PictureStyle, PictureSubject};
 use crate::report::{ReportInput, format_ms, format_time};
 
@@ -167,17 +168,17 @@ pub fn subject_title(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -
 
 /// The caption of a picture of `subject`: [`picture_caption`], or for a
 /// key its incidents, oversold units and loss; when the run is not
-/// readable ([`crate::pipeline::problems`]) the first problem comes first
+/// readable ([`crate::analysis::problems`]) the first problem comes first
 /// (at most [`PROBLEM_CHARS`] of it), so a picture pasted alone is no
 /// all-clear (found by a new-user trial: `render` of a file nothing was
 /// read from drew "0 incidents · 0 units oversold · ¥0 lost").
 pub fn subject_caption(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -> String {
     let numbers = subject_numbers(r, subject, lang);
-    let problems = crate::pipeline::problems(r.log, r.analysis);
+    let problems = crate::analysis::problems(r.log, r.analysis);
     let Some(first) = problems.first() else {
         return numbers;
     };
-    let first = crate::report::zh::problem_in(lang == Lang::Zh, first);
+    let first = first.text(lang == Lang::Zh);
     let mut why: String = first.chars().take(PROBLEM_CHARS).collect();
     if first.chars().count() > PROBLEM_CHARS {
         why.push('…');
@@ -642,7 +643,7 @@ pub fn caption_alarm(r: &ReportInput<'_>, incident: Option<IncidentId>) -> bool 
     incident.is_some()
         || r.analysis.summary.incidents > 0
         || r.analysis.summary.oversold_units > 0
-        || !crate::pipeline::problems(r.log, r.analysis).is_empty()
+        || !crate::analysis::problems(r.log, r.analysis).is_empty()
 }
 
 /// The caption's colour (the window's red for losses).
@@ -664,7 +665,7 @@ fn picture_words(
         PictureSubject::Key(_) => true,
         _ => caption_alarm(input, incident),
     };
-    let unreadable = !crate::pipeline::problems(input.log, input.analysis).is_empty();
+    let unreadable = !crate::analysis::problems(input.log, input.analysis).is_empty();
     (
         subject_title(input, subject, lang),
         subject_caption(input, subject, lang),

@@ -16,7 +16,7 @@ use crate::money::Loss;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Analysis, LeaseId, LockEnd, NS_PER_MS, Settings};
-use crate::model::LoadedLog;
+use crate::model::{LoadedLog, Message};
 
 pub use lock::watchdog_expiry_ms;
 
@@ -384,59 +384,64 @@ pub enum WhatIfNote {
 
 impl WhatIfNote {
     /// The caveat as a sentence without a final stop, in Simplified Chinese
-    /// with `zh` (the words of `report::zh`), else in English.
+    /// with `zh` (the words of the reports), else in English.
     pub fn text(&self, zh: bool) -> String {
-        match (*self, zh) {
-            (WhatIfNote::UnknownTtl { holds }, false) => format!(
+        Message::text(self, zh)
+    }
+}
+
+impl Message for WhatIfNote {
+    fn en(&self) -> String {
+        match *self {
+            WhatIfNote::UnknownTtl { holds } => format!(
                 "{holds} hold(s) have an unknown TTL: where their lock ended by the next acquire, \
                  the replay assumes it vanished then (the worst case), under every policy"
             ),
-            (WhatIfNote::UnknownTtl { holds }, true) => format!(
-                "{holds} 次持有的过期时间未知：其锁在下一次获取时结束的，推演假定锁在那时消失（最坏情况），每种策略都如此"
-            ),
-            (WhatIfNote::Vanished { locks }, false) => format!(
+            WhatIfNote::Vanished { locks } => format!(
                 "{locks} lock(s) vanished on the server (failover, flush, eviction): the replay \
                  deletes whatever lock is held at those instants; no lock policy prevents that, \
                  only fencing contains it"
             ),
-            (WhatIfNote::Vanished { locks }, true) => format!(
-                "{locks} 把锁从服务器上消失了（故障转移、清空或淘汰）：推演在这些时刻删除当时持有的锁；没有哪种锁策略能避免，只有栅栏令牌能拦住它"
-            ),
-            (WhatIfNote::NoInitialStock { products }, false) => format!(
+            WhatIfNote::NoInitialStock { products } => format!(
                 "{products} product(s) have no known initial stock: their oversold units are kept \
                  as logged under every policy"
             ),
-            (WhatIfNote::NoInitialStock { products }, true) => {
-                format!("{products} 个商品的初始库存未知：每种策略下它们的超卖件数都按日志保留")
-            }
-            (WhatIfNote::UnheldSales { sales }, false) => {
+            WhatIfNote::UnheldSales { sales } => {
                 format!("{sales} sale(s) were made outside any hold: kept as logged")
             }
-            (WhatIfNote::UnheldSales { sales }, true) => {
-                format!("{sales} 笔销售发生在任何持有之外：按日志保留")
-            }
-            (
-                WhatIfNote::StallBeyondTtl {
-                    holds,
-                    longest_ms,
-                    ttl_ms,
-                },
-                false,
-            ) => format!(
+            WhatIfNote::StallBeyondTtl {
+                holds,
+                longest_ms,
+                ttl_ms,
+            } => format!(
                 "with a watchdog, the {:.1} s pause still exceeds the {:.1} s TTL: the watchdog \
                  thread is paused too ({holds} hold(s) stalled longer than their TTL, by the \
                  runtime's log); the replay pauses the watchdog there",
                 longest_ms as f64 / 1000.0,
                 ttl_ms as f64 / 1000.0
             ),
-            (
-                WhatIfNote::StallBeyondTtl {
-                    holds,
-                    longest_ms,
-                    ttl_ms,
-                },
-                true,
-            ) => format!(
+        }
+    }
+
+    fn zh(&self) -> String {
+        match *self {
+            WhatIfNote::UnknownTtl { holds } => format!(
+                "{holds} 次持有的过期时间未知：其锁在下一次获取时结束的，推演假定锁在那时消失（最坏情况），每种策略都如此"
+            ),
+            WhatIfNote::Vanished { locks } => format!(
+                "{locks} 把锁从服务器上消失了（故障转移、清空或淘汰）：推演在这些时刻删除当时持有的锁；没有哪种锁策略能避免，只有栅栏令牌能拦住它"
+            ),
+            WhatIfNote::NoInitialStock { products } => {
+                format!("{products} 个商品的初始库存未知：每种策略下它们的超卖件数都按日志保留")
+            }
+            WhatIfNote::UnheldSales { sales } => {
+                format!("{sales} 笔销售发生在任何持有之外：按日志保留")
+            }
+            WhatIfNote::StallBeyondTtl {
+                holds,
+                longest_ms,
+                ttl_ms,
+            } => format!(
                 "即使有看门狗，{:.1} 秒的停顿仍超过 {:.1} 秒的过期时间：看门狗线程也一起被暂停了（据运行时日志，{holds} 次持有的停顿超过其过期时间）；推演中看门狗在那段时间也暂停",
                 longest_ms as f64 / 1000.0,
                 ttl_ms as f64 / 1000.0
@@ -447,13 +452,13 @@ impl WhatIfNote {
 
 impl std::fmt::Display for WhatIfNote {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.text(false))
+        f.write_str(&self.en())
     }
 }
 
 impl Serialize for WhatIfNote {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text(false))
+        s.serialize_str(&self.en())
     }
 }
 

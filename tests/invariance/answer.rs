@@ -47,7 +47,10 @@ pub fn answer_of(path: &Path, opts: &IngestOptions) -> Answer {
         }
     };
     let a = analyze(&log, &Settings::default());
-    let problems = lockreplay::pipeline::problems(&log, &a);
+    let problems: Vec<String> = lockreplay::analysis::problems(&log, &a)
+        .iter()
+        .map(lockreplay::model::Message::en)
+        .collect();
     let s = |sym| log.strings.get(sym).to_string();
     let mut holds: Vec<(String, String)> =
         a.leases.iter().map(|l| (s(l.key), s(l.holder))).collect();

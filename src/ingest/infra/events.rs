@@ -10,8 +10,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde_json::Value;
 
-use crate::ingest::time::parse_time;
-use crate::model::{EvidenceKind, EvidenceOrigin};
+use crate::ingest::roles::time::parse_time;
+use crate::model::{EvidenceKind, EvidenceOrigin, InfraWarning};
 
 use super::Sink;
 
@@ -68,7 +68,8 @@ pub(super) fn read_kube(text: &str, sink: &mut Sink<'_>) {
         Ok(v) => v,
         Err(e) => {
             sink.info.lines_warned += lines.saturating_sub(1);
-            sink.bad(e.line(), format!("unreadable Kubernetes event list: {e}"));
+            let error = e.to_string();
+            sink.bad(e.line(), InfraWarning::KubeEventList { error });
             return;
         }
     };
@@ -105,10 +106,7 @@ pub(super) fn read_kube(text: &str, sink: &mut Sink<'_>) {
             _ => continue,
         };
         let Some(Ok((at, _))) = time.as_deref().map(|t| parse_time(t, sink.tz)) else {
-            sink.bad(
-                line,
-                format!("a Kubernetes {reason} event without a readable time"),
-            );
+            sink.bad(line, InfraWarning::KubeEventUntimed { reason });
             continue;
         };
         let host = if reason == "NodeNotReady" {
@@ -218,7 +216,7 @@ pub(super) fn read_operator(text: &str, sink: &mut Sink<'_>) {
             continue;
         }
         let Some((at, words, host)) = split_line(raw, sink) else {
-            sink.bad(no, "an operator log line without a readable time");
+            sink.bad(no, InfraWarning::OperatorUntimed);
             continue;
         };
         let Some(m) = VOCAB.find(&words) else {

@@ -11,7 +11,8 @@ mod redis;
 mod runtime;
 
 use crate::model::{
-    Dialect, Evidence, EvidenceKind, EvidenceOrigin, LogBuilder, SourceInfo, SourceRef,
+    Dialect, Evidence, EvidenceKind, EvidenceOrigin, InfraWarning, LogBuilder, SourceInfo,
+    SourceRef,
 };
 
 use super::TzSpec;
@@ -153,10 +154,10 @@ impl Sink<'_> {
     }
 
     /// Counts a line that could not be read, with its warning.
-    pub fn bad(&mut self, line: usize, reason: impl Into<String>) {
+    pub fn bad(&mut self, line: usize, reason: InfraWarning) {
         self.info.lines_warned += 1;
         let name = self.info.name.clone();
-        self.builder.warn("infra", &name, line as u64, reason);
+        self.builder.warn(&name, line as u64, reason);
     }
 }
 
@@ -190,7 +191,7 @@ pub(crate) fn read(
         InfraKind::Operator => events::read_operator(text, &mut sink),
     }
     if sink.naive {
-        super::note_naive_times(sink.info, tz);
+        crate::ingest::roles::time::note_naive_times(sink.info, tz);
     }
 }
 
@@ -224,7 +225,7 @@ pub(crate) fn naive_ns(t: chrono::NaiveDateTime, sink: &mut Sink<'_>) -> Option<
     sink.naive = true;
     let off = sink.tz.map_or(0, |z| z.offset_at(utc));
     let ns = utc.checked_sub(i64::from(off) * 1_000_000_000)?;
-    crate::ingest::time::in_range((ns, ()))
+    crate::ingest::roles::time::in_range((ns, ()))
         .ok()
         .map(|(ns, ())| ns)
 }

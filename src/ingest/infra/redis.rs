@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use chrono::NaiveDateTime;
 use regex::Regex;
 
-use crate::model::{EvidenceKind, EvidenceOrigin};
+use crate::model::{EvidenceKind, EvidenceOrigin, InfraWarning};
 
 use super::{Sink, naive_ns};
 
@@ -143,10 +143,7 @@ pub(super) fn read_log(text: &str, file_host: &str, sink: &mut Sink<'_>) {
             if line.starts_with(' ') || line.starts_with('\t') || !line.contains(':') {
                 sink.skip();
             } else {
-                sink.bad(
-                    no,
-                    "not a Redis log line (pid:role dd Mon yyyy HH:MM:SS.mmm * message)",
-                );
+                sink.bad(no, InfraWarning::NotRedisLine);
             }
             continue;
         };
@@ -155,11 +152,13 @@ pub(super) fn read_log(text: &str, file_host: &str, sink: &mut Sink<'_>) {
             continue;
         };
         let Ok(t) = NaiveDateTime::parse_from_str(time, "%d %b %Y %H:%M:%S%.3f") else {
-            sink.bad(no, format!("unreadable Redis log time {time:?}"));
+            let time = time.to_string();
+            sink.bad(no, InfraWarning::RedisTimeUnreadable { time });
             continue;
         };
         let Some(at) = naive_ns(t, sink) else {
-            sink.bad(no, format!("Redis log time out of range {time:?}"));
+            let time = time.to_string();
+            sink.bad(no, InfraWarning::RedisTimeOutOfRange { time });
             continue;
         };
         // One shutdown per stop: SIGTERM's line, then "User requested
@@ -217,7 +216,7 @@ pub(super) fn read_reply(text: &str, file_host: &str, sink: &mut Sink<'_>) {
         // after "4)" (a command's arguments) adds to the last field.
         let (head, rest) = split_index(t);
         let Some(rest) = rest else {
-            sink.bad(i + 1, "not a redis-cli reply line (`N) value`)");
+            sink.bad(i + 1, InfraWarning::NotReplyLine);
             continue;
         };
         let (inner, value) = split_index(rest);
@@ -241,7 +240,7 @@ pub(super) fn read_reply(text: &str, file_host: &str, sink: &mut Sink<'_>) {
                 e.fields.push(unquote(rest));
             }
         } else {
-            sink.bad(i + 1, "a reply field before its entry");
+            sink.bad(i + 1, InfraWarning::ReplyFieldFirst);
             continue;
         }
         sink.skip();
@@ -278,10 +277,7 @@ pub(super) fn read_reply(text: &str, file_host: &str, sink: &mut Sink<'_>) {
             )
         } else {
             sink.info.lines_skipped = sink.info.lines_skipped.saturating_sub(1);
-            sink.bad(
-                e.line,
-                "a reply entry that is neither SLOWLOG GET nor LATENCY LATEST/HISTORY",
-            );
+            sink.bad(e.line, InfraWarning::ReplyEntryUnknown);
             continue;
         };
         let (Some(at_s), Some(len)) = (at_s, len_ns) else {

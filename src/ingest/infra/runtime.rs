@@ -7,8 +7,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::ingest::time::parse_time;
-use crate::model::{EvidenceKind, EvidenceOrigin};
+use crate::ingest::roles::time::parse_time;
+use crate::model::{EvidenceKind, EvidenceOrigin, InfraWarning};
 
 use super::Sink;
 
@@ -95,7 +95,7 @@ pub(super) fn read_jdk8(text: &str, file_host: &str, sink: &mut Sink<'_>) {
         sink.info.lines_read += 1;
         let (start, end, kind, what) = if let Some(c) = JDK8_PAUSE.captures(line) {
             let (Ok((at, _)), Ok(secs)) = (parse_time(&c[1], sink.tz), c[3].parse::<f64>()) else {
-                sink.bad(no, "unreadable GC pause time or length");
+                sink.bad(no, InfraWarning::GcPauseUnreadable);
                 continue;
             };
             let end = at + (secs * 1e9) as i64;
@@ -103,7 +103,7 @@ pub(super) fn read_jdk8(text: &str, file_host: &str, sink: &mut Sink<'_>) {
             (at, end, EvidenceKind::GcPause, c[2].trim().to_string())
         } else if let (Some(m), Some(c)) = (JDK8_STAMP.captures(line), STOPPED.captures(line)) {
             let (Ok((at, _)), Ok(secs)) = (parse_time(&m[1], sink.tz), c[1].parse::<f64>()) else {
-                sink.bad(no, "unreadable stop time or length");
+                sink.bad(no, InfraWarning::StopUnreadable);
                 continue;
             };
             if last_pause_end.is_some_and(|p| (at - p).abs() <= 5_000_000) {
@@ -168,7 +168,7 @@ pub(super) fn read_jvm(text: &str, file_host: &str, sink: &mut Sink<'_>) {
             if raw.trim().is_empty() {
                 sink.skip();
             } else {
-                sink.bad(no, "not a JVM unified-logging line ([decorations] message)");
+                sink.bad(no, InfraWarning::NotJvmLine);
             }
             continue;
         };
@@ -183,7 +183,7 @@ pub(super) fn read_jvm(text: &str, file_host: &str, sink: &mut Sink<'_>) {
             continue;
         };
         let Some(length_ns) = length_ns else {
-            sink.bad(no, "unreadable pause length");
+            sink.bad(no, InfraWarning::PauseLengthUnreadable);
             continue;
         };
         // The `time` (or `utctime`) decoration: an ISO time with an offset.
@@ -194,7 +194,7 @@ pub(super) fn read_jvm(text: &str, file_host: &str, sink: &mut Sink<'_>) {
         }) else {
             if !warned_uptime {
                 warned_uptime = true;
-                sink.bad(no, "a GC pause with no wall-clock time (uptime only): log with the time decoration, -Xlog:gc*:file=gc.log:time,uptime,level,tags");
+                sink.bad(no, InfraWarning::GcUptimeOnly);
             } else {
                 sink.info.lines_warned += 1;
             }
@@ -256,7 +256,7 @@ pub(super) fn read_go(text: &str, file_host: &str, sink: &mut Sink<'_>) {
         let ms = |k: usize| c[k].parse::<f64>().unwrap_or(0.0);
         let stw_ns = ((ms(3) + ms(5)) * 1e6) as i64;
         let Some(end) = ts.and_then(|t| parse_time(t, sink.tz).ok()) else {
-            sink.bad(no, "a gctrace line with no wall-clock time before it (collect with kubectl logs --timestamps or docker logs -t)");
+            sink.bad(no, InfraWarning::GctraceUntimed);
             continue;
         };
         let what = format!("gc {}: {}+{} ms stop-the-world", &c[1], &c[3], &c[5]);

@@ -4,6 +4,7 @@
 //! ([`looks_like_monitor`]). What the commands did is the replay's job.
 
 use super::lossy;
+use crate::model::MonitorWarning;
 
 /// One command line of a capture.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,9 +35,9 @@ impl MonitorLine {
 /// redis-cli prints when the connection ends.
 ///
 /// # Errors
-/// A reason in plain words when the line is malformed: a bad timestamp, a
-/// missing `[db addr]`, bad quoting, or a line cut off mid-argument.
-pub fn parse_line(line: &[u8]) -> Result<Option<MonitorLine>, String> {
+/// Why the line is malformed: a bad timestamp, a missing `[db addr]`, bad
+/// quoting, or a line cut off mid-argument.
+pub fn parse_line(line: &[u8]) -> Result<Option<MonitorLine>, MonitorWarning> {
     Ok(LineParser::new().parse(line)?.map(|c| c.to_monitor_line()))
 }
 
@@ -131,7 +132,10 @@ impl LineParser {
     ///
     /// # Errors
     /// As [`parse_line`].
-    pub fn parse<'a>(&'a mut self, line: &'a [u8]) -> Result<Option<CommandLine<'a>>, String> {
+    pub fn parse<'a>(
+        &'a mut self,
+        line: &'a [u8],
+    ) -> Result<Option<CommandLine<'a>>, MonitorWarning> {
         let line = trim_eol(line);
         if line.iter().all(u8::is_ascii_whitespace)
             || line == b"OK"
@@ -149,7 +153,7 @@ impl LineParser {
         self.spans.clear();
         parse_args(line, args_at, &mut self.scratch, &mut self.spans)?;
         if self.spans.is_empty() {
-            return Err("no command after `[<db> <client>]`".into());
+            return Err(MonitorWarning::NoCommand);
         }
         Ok(Some(CommandLine {
             at_ns,
@@ -223,36 +227,31 @@ fn fast_head(line: &[u8]) -> Option<(i64, u32, &[u8], usize)> {
 
 /// The head of any line (see [`fast_head`]): (time, database, client,
 /// where the arguments start), or why it is malformed.
-fn general_head(line: &[u8]) -> Result<(i64, u32, &[u8], usize), String> {
-    let sp =
-        memchr::memchr(b' ', line).ok_or_else(|| "no space after the timestamp".to_string())?;
-    let at_ns = parse_time(&line[..sp]).ok_or_else(|| {
-        format!(
-            "bad timestamp {:?} (expected <epoch seconds>.<microseconds>)",
-            String::from_utf8_lossy(&line[..sp])
-        )
+fn general_head(line: &[u8]) -> Result<(i64, u32, &[u8], usize), MonitorWarning> {
+    let sp = memchr::memchr(b' ', line).ok_or(MonitorWarning::NoSpaceAfterTime)?;
+    let at_ns = parse_time(&line[..sp]).ok_or_else(|| MonitorWarning::BadTimestamp {
+        text: lossy(&line[..sp]),
     })?;
     let rest_at = sp + 1;
     let rest = &line[rest_at..];
     if rest.first() != Some(&b'[') {
-        return Err("missing `[<db> <client>]` after the timestamp".into());
+        return Err(MonitorWarning::MissingHead);
     }
     let close = memchr::memchr_iter(b']', &rest[1..])
         .map(|i| i + 1)
         .find(|&i| i + 1 == rest.len() || rest[i + 1] == b' ')
-        .ok_or_else(|| "unterminated `[<db> <client>]`".to_string())?;
+        .ok_or(MonitorWarning::UnterminatedHead)?;
     let inner = &rest[1..close];
     if !inner.is_ascii() && std::str::from_utf8(inner).is_err() {
-        return Err("client address is not UTF-8".to_string());
+        return Err(MonitorWarning::ClientNotUtf8);
     }
     let Some(space) = memchr::memchr(b' ', inner) else {
-        return Err(format!(
-            "bad `[{}]`: expected `[<db> <client>]`",
-            lossy(inner)
-        ));
+        return Err(MonitorWarning::BadHead {
+            inner: lossy(inner),
+        });
     };
     let (db, client) = (&inner[..space], &inner[space + 1..]);
-    let db = parse_u32(db).ok_or_else(|| format!("bad database number {:?}", lossy(db)))?;
+    let db = parse_u32(db).ok_or_else(|| MonitorWarning::BadDatabase { text: lossy(db) })?;
     Ok((at_ns, db, client, (rest_at + close + 1).min(line.len())))
 }
 
@@ -310,7 +309,7 @@ fn parse_args(
     start: usize,
     scratch: &mut Vec<u8>,
     spans: &mut Vec<Span>,
-) -> Result<(), String> {
+) -> Result<(), MonitorWarning> {
     let s = line;
     let mut i = start;
     while i < s.len() {
@@ -319,15 +318,13 @@ fn parse_args(
             continue;
         }
         if s[i] != b'"' {
-            return Err(format!(
-                "unquoted text at column {} (argument {})",
-                i - start + 1,
-                spans.len() + 1
-            ));
+            return Err(MonitorWarning::UnquotedText {
+                column: (i - start + 1) as u64,
+                argument: spans.len() as u64 + 1,
+            });
         }
         i += 1;
-        let not_closed =
-            |n: usize| format!("argument {n} is not closed: line truncated or bad quoting");
+        let not_closed = |n: usize| MonitorWarning::NotClosed { argument: n as u64 };
         let Some(n) = memchr::memchr2(b'"', b'\\', &s[i..]) else {
             return Err(not_closed(spans.len() + 1));
         };
@@ -362,10 +359,9 @@ fn parse_args(
                                     .and_then(|h| std::str::from_utf8(h).ok())
                                     .and_then(|h| u8::from_str_radix(h, 16).ok());
                                 let Some(v) = hex else {
-                                    return Err(format!(
-                                        "bad \\x escape in argument {}",
-                                        spans.len() + 1
-                                    ));
+                                    return Err(MonitorWarning::BadHexEscape {
+                                        argument: spans.len() as u64 + 1,
+                                    });
                                 };
                                 scratch.push(v);
                                 i += 2;
@@ -379,10 +375,9 @@ fn parse_args(
             spans.push(Span::Scratch(from, scratch.len()));
         }
         if s.get(i).is_some_and(|&c| c != b' ') {
-            return Err(format!(
-                "text right after the closing quote of argument {}",
-                spans.len()
-            ));
+            return Err(MonitorWarning::TextAfterQuote {
+                argument: spans.len() as u64,
+            });
         }
     }
     Ok(())

@@ -374,7 +374,12 @@ mod tests {
         assert_eq!(w.len(), 3);
         assert_eq!(w.iter().map(|w| w.line).collect::<Vec<_>>(), vec![2, 3, 6]);
         assert_eq!(w[0].file, "cap.monitor");
-        assert!(w[0].reason.contains("not closed"), "{}", w[0].reason);
+        assert_eq!(
+            w[0].reason,
+            crate::model::MonitorWarning::NotClosed { argument: 4 }.into(),
+            "{}",
+            w[0].reason
+        );
         assert_eq!(info.lines_warned, 3);
         assert_eq!(
             summary(&log),

@@ -5,22 +5,31 @@
 //! rules are in the module docs of [`super`]; Tair's commands are in
 //! `tair.rs`, who sent a delete in `requests.rs`.
 
-use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
 use hashbrown::{HashMap, HashSet};
 
 use super::glob::Glob;
-use super::link::LinkSigns;
 use super::orders::Order;
-use super::requests;
+use super::requests::{self, Client, ClientInfo, new_client};
 use super::{
     CommandLine, LOCK_WORDS, LineParser, MonitorOptions, ORDER_WORDS, STOCK_WORDS, lossy,
     product_of, product_tie,
 };
 use crate::model::{Event, EventKind, LogBuilder, SourceRef, Sym};
 use crate::redis_model::{Connection, Keyspace, Outcome, Step, UppercaseName, Value, parse_i64};
+
+/// The values of a command's keys before it runs
+/// ([`Replay::before_command`]).
+struct Before<'a> {
+    /// The lock key's value, for a command that creates or deletes one.
+    lock: Option<Value>,
+    /// The stock key's number, for a command that changes it.
+    stock: Option<i64>,
+    /// The other lock keys a multi-key delete names, with their values.
+    other_locks: Vec<(&'a [u8], Option<Value>)>,
+}
 
 /// The token a lock value names: the string, or a hash's first field.
 pub(super) fn token_of(v: &Value) -> Option<Vec<u8>> {
@@ -36,31 +45,6 @@ pub(super) fn token_of(v: &Value) -> Option<Vec<u8>> {
 fn recycle<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
     v.clear();
     v.into_iter().map(|_| &[][..]).collect()
-}
-
-/// A client of the capture: its address, a number for maps keyed by
-/// client, and its address's symbol once an event has interned it.
-#[derive(Debug)]
-pub(super) struct ClientInfo {
-    pub(super) name: Box<str>,
-    pub(super) id: u32,
-    pub(super) sym: Cell<Option<Sym>>,
-    /// Its current request chain ([`requests`]).
-    pub(super) chain: RefCell<requests::Chain>,
-    /// Whether it looks like a replica's replication link ([`super::link`]).
-    pub(super) signs: Cell<LinkSigns>,
-}
-
-pub(super) type Client = Rc<ClientInfo>;
-
-fn new_client(name: &str, id: u32) -> Client {
-    Rc::new(ClientInfo {
-        name: name.into(),
-        id,
-        sym: Cell::new(None),
-        chain: RefCell::default(),
-        signs: Cell::default(),
-    })
 }
 
 /// Which of the lock keys' holders (client, key) last acquired with each
@@ -686,7 +670,7 @@ impl Replay {
             }
             Ok(None) => false,
             Err(reason) => {
-                b.warn("monitor", &self.name, u64::from(line), reason);
+                b.warn(&self.name, u64::from(line), reason);
                 true
             }
         }
@@ -782,6 +766,54 @@ impl Replay {
         }
     }
 
+    /// What the rules of [`Replay::exec`] need of the keys before command
+    /// `c` runs (the keyspace is already expired to `now_ms`, so looking
+    /// changes nothing): a lock key's value for the commands that create or
+    /// delete one (`lock`), a stock key's number for the ones that change it
+    /// (`stock`), and for a delete (`del`) the other lock keys it names with
+    /// their values.
+    fn before_command<'a>(
+        &mut self,
+        now_ms: i64,
+        db: u32,
+        c: &[u8],
+        args: &[&'a [u8]],
+        (lock, stock, del): (bool, bool, bool),
+    ) -> Before<'a> {
+        let mut before = None;
+        let mut stock_before = None;
+        if let Some(&k) = args.first() {
+            if lock && NEEDS_LOCK_BEFORE.contains(&c) {
+                before = self
+                    .keyspace
+                    .get_live(now_ms, db, k)
+                    .map(|e| e.value.lock_view());
+            } else if stock && NEEDS_STOCK_BEFORE.contains(&c) {
+                stock_before = self
+                    .keyspace
+                    .get_live(now_ms, db, k)
+                    .and_then(|e| e.value.as_int());
+            }
+        }
+        let mut other_locks: Vec<(&[u8], Option<Value>)> = Vec::new();
+        if del {
+            for &k in args.iter().skip(1) {
+                if self.is_lock(k) {
+                    let v = self
+                        .keyspace
+                        .get_live(now_ms, db, k)
+                        .map(|e| e.value.lock_view());
+                    other_locks.push((k, v));
+                }
+            }
+        }
+        Before {
+            lock: before,
+            stock: stock_before,
+            other_locks,
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn exec(
         &mut self,
@@ -817,37 +849,11 @@ impl Replay {
         if direct {
             self.requests.touch(client, at_ns);
         }
-        // What the rules below need of the keys before the command runs (the
-        // keyspace is already expired to `now_ms`, so looking changes
-        // nothing): a lock key's value for the commands that create or
-        // delete one, a stock key's number for the ones that change it.
-        let mut before0 = None;
-        let mut stock_before = None;
-        if let Some(k) = key {
-            if lock0 && NEEDS_LOCK_BEFORE.contains(&c) {
-                before0 = self
-                    .keyspace
-                    .get_live(now_ms, db, k)
-                    .map(|e| e.value.lock_view());
-            } else if stock0 && NEEDS_STOCK_BEFORE.contains(&c) {
-                stock_before = self
-                    .keyspace
-                    .get_live(now_ms, db, k)
-                    .and_then(|e| e.value.as_int());
-            }
-        }
-        let mut other_locks: Vec<(&[u8], Option<Value>)> = Vec::new();
-        if del {
-            for &k in args.iter().skip(1) {
-                if self.is_lock(k) {
-                    let v = self
-                        .keyspace
-                        .get_live(now_ms, db, k)
-                        .map(|e| e.value.lock_view());
-                    other_locks.push((k, v));
-                }
-            }
-        }
+        let Before {
+            lock: before0,
+            stock: stock_before,
+            other_locks,
+        } = self.before_command(now_ms, db, c, args, (lock0, stock0, del));
         // Only a lock key's plain `SET` compares the old value (a renewal).
         let want_old = lock0
             && !args
@@ -965,6 +971,112 @@ impl Replay {
         }
     }
 
+    /// Inside a script: `c` on lock key `key` noted for the script's
+    /// reading (a write or a read of the key, a `PTTL`, a delete, an
+    /// expiry set).
+    fn note_script_access(&mut self, c: &[u8], key: &[u8], at_ns: i64, line: u32) {
+        let Some(s) = self.script.as_mut() else {
+            return;
+        };
+        let is_write = !matches!(
+            c,
+            b"GET" | b"EXGET" | b"EXISTS" | b"HEXISTS" | b"HGET" | b"TTL" | b"PTTL" | b"HGETALL"
+        );
+        if is_write {
+            note_key(&mut s.writes, key);
+        } else if !s.reads.iter().any(|(k, _)| k == key) {
+            s.reads.push((key.to_vec(), (at_ns, line)));
+        }
+        if c == b"PTTL" || c == b"TTL" {
+            note_key(&mut s.pttl, key);
+        }
+        if matches!(c, b"DEL" | b"UNLINK" | b"GETDEL" | b"CAD" | b"EXCAD") {
+            s.deleted = true;
+        }
+        if c.ends_with(b"EXPIRE") || c.ends_with(b"EXPIREAT") {
+            s.expired = true;
+        }
+    }
+
+    /// The ms left before `key`'s deadline in database `db` at `now_ms`.
+    fn ttl_left(&mut self, now_ms: i64, db: u32, key: &[u8]) -> Option<i64> {
+        self.keyspace
+            .get_live(now_ms, db, key)
+            .and_then(|e| e.deadline_ms)
+            .map(|d| d - now_ms)
+    }
+
+    /// `SET`/`EXSET` on a lock key: with `NX` an acquire or a failed one;
+    /// without, a renewal when the old value is the token, else an acquire;
+    /// a version an `EXSET` rejected is a rejected write.
+    fn set_cmd(&mut self, b: &mut LogBuilder, cmd: &Cmd<'_>, out: &Outcome) {
+        let (at_ns, line, client, db, _, args) = cmd.parts();
+        let key = args[0];
+        let Some(&token) = args.get(1) else {
+            return;
+        };
+        let nx = args[2..].iter().any(|o| o.eq_ignore_ascii_case(b"NX"));
+        if let Outcome::Stale { .. } = out {
+            let e = self.version_rejected(b, cmd, Some(token));
+            self.emit(b, e);
+            return;
+        }
+        let Outcome::Set { written, old } = out else {
+            return;
+        };
+        let kind = match (nx, *written) {
+            (true, true) => EventKind::Acquired,
+            (true, false) => EventKind::AcquireFailed,
+            (false, true) if old.as_deref() == Some(token) => EventKind::Renewed,
+            (false, true) => EventKind::Acquired,
+            (false, false) => return,
+        };
+        let mut e = self.new_event(b, kind, at_ns, line, client, key);
+        e.holder = Some(b.intern_bytes(token));
+        if kind != EventKind::AcquireFailed {
+            e.set_ttl_ms(self.ttl_left(at_ns.div_euclid(1_000_000), db, key));
+        }
+        if kind == EventKind::Acquired {
+            self.set_last_token(client, key, token);
+        }
+        self.emit(b, e);
+    }
+
+    /// An expiry set on a lock key (`EXPIRE`, `PEXPIRE`, `EXPIREAT`,
+    /// `PEXPIREAT`): the TTL of this client's own `SETNX` just before (the
+    /// lease runs from the acquire to the server's deadline), else a
+    /// renewal by the key's holder.
+    fn expire_cmd(&mut self, b: &mut LogBuilder, cmd: &Cmd<'_>, out: &Outcome) {
+        let (at_ns, line, client, db, _, args) = cmd.parts();
+        let key = args[0];
+        let now_ms = at_ns.div_euclid(1_000_000);
+        if *out != Outcome::Int(1) {
+            return;
+        }
+        let Some(v) = self
+            .keyspace
+            .get_live(now_ms, db, key)
+            .map(|e| e.value.lock_view())
+        else {
+            return; // a deadline in the past deleted it
+        };
+        let holder = token_of(&v).map(|t| b.intern_bytes(&t));
+        if !self.untimed.is_empty()
+            && let Some((at, acquired_ms)) = self.untimed.remove(&ClientKeyRef(client.id, key))
+            && let Some(ev) = b.log.events.get_mut(at)
+            && ev.holder.is_some()
+            && ev.holder == holder
+            && let Some(left) = self.ttl_left(now_ms, db, key)
+        {
+            ev.set_ttl_ms(Some(now_ms - acquired_ms + left));
+            return;
+        }
+        let mut e = self.new_event(b, EventKind::Renewed, at_ns, line, client, key);
+        e.holder = holder;
+        e.set_ttl_ms(self.ttl_left(now_ms, db, key));
+        self.emit(b, e);
+    }
+
     fn lock_cmd(
         &mut self,
         b: &mut LogBuilder,
@@ -976,63 +1088,9 @@ impl Replay {
         let key = args[0];
         let now_ms = at_ns.div_euclid(1_000_000);
         let in_script = self.script.is_some();
-        let is_write = !matches!(
-            c,
-            b"GET" | b"EXGET" | b"EXISTS" | b"HEXISTS" | b"HGET" | b"TTL" | b"PTTL" | b"HGETALL"
-        );
-        if let Some(s) = self.script.as_mut() {
-            if is_write {
-                note_key(&mut s.writes, key);
-            } else if !s.reads.iter().any(|(k, _)| k == key) {
-                s.reads.push((key.to_vec(), (at_ns, line)));
-            }
-            if c == b"PTTL" || c == b"TTL" {
-                note_key(&mut s.pttl, key);
-            }
-            if matches!(c, b"DEL" | b"UNLINK" | b"GETDEL" | b"CAD" | b"EXCAD") {
-                s.deleted = true;
-            }
-            if c.ends_with(b"EXPIRE") || c.ends_with(b"EXPIREAT") {
-                s.expired = true;
-            }
-        }
-        let ttl_left = |keyspace: &mut Keyspace| {
-            keyspace
-                .get_live(now_ms, db, key)
-                .and_then(|e| e.deadline_ms)
-                .map(|d| d - now_ms)
-        };
+        self.note_script_access(c, key, at_ns, line);
         match c {
-            b"SET" | b"EXSET" => {
-                let Some(&token) = args.get(1) else {
-                    return;
-                };
-                let nx = args[2..].iter().any(|o| o.eq_ignore_ascii_case(b"NX"));
-                if let Outcome::Stale { .. } = out {
-                    let e = self.version_rejected(b, cmd, Some(token));
-                    self.emit(b, e);
-                    return;
-                }
-                let Outcome::Set { written, old } = out else {
-                    return;
-                };
-                let kind = match (nx, *written) {
-                    (true, true) => EventKind::Acquired,
-                    (true, false) => EventKind::AcquireFailed,
-                    (false, true) if old.as_deref() == Some(token) => EventKind::Renewed,
-                    (false, true) => EventKind::Acquired,
-                    (false, false) => return,
-                };
-                let mut e = self.new_event(b, kind, at_ns, line, client, key);
-                e.holder = Some(b.intern_bytes(token));
-                if kind != EventKind::AcquireFailed {
-                    e.set_ttl_ms(ttl_left(&mut self.keyspace));
-                }
-                if kind == EventKind::Acquired {
-                    self.set_last_token(client, key, token);
-                }
-                self.emit(b, e);
-            }
+            b"SET" | b"EXSET" => self.set_cmd(b, cmd, out),
             b"SETNX" | b"GETSET" => {
                 let Some(&token) = args.get(1) else {
                     return;
@@ -1062,41 +1120,12 @@ impl Replay {
                 {
                     let mut e = self.new_event(b, EventKind::Acquired, at_ns, line, client, key);
                     e.holder = Some(b.intern_bytes(field));
-                    e.set_ttl_ms(ttl_left(&mut self.keyspace));
+                    e.set_ttl_ms(self.ttl_left(now_ms, db, key));
                     self.set_last_token(client, key, field);
                     self.emit(b, e);
                 }
             }
-            b"EXPIRE" | b"PEXPIRE" | b"EXPIREAT" | b"PEXPIREAT" => {
-                if *out != Outcome::Int(1) {
-                    return;
-                }
-                let Some(v) = self
-                    .keyspace
-                    .get_live(now_ms, db, key)
-                    .map(|e| e.value.lock_view())
-                else {
-                    return; // a deadline in the past deleted it
-                };
-                // The TTL of this client's own `SETNX` just before: the
-                // lease runs from the acquire to the server's deadline.
-                let holder = token_of(&v).map(|t| b.intern_bytes(&t));
-                if !self.untimed.is_empty()
-                    && let Some((at, acquired_ms)) =
-                        self.untimed.remove(&ClientKeyRef(client.id, key))
-                    && let Some(ev) = b.log.events.get_mut(at)
-                    && ev.holder.is_some()
-                    && ev.holder == holder
-                    && let Some(left) = ttl_left(&mut self.keyspace)
-                {
-                    ev.set_ttl_ms(Some(now_ms - acquired_ms + left));
-                    return;
-                }
-                let mut e = self.new_event(b, EventKind::Renewed, at_ns, line, client, key);
-                e.holder = holder;
-                e.set_ttl_ms(ttl_left(&mut self.keyspace));
-                self.emit(b, e);
-            }
+            b"EXPIRE" | b"PEXPIRE" | b"EXPIREAT" | b"PEXPIREAT" => self.expire_cmd(b, cmd, out),
             b"DEL" | b"UNLINK" | b"GETDEL" | b"HDEL" => {
                 let gone = self.keyspace.get_live(now_ms, db, key).is_none();
                 if c == b"HDEL" && !(gone && before.is_some()) {

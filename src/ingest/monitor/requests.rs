@@ -24,13 +24,39 @@
 //! connection than its acquire); commands before that were read as one
 //! connection per worker.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::hash::BuildHasher;
+use std::rc::Rc;
 
 use hashbrown::{HashMap, HashSet};
 
-use super::replay::ClientInfo;
-use crate::model::SourceNote;
+use super::link::LinkSigns;
+use crate::model::{SourceNote, Sym};
+
+/// A client of the capture: its address, a number for maps keyed by
+/// client, and its address's symbol once an event has interned it.
+#[derive(Debug)]
+pub(super) struct ClientInfo {
+    pub(super) name: Box<str>,
+    pub(super) id: u32,
+    pub(super) sym: Cell<Option<Sym>>,
+    /// Its current request chain.
+    pub(super) chain: RefCell<Chain>,
+    /// Whether it looks like a replica's replication link ([`super::link`]).
+    pub(super) signs: Cell<LinkSigns>,
+}
+
+pub(super) type Client = Rc<ClientInfo>;
+
+pub(super) fn new_client(name: &str, id: u32) -> Client {
+    Rc::new(ClientInfo {
+        name: name.into(),
+        id,
+        sym: Cell::new(None),
+        chain: RefCell::default(),
+        signs: Cell::default(),
+    })
+}
 
 /// Longest pause between two commands of one request on one connection of
 /// a pooled capture, ns: a request's own commands come back to back (a

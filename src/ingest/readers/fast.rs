@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde_json::Number;
 
-use crate::ingest::record::FieldValue;
+use crate::ingest::records::record::FieldValue;
 
 /// Deeper than this, the general parser decides (it has its own limit).
 const MAX_DEPTH: u32 = 64;
@@ -213,7 +213,7 @@ fn scan<'a, const ENVELOPE: bool, H: Hints<'a>>(
 /// values left out, so two lines of one shape have the same field names.
 /// `None` when a line's field names may also come from its values (a
 /// `"key"`/`"Key"` in an object inside an array: an attribute list, read
-/// as fields by `containers::kv_lists_in_record`), it nests deeper than 64
+/// as fields by `json::kv_lists_in_record`), it nests deeper than 64
 /// or its strings do not close.
 pub(crate) fn key_shape(line: &str) -> Option<u64> {
     use std::hash::{BuildHasher, Hasher};

@@ -20,9 +20,10 @@ use ::parquet::record::{Field, Row};
 use ::parquet::schema::types::Type;
 use serde_json::{Map, Value};
 
-use crate::ingest::containers::Container;
-use crate::ingest::fields::Role;
-use crate::ingest::mapping::Mapping;
+use super::container::Container;
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::vocabulary::roles::Role;
+use crate::model::FileWarning;
 
 /// Rows read with every column to find the roles.
 const HEAD_ROWS: usize = 1000;
@@ -73,9 +74,12 @@ pub(crate) fn to_json_lines(
     bytes: Vec<u8>,
     columns: Columns<'_>,
     max_text: u64,
-) -> Result<AsLines, String> {
-    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
-        .map_err(|e| format!("not a readable Parquet file: {e}"))?;
+) -> Result<AsLines, FileWarning> {
+    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).map_err(|e| {
+        FileWarning::ParquetUnreadable {
+            error: e.to_string(),
+        }
+    })?;
     let schema = reader.metadata().file_metadata().schema();
     let all: Vec<Arc<Type>> = schema.get_fields().to_vec();
     let names: Vec<String> = all.iter().map(|t| t.name().to_string()).collect();
@@ -90,15 +94,9 @@ pub(crate) fn to_json_lines(
     let wanted = match columns {
         Columns::ForRoles(mapping) if mapping.is_none_or(|m| m.fields.is_empty()) => {
             let mut head = String::new();
-            let rows = reader
-                .get_row_iter(None)
-                .map_err(|e| format!("Parquet: {e}"))?;
+            let rows = reader.get_row_iter(None).map_err(parquet_error(None))?;
             for row in rows.take(HEAD_ROWS) {
-                push_row(
-                    &mut head,
-                    &naive,
-                    &row.map_err(|e| format!("Parquet: {e}"))?,
-                );
+                push_row(&mut head, &naive, &row.map_err(parquet_error(None))?);
             }
             needed_columns(&head, mapping, &names)
         }
@@ -114,7 +112,7 @@ pub(crate) fn to_json_lines(
                         .collect(),
                 )
                 .build()
-                .map_err(|e| format!("Parquet: {e}"))?,
+                .map_err(parquet_error(None))?,
         ),
         None => None,
     };
@@ -122,19 +120,15 @@ pub(crate) fn to_json_lines(
     let mut n = 0u64;
     for row in reader
         .get_row_iter(projection)
-        .map_err(|e| format!("Parquet: {e}"))?
+        .map_err(parquet_error(None))?
     {
-        push_row(
-            &mut text,
-            &naive,
-            &row.map_err(|e| format!("Parquet: row {}: {e}", n + 1))?,
-        );
+        push_row(&mut text, &naive, &row.map_err(parquet_error(Some(n + 1)))?);
         n += 1;
         if text.len() as u64 > max_text {
-            return Err(format!(
-                "Parquet: the rows' text passes the {} MiB limit at row {n}",
-                max_text >> 20
-            ));
+            return Err(FileWarning::ParquetTooLarge {
+                limit_mib: max_text >> 20,
+                row: n,
+            });
         }
     }
     Ok(AsLines {
@@ -145,11 +139,20 @@ pub(crate) fn to_json_lines(
     })
 }
 
+/// The Parquet library's error `e` (at 1-based `row`, when known) as a
+/// warning's reason.
+fn parquet_error(row: Option<u64>) -> impl Fn(::parquet::errors::ParquetError) -> FileWarning {
+    move |e| FileWarning::Parquet {
+        row,
+        error: e.to_string(),
+    }
+}
+
 /// The top-level columns holding the fields the roles picked on `head`
 /// (a field `lock.key` is column `lock`'s, or the column `lock.key`), in
 /// the file's order; `None` when some picked field is no column's.
 fn needed_columns(head: &str, mapping: Option<&Mapping>, names: &[String]) -> Option<Vec<String>> {
-    let det = crate::ingest::detect_fields(&Container::JsonLines { loki: false }, head, mapping);
+    let det = super::sample::detect_fields(&Container::JsonLines { loki: false }, head, mapping);
     let (fields, _) = det.resolve(mapping);
     let mut picked: Vec<&str> = Vec::new();
     for role in Role::ALL {

@@ -14,36 +14,14 @@
 
 use std::borrow::Cow;
 
-use crate::ingest::fields::{Role, Unit, roles_of};
-use crate::model::EventKind;
+use serde_json::{Map, Value};
 
-/// Which layout a line was read with (for `SourceInfo::layout`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Prefix {
-    /// No runtime prefix.
-    #[default]
-    None,
-    /// `kubectl logs --timestamps`: an RFC 3339 time, a space, the line.
-    Kubectl,
-    /// CRI pod log: `TIME stdout|stderr F|P line`.
-    Cri,
-    /// logcli's default output: `TIME {labels} line`.
-    Logcli,
-    /// `journalctl -o short-iso`: `TIME host ident[pid]: message`.
-    Journald,
-    /// Grafana Explore's `.txt` download: `EPOCH_MS<TAB>TIME<TAB>line`.
-    Grafana,
-    /// Syslog RFC 5424 header (`frame.rs`).
-    Syslog5424,
-    /// Syslog RFC 3164 header, or a traditional syslog file line.
-    Syslog3164,
-    /// Ruby `Logger`: `I, [TIME #PID]  INFO -- prog: `.
-    Ruby,
-    /// Fluentd `out_file`: `TIME<TAB>TAG<TAB>`.
-    Fluentd,
-    /// Fluent Bit `out_file`: `TAG: [EPOCH, {record}]`.
-    FluentBit,
-}
+use crate::ingest::framing::header::{self, Header, HeaderKind, LineStart};
+use crate::ingest::framing::timestamp::{take_time, word};
+use crate::ingest::vocabulary::message::is_level;
+use crate::ingest::vocabulary::names::roles_of;
+use crate::ingest::vocabulary::roles::{Role, Unit};
+use crate::model::EventKind;
 
 /// The application's own layout inside the line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,25 +53,6 @@ impl Layout {
     }
 }
 
-impl Prefix {
-    /// A name for the user, `None` for no prefix.
-    pub fn name(self) -> Option<&'static str> {
-        match self {
-            Prefix::None => None,
-            Prefix::Kubectl => Some("kubectl --timestamps"),
-            Prefix::Cri => Some("CRI pod log"),
-            Prefix::Logcli => Some("logcli"),
-            Prefix::Journald => Some("journalctl short-iso"),
-            Prefix::Grafana => Some("Grafana Explore txt"),
-            Prefix::Syslog5424 => Some("syslog RFC 5424"),
-            Prefix::Syslog3164 => Some("syslog RFC 3164"),
-            Prefix::Ruby => Some("Ruby Logger"),
-            Prefix::Fluentd => Some("Fluentd out_file"),
-            Prefix::FluentBit => Some("Fluent Bit out_file"),
-        }
-    }
-}
-
 /// One text line split into its parts. Everything borrows from the line.
 #[derive(Debug, Default)]
 pub(crate) struct TextLine<'a> {
@@ -118,8 +77,8 @@ pub(crate) struct TextLine<'a> {
     /// With [`Layout::Json`]: the text around the JSON object (Monolog's
     /// message before its context), read for event words and pairs.
     pub around: &'a str,
-    /// The runtime prefix found.
-    pub prefix: Prefix,
+    /// The header found (a shipper's or a runtime's).
+    pub header: Option<HeaderKind>,
     /// The layout found.
     pub layout: Layout,
     /// True for a CRI partial line (`P`): its text continues on the next line.
@@ -127,203 +86,13 @@ pub(crate) struct TextLine<'a> {
     /// True when `time` is a time of day without a date (Logback's and
     /// Log4j2's default patterns).
     pub time_only: bool,
-}
-
-/// Length of a date-time at the start of `s`: `YYYY-MM-DD` or `YYYY/MM/DD`,
-/// then `T` or spaces and `HH:MM[:SS[.,fraction]]`, then an optional `Z` or
-/// numeric offset directly attached. Also a bare `HH:MM:SS[.,fraction]`
-/// (time of day only; the second value is then true).
-pub(crate) fn time_len(s: &str) -> Option<(usize, bool)> {
-    let b = s.as_bytes();
-    let digits =
-        |i: usize, n: usize| i + n <= b.len() && b[i..i + n].iter().all(u8::is_ascii_digit);
-    let mut i;
-    let mut time_only = false;
-    if digits(0, 4) && b.len() >= 10 && matches!(b[4], b'-' | b'/') && b[7] == b[4] {
-        if !(digits(5, 2) && digits(8, 2)) {
-            return None;
-        }
-        i = 10;
-        let mut j = i;
-        if j < b.len() && b[j] == b'T' {
-            j += 1;
-        } else {
-            while j < b.len() && b[j] == b' ' && j < i + 2 {
-                j += 1;
-            }
-        }
-        if j > i && digits(j, 2) && b.get(j + 2) == Some(&b':') && digits(j + 3, 2) {
-            i = j + 5;
-        } else {
-            // A date alone is no line's time.
-            return None;
-        }
-    } else if digits(0, 2) && b.get(2) == Some(&b':') && digits(3, 2) && b.get(5) == Some(&b':') {
-        i = 5;
-        time_only = true;
-    } else {
-        return None;
-    }
-    if b.get(i) == Some(&b':') && digits(i + 1, 2) {
-        i += 3;
-        if matches!(b.get(i), Some(b'.' | b',')) && digits(i + 1, 1) {
-            i += 1;
-            while i < b.len() && b[i].is_ascii_digit() {
-                i += 1;
-            }
-        }
-    } else if time_only {
-        return None;
-    }
-    if time_only {
-        return Some((i, true));
-    }
-    match b.get(i) {
-        Some(b'Z' | b'z') => i += 1,
-        Some(b'+' | b'-') if digits(i + 1, 2) => {
-            let mut j = i + 3;
-            if b.get(j) == Some(&b':') && digits(j + 1, 2) {
-                j += 3;
-            } else if digits(j, 2) {
-                j += 2;
-            }
-            i = j;
-        }
-        _ => {}
-    }
-    // A time ends at a space, a bracket or the end of the line.
-    match b.get(i) {
-        // Not a comma: a time followed by one is a CSV cell.
-        None | Some(b' ' | b'\t' | b']' | b'|') => Some((i, false)),
-        _ => None,
-    }
-}
-
-/// True for the level words of common logging libraries.
-fn is_level(w: &str) -> bool {
-    matches!(
-        w,
-        "TRACE"
-            | "DEBUG"
-            | "INFO"
-            | "WARN"
-            | "WARNING"
-            | "ERROR"
-            | "FATAL"
-            | "SEVERE"
-            | "NOTICE"
-            | "CRITICAL"
-            | "trace"
-            | "debug"
-            | "info"
-            | "warn"
-            | "warning"
-            | "error"
-            | "fatal"
-            | "I"
-            | "W"
-            | "E"
-            | "D"
-    )
-}
-
-/// Splits off the first space-separated word of `s` (after leading spaces).
-fn word(s: &str) -> (&str, &str) {
-    let s = s.trim_start_matches([' ', '\t']);
-    let end = s.find([' ', '\t']).unwrap_or(s.len());
-    (&s[..end], &s[end..])
-}
-
-/// A time at the start of `s`, optionally in brackets: (time, rest, time only).
-fn take_time(s: &str) -> Option<(&str, &str, bool)> {
-    if let Some(inner) = s.strip_prefix('[') {
-        let (n, only) = time_len(inner)?;
-        let after = &inner[n..];
-        if let Some(rest) = after.strip_prefix(']') {
-            return Some((&inner[..n], rest, only));
-        }
-        // gunicorn's `[%Y-%m-%d %H:%M:%S %z]` (its default
-        // `--access-logformat`/error log `datefmt`): the offset after a
-        // space.
-        let k = space_offset_len(after);
-        if k > 0
-            && let Some(rest) = after[k..].strip_prefix(']')
-        {
-            return Some((&inner[..n + k], rest, only));
-        }
-        // Rust env_logger's default `[TIME LEVEL target] message`: the
-        // level (and the target) inside the bracket. Both found by a
-        // new-user trial (session 21): "no time field".
-        let close = after.find(']')?;
-        let level = after[..close].split_whitespace().next();
-        return (after.starts_with(' ') && level.is_some_and(is_level))
-            .then(|| (&inner[..n], &after[close + 1..], only));
-    }
-    let (n, only) = time_len(s)?;
-    Some((&s[..n], &s[n..], only))
-}
-
-/// The length of ` +hhmm`, ` -hhmm` or ` +hh:mm` at the start of `s`, 0
-/// when there is none.
-fn space_offset_len(s: &str) -> usize {
-    let b = s.as_bytes();
-    let digits =
-        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    if b.len() < 6 || b[0] != b' ' || !matches!(b[1], b'+' | b'-') || !digits(2..4) {
-        return 0;
-    }
-    if digits(4..6) {
-        6
-    } else if b.get(4) == Some(&b':') && digits(5..7) {
-        7
-    } else {
-        0
-    }
-}
-
-/// Parses logcli's `{k="v", k2="v2"}` label set at the start of `s`;
-/// returns the labels and the rest after the closing brace.
-fn take_labels(s: &str) -> Option<(Vec<(&str, &str)>, &str)> {
-    let mut rest = s.strip_prefix('{')?;
-    let mut out = Vec::new();
-    loop {
-        rest = rest.trim_start_matches([' ', ',']);
-        if let Some(r) = rest.strip_prefix('}') {
-            return Some((out, r));
-        }
-        let eq = rest.find('=')?;
-        let name = rest[..eq].trim();
-        if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-            return None;
-        }
-        let v = rest[eq + 1..].strip_prefix('"')?;
-        let close = v.find('"')?;
-        out.push((name, &v[..close]));
-        rest = &v[close + 1..];
-    }
-}
-
-/// `host ident[pid]: message` (journald's short formats after the time).
-fn take_journald(s: &str) -> Option<(&str, Option<&str>, &str)> {
-    let (host, rest) = word(s);
-    if host.is_empty() || host.contains([':', '[', '=']) {
-        return None;
-    }
-    let rest = rest.trim_start_matches(' ');
-    let colon = rest
-        .find(": ")
-        .or_else(|| rest.strip_suffix(':').map(str::len))?;
-    let ident = &rest[..colon];
-    if ident.is_empty() || ident.contains(' ') {
-        return None;
-    }
-    let pid = ident
-        .strip_suffix(']')
-        .and_then(|i| i.rsplit_once('['))
-        .map(|(_, p)| p)
-        .filter(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()));
-    let msg = rest.get(colon + 2..).unwrap_or("");
-    Some((host, pid, msg))
+    /// Read the message's pairs in any common syntax
+    /// ([`crate::ingest::readers::pairs::any_pairs`]), not only `k=v`: for
+    /// text whose structure was found (`framing/structure.rs`).
+    pub any_pairs: bool,
+    /// Pair names kept as written, not renamed to their role: the fields a
+    /// mapping names.
+    pub keep: &'a [String],
 }
 
 /// Reads the Java layouts after the time: level, pid, `---`, brackets,
@@ -437,17 +206,17 @@ fn trimmed_message(s: &str) -> &str {
 }
 
 /// Splits one text line. Never fails: a line with nothing recognisable is
-/// all message. A JSON object after any prefix and before any suffix is the
-/// line's record (`frame::embedded_json`); the text around it stays
-/// readable as [`TextLine::around`].
+/// all message. A JSON object after any header and before any suffix is the
+/// line's record ([`embedded_json`]); the text around it stays readable as
+/// [`TextLine::around`].
 pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
-    let mut t = match crate::ingest::frame::header(line) {
-        Some((h, f)) => framed_line(h, f, true),
+    let mut t = match header::shipper(line) {
+        Some(h) => framed_line(h, true),
         None => parse_layout(line),
     };
     if t.layout != Layout::Json
         && t.message.contains('{')
-        && let Some((before, obj, _after)) = crate::ingest::frame::embedded_json(t.message)
+        && let Some((before, obj, _after)) = embedded_json(t.message)
     {
         t.around = before.trim_matches([' ', '\t']);
         t.message = obj;
@@ -456,23 +225,18 @@ pub(crate) fn parse_line(line: &str) -> TextLine<'_> {
     t
 }
 
-/// A line whose header `frame.rs` took off: the header's parts, then the
-/// rest read as a Java layout, a time + message or a message; when `nest`,
-/// the rest may carry one more header of another kind (never more: a
-/// hostile line of alternating headers must not recurse without end).
-fn framed_line<'a>(
-    h: crate::ingest::frame::Header,
-    f: crate::ingest::frame::Framed<'a>,
-    nest: bool,
-) -> TextLine<'a> {
-    use crate::ingest::frame::Header;
-    let rest = f.rest.trim_matches([' ', '\t']);
+/// A line whose shipper's header `header.rs` took off: the header's parts,
+/// then the rest read as a Java layout, a time + message or a message; when
+/// `nest`, the rest may carry one more header of another kind (never more:
+/// a hostile line of alternating headers must not recurse without end).
+fn framed_line(h: Header<'_>, nest: bool) -> TextLine<'_> {
+    let rest = h.rest.trim_matches([' ', '\t']);
     // A runtime's own header inside the shipper's (Ruby's Logger behind a
     // syslog header): the inner one's time is the application's, finer
     // than the shipper's (RFC 3164 has whole seconds and no year).
-    let inner = match crate::ingest::frame::header(rest).filter(|_| nest) {
-        Some((h2, f2)) if h2 != h => {
-            let mut inner = framed_line(h2, f2, false);
+    let inner = match header::shipper(rest).filter(|_| nest) {
+        Some(h2) if h2.kind != h.kind => {
+            let mut inner = framed_line(h2, false);
             if inner.time.is_none() {
                 inner.time = inner.prefix_time.take();
             }
@@ -481,21 +245,15 @@ fn framed_line<'a>(
         _ => parse_layout(rest),
     };
     let mut t = TextLine {
-        prefix: match h {
-            Header::Syslog5424 => Prefix::Syslog5424,
-            Header::Syslog3164 => Prefix::Syslog3164,
-            Header::Ruby => Prefix::Ruby,
-            Header::Fluentd => Prefix::Fluentd,
-            Header::FluentBit => Prefix::FluentBit,
-        },
-        prefix_time: f.time,
-        host: f.host.or(inner.host),
-        pid: inner.pid.or(f.pid),
-        level: inner.level.or(f.level),
-        labels: f.params,
+        header: Some(h.kind),
+        prefix_time: h.time,
+        host: h.host.or(inner.host),
+        pid: inner.pid.or(h.pid),
+        level: inner.level.or(h.level),
+        labels: h.labels,
         ..inner
     };
-    if let Some(app) = f.app {
+    if let Some(app) = h.app {
         t.labels.push(("app", app));
     }
     t
@@ -508,52 +266,23 @@ fn parse_layout(line: &str) -> TextLine<'_> {
         layout: Layout::Message,
         ..TextLine::default()
     };
-    let mut payload = line;
-    // Grafana's txt rows start with the epoch in ms and a tab.
-    let (line, grafana) = match line.split_once('\t') {
-        Some((ms, rest)) if ms.len() >= 10 && ms.bytes().all(|c| c.is_ascii_digit()) => {
-            (rest, true)
+    let payload = match header::runtime(line) {
+        LineStart::Header(h) => {
+            t.header = Some(h.kind);
+            t.prefix_time = h.time;
+            t.host = h.host;
+            t.pid = h.pid;
+            t.labels = h.labels;
+            t.partial = h.partial;
+            h.rest
         }
-        _ => (line, false),
-    };
-    if let Some((time, rest, false)) = take_time(line) {
-        let after = rest.trim_start_matches([' ', '\t']);
-        // CRI: `TIME stdout F line`.
-        let (w1, r1) = word(after);
-        let (w2, r2) = word(r1);
-        if matches!(w1, "stdout" | "stderr") && matches!(w2, "F" | "P") {
-            t.prefix = Prefix::Cri;
-            t.prefix_time = Some(time);
-            t.partial = w2 == "P";
-            payload = r2.strip_prefix(' ').unwrap_or(r2);
-        } else if let Some((labels, r)) = take_labels(after) {
-            t.prefix = Prefix::Logcli;
-            t.prefix_time = Some(time);
-            t.labels = labels;
-            payload = r.trim_start_matches(' ');
-        } else if grafana || after.starts_with('{') || take_time(after).is_some() {
-            t.prefix = if grafana {
-                Prefix::Grafana
-            } else {
-                Prefix::Kubectl
-            };
-            t.prefix_time = Some(time);
-            payload = after;
-        } else if !is_level(w1)
-            && !after.starts_with('[')
-            && let Some((host, pid, msg)) = take_journald(after)
-        {
-            t.prefix = Prefix::Journald;
-            t.prefix_time = Some(time);
-            t.host = Some(host);
-            t.pid = pid;
-            payload = msg;
-        } else {
+        LineStart::Timed { time, rest } => {
             t.time = Some(time);
             t.layout = java_layout(rest, &mut t);
             return t;
         }
-    }
+        LineStart::Plain => line,
+    };
     let payload = payload.trim_matches([' ', '\t']);
     if payload.starts_with('{') {
         t.layout = Layout::Json;
@@ -574,7 +303,7 @@ fn parse_layout(line: &str) -> TextLine<'_> {
         }
         t = TextLine {
             message: payload,
-            prefix: t.prefix,
+            header: t.header,
             prefix_time: t.prefix_time,
             host: t.host,
             pid,
@@ -587,6 +316,65 @@ fn parse_layout(line: &str) -> TextLine<'_> {
     t
 }
 
+/// How many `{` a line is searched at for an embedded JSON object.
+const TRIES: usize = 4;
+
+/// The first JSON object with at least one field inside `msg`, as (text
+/// before it, the object's text, text after it): Monolog's
+/// `LineFormatter::SIMPLE_FORMAT`, `[%datetime%] %channel%.%level_name%:
+/// %message% %context% %extra%`. `None` when there is none or `msg` is
+/// itself one object.
+pub(crate) fn embedded_json(msg: &str) -> Option<(&str, &str, &str)> {
+    let mut from = 0;
+    for _ in 0..TRIES {
+        let i = from + msg.get(from..)?.find('{')?;
+        let tail = &msg[i..];
+        let mut it = serde_json::Deserializer::from_str(tail).into_iter::<Map<String, Value>>();
+        if let Some(Ok(m)) = it.next()
+            && !m.is_empty()
+        {
+            let end = i + it.byte_offset();
+            return Some((&msg[..i], &msg[i..end], &msg[end..]));
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// A line of a stack trace (trimmed): a Java frame (`at pkg.Class.m(..)`),
+/// `Caused by:`, `Suppressed:`, `... 12 more` / `... 12 common frames
+/// omitted`, an exception's first line (`java.lang.IllegalStateException:
+/// msg`: a dotted class name ending in Exception, Error or Throwable), or a
+/// Python traceback's header and `File "x.py", line N` lines
+/// (<https://docs.oracle.com/en/java/javase/21/docs/api/java.base/java/lang/Throwable.html#printStackTrace()>,
+/// <https://docs.python.org/3/library/traceback.html>).
+pub(crate) fn is_trace_line(l: &str) -> bool {
+    if l.starts_with("at ") && l.ends_with(')')
+        || l.starts_with("Caused by: ")
+        || l.starts_with("Suppressed: ")
+        || l.starts_with("Traceback (most recent call last)")
+        || l.starts_with("File \"") && l.contains("\", line ")
+    {
+        return true;
+    }
+    if let Some(rest) = l.strip_prefix("... ") {
+        return rest
+            .split(' ')
+            .next()
+            .is_some_and(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            && (rest.ends_with(" more") || rest.ends_with(" omitted"));
+    }
+    let class = l.split(": ").next().unwrap_or(l);
+    class.contains('.')
+        && !class.contains(' ')
+        && ["Exception", "Error", "Throwable"]
+            .iter()
+            .any(|s| class.ends_with(s))
+        && class
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'$'))
+}
+
 /// A mapping file's text rules: its `line_regex` and `[messages]`.
 #[derive(Clone, Debug)]
 pub(crate) struct TextRules {
@@ -594,15 +382,29 @@ pub(crate) struct TextRules {
     pub line: Option<regex::Regex>,
     /// Per event kind, a regex over the message (named groups are fields).
     pub messages: Vec<(crate::model::EventKind, regex::Regex)>,
+    /// The field names the mapping's `[fields]` gives: a message's pair of
+    /// such a name keeps it, so the mapping finds it (`lk=` stays `lk`,
+    /// not `key`).
+    pub keep: Vec<String>,
 }
 
 impl TextRules {
-    /// The rules of `m`, `None` when it has none.
-    pub fn of(m: &crate::ingest::Mapping) -> Option<TextRules> {
-        (m.line_regex.is_some() || !m.messages.is_empty()).then(|| TextRules {
-            line: m.line_regex.as_ref().map(|r| r.0.clone()),
-            messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
+    /// The rules of `m`, `None` when it has none (no `line_regex`, no
+    /// `[messages]`, no `[fields]`).
+    pub fn of(m: &crate::ingest::roles::mapping::Mapping) -> Option<TextRules> {
+        (m.line_regex.is_some() || !m.messages.is_empty() || !m.fields.is_empty()).then(|| {
+            TextRules {
+                line: m.line_regex.as_ref().map(|r| r.0.clone()),
+                messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
+                keep: m.fields.values().cloned().collect(),
+            }
         })
+    }
+
+    /// True when the rules read lines themselves (a `line_regex` or
+    /// `[messages]`), not only keep the mapping's field names.
+    pub fn reads_lines(&self) -> bool {
+        self.line.is_some() || !self.messages.is_empty()
     }
 
     /// The pairs of a line these rules read: the line regex's groups (or
@@ -611,6 +413,9 @@ impl TextRules {
     /// regex does not match or no message regex does without a line regex:
     /// the built-in reading then decides.
     pub fn pairs<'a>(&'a self, line: &'a str) -> Option<Vec<(&'a str, Cow<'a, str>)>> {
+        if !self.reads_lines() {
+            return None;
+        }
         let mut out: Vec<(&'a str, Cow<'a, str>)> = Vec::new();
         let message = match &self.line {
             Some(rx) => {
@@ -632,6 +437,7 @@ impl TextRules {
                 out = to_pairs(&TextLine {
                     message: "",
                     labels: t.labels.clone(),
+                    keep: &self.keep,
                     ..t
                 });
                 msg
@@ -654,6 +460,7 @@ impl TextRules {
             None => {
                 let t = TextLine {
                     message,
+                    keep: &self.keep,
                     ..TextLine::default()
                 };
                 out.extend(to_pairs(&t));
@@ -680,7 +487,7 @@ fn canonical_group(name: &str) -> &str {
 /// The layout most of the first lines of `text` have, for the user:
 /// `Spring Boot`, `CRI pod log + Spring Boot`, ...
 pub(crate) fn describe_layout(text: &str) -> Option<String> {
-    let mut counts: Vec<((Prefix, Layout), u32)> = Vec::new();
+    let mut counts: Vec<((Option<HeaderKind>, Layout), u32)> = Vec::new();
     for line in text
         .lines()
         .map(str::trim)
@@ -691,21 +498,21 @@ pub(crate) fn describe_layout(text: &str) -> Option<String> {
         if t.time.is_none() && t.prefix_time.is_none() {
             continue;
         }
-        let k = (t.prefix, t.layout);
+        let k = (t.header, t.layout);
         match counts.iter_mut().find(|(c, _)| *c == k) {
             Some(c) => c.1 += 1,
             None => counts.push((k, 1)),
         }
     }
-    let ((prefix, layout), _) = counts.into_iter().max_by_key(|(_, n)| *n)?;
-    Some(match prefix.name() {
+    let ((header, layout), _) = counts.into_iter().max_by_key(|(_, n)| *n)?;
+    Some(match header.map(HeaderKind::name) {
         Some(p) => format!("{p} + {}", layout.name()),
         None => layout.name().to_string(),
     })
 }
 
 /// The event a message's words name, as a canonical event name that
-/// [`crate::ingest::fields::event_kind`] maps: failure phrases before success ones,
+/// [`crate::ingest::roles::fields::event_kind`] maps: failure phrases before success ones,
 /// Chinese by containment. `None` when no lock or business phrase is there.
 pub(crate) fn message_event(msg: &str) -> Option<&'static str> {
     message_event_in(msg, None)
@@ -742,13 +549,15 @@ fn message_kind_in(
     pairs: Option<&[(&str, Cow<'_, str>)]>,
     buf: &mut String,
 ) -> Option<EventKind> {
-    use crate::ingest::vocabulary::message as m;
+    use crate::ingest::vocabulary::{failure, message as m};
     let phrase = english_event(msg).and_then(EventKind::from_canonical);
     let head = if phrase.is_none() { m::head(msg) } else { None };
     if let Some(h) = head {
         crate::ingest::vocabulary::events::normalize_camel(h, buf);
     }
-    let kind = phrase.or_else(|| head.and_then(|_| m::head_kind_of(buf)));
+    let kind = phrase
+        .or_else(|| head.and_then(|_| m::head_kind_of(buf)))
+        .and_then(|k| failure::negated(k, m::head(msg).unwrap_or(msg)));
     let attempt = kind.is_none() && head.is_some() && m::head_is_attempt_of(buf);
     let has_pairs = match pairs {
         Some(p) => !p.is_empty(),
@@ -938,6 +747,7 @@ fn value_end(c: char) -> bool {
 /// `key=value` pairs (also `key: value` is not taken: colons live in lock
 /// keys) anywhere in a message. Values are bare (up to a space, comma,
 /// semicolon or closing bracket, trailing `:` and `.` dropped) or quoted.
+/// A message template's hole (`{Name}`) is never a value.
 pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
     let mut out = Vec::new();
     let mut from = 0;
@@ -971,7 +781,11 @@ pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
             };
             (v, vstart + step)
         };
-        if !name.is_empty() && !value.is_empty() && !name.starts_with(['-', '.']) {
+        if !name.is_empty()
+            && !value.is_empty()
+            && !name.starts_with(['-', '.'])
+            && !super::pairs::is_hole(value)
+        {
             out.push((name, Cow::Borrowed(value)));
         }
         from = next.max(eq + sep_len);
@@ -1038,8 +852,19 @@ pub(crate) fn to_pairs<'a>(t: &TextLine<'a>) -> Vec<(&'a str, Cow<'a, str>)> {
     for (k, v) in &t.labels {
         push(k, Some(v));
     }
-    let pairs = message_pairs(t.message);
-    let has_event = pairs.iter().any(|(k, _)| canonical_name(k) == "event");
+    let pairs = if t.any_pairs {
+        super::pairs::any_pairs(t.message)
+    } else {
+        message_pairs(t.message)
+    };
+    let name = |k: &'a str| {
+        if t.keep.iter().any(|x| x == k) {
+            k
+        } else {
+            canonical_name(k)
+        }
+    };
+    let has_event = pairs.iter().any(|(k, _)| name(k) == "event");
     if !has_event && let Some(ev) = message_event_in(t.message, Some(&pairs)) {
         out.push(("event", Cow::Borrowed(ev)));
     }
@@ -1053,7 +878,7 @@ pub(crate) fn to_pairs<'a>(t: &TextLine<'a>) -> Vec<(&'a str, Cow<'a, str>)> {
         _ => {}
     }
     for (k, v) in pairs {
-        out.push((canonical_name(k), v));
+        out.push((name(k), v));
     }
     if !t.message.is_empty() {
         out.push(("msg", Cow::Borrowed(t.message)));
@@ -1086,7 +911,7 @@ mod tests {
         // `Format = "%.1s, [%s #%d] %5s -- %s: %s\n"`).
         let l = "<134>Nov 30 23:06:55 web-01 flash-sale[4242]: I, [2026-11-30T23:06:55.433000 #4242]  INFO -- flashsale: lock renewed ev=renew lk=lock:sku:2002";
         let t = parse_line(l);
-        assert_eq!(t.prefix, Prefix::Syslog3164);
+        assert_eq!(t.header, Some(HeaderKind::Syslog3164));
         assert_eq!(t.time, Some("2026-11-30T23:06:55.433000"));
         assert_eq!(t.host, Some("web-01"));
         assert!(t.message.starts_with("lock renewed"), "{}", t.message);
@@ -1136,22 +961,29 @@ mod tests {
         assert_eq!(get(&p, "stock_after"), Some("0"));
         let t = parse_line("2026-11-30T23:06:55.100000000Z stdout F {\"a\":1}");
         assert_eq!(
-            (t.prefix, t.layout, t.message),
-            (Prefix::Cri, Layout::Json, "{\"a\":1}")
+            (t.header, t.layout, t.message),
+            (Some(HeaderKind::Cri), Layout::Json, "{\"a\":1}")
         );
         let t = parse_line("2026-11-30T23:06:55.100000000Z {\"a\":1}");
-        assert_eq!((t.prefix, t.layout), (Prefix::Kubectl, Layout::Json));
+        assert_eq!(
+            (t.header, t.layout),
+            (Some(HeaderKind::Kubectl), Layout::Json)
+        );
         let t = parse_line(
             "2026-12-01T07:06:55+08:00 {app=\"shop\", pod=\"web-01\"} released lock key=k token=t",
         );
-        assert_eq!(t.prefix, Prefix::Logcli);
+        assert_eq!(t.header, Some(HeaderKind::Logcli));
         assert_eq!(t.labels, vec![("app", "shop"), ("pod", "web-01")]);
         let t = parse_line(
             "2026-12-01T07:06:55+0800 web-01 shop[12345]: 2026-12-01 07:06:55.100  INFO 12345 --- [exec-1] c.e.S : released lock",
         );
         assert_eq!(
-            (t.prefix, t.host, t.layout),
-            (Prefix::Journald, Some("web-01"), Layout::SpringBoot)
+            (t.header, t.host, t.layout),
+            (
+                Some(HeaderKind::Journald),
+                Some("web-01"),
+                Layout::SpringBoot
+            )
         );
         assert_eq!(t.time, Some("2026-12-01 07:06:55.100"));
         assert_eq!(t.prefix_time, Some("2026-12-01T07:06:55+0800"));
@@ -1218,19 +1050,6 @@ mod tests {
     }
 
     #[test]
-    fn times() {
-        assert_eq!(time_len("2026-12-01 07:06:55.100  INFO"), Some((23, false)));
-        assert_eq!(
-            time_len("2026-12-01T07:06:55.100+08:00 x"),
-            Some((29, false))
-        );
-        assert_eq!(time_len("2026-12-01T07:06:55+0800 x"), Some((24, false)));
-        assert_eq!(time_len("07:06:55.100 [x]"), Some((12, true)));
-        assert_eq!(time_len("2026-12-01x"), None);
-        assert_eq!(time_len("hello"), None);
-    }
-
-    #[test]
     fn nothing_panics_on_odd_lines() {
         for l in [
             "",
@@ -1251,5 +1070,21 @@ mod tests {
             let t = parse_line(l);
             let _ = to_pairs(&t);
         }
+    }
+
+    #[test]
+    fn json_inside_a_line() {
+        // Monolog LineFormatter: message, context, extra.
+        let (before, obj, after) =
+            embedded_json(r#"shop.INFO: lock acquired {"lock_key":"k","owner":"a"} []"#)
+                .expect("monolog");
+        assert_eq!(before, "shop.INFO: lock acquired ");
+        assert_eq!(obj, r#"{"lock_key":"k","owner":"a"}"#);
+        assert_eq!(after, " []");
+        // A brace that opens no object is passed over; `{}` is no record.
+        let (b, o, _) = embedded_json(r#"user {name} {} then {"k":1}"#).expect("later");
+        assert_eq!((b, o), ("user {name} {} then ", r#"{"k":1}"#));
+        assert!(embedded_json("no braces here").is_none());
+        assert!(embedded_json("{not json").is_none());
     }
 }

@@ -7,102 +7,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::model::SourceNote;
 
-use crate::ingest::mapping::Mapping;
-use crate::ingest::record::{Record, Scope};
-pub(crate) use crate::ingest::vocabulary::events::*;
-pub(crate) use crate::ingest::vocabulary::names::*;
-
-/// What a field means to the importer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Role {
-    Time,
-    Key,
-    Holder,
-    Event,
-    Ttl,
-    Host,
-    Thread,
-    Product,
-    Quantity,
-    Stock,
-    StockBefore,
-    StockAfter,
-    OrderId,
-    UnitPrice,
-    Fencing,
-    Elapsed,
-    Deleted,
-    Message,
-}
-
-impl Role {
-    /// Every role, in the order they are listed in `SourceInfo::fields`.
-    pub const ALL: [Role; 18] = [
-        Role::Time,
-        Role::Key,
-        Role::Holder,
-        Role::Event,
-        Role::Ttl,
-        Role::Host,
-        Role::Thread,
-        Role::Product,
-        Role::Quantity,
-        Role::Stock,
-        Role::StockBefore,
-        Role::StockAfter,
-        Role::OrderId,
-        Role::UnitPrice,
-        Role::Fencing,
-        Role::Elapsed,
-        Role::Deleted,
-        Role::Message,
-    ];
-
-    /// The role's name in `SourceInfo::fields` and in mapping files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Time => "time",
-            Role::Key => "key",
-            Role::Holder => "holder",
-            Role::Event => "event",
-            Role::Ttl => "ttl",
-            Role::Host => "host",
-            Role::Thread => "thread",
-            Role::Product => "product",
-            Role::Quantity => "quantity",
-            Role::Stock => "stock",
-            Role::StockBefore => "stock_before",
-            Role::StockAfter => "stock_after",
-            Role::OrderId => "order_id",
-            Role::UnitPrice => "unit_price",
-            Role::Fencing => "fencing_token",
-            Role::Elapsed => "elapsed_ms",
-            Role::Deleted => "deleted",
-            Role::Message => "message",
-        }
-    }
-
-    /// Parses a mapping-file role name; `ttl_s` means a TTL in seconds,
-    /// `ttl_ns` in nanoseconds.
-    pub fn from_mapping_name(s: &str) -> Option<(Role, Unit)> {
-        match s {
-            "ttl_ms" => Some((Role::Ttl, Unit::Ms)),
-            "ttl_s" => Some((Role::Ttl, Unit::S)),
-            "ttl_ns" => Some((Role::Ttl, Unit::Ns)),
-            "fencing" => Some((Role::Fencing, Unit::Ms)),
-            "elapsed" => Some((Role::Elapsed, Unit::Ms)),
-            _ => Role::ALL
-                .iter()
-                .copied()
-                .find(|r| r.name() == s)
-                .map(|r| (r, Unit::Ms)),
-        }
-    }
-
-    fn index(self) -> usize {
-        self as usize
-    }
-}
+use crate::ingest::records::record::{FieldValue, Record, Scope};
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::names::{guessed_ttl, normalize_key, roles_of};
+use crate::ingest::vocabulary::roles::{Role, Unit};
 
 /// The field chosen for a role.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -117,7 +26,7 @@ pub(crate) struct Pick {
 
 impl Pick {
     /// The field's value in `rec`.
-    pub fn value<'a>(&self, rec: &Record<'a>) -> Option<crate::ingest::record::FieldValue<'a>> {
+    pub fn value<'a>(&self, rec: &Record<'a>) -> Option<FieldValue<'a>> {
         rec.get_in(&self.field, self.scope)
     }
 }
@@ -145,6 +54,9 @@ pub(crate) struct Fields {
     pub kind: Option<RecordKind>,
     /// The picks of the other kinds, each made from its own records.
     pub others: Vec<Fields>,
+    /// Event names chosen by the protocol (`protocol/`), with the mapping's
+    /// over them: read before the vocabulary.
+    pub events: Option<crate::ingest::vocabulary::events::EventNames>,
 }
 
 /// What a record read through its file's payload field is: the kinds whose
@@ -166,7 +78,7 @@ impl RecordKind {
     pub const ALL: [RecordKind; 3] = [RecordKind::Whole, RecordKind::Json, RecordKind::Text];
 
     /// The kind of `rec` as the collector sees it (after
-    /// `payload::with_inner`): a record nested in its envelope's payload
+    /// `readers::inner::with_inner`): a record nested in its envelope's payload
     /// field (`skip` names it) is a JSON or a text payload by its inner part.
     pub fn of(rec: &Record<'_>) -> RecordKind {
         match rec {
@@ -198,6 +110,12 @@ impl RecordKind {
 }
 
 impl Fields {
+    /// Leaves `role` without a field.
+    pub fn clear(&mut self, role: Role) {
+        self.picks[role.index()] = None;
+        self.fallback[role.index()] = None;
+    }
+
     /// The field for `role`.
     pub fn get(&self, role: Role) -> Option<&Pick> {
         self.picks[role.index()].as_ref()
@@ -209,11 +127,7 @@ impl Fields {
     }
 
     /// The value for `role` in `rec`: the chosen field, else the fallback.
-    pub fn value<'a>(
-        &self,
-        rec: &Record<'a>,
-        role: Role,
-    ) -> Option<crate::ingest::record::FieldValue<'a>> {
+    pub fn value<'a>(&self, rec: &Record<'a>, role: Role) -> Option<FieldValue<'a>> {
         self.get(role)
             .and_then(|p| p.value(rec))
             .or_else(|| self.fallback(role).and_then(|p| p.value(rec)))
@@ -321,7 +235,7 @@ fn observe_by_value(by: ByValue<'_>, k: &str, text: &str, outer: bool) -> bool {
     let event = event_kind(t, None, by.buf).is_some();
     let time = !event && t.contains('-') && t.contains(':');
     let parsed = time
-        .then(|| crate::ingest::time::parse_time_detail(t, None).ok())
+        .then(|| crate::ingest::roles::time::parse_time_detail(t, None).ok())
         .flatten();
     let token = !event && parsed.is_none() && token_like(t);
     let recurs = token && {
@@ -502,6 +416,9 @@ pub(crate) struct Detector {
     /// Token-like fields with no role by name: the hashes of their values
     /// (at most [`TOKEN_VALUES`] each), for the holder by recurrence.
     tokens: HashMap<String, HashSet<u64>>,
+    /// The first records as text columns, for the roles by the protocol
+    /// when the names leave them undecided (`protocol/`).
+    pub sample: crate::ingest::roles::protocol::Sample,
 }
 
 impl Detector {
@@ -558,7 +475,8 @@ impl Detector {
                     c.kinds += 1;
                 }
                 if role == Role::Time
-                    && let Ok((ns, _)) = crate::ingest::time::parse_time_detail(&v.text(), None)
+                    && let Ok((ns, _)) =
+                        crate::ingest::roles::time::parse_time_detail(&v.text(), None)
                 {
                     c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
                 }
@@ -602,16 +520,16 @@ impl Detector {
         counted
     }
 
-    /// The shape of a JSON line ([`crate::ingest::fast::key_shape`]) once
-    /// the window is past; `None` inside it, where every record is read.
-    pub fn late_shape(&self, line: &str) -> Option<u64> {
-        (self.records >= Self::WINDOW)
-            .then(|| crate::ingest::fast::key_shape(line))
-            .flatten()
+    /// True once the window is past: from here on a record's shape (the
+    /// names it has) decides whether reading it can count anything
+    /// ([`Detector::quiet_shape`]); inside the window every record is read.
+    pub fn past_window(&self) -> bool {
+        self.records >= Self::WINDOW
     }
 
-    /// Counts a JSON Lines record without reading it when its shape (from
-    /// [`Detector::late_shape`]) is one a late record already had and
+    /// Counts a JSON Lines record without reading it when its shape (its
+    /// field names in order, taken once [`Detector::past_window`]) is one a
+    /// late record already had and
     /// nothing was counted for it then: past the window only unseen roles
     /// count, and the same names give the same roles, so reading it would
     /// count nothing either (the seen roles only grow). Returns true when
@@ -649,6 +567,28 @@ impl Detector {
         if let Some(d) = self.kinds.get_mut(RecordKind::of(rec).index()) {
             d.observe(rec);
         }
+    }
+
+    /// The best rank `field` has for `role` among the candidates (a whole
+    /// synonym ranks under 100; a last segment, an abbreviation or a value
+    /// from 100 on).
+    pub fn rank_of(&self, role: Role, field: &str) -> Option<u32> {
+        self.cands
+            .iter()
+            .filter(|((r, f, _), _)| *r == role && f == field)
+            .map(|(_, c)| c.rank)
+            .min()
+    }
+
+    /// For the event field `field`: the records whose value named a lock or
+    /// business event, and the records that had it (`None` when it was
+    /// not counted as an event candidate).
+    pub fn event_share(&self, field: &str) -> Option<(u32, u32)> {
+        self.cands
+            .iter()
+            .filter(|((r, f, _), _)| *r == Role::Event && f == field)
+            .map(|(_, c)| (c.kinds, c.seen))
+            .max_by_key(|&(_, seen)| seen)
     }
 
     /// True when some observed record had a field named `field`.
@@ -739,12 +679,28 @@ impl Detector {
         (fields, notes)
     }
 
-    /// The object path under which the best key and holder candidates both
-    /// sit, as segments (`jsonPayload` for `jsonPayload.lock.key` and
+    /// The object path under which the key and holder fields both sit (the
+    /// mapping's when it names both, else the best candidates'), as
+    /// segments (`jsonPayload` for `jsonPayload.lock.key` and
     /// `jsonPayload.owner`; `attributes.attributes.context.lock` in a
     /// Datadog hit of a Monolog record): the application's record inside
     /// an envelope object. Empty when they sit at the top or apart.
-    fn app_path(&self) -> Vec<String> {
+    fn app_path(&self, mapping: Option<&Mapping>) -> Vec<String> {
+        let mapped = |role: Role| {
+            mapping.and_then(|m| {
+                m.field_roles()
+                    .into_iter()
+                    .find(|(r, _, _)| *r == role)
+                    .map(|(_, _, f)| f)
+            })
+        };
+        if let (Some(k), Some(h)) = (mapped(Role::Key), mapped(Role::Holder)) {
+            return parent_segments(k)
+                .zip(parent_segments(h))
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a.to_string())
+                .collect();
+        }
         let best = |role: Role| {
             self.cands
                 .iter()
@@ -843,110 +799,148 @@ impl Detector {
 
     /// [`Detector::resolve`] over all the records counted, one pick per role.
     fn resolve_one(&self, mapping: Option<&Mapping>) -> (Fields, Vec<SourceNote>) {
-        let mut fields = Fields {
-            payload: self.payload.clone(),
-            ..Fields::default()
+        let mut p = Picking {
+            fields: Fields {
+                payload: self.payload.clone(),
+                ..Fields::default()
+            },
+            notes: Vec::new(),
+            used: Vec::new(),
+            unsure: Vec::new(),
         };
-        let mut notes = Vec::new();
-        let mut used: Vec<String> = Vec::new();
-        let mut unsure: Vec<(Role, String, Vec<String>)> = Vec::new();
         if let Some(m) = mapping {
             for (role, unit, field) in m.field_roles() {
-                fields.picks[role.index()] = Some(Pick {
+                p.fields.picks[role.index()] = Some(Pick {
                     field: field.to_string(),
                     unit,
                     scope: Scope::Any,
                 });
-                used.push(field.to_string());
+                p.used.push(field.to_string());
             }
         }
-        let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
-        let app_path = self.app_path();
+        let app_path = self.app_path(mapping);
         for role in Role::ALL {
-            if fields.picks[role.index()].is_some() {
+            if p.fields.picks[role.index()].is_some() {
                 continue;
             }
-            let c = self.ranked(role, &used, &app_path);
-            let Some(&(f, outer, best)) = c.first() else {
-                continue;
-            };
-            // A field the application's records have and others carry
-            // only outside (a text line's `prefix.time` beside a JSON
-            // payload, or alone when the line has no time of its own) is
-            // looked up inside first, then outside: else the records that
-            // have it only outside lose it (found by the `cri` fuzz target).
-            let also_outer = !outer && c.iter().any(|(g, o, _)| *o && *g == f);
-            let scope = match (outer, also_outer) {
-                (true, _) => Scope::Outer,
-                (false, true) => Scope::Any,
-                (false, false) => Scope::Inner,
-            };
-            let unit = if role == Role::Ttl && best.ttl_in_seconds(f) {
-                notes.push(SourceNote::TtlSecondsByValue {
-                    field: f.clone(),
-                    max: best.max_number.to_string(),
-                });
-                Unit::S
-            } else if role == Role::Ttl && best.ttl_in_nanos(f) {
-                notes.push(SourceNote::TtlNanosByValue {
-                    field: f.clone(),
-                    min: best.min_number.to_string(),
-                });
-                Unit::Ns
-            } else {
-                best.unit
-            };
-            fields.picks[role.index()] = Some(Pick {
-                field: f.clone(),
-                unit,
-                scope,
-            });
-            if role == Role::Time && best.resolution_ns != i64::MAX {
-                fields.time_resolution_ns = Some(best.resolution_ns);
-            }
-            if best.rank >= VALUE_RANK {
-                notes.push(SourceNote::ByValue {
-                    role: role.name().to_string(),
-                    field: f.clone(),
-                });
-            }
-            used.push(f.clone());
-            if !outer
-                && matches!(role, Role::Time | Role::Host | Role::Thread)
-                && let Some(&(fb, _, fc)) = c.iter().find(|(g, o, _)| *o && *g != f)
-            {
-                fields.fallback[role.index()] = Some(Pick {
-                    field: fb.clone(),
-                    unit: fc.unit,
-                    scope: Scope::Outer,
-                });
-            }
-            let core = matches!(
-                role,
-                Role::Time | Role::Key | Role::Holder | Role::Event | Role::Ttl | Role::Host
-            );
-            let mut others: Vec<String> = Vec::new();
-            for (g, _, _) in &c[1..] {
-                if **g != *f && !others.contains(g) {
-                    others.push((*g).clone());
-                }
-            }
-            if core && !others.is_empty() {
-                unsure.push((role, f.clone(), others));
-            }
-            if role == Role::Time
-                && let Some((g, _, _)) = c[1..].iter().find(|x| whole_seconds(x.2))
-                && !whole_seconds(best)
-            {
-                notes.push(SourceNote::CoarseTime {
-                    coarse: (*g).clone(),
-                    chosen: f.clone(),
-                    resolution: resolution_name(best.resolution_ns).to_string(),
-                });
-            }
+            let c = self.ranked(role, &p.used, &app_path);
+            p.pick(role, &c);
         }
+        let Picking {
+            mut fields,
+            mut notes,
+            used,
+            unsure,
+        } = p;
         notes.extend(closing_notes(&mut fields, mapping, unsure, &used));
         (fields, notes)
+    }
+}
+
+/// What [`Detector::resolve`] builds for one set of records, role after
+/// role.
+struct Picking {
+    fields: Fields,
+    notes: Vec<SourceNote>,
+    /// The fields a role took (a field serves one role only).
+    used: Vec<String>,
+    /// The core roles another field could have played: (role, the field
+    /// chosen, the others).
+    unsure: Vec<(Role, String, Vec<String>)>,
+}
+
+impl Picking {
+    /// Picks the best of `role`'s ranked candidates `c` ([`Detector::ranked`]),
+    /// if any: where it is looked up, its unit (a TTL's by its values), the
+    /// envelope's field as its fallback (time, host, thread), and the notes
+    /// that say a pick was made by value, a TTL's unit by its values, or a
+    /// coarse time passed over.
+    fn pick(&mut self, role: Role, c: &[(&String, bool, &Candidate)]) {
+        let whole_seconds = |c: &Candidate| c.resolution_ns >= 1_000_000_000;
+        let Some(&(f, outer, best)) = c.first() else {
+            return;
+        };
+        // A field the application's records have and others carry
+        // only outside (a text line's `prefix.time` beside a JSON
+        // payload, or alone when the line has no time of its own) is
+        // looked up inside first, then outside: else the records that
+        // have it only outside lose it (found by the `cri` fuzz target).
+        let also_outer = !outer && c.iter().any(|(g, o, _)| *o && *g == f);
+        let scope = match (outer, also_outer) {
+            (true, _) => Scope::Outer,
+            (false, true) => Scope::Any,
+            (false, false) => Scope::Inner,
+        };
+        let unit = self.unit_of(role, f, best);
+        self.fields.picks[role.index()] = Some(Pick {
+            field: f.clone(),
+            unit,
+            scope,
+        });
+        if role == Role::Time && best.resolution_ns != i64::MAX {
+            self.fields.time_resolution_ns = Some(best.resolution_ns);
+        }
+        if best.rank >= VALUE_RANK {
+            self.notes.push(SourceNote::ByValue {
+                role: role.name().to_string(),
+                field: f.clone(),
+            });
+        }
+        self.used.push(f.clone());
+        if !outer
+            && matches!(role, Role::Time | Role::Host | Role::Thread)
+            && let Some(&(fb, _, fc)) = c.iter().find(|(g, o, _)| *o && *g != f)
+        {
+            self.fields.fallback[role.index()] = Some(Pick {
+                field: fb.clone(),
+                unit: fc.unit,
+                scope: Scope::Outer,
+            });
+        }
+        let core = matches!(
+            role,
+            Role::Time | Role::Key | Role::Holder | Role::Event | Role::Ttl | Role::Host
+        );
+        let mut others: Vec<String> = Vec::new();
+        for (g, _, _) in &c[1..] {
+            if **g != *f && !others.contains(g) {
+                others.push((*g).clone());
+            }
+        }
+        if core && !others.is_empty() {
+            self.unsure.push((role, f.clone(), others));
+        }
+        if role == Role::Time
+            && let Some((g, _, _)) = c[1..].iter().find(|x| whole_seconds(x.2))
+            && !whole_seconds(best)
+        {
+            self.notes.push(SourceNote::CoarseTime {
+                coarse: (*g).clone(),
+                chosen: f.clone(),
+                resolution: resolution_name(best.resolution_ns).to_string(),
+            });
+        }
+    }
+
+    /// The unit of `role`'s field `f` (candidate `best`): a TTL named
+    /// without a unit is in seconds or nanoseconds when its values say so
+    /// (with a note), else the unit its name gave.
+    fn unit_of(&mut self, role: Role, f: &str, best: &Candidate) -> Unit {
+        if role == Role::Ttl && best.ttl_in_seconds(f) {
+            self.notes.push(SourceNote::TtlSecondsByValue {
+                field: f.to_string(),
+                max: best.max_number.to_string(),
+            });
+            Unit::S
+        } else if role == Role::Ttl && best.ttl_in_nanos(f) {
+            self.notes.push(SourceNote::TtlNanosByValue {
+                field: f.to_string(),
+                min: best.min_number.to_string(),
+            });
+            Unit::Ns
+        } else {
+            best.unit
+        }
     }
 }
 

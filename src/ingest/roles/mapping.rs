@@ -9,8 +9,10 @@ use serde::Deserialize;
 
 use crate::model::EventKind;
 
-use crate::ingest::fields::{Role, Unit, normalize_event};
-use crate::ingest::{IngestError, TzSpec, parse_tz};
+use crate::ingest::error::IngestError;
+use crate::ingest::roles::time::{TzSpec, parse_tz};
+use crate::ingest::vocabulary::events::normalize_event;
+use crate::ingest::vocabulary::roles::{Role, Unit};
 
 /// Field and event-name overrides. Mapping beats detection.
 ///
@@ -94,6 +96,11 @@ struct RawMapping {
     ttl_ms: Option<i64>,
 }
 
+/// Largest TTL a setting may give, ms (exclusive): 9·10^15 ms (285 000
+/// years), where a TTL read from a record is already "no TTL"
+/// (docs/ingest.md); beyond it a lease's end would leave the ns range.
+pub const MAX_TTL_MS: i64 = 9_000_000_000_000_000;
+
 /// The largest mapping file read, in bytes (1 MiB: the biggest mapping we
 /// know of is a few KiB).
 pub const MAX_MAPPING_BYTES: u64 = 1 << 20;
@@ -146,11 +153,6 @@ impl Mapping {
             .iter()
             .filter_map(|(r, f)| Role::from_mapping_name(r).map(|(role, u)| (role, u, f.as_str())))
             .collect()
-    }
-
-    /// The kind for an already normalised event name.
-    pub(crate) fn event_kind(&self, normalized: &str) -> Option<EventKind> {
-        self.events.get(normalized).copied()
     }
 }
 
@@ -219,11 +221,11 @@ impl FromStr for Mapping {
             }
         }
         if let Some(ms) = raw.ttl_ms
-            && !(1..crate::ingest::MAX_TTL_MS).contains(&ms)
+            && !(1..MAX_TTL_MS).contains(&ms)
         {
             return Err(bad(format!(
                 "ttl_ms must be a positive number of ms below {}, got {ms}",
-                crate::ingest::MAX_TTL_MS
+                MAX_TTL_MS
             )));
         }
         // One column for two roles (`key = "id"` and `holder = "id"`) would
@@ -272,14 +274,17 @@ ttl_s = "exp"
         .parse()
         .expect("toml");
         assert_eq!(m.fields.get("holder").map(String::as_str), Some("who"));
-        assert_eq!(m.event_kind("lock_ok"), Some(EventKind::Acquired));
+        assert_eq!(m.events.get("lock_ok").copied(), Some(EventKind::Acquired));
         assert!(m.tz.is_some());
         assert_eq!(m.ttl_ms, Some(2000));
         assert!(m.field_roles().contains(&(Role::Ttl, Unit::S, "exp")));
         let j: Mapping = r#"{"fields":{"key":"res"},"events":{"Lock-Gone":"lock_lost"}}"#
             .parse()
             .expect("json");
-        assert_eq!(j.event_kind("lock_gone"), Some(EventKind::LockLost));
+        assert_eq!(
+            j.events.get("lock_gone").copied(),
+            Some(EventKind::LockLost)
+        );
     }
 
     #[test]

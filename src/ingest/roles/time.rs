@@ -2,25 +2,71 @@
 //! naive local times read in a chosen zone, and epoch numbers in s, ms, µs or
 //! ns told apart by magnitude. Results are `i64` nanoseconds since the Unix
 //! epoch, UTC; nothing here panics on any input (all arithmetic is checked).
+//! The zone of times without an offset ([`TzSpec`]) is given here too.
 
-use chrono::{NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone};
+use std::str::FromStr;
 
-use crate::ingest::TzSpec;
+use chrono::{FixedOffset, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone};
 
-/// Why a time value could not be read.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum TimeError {
-    /// Neither an epoch number nor an ISO-8601 date-time.
-    #[error("not a recognised time format")]
-    Unrecognised,
-    /// Parsed, but before the Unix epoch or after what `i64` nanoseconds
-    /// can hold (2262-04-11): see [`in_range`].
-    #[error("time out of range")]
-    OutOfRange,
-    /// A local time that the zone skips (daylight-saving gap).
-    #[error("local time does not exist in the zone")]
-    NonexistentLocal,
+use crate::ingest::error::IngestError;
+
+/// A time zone for naive timestamps: a fixed offset or an IANA zone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TzSpec {
+    /// A fixed offset such as `+08:00`.
+    Fixed(FixedOffset),
+    /// An IANA zone such as `Asia/Shanghai` (daylight saving applied).
+    Named(chrono_tz::Tz),
 }
+
+impl TzSpec {
+    /// The zone's offset from UTC in seconds at `at_ns` (ns since the epoch).
+    pub fn offset_at(&self, at_ns: i64) -> i32 {
+        match self {
+            TzSpec::Fixed(f) => f.local_minus_utc(),
+            TzSpec::Named(z) => z.timestamp_nanos(at_ns).offset().fix().local_minus_utc(),
+        }
+    }
+}
+
+/// Parses `+08:00`, `+0800`, `-05`, `Z`, `UTC`, `GMT`, `UTC+8`, or an IANA
+/// name (`Asia/Shanghai`).
+///
+/// # Errors
+/// [`IngestError::BadTz`] naming the text.
+pub fn parse_tz(s: &str) -> Result<TzSpec, IngestError> {
+    let t = s.trim();
+    let bad = || IngestError::BadTz(s.to_string());
+    if matches!(t, "Z" | "z" | "UTC" | "utc" | "GMT") {
+        return Ok(TzSpec::Fixed(FixedOffset::east_opt(0).ok_or_else(bad)?));
+    }
+    let signed = t
+        .strip_prefix("UTC")
+        .or_else(|| t.strip_prefix("GMT"))
+        .unwrap_or(t);
+    if let Some(sign) = signed.chars().next().filter(|c| *c == '+' || *c == '-') {
+        let body = &signed[1..];
+        let (h, m) = match body.split_once(':') {
+            Some((h, m)) => (h, m),
+            None if body.len() == 4 && body.is_char_boundary(2) => body.split_at(2),
+            None => (body, "0"),
+        };
+        let h: i32 = h.parse().map_err(|_| bad())?;
+        let m: i32 = m.parse().map_err(|_| bad())?;
+        if !(0..=23).contains(&h) || !(0..=59).contains(&m) {
+            return Err(bad());
+        }
+        let secs = (h * 3600 + m * 60) * if sign == '-' { -1 } else { 1 };
+        return FixedOffset::east_opt(secs)
+            .map(TzSpec::Fixed)
+            .ok_or_else(bad);
+    }
+    chrono_tz::Tz::from_str(t)
+        .map(TzSpec::Named)
+        .map_err(|_| bad())
+}
+
+pub use crate::model::TimeError;
 
 /// How a parsed time was anchored to UTC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -555,6 +601,29 @@ fn parse_offset(rest: &[u8]) -> Result<Option<i32>, TimeError> {
         }
         _ => Err(bad),
     }
+}
+
+/// Notes in `info` how times without an offset were read (with `tz`, else
+/// as UTC, which also sets [`SourceInfo::naive_read_as_utc`]).
+pub(crate) fn note_naive_times(info: &mut crate::model::SourceInfo, tz: Option<&TzSpec>) {
+    let note = match tz {
+        Some(TzSpec::Fixed(f)) => crate::model::SourceNote::NaiveTimes {
+            offset: Some(f.to_string()),
+            zone: None,
+        },
+        Some(TzSpec::Named(z)) => crate::model::SourceNote::NaiveTimes {
+            offset: None,
+            zone: Some(z.name().to_string()),
+        },
+        None => {
+            info.naive_read_as_utc = true;
+            crate::model::SourceNote::NaiveTimes {
+                offset: None,
+                zone: None,
+            }
+        }
+    };
+    info.notes.push(note);
 }
 
 #[cfg(test)]

@@ -4,8 +4,13 @@
 //! (acquire, renew, release, fail, lost, expired; stock and order words),
 //! never an attempt or wait word.
 
-use crate::ingest::mapping::Mapping;
+use std::collections::BTreeMap;
+
 use crate::model::EventKind;
+
+/// A team's own event names, in [`normalize_event`]'s normal form, each
+/// with the kind it names (a mapping file's `[events]`).
+pub(crate) type EventNames = BTreeMap<String, EventKind>;
 
 /// Event-name normal form: lowercase, runs of `-`, `.`, space, `/`, `:`
 /// and `_` become one `_`, trimmed; a leading `+` is dropped.
@@ -218,22 +223,28 @@ fn chinese_lock_kind(raw: &str) -> Option<EventKind> {
     }
 }
 
-/// Maps an event name onto a kind: the mapping file's `[events]` first, then
-/// the built-in English names (case-insensitive, `-`/`.`/space/`_` alike),
-/// then Chinese names by containment. `buf` is scratch space.
+/// Maps an event name onto a kind: the team's own `names` first (a mapping
+/// file's `[events]`), then the built-in English names (case-insensitive,
+/// `-`/`.`/space/`_` alike), then Chinese names by containment. `buf` is
+/// scratch space.
 pub(crate) fn event_kind(
     raw: &str,
-    mapping: Option<&Mapping>,
+    names: Option<&EventNames>,
     buf: &mut String,
 ) -> Option<EventKind> {
     normalize_event(raw, buf);
-    if let Some(m) = mapping
-        && let Some(k) = m.event_kind(buf)
-    {
-        return Some(k);
+    if let Some(k) = names.and_then(|n| n.get(buf.as_str())) {
+        return Some(*k);
     }
+    let kind = built_in_kind(raw, names, buf)?;
+    super::failure::negated(kind, raw)
+}
+
+/// [`event_kind`] by the built-in words only: English names, camelCase,
+/// Chinese names, then the families of an identifier's words.
+fn built_in_kind(raw: &str, names: Option<&EventNames>, buf: &mut String) -> Option<EventKind> {
     english_kind(buf)
-        .or_else(|| camel_kind(raw, mapping, buf))
+        .or_else(|| camel_kind(raw, names, buf))
         .or_else(|| {
             if raw.is_ascii() {
                 None
@@ -385,14 +396,14 @@ fn stock_family(toks: &[&str]) -> Option<EventKind> {
 
 /// PascalCase / camelCase names (`LockAcquired`, `EventId.Name` in .NET
 /// logs) split at each lower-to-upper step and matched again.
-fn camel_kind(raw: &str, mapping: Option<&Mapping>, buf: &mut String) -> Option<EventKind> {
+fn camel_kind(raw: &str, names: Option<&EventNames>, buf: &mut String) -> Option<EventKind> {
     let split = split_camel(raw);
     if split.len() == raw.len() {
         return None;
     }
     normalize_event(&split, buf);
-    mapping
-        .and_then(|m| m.event_kind(buf))
+    names
+        .and_then(|n| n.get(buf.as_str()).copied())
         .or_else(|| english_kind(buf))
 }
 

@@ -4,7 +4,8 @@
 //! new-user trial (session 21): Spring Boot lines `unlock success key=...`
 //! were work of the holder, not its release (a false incident), and
 //! `tryLock ... locked=false` was a successful acquire (the phrase `locked`
-//! matched the pair's name).
+//! matched the pair's name). Also the level words a line may carry
+//! ([`is_level`]).
 
 use super::events::{NOT_YET, family_words, lock_word};
 use crate::model::EventKind;
@@ -163,6 +164,34 @@ pub(crate) fn with_outcome(
     }
 }
 
+/// True for the level words of common logging libraries.
+pub(crate) fn is_level(w: &str) -> bool {
+    matches!(
+        w,
+        "TRACE"
+            | "DEBUG"
+            | "INFO"
+            | "WARN"
+            | "WARNING"
+            | "ERROR"
+            | "FATAL"
+            | "SEVERE"
+            | "NOTICE"
+            | "CRITICAL"
+            | "trace"
+            | "debug"
+            | "info"
+            | "warn"
+            | "warning"
+            | "error"
+            | "fatal"
+            | "I"
+            | "W"
+            | "E"
+            | "D"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::events::normalize_camel;
@@ -222,7 +251,14 @@ mod tests {
     #[test]
     fn an_outcome_pair_decides_an_acquire() {
         let mut buf = String::new();
-        let pairs = |s: &'static str| crate::ingest::text::message_pairs(s);
+        // The message's `key=value` words as pairs (what the text reader's
+        // `message_pairs` gives for these).
+        let pairs = |s: &'static str| -> Vec<(&str, Cow<'_, str>)> {
+            s.split_whitespace()
+                .filter_map(|w| w.split_once('='))
+                .map(|(k, v)| (k, Cow::Borrowed(v)))
+                .collect()
+        };
         let msg = "tryLock key=a owner=b leaseTime=2000ms locked=false";
         assert!(head_is_attempt(msg, &mut buf));
         assert_eq!(outcome(&pairs(msg)), Some(false));

@@ -6,31 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::ingest::fields::Role;
-
-/// Unit of a TTL field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Unit {
-    /// Milliseconds (also the default for unit-less names).
-    Ms,
-    /// Seconds: multiplied by 1000.
-    S,
-    /// Nanoseconds: divided by 10^6 (Go's `time.Duration` written as a
-    /// number, `slog`'s and `encoding/json`'s default), read by a TTL's
-    /// values or named `ttl_ns` in a mapping.
-    Ns,
-}
-
-impl Unit {
-    /// Milliseconds in one of this unit.
-    pub(crate) fn ms(self) -> f64 {
-        match self {
-            Unit::Ms => 1.0,
-            Unit::S => 1000.0,
-            Unit::Ns => 1e-6,
-        }
-    }
-}
+use super::roles::{Role, Unit};
 
 /// Field-name normal form: lowercase, without `_`, `-`, `@` and spaces.
 pub(crate) fn normalize_key(k: &str) -> String {

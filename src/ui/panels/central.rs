@@ -4,6 +4,7 @@
 use egui::{Rect, RichText, Ui};
 
 use super::{PanelContext, spinner};
+use crate::model::Message;
 use crate::playback::PlaybackCommand;
 use crate::ui::i18n::tr;
 use crate::ui::state::{Command, Selection};
@@ -20,7 +21,7 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>, picture: bool) ->
     // Nothing to draw because nothing could be read: say so, not an empty
     // axis at 1970 (a timeline over no event).
     if context.model.groups.is_empty() {
-        let problems = crate::pipeline::problems(&session.log, &session.analysis);
+        let problems = crate::analysis::problems(&session.log, &session.analysis);
         if !problems.is_empty() {
             not_readable_ui(ui, context, &problems);
             return None;
@@ -75,7 +76,11 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>, picture: bool) ->
 
 /// The spinner while loading, why the load failed, or how to open a log.
 /// Why a loaded log has nothing to draw: each reason, in the error colour.
-fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[String]) {
+fn not_readable_ui(
+    ui: &mut Ui,
+    context: &mut PanelContext<'_>,
+    problems: &[crate::analysis::Problem],
+) {
     let lang = context.lang();
     ui.painter()
         .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
@@ -93,12 +98,8 @@ fn not_readable_ui(ui: &mut Ui, context: &mut PanelContext<'_>, problems: &[Stri
                 .collect()
         })
         .unwrap_or_default();
-    // In the window's language (the reasons are written in English).
     let zh = lang == crate::ui::i18n::Lang::Zh;
-    let problems: Vec<String> = problems
-        .iter()
-        .map(|p| crate::report::zh::problem_in(zh, p).into_owned())
-        .collect();
+    let problems: Vec<String> = problems.iter().map(|p| p.text(zh)).collect();
     ui.vertical_centered(|ui| {
         ui.add_space(ui.available_height() / 4.0);
         ui.label(

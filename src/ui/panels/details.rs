@@ -7,7 +7,7 @@ use egui::{RichText, Ui};
 use super::{ALERT, PanelContext, id_label};
 use crate::analysis::{Analysis, Incident, IncidentId, Lease};
 use crate::model::{LoadedLog, SourceRef};
-use crate::report::{ReportInput, explain_incident, format_ms, snake_name};
+use crate::report::{ReportInput, explain_incident_in, format_ms, snake_name};
 use crate::ui::i18n::{Lang, term, tr, trf};
 use crate::ui::loader::SAMPLE_BYTES;
 use crate::ui::session::{Session, Source};
@@ -58,10 +58,7 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
         .id_salt(("explanation", inc.id))
         .default_open(false)
         .show(ui, |ui| {
-            let story = match lang {
-                Lang::En => explain_incident(&input, inc),
-                Lang::Zh => crate::report::zh::explain_incident_zh(&input, inc),
-            };
+            let story = explain_incident_in(&input, inc, lang == Lang::Zh);
             ui.add(egui::Label::new(story).wrap());
         });
     ui.separator();

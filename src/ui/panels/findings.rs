@@ -115,7 +115,7 @@ mod tests {
             holder: None,
             lease: None,
             at_ns,
-            detail: String::new(),
+            detail: crate::analysis::FindingDetail::LateRenewal { late_ms: 0.0 },
         };
         let findings = [
             f(FindingKind::NoTtl, 30),

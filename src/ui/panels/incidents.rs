@@ -8,6 +8,7 @@ use egui_extras::{Column, TableBuilder, TableRow};
 use super::{ALERT, PanelContext};
 use crate::analysis::{Analysis, Cause, Incident, IncidentId};
 use crate::model::LoadedLog;
+use crate::model::Message;
 use crate::report::{format_ms, format_time};
 use crate::ui::i18n::tr;
 use crate::ui::session::Session;
@@ -35,13 +36,12 @@ impl IncidentsPanel {
         let lang = context.lang();
         ui.heading(tr(lang, "incidents"));
         let Some(s) = context.session else { return };
-        let problems = crate::pipeline::problems(&s.log, &s.analysis);
+        let problems = crate::analysis::problems(&s.log, &s.analysis);
         if !problems.is_empty() {
             ui.colored_label(ui.visuals().error_fg_color, tr(lang, "not_readable"));
             let zh = lang == crate::ui::i18n::Lang::Zh;
             for p in &problems {
-                let p = crate::report::zh::problem_in(zh, p);
-                ui.add(egui::Label::new(p.as_ref()).wrap());
+                ui.add(egui::Label::new(p.text(zh)).wrap());
             }
             ui.separator();
         }

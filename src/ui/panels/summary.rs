@@ -43,7 +43,7 @@ pub fn summary_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
 fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
     let lang = context.lang();
     let sum = &s.analysis.summary;
-    if !crate::pipeline::problems(&s.log, &s.analysis).is_empty() {
+    if !crate::analysis::problems(&s.log, &s.analysis).is_empty() {
         // A count of 0 incidents here would read as an all-clear.
         ui.label(
             RichText::new(tr(lang, "not_readable_short"))

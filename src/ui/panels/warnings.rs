@@ -4,6 +4,7 @@
 use egui::Ui;
 
 use super::PanelContext;
+use crate::model::Message;
 use crate::ui::i18n::{Lang, tr};
 
 /// The warnings panel.
@@ -19,7 +20,7 @@ pub fn warnings_ui(ui: &mut Ui, context: &PanelContext<'_>) {
         .show(ui, |ui| {
             let zh = context.lang() == Lang::Zh;
             for w in s.log.warnings.kept() {
-                let reason = crate::report::zh::warning_reason_in(zh, &w.reason);
+                let reason = w.reason.text(zh);
                 ui.monospace(format!("{}:{}: {reason}", w.file, w.line));
             }
             if s.log.warnings.dropped() > 0 {

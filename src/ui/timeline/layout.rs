@@ -1088,7 +1088,11 @@ mod tests {
                     finding: 0,
                     kind: crate::analysis::FindingKind::FencingViolation,
                     at_s: 4.0,
-                    detail: "token 33 after 34".into(),
+                    detail: crate::analysis::FindingDetail::FencingViolation {
+                        token: 33,
+                        max: 34,
+                        rejected: false,
+                    },
                 }],
                 server_marks: Vec::new(),
                 lane_h: LANE_H,
@@ -1175,7 +1179,7 @@ mod tests {
             finding: 1,
             kind: crate::analysis::FindingKind::ForeignRelease,
             at_s: 1.0,
-            detail: String::new(),
+            detail: crate::analysis::FindingDetail::LateRenewal { late_ms: 0.0 },
         });
         let narrow = scale(0.0, 0.5);
         let scale = scale(0.0, 5.0);

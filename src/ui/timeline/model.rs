@@ -100,8 +100,8 @@ pub struct FindingMark {
     pub kind: FindingKind,
     /// Time.
     pub at_s: f64,
-    /// The finding's plain-words detail (for the tooltip).
-    pub detail: String,
+    /// What the finding saw (for the tooltip, in the window's language).
+    pub detail: crate::analysis::FindingDetail,
 }
 
 /// A line of infrastructure evidence as drawn (docs/semantics.md §11): a

@@ -1,12 +1,14 @@
-//! Large JSON Lines files without holding them in memory: the file is read in
-//! line-aligned chunks by a reader thread, chunks are parsed in parallel
-//! (rayon), each into its own events, strings and warnings, and merged in
-//! file order, so the result is exactly the serial one.
+//! The parallel path: large files without holding them in memory. The
+//! file is read in line-aligned chunks by a reader thread, chunks are
+//! parsed in parallel (rayon, `chunk.rs`), each into its own events,
+//! strings and warnings, and merged in file order, so the result is exactly
+//! the whole-file path's. The steps before and after the chunks are the
+//! shared ones (`steps.rs`).
 //!
-//! Only plain UTF-8 JSON Lines qualifies (no gzip, no BOM, the fields decided
-//! within the first [`HEAD_BYTES`]); anything else, or a chunk that turns out
-//! not to be UTF-8, returns `false` and the caller reads the file the general
-//! way (`read_source`).
+//! Only plain UTF-8 JSON Lines and text lines qualify (no gzip, no BOM, the
+//! fields decided within the first [`HEAD_BYTES`]); anything else, or a
+//! chunk that turns out not to be UTF-8, returns `false` and the caller
+//! reads the file the general way ([`read_source`](crate::ingest::read_source)).
 
 use std::io::Read;
 use std::path::Path;
@@ -15,126 +17,36 @@ use std::sync::mpsc;
 
 use rayon::prelude::*;
 use serde_json::Value;
-use smallvec::SmallVec;
 
-use crate::model::{Dialect, Event, Interner, LogBuilder, SourceInfo, Sym};
-
-use super::containers::{self, Container, json_reason};
-use super::extract::Collector;
-use super::fast::{scan_envelope, scan_line_hinted};
-use super::fields::{Fields, Role};
-use super::record::{FieldValue, Record};
-use super::{IngestError, IngestOptions, Progress, TzSpec, monitor, placeholder};
+use super::chunk::{
+    ChunkOut, ChunkStart, ParseContext, finish_partials, parse_chunk, payload_plan,
+};
+use super::steps::{
+    FileStart, choose_reader, finish_source, infra_kind, naive_zone, placeholder, plan_fields,
+};
+use crate::ingest::framing::docker;
+use crate::ingest::framing::lines::first_lines;
+use crate::ingest::readers::container::Container;
+use crate::ingest::readers::contest::BidBook;
+use crate::ingest::readers::json::unwrap_hit;
+use crate::ingest::readers::sample::detect_fields;
+use crate::ingest::readers::text::parse_line;
+use crate::ingest::roles::fields::{Detector, Fields};
+use crate::ingest::roles::time::note_naive_times;
+use crate::ingest::vocabulary::roles::Role;
+use crate::ingest::{IngestError, IngestOptions, Progress, looks_compressed};
+use crate::model::{Event, LogBuilder, SourceInfo, Sym};
 
 /// Bytes read before deciding: field detection must finish inside them.
 const HEAD_BYTES: usize = 32 << 20;
 /// Bytes per parallel work item.
 const CHUNK_BYTES: usize = 8 << 20;
 
-/// What one file's parse needs, shared by the chunk workers.
-struct ParseContext<'o> {
-    file: u16,
-    name: String,
-    fields: Fields,
-    /// Wanted field names for the fast scanner; empty when it is off.
-    names: Vec<String>,
-    /// For each role, its field's index in `names`.
-    by_role: Vec<Option<usize>>,
-    tz: Option<&'o TzSpec>,
-    opts: &'o IngestOptions,
-    /// Text lines rather than JSON Lines.
-    text_lines: bool,
-    /// Envelopes whose payload is the application's JSON line: the fast
-    /// scanner reads the payload field, then the wanted fields inside it and
-    /// in the envelope.
-    payload_fast: Option<PayloadPlan>,
-}
-
-/// The wanted names of an envelope file, for the fast scanner.
-struct PayloadPlan {
-    field: String,
-    inner: Vec<String>,
-    outer: Vec<String>,
-}
-
-/// The plan for `fields`, `None` when a chosen field is a dotted path (the
-/// general path reaches into nested objects).
-fn payload_plan(fields: &Fields) -> Option<PayloadPlan> {
-    use super::record::Scope;
-    let field = fields.payload.clone()?;
-    if !fields.others.is_empty() {
-        // Kinds picked apart: each record's names depend on its kind.
-        return None;
-    }
-    let (mut inner, mut outer) = (Vec::new(), Vec::new());
-    for r in Role::ALL {
-        for (p, fallback) in [(fields.get(r), false), (fields.fallback(r), true)] {
-            let Some(p) = p else { continue };
-            if p.field.contains('.') || p.field == field {
-                return None;
-            }
-            let lists: &mut [&mut Vec<String>] = match (p.scope, fallback) {
-                (Scope::Outer, _) | (_, true) => &mut [&mut outer],
-                (Scope::Inner, _) => &mut [&mut inner],
-                (Scope::Any, _) => &mut [&mut inner, &mut outer],
-            };
-            for l in lists.iter_mut() {
-                if !l.contains(&p.field) {
-                    l.push(p.field.clone());
-                }
-            }
-        }
-    }
-    Some(PayloadPlan {
-        field,
-        inner,
-        outer,
-    })
-}
-
-/// Where a chunk of text lines starts: the CRI partial lines still open
-/// before it (their line numbers counted in the whole file) and the number
-/// of lines before it. JSON Lines chunks start from the default.
-#[derive(Clone, Debug, Default)]
-struct ChunkStart {
-    partials: containers::Partials,
-    base: u64,
-}
-
-impl ChunkStart {
-    /// The start of the chunk after `bytes` (whole lines) when `bytes`
-    /// starts at `self`. A chunk that is not UTF-8 stops the parallel path,
-    /// so its state does not matter.
-    fn after(&self, bytes: &[u8]) -> ChunkStart {
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return self.clone();
-        };
-        let (partials, lines) = containers::partials_after(text, self.partials.clone(), self.base);
-        ChunkStart {
-            partials,
-            base: self.base + lines,
-        }
-    }
-}
-
-/// One parsed chunk. Line numbers in it count from the chunk's first line.
-struct ChunkOut {
-    b: LogBuilder,
-    info: SourceInfo,
-    naive_seen: bool,
-    /// Lines in the chunk (to number the next one).
-    lines: u64,
-    /// False when the chunk is not valid UTF-8.
-    utf8: bool,
-    /// Line numbers already counted in the whole file (the partial lines
-    /// read at the end, [`finish_partials`]): merged without a shift.
-    absolute: bool,
-}
-
 /// Reads `path` as JSON Lines in parallel chunks into `builder`.
 ///
 /// Returns `Ok(false)`, with `builder` untouched, when the file does not
-/// qualify; the caller then reads it with [`super::read_source`].
+/// qualify; the caller then reads it with
+/// [`read_source`](crate::ingest::read_source).
 pub(crate) fn read_jsonl(
     path: &Path,
     name: &str,
@@ -147,6 +59,9 @@ pub(crate) fn read_jsonl(
 
 /// [`read_jsonl`] with the head and chunk sizes as parameters (tests make
 /// them tiny so that every record boundary is a chunk boundary somewhere).
+/// The steps: the file's start, its head, the plan (reader and fields,
+/// [`plan`]), the chunks ([`parse_file`]), then the file's end as the
+/// whole-file path ends it.
 fn read_jsonl_sized(
     path: &Path,
     name: &str,
@@ -156,40 +71,25 @@ fn read_jsonl_sized(
     head_bytes: usize,
     chunk_bytes: usize,
 ) -> Result<bool, IngestError> {
-    let io_err = |error| IngestError::Io {
-        path: path.to_path_buf(),
-        error,
-    };
-    let file = u16::try_from(builder.log.sources.len()).map_err(|_| IngestError::TooManySources)?;
-    let mut f = std::fs::File::open(path).map_err(io_err)?;
-    let total_len = f.metadata().map_err(io_err)?.len();
-    let Some(head) = read_head(&mut f, head_bytes).map_err(io_err)? else {
+    let start = FileStart::of(builder)?;
+    let Some((f, total_len, head)) = open_head(path, head_bytes)? else {
         return Ok(false);
     };
-    // docker json-file parts of long lines are joined on the whole text
-    // (`read_source`, framing/docker.rs); parts past the head are not seen.
-    if crate::ingest::framing::docker::has_parts(&head.text) {
-        return Ok(false);
-    }
     let planned = std::time::Instant::now();
-    let Some((context, mut file_log)) = plan(&head, name, file, opts) else {
+    let Some((context, mut file_log)) = plan(&head, name, start.file, opts) else {
         return Ok(false);
     };
     crate::timing::phase("load/plan", planned);
-
-    // Events expected, from the line length in the first MB (5 % spare).
-    let sample = &head.text.as_bytes()[..head.text.len().min(1 << 20)];
-    let per_line = sample.len() / memchr::memchr_iter(b'\n', sample).count().max(1);
-    let est = (total_len as usize / per_line.max(1)) * 21 / 20;
-    file_log.fb.log.events.reserve(est.min(1 << 31));
+    reserve_events(&mut file_log.fb, &head.text, total_len);
     let mut bytes = ByteCount {
         progress,
         base: progress.bytes_read.load(Ordering::Relaxed),
         done: 0,
     };
-
-    let Some(mut end) = parse_head(
-        head.text.as_bytes(),
+    let Some(end) = parse_file(
+        path,
+        f,
+        head,
         chunk_bytes,
         &context,
         &mut file_log,
@@ -198,49 +98,85 @@ fn read_jsonl_sized(
     else {
         return Ok(false);
     };
-    bytes.done = head.text.len() as u64;
-    let Head { text, carry, eof } = head;
-    drop(text);
-    if !eof {
-        let rest = parse_rest(
-            path,
-            f,
-            (carry, end),
-            chunk_bytes,
-            &context,
-            &mut file_log,
-            &mut bytes,
-        )?;
-        match rest {
-            Some(e) => end = e,
-            None => return Ok(false),
-        }
-    }
     if !end.partials.is_empty() {
         file_log.merge(vec![finish_partials(end.partials, &context)]);
     }
-
     let FileLog {
-        mut fb,
+        fb,
         mut info,
         naive_seen,
         ..
     } = file_log;
     info.bytes = bytes.done;
     if naive_seen {
-        super::note_naive_times(&mut info, context.tz);
+        note_naive_times(&mut info, context.tz);
     }
-    if info.lines_read == 0 {
-        fb.warn("file", name, 0, "the file has no records");
-    }
-    let first_event = builder.log.events.len();
     absorb(builder, fb);
-    builder.add_source(info);
-    super::settle_ttl(builder, file, first_event, opts);
+    finish_source(builder, info, start, opts, true);
     progress
         .bytes_read
         .store(bytes.base + total_len.max(bytes.done), Ordering::Relaxed);
     Ok(true)
+}
+
+/// Opens `path` and reads its head: the file, its length and the head;
+/// `None` when the head does not qualify ([`read_head`]) or the file is a
+/// docker json-file log with parts of long lines (joined on the whole
+/// text by the whole-file path, `framing/docker.rs`: parts past the head
+/// would not be seen).
+///
+/// # Errors
+/// [`IngestError::Io`] naming `path`.
+fn open_head(
+    path: &Path,
+    head_bytes: usize,
+) -> Result<Option<(std::fs::File, u64, Head)>, IngestError> {
+    let io_err = |error| IngestError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let mut f = std::fs::File::open(path).map_err(io_err)?;
+    let total_len = f.metadata().map_err(io_err)?.len();
+    let Some(head) = read_head(&mut f, head_bytes).map_err(io_err)? else {
+        return Ok(None);
+    };
+    if docker::has_parts(&head.text) {
+        return Ok(None);
+    }
+    Ok(Some((f, total_len, head)))
+}
+
+/// Room for the events expected in a file of `total_len` bytes, from the
+/// line length in the first MB of its `head` (5 % spare).
+fn reserve_events(fb: &mut LogBuilder, head: &str, total_len: u64) {
+    let sample = &head.as_bytes()[..head.len().min(1 << 20)];
+    let per_line = sample.len() / memchr::memchr_iter(b'\n', sample).count().max(1);
+    let est = (total_len as usize / per_line.max(1)) * 21 / 20;
+    fb.log.events.reserve(est.min(1 << 31));
+}
+
+/// Parses the whole file into `file_log`: the head in parallel pieces,
+/// then the rest from the reader thread. Returns where the file ends (the
+/// CRI partial lines still open); `Ok(None)` when a piece is not UTF-8.
+fn parse_file(
+    path: &Path,
+    f: std::fs::File,
+    head: Head,
+    chunk_bytes: usize,
+    context: &ParseContext<'_>,
+    file_log: &mut FileLog,
+    bytes: &mut ByteCount<'_>,
+) -> Result<Option<ChunkStart>, IngestError> {
+    let Some(end) = parse_head(head.text.as_bytes(), chunk_bytes, context, file_log, bytes)? else {
+        return Ok(None);
+    };
+    bytes.done = head.text.len() as u64;
+    let Head { text, carry, eof } = head;
+    drop(text);
+    if eof {
+        return Ok(Some(end));
+    }
+    parse_rest(path, f, (carry, end), chunk_bytes, context, file_log, bytes)
 }
 
 /// The head of a file: valid UTF-8 up to its last line end, the bytes after
@@ -256,7 +192,7 @@ struct Head {
 /// general path reads those).
 fn read_head(f: &mut std::fs::File, head_bytes: usize) -> std::io::Result<Option<Head>> {
     let (mut head, eof) = read_up_to(f, head_bytes)?;
-    if super::looks_compressed(&head)
+    if looks_compressed(&head)
         || head.starts_with(&[0xEF, 0xBB, 0xBF])
         || head.starts_with(&[0xFF, 0xFE])
         || head.starts_with(&[0xFE, 0xFF])
@@ -278,80 +214,108 @@ fn read_head(f: &mut std::fs::File, head_bytes: usize) -> std::io::Result<Option
         .map(|text| Head { text, carry, eof }))
 }
 
-/// Decides from the head whether the file takes this path (JSON Lines of
-/// objects, or text lines without rules of their own), detects its fields,
-/// and prepares what the chunk workers share and the file's own log.
+/// Decides from the head whether the file takes this path ([`qualifies`]),
+/// decides its fields with the shared steps ([`detect_fields`] on the head,
+/// which must see enough records in it, and [`plan_fields`]), and prepares
+/// what the chunk workers share and the file's own log.
 fn plan<'o>(
     head: &Head,
     name: &str,
     file: u16,
     opts: &'o IngestOptions,
 ) -> Option<(ParseContext<'o>, FileLog)> {
-    // Times of day dated by the mapping advance a day at midnight, which
-    // needs the lines in order: one reader, not chunks (issue #35).
+    let text = head.text.as_str();
+    let (container, mut book) = qualifies(text, opts)?;
+    let mapping = opts.mapping.as_ref();
+    let det = detect_fields(&container, text, mapping);
+    if !det.done() && !head.eof {
+        return None;
+    }
+    let mut fb = LogBuilder::new();
+    let mut info = placeholder();
+    info.name = name.to_string();
+    info.dialect = container.dialect();
+    info.encoding = "UTF-8".into();
+    let fields = plan_fields(
+        &det,
+        (&container, &mut book),
+        text,
+        (mapping, naive_zone(opts)),
+        &mut info,
+        &mut fb,
+    );
+    let text_lines = matches!(container, Container::Text { .. });
+    let (names, by_role) = fast_names(&fields, &det, text, text_lines);
+    let context = ParseContext {
+        file,
+        name: name.to_string(),
+        payload_fast: payload_plan(&fields),
+        fields,
+        names,
+        by_role,
+        tz: naive_zone(opts),
+        opts,
+        text_lines,
+    };
+    let file_log = FileLog {
+        fb,
+        info,
+        next_line: 0,
+        naive_seen: false,
+    };
+    Some((context, file_log))
+}
+
+/// The reader of a file that takes this path, chosen on its head `text` by
+/// the shared step ([`choose_reader`]): JSON Lines of objects, or text
+/// lines without rules of their own (CRI partial lines are joined across
+/// chunks: each chunk starts from the pending partial lines the one before
+/// it left, [`ChunkStart`]). `None` for any other file, an infrastructure
+/// log, and a mapping that dates times of day (they advance a day at
+/// midnight, which needs the lines in order: one reader, not chunks).
+fn qualifies(text: &str, opts: &IngestOptions) -> Option<(Container, BidBook)> {
     if opts.mapping.as_ref().is_some_and(|m| m.date.is_some()) {
         return None;
     }
-    let text = head.text.as_str();
-    if opts.mapping.is_none() && super::infra::detect(text).is_some() {
+    if infra_kind(text, opts).is_some() {
         return None; // read as evidence by read_source
     }
-    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-    let mut book = containers::BidBook::default();
-    let container = containers::detect_with(text, monitor::looks_like_monitor, &mut book);
-    // Text lines qualify unless a mapping brings its own rules. CRI partial
-    // lines are joined across chunks: each chunk starts from the pending
-    // partial lines the one before it left ([`ChunkStart`]).
+    let (container, book) = choose_reader(text, opts);
+    // Times of day are dated in order (the date advances at midnight).
     let text_lines = matches!(container, Container::Text { rules: None })
-        && opts
-            .mapping
-            .as_ref()
-            .and_then(super::text::TextRules::of)
-            .is_none();
+        && !first_lines(text, 20).any(|l| parse_line(l).time_only);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let json_lines = matches!(container, Container::JsonLines { loki: false })
         && matches!(
             first.map(serde_json::from_str::<Value>),
             Some(Ok(Value::Object(_)))
         );
-    if !json_lines && !text_lines {
-        return None;
-    }
-    let mapping = opts.mapping.as_ref();
-    let det = super::detect_fields(&container, text, mapping);
-    if !det.done() && !head.eof {
-        return None;
-    }
+    (json_lines || text_lines).then_some((container, book))
+}
 
-    let tz = opts.tz.as_ref().or(mapping.and_then(|m| m.tz.as_ref()));
-    let (fields, notes) = det.resolve(mapping);
-    let mut fb = LogBuilder::new();
-    super::warn_unseen_mapping_fields(&mut fb, name, &det, mapping);
-    let mut info = placeholder();
-    info.name = name.to_string();
-    info.dialect = if text_lines {
-        Dialect::Text
-    } else if det.sls {
-        Dialect::SlsJson
-    } else {
-        Dialect::JsonLines
-    };
-    info.encoding = "UTF-8".into();
-    info.fields = fields.listing();
-    // In the order `read_records` writes them: how the file was read, then
-    // the fields' notes.
-    super::describe_reading(&mut info, &det, &fields, (&container, &mut book), text);
-    info.notes.extend(notes);
+/// The field names the fast scanner reads (each role's field once) and,
+/// for each role, its field's index among them. None at all (the general
+/// path reads every line) for text lines, for a dotted path (it may reach
+/// into nested objects), an envelope's payload (the record is inside a
+/// string), a search hit or export row wrapping its record, and SLS's
+/// `__time_ns_part__` (read into `__time__` by the general path,
+/// `readers::json::kv_lists_in_record`).
+fn fast_names(
+    fields: &Fields,
+    det: &Detector,
+    text: &str,
+    text_lines: bool,
+) -> (Vec<String>, Vec<Option<usize>>) {
     let mut names: Vec<String> = Role::ALL
         .iter()
         .filter_map(|r| fields.get(*r).map(|p| p.field.clone()))
         .collect();
     let mut seen = std::collections::HashSet::new();
     names.retain(|n| seen.insert(n.clone()));
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let wrapped = first
         .and_then(|l| serde_json::from_str::<serde_json::Map<String, Value>>(l).ok())
-        .is_some_and(|o| !std::ptr::eq(containers::unwrap_hit(&o), &o));
-    // SLS's `__time_ns_part__` is read into `__time__` by the general path
-    // (`containers::kv_lists_in_record`).
+        .is_some_and(|o| !std::ptr::eq(unwrap_hit(&o), &o));
     let ns_part = det.names_seen.iter().any(|n| n == "__time_ns_part__");
     if names.iter().any(|n| n.contains('.'))
         || fields.payload.is_some()
@@ -359,8 +323,6 @@ fn plan<'o>(
         || text_lines
         || ns_part
     {
-        // Dotted paths may reach into nested objects, and an envelope's
-        // record is inside a string: the general path decides.
         names.clear();
     }
     let by_role = Role::ALL
@@ -370,25 +332,7 @@ fn plan<'o>(
             names.iter().position(|n| *n == p.field)
         })
         .collect();
-    let payload_fast = payload_plan(&fields);
-    let context = ParseContext {
-        file,
-        name: name.to_string(),
-        fields,
-        names,
-        by_role,
-        tz,
-        opts,
-        text_lines,
-        payload_fast,
-    };
-    let file_log = FileLog {
-        fb,
-        info,
-        next_line: 0,
-        naive_seen: false,
-    };
-    Some((context, file_log))
+    (names, by_role)
 }
 
 /// Where the bytes of one file stand, for the progress bar.
@@ -468,47 +412,6 @@ fn starts_of<C: AsRef<[u8]>>(
             std::mem::replace(start, next)
         })
         .collect()
-}
-
-/// The CRI partial lines no `F` line closed, read at the end of the file
-/// (`containers::Partials::finish`: a warning, then the joined line), as a
-/// chunk whose line numbers are already the file's.
-fn finish_partials(mut partials: containers::Partials, context: &ParseContext<'_>) -> ChunkOut {
-    let mut info = placeholder();
-    info.name = context.name.clone();
-    let mut b = LogBuilder::new();
-    let mut col = Collector::new(
-        context.file,
-        context.fields.clone(),
-        context.tz,
-        context.opts.mapping.as_ref(),
-        info,
-    );
-    let _ = partials.finish(0, &mut |no, _, item| take_item(&mut col, &mut b, no, item));
-    ChunkOut {
-        b,
-        naive_seen: col.naive_seen,
-        info: col.info,
-        lines: 0,
-        utf8: true,
-        absolute: true,
-    }
-}
-
-/// Hands one walked item to the collector, as `read_source`'s walk does.
-fn take_item(
-    col: &mut Collector,
-    b: &mut LogBuilder,
-    no: u64,
-    item: containers::Item<'_>,
-) -> std::ops::ControlFlow<()> {
-    match item {
-        containers::Item::Record(r) => col.record(b, no, &r),
-        containers::Item::Skip => col.skip(),
-        containers::Item::Bad(kind, reason) => col.bad(b, kind, no, reason),
-        containers::Item::Warn(kind, reason) => col.warn(b, kind, no, reason),
-    }
-    std::ops::ControlFlow::Continue(())
 }
 
 /// Parses the rest of the file, which starts with the bytes `carry` at
@@ -667,186 +570,6 @@ fn split_lines(bytes: &[u8], size: usize) -> Vec<&[u8]> {
     out
 }
 
-/// Parses one chunk exactly as `containers::walk` + `Collector::record`
-/// would, taking the fast scanner where it is sure. Text lines start from
-/// the CRI partial lines `start` says are open.
-fn parse_chunk(bytes: &[u8], start: &ChunkStart, context: &ParseContext<'_>) -> ChunkOut {
-    let mut info = placeholder();
-    info.name = context.name.clone();
-    let mut b = LogBuilder::new();
-    // Room for the strings of a chunk without rehashing as it fills.
-    b.log.strings = Interner::with_capacity(bytes.len() / 256, bytes.len() / 16);
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return ChunkOut {
-            b,
-            info,
-            naive_seen: false,
-            lines: 0,
-            utf8: false,
-            absolute: false,
-        };
-    };
-    let mut col = Collector::new(
-        context.file,
-        context.fields.clone(),
-        context.tz,
-        context.opts.mapping.as_ref(),
-        info,
-    );
-    let names: Vec<&str> = context.names.iter().map(String::as_str).collect();
-    let mut vals: Vec<Option<FieldValue<'_>>> = vec![None; names.len()];
-    let mut hints = super::fast::KeyHints::default();
-    // The envelope's names and both records' key hints (the inner record's
-    // copied: its text is unescaped per line).
-    let envelope = context.payload_fast.as_ref().map(EnvelopeNames::of);
-    let mut env_hints = EnvelopeHints::default();
-    let mut lines = 0u64;
-    let mut partials = start.partials.clone();
-    let mut rest = text;
-    while !rest.is_empty() {
-        // A line ends at `\n`, `\r\n` or a lone `\r`, as in
-        // `containers::walk_lines` (issue #18: a lone `\r` inside an LF file
-        // merged two records); memchr's vectorised search.
-        let rb = rest.as_bytes();
-        let end = match memchr::memchr2(b'\n', b'\r', rb) {
-            Some(i) if rb[i] == b'\r' && rb.get(i + 1) == Some(&b'\n') => i + 2,
-            Some(i) => i + 1,
-            None => rest.len(),
-        };
-        let (raw, tail) = rest.split_at(end);
-        rest = tail;
-        lines += 1;
-        let line = super::fast::trim(raw);
-        if line.is_empty() {
-            continue;
-        }
-        if context.text_lines {
-            // Numbered in the file for the partial lines' runs, in the
-            // chunk for what it records.
-            let base = start.base;
-            // The line as written (a `P` chunk may end in a space); its
-            // only `\r` or `\n` are its line end.
-            let unended = raw.trim_end_matches(['\n', '\r']);
-            let _ = containers::text_line(
-                unended,
-                None,
-                &mut partials,
-                base + lines,
-                0,
-                &mut |no, _, item| take_item(&mut col, &mut b, no.saturating_sub(base), item),
-            );
-            continue;
-        }
-        if let Some(env) = &envelope
-            && read_envelope(line, env, &mut env_hints, &mut col, &mut b, lines)
-        {
-            continue;
-        }
-        if !names.is_empty() && scan_line_hinted(line, &names, &mut vals, &mut hints) {
-            let rec = Record::Slots {
-                names: &names,
-                vals: &vals,
-                by_role: &context.by_role,
-            };
-            col.record(&mut b, lines, &rec);
-            continue;
-        }
-        match containers::json_record(line) {
-            Ok(Some(o)) => col.record(
-                &mut b,
-                lines,
-                &Record::Json {
-                    main: containers::unwrap_hit(&o),
-                    extra: None,
-                },
-            ),
-            Ok(None) => col.bad(&mut b, "json", lines, "not a JSON object".into()),
-            Err(e) => col.bad(&mut b, "json", lines, json_reason(&e)),
-        }
-    }
-    ChunkOut {
-        b,
-        naive_seen: col.naive_seen,
-        info: col.info,
-        lines,
-        utf8: true,
-        absolute: false,
-    }
-}
-
-/// A [`PayloadPlan`]'s names as the scanner takes them, made once a chunk.
-struct EnvelopeNames<'p> {
-    plan: &'p PayloadPlan,
-    inner: Vec<&'p str>,
-    /// The envelope's own names, then the payload field's.
-    outer: Vec<&'p str>,
-}
-
-impl<'p> EnvelopeNames<'p> {
-    fn of(plan: &'p PayloadPlan) -> EnvelopeNames<'p> {
-        let outer = plan.outer.iter().chain([&plan.field]);
-        EnvelopeNames {
-            plan,
-            inner: plan.inner.iter().map(String::as_str).collect(),
-            outer: outer.map(String::as_str).collect(),
-        }
-    }
-}
-
-/// Reads `line` as an envelope whose field `env.plan.field` holds the
-/// application's record as a JSON string, into `col`: the envelope's fields
-/// and the payload's text in one pass, the payload unescaped as it is read
-/// (issue #17). False, with nothing recorded, when the general path must
-/// read it.
-fn read_envelope<'a>(
-    line: &'a str,
-    env: &EnvelopeNames<'_>,
-    hints: &mut EnvelopeHints<'a>,
-    col: &mut Collector,
-    b: &mut LogBuilder,
-    no: u64,
-) -> bool {
-    // On the stack: an envelope line allocates only its unescaped inner text.
-    let mut ovals: SmallVec<[Option<FieldValue<'_>>; 24]> =
-        smallvec::smallvec![None; env.outer.len()];
-    let own = env.outer.len() - 1;
-    let Some(inner_text) = scan_envelope(line, &env.outer, &mut ovals, &mut hints.outer, own)
-    else {
-        return false;
-    };
-    let mut ivals: SmallVec<[Option<FieldValue<'_>>; 24]> =
-        smallvec::smallvec![None; env.inner.len()];
-    // The scan reads only a text that is an object.
-    if !scan_line_hinted(inner_text.trim(), &env.inner, &mut ivals, &mut hints.inner) {
-        return false;
-    }
-    let inner = Record::Slots {
-        names: &env.inner,
-        vals: &ivals,
-        by_role: &[],
-    };
-    let outer = Record::Slots {
-        names: &env.outer[..own],
-        vals: &ovals[..own],
-        by_role: &[],
-    };
-    let rec = Record::Nested {
-        inner: &inner,
-        outer: &outer,
-        skip: &env.plan.field,
-    };
-    col.record(b, no, &rec);
-    true
-}
-
-/// The key hints of an envelope's lines: the outer line's borrowed from the
-/// chunk, the inner record's copied (its text lives one line).
-#[derive(Default)]
-struct EnvelopeHints<'a> {
-    outer: super::fast::KeyHints<'a>,
-    inner: super::fast::OwnedKeyHints,
-}
-
 /// The file's own log, built up as parsed chunks are merged into it in
 /// order.
 struct FileLog {
@@ -967,12 +690,12 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::model::LoadedLog;
+    use crate::model::{LoadedLog, RecordWarning, WarningReason};
 
     /// The general, serial path over the same bytes.
     fn serial(bytes: &[u8]) -> LoadedLog {
         let mut b = LogBuilder::new();
-        super::super::read_source(
+        crate::ingest::read_source(
             "t.jsonl",
             bytes,
             &IngestOptions::default(),
@@ -1243,7 +966,12 @@ mod tests {
             .warnings
             .kept()
             .iter()
-            .filter(|w| w.reason.starts_with("partial line never closed"))
+            .filter(|w| {
+                matches!(
+                    w.reason,
+                    WarningReason::Record(RecordWarning::CriUnclosed { .. })
+                )
+            })
             .collect();
         assert_eq!(unclosed.len(), 1, "{:?}", want.warnings.kept());
         let s = &want.sources[0];

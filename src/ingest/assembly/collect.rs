@@ -1,14 +1,28 @@
-//! Turns one record into at most one [`Event`] using the fields chosen for its
-//! file. This is the per-line hot path; it is kept in one place so it can be
-//! swapped for a borrowed / zero-copy parser later.
+//! The last step of reading a file: one record into at most one [`Event`],
+//! using the fields chosen for its file, and the file's counts of lines
+//! read, skipped and warned. This is the per-line hot path; it is kept in
+//! one place so it can be swapped for a borrowed / zero-copy parser later.
 
-use crate::model::{Event, EventKind, LogBuilder, SourceInfo, SourceNote, SourceRef};
+use crate::ingest::framing::timestamp::time_len;
+use crate::ingest::readers::fast::trim;
+use crate::ingest::readers::inner::with_inner;
+use crate::ingest::readers::text::message_event;
+use crate::ingest::records::record::{FieldValue, Record};
+use crate::ingest::roles::duration::text_duration_ms;
+use crate::ingest::roles::fields::{Fields, RecordKind};
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::roles::time::{
+    TimeError, TimeOrigin, TzSpec, parse_time, parse_time_detail, parse_tz, parse_with_format,
+    rfc3164_parts, year_not_ahead,
+};
+use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::roles::{Role, Unit};
+use crate::model::{
+    DateFrom, Event, EventKind, FieldWarning, LogBuilder, SourceInfo, SourceNote, SourceRef,
+    WarningReason,
+};
 
-use crate::ingest::TzSpec;
-use crate::ingest::fields::{Fields, Role, Unit, event_kind};
-use crate::ingest::mapping::Mapping;
-use crate::ingest::record::{FieldValue, Record};
-use crate::ingest::time::{TimeOrigin, parse_time_detail};
+use super::dates::DateHints;
 
 /// Per-file state of the extraction.
 pub(crate) struct Collector<'o> {
@@ -30,6 +44,15 @@ pub(crate) struct Collector<'o> {
     /// RFC 3164 times (no year): the year given to the last one and its
     /// month ([`Collector::with_year`]).
     year: Option<(i32, u32)>,
+    /// Where the dates and years other times lack come from
+    /// ([`Collector::date_of_day`], [`Collector::with_year`]).
+    pub dates: DateHints,
+    /// Times of month and day (no year): the year given to the last one
+    /// and its month.
+    year_of_day: Option<(i32, u32)>,
+    /// Times of day dated from [`Collector::dates`]: the date given (its
+    /// note is said once).
+    date_noted: bool,
     buf: String,
     /// Event names already mapped to a kind (a log has few distinct ones).
     kinds: hashbrown::HashMap<Box<str>, Option<EventKind>>,
@@ -43,14 +66,14 @@ pub(crate) struct Collector<'o> {
 const KIND_CACHE: usize = 4096;
 
 /// A duration in ms: a number in `unit`, or text with its own units
-/// ([`super::duration::text_duration_ms`]: `2000ms`, `2s`, `1m30s`,
+/// ([`text_duration_ms`]: `2000ms`, `2s`, `1m30s`,
 /// `PT2S`, `00:00:02`, `30秒`), which win over `unit`.
 pub(crate) fn duration_ms(v: &FieldValue<'_>, unit: Unit) -> Option<f64> {
     if let Some(n) = v.as_f64() {
         return Some(n * unit.ms());
     }
     let FieldValue::Str(s) = v else { return None };
-    super::duration::text_duration_ms(s)
+    text_duration_ms(s)
 }
 
 /// Longest lease an absolute expiry may give, ms (7 days): a time further
@@ -78,7 +101,7 @@ pub(crate) fn ttl_of(
         (Some(n), Unit::S) => format!("{}", n.trunc() as i64),
         _ => v.text().into_owned(),
     };
-    let expiry = crate::ingest::time::parse_time(&text, tz)
+    let expiry = parse_time(&text, tz)
         .ok()
         .map(|(ns, _)| (ns.saturating_sub(at_ns)) as f64 / 1e6)
         .filter(|d| *d > 0.0 && *d <= MAX_EXPIRY_AHEAD_MS);
@@ -131,6 +154,7 @@ impl<'o> Collector<'o> {
         mapping: Option<&'o Mapping>,
         info: SourceInfo,
     ) -> Self {
+        let dates = DateHints::of(mapping.and_then(|m| m.date.as_deref()), &info.name, None);
         Collector {
             file,
             fields,
@@ -140,6 +164,9 @@ impl<'o> Collector<'o> {
             naive_seen: false,
             day: (None, 0),
             year: None,
+            dates,
+            year_of_day: None,
+            date_noted: false,
             buf: String::new(),
             kinds: hashbrown::HashMap::default(),
             cache_on: true,
@@ -147,16 +174,16 @@ impl<'o> Collector<'o> {
     }
 
     /// Counts an unreadable record and records its warning.
-    pub fn bad(&mut self, b: &mut LogBuilder, kind: &'static str, line: u64, reason: String) {
+    pub fn bad(&mut self, b: &mut LogBuilder, line: u64, reason: impl Into<WarningReason>) {
         self.info.lines_read += 1;
         self.info.lines_warned += 1;
-        b.warn(kind, &self.info.name, line, reason);
+        b.warn(&self.info.name, line, reason);
     }
 
     /// Records a warning about `line` without counting the line (the item
     /// that follows for the same line counts it).
-    pub fn warn(&mut self, b: &mut LogBuilder, kind: &'static str, line: u64, reason: String) {
-        b.warn(kind, &self.info.name, line, reason);
+    pub fn warn(&mut self, b: &mut LogBuilder, line: u64, reason: WarningReason) {
+        b.warn(&self.info.name, line, reason);
     }
 
     /// Counts a line that is no record and needs no warning.
@@ -185,7 +212,7 @@ impl<'o> Collector<'o> {
     ) -> Option<crate::model::Sym> {
         let v = self.get(rec, role)?;
         let t = v.text();
-        let t = crate::ingest::fast::trim(&t);
+        let t = trim(&t);
         if t.is_empty() {
             return None;
         }
@@ -198,13 +225,13 @@ impl<'o> Collector<'o> {
             return Some(b.intern(t));
         }
         let cut = cut_value(t, max);
-        let reason = format!(
-            "the {} field is {} bytes long, more than the {max} kept: read as its first bytes and a hash of the whole (\"{}\")",
-            role.name(),
-            t.len(),
-            shorten(&cut)
-        );
-        b.warn("field", &self.info.name, line, reason);
+        let reason = FieldWarning::TooLong {
+            role: role.name().to_string(),
+            bytes: t.len() as u64,
+            kept: max as u64,
+            cut: shorten(&cut),
+        };
+        b.warn(&self.info.name, line, reason);
         Some(b.intern(&cut))
     }
 
@@ -218,9 +245,7 @@ impl<'o> Collector<'o> {
             // detection read through; one already taken out of its
             // envelope has it hidden, and `with_inner` hands it over as is.
             Some(field) if !matches!(rec, Record::Slots { .. }) => {
-                crate::ingest::payload::with_inner(rec, &field, &mut |r| {
-                    self.record_of_kind(b, line, r)
-                });
+                with_inner(rec, &field, &mut |r| self.record_of_kind(b, line, r));
                 self.fields.payload = Some(field);
             }
             other => {
@@ -231,13 +256,13 @@ impl<'o> Collector<'o> {
     }
 
     /// Reads one record with the fields picked for its kind
-    /// ([`crate::ingest::fields::RecordKind`]) when the file's kinds were picked
+    /// ([`crate::ingest::roles::fields::RecordKind`]) when the file's kinds were picked
     /// apart (issue #35: a file mixing JSON and text payloads).
     fn record_of_kind(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         if self.fields.others.is_empty() {
             return self.record_one(b, line, rec);
         }
-        let kind = crate::ingest::fields::RecordKind::of(rec);
+        let kind = RecordKind::of(rec);
         let Some(i) = self.fields.other_for(kind) else {
             return self.record_one(b, line, rec);
         };
@@ -254,85 +279,15 @@ impl<'o> Collector<'o> {
         self.fields.others = others;
     }
 
+    /// Reads one record with the file's picks: its time, then its event
+    /// kind (a line of no kind that names a key and a holder is an
+    /// [`EventKind::Activity`], any other is skipped), then the event's
+    /// fields.
     fn record_one(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
-        // Time.
-        let Some(tpick) = self.fields.get(Role::Time) else {
-            self.bad(b, "time", line, "no time field".into());
+        let Some((at_ns, origin)) = self.time_of(b, line, rec) else {
             return;
         };
-        let Some(tv) = self.get(rec, Role::Time) else {
-            let reason = format!("no time in field {}", tpick.field);
-            self.bad(b, "time", line, reason);
-            return;
-        };
-        let parsed = match &tv {
-            FieldValue::Date { date, tz } => {
-                let zone = tz.and_then(|z| crate::ingest::parse_tz(z).ok());
-                parse_time_detail(date, zone.as_ref().or(self.tz)).map(|(ns, o)| match (o, zone) {
-                    (TimeOrigin::Naive(off), Some(_)) => (ns, TimeOrigin::Explicit(off)),
-                    other => (ns, other.0),
-                })
-            }
-            FieldValue::Bool(_) => Err(crate::ingest::time::TimeError::Unrecognised),
-            other => self.parse_text_time(&other.text()),
-        };
-        let (at_ns, origin) = match parsed {
-            Ok(p) => p,
-            Err(e) => {
-                let text = tv.text();
-                let hint =
-                    if crate::ingest::text::time_len(text.trim()).is_some_and(|(_, only)| only) {
-                        ": a time of day without a date; give the date in a mapping file \
-                     (`date = \"YYYY-MM-DD\"`) and --mapping FILE"
-                    } else {
-                        ""
-                    };
-                let field = self
-                    .fields
-                    .get(Role::Time)
-                    .map_or("?", |p| p.field.as_str());
-                let reason = format!(
-                    "unreadable time \"{}\" in field {} ({e}){hint}",
-                    shorten(&text),
-                    field
-                );
-                self.info.times_unreadable += 1;
-                self.info.times_of_day += u64::from(!hint.is_empty());
-                self.bad(b, "time", line, reason);
-                return;
-            }
-        };
-
-        // Event kind.
-        let mut kind = None;
-        let mut wrote = false;
-        if let Some(ep) = self.fields.event()
-            && let Some(ev) = ep.value(rec)
-        {
-            let raw = ev.text();
-            let cached = if self.cache_on {
-                self.kinds.get(raw.as_ref())
-            } else {
-                None
-            };
-            kind = match cached {
-                Some(k) => *k,
-                None => {
-                    let mut k = event_kind(&raw, self.mapping, &mut self.buf);
-                    if k.is_none() && self.fields.event_from_message {
-                        // A sentence: its words name the event.
-                        k = crate::ingest::text::message_event(&raw)
-                            .and_then(|name| event_kind(name, None, &mut self.buf));
-                    }
-                    if self.cache_on && self.kinds.len() < KIND_CACHE {
-                        self.kinds.insert(raw.as_ref().into(), k);
-                    }
-                    k
-                }
-            };
-            // Only a line of no known kind can become an Activity.
-            wrote = kind.is_none() && says_it_wrote(&raw);
-        }
+        let (kind, wrote) = self.kind_of(rec);
         let key = self.sym(b, line, rec, Role::Key);
         let holder = self.sym(b, line, rec, Role::Holder);
         let kind = match kind {
@@ -376,35 +331,172 @@ impl<'o> Collector<'o> {
         self.info.events_loaded += 1;
     }
 
-    /// A time written as text: the mapping's `time_format` first, a time of
-    /// day completed with the mapping's `date`, then the built-in formats.
-    fn parse_text_time(
+    /// The record's time (ns) and how it was anchored to UTC. `None`, the
+    /// line counted as warned with the reason, when the file has no time
+    /// field, the record has no time, or its time cannot be read.
+    fn time_of(
         &mut self,
-        text: &str,
-    ) -> Result<(i64, TimeOrigin), crate::ingest::time::TimeError> {
+        b: &mut LogBuilder,
+        line: u64,
+        rec: &Record<'_>,
+    ) -> Option<(i64, TimeOrigin)> {
+        let Some(tpick) = self.fields.get(Role::Time) else {
+            self.bad(b, line, FieldWarning::NoTimeField);
+            return None;
+        };
+        let Some(tv) = self.get(rec, Role::Time) else {
+            let field = tpick.field.clone();
+            self.bad(b, line, FieldWarning::NoTime { field });
+            return None;
+        };
+        let parsed = match &tv {
+            FieldValue::Date { date, tz } => {
+                let zone = tz.and_then(|z| parse_tz(z).ok());
+                parse_time_detail(date, zone.as_ref().or(self.tz)).map(|(ns, o)| match (o, zone) {
+                    (TimeOrigin::Naive(off), Some(_)) => (ns, TimeOrigin::Explicit(off)),
+                    other => (ns, other.0),
+                })
+            }
+            FieldValue::Bool(_) => Err(TimeError::Unrecognised),
+            other => self.parse_text_time(&other.text()),
+        };
+        match parsed {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.unreadable_time(b, line, &tv.text(), e);
+                None
+            }
+        }
+    }
+
+    /// Counts the line as warned: its time `text` could not be read (`e`),
+    /// with a hint when it is a time of day without a date.
+    fn unreadable_time(&mut self, b: &mut LogBuilder, line: u64, text: &str, e: TimeError) {
+        let time_of_day = time_len(text.trim()).is_some_and(|(_, only)| only);
+        let field = self
+            .fields
+            .get(Role::Time)
+            .map_or("?", |p| p.field.as_str());
+        let reason = FieldWarning::UnreadableTime {
+            text: shorten(text),
+            field: field.to_string(),
+            error: e,
+            time_of_day,
+        };
+        self.info.times_unreadable += 1;
+        self.info.times_of_day += u64::from(time_of_day);
+        self.bad(b, line, reason);
+    }
+
+    /// The record's event kind, from the event field (or the message's
+    /// words when the file reads events from its message), through the
+    /// per-file cache of names; and whether a name of no known kind says
+    /// the line wrote something ([`says_it_wrote`]).
+    fn kind_of(&mut self, rec: &Record<'_>) -> (Option<EventKind>, bool) {
+        let Some(ev) = self.fields.event().and_then(|ep| ep.value(rec)) else {
+            return (None, false);
+        };
+        let raw = ev.text();
+        let cached = if self.cache_on {
+            self.kinds.get(raw.as_ref())
+        } else {
+            None
+        };
+        let kind = match cached {
+            Some(k) => *k,
+            None => {
+                let names = self
+                    .fields
+                    .events
+                    .as_ref()
+                    .or(self.mapping.map(|m| &m.events));
+                let mut k = event_kind(&raw, names, &mut self.buf);
+                if k.is_none() && self.fields.event_from_message {
+                    // A sentence: its words name the event.
+                    k = message_event(&raw).and_then(|name| event_kind(name, None, &mut self.buf));
+                }
+                if self.cache_on && self.kinds.len() < KIND_CACHE {
+                    self.kinds.insert(raw.as_ref().into(), k);
+                }
+                k
+            }
+        };
+        // Only a line of no known kind can become an Activity.
+        (kind, kind.is_none() && says_it_wrote(&raw))
+    }
+
+    /// A time written as text: the mapping's `time_format` first, a time of
+    /// day completed with a date ([`Collector::date_of_day`]), a month and
+    /// day with a year ([`Collector::with_year`], [`Collector::year_of_day`]),
+    /// then the built-in formats.
+    fn parse_text_time(&mut self, text: &str) -> Result<(i64, TimeOrigin), TimeError> {
         let dated;
-        let mut text = text;
+        // A found structure's time of day (`T07:06:55.000`, ISO 8601's
+        // truncated form) is a time of day.
+        let mut text = match text.trim().strip_prefix('T') {
+            Some(t) if time_len(t).is_some_and(|(_, only)| only) => t,
+            _ => text,
+        };
         let with_year;
-        if let Some(t) = self.with_year(text) {
+        if let Some(t) = self.with_year(text).or_else(|| self.year_of_day(text)) {
             with_year = t;
             text = &with_year;
         }
         let mut of_day = false;
-        if let Some(m) = self.mapping {
-            if let Some(d) = &m.date
-                && crate::ingest::text::time_len(text.trim()).is_some_and(|(_, only)| only)
-            {
-                dated = format!("{d} {}", text.trim());
-                text = &dated;
-                of_day = true;
-            }
-            if let Some(f) = &m.time_format
-                && let Ok(p) = crate::ingest::time::parse_with_format(text, f, self.tz)
-            {
-                return Ok(self.advance_at_midnight(p, of_day));
-            }
+        if time_len(text.trim()).is_some_and(|(_, only)| only) {
+            dated = format!("{} {}", self.date_of_day(), text.trim());
+            text = &dated;
+            of_day = true;
+        }
+        if let Some(m) = self.mapping
+            && let Some(f) = &m.time_format
+            && let Ok(p) = parse_with_format(text, f, self.tz)
+        {
+            return Ok(self.advance_at_midnight(p, of_day));
         }
         parse_time_detail(text, self.tz).map(|p| self.advance_at_midnight(p, of_day))
+    }
+
+    /// The date of a time of day ([`DateHints::date`]): the mapping's
+    /// `date`, else the file name's, a dated line's or today's, said once
+    /// in a note ([`SourceNote::DateSupplied`]).
+    fn date_of_day(&mut self) -> chrono::NaiveDate {
+        let (date, from) = self.dates.date();
+        if from != DateFrom::Mapping && !self.date_noted {
+            self.date_noted = true;
+            self.info.notes.push(SourceNote::DateSupplied {
+                value: date.format("%Y-%m-%d").to_string(),
+                year_only: false,
+                from,
+            });
+        }
+        date
+    }
+
+    /// A month and day without a year (`--MM-dd HH:mm:ss`, ISO 8601's
+    /// truncated form, as the structure finder writes glog's, logcat's and
+    /// go-ethereum's times) with one ([`DateHints::year`]), advanced at
+    /// each new year (the month going back by more than six); said in a
+    /// note. `None` for any other time.
+    fn year_of_day(&mut self, text: &str) -> Option<String> {
+        let rest = text.trim().strip_prefix("--")?;
+        let month: u32 = rest.get(..2)?.parse().ok()?;
+        let rest = rest.get(3..)?;
+        let year = match self.year_of_day {
+            Some((y, last)) if month + 6 < last => y + 1,
+            Some((y, _)) => y,
+            None => {
+                let (year, from) = self.dates.year(month, rest);
+                self.info.notes.push(SourceNote::DateSupplied {
+                    value: year.to_string(),
+                    year_only: true,
+                    from,
+                });
+                year
+            }
+        };
+        self.year_of_day = Some((year, month));
+        Some(format!("{year}-{month:02}-{rest}"))
     }
 
     /// An RFC 3164 time (`Nov 11 00:00:01`, rsyslog's file default), which
@@ -415,7 +507,7 @@ impl<'o> Collector<'o> {
     /// other time. A new-user trial (session 21) found such files
     /// unreadable: "unreadable time" on every line.
     fn with_year(&mut self, text: &str) -> Option<String> {
-        let (month, rest) = crate::ingest::time::rfc3164_parts(text)?;
+        let (month, rest) = rfc3164_parts(text)?;
         let year = match self.year {
             Some((y, last)) if month + 6 < last => y + 1,
             Some((y, _)) => y,
@@ -424,7 +516,7 @@ impl<'o> Collector<'o> {
                     .mapping
                     .and_then(|m| m.date.as_deref())
                     .and_then(|d| d.get(..4)?.parse().ok());
-                given.unwrap_or_else(|| crate::ingest::time::year_not_ahead(month, &rest))
+                given.unwrap_or_else(|| year_not_ahead(month, &rest))
             }
         };
         if self.year.is_none_or(|(y, _)| y != year) {

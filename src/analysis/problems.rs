@@ -1,0 +1,164 @@
+//! What makes a load and its analysis an error rather than an answer
+//! ([`Problem`], exit 2): "no incident" would then be a false all-clear.
+//! Every printer and the window say each problem first, in its language.
+
+use super::{Analysis, FindingKind};
+use crate::model::{LoadedLog, Message, Unreadable};
+
+/// One reason a run is no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// A file from which no event could be read.
+    Unreadable {
+        /// The file's name, as given.
+        file: String,
+        /// What was recognised, and what would make it readable.
+        why: Unreadable,
+    },
+    /// No file gave a lock event: business lines alone show no overlap.
+    NoLockEvent,
+    /// Lock events were read, but none names both a lock key and a holder.
+    NoKeyAndHolder,
+    /// Lock events name keys and holders, but no hold could be built: only
+    /// renewals, releases or failed acquires (a log that starts inside the
+    /// holds).
+    NoHold {
+        /// Holders that renew or release with no acquire before
+        /// (`no_acquire` findings).
+        orphans: usize,
+    },
+}
+
+/// The problems of `log` and its `analysis`, in this order: each file
+/// nothing was read from; then, when some file was read, no lock event
+/// anywhere, or no lock event naming both a key and a holder; then, when
+/// none of these, no hold built. Empty when the analysis can be trusted to
+/// say "no incident".
+pub fn problems(log: &LoadedLog, analysis: &Analysis) -> Vec<Problem> {
+    let mut out: Vec<Problem> = log
+        .sources
+        .iter()
+        .filter(|s| s.unreadable.is_some())
+        .filter_map(|s| {
+            Some(Problem::Unreadable {
+                file: s.name.clone(),
+                why: Unreadable::of(s)?,
+            })
+        })
+        .collect();
+    if log.sources.iter().all(|s| s.lock_events == 0) && out.len() < log.sources.len() {
+        out.push(Problem::NoLockEvent);
+    } else if out.is_empty()
+        && !log
+            .events
+            .iter()
+            .any(|e| e.kind.is_lock() && e.key.is_some() && e.holder.is_some())
+    {
+        out.push(Problem::NoKeyAndHolder);
+    }
+    if out.is_empty() && analysis.leases.is_empty() {
+        let orphans = analysis
+            .findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::NoAcquire)
+            .count();
+        out.push(Problem::NoHold { orphans });
+    }
+    out
+}
+
+impl Message for Problem {
+    fn en(&self) -> String {
+        match self {
+            Problem::Unreadable { file, why } => format!("{file}: {}", why.en()),
+            Problem::NoLockEvent => "no lock event (acquire, renewal, release, lock lost) was read from any file: \
+                 the business lines alone cannot show an overlap"
+                .to_string(),
+            Problem::NoKeyAndHolder => "lock events were read, but none names both a lock key and a holder: no hold can be built; name the key and holder fields in a mapping file (`lockreplay inspect FILE --write-mapping M`, edit it, then --mapping M)".to_string(),
+            Problem::NoHold { orphans } => format!(
+                "lock events were read, but no hold could be built: no acquire names a lock key and a holder \
+                 ({orphans} holder(s) renew or release with no acquire before it, see the no_acquire findings; \
+                 the others are failed acquires); the log may start inside the holds"
+            ),
+        }
+    }
+
+    fn zh(&self) -> String {
+        match self {
+            Problem::Unreadable { file, why } => format!("{file}：{}", why.zh()),
+            Problem::NoLockEvent => "所有文件中都没有读到锁事件（获取、续期、释放、锁丢失）：仅凭业务行无法显示重叠".to_string(),
+            Problem::NoKeyAndHolder => "读到了锁事件，但没有一条同时给出锁键和持有者：无法构建任何持有；请在映射文件中指定锁键和持有者字段（`lockreplay inspect FILE --write-mapping M`，编辑后使用 --mapping M）".to_string(),
+            Problem::NoHold { orphans } => format!(
+                "读到了锁事件，但无法构建任何持有：没有一条获取事件同时给出锁键和持有者（{orphans} 个持有者在没有获取之前就续期或释放，见 no_acquire 发现；其余是获取失败）；日志可能从持有期间开始"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::message::english_left;
+
+    #[test]
+    fn every_problem_reads_in_chinese() {
+        let mut info =
+            crate::model::SourceInfo::new("/tmp/logs/nginx.log", crate::model::Dialect::Text);
+        info.lines_read = 2;
+        let cases = [
+            (Problem::NoLockEvent, vec![]),
+            (Problem::NoKeyAndHolder, vec!["--mapping", "M"]),
+            (Problem::NoHold { orphans: 3 }, vec!["no_acquire"]),
+            (
+                Problem::Unreadable {
+                    file: info.name.clone(),
+                    why: Unreadable::of(&info).expect("unreadable"),
+                },
+                vec!["/tmp/logs/nginx.log", "text", "UTF-8", "--mapping", "FILE"],
+            ),
+        ];
+        for (p, values) in &cases {
+            let zh = p.zh();
+            assert!(english_left(&zh, values).is_empty(), "{zh}");
+            assert!(zh.contains('：'), "{zh}");
+            assert_ne!(zh, p.en());
+        }
+        assert!(
+            cases[3]
+                .0
+                .zh()
+                .starts_with("/tmp/logs/nginx.log：读不出任何锁事件"),
+            "{}",
+            cases[3].0.zh()
+        );
+    }
+}
+
+#[cfg(test)]
+mod same_as_ingest {
+    use crate::model::Message;
+
+    /// The sentence of each hostile fixture nothing could be read from is
+    /// the one the ingest keeps in `SourceInfo::unreadable`.
+    #[test]
+    fn each_unreadable_file_is_worded_as_the_ingest_recorded_it() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
+        let mut seen = 0;
+        for f in std::fs::read_dir(&dir).expect("hostile").flatten() {
+            if !f.path().is_file() {
+                continue;
+            }
+            let opts = crate::ingest::IngestOptions::default();
+            let progress = crate::ingest::Progress::default();
+            let Ok(log) = crate::ingest::load_paths(&[f.path()], &opts, &progress) else {
+                continue;
+            };
+            for s in &log.sources {
+                let typed = crate::model::Unreadable::of(s).map(|u| u.en());
+                assert_eq!(typed, s.unreadable, "{}", s.name);
+                seen += usize::from(typed.is_some());
+            }
+        }
+        assert!(seen > 3, "only {seen} unreadable files");
+    }
+}

@@ -1,0 +1,108 @@
+//! A file's roles completed by the lock protocol (`roles/protocol/`) when
+//! the names left them undecided: the roles the user's mapping does not
+//! name are chosen from the detection's sample, the fields resolved again
+//! with them, and the event names the protocol gave kept for the collector.
+
+use crate::ingest::roles::fields::{Detector, Fields};
+use crate::ingest::roles::mapping::Mapping;
+use crate::ingest::roles::protocol::infer;
+use crate::ingest::roles::time::TzSpec;
+use crate::ingest::vocabulary::roles::Role;
+use crate::model::SourceNote;
+
+/// Whether the names left the lock reading incomplete: no key, holder or
+/// event field, or an event field of which no value names an event
+/// (`(values naming an event, values)` from the detection).
+pub(crate) fn incomplete(fields: &Fields, event_share: Option<(u32, u32)>) -> bool {
+    let lock_roles = [Role::Key, Role::Holder]
+        .iter()
+        .any(|r| fields.get(*r).is_none())
+        || fields.event().is_none();
+    let events_unknown = event_share.is_some_and(|(known, seen)| known == 0 && seen > 0);
+    lock_roles || events_unknown
+}
+
+/// The business roles (`roles/protocol/business.rs` finds them by their arithmetic).
+const BUSINESS: [Role; 8] = [
+    Role::Product,
+    Role::Quantity,
+    Role::Stock,
+    Role::StockBefore,
+    Role::StockAfter,
+    Role::OrderId,
+    Role::UnitPrice,
+    Role::Fencing,
+];
+
+/// Records under which no note says the protocol found nothing.
+const MIN_RECORDS: usize = 4;
+
+/// Ranks under this are a whole synonym's (`vocabulary/names.rs`).
+const STRONG_RANK: u32 = 100;
+
+/// Completes a file's reading by the protocol when the names left it
+/// incomplete ([`incomplete`]): the roles the user's mapping does not name
+/// are chosen from `det`'s sample, the fields resolved again with them, and
+/// the event names the protocol gave kept in [`Fields::events`]. `notes`
+/// gets what was chosen, or why nothing was.
+pub(crate) fn complete(
+    det: &Detector,
+    mapping: Option<&Mapping>,
+    tz: Option<&TzSpec>,
+    fields: &mut Fields,
+    notes: &mut Vec<SourceNote>,
+) {
+    let event_share = fields.event().and_then(|p| det.event_share(&p.field));
+    // A mapping that names the key, the holder and the event has decided.
+    let decided = mapping.is_some_and(|m| {
+        let named = m.field_roles();
+        [Role::Key, Role::Holder, Role::Event]
+            .iter()
+            .all(|r| named.iter().any(|(x, _, _)| x == r))
+    });
+    if decided || det.sample.len() == 0 || !incomplete(fields, event_share) {
+        return;
+    }
+    let time = fields.get(Role::Time).map(|p| p.field.clone());
+    let inferred = match infer(&det.sample, time.as_deref(), tz) {
+        Ok(i) => i,
+        Err(note) => {
+            // Two holds of two lines each are the least the protocol reads.
+            if det.sample.len() >= MIN_RECORDS {
+                notes.push(*note);
+            }
+            return;
+        }
+    };
+    let mut merged = mapping.cloned().unwrap_or_default();
+    for (role, field) in &inferred.fields {
+        let taken = merged
+            .field_roles()
+            .iter()
+            .any(|(r, _, _)| Role::from_mapping_name(role).is_some_and(|(x, _)| x == *r));
+        if !taken {
+            merged.fields.insert((*role).to_string(), field.clone());
+        }
+    }
+    for (name, kind) in inferred.events {
+        merged.events.entry(name).or_insert(kind);
+    }
+    let (mut again, again_notes) = det.resolve(Some(&merged));
+    again.events = Some(merged.events);
+    // A business role the protocol did not find keeps only a field whose
+    // whole name says it: a part of a name, an abbreviation or a value
+    // picked it from fields the protocol had weighed and left.
+    for role in BUSINESS {
+        let weak = again.get(role).is_some_and(|p| {
+            !merged.fields.values().any(|f| *f == p.field)
+                && det.rank_of(role, &p.field).is_none_or(|r| r >= STRONG_RANK)
+        });
+        if weak {
+            again.clear(role);
+        }
+    }
+    *fields = again;
+    notes.clear();
+    notes.extend(again_notes);
+    notes.extend(inferred.notes);
+}

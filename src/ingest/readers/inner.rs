@@ -1,0 +1,151 @@
+//! The record a string field holds (a JSON object, or a text line: a
+//! runtime's prefix, a Java layout, `key=value` pairs, event words;
+//! `text.rs`), and the lock evidence a record carries, which the contest of
+//! readers, the arrays of a document and the payload field's detection
+//! weigh.
+
+use super::json::json_record;
+use super::text::{self, Layout};
+use crate::ingest::records::record::{FieldValue, Record};
+use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::names::roles_of;
+use crate::ingest::vocabulary::roles::Role;
+
+/// Records of a file's head whose lock evidence is weighed: the readers'
+/// bids (`contest.rs`) and the arrays of records in a document
+/// (`documents.rs`).
+pub(crate) const BID_LINES: usize = 50;
+
+/// Strings shorter than this are never taken for a record.
+pub(crate) const MIN_LEN: usize = 8;
+
+/// How much lock evidence one record carries: 2 for an event name that maps
+/// to a lock or business event, 1 for each of lock key and holder.
+pub(crate) fn evidence(rec: &Record<'_>) -> u32 {
+    let mut score = 0;
+    let mut buf = String::new();
+    let (mut key, mut holder, mut event) = (false, false, false);
+    rec.visit(&mut |k, v| {
+        for (role, _, _) in roles_of(k) {
+            match role {
+                Role::Key => key = true,
+                Role::Holder => holder = true,
+                Role::Event if !event => {
+                    event = event_kind(&v.text(), None, &mut buf).is_some();
+                }
+                _ => {}
+            }
+        }
+    });
+    if event {
+        score += 2;
+    }
+    score + u32::from(key) + u32::from(holder)
+}
+
+/// The evidence a reader's record gives in the contest of readers
+/// (`contest.rs`): [`evidence`] plus 1 for a time field whose
+/// value reads as a time (also a time a found structure's record has
+/// without its year or date, which the collector completes).
+pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
+    evidence(rec) + u32::from(timed(rec))
+}
+
+/// True when `rec` has a time field whose value reads as a time (also a
+/// time a found structure's record has without its year or date, which
+/// the collector completes).
+pub(crate) fn timed(rec: &Record<'_>) -> bool {
+    let mut timed = false;
+    rec.visit(&mut |k, v| {
+        if !timed && roles_of(k).iter().any(|(r, _, _)| *r == Role::Time) {
+            let t = v.text();
+            timed = crate::ingest::roles::time::parse_time(&t, None).is_ok()
+                || crate::ingest::framing::stamps::is_truncated(&t);
+        }
+    });
+    timed
+}
+
+/// The most lock evidence one string field of `rec` holds as a record of
+/// its own (a text line or JSON in an envelope's field): what a record
+/// whose application part is a string shows the contest of arrays
+/// (`documents.rs`, `deep_records`: Azure Monitor's `LogMessage`).
+pub(crate) fn inner_evidence(rec: &Record<'_>) -> u32 {
+    let mut strings: Vec<String> = Vec::new();
+    rec.visit(&mut |_, v| {
+        if let FieldValue::Str(s) = v
+            && s.trim().len() >= MIN_LEN
+        {
+            strings.push((*s).to_string());
+        }
+    });
+    strings
+        .iter()
+        .filter_map(|s| with_string(s, &mut |inner| evidence(inner)))
+        .max()
+        .unwrap_or(0)
+}
+
+/// Calls `f` with the record a string holds, if it holds one: a JSON
+/// object, or a text line (with its prefix's fields as the outer part when
+/// the line's payload is JSON). Returns `None` when `s` is no record.
+pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Option<R> {
+    let s = s.trim();
+    if s.len() < MIN_LEN {
+        return None;
+    }
+    // A JSON object, whole; one followed by more lines (a stack trace in a
+    // journal's multi-line MESSAGE) is read as a text line below, its
+    // object the record.
+    if s.starts_with('{')
+        && let Ok(Some(map)) = json_record(s)
+    {
+        return Some(f(&Record::Json {
+            main: &map,
+            extra: None,
+        }));
+    }
+    let t = text::parse_line(s);
+    if t.layout == Layout::Json {
+        let map = match json_record(t.message) {
+            Ok(Some(m)) => m,
+            // The object, then more text (a stack trace's lines).
+            _ => json_record(text::embedded_json(t.message)?.1).ok()??,
+        };
+        let prefix = text::to_pairs(&text::TextLine {
+            message: t.around,
+            ..t
+        });
+        let inner = Record::Json {
+            main: &map,
+            extra: None,
+        };
+        let outer = Record::Pairs(&prefix);
+        return Some(f(&Record::Nested {
+            inner: &inner,
+            outer: &outer,
+            skip: "",
+        }));
+    }
+    let pairs = text::to_pairs(&t);
+    Some(f(&Record::Pairs(&pairs)))
+}
+
+/// Calls `f` with `rec` seen through its payload field: the application's
+/// record inside, the envelope outside. A record whose payload field is
+/// missing or holds no record is handed over as it is.
+pub(crate) fn with_inner(rec: &Record<'_>, field: &str, f: &mut dyn FnMut(&Record<'_>)) {
+    let done = match rec.get(field) {
+        Some(FieldValue::Str(s)) => with_string(s, &mut |inner| {
+            f(&Record::Nested {
+                inner,
+                outer: rec,
+                skip: field,
+            })
+        }),
+        _ => None,
+    };
+    if done.is_none() {
+        f(rec);
+    }
+}
