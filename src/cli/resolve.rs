@@ -19,7 +19,8 @@ use crate::config::{
 use crate::ingest::{FileTtl, Mapping, parse_tz};
 use crate::pipeline::MAX_PICTURE_SIDE;
 use crate::sim::SimArgs;
-use crate::sql::fetch::{FetchConfig, ServerConfig};
+use crate::sql::client::ServerConfig;
+use crate::sql::fetch::FetchConfig;
 use crate::sql::{Dialect, QuerySpec, Select, Slice};
 
 /// Largest `--unit-loss`, CNY (or the currency given) per unit: beyond it a
@@ -470,7 +471,7 @@ impl FetchArgs {
             .context("no server: give --url http://HOST:8123 or set CLICKHOUSE_URL")?;
         // Credentials in the URL are used, never printed: the URL kept has
         // none.
-        let (url, in_url) = crate::sql::fetch::split_credentials(&given);
+        let (url, in_url) = crate::sql::client::split_credentials(&given);
         if in_url.is_some() && (self.user.is_some() || self.password_file.is_some()) {
             bail!(
                 "the URL carries a user and password, and --user or --password-file give them too: give them once"
@@ -485,7 +486,7 @@ impl FetchArgs {
                     .or_else(|| std::env::var("CLICKHOUSE_USER").ok())
                     .unwrap_or_else(|| "default".into());
                 let password = match &self.password_file {
-                    Some(p) => crate::sql::fetch::read_password_file(p)?,
+                    Some(p) => crate::sql::client::read_password_file(p)?,
                     None => std::env::var("CLICKHOUSE_PASSWORD").unwrap_or_default(),
                 };
                 (user, password)

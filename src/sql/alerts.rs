@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::quote::{self, QuoteError};
-use super::{Dialect, QuerySpec, Select, SqlError, TimeUnit, generate};
+use super::{Dialect, PERIOD_MIN, QuerySpec, Select, SqlError, TimeUnit, generate, names};
 use crate::model::EventKind;
 
 /// A log store an alert rule is written for.
@@ -28,14 +28,6 @@ pub enum Store {
     Elasticsearch,
 }
 
-/// Minutes of one alert period (the rule runs once a period).
-pub const PERIOD_MIN: u32 = 5;
-
-/// The field a release line must carry for Loki when the time field is a
-/// date (LogQL cannot subtract two lines' dates): how long the lock was
-/// held, ms.
-pub const HELD_FIELD: &str = "held_ms";
-
 /// The rule for `store`, with the columns, event names and settings of
 /// `spec` (ratio, streak; the TTL column or the mapping's TTL). Every name
 /// is written by the store's own quoting rules ([`quote`]).
@@ -50,17 +42,6 @@ pub fn rule(store: Store, spec: &QuerySpec) -> Result<String, SqlError> {
         Store::Loki => Ok(super::search_alerts::loki(spec)?),
         Store::Elasticsearch => Ok(super::search_alerts::esql(spec)?),
     }
-}
-
-/// The names a kind has in the table: the mapping's and the canonical one.
-pub(super) fn names(spec: &QuerySpec, kinds: &[EventKind]) -> Vec<String> {
-    let mut out: Vec<String> = kinds.iter().map(|k| k.as_str().to_string()).collect();
-    for (name, kind) in &spec.events {
-        if kinds.contains(kind) && !out.contains(name) {
-            out.push(name.clone());
-        }
-    }
-    out
 }
 
 /// `names` as a list of literals written by `lit`.

@@ -6,8 +6,23 @@
 
 use anyhow::{Context, bail};
 
-use super::fetch::{Client, KeyRow, ServerConfig};
+use super::client::{Client, ServerConfig, split_credentials};
 use super::{Dialect, QuerySpec, quote};
+
+/// One row of the listing: a lock key with overlap pairs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyRow {
+    /// Lock key.
+    pub key: String,
+    /// Overlap pairs on it.
+    pub pairs: u64,
+    /// Start of its first overlap, ns since the epoch.
+    pub first_ns: i64,
+    /// End of its last overlap, ns since the epoch.
+    pub last_ns: i64,
+    /// A cause of its overlaps (the least by name).
+    pub cause: String,
+}
 
 /// Most keys the listing reads (each a few hundred bytes); more is an
 /// error, not memory without bound.
@@ -80,7 +95,7 @@ pub fn list_cluster(
                     list_keys(&Client::of(&shard)?, spec).with_context(|| {
                         format!(
                             "shard {}",
-                            crate::report::terminal_safe(&super::fetch::split_credentials(url).0)
+                            crate::report::terminal_safe(&split_credentials(url).0)
                         )
                     })
                 })
@@ -130,7 +145,7 @@ fn shard_hosts(client: &Client, name: &str) -> anyhow::Result<Vec<String>> {
 
 /// `url` with its host replaced by `host` (scheme, port and path kept).
 fn with_host(url: &str, host: &str) -> anyhow::Result<String> {
-    let (clean, _) = super::fetch::split_credentials(url);
+    let (clean, _) = split_credentials(url);
     let scheme_end = clean
         .find("://")
         .map(|i| i + 3)

@@ -9,6 +9,7 @@
 
 pub mod alerts;
 mod arrays;
+pub mod client;
 pub mod command;
 pub mod export;
 pub mod fetch;
@@ -499,6 +500,20 @@ fn select(spec: &QuerySpec) -> String {
             anchor(spec, "start_ts")
         ),
     }
+}
+
+/// Minutes of one alert period (the rule runs once a period).
+const PERIOD_MIN: u32 = 5;
+
+/// The names a kind has in the table: the mapping's and the canonical one.
+fn names(spec: &QuerySpec, kinds: &[EventKind]) -> Vec<String> {
+    let mut out: Vec<String> = kinds.iter().map(|k| k.as_str().to_string()).collect();
+    for (name, kind) in &spec.events {
+        if kinds.contains(kind) && !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    out
 }
 
 #[cfg(test)]

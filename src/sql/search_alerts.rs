@@ -15,10 +15,15 @@
 
 use std::fmt::Write as _;
 
-use super::alerts::{HELD_FIELD, PERIOD_MIN, names};
 use super::quote::{self, QuoteError};
+use super::{PERIOD_MIN, names};
 use super::{QuerySpec, TimeUnit};
 use crate::model::EventKind;
+
+/// The field a release line must carry for Loki when the time field is a
+/// date (LogQL cannot subtract two lines' dates): how long the lock was
+/// held, ms.
+pub const HELD_FIELD: &str = "held_ms";
 
 /// The TTL assumed, ms, when neither a TTL column nor the mapping gives one.
 const ASSUMED_TTL_MS: i64 = 30_000;
