@@ -387,7 +387,7 @@ fn holds(p: &mut Program) {
     ] {
         p.inline(name, filter(src, "_lr_a"));
     }
-    p.inline("_lr_m", "toInt64(length(_lr_kp))");
+    p.def("_lr_m", "toInt64(length(_lr_kp))");
     p.inline("_lr_knp", next("_lr_kp", "toInt64(0)"));
     p.inline("_lr_knt", next("_lr_kt", NONE));
     p.note("§2 each hold's rows together (segments), acquire first");
@@ -424,7 +424,11 @@ fn holds(p: &mut Program) {
         p.inline(name, field("_lr_srows", i));
     }
     p.inline("_lr_sn", "toInt64(length(_lr_srows))");
-    p.inline(
+    // The segments' starts, their positions and each row's segment number
+    // are read by most per-hold steps: columns of their own, so the query
+    // does not repeat their text at each use (planning grows with it).
+    p.note("each segment's first row, its position, each row's segment (hold) number");
+    p.def(
         "_lr_ss",
         zip(
             "x, y",
@@ -432,8 +436,8 @@ fn holds(p: &mut Program) {
             &["arrayDifference(_lr_sh)", "arrayEnumerate(_lr_sh)"],
         ),
     );
-    p.inline("_lr_ssp", filter(&positions("_lr_sh"), "_lr_ss"));
-    p.inline("_lr_sidx", "arrayMap(x -> toInt64(x), arrayCumSum(_lr_ss))");
+    p.def("_lr_ssp", filter(&positions("_lr_sh"), "_lr_ss"));
+    p.def("_lr_sidx", "arrayMap(x -> toInt64(x), arrayCumSum(_lr_ss))");
     p.inline("_lr_sc", "arrayMap(x -> x >= 3 AND x <= 5, _lr_sk)");
 }
 
