@@ -1,22 +1,31 @@
 //! `lockreplay fetch` against real servers:
 //! - Debian's `clickhouse-server` (18.16, a real ClickHouse and its real HTTP
-//!   interface, started here on loopback ports with a password): the row
-//!   pull by `--key`/`--since`/`--until` (replayed, and opened in the real
-//!   window under Xvfb), refused credentials, the row cap, and the clear
-//!   refusal of the listing on a server without window functions;
+//!   interface, started here on loopback ports with a password): the
+//!   listing by the rules' per-key program (no window function), the pull
+//!   by `--key`/`--since`/`--until` (replayed, and opened in the real window
+//!   under Xvfb), refused credentials and the row cap;
+//! - a cluster of two such servers (`tests/sql/ch_cluster.py`, sharded by
+//!   lock key): `--cluster` lists each shard's keys on the shard, the pull
+//!   reads across them, and the replay gives `analyze`'s pairs;
+//!   `--since`/`--until` and `--where` bound the listing; a table without
+//!   stock or quantities says the loss is unknown, and `--business-table`
+//!   brings the business rows from a second table;
 //! - ClickHouse's engine of today (chDB from PyPI) behind the HTTP interface
-//!   (`tests/sql/chdb_http.py`): the listing by the rules' query, the pull
-//!   of the top keys and their replay, which must give the overlap pairs
-//!   `analyze` gives on the original log; the window opened on the pulled
-//!   rows under Xvfb.
+//!   (`tests/sql/chdb_http.py`): the listing, the pull of the top keys and
+//!   their replay, which must give the overlap pairs `analyze` gives on the
+//!   original log; the window opened on the pulled rows under Xvfb.
 //!
-//! `.ci/run` installs clickhouse-server, chDB and Xvfb; under CI a missing
-//! one fails the test, elsewhere it is skipped with a message.
+//! `.ci/run` installs clickhouse-server, chDB and Xvfb and starts the
+//! cluster; under CI a missing one fails the test, elsewhere it is skipped
+//! with a message.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+#[path = "sql/cluster.rs"]
+mod cluster;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lockreplay");
 const PASSWORD: &str = "s3cret-pw";
@@ -407,13 +416,12 @@ fn fetch_pulls_an_incident_from_a_real_clickhouse_server() {
     assert!(!want.is_empty());
     let key = want[0].0.clone();
 
-    // 18.16 has no window functions: the listing is refused with the
-    // version and the way around it.
+    // 18.16 has no window functions; the per-key program lists the keys.
     let out = fetch(server.port, PASSWORD, &["--list"]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(
-        err.contains("ClickHouse 18.16") && err.contains("--since"),
+        err.contains("1 key(s) with overlap pairs") && err.contains(&key),
         "{err}"
     );
 
@@ -726,7 +734,7 @@ fn a_hostile_server_cannot_write_to_the_terminal_or_fill_memory() {
         if body.contains("version()") {
             (200, b"24.8.1.1\n".to_vec(), false)
         } else if body.contains("AS pairs") {
-            let row = "[\"lock:1\", 3, 1, 2, \"lease_expired\\u001b]0;owned\\u0007\"]\n";
+            let row = "{\"key\":\"lock:1\",\"pairs\":3,\"first_ns\":1,\"last_ns\":2,\"cause\":\"lease_expired\\u001b]0;owned\\u0007\"}\n";
             (200, row.as_bytes().to_vec(), false)
         } else {
             (200, Vec::new(), false)
@@ -805,4 +813,344 @@ fn fetch_never_writes_over_its_own_inputs() {
     }
     assert_eq!(std::fs::read_to_string(&mapping).expect("read"), text);
     assert_eq!(std::fs::read_to_string(&pw).expect("read"), "secret\n");
+}
+
+/// POSTs `body` to a cluster server's HTTP interface (no password): the
+/// answer, which must be HTTP 200.
+fn http_at(url: &str, body: &str, params: &[(&str, &str)]) -> String {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut req = agent.post(format!("{url}/"));
+    for (k, v) in params {
+        req = req.query(*k, *v);
+    }
+    let mut r = req.send(body).expect("the server answers");
+    let status = r.status().as_u16();
+    let text = r.body_mut().read_to_string().unwrap_or_default();
+    assert_eq!(status, 200, "{body:.200}: {text}");
+    text
+}
+
+/// JSON Lines rows in a table `default.NAME_local` on every server of the
+/// cluster and `default.NAME` spread over them by `cityHash64(key)`; the
+/// rows each shard holds.
+fn load_sharded(cl: &cluster::Cluster, name: &str, columns: &str, rows: &str) -> Vec<u64> {
+    for url in &cl.http {
+        http_at(
+            url,
+            &format!(
+                "CREATE TABLE default.{name}_local ({columns}) ENGINE = MergeTree ORDER BY tuple()"
+            ),
+            &[],
+        );
+        http_at(
+            url,
+            &format!(
+                "CREATE TABLE default.{name} AS default.{name}_local ENGINE = Distributed({}, default, {name}_local, cityHash64(key))",
+                cl.name
+            ),
+            &[],
+        );
+    }
+    http_at(
+        &cl.http[0],
+        &format!("INSERT INTO default.{name} FORMAT JSONEachRow\n{rows}"),
+        &[("insert_distributed_sync", "1")],
+    );
+    cl.http
+        .iter()
+        .map(|u| {
+            http_at(u, &format!("SELECT count() FROM default.{name}_local"), &[])
+                .trim()
+                .parse()
+                .expect("a count")
+        })
+        .collect()
+}
+
+const EXPORT_COLUMNS: &str = "seq Int64, ts_ns Int64, key String, holder Nullable(String), event String, \
+     ttl_ms Nullable(Int64), ttl_unknown Int64, elapsed_ms Nullable(Float64), deleted Nullable(Int64)";
+
+/// `fetch` against the cluster's first server, without a password.
+fn fetch_cluster(cl: &cluster::Cluster, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("fetch")
+        .arg("--url")
+        .arg(&cl.http[0])
+        .args(args)
+        .env("CLICKHOUSE_USER", "default")
+        .env("CLICKHOUSE_PASSWORD", "")
+        .env(
+            "LOCKREPLAY_CACHE_DIR",
+            std::env::temp_dir().join("lockreplay-fetch-test-cache"),
+        )
+        .output()
+        .expect("run")
+}
+
+/// The listed keys and their pair counts from `fetch`'s stderr.
+fn listed(err: &str) -> std::collections::BTreeMap<String, u64> {
+    err.lines()
+        .filter_map(|l| {
+            let (n, rest) = l.trim().split_once(" pair(s)  ")?;
+            let key = rest.split("  ").nth(1)?;
+            Some((key.to_string(), n.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+fn unique(prefix: &str) -> String {
+    format!(
+        "{prefix}_{}_{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0)
+    )
+}
+
+/// A table sharded by lock key over two servers: `--cluster` lists every
+/// shard's keys, each computed on its shard; the pull reads across the
+/// shards and the replay gives `analyze`'s pairs; `--since`/`--until` and
+/// `--where` bound the listing.
+#[test]
+fn fetch_lists_each_shard_and_replays_its_incidents_as_analyze() {
+    let Some(cl) = cluster::cluster() else { return };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let log = tmp.path().join("sale.jsonl");
+    let sim = Command::new(BIN)
+        .args([
+            "simulate",
+            "--buyers",
+            "200",
+            "--products",
+            "6",
+            "--seed",
+            "4",
+            "--out",
+        ])
+        .arg(&log)
+        .output()
+        .expect("run");
+    assert!(sim.status.success());
+    let events = tmp.path().join("events.jsonl");
+    let ex = Command::new(BIN)
+        .args(["sql", "--export-events"])
+        .arg(&events)
+        .arg(&log)
+        .output()
+        .expect("run");
+    assert!(
+        ex.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ex.stderr)
+    );
+    let name = unique("fetch_cl");
+    let rows = std::fs::read_to_string(&events).expect("events");
+    let per_shard = load_sharded(&cl, &name, EXPORT_COLUMNS, &rows);
+    assert!(
+        per_shard.iter().all(|&n| n > 0),
+        "every shard holds keys: {per_shard:?}"
+    );
+    let want = pairs_of(&analyze_json(&log));
+    let mut per_key: std::collections::BTreeMap<String, u64> = Default::default();
+    for p in &want {
+        *per_key.entry(p.0.clone()).or_default() += 1;
+    }
+    assert!(per_key.len() >= 2, "overlaps on several keys: {per_key:?}");
+    let table = format!("default.{name}_local");
+
+    let out = fetch_cluster(&cl, &["--cluster", &cl.name, "--table", &table, "--list"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("with overlap pairs on 2 shards"), "{err}");
+    assert_eq!(listed(&err), per_key, "{err}");
+
+    let pulled = tmp.path().join("pulled.jsonl");
+    let top = per_key.len().to_string();
+    let out = fetch_cluster(
+        &cl,
+        &[
+            "--cluster",
+            &cl.name,
+            "--table",
+            &table,
+            "--top",
+            &top,
+            "--format",
+            "json",
+            "--out",
+            pulled.to_str().expect("utf8"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("widen --context-ms"), "{err}");
+    assert_eq!(pairs_of(&out.stdout), want, "{err}");
+
+    // The listing bounded in time: the overlaps starting in one second.
+    let starts: Vec<i64> = want
+        .iter()
+        .map(|p| {
+            chrono::DateTime::parse_from_rfc3339(&p.3)
+                .expect("rfc3339")
+                .timestamp_nanos_opt()
+                .expect("ns")
+        })
+        .collect();
+    let lo = starts[starts.len() / 2];
+    let hi = lo + 1_000_000_000;
+    let mut bounded: std::collections::BTreeMap<String, u64> = Default::default();
+    for (p, t) in want.iter().zip(&starts) {
+        if (lo..hi).contains(t) {
+            *bounded.entry(p.0.clone()).or_default() += 1;
+        }
+    }
+    let (since, until) = (lo.to_string(), hi.to_string());
+    let out = fetch_cluster(
+        &cl,
+        &[
+            "--cluster",
+            &cl.name,
+            "--table",
+            &table,
+            "--list",
+            "--since",
+            &since,
+            "--until",
+            &until,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(listed(&err), bounded, "{err}");
+
+    // And by a condition on the rows.
+    let first = per_key.keys().next().expect("a key").clone();
+    let cond = format!("key != '{first}'");
+    let out = fetch_cluster(
+        &cl,
+        &[
+            "--cluster",
+            &cl.name,
+            "--table",
+            &table,
+            "--list",
+            "--where",
+            &cond,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let mut rest = per_key.clone();
+    rest.remove(&first);
+    assert_eq!(listed(&err), rest, "{err}");
+}
+
+/// A lock table without stock or quantities (the export's columns): the
+/// replay says the loss is unknown, never a confident ¥0; with the business
+/// rows from a second table it gives `analyze`'s oversold units.
+#[test]
+fn fetch_says_the_loss_is_unknown_without_business_rows_and_reads_them_from_a_second_table() {
+    let Some(cl) = cluster::cluster() else { return };
+    let tmp = tempfile::tempdir().expect("tmp");
+    let log = simulated(tmp.path());
+    let events = tmp.path().join("events.jsonl");
+    let ex = Command::new(BIN)
+        .args(["sql", "--export-events"])
+        .arg(&events)
+        .arg(&log)
+        .output()
+        .expect("run");
+    assert!(ex.status.success());
+    let name = unique("fetch_loss");
+    load_sharded(
+        &cl,
+        &name,
+        EXPORT_COLUMNS,
+        &std::fs::read_to_string(&events).expect("events"),
+    );
+    // The business lines of the log, in a table of their own.
+    let business: String = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .filter_map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).ok()?;
+            let ev = v["event"].as_str()?.to_string();
+            let keep = [
+                "stock_initialized",
+                "stock_read",
+                "stock_deducted",
+                "order_created",
+                "sold_out",
+            ];
+            if !keep.contains(&ev.as_str()) {
+                return None;
+            }
+            let ts = chrono::DateTime::parse_from_rfc3339(v["ts"].as_str()?).ok()?;
+            v["ts_ns"] = ts.timestamp_nanos_opt()?.into();
+            v["key"] = v["lock_key"].clone();
+            Some(v.to_string() + "\n")
+        })
+        .collect();
+    let biz = unique("fetch_biz");
+    http_at(
+        &cl.http[0],
+        &format!(
+            "CREATE TABLE default.{biz} (ts_ns Int64, event String, key String, owner Nullable(String), \
+             stock Nullable(Int64), quantity Nullable(Int64), stock_after Nullable(Int64), \
+             order_id Nullable(String), unit_price Nullable(Float64)) ENGINE = MergeTree ORDER BY ts_ns"
+        ),
+        &[],
+    );
+    http_at(
+        &cl.http[0],
+        &format!("INSERT INTO default.{biz} FORMAT JSONEachRow\n{business}"),
+        &[("input_format_skip_unknown_fields", "1")],
+    );
+    let analyzed: serde_json::Value = serde_json::from_slice(&analyze_json(&log)).expect("json");
+    let want_units = analyzed["summary"]["oversold_units"]
+        .as_i64()
+        .expect("units");
+    assert!(want_units > 0, "the sale oversold");
+
+    let table = format!("default.{name}_local");
+    let pulled = tmp.path().join("pulled.jsonl");
+    let common = [
+        "--cluster",
+        &cl.name,
+        "--table",
+        &table,
+        "--top",
+        "5",
+        "--format",
+        "json",
+        "--out",
+        pulled.to_str().expect("utf8"),
+    ];
+    let out = fetch_cluster(&cl, &common);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("the loss is unknown") && err.contains("--business-table"),
+        "{err}"
+    );
+
+    let biz_table = format!("default.{biz}");
+    let mut args = common.to_vec();
+    args.extend(["--business-table", &biz_table]);
+    let out = fetch_cluster(&cl, &args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("the loss is unknown"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        v["summary"]["oversold_units"].as_i64(),
+        Some(want_units),
+        "{err}"
+    );
+    assert!(tmp.path().join("pulled.business.jsonl").exists());
 }

@@ -1,11 +1,18 @@
 //! `lockreplay sql`'s query run in real engines (DuckDB and ClickHouse's
-//! engine in process, chDB, both from PyPI) on the handed cases and on
-//! simulator logs (the 1 M-event one among them), compared with `lockreplay analyze` on the same files by
-//! `tests/sql/check_engines.py`: overlap pairs, causes, durations,
+//! engine in process, chDB, both from PyPI, and a cluster of two Debian
+//! `clickhouse-server` 18.16 processes, each shard over its own keys) on
+//! the handed cases, on simulator logs (the 1 M-event one among them;
+//! also in time slices with `--since`/`--until`/`--carry-ms`) and
+//! on events at a lease's boundaries and ties within an instant, compared
+//! with `lockreplay analyze` on the same files by `tests/sql/check_engines.py`
+//! and `tests/sql/check_boundaries.py`: overlap pairs, causes, durations,
 //! near-misses and near-miss streaks must be equal.
 
 use std::path::Path;
 use std::process::Command;
+
+#[path = "sql/cluster.rs"]
+mod cluster;
 
 fn python_has(modules: &[&str]) -> bool {
     let code = modules
@@ -49,10 +56,15 @@ fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
         .collect();
     cases.sort();
     assert!(cases.len() >= 12, "the handed cases are missing");
-    let out = Command::new("python3")
-        .arg(root.join("tests/sql/check_engines.py"))
+    let cluster = cluster::cluster();
+    let mut cmd = Command::new("python3");
+    cmd.arg(root.join("tests/sql/check_engines.py"))
         .arg("--bin")
-        .arg(env!("CARGO_BIN_EXE_lockreplay"))
+        .arg(env!("CARGO_BIN_EXE_lockreplay"));
+    if let Some(c) = &cluster {
+        cmd.arg("--cluster").arg(&c.file);
+    }
+    let out = cmd
         // Expired leases and overlaps; holds that use 85-95 % of the TTL
         // (near-misses and their streaks); a watchdog (renewals).
         .args(["--sim", "--buyers 300 --seed 4"])
@@ -64,6 +76,9 @@ fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
         // The simulator's 1 M-event log, the size the query must answer in
         // CI: 802 794 lock events, 12 627 overlap pairs.
         .args(["--sim", "--events 1000000 --seed 3"])
+        // The simulator logs again, in three time slices (a month a day at
+        // a time), in DuckDB and on the cluster.
+        .args(["--slices", "3"])
         .args(&cases)
         .output()
         .expect("ok");
@@ -74,10 +89,41 @@ fn duckdb_and_clickhouse_agree_with_analyze_on_every_case_and_simulated_logs() {
         "the engines disagree with analyze:\n{text}"
     );
     let oks = text.lines().filter(|l| l.starts_with("ok ")).count();
+    let engines = if cluster.is_some() { 3 } else { 2 };
+    let sliced = if cluster.is_some() { 2 } else { 1 };
     assert_eq!(
         oks,
-        2 * (cases.len() + 4),
+        engines * (cases.len() + 4) + sliced * 4,
         "a comparison did not run:\n{text}"
+    );
+}
+
+/// Acquires, renewals, deletes and releases exactly at a lease's expiry and
+/// 1 ms either side, and hand-offs within one millisecond (with `seq`, and
+/// without it in the documented order), in every engine.
+#[test]
+fn every_engine_is_exact_at_the_expiry_and_orders_ties_as_analyze() {
+    if !engines_here(&["duckdb", "chdb"]) {
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cluster = cluster::cluster();
+    let mut cmd = Command::new("python3");
+    cmd.arg(root.join("tests/sql/check_boundaries.py"))
+        .arg("--bin")
+        .arg(env!("CARGO_BIN_EXE_lockreplay"));
+    if let Some(c) = &cluster {
+        cmd.arg("--cluster").arg(&c.file);
+    }
+    let out = cmd.output().expect("ok");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "a boundary or tie differs:\n{text}");
+    let engines = if cluster.is_some() { 3 } else { 2 };
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("ok ")).count(),
+        4 * engines,
+        "{text}"
     );
 }
 
@@ -152,4 +198,44 @@ fn an_alert_for_a_table_that_is_not_one_expression_is_an_error() {
         assert!(out.stdout.is_empty(), "{store}: {:?}", out.stdout);
         assert!(String::from_utf8_lossy(&out.stderr).contains("a;b"));
     }
+}
+
+/// The Loki and Elasticsearch rules, evaluated as their stores evaluate
+/// them (tests/sql/check_store_rules.py): the overlap rules fire on every
+/// handed incident in every evaluation schedule and stay silent on every
+/// case and built log without one; the near-miss rules work from the lock
+/// lines alone.
+#[test]
+fn loki_and_elasticsearch_rules_fire_on_incidents_and_stay_silent_on_healthy_locks() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut cases: Vec<_> = std::fs::read_dir(root.join("tests/fixtures/cases"))
+        .expect("ok")
+        .map(|e| e.expect("ok").path())
+        .filter(|p| p.join("case.json").exists())
+        .collect();
+    cases.sort();
+    let out = Command::new("python3")
+        .arg(root.join("tests/sql/check_store_rules.py"))
+        .arg("--bin")
+        .arg(env!("CARGO_BIN_EXE_lockreplay"))
+        .args(&cases)
+        .output()
+        .expect("ok");
+    let text = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "a store's rule misfired:\n{text}");
+    // Two overlap rules on every case and the four built logs; two near-miss
+    // rules on the cases without incidents, the built logs and the simulator.
+    let nc = text
+        .lines()
+        .filter(|l| l.starts_with("ok ") && l.contains("near-miss]"))
+        .count();
+    assert!(nc >= 2 * (3 + 4 + 1), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("ok ") && l.contains("overlap]"))
+            .count(),
+        2 * (cases.len() + 4),
+        "{text}"
+    );
 }
