@@ -16,8 +16,8 @@ mod tie;
 
 // The layers, lowest first (ARCHITECTURE.md, docs/ingest.md): vocabulary,
 // records, roles, framing, readers, assembly. Each module names only its
-// own layer's modules and lower ones (`tests/ingest_layers.rs`); the files
-// beside the layers (`cache.rs`, `redlock.rs`, `link.rs`, `tie.rs`,
+// own layer's modules and lower ones (`tests/architecture/ingest_layers.rs`);
+// the files beside the layers (`cache.rs`, `redlock.rs`, `link.rs`, `tie.rs`,
 // `monitor/`, `infra/`, this one) stand with the assembly.
 mod assembly;
 mod framing;
@@ -34,7 +34,7 @@ pub use roles::mapping::{MAX_TTL_MS, Mapping};
 pub use roles::time;
 pub use roles::time::{TimeError, TzSpec, parse_time, parse_tz};
 
-/// The JSON Lines field scanner, exposed for `bench/scan` (issue #17), which
+/// The JSON Lines field scanner, exposed for `bench/scan`, which
 /// measures it against sonic-rs and simd-json. Not part of the API.
 #[doc(hidden)]
 pub mod scan_bench {

@@ -106,8 +106,8 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
 
 /// Incidents given a section of prose in report.md; the rest are rows of
 /// the incident table and of incidents.csv, so a report of thousands of
-/// incidents stays a write-up (issue #32: a 1 M-event log's report.md was
-/// 19.8 MB).
+/// incidents stays a write-up (with every incident in prose, a 1 M-event
+/// log's report.md would be 19.8 MB).
 pub const MAX_INCIDENT_SECTIONS: usize = 50;
 
 /// The incidents (by index, ascending) that get a section: all when there

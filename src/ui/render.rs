@@ -170,8 +170,8 @@ pub fn subject_title(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -
 /// key its incidents, oversold units and loss; when the run is not
 /// readable ([`crate::analysis::problems`]) the first problem comes first
 /// (at most [`PROBLEM_CHARS`] of it), so a picture pasted alone is no
-/// all-clear (found by a new-user trial: `render` of a file nothing was
-/// read from drew "0 incidents · 0 units oversold · ¥0 lost").
+/// all-clear (a file nothing was read from would otherwise be drawn as
+/// "0 incidents · 0 units oversold · ¥0 lost").
 pub fn subject_caption(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -> String {
     let numbers = subject_numbers(r, subject, lang);
     let problems = crate::analysis::problems(r.log, r.analysis);
@@ -340,8 +340,8 @@ pub fn render_image(
 
 /// The renderer for pictures: wgpu on GL first (Mesa's EGL renders without
 /// a display and says nothing), else wgpu's own choice (Mesa's Vulkan
-/// loader printed `XDG_RUNTIME_DIR is invalid` twice per picture on a
-/// machine without a session, issue #32). `WGPU_BACKEND` set by the user
+/// prints `XDG_RUNTIME_DIR is invalid` twice per picture on a machine
+/// without a session). `WGPU_BACKEND` set by the user
 /// is left to wgpu.
 fn picture_renderer() -> anyhow::Result<egui_kittest::wgpu::WgpuTestRenderer> {
     use egui_kittest::wgpu::{WgpuTestRenderer, default_wgpu_setup};
