@@ -72,14 +72,7 @@ pub struct IngestOptions {
 /// pipe). Memory is about 1.7x the bytes kept (docs/reliability.md).
 pub const MAX_INPUT_BYTES: u64 = 4 << 30;
 
-/// Most a compressed file may expand, as a ratio of its compressed size,
-/// once past [`RATIO_FREE_BYTES`]: logs compress 5 to 30 times, a gzip bomb
-/// about 1 000 times.
-pub const MAX_EXPANSION_RATIO: u64 = 200;
-
-/// Expanded bytes allowed whatever the ratio (64 MiB): a small, very
-/// repetitive log may compress more than [`MAX_EXPANSION_RATIO`].
-pub const RATIO_FREE_BYTES: u64 = 64 << 20;
+pub use framing::decode::{MAX_EXPANSION_RATIO, RATIO_FREE_BYTES};
 
 /// The TTL of files that never say it: for every such file, or by file.
 /// Files whose records carry a TTL field are not affected.

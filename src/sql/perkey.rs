@@ -607,6 +607,12 @@ fn chain(p: &mut Program) {
             &format!("(toInt64(0), 0, {NONE})"),
         ),
     );
+    live_lease(p);
+}
+
+/// §3 the live lock's expiry and last grant as of each row, and each lock's
+/// lease as of its segment's last row (the rows [`chain`] counted).
+fn live_lease(p: &mut Program) {
     p.note("§3 the live lock's expiry and last grant as of each row");
     p.def(
         "_lr_rcur",

@@ -24,8 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "../sql/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lockreplay");
 const PASSWORD: &str = "s3cret-pw";

@@ -6,6 +6,10 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+/// The two-server ClickHouse cluster both `fetch` and `sql_engines` start.
+#[path = "../sql/cluster.rs"]
+mod cluster;
+
 mod fetch;
 mod redis_server;
 mod sql_engines;

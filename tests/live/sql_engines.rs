@@ -11,8 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-#[path = "../sql/cluster.rs"]
-mod cluster;
+use crate::cluster;
 
 fn python_has(modules: &[&str]) -> bool {
     let code = modules

@@ -6,6 +6,15 @@ use std::io::Read;
 
 use encoding_rs::{Encoding, GB18030, GBK, UTF_8, UTF_16BE, UTF_16LE};
 
+/// Most a compressed file may expand, as a ratio of its compressed size,
+/// once past [`RATIO_FREE_BYTES`]: logs compress 5 to 30 times, a gzip bomb
+/// about 1 000 times.
+pub const MAX_EXPANSION_RATIO: u64 = 200;
+
+/// Expanded bytes allowed whatever the ratio (64 MiB): a small, very
+/// repetitive log may compress more than [`MAX_EXPANSION_RATIO`].
+pub const RATIO_FREE_BYTES: u64 = 64 << 20;
+
 /// Text of one source, ready for dialect detection.
 #[derive(Debug)]
 pub(crate) struct Decoded {

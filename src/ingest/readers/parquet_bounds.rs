@@ -15,7 +15,7 @@
 
 use std::io::Read;
 
-use crate::ingest::{MAX_EXPANSION_RATIO, RATIO_FREE_BYTES};
+use crate::ingest::framing::decode::{MAX_EXPANSION_RATIO, RATIO_FREE_BYTES};
 
 /// Deepest schema read: groups within groups. The crate recurses once per
 /// level (a schema 100 000 deep overflowed the stack); real exports nest a
