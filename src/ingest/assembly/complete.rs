@@ -5,9 +5,8 @@
 
 use crate::ingest::roles::fields::{Detector, Fields};
 use crate::ingest::roles::mapping::Mapping;
-use crate::ingest::roles::protocol::{classify_unknown, infer};
+use crate::ingest::roles::protocol::infer;
 use crate::ingest::roles::time::TzSpec;
-use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::roles::Role;
 use crate::model::SourceNote;
 
@@ -38,46 +37,6 @@ fn sparse_events(det: &Detector, fields: &Fields) -> bool {
     };
     let (with, lock) = det.sample.coverage(&e.field, (&k.field, &h.field));
     lock >= MIN_RECORDS as u32 && with * 3 < lock * 2
-}
-
-/// When the names chose the key, holder and event but some event words of
-/// the sample are none the vocabulary (or the mapping) knows: those words
-/// get the kinds the vocabulary read none of, by where they stand in the
-/// holds (`classify_unknown`), and the note says which.
-fn name_unknown_words(
-    det: &Detector,
-    (mapping, tz): (Option<&Mapping>, Option<&TzSpec>),
-    fields: &mut Fields,
-    notes: &mut Vec<SourceNote>,
-) {
-    let (Some(e), Some(k), Some(h)) = (
-        fields.event(),
-        fields.get(Role::Key),
-        fields.get(Role::Holder),
-    ) else {
-        return;
-    };
-    if fields.event_from_message {
-        return;
-    }
-    let names = mapping.map(|m| &m.events);
-    let known = |w: &str| event_kind(w, names, &mut String::new());
-    let time = fields.get(Role::Time).map(|p| p.field.clone());
-    let Some((mut words, note)) = classify_unknown(
-        &det.sample,
-        (time.as_deref(), tz),
-        (&e.field, &k.field, &h.field),
-        &known,
-    ) else {
-        return;
-    };
-    if let Some(m) = mapping {
-        for (w, kind) in &m.events {
-            words.insert(w.clone(), *kind);
-        }
-    }
-    fields.events = Some(words);
-    notes.push(note);
 }
 
 /// The business roles (`roles/protocol/business.rs` finds them by their arithmetic).
@@ -122,7 +81,6 @@ pub(crate) fn complete(
         return;
     }
     if !incomplete(fields, event_share) && !sparse_events(det, fields) {
-        name_unknown_words(det, (mapping, tz), fields, notes);
         return;
     }
     let time = fields.get(Role::Time).map(|p| p.field.clone());

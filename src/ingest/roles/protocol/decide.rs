@@ -41,23 +41,6 @@ pub enum Undecided {
     PoorFit(f64),
 }
 
-/// The reading under the columns the names chose (`h`: event, key,
-/// holder): the kinds of its event values by where they stand, the TTL's
-/// unit, the business columns; `None` when those columns give no hold.
-pub fn under(table: &Table, hints: &[NameHint], h: super::fit::Hypothesis) -> Option<Reading> {
-    let profiles = table.profiles();
-    let fit = super::fit::assess(table, (&profiles, hints), h)?;
-    let ttl_unit = fit.ttl.map(|c| ttl::unit(table, &fit, c));
-    let business = business::infer(table, &fit, hints);
-    Some(Reading {
-        fit,
-        runner_up: None,
-        ttl_unit,
-        business,
-        close_call: false,
-    })
-}
-
 /// Chooses a reading for `table`.
 ///
 /// # Errors

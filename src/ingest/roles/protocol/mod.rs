@@ -54,68 +54,6 @@ pub(crate) fn infer(
     Ok(inferred(&table.names, &hints, &reading))
 }
 
-/// The kinds of the event words the vocabulary does not know, by where
-/// they stand in the holds the named columns give (`event`, `key`,
-/// `holder`: field names of the sample). A word gets a kind only when the
-/// vocabulary read no word of that kind in the sample (`known`: the kinds
-/// it did read): the vocabulary read part of the protocol, the holds name
-/// the rest; and business steps only when it read no business word.
-/// `None` when the columns give no hold or no word is left to name.
-pub(crate) fn classify_unknown(
-    sample: &Sample,
-    (time_field, tz): (Option<&str>, Option<&TzSpec>),
-    (event, key, holder): (&str, &str, &str),
-    known: &dyn Fn(&str) -> Option<EventKind>,
-) -> Option<(EventNames, SourceNote)> {
-    let table = sample.table(time_field, tz);
-    let col = |n: &str| table.names.iter().position(|x| x == n).map(|c| c as u32);
-    let h = fit::Hypothesis {
-        event: col(event)?,
-        key: col(key)?,
-        holder: col(holder)?,
-    };
-    let reading = decide::under(&table, &sample.hints(), h)?;
-    let read: Vec<EventKind> = sample
-        .values(event)
-        .iter()
-        .filter_map(|w| known(w))
-        .collect();
-    let business_read = read.iter().any(|k| k.is_business());
-    let lock = reading
-        .fit
-        .kinds
-        .iter()
-        .filter_map(|(v, k)| Some((v, lock_kind(*k)?)));
-    let steps = reading
-        .business
-        .steps
-        .iter()
-        .filter(|_| !business_read)
-        .filter_map(|(v, s)| Some((v, step_kind(*s)?)));
-    let mut names = EventNames::new();
-    let mut said = Vec::new();
-    let mut buf = String::new();
-    for (value, kind) in lock.chain(steps) {
-        // A word one of whose own words names another kind
-        // (`acquire_attempt` between an acquire and a release) is not
-        // named by its place.
-        let contradicts = value
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| known(w).is_some_and(|k| k != kind));
-        if known(value).is_some()
-            || read.contains(&kind)
-            || contradicts
-            || !value.chars().any(char::is_alphabetic)
-        {
-            continue;
-        }
-        normalize_event(value, &mut buf);
-        names.insert(buf.clone(), kind);
-        said.push((value.clone(), kind.as_str().to_string()));
-    }
-    (!said.is_empty()).then_some((names, SourceNote::EventsByProtocol { kinds: said }))
-}
-
 fn undecided_note(u: &Undecided, records: usize) -> SourceNote {
     SourceNote::ProtocolUndecided {
         records: records as u64,

@@ -65,21 +65,6 @@ impl Sample {
         self.rows.push(cells);
     }
 
-    /// The distinct values of field `name` among the kept records, sorted.
-    pub fn values(&self, name: &str) -> Vec<&str> {
-        let Some(&c) = self.index.get(name) else {
-            return Vec::new();
-        };
-        let mut out: Vec<&str> = self
-            .rows
-            .iter()
-            .filter_map(|cells| cells.iter().find(|(k, _)| *k == c).map(|(_, v)| v.as_str()))
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
-
     /// Of the kept records that have fields `key` and `holder`, how many
     /// have field `event` too: `(with event, with key and holder)`.
     pub fn coverage(&self, event: &str, (key, holder): (&str, &str)) -> (u32, u32) {
