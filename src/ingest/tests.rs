@@ -611,3 +611,35 @@ I0101 00:00:00.300000    4257 lock.go:88] acquired lock key=lock:a owner=tok-B t
         Some(1_924_991_999) // 2030-12-31T23:59:59Z
     );
 }
+
+#[test]
+fn a_release_in_words_no_list_has_is_placed_by_the_protocol() {
+    // An event field the names chose (`event`), whose acquires the
+    // vocabulary reads but whose release (`归还锁`, "give the lock back")
+    // it does not: without the protocol the release is work, the hold runs
+    // on past it and the next holder's acquire is a takeover from a lease
+    // still believed held.
+    let line = |t: &str, e: &str, h: &str| {
+        format!(
+            r#"{{"time":"2026-12-01T07:00:0{t}Z","event":"{e}","lock_key":"lock:1","owner":"{h}","ttl_ms":5000}}"#
+        )
+    };
+    let text = [
+        line("0.0", "抢到分布式锁", "a"),
+        line("1.0", "归还锁", "a"),
+        line("2.0", "抢到分布式锁", "b"),
+        line("3.0", "归还锁", "b"),
+        line("4.0", "抢到分布式锁", "c"),
+        line("5.0", "归还锁", "c"),
+    ]
+    .join("\n");
+    let log = load(text.as_bytes(), &IngestOptions::default());
+    let k = kinds(&log);
+    assert_eq!(
+        k.iter().filter(|k| **k == EventKind::Released).count(),
+        3,
+        "{k:?}"
+    );
+    let notes = format!("{:?}", log.sources[0].notes);
+    assert!(notes.contains("归还锁"), "{notes}");
+}

@@ -7,8 +7,9 @@ use crate::ingest::roles::fields::{Detector, Fields};
 use crate::ingest::roles::mapping::Mapping;
 use crate::ingest::roles::protocol::infer;
 use crate::ingest::roles::time::TzSpec;
+use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::roles::Role;
-use crate::model::SourceNote;
+use crate::model::{EventKind, SourceNote};
 
 /// Whether the names left the lock reading incomplete: no key, holder or
 /// event field, or an event field of which no value names an event
@@ -37,6 +38,30 @@ fn sparse_events(det: &Detector, fields: &Fields) -> bool {
     };
     let (with, lock) = det.sample.coverage(&e.field, (&k.field, &h.field));
     lock >= MIN_RECORDS as u32 && with * 3 < lock * 2
+}
+
+/// Whether the event field the names chose reads acquires but no release
+/// while some of its values on the records that name a key and a holder
+/// name no event: the release (and maybe more steps) is written in words
+/// the vocabulary lacks, and the protocol, which gives unknown words only
+/// the kinds the vocabulary read none of, may place them.
+fn unread_release(det: &Detector, fields: &Fields) -> bool {
+    let (Some(e), Some(k), Some(h)) = (
+        fields.event(),
+        fields.get(Role::Key),
+        fields.get(Role::Holder),
+    ) else {
+        return false;
+    };
+    let mut buf = String::new();
+    let kinds: Vec<Option<EventKind>> = det
+        .sample
+        .lock_values(&e.field, (&k.field, &h.field))
+        .into_iter()
+        .map(|v| event_kind(v, None, &mut buf))
+        .collect();
+    let has = |k: EventKind| kinds.contains(&Some(k));
+    kinds.contains(&None) && has(EventKind::Acquired) && !has(EventKind::Released)
 }
 
 /// The business roles (`roles/protocol/business.rs` finds them by their arithmetic).
@@ -80,7 +105,10 @@ pub(crate) fn complete(
     if decided || det.sample.len() == 0 {
         return;
     }
-    if !incomplete(fields, event_share) && !sparse_events(det, fields) {
+    if !incomplete(fields, event_share)
+        && !sparse_events(det, fields)
+        && !unread_release(det, fields)
+    {
         return;
     }
     let time = fields.get(Role::Time).map(|p| p.field.clone());

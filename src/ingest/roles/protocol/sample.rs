@@ -82,6 +82,29 @@ impl Sample {
         (with as u32, lock.len() as u32)
     }
 
+    /// The distinct values of field `event` on the kept records that have
+    /// fields `key` and `holder` too, in first-seen order.
+    pub fn lock_values(&self, event: &str, (key, holder): (&str, &str)) -> Vec<&str> {
+        let col = |n: &str| self.index.get(n).copied();
+        let (Some(e), Some(k), Some(h)) = (col(event), col(key), col(holder)) else {
+            return Vec::new();
+        };
+        fn get(cells: &[(u32, String)], c: u32) -> Option<&str> {
+            cells.iter().find(|(x, _)| *x == c).map(|(_, v)| v.as_str())
+        }
+        let mut out: Vec<&str> = Vec::new();
+        for r in &self.rows {
+            if get(r, k).is_some()
+                && get(r, h).is_some()
+                && let Some(v) = get(r, e)
+                && !out.contains(&v)
+            {
+                out.push(v);
+            }
+        }
+        out
+    }
+
     /// Records kept.
     pub fn len(&self) -> usize {
         self.rows.len()
