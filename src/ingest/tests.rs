@@ -643,3 +643,56 @@ fn a_release_in_words_no_list_has_is_placed_by_the_protocol() {
     let notes = format!("{:?}", log.sources[0].notes);
     assert!(notes.contains("归还锁"), "{notes}");
 }
+
+#[test]
+fn a_time_of_day_inside_an_envelope_takes_the_day_nearest_the_envelopes_time() {
+    // Filebeat's NDJSON (`@timestamp`, `message`) around a Log4j2 default
+    // line (`%d{HH:mm:ss.SSS}`): the application's clock to the ms, the
+    // day from the shipper's time on the same record, across midnight too.
+    let line = |env: &str, clock: &str, what: &str, owner: &str| {
+        format!(
+            r#"{{"@timestamp":"{env}","message":"{clock} [exec-1] INFO  c.e.LockService - {what} key=lock:1 owner={owner} ttl_ms=5000"}}"#
+        )
+    };
+    let text = [
+        line(
+            "2026-11-30T23:59:59.903Z",
+            "23:59:59.900",
+            "lock acquired",
+            "a",
+        ),
+        line(
+            "2026-12-01T00:00:00.015Z",
+            "00:00:00.010",
+            "lock released",
+            "a",
+        ),
+        line(
+            "2026-12-01T00:00:00.213Z",
+            "00:00:00.200",
+            "lock acquired",
+            "b",
+        ),
+    ]
+    .join("\n");
+    let log = load(text.as_bytes(), &IngestOptions::default());
+    let times: Vec<String> = log
+        .events
+        .iter()
+        .map(|e| {
+            chrono::DateTime::from_timestamp_nanos(e.at_ns)
+                .format("%Y-%m-%dT%H:%M:%S%.3f")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(
+        times,
+        vec![
+            "2026-11-30T23:59:59.900",
+            "2026-12-01T00:00:00.010",
+            "2026-12-01T00:00:00.200"
+        ]
+    );
+    let notes = format!("{:?}", log.sources[0].notes);
+    assert!(notes.contains("Envelope"), "{notes}");
+}

@@ -417,6 +417,10 @@ pub enum DateFrom {
     FileName,
     /// The first line of the file that has a full date.
     DatedLine,
+    /// Each record's envelope time (the shipper's full time on the same
+    /// record): the day that puts the time of day nearest it. `value` is
+    /// the first record's date.
+    Envelope,
     /// Assumed: today's date, or this year (last year when that put the
     /// times ahead of now).
     Assumed,
@@ -975,6 +979,14 @@ mod tests {
                     from: DateFrom::Mapping,
                 },
                 vec!["2026"],
+            ),
+            (
+                SourceNote::DateSupplied {
+                    value: s("2026-11-30"),
+                    year_only: false,
+                    from: DateFrom::Envelope,
+                },
+                vec!["2026-11-30"],
             ),
             (
                 SourceNote::JournalExport {

@@ -404,7 +404,13 @@ impl<'o> Collector<'o> {
                 })
             }
             FieldValue::Bool(_) => Err(TimeError::Unrecognised),
-            other => self.parse_text_time(&other.text()),
+            other => {
+                let text = other.text();
+                match self.anchored_time_of_day(rec, &text) {
+                    Some(p) => Ok(p),
+                    None => self.parse_text_time(&text),
+                }
+            }
         };
         match parsed {
             Ok(p) => Some(p),
@@ -413,6 +419,64 @@ impl<'o> Collector<'o> {
                 None
             }
         }
+    }
+
+    /// A time of day (`07:06:55.000`, a found structure's `T07:06:55.000`)
+    /// of an application record inside an envelope whose own time is full
+    /// (the time field's fallback: a shipper's `@timestamp`), on the day
+    /// that puts it nearest the envelope's time: the application's clock to
+    /// the millisecond, the shipper's for the day. Said once in a note.
+    /// `None` (the other ways apply) for any other time, without an
+    /// envelope time, or when the mapping gives a date.
+    fn anchored_time_of_day(&mut self, rec: &Record<'_>, text: &str) -> Option<(i64, TimeOrigin)> {
+        const DAY_NS: i64 = 86_400 * 1_000_000_000;
+        if self.mapping.is_some_and(|m| m.date.is_some()) {
+            return None;
+        }
+        let t = text.trim();
+        let clock = t.strip_prefix('T').unwrap_or(t);
+        if !time_len(clock).is_some_and(|(n, only)| only && n == clock.len()) {
+            return None;
+        }
+        let outer = self.fields.fallback(Role::Time)?.value(rec)?;
+        let (anchor, anchor_origin) = match &outer {
+            FieldValue::Date { date, .. } => parse_time_detail(date, None).ok()?,
+            FieldValue::Bool(_) => return None,
+            v => parse_time_detail(&v.text(), None).ok()?,
+        };
+        // An envelope time in a local offset (journald's short-iso, a
+        // syslog header) is the host's zone: the clock is read in it. A UTC
+        // one (a shipper's `Z`) says nothing of the application's zone.
+        let local = match anchor_origin {
+            TimeOrigin::Explicit(off) if off != 0 && self.tz.is_none() => Some(off),
+            _ => None,
+        };
+        let off_ns = i64::from(local.unwrap_or(0)) * 1_000_000_000;
+        let day = chrono::DateTime::from_timestamp_nanos(anchor + off_ns).date_naive();
+        let text = format!("{} {clock}", day.format("%Y-%m-%d"));
+        let (mut ns, origin) = match local {
+            Some(off) => (
+                parse_time_detail(&text, None).ok()?.0 - off_ns,
+                TimeOrigin::Explicit(off),
+            ),
+            None => parse_time_detail(&text, self.tz).ok()?,
+        };
+        while ns - anchor > DAY_NS / 2 {
+            ns -= DAY_NS;
+        }
+        while anchor - ns > DAY_NS / 2 {
+            ns += DAY_NS;
+        }
+        if !self.date_noted {
+            self.date_noted = true;
+            let date = chrono::DateTime::from_timestamp_nanos(ns + off_ns).date_naive();
+            self.info.notes.push(SourceNote::DateSupplied {
+                value: date.format("%Y-%m-%d").to_string(),
+                year_only: false,
+                from: DateFrom::Envelope,
+            });
+        }
+        Some((ns, origin))
     }
 
     /// Counts the line as warned: its time `text` could not be read (`e`),

@@ -192,13 +192,18 @@ fn shared_depth(field: &str, app: &[String]) -> usize {
         .count()
 }
 
-/// The resolution of a time a found structure left without its date or
-/// year (`--MM-dd HH:mm:ss.SSS`, `THH:mm:ss.SSS`; the date is supplied
-/// when the record becomes an event): 10^(9 - d) ns for `d` fraction
-/// digits. `None` for any other text.
+/// The resolution of a time without its date or year (a found
+/// structure's `--MM-dd HH:mm:ss.SSS` and `THH:mm:ss.SSS`, a text layout's
+/// bare `HH:mm:ss.SSS`; the date is supplied when the record becomes an
+/// event): 10^(9 - d) ns for `d` fraction digits. `None` for any other
+/// text.
 fn undated_resolution(v: &str) -> Option<i64> {
     let v = v.trim();
-    let clock = v.strip_prefix("--").or_else(|| v.strip_prefix('T'))?;
+    let bare = crate::ingest::roles::time::is_clock(v);
+    let clock = v
+        .strip_prefix("--")
+        .or_else(|| v.strip_prefix('T'))
+        .or(bare.then_some(v))?;
     if !clock.contains(':') {
         return None;
     }
@@ -1013,6 +1018,8 @@ mod tests {
         assert_eq!(undated_resolution("--12-01 07:06:57.800"), Some(1_000_000));
         assert_eq!(undated_resolution("T07:06:57"), Some(1_000_000_000));
         assert_eq!(undated_resolution("T07:06:57.123456"), Some(1_000));
+        assert_eq!(undated_resolution("07:06:57.800"), Some(1_000_000));
+        assert_eq!(undated_resolution("07:06:57.800 INFO"), None);
         assert_eq!(undated_resolution("2026-12-01 07:06:57"), None);
         assert_eq!(undated_resolution("Tuesday"), None);
     }

@@ -625,9 +625,39 @@ pub(crate) fn note_naive_times(info: &mut crate::model::SourceInfo, tz: Option<&
     info.notes.push(note);
 }
 
+/// True for a bare time of day, the whole of `v`: `HH:MM:SS`, then an
+/// optional `.` or `,` and one to nine fraction digits (Log4j2's default
+/// `%d{HH:mm:ss.SSS}`). A date is supplied when the record becomes an
+/// event.
+pub(crate) fn is_clock(v: &str) -> bool {
+    let b = v.as_bytes();
+    let two = |i: usize| b.len() >= i + 2 && b[i].is_ascii_digit() && b[i + 1].is_ascii_digit();
+    if !(two(0) && b.get(2) == Some(&b':') && two(3) && b.get(5) == Some(&b':') && two(6)) {
+        return false;
+    }
+    match &b[8..] {
+        [] => true,
+        [b'.' | b',', frac @ ..] => {
+            (1..=9).contains(&frac.len()) && frac.iter().all(u8::is_ascii_digit)
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bare_clock_is_a_time_of_day_and_nothing_else_is() {
+        assert!(is_clock("07:06:55"));
+        assert!(is_clock("07:06:55.000"));
+        assert!(is_clock("07:06:55,123456789"));
+        assert!(!is_clock("07:06:55.000 INFO"));
+        assert!(!is_clock("7:06:55"));
+        assert!(!is_clock("2026-12-01 07:06:55"));
+        assert!(!is_clock("07:06:55.0000000000"));
+    }
     use chrono::FixedOffset;
 
     #[test]

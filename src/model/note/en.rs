@@ -365,6 +365,9 @@ fn layout(n: &SourceNote) -> String {
                 DateFrom::Mapping => "the mapping's date",
                 DateFrom::FileName => "from the file's name",
                 DateFrom::DatedLine => "from the first line with a date",
+                DateFrom::Envelope => {
+                    "on each record the day nearest its envelope's time (the first shown)"
+                }
                 DateFrom::Assumed => {
                     "assumed (give it with `date = \"YYYY-MM-DD\"` in a mapping file if it is another)"
                 }

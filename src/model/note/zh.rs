@@ -351,6 +351,9 @@ fn layout(n: &SourceNote) -> String {
                 DateFrom::Mapping => "取自映射文件的日期",
                 DateFrom::FileName => "取自文件名",
                 DateFrom::DatedLine => "取自第一行带日期的记录",
+                DateFrom::Envelope => {
+                    "每条记录取最接近其外层（采集端）时间的那一天，此处为第一条的日期"
+                }
                 DateFrom::Assumed => "推测；若不是，请在映射文件中用 `date = \"YYYY-MM-DD\"` 给出",
             };
             format!("{what} {value} 读取（{whence}）")

@@ -349,16 +349,20 @@ fn hint_of(name: &str) -> NameHint {
     }
 }
 
-/// A time a found structure left without its date or year
-/// (`--MM-dd HH:mm:ss`, `THH:mm:ss`) given a fixed one, so that the
-/// sample's rows order by it (the file's own date is supplied later, when
-/// records become events); any other text as it is.
+/// A time without its date or year (a found structure's `--MM-dd
+/// HH:mm:ss` and `THH:mm:ss`, a text layout's bare `HH:mm:ss.SSS`) given a
+/// fixed one, so that the sample's rows order by it (the file's own date
+/// is supplied later, when records become events); any other text as it
+/// is.
 fn dated(v: &str) -> std::borrow::Cow<'_, str> {
     let t = v.trim();
+    let bare = crate::ingest::roles::time::is_clock(t);
     if let Some(rest) = t.strip_prefix("--") {
         std::borrow::Cow::Owned(format!("2000-{rest}"))
     } else if t.starts_with('T') && t.contains(':') {
         std::borrow::Cow::Owned(format!("2000-01-01{t}"))
+    } else if bare {
+        std::borrow::Cow::Owned(format!("2000-01-01T{t}"))
     } else {
         std::borrow::Cow::Borrowed(v)
     }
