@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use crate::analysis::{Analysis, Settings, analyze};
 use crate::config::{ReadConfig, WindowConfig};
 use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Progress, load_paths_cached};
-use crate::model::LoadedLog;
+use crate::model::message::phrase;
+use crate::model::{LoadedLog, Phrase};
 use crate::report::ReportInput;
 
 /// Exit code: no incident.
@@ -143,8 +144,34 @@ pub fn load_and_analyze(
     cache: &CacheConfig,
     settings: Settings,
 ) -> anyhow::Result<AnalyzedLog> {
+    load_and_analyze_said(files, opts, cache, settings, None)
+}
+
+/// [`load_files`], saying each phase (load, analysis) on stderr through
+/// `phases` (`lockreplay report`).
+///
+/// # Errors
+/// Unreadable files.
+pub fn load_files_said(
+    files: &[PathBuf],
+    read: &ReadConfig,
+    settings: Settings,
+    phases: &Phases,
+) -> anyhow::Result<AnalyzedLog> {
+    let opts = read.ingest_options();
+    load_and_analyze_said(files, &opts, &read.cache(), settings, Some(phases))
+}
+
+fn load_and_analyze_said(
+    files: &[PathBuf],
+    opts: &IngestOptions,
+    cache: &CacheConfig,
+    settings: Settings,
+    phases: Option<&Phases>,
+) -> anyhow::Result<AnalyzedLog> {
     let progress = Arc::new(Progress::default());
-    let show = std::io::stderr().is_terminal() && total_size(files) > 32 * 1024 * 1024;
+    let big = total_size(files) > 32 * 1024 * 1024;
+    let show = std::io::stderr().is_terminal() && (big || phases.is_some());
     let done = Arc::new(AtomicBool::new(false));
     let printer = show.then(|| spawn_progress_printer(progress.clone(), done.clone()));
     let started = Instant::now();
@@ -155,10 +182,25 @@ pub fn load_and_analyze(
         let _ = h.join();
     }
     let (log, cached) = log?;
+    if let Some(p) = phases {
+        p.done(
+            phrase!("loaded {} events", "已读取 {} 个事件"),
+            &[&log.events.len().to_string()],
+            started,
+        );
+        p.doing(phrase!("analysing…", "正在分析…"), &[]);
+    }
     say_cache(&cached);
     let started = Instant::now();
     let analysis = analyze(&log, &settings);
     crate::timing::phase("analyze", started);
+    if let Some(p) = phases {
+        p.done(
+            phrase!("analysed: {} incidents", "已分析：{} 起事故"),
+            &[&analysis.incidents.len().to_string()],
+            started,
+        );
+    }
     Ok(AnalyzedLog {
         log,
         settings,
@@ -266,6 +308,44 @@ impl<W: Write> Write for LastByte<W> {
     }
 }
 
+/// What `lockreplay report` says on stderr of each phase (load, analysis,
+/// pictures, files): a line when the phase ends, with its time; on a
+/// terminal also what it is doing meanwhile, on one rewritten line.
+pub struct Phases {
+    terminal: bool,
+    zh: bool,
+}
+
+impl Phases {
+    /// Phases said in Chinese when `zh`, on stderr.
+    pub fn new(zh: bool) -> Phases {
+        Phases {
+            terminal: std::io::stderr().is_terminal(),
+            zh,
+        }
+    }
+
+    /// What is being done now, `what` with `values` (a terminal only: the
+    /// line is rewritten).
+    pub fn doing(&self, what: Phrase, values: &[&str]) {
+        if self.terminal {
+            eprint!("\r\x1b[Klockreplay: {}", what.fill(self.zh, values));
+        }
+    }
+
+    /// A phase ended: `what` with `values` and the time since `started`.
+    pub fn done(&self, what: Phrase, values: &[&str], started: Instant) {
+        let said = what.fill(self.zh, values);
+        let secs = started.elapsed().as_secs_f64();
+        let clear = if self.terminal { "\r\x1b[K" } else { "" };
+        if self.zh {
+            eprintln!("{clear}lockreplay：{said}（{secs:.1} 秒）");
+        } else {
+            eprintln!("{clear}lockreplay: {said} ({secs:.1} s)");
+        }
+    }
+}
+
 /// Progress of the report's pictures on stderr: `drawing picture 12 of
 /// 201` on one rewritten line when stderr is a terminal, or, when it is
 /// not, one line every 10 s once the drawing has taken 5 s (a large log's
@@ -324,8 +404,10 @@ impl PictureProgress {
 
 /// Writes the report folder of `loaded` into `dir` as a whole, never over
 /// `inputs` ([`crate::report::write_report_dir`]); with `draw`, a picture
-/// per incident, per key with incidents and an overview in `style`;
-/// report.md and the pictures' words in Chinese with `style.zh`.
+/// per top incident, per key of them and an overview in `style`;
+/// report.md and the pictures' words in Chinese with `style.zh`; the
+/// folder's extent (`--top`, `--full-trace`) in `folder`; each phase
+/// (pictures, files) said through `phases`.
 ///
 /// # Errors
 /// When `dir` cannot be created or a file cannot be written (nothing is
@@ -337,25 +419,52 @@ pub fn write_report_folder(
     inputs: &[PathBuf],
     draw: Option<DrawTimeline>,
     style: PictureStyle,
+    (top, full_trace, phases): (usize, bool, Option<&Phases>),
 ) -> anyhow::Result<()> {
     let input = loaded.input();
-    let progress = PictureProgress::new(
-        crate::report::pictured_incidents(&loaded.analysis.incidents).len()
-            + crate::report::key_pictures(&input).len()
-            + 1,
-        style.zh,
-    );
+    let pictures = crate::report::pictured_incidents(&loaded.analysis.incidents, top).len()
+        + crate::report::key_pictures(&input, top).len()
+        + 1;
+    let progress = PictureProgress::new(pictures, style.zh);
+    let started = std::cell::Cell::new(Instant::now());
     let picture = draw.map(|draw| {
+        let progress = &progress;
         move |subject: PictureSubject, path: &Path| {
             progress.tick();
             draw(loaded, subject, style, path)
         }
     });
-    crate::report::write_report_dir(
+    let drawn = std::cell::Cell::new(false);
+    let on_file = |name: &str| {
+        let Some(p) = phases else { return };
+        if picture.is_some() && !drawn.replace(true) {
+            p.done(
+                phrase!("drew {} pictures", "已绘制 {} 张图片"),
+                &[&progress.done.get().to_string()],
+                started.replace(Instant::now()),
+            );
+        }
+        p.doing(phrase!("writing {}", "正在写入 {}"), &[name]);
+    };
+    let folder = crate::report::FolderOptions {
+        zh: style.zh,
+        top,
+        full_trace,
+        on_file: Some(&on_file),
+    };
+    let written = crate::report::write_report_dir(
         &input,
         dir,
         inputs,
         picture.as_ref().map(|p| p as crate::report::PictureFn<'_>),
-        style.zh,
-    )
+        &folder,
+    );
+    if let Some(p) = phases {
+        p.done(
+            phrase!("wrote the report files", "已写入报告文件"),
+            &[],
+            started.get(),
+        );
+    }
+    written
 }

@@ -10,6 +10,7 @@ use crate::analysis::{AnalysisProgress, Settings, analyze_counted};
 use crate::ingest::{CacheReport, Progress, load_paths_cached, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::playback::StateIndex;
+use crate::report::holders::HolderNames;
 
 use super::products::ProductFinder;
 use super::session::{ReadOptions, Session, Source};
@@ -217,13 +218,14 @@ fn load_in_phases(
     // on to the display list once the index is done.
     set(Phase::Indexing);
     let started = std::time::Instant::now();
-    let ((index, products), model) = rayon::join(
+    let ((index, (products, names)), model) = rayon::join(
         || {
             let index = StateIndex::build(&log, &analysis, settings.unit_loss);
             let products = ProductFinder::of(&log, &analysis);
+            let names = HolderNames::of(&log, &analysis);
             crate::timing::phase("window/index", started);
             set(Phase::Drawing);
-            (index, products)
+            (index, (products, names))
         },
         || {
             let model = SwimlaneModel::build(&log, &analysis, filters);
@@ -240,6 +242,7 @@ fn load_in_phases(
             settings: settings.clone(),
             index: Arc::new(index),
             products: Arc::new(products),
+            names: Arc::new(names),
             cache,
         },
         model,
