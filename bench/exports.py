@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Rewrites a JSON Lines log (bench/gen_jsonl.py's or `lockreplay simulate`'s)
-into two shapes of the real-exports issue, for bench/exports.sh:
+into two shapes of real exports, for bench/exports.sh:
 
   sls   Alibaba Cloud SLS simple mode: the application's line as a string in
         `content`, `__time__` in whole seconds, `__tag__:__hostname__`.

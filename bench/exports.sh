@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-exports issue's speed target: the same N events (default 1 M) as
+# The speed target for real exports: the same N events (default 1 M) as
 # plain JSON Lines, as SLS `content` JSON and as Spring Boot text; reading the
 # two export shapes should cost at most 2x the plain path. Best of REPEAT runs.
 #   bench/exports.sh [N]

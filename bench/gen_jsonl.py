@@ -16,7 +16,7 @@ the start and appended at the end, is the number of planned sales). Prints "even
 Usage: gen_jsonl.py EVENTS OUT [SEED [STALL]]
 
 STALL is the share of holds that overrun their TTL (default 0.005, one in
-200; issue #17's overlap-heavy log uses 0.1, one in ten).
+200; the overlap-heavy log of bench/run.sh uses 0.1, one in ten).
 """
 
 import random

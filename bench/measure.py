@@ -72,7 +72,7 @@ print(f"\nlockreplay: {lrt / max(wct, 0.005):.1f}x wc -l; DuckDB / lockreplay {d
       f"JSON / text report {lrt / max(txt, 0.005):.2f}x; "
       f"pandas / lockreplay {pdt / lrt:.1f}x; {rows[contenders[0][0]][1] / events:.0f} bytes/event")
 
-# The second open (issue #34 item 3): the same command with the load cache,
+# The second open: the same command with the load cache,
 # after one run that fills it; the ratio to the first open above.
 cached = [lr, "analyze", "--format", "json", path]
 timed(cached)

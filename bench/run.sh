@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-program benchmark for issues #7 and #17: lockreplay vs wc -l, DuckDB,
+# Whole-program benchmark: lockreplay vs wc -l, DuckDB,
 # pandas at 10 k, 100 k, 1 M and 10 M events, on the simulator's log and on an
 # overlap-heavy one (one hold in ten overruns its TTL). Prints one Markdown
 # table per log.
@@ -42,7 +42,7 @@ for n in "${sizes[@]}"; do
             python3 "$here/gen_jsonl.py" "$n" "$f" 2>/dev/null
         fi
     fi
-    # Issue #17's overlap-heavy log: one hold in ten overruns its TTL.
+    # The overlap-heavy log: one hold in ten overruns its TTL.
     heavy="$data/events-heavy-$n.jsonl"
     [ -s "$heavy" ] || python3 "$here/gen_jsonl.py" "$n" "$heavy" 7 0.1 2>/dev/null
     rep="${REPEAT:-3}"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #17's window target: a log opens in the window in at most 1.5x the
+# The window's target: a log opens in the window in at most 1.5x the
 # time `analyze` takes on the same file.
 #
 #   bench/window.sh LOG...
@@ -9,7 +9,7 @@
 # renderer, as CI has no GPU) with `--screenshot` and LOCKREPLAY_TIMINGS=1:
 # the time from start to the first frame that shows the log ("open"), the
 # frames drawn until then, and the whole run including the picture and the
-# close. Then the second open of each (issue #34): `analyze` and the window
+# close. Then the second open of each: `analyze` and the window
 # again, answered from a private load cache. Prints one Markdown table.
 # Needs xvfb-run (xvfb xauth libgl1-mesa-dri).
 # Env: CARGO_TARGET_DIR (where the release binary is built).

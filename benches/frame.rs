@@ -1,4 +1,4 @@
-//! GUI frame cost (issue #7): the whole window, headless through
+//! GUI frame cost: the whole window, headless through
 //! egui_kittest, on simulated logs of 10 k and 10 M events (the sizes of
 //! `bench/run.sh`; set `LOCKREPLAY_FRAME_SIZES=10000,1000000` for others).
 //!

@@ -1,4 +1,4 @@
-//! Criterion benchmarks for the parts of `lockreplay analyze` (issue #7):
+//! Criterion benchmarks for the parts of `lockreplay analyze`:
 //! reading JSON Lines (the parallel streaming path and the general serial
 //! path), parsing timestamps, and the analysis over a loaded log. The whole
 //! program against `wc -l`, DuckDB and pandas is `bench/run.sh`.
@@ -146,7 +146,7 @@ fn benches(c: &mut Criterion) {
     });
     g.finish();
 
-    // The same events in the shapes of the real-exports issue: per line they
+    // The same events in the shapes of real exports: per line they
     // should cost at most 2x the plain JSON Lines path above.
     let mut g = c.benchmark_group("ingest_100k_events_exports");
     g.sample_size(10);

@@ -1,4 +1,4 @@
-//! The load cache (issue #34, item 3) measured: the first open of a
+//! The load cache measured: the first open of a
 //! simulated log (the files read) against the second (the cache entry
 //! read), and two serialisation crates (bitcode, the one used, and
 //! postcard) on the same stored columns, with and without zstd.

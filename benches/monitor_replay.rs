@@ -1,4 +1,4 @@
-//! Criterion benchmarks for `redis-cli monitor` captures (issue #6 §7: replay
+//! Criterion benchmarks for `redis-cli monitor` captures (the target: replay
 //! at least 1 M commands/s): the line parser alone, and parse + replay
 //! through the keyspace model to events ([`read_monitor`]), in commands per
 //! second, on two captures:
@@ -12,7 +12,7 @@
 //!   stalls past its TTL.
 //!
 //! - `one_hash_1m`: 1,000,000 `HSET orders:sku:3b order-N 1` on one hash
-//!   (issue #35: quadratic before, each write a scan of the hash), and
+//!   (a write that scanned the hash would make it quadratic), and
 //!   `one_hset_1m_fields`: one `HSET` with 1,000,000 fields.
 //!
 //! Set `LOCKREPLAY_BENCH_WRITE=DIR` to also write both captures to `DIR`

@@ -1,6 +1,7 @@
 //! What each fuzz target does with its input, shared by the libFuzzer targets
-//! in `fuzz/fuzz_targets/` and by `tests/fuzz_replay.rs`, which replays the
-//! seed corpus and every saved crash through the same code in `cargo test`.
+//! in `fuzz/fuzz_targets/` and by `tests/reading/fuzz_replay.rs`, which
+//! replays the seed corpus and every saved crash through the same code in
+//! `cargo test`.
 //!
 //! Besides "no panic", every target checks the invariants a user relies on:
 //! the per-file accounting identity (`lines_read = events_loaded +
@@ -20,7 +21,7 @@ use lockreplay::report::{MarkdownImages, ReportInput, to_json, to_markdown, to_t
 /// Every target, in the order `fuzz/run.sh all` runs them (used by the
 /// replay test; each fuzz binary uses only `run`).
 #[allow(dead_code)]
-pub const TARGETS: [&str; 17] = [
+pub const TARGETS: [&str; 18] = [
     "detect",
     "jsonl",
     "json_array",
@@ -38,6 +39,7 @@ pub const TARGETS: [&str; 17] = [
     "text_layout",
     "cri",
     "mapping_regex",
+    "parquet",
 ];
 
 /// Runs target `name` on `data`. Panics (the fuzzer's crash) when an
@@ -82,8 +84,26 @@ pub fn run(name: &str, data: &[u8]) {
         "text_layout" => text_layout(data),
         "cri" => cri(data),
         "mapping_regex" => mapping_regex(data),
+        "parquet" => parquet(data),
         other => panic!("unknown fuzz target {other}"),
     }
+}
+
+/// A whole Parquet file: `data` between the format's magic at both ends
+/// (so every input is taken for one), read as a source and as the
+/// window's raw rows; never a panic, an abort or unbounded memory.
+fn parquet(data: &[u8]) {
+    let mut bytes = Vec::with_capacity(data.len() + 8);
+    if !data.starts_with(b"PAR1") {
+        bytes.extend_from_slice(b"PAR1");
+    }
+    bytes.extend_from_slice(data);
+    if !data.ends_with(b"PAR1") {
+        bytes.extend_from_slice(b"PAR1");
+    }
+    let _ = lockreplay::ingest::source_text(bytes.clone());
+    let log = ingest(&bytes, &IngestOptions::default());
+    analyse_and_print(&log);
 }
 
 /// Reads `data` as one source and checks the accounting of every source.
@@ -291,8 +311,8 @@ fn ingest_twice(bytes: &[u8], opts: &IngestOptions) -> LoadedLog {
     a
 }
 
-/// Envelopes around each input line (issue #35: payload detection, the
-/// kinds picked apart): the first byte picks docker json-file (`log`), SLS
+/// Envelopes around each input line (payload detection, the kinds picked
+/// apart): the first byte picks docker json-file (`log`), SLS
 /// (`content`) or Filebeat (`message`); every line is one JSON record, so
 /// the file's lines are read exactly once each, whatever the payloads are.
 fn payload(data: &[u8]) {
@@ -356,7 +376,7 @@ fn text_layout(data: &[u8]) {
 /// byte is odd, else `F`; a line whose first byte is a multiple of 3 is
 /// followed by a `stderr` line (`P` or `F` by the next bit) of no event.
 /// Partial lines are joined per stream, so the `stdout` events are those of
-/// the same file without its `stderr` lines (issue #35 item 7), and every
+/// the same file without its `stderr` lines, and every
 /// line is counted once.
 fn cri(data: &[u8]) {
     let text = String::from_utf8_lossy(data);

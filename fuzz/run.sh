@@ -24,7 +24,7 @@
 # it the whole-file targets ran 2 to 7x faster in 1/10 of the memory
 # (docs/reliability.md). Debug assertions stay on either way.
 # FUZZ_TRACE_COMPARES=1 builds with libFuzzer's comparison hooks (default: off;
-# they took about half of each execution of the whole-file targets, issue #18),
+# they took about half of each execution of the whole-file targets),
 # and -use_value_profile=0 keeps the value profile off either way.
 # FUZZ_MAX_LEN sets libFuzzer's -max_len (default 4096 bytes, libFuzzer's own).
 # FUZZ_JOBS=N runs N targets at a time (default 1), each in a lane of its own

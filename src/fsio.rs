@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 /// `inputs` (by path, through a link, or as the same device and inode: a hard
 /// link) or when something other than a regular file is there (a character
 /// device such as `/dev/null`, a FIFO, a socket, a folder): the atomic write
-/// would replace that node with a regular file (issue #18). A missing path
+/// would replace that node with a regular file. A missing path
 /// is a new name and fine.
 ///
 /// # Errors
@@ -53,8 +53,9 @@ pub fn temp_prefix(name: &str) -> String {
 }
 
 /// Removes the temporary files and folders of ours for an output called
-/// `name` in `dir` ([`temp_prefix`]) whose process is gone.
-pub fn remove_stale_temporaries(dir: &Path, name: &str) {
+/// `name` in `dir` ([`temp_prefix`]) whose process is gone; never one of
+/// `inputs` (a file may be named like a temporary of ours, and be read).
+pub fn remove_stale_temporaries(dir: &Path, name: &str, inputs: &[PathBuf]) {
     let start = format!(".{name}.lockreplay-");
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -65,7 +66,9 @@ pub fn remove_stale_temporaries(dir: &Path, name: &str) {
             continue;
         };
         let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
-        if pid.is_none_or(|p| p == std::process::id() || !process_is_gone(p)) {
+        if pid.is_none_or(|p| p == std::process::id() || !process_is_gone(p))
+            || is_input(&e.path(), inputs)
+        {
             continue;
         }
         let _ = match e.file_type() {
@@ -74,6 +77,23 @@ pub fn remove_stale_temporaries(dir: &Path, name: &str) {
             _ => Ok(()),
         };
     }
+}
+
+/// Whether `path` is one of `inputs` or holds one (by path, through a
+/// link, or as the same file).
+fn is_input(path: &Path, inputs: &[PathBuf]) -> bool {
+    let canon = std::fs::canonicalize(path).ok();
+    let meta = std::fs::metadata(path).ok();
+    inputs.iter().any(|i| {
+        let ci = std::fs::canonicalize(i).ok();
+        ci.as_ref()
+            .zip(canon.as_ref())
+            .is_some_and(|(ci, c)| ci == c || ci.starts_with(c))
+            || meta
+                .as_ref()
+                .zip(std::fs::metadata(i).ok())
+                .is_some_and(|(m, im)| same_file(m, &im))
+    })
 }
 
 /// Whether no process `pid` runs (Linux: `/proc`); elsewhere unknown, so
@@ -160,7 +180,7 @@ pub fn write_atomic_with<T>(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    remove_stale_temporaries(dir, &name);
+    remove_stale_temporaries(dir, &name, inputs);
     let mut tmp = tempfile::Builder::new()
         .prefix(&temp_prefix(&name))
         .tempfile_in(dir)
@@ -199,6 +219,18 @@ mod tests {
         assert!(format!("{err:#}").contains("character device"), "{err:#}");
         let meta = std::fs::metadata("/dev/null").expect("still there");
         assert!(meta.file_type().is_char_device());
+    }
+
+    /// An input named like a temporary of a killed run is read, never
+    /// removed by the write next to it.
+    #[test]
+    fn an_input_named_like_a_stale_temporary_is_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let input = dir.path().join(".out.png.lockreplay-4194303-x1Y2z3");
+        std::fs::write(&input, b"a log").expect("write");
+        let inputs = [input.clone()];
+        write_atomic(&dir.path().join("out.png"), b"png", &inputs).expect("write");
+        assert_eq!(std::fs::read(&input).expect("still there"), b"a log");
     }
 
     #[test]

@@ -1,8 +1,8 @@
-//! `lockreplay inspect`: how each file was read, field by field (issue #31
-//! item 4): the container and layout, the readers' bids, every field with
-//! the role it plays, how sure the choice is and sample values, the events
-//! each kind gave, and a ready mapping file (`--write-mapping`) that pins
-//! the choices for the next read or for `lockreplay sql`/`fetch`.
+//! `lockreplay inspect`: how each file was read, field by field: the container
+//! and layout, the readers' bids, every field with the role it plays, how sure
+//! the choice is and sample values, the events each kind gave, and a ready
+//! mapping file (`--write-mapping`) that pins the choices for the next read or
+//! for `lockreplay sql`/`fetch`.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -292,14 +292,42 @@ pub fn mapping_toml(info: &SourceInfo) -> Option<String> {
          # columns for `lockreplay sql` and `fetch`. Edit any line.",
         comment_safe(&info.name)
     );
-    let pairs = info.fields.iter().map(|(role, field)| {
-        let role = if from_message && role == "event" {
-            "message"
-        } else {
-            role.as_str()
-        };
-        (role, field.as_str())
+    // Roles read from the text of a payload field that is the message
+    // (`msg: "acquired lock key=lock:a"`) are no fields of the records: a
+    // mapping naming them finds nothing, so they are left as comments and
+    // the reader finds them in the message again.
+    let in_message = info.payload_field.as_deref().filter(|p| {
+        info.fields
+            .iter()
+            .any(|(r, f)| r == "message" && f.as_str() == *p)
     });
+    let header = match in_message {
+        Some(p) => {
+            let mut h = header;
+            for (role, field) in &info.fields {
+                let _ = write!(
+                    h,
+                    "\n# {role}: `{}`, read from the text of `{}`",
+                    comment_safe(field),
+                    comment_safe(p)
+                );
+            }
+            h
+        }
+        None => header,
+    };
+    let pairs = info
+        .fields
+        .iter()
+        .filter(|_| in_message.is_none())
+        .map(|(role, field)| {
+            let role = if from_message && role == "event" {
+                "message"
+            } else {
+                role.as_str()
+            };
+            (role, field.as_str())
+        });
     Some(fields_toml(&header, pairs))
 }
 

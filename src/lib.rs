@@ -7,7 +7,8 @@
 //! nothing below `ui` imports egui. Beside them: `fsio` (atomic writes,
 //! used by every layer that writes), `sim` (the flash-sale simulator, used
 //! by `cli`) and `whatif` (the incident replayed under another lock
-//! policy, over the analysis). `tests/architecture.rs` checks the arrows.
+//! policy, over the analysis). `tests/architecture/imports.rs` checks the
+//! arrows.
 
 pub mod analysis;
 pub mod cli;

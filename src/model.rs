@@ -18,7 +18,7 @@ mod unreadable;
 mod warning;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
 pub use message::{Message, Phrase};
-pub use note::{DateFrom, KeyLink, KeyList, SourceNote};
+pub use note::{DateFrom, KeyLink, KeyList, SourceNote, VanishCause, VanishProof};
 pub use unreadable::{ReadingHint, Unreadable, ZIP_LAYOUT};
 pub use warning::{
     Codec, FieldWarning, FileWarning, InfraWarning, MonitorWarning, RecordWarning, TimeError,

@@ -1,7 +1,7 @@
 //! Money, once: the one type for a loss ([`Loss`]) and the one function that
 //! computes it ([`loss`]) from oversold units and the unit loss, so every
 //! surface (text, Markdown, JSON, CSV, trace.json, captions, the window, the
-//! what-if) carries the same figure, known or unknown (issue #32).
+//! what-if) carries the same figure, known or unknown.
 //!
 //! The unit loss is what one oversold unit costs the business (a refund, a
 //! make-good coupon), set by the user (`--unit-loss`, the window's input).
@@ -95,8 +95,8 @@ impl Serialize for Loss {
 }
 
 /// `amount` rounded to two decimals (the cent, the fen): a sum of 3 x ¥19.9
-/// is 59.699999999999996 in binary floating point and is written 59.7 (a
-/// new-user trial, session 21, found the former in the JSON report).
+/// is 59.699999999999996 in binary floating point and is written 59.7,
+/// in the JSON report too.
 pub fn to_cents(amount: f64) -> f64 {
     if amount.is_finite() && amount.abs() < 1e13 {
         (amount * 100.0).round() / 100.0

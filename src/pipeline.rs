@@ -33,8 +33,8 @@ pub const REPORT_PICTURE_SIZE: (u32, u32) = (1600, 900);
 /// Pixels per point of the pictures `render` and `report` draw by default:
 /// 1600 pixels are 800 points, so that a picture pasted at 800 px (a
 /// document's width) keeps the window's text size (13 points read as 13
-/// px; at 1.0 they read as 6.5 px, which OCR and people could not read,
-/// issue #32). `--scale` changes it.
+/// px; at 1.0 they read as 6.5 px, which OCR and people cannot read).
+/// `--scale` changes it.
 pub const PICTURE_SCALE: f32 = 2.0;
 
 /// A loaded log with its analysis and the settings it ran with: what the
@@ -346,11 +346,11 @@ impl Phases {
     }
 }
 
-/// Progress of the report's pictures on stderr: `drawing picture 12 of
-/// 201` on one rewritten line when stderr is a terminal, or, when it is
-/// not, one line every 10 s once the drawing has taken 5 s (a large log's
-/// report drew for about a minute without a word, issue #32). Nothing for
-/// a short report into a pipe.
+/// Progress of the report's pictures on stderr: `drawing picture 12 of 201` on
+/// one rewritten line when stderr is a terminal, or, when it is not, one line
+/// every 10 s once the drawing has taken 5 s (a large log's report draws for
+/// about a minute, which must not pass without a word). Nothing for a short
+/// report into a pipe.
 struct PictureProgress {
     total: usize,
     done: std::cell::Cell<usize>,

@@ -43,9 +43,9 @@ pub enum PlaybackCommand {
     SetLoop(Option<(i64, i64)>),
 }
 
-/// Where an incident's damage is: its first oversold order, else the start
-/// of its overlap (issue #32: the cursor lands there, so "State at cursor"
-/// shows what went wrong, not the quiet instant before it).
+/// Where an incident's damage is: its first oversold order, else the start of
+/// its overlap (the cursor lands there, so "State at cursor" shows what went
+/// wrong, not the quiet instant before it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Damage {
     /// Epoch ns.
@@ -407,6 +407,47 @@ fn lease_id(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
+/// The stock level changes the log records, as (time, product slot in
+/// `Analysis::products`, level): the product each business event counts
+/// for is the one the analysis gave its sale, else its product field,
+/// else its key.
+fn stock_changes(log: &LoadedLog, analysis: &Analysis) -> Vec<(i64, u32, i64)> {
+    let time = |i: usize| analysis.time_of(log, i);
+    let sale_product: HashMap<usize, Option<Sym>> = analysis
+        .sales
+        .iter()
+        .map(|s| (s.event.index(), s.product))
+        .collect();
+    let product_slot: HashMap<Option<Sym>, usize> = analysis
+        .products
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.product, i))
+        .collect();
+    let only = (analysis.products.len() == 1).then_some(0);
+    let mut changes = Vec::new();
+    for (i, e) in log.events.iter().enumerate() {
+        if !e.has_detail() {
+            continue;
+        }
+        let d = e.detail();
+        // The levels `compute_oversell` tracks as the final stock.
+        let level = match e.kind {
+            EventKind::StockInitialized | EventKind::StockRead => d.stock,
+            EventKind::StockDeducted => d.stock_after,
+            _ => None,
+        };
+        let Some(level) = level else {
+            continue;
+        };
+        let product = sale_product.get(&i).copied().unwrap_or(d.product.or(e.key));
+        if let Some(slot) = product_slot.get(&product).copied().or(only) {
+            changes.push((time(i), lease_id(slot), level));
+        }
+    }
+    changes
+}
+
 impl StateIndex {
     /// Indexes `analysis` of `log`; `unit_loss` prices the oversold units
     /// (the analysis setting). O(n log n).
@@ -454,40 +495,7 @@ impl StateIndex {
             oversold_prefix.push(acc);
         }
 
-        // Stock levels: the product each business event counts for is the one
-        // the analysis gave its sale, else its product field, else its key.
-        let sale_product: HashMap<usize, Option<Sym>> = analysis
-            .sales
-            .iter()
-            .map(|s| (s.event.index(), s.product))
-            .collect();
-        let product_slot: HashMap<Option<Sym>, usize> = analysis
-            .products
-            .iter()
-            .enumerate()
-            .map(|(i, p)| (p.product, i))
-            .collect();
-        let only = (analysis.products.len() == 1).then_some(0);
-        let mut changes = Vec::new();
-        for (i, e) in log.events.iter().enumerate() {
-            if !e.has_detail() {
-                continue;
-            }
-            let d = e.detail();
-            // The levels `compute_oversell` tracks as the final stock.
-            let level = match e.kind {
-                EventKind::StockInitialized | EventKind::StockRead => d.stock,
-                EventKind::StockDeducted => d.stock_after,
-                _ => None,
-            };
-            let Some(level) = level else {
-                continue;
-            };
-            let product = sale_product.get(&i).copied().unwrap_or(d.product.or(e.key));
-            if let Some(slot) = product_slot.get(&product).copied().or(only) {
-                changes.push((time(i), lease_id(slot), level));
-            }
-        }
+        let changes = stock_changes(log, analysis);
         let products: Vec<Option<Sym>> = analysis.products.iter().map(|p| p.product).collect();
         let stock = StockTimeline::build(products.len(), changes);
         let first = steps.first().copied().unwrap_or(0);

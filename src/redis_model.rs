@@ -376,6 +376,13 @@ impl Keyspace {
         self.dbs.get_mut(&db).and_then(|m| m.remove(key))
     }
 
+    /// The databases that hold keys, in order.
+    pub fn dbs(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self.dbs.keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
     /// Removes every key of `db` (`FLUSHDB`,
     /// <https://redis.io/docs/latest/commands/flushdb/>).
     pub fn flush_db(&mut self, db: u32) {

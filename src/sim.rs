@@ -520,34 +520,7 @@ fn run_wave<W: Write>(
         seq: 0,
         last_ms: start_ms,
     };
-    let mut per_host = vec![0u32; hosts.len()];
-    let first_arrival = start_ms + 1000;
-    for b in 0..args.buyers as usize {
-        let host = (rng.next_u64() % hosts.len() as u64) as usize;
-        per_host[host] += 1;
-        let work_ms = if rng.unit() < args.slow_prob {
-            args.slow_ms + rng.range(0, 40)
-        } else {
-            rng.range(80, 350)
-        };
-        let buyer = Buyer {
-            product: (rng.next_u64() % u64::from(args.products)) as usize,
-            host,
-            thread: format!("order-worker-{:02}", per_host[host]),
-            user_id: format!("u{}", rng.range(100_000, 999_999)),
-            request_id: format!("{}-{}", host + 1, rng.hex(12)),
-            arrival_ms: first_arrival + rng.range(0, args.arrival_ms.max(0)),
-            qty: 1,
-            work_ms,
-            hold: None,
-            read_stock: 0,
-            renew_no: 0,
-            working: false,
-        };
-        let at = buyer.arrival_ms;
-        wave.buyers.push(buyer);
-        wave.schedule(at, b, Step::Arrive);
-    }
+    add_buyers(&mut wave, args, rng, hosts, start_ms);
 
     while let Some(Reverse((now, _, b, step))) = wave.queue.pop() {
         wave.last_ms = wave.last_ms.max(now);
@@ -584,6 +557,39 @@ fn run_wave<W: Write>(
         });
     }
     Ok(wave.last_ms)
+}
+
+/// Adds the wave's buyers, each on a random host with a random product,
+/// work time and arrival after `start_ms`, and schedules their arrivals.
+fn add_buyers(wave: &mut Wave<'_>, args: &SimArgs, rng: &mut Rng, hosts: &[Host], start_ms: i64) {
+    let mut per_host = vec![0u32; hosts.len()];
+    let first_arrival = start_ms + 1000;
+    for b in 0..args.buyers as usize {
+        let host = (rng.next_u64() % hosts.len() as u64) as usize;
+        per_host[host] += 1;
+        let work_ms = if rng.unit() < args.slow_prob {
+            args.slow_ms + rng.range(0, 40)
+        } else {
+            rng.range(80, 350)
+        };
+        let buyer = Buyer {
+            product: (rng.next_u64() % u64::from(args.products)) as usize,
+            host,
+            thread: format!("order-worker-{:02}", per_host[host]),
+            user_id: format!("u{}", rng.range(100_000, 999_999)),
+            request_id: format!("{}-{}", host + 1, rng.hex(12)),
+            arrival_ms: first_arrival + rng.range(0, args.arrival_ms.max(0)),
+            qty: 1,
+            work_ms,
+            hold: None,
+            read_stock: 0,
+            renew_no: 0,
+            working: false,
+        };
+        let at = buyer.arrival_ms;
+        wave.buyers.push(buyer);
+        wave.schedule(at, b, Step::Arrive);
+    }
 }
 
 /// Runs one step of buyer `b` at `now`.

@@ -1,4 +1,4 @@
-//! The invariance generator (issue 31 item 5): several small incidents, each
+//! The invariance generator: several small incidents, each
 //! written through runtime layouts x log-service envelopes x field-name
 //! families x compression and encodings, must give the answer the same
 //! incident gives as plain JSON Lines (the oracle).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue #17: lockreplay's field scanner against sonic-rs and simd-json on
+# lockreplay's field scanner against sonic-rs and simd-json on
 # 100 000 lines of each benchmark log (the simulator's and the overlap-heavy
 # one), single-threaded, lines already in memory. Prints criterion's lines.
 #   bench/scan/run.sh            (RUSTFLAGS="-C target-cpu=native" to let the

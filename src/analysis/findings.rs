@@ -361,9 +361,9 @@ mod tests {
         );
     }
 
-    /// Found by a hostile-input probe (session 19): a log that starts
-    /// inside two holds (renewals and a release, no acquire) reported "0
-    /// holders, 0 incidents" with exit 0, its lock events dropped unsaid.
+    /// A log that starts inside two holds (renewals and a release, no
+    /// acquire) must not report "0 holders, 0 incidents" with exit 0, its
+    /// lock events dropped unsaid.
     #[test]
     fn renewals_and_releases_with_no_acquire_are_no_acquire_findings() {
         let orphans = [
@@ -567,9 +567,9 @@ mod tests {
 
     #[test]
     fn a_refresh_line_is_a_renewal_not_a_write() {
-        // Issue #31: `refreshed` lines carrying the fencing token were read
-        // as writes (a false fencing_violation), and a refresh after the
-        // expiry raised no renewal_gap.
+        // `refreshed` lines carrying the fencing token are renewals, not
+        // writes (a false fencing_violation), and a refresh after the
+        // expiry raises a renewal_gap.
         let text = br#"{"ts":"2024-09-01T10:00:00.000Z","event":"acquired","lock_key":"k","owner":"A","ttl_ms":1000,"fencing_token":34}
 {"ts":"2024-09-01T10:00:00.500Z","event":"refreshed","lock_key":"k","owner":"A","ttl_ms":1000,"fencing_token":34}
 {"ts":"2024-09-01T10:00:02.100Z","event":"acquired","lock_key":"k","owner":"B","ttl_ms":1000,"fencing_token":35}

@@ -1,10 +1,10 @@
 //! Typed indices into the analysis's vectors, so that a lease index cannot be
 //! used where an overlap, incident, sale or event index is meant: swapping
-//! two of them no longer compiles.
+//! two of them does not compile.
 //!
 //! Each id is a 32-bit index (docs/performance.md: 32-bit ids keep leases
 //! and incidents compact). It serialises as the bare number, so the JSON
-//! report is unchanged. `vec[id]` works on the vector it names through the
+//! report shows plain indices. `vec[id]` works on the vector it names through the
 //! `Index` impls below; `id.index()` gives the `usize` where a position is
 //! needed (a table row, a `get`).
 

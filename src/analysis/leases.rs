@@ -153,8 +153,8 @@ impl EventView {
     pub fn split(log: &LoadedLog) -> (EventView, Option<EventView>) {
         use std::collections::HashSet;
         // No capture: nothing to split, and no reason to gather the
-        // application's keys, holders and orders (issue #17: doing so took
-        // 0.95 s, on one core, of a 10 M event log without a capture).
+        // application's keys, holders and orders (doing so takes 0.95 s,
+        // on one core, of a 10 M event log without a capture).
         if !log.events.iter().any(|e| e.inferred) {
             return (EventView::all(), None);
         }
@@ -414,19 +414,26 @@ pub(crate) fn time_order(
     order
 }
 
-/// For each file, whether its lines run newest first (a console's query
-/// result downloaded as it was shown: SLS, CLS, Kibana): at least three
-/// pairs of its consecutive events whose time goes up while the line
-/// number goes down, and four times as many as the other way. Within one logged instant such a file's lines are
-/// then taken last line first, so the order of the lines (the log lag, the
-/// whole-second rule of §4) means what it means in a file in time order (a
-/// new-user trial, session 21: an SLS download newest first read its
-/// hand-offs in one second backwards). O(events).
+/// For each file, whether its lines of one logged instant are to be taken
+/// last line first: the file runs newest first (a console's query result
+/// downloaded as it was shown: SLS, CLS, Kibana), at least three pairs of
+/// its consecutive events whose time goes up while the line number goes
+/// down and four times as many as the other way, and its lines within an
+/// instant are reversed too. Then the order of the lines (the log lag, the
+/// whole-second rule of §4) means what it means in a file in time order.
+/// A console that sorts by time only, newest first, keeps each instant's
+/// lines in the order they were written ("newest first between instants"):
+/// the file's lines within one instant on one key say which it is
+/// ([`InstantVotes`]), and a file whose instants read forward, clearly, is
+/// taken in its own order within an instant. Without such lines, a newest
+/// first file is taken as wholly reversed. O(events).
 fn newest_first_files(log: &LoadedLog) -> Vec<bool> {
     let n = log.sources.len().max(1);
     // Per file: the last event (time, line) and the votes (up, down).
     let mut last: Vec<Option<(i64, u32)>> = vec![None; n];
     let mut votes = vec![(0u64, 0u64); n];
+    let mut within = vec![InstantVotes::default(); n];
+    let mut prev: Vec<Option<&crate::model::Event>> = vec![None; n];
     for e in &log.events {
         let f = usize::from(e.source.file);
         if f >= n {
@@ -443,14 +450,80 @@ fn newest_first_files(log: &LoadedLog) -> Vec<bool> {
                 votes[f].1 += 1;
             }
         }
+        if let Some(p) = prev[f] {
+            within[f].add(p, e);
+        }
         last[f] = Some((e.at_ns, e.source.line));
+        prev[f] = Some(e);
     }
     // A clear majority: a file shuffled at random (half its pairs each way)
     // keeps its order, as do files of a few lines.
     votes
         .iter()
-        .map(|&(up, down)| down >= 3 && down > 4 * up)
+        .zip(&within)
+        .map(|(&(up, down), w)| down >= 3 && down > 4 * up && !w.forward())
         .collect()
+}
+
+/// Evidence of the order of a file's lines within one logged instant: two
+/// consecutive lines of one instant on one key, read in the file's order.
+/// Forward: an acquire before its holder's other lines, a holder's lines
+/// before its closing line (release, failed release, lock lost), one
+/// holder's closing line before another's acquire (a hand-off). Backward:
+/// each of these the other way round. A closing line before the same
+/// holder's acquire (a release and a new acquire) and a renewal beside a
+/// line of work say nothing.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+struct InstantVotes {
+    forward: u64,
+    backward: u64,
+}
+
+impl InstantVotes {
+    /// Counts the pair `a` then `b` (consecutive lines of one file).
+    fn add(&mut self, a: &crate::model::Event, b: &crate::model::Event) {
+        if a.at_ns != b.at_ns || a.key.is_none() || a.key != b.key {
+            return;
+        }
+        let (Some(ha), Some(hb)) = (a.holder, b.holder) else {
+            return;
+        };
+        let closing = |k: EventKind| {
+            matches!(
+                k,
+                EventKind::Released | EventKind::ReleaseFailed | EventKind::LockLost
+            )
+        };
+        let acquire = |k: EventKind| k == EventKind::Acquired;
+        let work = |k: EventKind| !acquire(k) && !closing(k) && k != EventKind::AcquireFailed;
+        let (ka, kb) = (a.kind, b.kind);
+        let vote = if ha == hb {
+            if acquire(ka) && (work(kb) || closing(kb)) || work(ka) && closing(kb) {
+                Some(true)
+            } else if work(ka) && acquire(kb) || closing(ka) && work(kb) {
+                Some(false)
+            } else {
+                None
+            }
+        } else if closing(ka) && acquire(kb) {
+            Some(true)
+        } else if acquire(ka) && closing(kb) {
+            Some(false)
+        } else {
+            None
+        };
+        match vote {
+            Some(true) => self.forward += 1,
+            Some(false) => self.backward += 1,
+            None => {}
+        }
+    }
+
+    /// Whether the lines within an instant clearly read forward: at least
+    /// one pair says so and four times as many as say otherwise.
+    fn forward(&self) -> bool {
+        self.forward >= 1 && self.forward > 4 * self.backward
+    }
 }
 
 /// [`reconstruct_leases`] over the events of one [`EventView`] only.
@@ -739,8 +812,8 @@ impl KeyReplay {
     /// later deduction and failed release all carry one second; the file's
     /// order says A still worked after B acquired, and the windows, which
     /// only touched, overlap by less than the log's resolution (a 0 ms pair,
-    /// docs/semantics.md §4; a new-user trial, session 21, found the oversell
-    /// of such a log with no incident, exit 0). Across files the order of
+    /// docs/semantics.md §4; else such a log's oversell has no incident,
+    /// exit 0). Across files the order of
     /// lines says nothing.
     fn after_ties(&self, t: i64, holder: Sym, file: u16) -> i64 {
         match self.last_acquire {
@@ -792,7 +865,7 @@ impl KeyReplay {
             // The release began `elapsed_ms` before its line, but not
             // before the holder's own last line on the key: an elapsed time
             // reaching back past its work counted something else (the hold,
-            // from its acquire: "held 2600 ms", a new-user trial) and is
+            // from its acquire: "held 2600 ms") and is
             // not the release's; the window then ends at the line.
             let began = t.saturating_sub(elapsed_ns).max(0);
             let b = &holds[h];
@@ -889,8 +962,8 @@ fn finish_key(
 /// (positions of its `released`, `release_failed` and `lock_lost`, in time
 /// order), so that the log-lag rule finds a holder's next one by binary
 /// search instead of scanning every event within the tolerance after each
-/// acquire: a burst of n acquires inside the tolerance cost n² (issue #18:
-/// 300 000 acquires within 1 ms ran past 60 s).
+/// acquire: a burst of n acquires inside the tolerance would cost n²
+/// (300 000 acquires within 1 ms ran past 60 s).
 struct HolderEnds(hashbrown::HashMap<Sym, Vec<usize>>);
 
 impl HolderEnds {
@@ -1366,10 +1439,10 @@ pub(crate) mod tests {
 
     #[test]
     fn an_elapsed_time_reaching_back_past_the_holders_work_is_not_the_releases() {
-        // A new-user trial's wrapper logged the time held ("elapsed_ms":
-        // 2600 since the acquire) on its release line: the window ended at
-        // the acquire, before the holder's own stock deduction, and the
-        // overlap was lost.
+        // A wrapper that logs the time held ("elapsed_ms": 2600 since the
+        // acquire) on its release line: taken as the release's, the window
+        // would end at the acquire, before the holder's own stock
+        // deduction, and the overlap would be lost.
         let mut log = log_of(&[
             (1000, Acquired, "k", "A", Some(2000)),
             (3500, StockDeducted, "k", "A", None),

@@ -169,7 +169,7 @@ pub struct Lease {
     /// [`Analysis::lease_lines`] (or [`leases::LeaseSet::lines`]): 8 bytes
     /// here and 4 a line there, where a list of its own cost 24 bytes and
     /// a heap block for every hold with three lines or more (62-128 MB and
-    /// their malloc headers at 10 M events; docs/performance.md, session 12).
+    /// their malloc headers at 10 M events; docs/performance.md).
     #[serde(skip)]
     pub lines: LineSpan,
 }
@@ -177,8 +177,8 @@ pub struct Lease {
 /// An `Option<i64>` in 8 bytes instead of 16: [`Opt64::NONE`] is
 /// `i64::MIN`, and `Some(i64::MIN)` is stored as `i64::MIN + 1` (1 ns or
 /// 1 ms off a value 292 years from 1970; no log holds one). It keeps a
-/// [`Lease`] 16 bytes smaller (32 MB at 10 M events, docs/performance.md,
-/// session 12). It serialises as the `Option`.
+/// [`Lease`] 16 bytes smaller (32 MB at 10 M events, docs/performance.md).
+/// It serialises as the `Option`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Opt64(i64);
 
@@ -785,26 +785,14 @@ pub fn analyze_counted(
         (&overlaps, &incidents),
     );
     timing::phase("analyze/findings", started);
-    let mut keys: Vec<Sym> = lease_set.leases.iter().map(|l| l.key).collect();
-    keys.dedup();
-    let mut holders: Vec<Sym> = lease_set.leases.iter().map(|l| l.holder).collect();
-    holders.sort_unstable();
-    holders.dedup();
-    let oversold_units: i64 = products.iter().map(|p| p.oversold).sum();
-    let summary = Summary {
-        incidents: incidents.len(),
-        overlap_pairs: pairs,
-        oversold_units,
-        loss: crate::money::loss(oversold_units, settings.unit_loss),
-        near_misses: findings
-            .iter()
-            .filter(|f| f.kind == FindingKind::NearMiss)
-            .count(),
-        warnings: log.warnings.total(),
-        events: log.events.len(),
-        keys: keys.len(),
-        holders: holders.len(),
-    };
+    let summary = summarize(
+        log,
+        settings,
+        &lease_set.leases,
+        (incidents.len(), pairs),
+        &products,
+        &findings,
+    );
     // The server view's lines follow the holds' in one shared list.
     let mut lease_lines = lease_set.lines;
     leases::move_lines(
@@ -827,6 +815,40 @@ pub fn analyze_counted(
         times_ns,
         citations,
         summary,
+    }
+}
+
+/// The summary of an analysis: incidents and overlap pairs (as counted
+/// by the sweep), oversold units and their loss, near-misses, warnings,
+/// events, and the distinct lock keys and holders of the holds (which
+/// come sorted by key).
+fn summarize(
+    log: &LoadedLog,
+    settings: &Settings,
+    leases: &[Lease],
+    (incidents, pairs): (usize, usize),
+    products: &[ProductOversell],
+    findings: &[Finding],
+) -> Summary {
+    let mut keys: Vec<Sym> = leases.iter().map(|l| l.key).collect();
+    keys.dedup();
+    let mut holders: Vec<Sym> = leases.iter().map(|l| l.holder).collect();
+    holders.sort_unstable();
+    holders.dedup();
+    let oversold_units: i64 = products.iter().map(|p| p.oversold).sum();
+    Summary {
+        incidents,
+        overlap_pairs: pairs,
+        oversold_units,
+        loss: crate::money::loss(oversold_units, settings.unit_loss),
+        near_misses: findings
+            .iter()
+            .filter(|f| f.kind == FindingKind::NearMiss)
+            .count(),
+        warnings: log.warnings.total(),
+        events: log.events.len(),
+        keys: keys.len(),
+        holders: holders.len(),
     }
 }
 

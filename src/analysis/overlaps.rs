@@ -555,7 +555,7 @@ mod tests {
         // A log of whole seconds (zerolog's default time): B acquired,
         // deducted and released, then A deducted and failed to release, all
         // in second 3. A still worked after B's acquire: an overlap below
-        // the log's resolution, not a touch (a new-user trial, session 21).
+        // the log's resolution, not a touch.
         let zombie_last = [
             (1000, Acquired, "k", "A", Some(2000)),
             (3000, Acquired, "k", "B", Some(2000)),
@@ -571,7 +571,7 @@ mod tests {
         // Without its release line, A's last deduction ends its window.
         let o = run_in_whole_seconds(&zombie_last[..5]);
         assert_eq!(o.len(), 1, "{o:?}");
-        // In a log of finer times the windows only touch, as before: within
+        // In a log of finer times the windows only touch: within
         // a millisecond the order of lines is no surer than the log lag.
         assert!(run(&zombie_last).0.is_empty());
         // A's lines before B's acquire: a hand-off in one second.
@@ -615,6 +615,50 @@ mod tests {
         ];
         handoff.reverse();
         assert!(run_in_whole_seconds(&handoff).is_empty());
+    }
+
+    /// The instants newest first, each instant's lines in time order.
+    fn newest_instants_first(rows: &[Row<'static>]) -> Vec<Row<'static>> {
+        let mut out = Vec::new();
+        for instant in rows.chunk_by(|a, b| a.0 == b.0).rev() {
+            out.extend_from_slice(instant);
+        }
+        out
+    }
+
+    #[test]
+    fn a_file_newest_first_only_between_instants_keeps_each_instants_order() {
+        // A console sorted by time only, newest first: each second's lines
+        // stay in the order they were written. The hand-off in second 3
+        // reads A's failed release, then B's acquire: no overlap.
+        let handoff = [
+            (1000, Acquired, "k", "A", Some(2000)),
+            (1500, Activity, "k", "A", None),
+            (2000, StockDeducted, "k", "A", None),
+            (3000, ReleaseFailed, "k", "A", None),
+            (3000, Acquired, "k", "B", Some(2000)),
+            (4000, Released, "k", "B", None),
+        ];
+        assert!(run_in_whole_seconds(&handoff).is_empty());
+        let file = newest_instants_first(&handoff);
+        assert_ne!(file, handoff);
+        assert!(run_in_whole_seconds(&file).is_empty(), "read as reversed");
+        // A zombie's lines after B's whole hold in second 3: one overlap,
+        // as in the file in time order.
+        let zombie = [
+            (1000, Acquired, "k", "A", Some(2000)),
+            (1500, Activity, "k", "A", None),
+            (2000, Activity, "k", "A", None),
+            (2500, Activity, "k", "A", None),
+            (3000, Acquired, "k", "B", Some(2000)),
+            (3000, StockDeducted, "k", "B", None),
+            (3000, Released, "k", "B", None),
+            (3000, StockDeducted, "k", "A", None),
+            (3000, ReleaseFailed, "k", "A", None),
+        ];
+        let o = run_in_whole_seconds(&newest_instants_first(&zombie));
+        assert_eq!(o.len(), 1, "{o:?}");
+        assert_eq!(o[0].cause, Cause::LeaseExpired);
     }
 
     #[test]

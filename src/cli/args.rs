@@ -66,7 +66,7 @@ pub enum Command {
     /// Run the rules' query on a ClickHouse server (HTTP), list the keys
     /// with overlaps fleet-wide, pull the chosen incidents' rows and replay
     /// them (the report, or the window with `--open`).
-    Fetch(FetchArgs),
+    Fetch(Box<FetchArgs>),
     /// Show how each file is read: container, layout, the readers' bids,
     /// every field with its role, confidence and samples, the events per
     /// kind; `--write-mapping` saves the roles as a mapping file.
@@ -361,12 +361,21 @@ pub struct SqlArgs {
     /// What the query returns.
     #[arg(long, value_enum, default_value = "all")]
     pub select: Select,
-    /// Width of ClickHouse's time buckets for the overlap join, ms.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
-    pub bucket_ms: i64,
-    /// Extra SQL condition on the table's rows (a time range, a service).
+    /// Extra SQL condition on the table's rows (a service, a region).
     #[arg(long, value_name = "SQL")]
     pub filter: Option<String>,
+    /// A time slice (a day of a month): only the results from this instant
+    /// on (an overlap's start, a hold's acquire; RFC 3339 or ns since the
+    /// epoch), from the rows `--carry-ms` around the slice.
+    #[arg(long, value_name = "TIME", requires = "until")]
+    pub since: Option<String>,
+    /// With `--since`: the end of the slice (exclusive).
+    #[arg(long, value_name = "TIME", requires = "since")]
+    pub until: Option<String>,
+    /// With `--since`: rows read before and after the slice, ms; at least
+    /// the longest believed window and lease (renewals included).
+    #[arg(long, default_value_t = 600_000, value_name = "MS")]
+    pub carry_ms: i64,
     /// Write the lock events of FILES as JSON Lines to this file (the
     /// query's default columns) instead of printing a query.
     #[arg(long, value_name = "OUT")]
@@ -414,14 +423,38 @@ pub struct FetchArgs {
     /// Pull these keys (repeatable) instead of the listing's top ones.
     #[arg(long = "key", value_name = "KEY")]
     pub keys: Vec<String>,
-    /// With `--key`: the start of the rows to pull (RFC 3339 or ns since
-    /// the epoch), without asking the server for the listing (a server
-    /// without window functions, before ClickHouse 21).
+    /// Start of the time the listing covers (RFC 3339 or ns since the
+    /// epoch): only overlaps starting from then are listed, computed from
+    /// the rows from `--context-ms` before it. With `--key`: the start of
+    /// the rows to pull, without the listing.
     #[arg(long, value_name = "TIME", requires = "until")]
     pub since: Option<String>,
-    /// With `--since`: the end of the rows to pull.
+    /// With `--since`: the end of that time (exclusive).
     #[arg(long, value_name = "TIME", requires = "since")]
     pub until: Option<String>,
+    /// A condition on the table's rows (SQL), for the listing and the pull
+    /// of the keys' rows: a service, a region.
+    #[arg(long = "where", value_name = "SQL")]
+    pub where_sql: Option<String>,
+    /// The cluster whose shards each hold `--table` (sharded by lock key):
+    /// the listing runs on every shard at once, each over its own rows;
+    /// the pull reads them through `cluster(NAME, ...)`.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
+    /// With `--cluster`: a shard's HTTP interface (repeatable, one per
+    /// shard), when it is not the host `system.clusters` names at the
+    /// port of `--url`.
+    #[arg(long = "shard-url", value_name = "URL", requires = "cluster")]
+    pub shard_urls: Vec<String>,
+    /// A table of business events (stock levels, orders) whose rows in
+    /// each pulled window are pulled too, beside the lock rows (its time
+    /// column named and stored as the lock table's).
+    #[arg(long, value_name = "TABLE")]
+    pub business_table: Option<String>,
+    /// The business rows (SQL): of `--business-table`, or else of
+    /// `--table` itself (its other events), pulled in each window.
+    #[arg(long, value_name = "SQL")]
+    pub business_where: Option<String>,
     /// How many of the listed keys to pull (most overlap pairs first).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub top: usize,
@@ -432,9 +465,6 @@ pub struct FetchArgs {
     /// Most rows to pull in all; more is an error (narrow with `--key`).
     #[arg(long, default_value_t = 2_000_000, value_name = "N")]
     pub max_rows: u64,
-    /// Width of ClickHouse's time buckets for the overlap join, ms.
-    #[arg(long, default_value_t = 1000, value_name = "MS")]
-    pub bucket_ms: i64,
     /// Write the pulled rows (JSON Lines) here; default: a file in the
     /// cache directory, named on stderr.
     #[arg(long, value_name = "FILE")]

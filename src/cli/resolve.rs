@@ -19,8 +19,9 @@ use crate::config::{
 use crate::ingest::{FileTtl, Mapping, parse_tz};
 use crate::pipeline::MAX_PICTURE_SIDE;
 use crate::sim::SimArgs;
-use crate::sql::fetch::{FetchConfig, ServerConfig};
-use crate::sql::{Dialect, QuerySpec, Select};
+use crate::sql::client::ServerConfig;
+use crate::sql::fetch::FetchConfig;
+use crate::sql::{Dialect, QuerySpec, Select, Slice};
 
 /// Largest `--unit-loss`, CNY (or the currency given) per unit: beyond it a
 /// loss could overflow to infinity (`"loss": null` in JSON).
@@ -353,11 +354,6 @@ fn with_mapping(spec: QuerySpec, path: &Path, mapping: &Mapping) -> anyhow::Resu
         .with_context(|| format!("mapping {}", path.display()))
 }
 
-/// Checks `--bucket-ms`.
-fn bucket_ms(v: i64) -> anyhow::Result<i64> {
-    check_int("--bucket-ms", v, 1, 86_400_000)
-}
-
 impl SqlArgs {
     /// The query's spec from the flags (the mapping file, when given, names
     /// the columns). The reading flags other than `--mapping` are not read.
@@ -372,8 +368,19 @@ impl SqlArgs {
         }
         spec.time_unit = self.time_unit;
         spec.select = self.select;
-        spec.bucket_ms = bucket_ms(self.bucket_ms)?;
         spec.filter = self.filter.clone();
+        if let (Some(s), Some(u)) = (&self.since, &self.until) {
+            let (lo_ns, hi_ns) = (parse_instant("--since", s)?, parse_instant("--until", u)?);
+            if hi_ns <= lo_ns {
+                bail!("--until must be after --since");
+            }
+            let carry_ns = check_int("--carry-ms", self.carry_ms, 0, 366 * 86_400_000)? * 1_000_000;
+            spec.slice = Some(Slice {
+                lo_ns,
+                hi_ns,
+                carry_ns,
+            });
+        }
         spec.log_lag_ms = settings.log_lag_tolerance_ms;
         spec.near_miss_ratio = settings.near_miss_ratio;
         spec.near_miss_streak = settings.near_miss_streak;
@@ -397,13 +404,13 @@ impl FetchArgs {
         }
         spec.time_unit = self.time_unit;
         spec.select = Select::Keys;
-        spec.bucket_ms = bucket_ms(self.bucket_ms)?;
         spec.log_lag_ms = settings.log_lag_tolerance_ms;
         spec.near_miss_ratio = settings.near_miss_ratio;
         spec.near_miss_streak = settings.near_miss_streak;
         let context_ns =
             check_int("--context-ms", self.context_ms, 0, 31 * 86_400_000)? * 1_000_000;
-        let range_ns = match (&self.since, &self.until) {
+        spec.filter = self.where_sql.clone();
+        let range = match (&self.since, &self.until) {
             (Some(s), Some(u)) => {
                 let (lo, hi) = (parse_instant("--since", s)?, parse_instant("--until", u)?);
                 if hi <= lo {
@@ -413,12 +420,25 @@ impl FetchArgs {
             }
             _ => None,
         };
+        // With keys the range is the rows to pull; without, the listing's.
+        let range_ns = range.filter(|_| !self.keys.is_empty());
+        spec.slice = range
+            .filter(|_| self.keys.is_empty())
+            .map(|(lo_ns, hi_ns)| Slice {
+                lo_ns,
+                hi_ns,
+                carry_ns: context_ns,
+            });
         Ok(FetchConfig {
             server,
             spec,
             list: self.list,
             keys: self.keys.clone(),
             range_ns,
+            cluster: self.cluster.clone(),
+            shard_urls: self.shard_urls.clone(),
+            business_table: self.business_table.clone(),
+            business_where: self.business_where.clone(),
             top: self.top,
             context_ns,
             max_rows: self.max_rows,
@@ -451,7 +471,7 @@ impl FetchArgs {
             .context("no server: give --url http://HOST:8123 or set CLICKHOUSE_URL")?;
         // Credentials in the URL are used, never printed: the URL kept has
         // none.
-        let (url, in_url) = crate::sql::fetch::split_credentials(&given);
+        let (url, in_url) = crate::sql::client::split_credentials(&given);
         if in_url.is_some() && (self.user.is_some() || self.password_file.is_some()) {
             bail!(
                 "the URL carries a user and password, and --user or --password-file give them too: give them once"
@@ -466,7 +486,7 @@ impl FetchArgs {
                     .or_else(|| std::env::var("CLICKHOUSE_USER").ok())
                     .unwrap_or_else(|| "default".into());
                 let password = match &self.password_file {
-                    Some(p) => crate::sql::fetch::read_password_file(p)?,
+                    Some(p) => crate::sql::client::read_password_file(p)?,
                     None => std::env::var("CLICKHOUSE_PASSWORD").unwrap_or_default(),
                 };
                 (user, password)

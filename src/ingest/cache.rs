@@ -1,4 +1,4 @@
-//! The load cache (issue #34, item 3): a second open of the same files
+//! The load cache: a second open of the same files
 //! reads the [`LoadedLog`] a first open saved instead of reading the logs
 //! again. Every command and the window load through [`load_paths_cached`].
 //!
@@ -30,7 +30,7 @@ pub const MAGIC: &[u8; 8] = b"LRCACHE\0";
 
 /// The entry format's version: bumped whenever the header or the stored
 /// form of a log changes, so that an old entry is ignored (and rebuilt).
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Header bytes: magic (8), version (4), key (16), payload length (8),
 /// payload checksum (8), all little-endian.
@@ -38,7 +38,7 @@ pub const HEADER_LEN: usize = 44;
 
 /// Inputs smaller than this in total (1 MiB) are neither looked up nor
 /// stored: they load in a few ms, about what an entry costs to check and
-/// write (docs/performance.md, "Load cache").
+/// write (docs/performance.md, "The load cache").
 pub const MIN_INPUT_BYTES: u64 = 1 << 20;
 
 /// Default cap on the cache directory's entries, bytes (2 GiB); the
@@ -155,7 +155,7 @@ pub fn load_paths_cached(
         return Ok((load_paths(paths, opts, progress)?, report));
     };
     let entry = entry_path(dir, key.hash);
-    match read_entry(&entry, key.hash) {
+    match read_entry(&entry, key.hash, cfg.max_bytes) {
         Ok(Some((log, len))) => {
             progress.bytes_total.store(len, Ordering::Relaxed);
             progress.bytes_read.store(len, Ordering::Relaxed);
@@ -309,11 +309,17 @@ fn edges_hash(path: &Path, len: u64) -> std::io::Result<u64> {
 }
 
 /// Reads the entry at `path` made for `key`: `Ok(None)` when there is
-/// none, the log and the entry's size when it is sound.
+/// none, the log and the entry's size when it is sound. The header is read
+/// and checked first, with the payload's length against the file's size
+/// and `max_bytes`; only then is the payload read.
 ///
 /// # Errors
 /// Why the entry cannot be trusted, in a few words.
-pub fn read_entry(path: &Path, key: u128) -> Result<Option<(LoadedLog, u64)>, String> {
+pub fn read_entry(
+    path: &Path,
+    key: u128,
+    max_bytes: u64,
+) -> Result<Option<(LoadedLog, u64)>, String> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -323,18 +329,51 @@ pub fn read_entry(path: &Path, key: u128) -> Result<Option<(LoadedLog, u64)>, St
         return Err("it is not a regular file".into());
     }
     let started = std::time::Instant::now();
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read ({e})"))?;
-    let payload = check_header(&bytes, key)?;
+    let cannot = |e: std::io::Error| format!("cannot be read ({e})");
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut header = Vec::with_capacity(HEADER_LEN);
+    (&mut file)
+        .take(HEADER_LEN as u64)
+        .read_to_end(&mut header)
+        .map_err(cannot)?;
+    let (len, sum) = check_header_fields(&header, key)?;
+    let found = meta.len().saturating_sub(HEADER_LEN as u64);
+    if len != found {
+        return Err(format!(
+            "truncated or padded (header says {len} payload bytes, {found} found)"
+        ));
+    }
+    if len > max_bytes {
+        return Err(format!(
+            "larger than the cache's cap ({} MiB)",
+            max_bytes >> 20
+        ));
+    }
+    let mut payload = Vec::with_capacity(usize::try_from(len).map_err(|_| "too large")?);
+    file.take(len).read_to_end(&mut payload).map_err(cannot)?;
+    check_payload(&payload, len, sum)?;
     crate::timing::phase("cache/read+checksum", started);
-    let log = stored::decode(payload)?;
-    Ok(Some((log, bytes.len() as u64)))
+    let log = stored::decode(&payload)?;
+    Ok(Some((log, HEADER_LEN as u64 + len)))
 }
 
 /// The payload of an entry whose header is sound for `key`.
+#[cfg(test)]
 fn check_header(bytes: &[u8], key: u128) -> Result<&[u8], String> {
     let (header, payload) = bytes
         .split_at_checked(HEADER_LEN)
         .ok_or("truncated (shorter than its header)")?;
+    let (len, sum) = check_header_fields(header, key)?;
+    check_payload(payload, len, sum)?;
+    Ok(payload)
+}
+
+/// The payload's length and checksum from an entry's `header` (its first
+/// [`HEADER_LEN`] bytes) made for `key`.
+fn check_header_fields(header: &[u8], key: u128) -> Result<(u64, u64), String> {
+    if header.len() < HEADER_LEN {
+        return Err("truncated (shorter than its header)".into());
+    }
     let le = |at: usize, n: usize| header.get(at..at + n).unwrap_or_default();
     if le(0, 8) != MAGIC {
         return Err("not a lockreplay cache entry".into());
@@ -349,17 +388,22 @@ fn check_header(bytes: &[u8], key: u128) -> Result<&[u8], String> {
         return Err("made for other inputs".into());
     }
     let len = u64::from_le_bytes(le(28, 8).try_into().map_err(|_| "bad header")?);
+    let sum = u64::from_le_bytes(le(36, 8).try_into().map_err(|_| "bad header")?);
+    Ok((len, sum))
+}
+
+/// Checks `payload` against the header's length `len` and checksum `sum`.
+fn check_payload(payload: &[u8], len: u64, sum: u64) -> Result<(), String> {
     if len != payload.len() as u64 {
         return Err(format!(
             "truncated or padded (header says {len} payload bytes, {} found)",
             payload.len()
         ));
     }
-    let sum = u64::from_le_bytes(le(36, 8).try_into().map_err(|_| "bad header")?);
     if xxh3_64(payload) != sum {
         return Err("bad checksum".into());
     }
-    Ok(payload)
+    Ok(())
 }
 
 /// The header of an entry for `key` whose payload is `payload`.
@@ -632,6 +676,31 @@ mod tests {
         );
     }
 
+    /// A huge (sparse) file in an entry's place is refused by its header
+    /// and size, never read whole: a header for other inputs, and a sound
+    /// header whose payload passes the cap.
+    #[test]
+    fn huge_entries_are_refused_before_being_read() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let path = tmp.path().join("huge.lrc");
+        let huge: u64 = 1 << 40;
+        let mut h = header(7, b"");
+        h[28..36].copy_from_slice(&(huge - HEADER_LEN as u64).to_le_bytes());
+        std::fs::write(&path, &h).expect("write");
+        let f = std::fs::File::options()
+            .append(true)
+            .open(&path)
+            .expect("open");
+        if f.set_len(huge).is_err() {
+            println!("skipped: no sparse file of 1 TiB here");
+            return;
+        }
+        let other = read_entry(&path, 8, DEFAULT_MAX_BYTES).expect_err("refused");
+        assert!(other.contains("other inputs"), "{other}");
+        let big = read_entry(&path, 7, DEFAULT_MAX_BYTES).expect_err("refused");
+        assert!(big.contains("larger than the cache's cap"), "{big}");
+    }
+
     #[test]
     fn eviction_keeps_the_newest_under_the_cap() {
         let tmp = tempfile::tempdir().expect("tmp");
@@ -656,9 +725,8 @@ mod tests {
 
     #[test]
     fn eviction_never_removes_a_file_the_cache_did_not_write() {
-        // Found by a hostile-input probe (session 19): a log named
-        // `app.lrc` kept in the cache folder was evicted (deleted) as the
-        // oldest entry when the cap was small.
+        // A log named `app.lrc` kept in the cache folder looks like the
+        // oldest entry when the cap is small; it must not be deleted.
         let tmp = tempfile::tempdir().expect("tmp");
         let dir = tmp.path();
         let old = SystemTime::now() - Duration::from_secs(7200);

@@ -16,8 +16,8 @@ mod tie;
 
 // The layers, lowest first (ARCHITECTURE.md, docs/ingest.md): vocabulary,
 // records, roles, framing, readers, assembly. Each module names only its
-// own layer's modules and lower ones (`tests/ingest_layers.rs`); the files
-// beside the layers (`cache.rs`, `redlock.rs`, `link.rs`, `tie.rs`,
+// own layer's modules and lower ones (`tests/architecture/ingest_layers.rs`);
+// the files beside the layers (`cache.rs`, `redlock.rs`, `link.rs`, `tie.rs`,
 // `monitor/`, `infra/`, this one) stand with the assembly.
 mod assembly;
 mod framing;
@@ -34,7 +34,7 @@ pub use roles::mapping::{MAX_TTL_MS, Mapping};
 pub use roles::time;
 pub use roles::time::{TimeError, TzSpec, parse_time, parse_tz};
 
-/// The JSON Lines field scanner, exposed for `bench/scan` (issue #17), which
+/// The JSON Lines field scanner, exposed for `bench/scan`, which
 /// measures it against sonic-rs and simd-json. Not part of the API.
 #[doc(hidden)]
 pub mod scan_bench {
@@ -72,14 +72,7 @@ pub struct IngestOptions {
 /// pipe). Memory is about 1.7x the bytes kept (docs/reliability.md).
 pub const MAX_INPUT_BYTES: u64 = 4 << 30;
 
-/// Most a compressed file may expand, as a ratio of its compressed size,
-/// once past [`RATIO_FREE_BYTES`]: logs compress 5 to 30 times, a gzip bomb
-/// about 1 000 times.
-pub const MAX_EXPANSION_RATIO: u64 = 200;
-
-/// Expanded bytes allowed whatever the ratio (64 MiB): a small, very
-/// repetitive log may compress more than [`MAX_EXPANSION_RATIO`].
-pub const RATIO_FREE_BYTES: u64 = 64 << 20;
+pub use framing::decode::{MAX_EXPANSION_RATIO, RATIO_FREE_BYTES};
 
 /// The TTL of files that never say it: for every such file, or by file.
 /// Files whose records carry a TTL field are not affected.

@@ -149,8 +149,8 @@ fn utf16_csv_with_chinese_headers() {
 }
 
 /// Chinese lock sentences with words between the verb and the lock, in an
-/// event field and in a message (a new-user trial's log: every line
-/// skipped, "no lock event", exit 2).
+/// event field and in a message: each line is a lock event, not a skipped
+/// line of a file with "no lock event".
 #[test]
 fn chinese_lock_sentences_in_events_and_messages() {
     let text = "{\"ts\":\"2026-12-01T10:00:00.100+08:00\",\"event\":\"获取分布式锁成功\",\"lock_key\":\"k\",\"token\":\"a\",\"ttl_ms\":3000}\n\
@@ -209,7 +209,7 @@ fn nothing_panics_on_odd_input() {
 
 #[test]
 fn a_zone_with_a_multibyte_character_is_an_error_not_a_panic() {
-    // Found by fuzzing (time): `-0ɽZ` is 4 bytes, split in the middle of `ɽ`.
+    // `-0ɽZ` is 4 bytes: a split by byte count falls in the middle of `ɽ`.
     assert!(parse_tz("-0ɽZ").is_err());
     assert!(parse_tz("+ɽɽ").is_err());
     // The same text as a PHP DateTime's zone in a log line is a warning.
@@ -285,8 +285,8 @@ fn ttl_settings_parse_all_and_by_file() {
 
 #[test]
 fn an_epoch_or_dated_ttl_value_is_an_absolute_expiry() {
-    // Issue 31: `expiration` as epoch ms (a 55-year TTL before), as a date-time (no TTL
-    // before), and a plain duration; `lock.ttl_ms` beats a generic `duration_ms`.
+    // `expiration` as epoch ms (not a 55-year TTL), as a date-time (not "no TTL"), and
+    // a plain duration; `lock.ttl_ms` beats a generic `duration_ms`.
     // 2026-12-01T07:06:55.100+08:00 = 1796080015100 ms.
     let text = br#"{"ts":"2026-12-01T07:06:55.100+08:00","event":"acquired","lock_key":"k1","owner":"a","expiration":1796080017100}
 {"ts":"2026-12-01T07:06:56.100+08:00","event":"acquired","lock_key":"k2","owner":"b","expiration":"2026-12-01T07:06:59.100+08:00"}
@@ -308,9 +308,9 @@ fn cri(ts: &str, stream: &str, tag: &str, content: &str) -> String {
     format!("2026-11-29T08:00:{ts}Z {stream} {tag} {content}\n")
 }
 
-/// Issue #35 item 7 (c): a `stdout P` chunk waits for the `stdout F` line,
-/// never glued to an interleaved `stderr F`. Before: the stderr line took the
-/// stdout chunk, both lines lost their lock words.
+/// A `stdout P` chunk waits for the `stdout F` line, never glued to an
+/// interleaved `stderr F` (the stderr line would take the stdout chunk, and
+/// both lines lose their lock words).
 #[test]
 fn cri_partial_lines_are_joined_per_stream() {
     let text = [
@@ -344,9 +344,9 @@ fn cri_partial_lines_are_joined_per_stream() {
     assert_eq!(log.warnings.total(), 0, "{:?}", log.warnings.kept());
 }
 
-/// Issue #35 item 7 (a): `P` lines no `F` closes at the end of the file are
-/// read as the line they would have been, with a warning naming their lines.
-/// Before: they vanished without a word.
+/// `P` lines no `F` closes at the end of the file are read as the line they
+/// would have been, with a warning naming their lines, never dropped
+/// without a word.
 #[test]
 fn cri_partial_lines_never_closed_are_read_with_a_warning() {
     let text = [
@@ -403,11 +403,11 @@ fn holds(log: &LoadedLog) -> Vec<(String, EventKind, Option<i64>)> {
         .collect()
 }
 
-/// Issue #35 item 6: an envelope whose payloads mix a JSON logger's records
-/// and text lines: each kind's holders and TTLs load, from fields picked on
-/// its own records, and a note names the other kind's fields. Before: one
-/// field per role for the whole file, so the text lines' holders and TTLs
-/// (or the JSON records') were dropped without a warning.
+/// An envelope whose payloads mix a JSON logger's records and text lines:
+/// each kind's holders and TTLs load, from fields picked on its own
+/// records, and a note names the other kind's fields. One field per role
+/// for the whole file would drop the text lines' holders and TTLs (or the
+/// JSON records') without a warning.
 #[test]
 fn envelope_payloads_mixing_json_and_text_load_both_kinds() {
     let json = |ts: &str, ev: &str, owner: &str| {
@@ -530,7 +530,7 @@ fn detection_finds_a_late_role_behind_thousands_of_quiet_lines() {
 }
 
 /// A holder field no name list knows is found by its values: tokens that
-/// recur across a hold's acquire and release (issue #31 item 2), while a
+/// recur across a hold's acquire and release, while a
 /// per-line request id (never recurring) and a constant trace id (one
 /// value) are not holders.
 #[test]
@@ -562,8 +562,8 @@ fn the_holder_is_the_token_that_recurs() {
     );
 }
 
-/// Every source names its reader and a runner-up (issue #31: the JSON
-/// report's `sources[].readers`): JSON taken by its shape stays first,
+/// Every source names its reader and a runner-up (the JSON report's
+/// `sources[].readers`): JSON taken by its shape stays first,
 /// with the line readers' bids after it.
 #[test]
 fn a_json_lines_source_names_its_reader_and_a_runner_up() {

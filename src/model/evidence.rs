@@ -38,8 +38,8 @@ pub enum EvidenceKind {
     Flush,
     /// Keys evicted (an operator's "evicted", the server's maxmemory/OOM lines).
     Eviction,
-    /// A replica lost its master or resynchronised (context, explains nothing
-    /// alone).
+    /// A replica lost its master or resynchronised, a network partition or
+    /// a timeout (context, explains nothing alone).
     Replication,
     /// Sentinel's view of a server: `+sdown`, `+odown`, `+try-failover`,
     /// `+elected-leader`, `+selected-slave`, `+failover-end`, `-sdown`
@@ -132,6 +132,9 @@ pub enum EvidenceOrigin {
     Kubernetes,
     /// An operator's or deploy tool's event log.
     Operator,
+    /// The application's own line (`long GC pause 11800 ms`), in a file
+    /// that carries the locks.
+    Application,
 }
 
 impl EvidenceOrigin {
@@ -145,6 +148,7 @@ impl EvidenceOrigin {
             EvidenceOrigin::Slowlog => "SLOWLOG",
             EvidenceOrigin::Kubernetes => "Kubernetes",
             EvidenceOrigin::Operator => "operator",
+            EvidenceOrigin::Application => "application log",
         }
     }
 }

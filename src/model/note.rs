@@ -41,7 +41,7 @@ pub enum SourceNote {
     },
     /// An envelope file whose payloads are of several kinds (JSON records
     /// and text lines, or records without a payload): the records of
-    /// `kind` have fields of their own, picked from them (issue #35).
+    /// `kind` have fields of their own, picked from them.
     FieldsOfKind {
         /// `JSON payloads`, `text payloads` or `records without a payload`.
         kind: String,
@@ -300,9 +300,48 @@ pub enum SourceNote {
         /// Its events.
         events: u64,
     },
+    /// A file read as evidence (a server's, Sentinel's, GC or operator log)
+    /// in which nothing explains a lock (no pause, failover, restart, flush
+    /// or eviction), beside files that carry the locks: read, not an error.
+    NoEvidence {
+        /// The layout it was read as (`JVM unified GC log (-Xlog:gc*)`).
+        layout: String,
+        /// Its lines.
+        lines: u64,
+    },
+    /// The server's eviction policy, from `INFO` or `CONFIG GET` output:
+    /// under `maxmemory` it may evict lock keys (any policy but
+    /// `noeviction`).
+    EvictionPolicy {
+        /// `maxmemory-policy` (`volatile-ttl`, `allkeys-lru`...).
+        policy: String,
+        /// `INFO`'s `evicted_keys`, when given.
+        evicted: Option<u64>,
+    },
+    /// A MONITOR capture shows that a lock key vanished from the server
+    /// while its holder's lease ran (docs/semantics.md §8, "Keys that
+    /// vanish"): the model drops it where the stream says, and the holder's
+    /// lease ends there as `lock_vanished`.
+    LockVanished {
+        /// The lock key.
+        key: String,
+        /// The holder whose key vanished.
+        holder: String,
+        /// The last line of the capture that saw the key held (0: none).
+        seen_line: u64,
+        /// What shows it vanished.
+        proof: VanishProof,
+        /// From when it may have vanished (the last command that saw it),
+        /// ns since the epoch: where evidence of the cause is looked for.
+        from_ns: i64,
+        /// When it had vanished at the latest, ns.
+        to_ns: i64,
+        /// The likely cause, from the evidence at hand.
+        cause: VanishCause,
+    },
     /// A role's field chosen by its values, no name of it known (event
     /// words, date-time texts, tokens that recur across a hold's lines):
-    /// a guess, said as one (issue #31 item 2).
+    /// a guess, said as one.
     ByValue {
         /// The role (`event`, `time`, `holder`).
         role: String,
@@ -311,7 +350,7 @@ pub enum SourceNote {
     },
     /// A Parquet file, read as one record per row (line numbers are row
     /// numbers), only the columns the roles need when they could be told
-    /// from the first rows (issue #31 item 6).
+    /// from the first rows.
     Parquet {
         /// Rows read.
         rows: u64,
@@ -381,6 +420,75 @@ pub enum DateFrom {
     /// Assumed: today's date, or this year (last year when that put the
     /// times ahead of now).
     Assumed,
+}
+
+/// What in a MONITOR capture shows that a lock key vanished.
+#[derive(Clone, Debug, PartialEq, Eq, bitcode::Encode, bitcode::Decode)]
+pub enum VanishProof {
+    /// A write that succeeds only on an absent key won while the model
+    /// held the key: `command` (`SET NX`, `SETNX`, a script's `hincrby`)
+    /// by `winner` at `line`, as `shown_by` (`PEXPIRE`, the script's `del`)
+    /// at `shown_line` shows. The key is dropped just before `line`.
+    Won {
+        /// The winning write's command.
+        command: String,
+        /// The holder whose write won.
+        winner: String,
+        /// Its line.
+        line: u64,
+        /// The command that shows it won (the write itself for a script's
+        /// acquire).
+        shown_by: String,
+        /// That command's line.
+        shown_line: u64,
+    },
+    /// A command of the capture dropped it (`FLUSHDB`, `FLUSHALL`).
+    Dropped {
+        /// The command.
+        command: String,
+        /// The client that sent it.
+        client: String,
+        /// Its line.
+        line: u64,
+    },
+    /// The server could not be reached in a gap of the capture: it
+    /// restarted, without persistence its keys are gone.
+    Restarted {
+        /// The gap's first line.
+        from_line: u64,
+        /// The line that closes it.
+        to_line: u64,
+    },
+}
+
+/// The likely cause of a vanished lock key, from the evidence at hand.
+#[derive(Clone, Debug, PartialEq, Eq, bitcode::Encode, bitcode::Decode)]
+pub enum VanishCause {
+    /// The capture itself shows it ([`VanishProof::Dropped`],
+    /// [`VanishProof::Restarted`]).
+    InCapture,
+    /// An evidence line between the last command that saw the key and the
+    /// write that found it gone (a restart, a failover, a flush, an
+    /// eviction).
+    Evidence {
+        /// Its kind (`restart`, `eviction`...).
+        kind: String,
+        /// Its file (no folders).
+        file: String,
+        /// Its line.
+        line: u64,
+    },
+    /// The server evicts keys under `maxmemory` (its policy, read from
+    /// `INFO` or `CONFIG GET` output), but no eviction is logged at that
+    /// time: a guess.
+    Policy {
+        /// The policy (`volatile-ttl`, `allkeys-lru`...).
+        policy: String,
+        /// The file that says it.
+        file: String,
+    },
+    /// Nothing at hand says why.
+    Unknown,
 }
 
 /// Lock keys named in a note: the first by name and how many more.
@@ -664,6 +772,125 @@ mod tests {
             (SourceNote::ThreadHolders { lines: 1 }, vec![]),
             (SourceNote::BusinessOnly { events: 3 }, vec![]),
             (
+                SourceNote::NoEvidence {
+                    layout: s("JVM unified GC log (-Xlog:gc*)"),
+                    lines: 6,
+                },
+                vec!["JVM unified GC log (-Xlog:gc*)"],
+            ),
+            (
+                SourceNote::EvictionPolicy {
+                    policy: s("volatile-ttl"),
+                    evicted: Some(23),
+                },
+                vec![],
+            ),
+            (
+                SourceNote::EvictionPolicy {
+                    policy: s("noeviction"),
+                    evicted: None,
+                },
+                vec![],
+            ),
+            (
+                SourceNote::LockVanished {
+                    key: s("lock:evict"),
+                    holder: s("buyer-a"),
+                    seen_line: 3,
+                    proof: VanishProof::Won {
+                        command: s("SET NX"),
+                        winner: s("buyer-b"),
+                        line: 9,
+                        shown_by: s("PEXPIRE"),
+                        shown_line: 10,
+                    },
+                    from_ns: 0,
+                    to_ns: 1,
+                    cause: VanishCause::Policy {
+                        policy: s("volatile-ttl"),
+                        file: s("info.txt"),
+                    },
+                },
+                vec![
+                    "SET NX",
+                    "PEXPIRE",
+                    "volatile-ttl",
+                    "info.txt",
+                    "lock_vanished",
+                ],
+            ),
+            (
+                SourceNote::LockVanished {
+                    key: s("lock:flush"),
+                    holder: s("buyer-a"),
+                    seen_line: 3,
+                    proof: VanishProof::Dropped {
+                        command: s("FLUSHDB"),
+                        client: s("127.0.0.1:35382"),
+                        line: 5,
+                    },
+                    from_ns: 0,
+                    to_ns: 1,
+                    cause: VanishCause::InCapture,
+                },
+                vec!["FLUSHDB", "127.0.0.1:35382", "lock_vanished"],
+            ),
+            (
+                SourceNote::LockVanished {
+                    key: s("lock:r"),
+                    holder: s("buyer-a"),
+                    seen_line: 0,
+                    proof: VanishProof::Restarted {
+                        from_line: 4,
+                        to_line: 6,
+                    },
+                    from_ns: 0,
+                    to_ns: 1,
+                    cause: VanishCause::InCapture,
+                },
+                vec!["lock_vanished"],
+            ),
+            (
+                SourceNote::LockVanished {
+                    key: s("lock:u"),
+                    holder: s("buyer-a"),
+                    seen_line: 3,
+                    proof: VanishProof::Won {
+                        command: s("hincrby"),
+                        winner: s("b:1"),
+                        line: 9,
+                        shown_by: s("hincrby"),
+                        shown_line: 9,
+                    },
+                    from_ns: 0,
+                    to_ns: 1,
+                    cause: VanishCause::Evidence {
+                        kind: s("restart"),
+                        file: s("redis.log"),
+                        line: 12,
+                    },
+                },
+                vec!["hincrby", "b:1", "redis.log", "lock_vanished"],
+            ),
+            (
+                SourceNote::LockVanished {
+                    key: s("lock:v"),
+                    holder: s("buyer-a"),
+                    seen_line: 3,
+                    proof: VanishProof::Won {
+                        command: s("SETNX"),
+                        winner: s("b"),
+                        line: 9,
+                        shown_by: s("EXPIRE"),
+                        shown_line: 10,
+                    },
+                    from_ns: 0,
+                    to_ns: 1,
+                    cause: VanishCause::Unknown,
+                },
+                vec!["SETNX", "EXPIRE", "lock_vanished"],
+            ),
+            (
                 SourceNote::Replica {
                     client: s("10.0.0.2:6379"),
                     master: s("m.log"),
@@ -829,6 +1056,9 @@ mod tests {
             SourceNote::TextStructure { .. } => 39,
             SourceNote::DateSupplied { .. } => 40,
             SourceNote::JournalExport { .. } => 41,
+            SourceNote::NoEvidence { .. } => 42,
+            SourceNote::LockVanished { .. } => 43,
+            SourceNote::EvictionPolicy { .. } => 44,
         }
     }
 
@@ -836,7 +1066,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 42, "one note of each kind");
+        assert_eq!(kinds.len(), 45, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

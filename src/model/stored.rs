@@ -1,7 +1,7 @@
 //! The stored form of a [`LoadedLog`] for the load cache
 //! (`ingest::cache`): encoded with `bitcode`, and on the way back decoded
 //! and then checked before anything is trusted, since the bytes come from a
-//! file any process could have written (issue #34, item 3).
+//! file any process could have written.
 
 use std::num::NonZeroU32;
 

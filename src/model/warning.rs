@@ -198,6 +198,14 @@ pub enum RecordWarning {
     UnbalancedQuote,
     /// The header row again (files joined together).
     RepeatedHeader,
+    /// A line too long for the mapping's regexes within the time a line
+    /// may take: not read.
+    TooLongForRegex {
+        /// The line's bytes.
+        bytes: u64,
+        /// The longest line the mapping's regexes take, bytes.
+        limit: u64,
+    },
     /// CRI partial lines no `F` line closed, read as one line.
     CriUnclosed {
         /// `stdout` or `stderr`.
@@ -270,7 +278,8 @@ pub enum InfraWarning {
     StopUnreadable,
     /// A line without JVM unified logging's `[decorations]`.
     NotJvmLine,
-    /// A pause whose length does not parse.
+    /// A pause whose length does not parse, or is negative or longer than
+    /// an hour (no plausible pause).
     PauseLengthUnreadable,
     /// A GC log with uptime only, no wall-clock time.
     GcUptimeOnly,
@@ -387,6 +396,7 @@ impl RecordWarning {
             | RecordWarning::UnbalancedQuote
             | RecordWarning::RepeatedHeader => WarningKind::Csv,
             RecordWarning::CriUnclosed { .. } => WarningKind::Cri,
+            RecordWarning::TooLongForRegex { .. } => WarningKind::Mapping,
             RecordWarning::InvalidJson { .. }
             | RecordWarning::NotJsonObject
             | RecordWarning::NoSource

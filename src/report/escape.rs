@@ -1,8 +1,8 @@
 //! Escaping of log data for where it is shown: a terminal, Markdown, a
 //! spreadsheet. Keys, holders, products and warnings come from the log, so
-//! whoever wrote the log chooses them (issue #18: `ESC[2J` cleared the
-//! screen, an OSC sequence set the window title, `**` and `<script>` reached
-//! report.md, `=HYPERLINK(...)` reached incidents.csv as a formula).
+//! whoever wrote the log chooses them: unescaped, `ESC[2J` would clear the
+//! screen, an OSC sequence set the window title, `**` and `<script>` reach
+//! report.md, `=HYPERLINK(...)` reach incidents.csv as a formula.
 
 use std::borrow::Cow;
 
@@ -202,9 +202,9 @@ impl<W: std::io::Write> std::io::Write for JsonForTerminal<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         // Every such character is 2 (C1: C2 80..9F) or 3 (E2 80 AA..AE,
         // E2 81 A6..A9) bytes long and starts with C2 or E2.
-        // Only the characters those bytes lead are looked at (issue #17:
-        // decoding every character of a report with a dash in it was 1.5 %
-        // of a million-event run).
+        // Only the characters those bytes lead are looked at (decoding
+        // every character of a report with a dash in it costs 1.5 % of a
+        // million-event run).
         let mut from = 0;
         for at in memchr::memchr2_iter(0xC2, 0xE2, buf) {
             let len = if buf[at] == 0xC2 { 2 } else { 3 };

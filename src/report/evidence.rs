@@ -188,6 +188,9 @@ impl Message for Cited {
                     (_, EvidenceOrigin::GoGc) => {
                         format!("{who}'s Go runtime stopped the world for GC for {length}")
                     }
+                    (_, EvidenceOrigin::Application) => {
+                        format!("{who} was paused for {length}, as its own log says")
+                    }
                     _ => format!("{who}'s JVM was paused by GC for {length}"),
                 };
                 if *expired {
@@ -220,6 +223,7 @@ impl Message for Cited {
                 };
                 let origin = match origin {
                     EvidenceOrigin::Operator => "运维事件日志",
+                    EvidenceOrigin::Application => "应用日志",
                     other => other.as_str(),
                 };
                 format!("锁消失：{what}，时间 {at}（{origin} `{quote}`，{place}）")
@@ -238,6 +242,9 @@ impl Message for Cited {
                     }
                     (EvidenceKind::Safepoint, _) => format!("{who} 的 JVM 在安全点停顿了 {length}"),
                     (_, EvidenceOrigin::GoGc) => format!("{who} 的 Go 运行时因 GC 暂停了 {length}"),
+                    (_, EvidenceOrigin::Application) => {
+                        format!("{who} 暂停了 {length}（据其自己的日志）")
+                    }
                     _ => format!("{who} 的 JVM 因 GC 暂停了 {length}"),
                 };
                 let when = if *expired {

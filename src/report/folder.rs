@@ -20,7 +20,7 @@ pub enum PictureSubject {
     Log,
     /// One incident, zoomed to it, with its key's lanes.
     Incident(IncidentId),
-    /// One lock key over the whole log: its overview (issue #32).
+    /// One lock key over the whole log: its overview.
     Key(crate::model::Sym),
 }
 
@@ -66,7 +66,7 @@ const TIMELINE_PNG: &str = "timeline.png";
 /// Writes the report files of `r` into `dir`, never over `inputs`; with
 /// `picture`, a PNG per incident and the overview first.
 ///
-/// The folder is written as a whole (issue #18): every file goes into a
+/// The folder is written as a whole: every file goes into a
 /// temporary folder beside `dir` (`.NAME.lockreplay-PID-XXXX`), which then
 /// becomes `dir` by a rename; an existing `dir` that holds only a report's
 /// files is replaced the same way (the old one renamed aside, then removed).
@@ -97,7 +97,7 @@ pub fn write_report_dir(
     refuse_inputs_inside(dir, &parent, &name, inputs)?;
     std::fs::create_dir_all(&parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
-    remove_stale_temporaries(&parent, &name);
+    remove_stale_temporaries(&parent, &name, inputs);
     if dir.exists() && !dir.is_dir() {
         bail!(
             "cannot write the report folder {}: it is a file",
@@ -191,9 +191,9 @@ fn write_files(
 }
 
 /// Refuses a report folder that holds an input, or whose temporary
-/// folders (`.NAME.lockreplay-...` beside it) would be one (issue #35:
-/// `report --out rep rep/INC-7.png` moved the old folder aside, input
-/// included, and deleted it). Paths are compared resolved, so a link to
+/// folders (`.NAME.lockreplay-...` beside it) would be one: `report --out
+/// rep rep/INC-7.png` would move the old folder aside, input included, and
+/// delete it. Paths are compared resolved, so a link to
 /// the folder or to the input counts as well.
 fn refuse_inputs_inside(
     dir: &Path,
@@ -317,8 +317,8 @@ fn place(
 /// At most this many incident pictures in a report folder, whatever
 /// `report --top` asks. A picture costs a fraction of a second and 160 KB
 /// (1600x900 PNG): a log of 200 000 incidents had made 1 112 pictures
-/// (177 MB) after 10 minutes when it was stopped (issue #18: every count a
-/// user's input sets is bounded). The others are drawn on demand with
+/// (177 MB) after 10 minutes when it was stopped, and every count a user's
+/// input sets is bounded. The others are drawn on demand with
 /// `lockreplay render --incident ID`.
 pub const MAX_INCIDENT_PICTURES: usize = 200;
 

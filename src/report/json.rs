@@ -320,8 +320,7 @@ pub struct JsonReport<I = Vec<JsonIncident>> {
     /// Why this run is no answer (exit 2): [`crate::analysis::problems`],
     /// each a sentence; omitted when the run was read. With it, zeros below
     /// are not an all-clear (a log whose lock events name no key and
-    /// holder had no other sign of it in the JSON; found by a new-user
-    /// trial).
+    /// holder would have no other sign of it in the JSON).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_readable: Vec<String>,
     /// Totals.
@@ -526,10 +525,10 @@ fn incident_text(
 /// Writes the items of the incident list as `serde_json`'s pretty printer
 /// would (each on a new line at depth 2, commas between, the closing
 /// bracket's line indented at depth 1), [`FORMAT_BATCH`] incidents at a
-/// time in parallel (issue #17: the report of the 10 M overlap-heavy log,
-/// 635 MB, took 4.4 s on one core), in order: byte for byte the serial
+/// time in parallel (the report of the 10 M overlap-heavy log, 635 MB,
+/// takes 4.4 s on one core), in order: byte for byte the serial
 /// report, with one batch in memory. Each incident is written as it was
-/// formatted: not parsed again (issue #34: `RawValue` validated every
+/// formatted: not parsed again (`RawValue` would validate every
 /// incident's text, a second parse of the whole report).
 fn write_incidents(
     r: &ReportInput<'_>,
@@ -561,7 +560,7 @@ fn write_incidents(
 
 /// Writes the JSON report, pretty-printed, to `w`, building each incident
 /// only as it is written: memory stays the analysis's, not the report's
-/// (issue #17: a 670 MB report of 10 M events was built whole before).
+/// (a report of 10 M events is 670 MB).
 /// The report around the incidents is formatted first, with an empty
 /// list, and the incidents are written into its place. Byte for byte
 /// `serde_json::to_writer_pretty` of the whole report (tests below).

@@ -93,7 +93,7 @@ fn to_text_in(r: &ReportInput<'_>, zh: bool) -> String {
 /// each part (the head, one incident, the rest) passed through
 /// [`super::escape::terminal`] on its way, so a report of many incidents is
 /// never whole in memory: at 1 M overlap-heavy events the whole text was
-/// 38 MB, 18 % of the peak heap (massif, issue #17). The bytes are those of
+/// 38 MB, 18 % of the peak heap (massif). The bytes are those of
 /// `terminal(&to_text(r))`.
 ///
 /// # Errors

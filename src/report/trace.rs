@@ -2,12 +2,13 @@
 //! Perfetto UI and chrome://tracing open: one process per lock key, one
 //! thread per holder.
 
-use serde::{Deserialize, Serialize};
-
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
 use super::ReportInput;
-use crate::analysis::Lease;
+use crate::analysis::{Lease, Overlap, Sale};
 use crate::model::Sym;
 
 /// One Chrome trace event (the JSON Object Format of the Trace Event Format,
@@ -103,138 +104,184 @@ fn meets(spans: &[(i64, i64)], a: i64, b: i64) -> bool {
 /// the oversold orders of their keys (`all`: every oversold order, those of
 /// a key without holds on a process 0).
 fn trace_of(r: &ReportInput<'_>, all: bool, keep: impl Fn(&Lease) -> bool) -> Trace {
-    use serde_json::json;
     let a = r.analysis;
-    let s = |sym| r.log.strings.get(sym).to_string();
     let t0 = a.leases.iter().map(|l| l.acquired_ns).min().unwrap_or(0);
-    let us = |ns: i64| (ns - t0) as f64 / 1000.0;
-    let mut events = Vec::new();
-    let mut pids = std::collections::HashMap::new();
-    let mut tids = std::collections::HashMap::new();
-    let mut threads_per_key = std::collections::HashMap::new();
-    let arg = |pairs: serde_json::Value| pairs.as_object().cloned().unwrap_or_default();
+    let mut lanes = Lanes::default();
     for l in a.leases.iter().filter(|l| keep(l)) {
-        let next_pid = pids.len() as u32 + 1;
-        let pid = *pids.entry(l.key).or_insert_with(|| {
-            events.push(TraceEvent {
-                name: "process_name".into(),
-                cat: "__metadata".into(),
-                ph: "M".into(),
-                ts: 0.0,
-                dur: None,
-                pid: next_pid,
-                tid: 0,
-                s: None,
-                args: arg(json!({ "name": s(l.key) })),
-            });
-            next_pid
-        });
-        // Holders seen on this key so far: a count per key, not a scan of
-        // every (key, holder) pair per lease (quadratic: issue #18).
-        let threads = threads_per_key.entry(l.key).or_insert(0u32);
-        let next_tid = *threads + 1;
-        let tid = *tids.entry((l.key, l.holder)).or_insert_with(|| {
-            *threads += 1;
-            events.push(TraceEvent {
-                name: "thread_name".into(),
-                cat: "__metadata".into(),
-                ph: "M".into(),
-                ts: 0.0,
-                dur: None,
-                pid,
-                tid: next_tid,
-                s: None,
-                args: arg(json!({ "name": s(l.holder) })),
-            });
-            next_tid
-        });
-        let end = l.window_end_ns.max(l.acquired_ns);
-        events.push(TraceEvent {
-            name: "lease".into(),
-            cat: "lease".into(),
-            ph: "X".into(),
-            ts: us(l.acquired_ns),
-            dur: Some(us(end) - us(l.acquired_ns)),
-            pid,
-            tid,
-            s: None,
-            args: arg(json!({
-                "holder": s(l.holder),
-                "host": l.host.map(s),
-                "ttl_ms": l.ttl_ms,
-                "renewals": l.renewals_ns().len(),
-                "lock_end": l.lock_end,
-                "lock_end_at": r.rfc3339(l.lock_end_ns),
-                "inferred": l.inferred,
-            })),
-        });
-        if let Some((z0, z1)) = l.zombie_ns() {
-            events.push(TraceEvent {
-                name: "zombie hold".into(),
-                cat: "zombie".into(),
-                ph: "X".into(),
-                ts: us(z0),
-                dur: Some(us(z1) - us(z0)),
-                pid,
-                tid,
-                s: None,
-                args: arg(json!({ "holder": s(l.holder), "lock_end": l.lock_end })),
-            });
+        let (pid, tid) = lanes.lane_of(r, l.key, l.holder);
+        lanes.events.push(lease_event(r, l, t0, pid, tid));
+        if let Some(z) = zombie_event(r, l, t0, pid, tid) {
+            lanes.events.push(z);
         }
     }
     for o in &a.overlaps {
-        let Some(&pid) = pids.get(&o.key) else {
+        let Some(&pid) = lanes.pids.get(&o.key) else {
             continue;
         };
-        events.push(TraceEvent {
-            name: format!("overlap: {}", o.cause.as_str()),
-            cat: "overlap".into(),
-            ph: "i".into(),
-            ts: us(o.start_ns),
-            dur: None,
-            pid,
-            tid: 0,
-            s: Some("p".into()),
-            args: arg(json!({
-                "earlier": s(a.leases[o.earlier].holder),
-                "later": s(a.leases[o.later].holder),
-                "duration_ms": o.duration_ms(),
-                "inferred": r.overlap_inferred(o),
-            })),
-        });
+        lanes.events.push(overlap_event(r, o, t0, pid));
     }
     for sale in a.sales.iter().filter(|x| x.oversold_units > 0) {
         let Some(key) = sale.key else { continue };
-        let pid = match pids.get(&key) {
+        let pid = match lanes.pids.get(&key) {
             Some(&pid) => pid,
             None if all => 0,
             None => continue,
         };
         let tid = sale
             .holder
-            .and_then(|h| tids.get(&(key, h)).copied())
+            .and_then(|h| lanes.tids.get(&(key, h)).copied())
             .unwrap_or(0);
-        events.push(TraceEvent {
-            name: "oversold order".into(),
-            cat: "oversell".into(),
-            ph: "i".into(),
-            ts: us(sale.at_ns),
-            dur: None,
-            pid,
-            tid,
-            s: Some("t".into()),
-            args: arg(json!({
-                "order_id": sale.order_id.map(s),
-                "oversold_units": sale.oversold_units,
-                "loss": crate::money::loss(sale.oversold_units, r.settings.unit_loss),
-                "loss_unknown_reason": (r.settings.unit_loss.is_none() && sale.oversold_units != 0).then_some(crate::money::UNKNOWN_REASON),
-                "currency": r.settings.currency,
-                "inferred": r.sale_inferred(sale),
-            })),
-        });
+        lanes.events.push(oversold_event(r, sale, t0, pid, tid));
     }
     Trace {
-        trace_events: events,
+        trace_events: lanes.events,
         display_time_unit: "ms".into(),
+    }
+}
+
+/// The trace's events so far and the process and thread of each lock key
+/// and holder, numbered as they are first met (1-based).
+#[derive(Default)]
+struct Lanes {
+    events: Vec<TraceEvent>,
+    pids: HashMap<Sym, u32>,
+    tids: HashMap<(Sym, Sym), u32>,
+    /// Holders seen on each key so far: a count per key, not a scan of
+    /// every (key, holder) pair per lease (quadratic).
+    threads_per_key: HashMap<Sym, u32>,
+}
+
+impl Lanes {
+    /// The (process, thread) of `holder` on `key`, each named by a metadata
+    /// event the first time it is met.
+    fn lane_of(&mut self, r: &ReportInput<'_>, key: Sym, holder: Sym) -> (u32, u32) {
+        let s = |sym| r.log.strings.get(sym).to_string();
+        let next_pid = self.pids.len() as u32 + 1;
+        let pid = *self.pids.entry(key).or_insert_with(|| {
+            self.events
+                .push(metadata("process_name", next_pid, 0, s(key)));
+            next_pid
+        });
+        let threads = self.threads_per_key.entry(key).or_insert(0u32);
+        let next_tid = *threads + 1;
+        let tid = *self.tids.entry((key, holder)).or_insert_with(|| {
+            *threads += 1;
+            self.events
+                .push(metadata("thread_name", pid, next_tid, s(holder)));
+            next_tid
+        });
+        (pid, tid)
+    }
+}
+
+/// `ns` as µs since `t0_ns`.
+fn us(ns: i64, t0_ns: i64) -> f64 {
+    (ns - t0_ns) as f64 / 1000.0
+}
+
+/// The fields of a JSON object, for an event's `args`.
+fn args(pairs: serde_json::Value) -> serde_json::Map<String, serde_json::Value> {
+    pairs.as_object().cloned().unwrap_or_default()
+}
+
+/// A metadata event naming a process or a thread (`what`).
+fn metadata(what: &str, pid: u32, tid: u32, name: String) -> TraceEvent {
+    TraceEvent {
+        name: what.into(),
+        cat: "__metadata".into(),
+        ph: "M".into(),
+        ts: 0.0,
+        dur: None,
+        pid,
+        tid,
+        s: None,
+        args: args(json!({ "name": name })),
+    }
+}
+
+/// A lease as a complete event, from its grant to the end of its window.
+fn lease_event(r: &ReportInput<'_>, l: &Lease, t0: i64, pid: u32, tid: u32) -> TraceEvent {
+    let s = |sym| r.log.strings.get(sym).to_string();
+    let end = l.window_end_ns.max(l.acquired_ns);
+    TraceEvent {
+        name: "lease".into(),
+        cat: "lease".into(),
+        ph: "X".into(),
+        ts: us(l.acquired_ns, t0),
+        dur: Some(us(end, t0) - us(l.acquired_ns, t0)),
+        pid,
+        tid,
+        s: None,
+        args: args(json!({
+            "holder": s(l.holder),
+            "host": l.host.map(s),
+            "ttl_ms": l.ttl_ms,
+            "renewals": l.renewals_ns().len(),
+            "lock_end": l.lock_end,
+            "lock_end_at": r.rfc3339(l.lock_end_ns),
+            "inferred": l.inferred,
+        })),
+    }
+}
+
+/// A lease's zombie part (the holder acting after its lock ended), if any.
+fn zombie_event(r: &ReportInput<'_>, l: &Lease, t0: i64, pid: u32, tid: u32) -> Option<TraceEvent> {
+    let (z0, z1) = l.zombie_ns()?;
+    Some(TraceEvent {
+        name: "zombie hold".into(),
+        cat: "zombie".into(),
+        ph: "X".into(),
+        ts: us(z0, t0),
+        dur: Some(us(z1, t0) - us(z0, t0)),
+        pid,
+        tid,
+        s: None,
+        args: args(json!({ "holder": r.log.strings.get(l.holder), "lock_end": l.lock_end })),
+    })
+}
+
+/// An overlap as an instant over its key's whole process.
+fn overlap_event(r: &ReportInput<'_>, o: &Overlap, t0: i64, pid: u32) -> TraceEvent {
+    let a = r.analysis;
+    let s = |sym| r.log.strings.get(sym).to_string();
+    TraceEvent {
+        name: format!("overlap: {}", o.cause.as_str()),
+        cat: "overlap".into(),
+        ph: "i".into(),
+        ts: us(o.start_ns, t0),
+        dur: None,
+        pid,
+        tid: 0,
+        s: Some("p".into()),
+        args: args(json!({
+            "earlier": s(a.leases[o.earlier].holder),
+            "later": s(a.leases[o.later].holder),
+            "duration_ms": o.duration_ms(),
+            "inferred": r.overlap_inferred(o),
+        })),
+    }
+}
+
+/// An oversold order as an instant on its holder's thread.
+fn oversold_event(r: &ReportInput<'_>, sale: &Sale, t0: i64, pid: u32, tid: u32) -> TraceEvent {
+    let s = |sym| r.log.strings.get(sym).to_string();
+    let unit_loss = r.settings.unit_loss;
+    TraceEvent {
+        name: "oversold order".into(),
+        cat: "oversell".into(),
+        ph: "i".into(),
+        ts: us(sale.at_ns, t0),
+        dur: None,
+        pid,
+        tid,
+        s: Some("t".into()),
+        args: args(json!({
+            "order_id": sale.order_id.map(s),
+            "oversold_units": sale.oversold_units,
+            "loss": crate::money::loss(sale.oversold_units, unit_loss),
+            "loss_unknown_reason": (unit_loss.is_none() && sale.oversold_units != 0).then_some(crate::money::UNKNOWN_REASON),
+            "currency": r.settings.currency,
+            "inferred": r.sale_inferred(sale),
+        })),
     }
 }

@@ -222,7 +222,7 @@ mod warnings {
     fn every_warning_of_the_hostile_fixtures_has_its_chinese() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/hostile");
         let mut seen = 0;
-        for dir in [root.clone(), root.join("round2")] {
+        for dir in [root.clone(), root.join("damaged")] {
             for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
                 let Some(log) = entry
                     .path()
@@ -244,7 +244,7 @@ mod warnings {
     #[test]
     fn the_chinese_reports_show_the_chinese_reason() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/hostile/round2/csv-unbalanced-quote.csv");
+            .join("tests/fixtures/hostile/damaged/csv-unbalanced-quote.csv");
         let log = load(&path).expect("loads");
         let settings = crate::analysis::Settings::default();
         let analysis = crate::analysis::analyze(&log, &settings);

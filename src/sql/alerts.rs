@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::quote::{self, QuoteError};
-use super::{Dialect, QuerySpec, Select, SqlError, TimeUnit, generate};
+use super::{Dialect, PERIOD_MIN, QuerySpec, Select, SqlError, TimeUnit, generate, names};
 use crate::model::EventKind;
 
 /// A log store an alert rule is written for.
@@ -28,13 +28,6 @@ pub enum Store {
     Elasticsearch,
 }
 
-/// Minutes of one alert period (the rule runs once a period).
-pub const PERIOD_MIN: u32 = 5;
-
-/// The field a release line must carry for Loki and Elasticsearch: how
-/// long the lock was held, ms (neither can pair a release with its acquire).
-pub const HELD_FIELD: &str = "held_ms";
-
 /// The rule for `store`, with the columns, event names and settings of
 /// `spec` (ratio, streak; the TTL column or the mapping's TTL). Every name
 /// is written by the store's own quoting rules ([`quote`]).
@@ -46,20 +39,9 @@ pub fn rule(store: Store, spec: &QuerySpec) -> Result<String, SqlError> {
     match store {
         Store::Clickhouse | Store::Duckdb => sql_engine(store, spec),
         Store::Sls => Ok(sls(spec)?),
-        Store::Loki => Ok(loki(spec)?),
-        Store::Elasticsearch => Ok(esql(spec)?),
+        Store::Loki => Ok(super::search_alerts::loki(spec)?),
+        Store::Elasticsearch => Ok(super::search_alerts::esql(spec)?),
     }
-}
-
-/// The names a kind has in the table: the mapping's and the canonical one.
-fn names(spec: &QuerySpec, kinds: &[EventKind]) -> Vec<String> {
-    let mut out: Vec<String> = kinds.iter().map(|k| k.as_str().to_string()).collect();
-    for (name, kind) in &spec.events {
-        if kinds.contains(kind) && !out.contains(name) {
-            out.push(name.clone());
-        }
-    }
-    out
 }
 
 /// `names` as a list of literals written by `lit`.
@@ -93,7 +75,7 @@ fn sql_engine(store: Store, spec: &QuerySpec) -> Result<String, SqlError> {
             format!("now() - INTERVAL {minutes} MINUTE")
         }
         (Dialect::Clickhouse, unit) => format!(
-            "toUnixTimestamp64Nano(now64(9)) / {} - {}",
+            "toInt64(now()) * 1000000000 / {} - {}",
             per_ns(unit),
             minutes as f64 * 60e9 / per_ns(unit) as f64
         ),
@@ -183,6 +165,8 @@ fn sls(spec: &QuerySpec) -> Result<String, QuoteError> {
     let rel = names(spec, &[EventKind::Released]);
     let lost = names(spec, &[EventKind::ReleaseFailed, EventKind::LockLost]);
     let all: Vec<String> = grant.iter().chain(&rel).chain(&lost).cloned().collect();
+    // A hold ends with its release, failed release or lost lock alike (§2).
+    let closes: Vec<String> = rel.iter().chain(&lost).cloned().collect();
     let search = all
         .iter()
         .map(|n| Ok(format!("{e_search}: {}", quote::sls_value(n)?)))
@@ -200,7 +184,7 @@ fn sls(spec: &QuerySpec) -> Result<String, QuoteError> {
     );
     let _ = writeln!(
         s,
-        "-- Near-miss streak: {} holds in a row on one key held >= {:.0} % of the TTL since their last grant.",
+        "-- Near-miss streak: {} holds in a row on one key held >= {:.0} % of the TTL since their last grant (to a release, failed release or lost lock).",
         spec.near_miss_streak.max(1),
         spec.near_miss_ratio * 100.0
     );
@@ -218,7 +202,7 @@ SELECT k AS lock_key, max(run) AS streak, max(used_ms) AS max_used_ms, max(grant
         sls_ms(spec),
         ttl_ms_sql(spec),
         g = literal_list(&grant, lit)?,
-        rl = literal_list(&rel, lit)?,
+        rl = literal_list(&closes, lit)?,
         r = spec.near_miss_ratio,
         n = spec.near_miss_streak.max(1),
     );
@@ -240,71 +224,4 @@ WHERE e.ev IN ({lo}) GROUP BY x.k, x.earlier, x.later",
         lo = literal_list(&lost, lit)?,
     );
     Ok(s)
-}
-
-/// The Loki stream selector and JSON parse of the lock lines.
-fn loki_pipe(spec: &QuerySpec, kinds: &[EventKind]) -> Result<String, QuoteError> {
-    let e = quote::loki_label(&spec.columns.event)?;
-    let re = quote::logql_any_of(&names(spec, kinds));
-    Ok(format!("{{job=~\".+\"}} | json | {e}=~{re}"))
-}
-
-/// Loki: a ruler rule group. LogQL cannot pair a release with its acquire,
-/// so the near-miss rule reads the hold time the release line carries
-/// (`held_ms`) over the period, and `for:` makes it `streak` periods in a
-/// row; the overlap rule counts failed releases and lost locks.
-fn loki(spec: &QuerySpec) -> Result<String, QuoteError> {
-    let k = quote::loki_label(&spec.columns.key)?;
-    let streak = spec.near_miss_streak.max(1);
-    let ttl = spec.default_ttl_ms.unwrap_or(30_000);
-    let threshold = spec.near_miss_ratio * ttl as f64;
-    Ok(format!(
-        "# lockreplay alert rules for the Loki ruler (docs/alerts.md). Replace the stream selector\n\
-         # {{job=~\".+\"}} with your service's. TTL {ttl} ms ({}).\n\
-         groups:\n  - name: lockreplay\n    interval: {PERIOD_MIN}m\n    rules:\n\
-         \x20     - alert: LockNearMissStreak\n\
-         \x20       expr: |\n          max by ({k}) (max_over_time({} | unwrap {HELD_FIELD} [{PERIOD_MIN}m])) >= {threshold}\n\
-         \x20       for: {}m\n\
-         \x20       labels:\n          severity: warning\n\
-         \x20       annotations:\n          summary: \"Lock {{{{ $labels.{k} }}}} held >= {:.0} % of its TTL for {streak} periods in a row\"\n\
-         \x20     - alert: LockOverlap\n\
-         \x20       expr: |\n          sum by ({k}) (count_over_time({} [{PERIOD_MIN}m])) > 0\n\
-         \x20       labels:\n          severity: critical\n\
-         \x20       annotations:\n          summary: \"Lock {{{{ $labels.{k} }}}}: a holder's release failed or it lost the lock: its lease ran out while it worked\"\n",
-        if spec.default_ttl_ms.is_some() {
-            "from the mapping"
-        } else {
-            "assumed: give it with ttl_ms in the mapping"
-        },
-        loki_pipe(spec, &[EventKind::Released])?,
-        PERIOD_MIN * (streak - 1),
-        spec.near_miss_ratio * 100.0,
-        loki_pipe(spec, &[EventKind::ReleaseFailed, EventKind::LockLost])?,
-    ))
-}
-
-/// Elasticsearch: two ES|QL queries for Kibana's ES|QL rule (run every
-/// period; "alert after {streak} consecutive matches" makes the streak).
-fn esql(spec: &QuerySpec) -> Result<String, QuoteError> {
-    let c = &spec.columns;
-    let (k, e) = (quote::esql_field(&c.key)?, quote::esql_field(&c.event)?);
-    let ttl = match &c.ttl {
-        Some((col, true)) => quote::esql_field(col)?,
-        Some((col, false)) => format!("{} * 1000", quote::esql_field(col)?),
-        None => spec.default_ttl_ms.unwrap_or(30_000).to_string(),
-    };
-    let rel = literal_list(&names(spec, &[EventKind::Released]), quote::esql_string)?;
-    let lost = literal_list(
-        &names(spec, &[EventKind::ReleaseFailed, EventKind::LockLost]),
-        quote::esql_string,
-    )?;
-    Ok(format!(
-        "// lockreplay alert rules for Elasticsearch (Kibana ES|QL rule, every {PERIOD_MIN} min; docs/alerts.md).\n\
-         // Near-miss: set the rule's alert delay to {streak} consecutive matches.\n\
-         FROM logs-* | WHERE @timestamp > NOW() - {PERIOD_MIN} minutes AND TO_LOWER({e}) IN ({rel}) | EVAL ratio = TO_DOUBLE({HELD_FIELD}) / TO_DOUBLE({ttl}) | STATS max_ratio = MAX(ratio), holds = COUNT(*) BY {k} | WHERE max_ratio >= {r}\n\
-         // Overlap: a failed release or a lost lock (the holder's lease ran out while it worked).\n\
-         FROM logs-* | WHERE @timestamp > NOW() - {PERIOD_MIN} minutes AND TO_LOWER({e}) IN ({lost}) | STATS lines = COUNT(*) BY {k} | WHERE lines > 0\n",
-        streak = spec.near_miss_streak.max(1),
-        r = spec.near_miss_ratio,
-    ))
 }

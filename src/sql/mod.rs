@@ -2,16 +2,21 @@
 //! DuckDB, the lock events of a load as a table for them, and the alert
 //! rules of a log store (`lockreplay sql`, docs/sql.md, docs/alerts.md).
 //!
-//! The query is one text (`rules.sql`) with the table, the column mapping
-//! and the dialect's few differences filled in: window functions per key
-//! and per hold, equi-joins, and for ClickHouse an `arrayJoin` of time
-//! buckets to find the overlap pairs without a join per key pair. No UDF.
+//! Two programs of the same rules: for DuckDB one text (`rules.sql`) of
+//! window functions per key and per hold and equi-joins; for ClickHouse a
+//! per-key program of array functions (`perkey.rs`), which shards by key
+//! and runs on every ClickHouse release from 18.16 on. No UDF.
 
 pub mod alerts;
+mod arrays;
+pub mod client;
 pub mod command;
 pub mod export;
 pub mod fetch;
+pub mod listing;
+mod perkey;
 pub mod quote;
+mod search_alerts;
 
 use std::fmt::Write as _;
 
@@ -21,7 +26,7 @@ use crate::model::EventKind;
 /// The SQL engine a query is written for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Dialect {
-    /// ClickHouse (and chDB), 24.x or later.
+    /// ClickHouse (and chDB), 18.16 or later.
     Clickhouse,
     /// DuckDB 1.x.
     Duckdb,
@@ -87,12 +92,31 @@ pub struct QuerySpec {
     pub near_miss_ratio: f64,
     /// Near-misses in a row for the streak (§6; default 3).
     pub near_miss_streak: u32,
-    /// Width of ClickHouse's time buckets for the pair join, ms.
-    pub bucket_ms: i64,
     /// What to return.
     pub select: Select,
     /// An extra SQL condition on the table's rows (a time range, a service).
     pub filter: Option<String>,
+    /// A time slice: only its results, computed from its rows and the
+    /// carry around it.
+    pub slice: Option<Slice>,
+    /// ClickHouse before 20.1: a `DateTime` time column holds whole
+    /// seconds and there is no `DateTime64` (`fetch` sets it from the
+    /// server's version).
+    pub datetime_seconds: bool,
+}
+
+/// A time slice of a run (a day of a month): results whose instant falls
+/// in `[lo_ns, hi_ns)` (an overlap's start, a hold's acquire), from the rows
+/// in `[lo_ns - carry_ns, hi_ns + carry_ns)`. Exact when no believed window
+/// and no lease (renewals included) reaches across more than the carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    /// Start, ns since the epoch (inclusive).
+    pub lo_ns: i64,
+    /// End, ns since the epoch (exclusive).
+    pub hi_ns: i64,
+    /// Rows read before and after the slice, ns.
+    pub carry_ns: i64,
 }
 
 /// The table's column for each role, as a field name (a dotted path for
@@ -109,7 +133,8 @@ pub struct Columns {
     /// Event name.
     pub event: String,
     /// Order of rows with equal times (the export's `seq`); without one,
-    /// ties are ordered by kind only.
+    /// ties are ordered by holder, then acquire, renewal, other lines and
+    /// closing lines (docs/sql.md).
     pub seq: Option<String>,
     /// TTL column and its unit: ms (`ttl`, `ttl_ms`) or s (`ttl_s`).
     pub ttl: Option<(String, bool)>,
@@ -200,9 +225,10 @@ impl QuerySpec {
             log_lag_ms: 5.0,
             near_miss_ratio: 0.8,
             near_miss_streak: 3,
-            bucket_ms: 1000,
             select: Select::All,
             filter: None,
+            slice: None,
+            datetime_seconds: false,
         }
     }
 
@@ -241,7 +267,9 @@ pub fn generate(spec: &QuerySpec) -> Result<String, SqlError> {
     if let Some(f) = &spec.filter {
         check("filter", f)?;
     }
-    let ch = spec.dialect == Dialect::Clickhouse;
+    if spec.dialect == Dialect::Clickhouse {
+        return Ok(perkey::generate(spec));
+    }
     let mut sql = RULES
         .replace(
             "{{PASS1}}",
@@ -259,9 +287,6 @@ pub fn generate(spec: &QuerySpec) -> Result<String, SqlError> {
         .replace("{{NINT}}", n_int)
         .replace("{{NDBL}}", n_dbl)
         .replace("{{NSTR}}", n_str);
-    if ch {
-        sql = materialize(&sql, &MATERIALIZED);
-    }
     Ok(sql)
 }
 
@@ -341,95 +366,23 @@ fn substitutions(spec: &QuerySpec) -> [(&'static str, String); 18] {
         ),
         ("{{RATIO}}", format!("{}", spec.near_miss_ratio)),
         ("{{STREAK}}", spec.near_miss_streak.max(1).to_string()),
-        ("{{PAIRS}}", pairs(spec)),
+        ("{{PAIRS}}", pairs()),
         ("{{SELECT}}", select(spec)),
         (
             "{{FILTER}}",
             spec.filter
                 .as_ref()
-                .map_or(String::new(), |f| format!(" AND ({f})")),
+                .map_or(String::new(), |f| format!(" AND ({f})"))
+                + &spec.slice.map_or(String::new(), |s| {
+                    let ts = time_expr(spec);
+                    format!(
+                        " AND ({ts}) >= {} AND ({ts}) < {}",
+                        s.lo_ns.saturating_sub(s.carry_ns),
+                        s.hi_ns.saturating_add(s.carry_ns)
+                    )
+                }),
         ),
     ]
-}
-
-/// The steps ClickHouse keeps as temporary tables: it inlines a CTE at
-/// every reference, so without them each later step recomputed the window
-/// passes below it (a 1 229-event log took 130 s in chDB 26.9, with or
-/// without `AS MATERIALIZED`; as tables it takes under a second).
-const MATERIALIZED: [&str; 9] = [
-    "e2", "e3", "hw1", "chain", "cands", "end1", "end2", "holds", "pairs",
-];
-
-/// ClickHouse's script: `SET join_use_nulls = 1` (outer joins give NULL,
-/// not 0), then one `CREATE TEMPORARY TABLE name ENGINE = Memory AS WITH
-/// ... SELECT` per step of `keep` (carrying the plain CTEs before it), then
-/// the final query with the rest. Statements end with `;` on their own
-/// line; run them in one session (chDB's `Session`, or the HTTP
-/// interface's `session_id`).
-fn materialize(sql: &str, keep: &[&str]) -> String {
-    let mut head = String::new();
-    let mut ctes: Vec<(String, String)> = Vec::new();
-    let mut cur: Option<(String, String)> = None;
-    let mut comments = String::new();
-    let mut tail = String::new();
-    let mut in_with = false;
-    for line in sql.lines() {
-        if let Some((name, body)) = cur.as_mut() {
-            if line == ")" || line == ")," {
-                body.push_str(")\n");
-                ctes.push((std::mem::take(name), std::mem::take(body)));
-                cur = None;
-            } else {
-                body.push_str(line);
-                body.push('\n');
-            }
-            continue;
-        }
-        if line == "WITH" {
-            in_with = true;
-        } else if in_with && line.starts_with("--") {
-            comments.push_str(line);
-            comments.push('\n');
-        } else if let Some(name) = line.strip_suffix(" AS (").filter(|_| in_with) {
-            cur = Some((
-                name.to_string(),
-                std::mem::take(&mut comments) + line + "\n",
-            ));
-        } else if in_with {
-            tail.push_str(line);
-            tail.push('\n');
-        } else {
-            head.push_str(line);
-            head.push('\n');
-        }
-    }
-    let mut out = head + "SET join_use_nulls = 1;\n";
-    let mut plain: Vec<&str> = Vec::new();
-    for (name, body) in &ctes {
-        if keep.contains(&name.as_str()) {
-            let def = body
-                .split_once(" AS (\n")
-                .map_or(body.as_str(), |(_, b)| b)
-                .trim_end()
-                .trim_end_matches(')');
-            let with = if plain.is_empty() {
-                String::new()
-            } else {
-                format!("WITH\n{}\n", plain.join(",\n"))
-            };
-            out.push_str(&format!(
-                "DROP TEMPORARY TABLE IF EXISTS {name};\nCREATE TEMPORARY TABLE {name} ENGINE = Memory AS\n{with}{def};\n"
-            ));
-        } else {
-            plain.push(body.trim_end());
-        }
-    }
-    if !plain.is_empty() {
-        out.push_str(&format!("WITH\n{}\n", plain.join(",\n")));
-    }
-    out.push_str(&tail);
-    out.push_str(";\n");
-    out
 }
 
 fn opt(v: Option<i64>) -> String {
@@ -482,6 +435,9 @@ fn time_expr(spec: &QuerySpec) -> String {
         (TimeUnit::Us, _) => format!("CAST({col} AS BIGINT) * 1000"),
         (TimeUnit::Ms, _) => format!("CAST({col} AS BIGINT) * 1000000"),
         (TimeUnit::S, _) => format!("CAST(round(CAST({col} AS DOUBLE) * 1e9) AS BIGINT)"),
+        (TimeUnit::Datetime, Dialect::Clickhouse) if spec.datetime_seconds => {
+            format!("toInt64(toUnixTimestamp({col})) * 1000000000")
+        }
         (TimeUnit::Datetime, Dialect::Clickhouse) => {
             format!("toUnixTimestamp64Nano(toDateTime64({col}, 9, 'UTC'))")
         }
@@ -489,38 +445,37 @@ fn time_expr(spec: &QuerySpec) -> String {
     }
 }
 
-/// §4: the pairs (zombie, later hold): ClickHouse joins each later acquire's
-/// time bucket with the buckets a zombie's window covers (`arrayJoin`);
-/// DuckDB's range join does it directly.
-fn pairs(spec: &QuerySpec) -> String {
-    let cols = "z.key AS e_key, z.holder AS earlier, z.hid AS e_hid, l.holder AS later, l.hid AS l_hid, \
-                l.acq_ts AS start_ts, LEAST(z.wend, l.wend) AS end_ts, z.cause AS cause";
-    let cond = "l.acq_ts >= z.lock_end_ts AND l.acq_ts < z.wend AND l.hid > z.hid AND l.holder <> z.holder";
-    match spec.dialect {
-        Dialect::Clickhouse => {
-            let b = spec.bucket_ms.max(1) * 1_000_000;
-            format!(
-                "  SELECT {cols}\n  FROM (SELECT key, holder, hid, wend, lock_end_ts, cause, \
-                 arrayJoin(range(intDiv(lock_end_ts, {b}), intDiv(wend - 1, {b}) + 1)) AS b FROM zombies) AS z\n  \
-                 INNER JOIN (SELECT key, holder, hid, acq_ts, wend, intDiv(acq_ts, {b}) AS b FROM holds) AS l \
-                 ON l.key = z.key AND l.b = z.b\n  WHERE {cond}"
-            )
-        }
-        Dialect::Duckdb => format!(
-            "  SELECT {cols}\n  FROM zombies AS z INNER JOIN holds AS l ON l.key = z.key AND {cond}"
-        ),
-    }
+/// §4: the pairs (zombie, later hold), by DuckDB's range join.
+fn pairs() -> String {
+    "  SELECT z.key AS e_key, z.holder AS earlier, z.hid AS e_hid, l.holder AS later, l.hid AS l_hid, \
+     l.acq_ts AS start_ts, LEAST(z.wend, l.wend) AS end_ts, z.cause AS cause\n  \
+     FROM zombies AS z INNER JOIN holds AS l ON l.key = z.key AND l.acq_ts >= z.lock_end_ts \
+     AND l.acq_ts < z.wend AND l.hid > z.hid AND l.holder <> z.holder"
+        .to_string()
+}
+
+/// ` AND lo <= col < hi` of the spec's slice (its results), or nothing.
+fn anchor(spec: &QuerySpec, col: &str) -> String {
+    spec.slice.map_or(String::new(), |s| {
+        format!(" AND {col} >= {} AND {col} < {}", s.lo_ns, s.hi_ns)
+    })
 }
 
 /// The final SELECT for [`Select`].
 fn select(spec: &QuerySpec) -> String {
-    let overlaps = "SELECT 'overlap' AS row_kind, e_key AS key, earlier AS holder, later AS other, \
-                    start_ts AS at_ns, (end_ts - start_ts) / 1000000.0 AS duration_ms, cause AS detail FROM pairs";
-    let near = "SELECT 'near_miss' AS row_kind, key, holder, '' AS other, wend AS at_ns, used_ms AS duration_ms, \
-                CAST(ttl_lease AS VARCHAR) AS detail FROM nm2 WHERE near = 1";
+    let overlaps = format!(
+        "SELECT 'overlap' AS row_kind, e_key AS key, earlier AS holder, later AS other, \
+         start_ts AS at_ns, (end_ts - start_ts) / 1000000.0 AS duration_ms, cause AS detail FROM pairs WHERE 1 = 1{}",
+        anchor(spec, "start_ts")
+    );
+    let nm = anchor(spec, "acq_ts");
+    let near = format!(
+        "SELECT 'near_miss' AS row_kind, key, holder, '' AS other, wend AS at_ns, used_ms AS duration_ms, \
+         CAST(ttl_lease AS VARCHAR) AS detail FROM nm2 WHERE near = 1{nm}"
+    );
     let streak = format!(
         "SELECT 'near_miss_streak' AS row_kind, key, holder, '' AS other, wend AS at_ns, used_ms AS duration_ms, \
-         CAST(run AS VARCHAR) AS detail FROM nm2 WHERE near = 1 AND run = {}",
+         CAST(run AS VARCHAR) AS detail FROM nm2 WHERE near = 1 AND run = {}{nm}",
         spec.near_miss_streak.max(1)
     );
     let order = "ORDER BY row_kind, key, at_ns, holder, other";
@@ -533,14 +488,32 @@ fn select(spec: &QuerySpec) -> String {
             "SELECT * FROM ({overlaps}\nUNION ALL {near}\nUNION ALL {streak}) AS out\n{order}\n"
         ),
         Select::Overlaps => format!("SELECT * FROM ({overlaps}) AS out\n{order}\n"),
-        Select::Holds => "SELECT key, holder, acq_ts AS acquired_ns, wend AS window_end_ns, ttl_lease AS ttl_ms, \
-             lock_end, lock_end_ts AS lock_end_ns, last_grant_ts AS last_grant_ns FROM holds\n\
-             ORDER BY key, acquired_ns, holder\n"
-            .to_string(),
-        Select::Keys => "SELECT e_key AS key, COUNT(*) AS pairs, MIN(start_ts) AS first_ns, MAX(end_ts) AS last_ns, \
-             MIN(cause) AS cause FROM pairs GROUP BY e_key\nORDER BY pairs DESC, key\n"
-            .to_string(),
+        Select::Holds => format!(
+            "SELECT key, holder, acq_ts AS acquired_ns, wend AS window_end_ns, ttl_lease AS ttl_ms, \
+             lock_end, lock_end_ts AS lock_end_ns, last_grant_ts AS last_grant_ns FROM holds WHERE 1 = 1{}\n\
+             ORDER BY key, acquired_ns, holder\n",
+            anchor(spec, "acq_ts")
+        ),
+        Select::Keys => format!(
+            "SELECT e_key AS key, COUNT(*) AS pairs, MIN(start_ts) AS first_ns, MAX(end_ts) AS last_ns, \
+             MIN(cause) AS cause FROM pairs WHERE 1 = 1{}\nGROUP BY e_key\nORDER BY pairs DESC, key\n",
+            anchor(spec, "start_ts")
+        ),
     }
+}
+
+/// Minutes of one alert period (the rule runs once a period).
+const PERIOD_MIN: u32 = 5;
+
+/// The names a kind has in the table: the mapping's and the canonical one.
+fn names(spec: &QuerySpec, kinds: &[EventKind]) -> Vec<String> {
+    let mut out: Vec<String> = kinds.iter().map(|k| k.as_str().to_string()).collect();
+    for (name, kind) in &spec.events {
+        if kinds.contains(kind) && !out.contains(name) {
+            out.push(name.clone());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -574,7 +547,15 @@ mod tests {
             .with_mapping(&m)
             .expect("ok");
         let sql = generate(&spec).expect("ok");
-        assert!(sql.contains("WHEN 'lock_ok' THEN 'acquired'"), "{sql}");
+        // The mapping's name first, as the kind code of an acquire.
+        assert!(sql.contains("['lock_ok', 'acquired',"), "{sql}");
+        assert!(sql.contains("[1, 1, 6, 2,"), "{sql}");
+        let duck = generate(&QuerySpec {
+            dialect: Dialect::Duckdb,
+            ..spec.clone()
+        })
+        .expect("ok");
+        assert!(duck.contains("WHEN 'lock_ok' THEN 'acquired'"), "{duck}");
         assert!(
             sql.contains("CAST(`exp` AS Nullable(Float64)) * 1000"),
             "{sql}"

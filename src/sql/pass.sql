@@ -7,13 +7,14 @@ firstc{K} AS (
   WHERE a.abs_pos IS NULL OR c.pos <> a.abs_pos
   GROUP BY c.key, c.cur
 ),
--- the lock ends at the first of: the next acquire on the key, a delete, its expiry (the lease as renewed before then)
+-- the lock ends at the first of: the next acquire on the key, a delete, its expiry (the lease as renewed before then);
+-- an acquire or delete at the expiry instant comes after it
 end{K} AS (
   SELECT x.key AS key, x.holder AS holder, x.hid AS hid, x.acq_ts AS acq_ts, x.wend AS wend, x.ttl_lease AS ttl_lease,
     x.ttl_unknown AS ttl_unknown, x.next_acq_pos AS next_acq_pos, x.lag_ok AS lag_ok, x.lag_close_pos AS lag_close_pos,
     g.ts AS last_grant_ts, g.p_exp AS exp_at,
-    CASE WHEN x.next_acq_pos IS NOT NULL AND x.c = x.next_acq_pos AND (g.p_exp IS NULL OR x.next_acq_ts <= g.p_exp) THEN 1 ELSE 0 END AS end_by_acq,
-    CASE WHEN x.cpos IS NOT NULL AND x.c = x.cpos AND (g.p_exp IS NULL OR x.cts <= g.p_exp) THEN 1 ELSE 0 END AS end_by_del,
+    CASE WHEN x.next_acq_pos IS NOT NULL AND x.c = x.next_acq_pos AND (g.p_exp IS NULL OR x.next_acq_ts < g.p_exp) THEN 1 ELSE 0 END AS end_by_acq,
+    CASE WHEN x.cpos IS NOT NULL AND x.c = x.cpos AND (g.p_exp IS NULL OR x.cts < g.p_exp) THEN 1 ELSE 0 END AS end_by_del,
     CASE WHEN x.own_pos IS NOT NULL AND x.own_pos = x.cpos THEN 1 ELSE 0 END AS del_own,
     CASE WHEN x.c = x.next_acq_pos THEN x.next_acq_ts ELSE x.cts END AS c_ts
   FROM (SELECT h.key AS key, h.holder AS holder, h.hid AS hid, h.acq_ts AS acq_ts, h.wend AS wend, h.ttl_lease AS ttl_lease,

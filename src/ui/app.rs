@@ -400,21 +400,7 @@ impl App {
                 self.open.details = true;
             }
             Command::GoTo { at_ns, key } => self.go_to(at_ns, key.as_deref()),
-            Command::SelectFinding(i) => {
-                let Some(s) = &self.session else { return };
-                let Some(f) = s.analysis.findings.get(i) else {
-                    return;
-                };
-                let (at_ns, key) = (f.at_ns, f.key.map(|k| s.log.strings.get(k).to_string()));
-                // One thing selected at a time: the finding, not the
-                // incident selected before.
-                self.selection = Selection {
-                    finding: Some(i),
-                    ..Selection::default()
-                };
-                self.open.details = true;
-                self.go_to(at_ns, key.as_deref());
-            }
+            Command::SelectFinding(i) => self.select_finding(i),
             Command::SetView(view) => self.state.view = view,
             Command::SetFilters(filters) => {
                 self.state.filters = filters;
@@ -457,36 +443,59 @@ impl App {
             Command::SetPanelOpen(panel, open) => self.open.set(panel, open),
             Command::TogglePanel(panel) => self.open.set(panel, !self.open.get(panel)),
             Command::SetNotice(notice) => self.notice = notice,
-            Command::Playback(command) => {
-                self.playback_apply(command);
-                if matches!(
-                    command,
-                    PlaybackCommand::StepBack | PlaybackCommand::StepForward
-                ) {
-                    // A step never leaves the cursor off screen.
-                    let c = (self.playback.cursor_ns - self.model.t0_ns) as f64 / 1e9;
-                    self.state.view.keep_visible(c);
-                }
-            }
+            Command::Playback(command) => self.playback_command(command),
             Command::JumpToIncidentStart => self.jump_to_incident(false),
             Command::ToggleLoop => self.loop_on = !self.loop_on,
             Command::Screenshot(request) => {
                 self.shell.shot = Some(PendingShot::new(request));
                 ctx.request_repaint();
             }
-            Command::ExportReport => {
-                if let Some(s) = &self.session {
-                    let save_to = SaveTo {
-                        dialogs: self.use_dialogs,
-                        fallback_dir: &self.fallback_dir,
-                    };
-                    let (ctx, done) = (self.shell.ctx.clone(), self.shell.done_sender());
-                    let notice =
-                        super::shell::export::export_report(s, self.state.lang, save_to, ctx, done);
-                    self.notice = Some(notice);
-                }
-            }
+            Command::ExportReport => self.export_report(),
             Command::Quit => ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+        }
+    }
+
+    /// Selects finding `i` alone (not the incident selected before) and
+    /// goes to its time and key.
+    fn select_finding(&mut self, i: usize) {
+        let Some(s) = &self.session else { return };
+        let Some(f) = s.analysis.findings.get(i) else {
+            return;
+        };
+        let (at_ns, key) = (f.at_ns, f.key.map(|k| s.log.strings.get(k).to_string()));
+        self.selection = Selection {
+            finding: Some(i),
+            ..Selection::default()
+        };
+        self.open.details = true;
+        self.go_to(at_ns, key.as_deref());
+    }
+
+    /// Applies a playback command; a step never leaves the cursor off
+    /// screen.
+    fn playback_command(&mut self, command: PlaybackCommand) {
+        self.playback_apply(command);
+        if matches!(
+            command,
+            PlaybackCommand::StepBack | PlaybackCommand::StepForward
+        ) {
+            let c = (self.playback.cursor_ns - self.model.t0_ns) as f64 / 1e9;
+            self.state.view.keep_visible(c);
+        }
+    }
+
+    /// Writes the report folder of the session in the background, with a
+    /// notice saying where.
+    fn export_report(&mut self) {
+        if let Some(s) = &self.session {
+            let save_to = SaveTo {
+                dialogs: self.use_dialogs,
+                fallback_dir: &self.fallback_dir,
+            };
+            let (ctx, done) = (self.shell.ctx.clone(), self.shell.done_sender());
+            let notice =
+                super::shell::export::export_report(s, self.state.lang, save_to, ctx, done);
+            self.notice = Some(notice);
         }
     }
 
@@ -575,7 +584,7 @@ impl App {
         self.poll_shell(&ctx);
         self.tick_playback(&ctx);
         self.dock_whatif();
-        // Lanes grow into the room the plot had last frame (issue #32).
+        // Lanes grow into the room the plot had last frame.
         if self.model.fit_lane_height(self.state.view.plot_h) {
             ctx.request_repaint();
         }
@@ -651,45 +660,7 @@ impl App {
                 .default_size(140.0)
                 .show(ui, |ui| panels::warnings::warnings_ui(ui, &context));
         }
-        // The timeline is what the window is for: the side panels together
-        // never take more than `SIDES_MAX_FRACTION` of the window, whatever
-        // width was saved; each collapses (`[`, `]`, View menu).
-        let widths = panels::sides::SideWidths::for_window(ui.max_rect().width());
-        let generation = context.state.layout_generation;
-        let (mut left_open, mut right_open) = (context.open.incidents, context.open.details);
-        egui::Panel::left(("incidents", generation))
-            .resizable(true)
-            .default_size(widths.left_default)
-            .size_range(widths.left_min()..=widths.left_max)
-            .show_collapsible(ui, &mut left_open, |ui| {
-                // Fill the panel's width: a panel shrinks to its content,
-                // and a first frame with only a heading would be saved as
-                // its width.
-                ui.set_min_width(ui.available_width());
-                left_side_ui(ui, p, &mut context);
-            });
-        egui::Panel::right(("details", generation))
-            .resizable(true)
-            .default_size(widths.right_default)
-            .size_range(widths.right_min()..=widths.right_max)
-            .show_collapsible(ui, &mut right_open, |ui| {
-                // Both ways: a long unbroken id scrolls sideways instead
-                // of widening the panel past the window's edge.
-                egui::ScrollArea::vertical()
-                    .id_salt("right_side")
-                    .auto_shrink(false)
-                    .show(ui, |ui| {
-                        panels::cursor_state::cursor_state_ui(ui, &context);
-                        ui.separator();
-                        p.details.ui(ui, &mut context);
-                    });
-            });
-        if left_open != context.open.incidents {
-            context.send(Command::SetPanelOpen(Panel::Incidents, left_open));
-        }
-        if right_open != context.open.details {
-            context.send(Command::SetPanelOpen(Panel::Details, right_open));
-        }
+        sides_ui(ui, p, &mut context);
         // Under the timeline, between the side panels.
         p.whatif.dock(ui, &mut context);
         let timeline = egui::CentralPanel::default()
@@ -770,6 +741,51 @@ impl App {
     /// The settings window's TTL text (tests).
     pub fn ttl_edit_text(&self) -> &str {
         &self.panels.settings.read_ttl
+    }
+}
+
+/// The incident list on the left and the state and details on the right,
+/// each collapsible; a panel closed or opened by its button becomes a
+/// command.
+fn sides_ui(ui: &mut Ui, p: &mut Panels, context: &mut PanelContext<'_>) {
+    // The timeline is what the window is for: the side panels together
+    // never take more than `SIDES_MAX_FRACTION` of the window, whatever
+    // width was saved; each collapses (`[`, `]`, View menu).
+    let widths = panels::sides::SideWidths::for_window(ui.max_rect().width());
+    let generation = context.state.layout_generation;
+    let (mut left_open, mut right_open) = (context.open.incidents, context.open.details);
+    egui::Panel::left(("incidents", generation))
+        .resizable(true)
+        .default_size(widths.left_default)
+        .size_range(widths.left_min()..=widths.left_max)
+        .show_collapsible(ui, &mut left_open, |ui| {
+            // Fill the panel's width: a panel shrinks to its content,
+            // and a first frame with only a heading would be saved as
+            // its width.
+            ui.set_min_width(ui.available_width());
+            left_side_ui(ui, p, context);
+        });
+    egui::Panel::right(("details", generation))
+        .resizable(true)
+        .default_size(widths.right_default)
+        .size_range(widths.right_min()..=widths.right_max)
+        .show_collapsible(ui, &mut right_open, |ui| {
+            // Both ways: a long unbroken id scrolls sideways instead
+            // of widening the panel past the window's edge.
+            egui::ScrollArea::vertical()
+                .id_salt("right_side")
+                .auto_shrink(false)
+                .show(ui, |ui| {
+                    panels::cursor_state::cursor_state_ui(ui, context);
+                    ui.separator();
+                    p.details.ui(ui, context);
+                });
+        });
+    if left_open != context.open.incidents {
+        context.send(Command::SetPanelOpen(Panel::Incidents, left_open));
+    }
+    if right_open != context.open.details {
+        context.send(Command::SetPanelOpen(Panel::Details, right_open));
     }
 }
 

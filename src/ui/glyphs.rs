@@ -1,7 +1,7 @@
 //! Any Unicode can be drawn: a character no installed font has (a Thai or
 //! Devanagari lock key, an emoji in a holder, U+FFFD from a file name) is
 //! looked up among the system's fonts through fontconfig, and what no font
-//! has is drawn as a box ("tofu"), never a panic (issue #35).
+//! has is drawn as a box ("tofu"), never a panic.
 //!
 //! Correctness never depends on a font: without `fc-list` (a fresh machine,
 //! Windows, macOS) the provider finds nothing and the text is tofu.

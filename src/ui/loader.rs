@@ -214,7 +214,7 @@ fn load_in_phases(
     let analysis = analyze_counted(&log, settings, analysis);
     crate::timing::phase("window/analyze", started);
     // The playback's index and the timeline's display list both read the
-    // analysis only: built side by side (issue #17); the step shown moves
+    // analysis only: built side by side; the step shown moves
     // on to the display list once the index is done.
     set(Phase::Indexing);
     let started = std::time::Instant::now();

@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 use crate::model::LoadedLog;
 
 /// The products by name, to find those a lock key names without trying
-/// every product against every key on each frame (issue #17: with 10 000
-/// products that took 16 ms of a frame).
+/// every product against every key on each frame (with 10 000 products
+/// that took 16 ms of a frame).
 #[derive(Debug, Default)]
 pub struct ProductFinder {
     /// Indices into [`Analysis::products`](crate::analysis::Analysis::products)

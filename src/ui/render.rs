@@ -170,8 +170,8 @@ pub fn subject_title(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -
 /// key its incidents, oversold units and loss; when the run is not
 /// readable ([`crate::analysis::problems`]) the first problem comes first
 /// (at most [`PROBLEM_CHARS`] of it), so a picture pasted alone is no
-/// all-clear (found by a new-user trial: `render` of a file nothing was
-/// read from drew "0 incidents · 0 units oversold · ¥0 lost").
+/// all-clear (a file nothing was read from would otherwise be drawn as
+/// "0 incidents · 0 units oversold · ¥0 lost").
 pub fn subject_caption(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang) -> String {
     let numbers = subject_numbers(r, subject, lang);
     let problems = crate::analysis::problems(r.log, r.analysis);
@@ -340,9 +340,9 @@ pub fn render_image(
 
 /// The wgpu device pictures are drawn with: wgpu on GL first (Mesa's EGL
 /// renders without a display and says nothing), else wgpu's own choice
-/// (Mesa's Vulkan loader printed `XDG_RUNTIME_DIR is invalid` twice per
-/// picture on a machine without a session, issue #32). `WGPU_BACKEND` set
-/// by the user is left to wgpu. Made once per process: a report's
+/// (Mesa's Vulkan loader prints `XDG_RUNTIME_DIR is invalid` twice per
+/// picture on a machine without a session). `WGPU_BACKEND` set by the user
+/// is left to wgpu. Made once per process: a report's
 /// pictures share it, each with an egui renderer of its own.
 fn picture_device() -> anyhow::Result<eframe::egui_wgpu::RenderState> {
     use egui_kittest::wgpu::{create_render_state, default_wgpu_setup};
@@ -417,19 +417,10 @@ pub fn render_image_in(
         &loaded.analysis,
         &subject_filters(loaded, subject),
     );
-    // The incident's holders, else the lanes with something wrong, are
-    // the ones a picture too small for all keeps.
     let incident_leases = incident
         .and_then(|i| loaded.analysis.incidents.get(i.index()))
-        .map(|inc| inc.leases.clone());
-    let wanted = |lane: &Lane| match &incident_leases {
-        Some(leases) => lane.leases.iter().any(|b| leases.contains(&b.lease)),
-        None => {
-            lane.leases.iter().any(|b| b.anomalous())
-                || lane.sales.iter().any(|s| s.oversold_units > 0)
-                || !lane.findings.is_empty()
-        }
-    };
+        .map(|inc| inc.leases.as_slice());
+    let wanted = |lane: &Lane| lane_wanted(lane, incident_leases);
     let scale = style.scale.max(0.1);
     let (width_pt, max_h_pt) = (style.size.0 as f32 / scale, style.size.1 as f32 / scale);
     // Few lanes grow into the page's room (as in the window).
@@ -501,6 +492,20 @@ pub fn render_image_in(
             "drawing the picture failed: {}",
             super::glyphs::panic_text(p.as_ref())
         ),
+    }
+}
+
+/// Whether a picture too small for every lane keeps `lane`: one of the
+/// incident's holds (`incident_leases`), else, in a picture of no
+/// incident, a lane with something wrong.
+fn lane_wanted(lane: &Lane, incident_leases: Option<&[crate::analysis::LeaseId]>) -> bool {
+    match incident_leases {
+        Some(leases) => lane.leases.iter().any(|b| leases.contains(&b.lease)),
+        None => {
+            lane.leases.iter().any(|b| b.anomalous())
+                || lane.sales.iter().any(|s| s.oversold_units > 0)
+                || !lane.findings.is_empty()
+        }
     }
 }
 

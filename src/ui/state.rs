@@ -12,8 +12,8 @@ use crate::analysis::{IncidentId, OverlapId, Settings};
 use crate::playback::PlaybackCommand;
 
 /// Storage key for [`AppState`]. Version 2: the state saved under the
-/// first key carried a unit loss of ¥200 nobody had set (issue #32), so it
-/// is not read back.
+/// first key can carry a unit loss of ¥200 nobody set, so it is not read
+/// back.
 pub const STORAGE_KEY: &str = "lockreplay-state-2";
 
 /// What survives a restart.

@@ -103,7 +103,7 @@ fn summary_shows_oversold_units_and_loss() {
     h.get_by_label(&expected);
 }
 
-/// Issue #32: one loss on every surface. The seed sample's 3 oversold units
+/// One loss on every surface. The seed sample's 3 oversold units
 /// at ¥200 read ¥600 in the JSON, text and Markdown reports, the picture's
 /// caption, trace.json and the window; without a unit loss every one of
 /// them says the loss is unknown (`¥?`, JSON `null` with the reason),
@@ -761,8 +761,8 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
 #[test]
 fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
     // binary-after-good.jsonl: 4 good lines, then binary garbage (lines
-    // 5..=13 are each one "invalid JSON" warning; tests/hostile.rs has the
-    // exact list).
+    // 5..=13 are each one "invalid JSON" warning;
+    // tests/reading/hostile_corpus.rs has the exact list).
     let path = std::path::PathBuf::from("tests/fixtures/hostile/binary-after-good.jsonl");
     let app = english_app_on(path);
     let warnings = app.session.as_ref().map_or(0, |s| s.log.warnings.total());
@@ -789,7 +789,7 @@ fn a_file_with_unreadable_lines_opens_with_their_reasons_on_screen() {
 #[test]
 fn the_chinese_warnings_panel_shows_each_reason_in_chinese() {
     // csv-unbalanced-quote.csv: one row whose quote does not close.
-    let path = std::path::PathBuf::from("tests/fixtures/hostile/round2/csv-unbalanced-quote.csv");
+    let path = std::path::PathBuf::from("tests/fixtures/hostile/damaged/csv-unbalanced-quote.csv");
     let app = app_on(Lang::Zh, path);
     let s = app.session.as_ref().expect("loaded");
     let w = s.log.warnings.kept().first().expect("a warning").clone();
@@ -1306,7 +1306,7 @@ fn next_and_previous_incident_by_button_and_key() {
     assert_eq!(h.state().selection.incident, Some(last.id));
 }
 
-/// Issue #32: N right after opening (the cursor rests at the end) goes to
+/// N right after opening (the cursor rests at the end) goes to
 /// the first incident; its card comes first in Details (key, cause,
 /// holders, overlap, oversold, loss, orders), the narrative is collapsed,
 /// and the cursor lands on the first oversold order, which State at cursor
@@ -1380,10 +1380,10 @@ fn many_incidents_log(n: usize) -> std::path::PathBuf {
     path
 }
 
-/// Issue #32: with hundreds of incidents, the incident list scrolls to the
-/// selection N or P makes (its row is drawn: the table draws only the rows
-/// on screen). Before the fix P from the start selected the last incident
-/// while the list stayed at the top.
+/// With hundreds of incidents, the incident list scrolls to the selection
+/// N or P makes (its row is drawn: the table draws only the rows on
+/// screen), so P from the start shows the last incident it selects rather
+/// than the top of the list.
 #[test]
 fn the_incident_list_follows_the_selection() {
     let path = many_incidents_log(300);
@@ -2051,7 +2051,7 @@ fn choose_unmapped_roles(ed: &mut super::panels::mapping::MappingEditor) {
     ed.refresh_preview();
 }
 
-/// Issue #31 item 4: a file nothing could be read from offers the
+/// A file nothing could be read from offers the
 /// field-mapping dialog; its fields show their values from the file's head,
 /// a role chosen in a combo box and the others set change the live
 /// preview, and "Save and re-read" writes the mapping and loads the file
@@ -2140,8 +2140,8 @@ fn mapping_dialog_picture() {
 }
 
 /// A picture of a run nothing could be read from says so first in its
-/// caption, in red (found by a new-user trial: `render` drew "0 incidents ·
-/// 0 units oversold · ¥0 lost" alone, an all-clear once pasted).
+/// caption, in red: "0 incidents · 0 units oversold · ¥0 lost" alone would
+/// be an all-clear once pasted.
 #[test]
 fn a_picture_of_an_unreadable_run_says_so_in_its_caption() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -2185,7 +2185,7 @@ fn a_picture_of_an_unreadable_run_says_so_in_its_caption() {
 }
 
 /// The Chinese window says why a file could not be read in Chinese, in
-/// the centre and the incidents panel (a new-user trial saw the English).
+/// the centre and the incidents panel, not in English.
 #[test]
 fn the_chinese_window_says_why_a_file_was_not_read_in_chinese() {
     let dir = tempfile::tempdir().expect("tmp");

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ClickHouse's HTTP interface in front of chDB (ClickHouse's engine in process, from PyPI), for tests/fetch.rs.
+"""ClickHouse's HTTP interface in front of chDB (ClickHouse's engine in process, from PyPI), for tests/live/fetch.rs.
 
 The Debian clickhouse-server this machine can install (18.16) predates window functions (ClickHouse 21.1), so
 the rules' query runs here on chDB's engine (26.x) behind the part of the HTTP interface `lockreplay fetch` uses,

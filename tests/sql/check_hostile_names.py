@@ -174,15 +174,22 @@ def check_loki(binary, hostile_map):
         print(f"FAIL loki: the rule file is no rule group: {str(e)[:200]}")
         return False
     ok = len(doc["groups"]) == 1 and [r["alert"] for r in rules] == ["LockNearMissStreak", "LockOverlap"]
-    kinds = [["released"], ["release_failed", "lock_lost"]]
-    for r, ks in zip(rules, kinds):
-        lit = re.findall(r'=~("(?:[^"\\]|\\.)*")', r["expr"])[-1]
-        rx = re.compile(go_unquote(lit).replace("(?i)", ""), re.IGNORECASE)
-        want = [EVENTS[k] for k in ks] + ks
-        others = [n for k, n in EVENTS.items() if k not in ks]
-        if not all(rx.fullmatch(n) for n in want) or any(rx.fullmatch(n) for n in others):
+    closes, grants = ["released", "release_failed", "lock_lost"], ["acquired", "renewed"]
+    # Each event filter of each rule, in order: near-miss (closing lines, grants, the grants' TTL), overlap (lines
+    # saying a lock was gone, acquires).
+    kinds = [[closes, grants, grants], [["release_failed", "lock_lost"], ["acquired"]]]
+    for r, per_filter in zip(rules, kinds):
+        lits = re.findall(r'\| [A-Za-z_][A-Za-z0-9_]*=~("(?:[^"\\]|\\.)*")', r["expr"])
+        if len(lits) != len(per_filter):
             ok = False
-            print(f"FAIL loki: {r['alert']}: regex {go_unquote(lit)!r} does not match exactly {want}")
+            print(f"FAIL loki: {r['alert']}: {len(lits)} event filters, expected {len(per_filter)}")
+        for lit, ks in zip(lits, per_filter):
+            rx = re.compile(go_unquote(lit).replace("(?i)", ""), re.IGNORECASE)
+            want = [EVENTS[k] for k in ks] + ks
+            others = [n for k, n in EVENTS.items() if k not in ks]
+            if not all(rx.fullmatch(n) for n in want) or any(rx.fullmatch(n) for n in others):
+                ok = False
+                print(f"FAIL loki: {r['alert']}: regex {go_unquote(lit)!r} does not match exactly {want}")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", r["expr"].split("by (")[1].split(")")[0]):
             ok = False
             print(f"FAIL loki: {r['alert']}: the key label is no label name: {r['expr']!r}")

@@ -1,5 +1,5 @@
 """Writes tests/fixtures/parquet/: handed cases' JSON Lines as Parquet, by the
-real writers a team exports with (issue #31 item 6):
+real writers a team exports with:
 
 - ClickHouse's own Parquet writer (`SELECT ... FORMAT Parquet`, ClickHouse's
   docs: interfaces/formats/Parquet), through chDB, ClickHouse's engine in

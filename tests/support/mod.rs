@@ -1,13 +1,9 @@
-//! Helpers shared by the integration tests that write MONITOR captures of
-//! their own (`mixed_sources.rs`, `redlock.rs`): one capture line in
-//! `redis-cli monitor`'s format, the compare-and-delete script lock
-//! libraries release with, writing a file of lines, and replaying one
-//! capture file through the MONITOR reader (`monitor_pool_tair.rs`,
-//! `monitor_real_a.rs`); and running `report` without pictures (`cli.rs`,
-//! `hostile_round2.rs`, `whatif.rs`); the binary, a run's stderr and a
-//! library load for the hostile corpora (`hostile_round2.rs`, `hostile_round3.rs`);
-//! the causes and finding kinds of a JSON report (`ttl_and_names.rs`,
-//! `runtime_dialects.rs`).
+//! Helpers shared by the integration test binaries: the built binary with
+//! its load cache in the target's temporary folder, a run's stderr, a
+//! library load, the fixtures and samples by name, MONITOR capture lines
+//! (and the compare-and-delete script lock libraries release with),
+//! replaying one capture file, `report` without pictures, and the causes
+//! and finding kinds of a JSON report.
 
 #![allow(dead_code)] // each test crate uses a part of these helpers
 
@@ -28,6 +24,39 @@ pub fn bin() -> Command {
         Path::new(env!("CARGO_TARGET_TMPDIR")).join("lockreplay-cache"),
     );
     c
+}
+
+/// `rel` under the repository's root.
+pub fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// A committed sample log (`sample-logs/NAME`).
+pub fn sample(name: &str) -> PathBuf {
+    repo("sample-logs").join(name)
+}
+
+/// A file of the damaged-files corpus (`tests/fixtures/hostile/damaged/`).
+pub fn damaged(name: &str) -> PathBuf {
+    repo("tests/fixtures/hostile/damaged").join(name)
+}
+
+/// A file of the export fixtures (`tests/fixtures/exports/`).
+pub fn export(name: &str) -> PathBuf {
+    repo("tests/fixtures/exports").join(name)
+}
+
+/// A handed case's file (`tests/fixtures/cases/CASE/FILE`).
+pub fn case_file(case: &str, file: &str) -> PathBuf {
+    repo("tests/fixtures/cases").join(case).join(file)
+}
+
+/// A small application log with one damaged first line, copied into `dir`
+/// as `app.jsonl` (a test may write beside it).
+pub fn app_log(dir: &Path) -> PathBuf {
+    let path = dir.join("app.jsonl");
+    std::fs::copy(damaged("first-line-comment.jsonl"), &path).expect("copy");
+    path
 }
 
 /// A run's standard error as text.

@@ -1,5 +1,5 @@
-//! Issue #17: does a well-kept SIMD JSON crate pick the wanted fields out of a
-//! log line faster than lockreplay's own scanner (`src/ingest/fast.rs`)?
+//! Does a well-kept SIMD JSON crate pick the wanted fields out of a log line
+//! faster than lockreplay's own scanner (`src/ingest/readers/fast.rs`)?
 //!
 //! Each contender reads every line of `SCAN_LINES` (a JSON Lines file; see
 //! `run.sh`) and finds the values of the same wanted field names, borrowing

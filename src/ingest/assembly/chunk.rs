@@ -208,10 +208,10 @@ pub(super) fn parse_chunk(
     }
 }
 
-/// The first line of `rest` (with its end) and the text after it. A line
-/// ends at `\n`, `\r\n` or a lone `\r`, as in `framing::lines::line_end`
-/// (issue #18: a lone `\r` inside an LF file merged two records); memchr's
-/// vectorised search.
+/// The first line of `rest` (with its end) and the text after it. A line ends
+/// at `\n`, `\r\n` or a lone `\r`, as in `framing::lines::line_end` (a lone
+/// `\r` inside an LF file must not merge two records); memchr's vectorised
+/// search.
 fn next_line(rest: &str) -> (&str, &str) {
     let rb = rest.as_bytes();
     let end = match memchr::memchr2(b'\n', b'\r', rb) {
@@ -327,9 +327,8 @@ impl<'p> EnvelopeNames<'p> {
 
 /// Reads `line` as an envelope whose field `env.plan.field` holds the
 /// application's record as a JSON string, into `col`: the envelope's fields
-/// and the payload's text in one pass, the payload unescaped as it is read
-/// (issue #17). False, with nothing recorded, when the general path must
-/// read it.
+/// and the payload's text in one pass, the payload unescaped as it is read.
+/// False, with nothing recorded, when the general path must read it.
 fn read_envelope<'a>(
     line: &'a str,
     env: &EnvelopeNames<'_>,

@@ -16,10 +16,11 @@ use crate::ingest::roles::time::{
     rfc3164_parts, year_not_ahead,
 };
 use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::infra::{infra_kind_of, length_ms};
 use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::{
-    DateFrom, Event, EventKind, FieldWarning, LogBuilder, SourceInfo, SourceNote, SourceRef,
-    WarningReason,
+    DateFrom, Event, EventKind, Evidence, EvidenceOrigin, FieldWarning, LogBuilder, SourceInfo,
+    SourceNote, SourceRef, WarningReason,
 };
 
 use super::dates::DateHints;
@@ -85,7 +86,7 @@ const MAX_EXPIRY_AHEAD_MS: f64 = 7.0 * 86_400_000.0;
 /// ms: 11.5 days) or a date-time, an absolute expiry: TTL = expiry - event
 /// time, when that is from 0 to 7 days (a Redisson-style `expiration` of
 /// epoch ms is no TTL of 55 years). A value of 10^12 ms or more that is no
-/// such expiry gives no TTL (issue 31).
+/// such expiry gives no TTL.
 pub(crate) fn ttl_of(
     v: &FieldValue<'_>,
     unit: Unit,
@@ -114,7 +115,7 @@ pub(crate) fn ttl_of(
 
 /// Longest key, holder, host, thread, product or order id kept, bytes: a
 /// longer one keeps its first bytes and a hash of the whole, with a warning
-/// (issue #18: 40 lines of 4 MB holder names took 3.5 GB, every report
+/// (40 lines of 4 MB holder names would take 3.5 GB, every report
 /// repeating them).
 pub const MAX_NAME_BYTES: usize = 1024;
 
@@ -257,7 +258,7 @@ impl<'o> Collector<'o> {
 
     /// Reads one record with the fields picked for its kind
     /// ([`crate::ingest::roles::fields::RecordKind`]) when the file's kinds were picked
-    /// apart (issue #35: a file mixing JSON and text payloads).
+    /// apart (a file mixing JSON and text payloads).
     fn record_of_kind(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
         if self.fields.others.is_empty() {
             return self.record_one(b, line, rec);
@@ -296,6 +297,7 @@ impl<'o> Collector<'o> {
             None => {
                 self.info.lines_read += 1;
                 self.info.lines_skipped += 1;
+                self.evidence_of(b, line, rec, at_ns);
                 return;
             }
         };
@@ -329,6 +331,50 @@ impl<'o> Collector<'o> {
         b.push(e);
         self.info.lines_read += 1;
         self.info.events_loaded += 1;
+    }
+
+    /// A line of the application's own that is no lock or business event
+    /// but says, in the infrastructure's words (`vocabulary/infra.rs`),
+    /// that the process paused for a stated length (`long GC pause 11800
+    /// ms`: the pause ends at the line's time) or that the server failed
+    /// over, restarted, was flushed or evicted keys: an evidence item, tied
+    /// to the holds by the line's host like any other.
+    fn evidence_of(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>, at_ns: i64) {
+        let text = [Role::Message, Role::Event]
+            .into_iter()
+            .filter_map(|r| self.get(rec, r).map(|v| v.text().into_owned()))
+            .collect::<Vec<_>>()
+            .join(" ");
+        if text.is_empty() {
+            return;
+        }
+        let Some(kind) = infra_kind_of(&text) else {
+            return;
+        };
+        let (at_ns, end_ns) = match (kind.is_stall(), length_ms(&text)) {
+            (true, Some(ms)) if ms > 0.0 => (at_ns - (ms * 1e6) as i64, Some(at_ns)),
+            (true, _) => return,
+            (false, _) if kind.loses_keys() => (at_ns, None),
+            (false, _) => return,
+        };
+        let host = self
+            .get(rec, Role::Host)
+            .map(|v| v.text().into_owned())
+            .filter(|h| !h.is_empty());
+        b.log.evidence.push(Evidence {
+            at_ns,
+            end_ns,
+            kind,
+            origin: EvidenceOrigin::Application,
+            host,
+            process: None,
+            what: text.chars().take(160).collect(),
+            source: SourceRef {
+                file: self.file,
+                line: u32::try_from(line).unwrap_or(u32::MAX),
+            },
+        });
+        self.info.evidence_items += 1;
     }
 
     /// The record's time (ns) and how it was anchored to UTC. `None`, the
@@ -476,12 +522,16 @@ impl<'o> Collector<'o> {
     /// A month and day without a year (`--MM-dd HH:mm:ss`, ISO 8601's
     /// truncated form, as the structure finder writes glog's, logcat's and
     /// go-ethereum's times) with one ([`DateHints::year`]), advanced at
-    /// each new year (the month going back by more than six); said in a
+    /// each new year (the month going back by more than six; a late line
+    /// from before it keeps its own year, [`late_line_year`]); said in a
     /// note. `None` for any other time.
     fn year_of_day(&mut self, text: &str) -> Option<String> {
         let rest = text.trim().strip_prefix("--")?;
         let month: u32 = rest.get(..2)?.parse().ok()?;
         let rest = rest.get(3..)?;
+        if let Some(y) = late_line_year(self.year_of_day, month) {
+            return Some(format!("{y}-{month:02}-{rest}"));
+        }
         let year = match self.year_of_day {
             Some((y, last)) if month + 6 < last => y + 1,
             Some((y, _)) => y,
@@ -503,11 +553,14 @@ impl<'o> Collector<'o> {
     /// has no year, with one: the mapping's `date`'s year, else this year
     /// (or last year when that puts the time more than a day ahead of now),
     /// then advanced at each new year (the month going back by more than
-    /// six). Said in a note ([`SourceNote::YearAssumed`]). `None` for any
-    /// other time. A new-user trial (session 21) found such files
-    /// unreadable: "unreadable time" on every line.
+    /// six); a late line from before the new year keeps its own year
+    /// ([`late_line_year`]). Said in a note ([`SourceNote::YearAssumed`]).
+    /// `None` for any other time.
     fn with_year(&mut self, text: &str) -> Option<String> {
         let (month, rest) = rfc3164_parts(text)?;
+        if let Some(y) = late_line_year(self.year, month) {
+            return Some(format!("{y}-{month:02}-{rest}"));
+        }
         let year = match self.year {
             Some((y, last)) if month + 6 < last => y + 1,
             Some((y, _)) => y,
@@ -536,8 +589,8 @@ impl<'o> Collector<'o> {
     /// belongs to: the date advances when the time of day goes back by more
     /// than 12 h (past midnight; a log is in time order within seconds, not
     /// hours), and a line a little before the last midnight stays on the
-    /// day before (issue #35: every line had the first date, so a hold
-    /// across midnight ran backwards). Counted for the source note.
+    /// day before (with the first date on every line, a hold across
+    /// midnight would run backwards). Counted for the source note.
     fn advance_at_midnight(
         &mut self,
         (ns, o): (i64, TimeOrigin),
@@ -655,6 +708,17 @@ pub(crate) fn says_it_wrote(raw: &str) -> bool {
     }
     end_word(&mut word);
     found
+}
+
+/// The year of a line whose `month` is more than six after the last
+/// line's (a December line after January's): a late line from the year
+/// before, read in that year and leaving the running year (`state`: the
+/// year and the last line's month) as it was, so a line a second late
+/// across a new year never moves the clock a year. `None` for any other
+/// line.
+fn late_line_year(state: Option<(i32, u32)>, month: u32) -> Option<i32> {
+    let (year, last) = state?;
+    (last + 6 < month).then(|| year - 1)
 }
 
 #[cfg(test)]

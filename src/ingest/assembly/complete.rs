@@ -22,6 +22,23 @@ pub(crate) fn incomplete(fields: &Fields, event_share: Option<(u32, u32)>) -> bo
     lock_roles || events_unknown
 }
 
+/// Whether the event field the names chose (one the reader derived from
+/// the message's words, not one the file writes) is missing from more than
+/// a third of the records that name a key and a holder: the words it knows
+/// are a part of the protocol, and the field holding every step may be
+/// another one.
+fn sparse_events(det: &Detector, fields: &Fields) -> bool {
+    let (Some(e), Some(k), Some(h)) = (
+        fields.event(),
+        fields.get(Role::Key),
+        fields.get(Role::Holder),
+    ) else {
+        return false;
+    };
+    let (with, lock) = det.sample.coverage(&e.field, (&k.field, &h.field));
+    lock >= MIN_RECORDS as u32 && with * 3 < lock * 2
+}
+
 /// The business roles (`roles/protocol/business.rs` finds them by their arithmetic).
 const BUSINESS: [Role; 8] = [
     Role::Product,
@@ -60,7 +77,10 @@ pub(crate) fn complete(
             .iter()
             .all(|r| named.iter().any(|(x, _, _)| x == r))
     });
-    if decided || det.sample.len() == 0 || !incomplete(fields, event_share) {
+    if decided || det.sample.len() == 0 {
+        return;
+    }
+    if !incomplete(fields, event_share) && !sparse_events(det, fields) {
         return;
     }
     let time = fields.get(Role::Time).map(|p| p.field.clone());

@@ -5,13 +5,17 @@
 //! to holds by thread), and a warning for records that repeat another
 //! file's.
 
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use super::parallel;
 use super::source::read_source;
 use crate::ingest::{IngestError, IngestOptions, Progress, link, redlock, tie};
-use crate::model::{Dialect, FileWarning, LoadedLog, LogBuilder, Message, SourceNote, Unreadable};
+use crate::model::{
+    Dialect, EvidenceKind, FileWarning, LoadedLog, LogBuilder, Message, SourceNote, Unreadable,
+    VanishCause,
+};
 
 /// Loads files (read-only) into one log: events of all files merged and
 /// sorted by time. Sets `progress.bytes_total` to the sum of the file sizes
@@ -99,8 +103,8 @@ fn read_file(
     // The parallel path reads a head to decide, and on "no" the file is
     // opened again: only a regular file may be. A FIFO, `/dev/stdin` or
     // a process substitution is opened once and read whole by the
-    // general path (issue #35: its head was lost, or the second open
-    // waited for a writer that had gone).
+    // general path (a second open would lose its head, or wait for a
+    // writer that has gone).
     let regular = std::fs::metadata(p).is_ok_and(|m| m.is_file());
     if regular && parallel::read_jsonl(p, name, opts, builder, progress)? {
         return Ok(());
@@ -109,7 +113,13 @@ fn read_file(
         path: p.to_path_buf(),
         error,
     })?;
-    read_source(name, f, opts, builder, progress).map_err(|e| match e {
+    // A regular file is read up to the size it had when opened: one still
+    // growing while read (a live log) is read as it was, never chased.
+    let up_to = match f.metadata() {
+        Ok(m) if m.is_file() => m.len(),
+        _ => u64::MAX,
+    };
+    read_source(name, f.take(up_to), opts, builder, progress).map_err(|e| match e {
         IngestError::Io { error, .. } => IngestError::Io {
             path: p.to_path_buf(),
             error,
@@ -120,11 +130,11 @@ fn read_file(
 
 /// Warns, once per pair of files, when records of one file repeat records of
 /// an earlier one (same time to the ns, event, key and holder): overlapping
-/// exports, whose events, holds and oversold units would count twice
-/// (issue #18). They are kept (the files may really hold both); the warning
-/// says how many. MONITOR captures are left out: Redlock nodes see the same
-/// commands. One pass over the events, sorted by time: only events of one
-/// instant are compared.
+/// exports, whose events, holds and oversold units would count twice. They
+/// are kept (the files may really hold both); the warning says how many.
+/// MONITOR captures are left out: Redlock nodes see the same commands. One
+/// pass over the events, sorted by time: only events of one instant are
+/// compared.
 fn warn_duplicates_across_files(log: &mut LoadedLog) {
     if log.sources.len() < 2 {
         return;
@@ -206,7 +216,7 @@ fn is_device(p: &Path) -> bool {
 /// The name under which the file at `p` was already given (the same device
 /// and inode: the path twice, a symlink or a hard link), else records it in
 /// `seen` and returns `None`. Reading it twice would double its events,
-/// holds and oversold units (issue #18).
+/// holds and oversold units.
 fn same_file_seen(
     p: &Path,
     name: &str,
@@ -244,11 +254,113 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
         s.unreadable = Unreadable::of(s).map(|u| u.en());
     }
     note_business_only(&mut log);
+    note_quiet_evidence(&mut log);
+    name_vanish_causes(&mut log);
     log
 }
 
+/// How far outside a vanished key's window (the last command that saw it,
+/// the write that found it gone) an evidence line may stand and still be
+/// its cause, ns: a server's clock and the capture's differ by that much.
+const VANISH_SLACK_NS: i64 = 100_000_000;
+
+/// The likely cause of each lock key a MONITOR capture shows vanished
+/// without saying why: the evidence line that loses keys (a failover first,
+/// then a promotion, a restart, a flush, an eviction) inside its window;
+/// else the server's eviction policy, when one that evicts is given (a
+/// guess); else unknown.
+fn name_vanish_causes(log: &mut LoadedLog) {
+    let rank = |k: EvidenceKind| match k {
+        EvidenceKind::Failover => 0,
+        EvidenceKind::Promoted => 1,
+        EvidenceKind::Restart => 2,
+        EvidenceKind::Flush => 3,
+        _ => 4,
+    };
+    let policy = log.sources.iter().find_map(|s| {
+        s.notes.iter().find_map(|n| match n {
+            SourceNote::EvictionPolicy { policy, .. } if policy != "noeviction" => {
+                Some((policy.clone(), base_name(&s.name)))
+            }
+            _ => None,
+        })
+    });
+    let names: Vec<String> = log.sources.iter().map(|s| base_name(&s.name)).collect();
+    let evidence = &log.evidence;
+    for s in &mut log.sources {
+        for n in &mut s.notes {
+            let SourceNote::LockVanished {
+                from_ns,
+                to_ns,
+                cause,
+                ..
+            } = n
+            else {
+                continue;
+            };
+            if *cause != VanishCause::Unknown {
+                continue;
+            }
+            let (from, to) = (*from_ns - VANISH_SLACK_NS, *to_ns + VANISH_SLACK_NS);
+            let best = evidence
+                .iter()
+                .filter(|e| e.kind.loses_keys() && e.at_ns >= from && e.at_ns <= to)
+                .min_by_key(|e| (rank(e.kind), e.at_ns));
+            *cause = match (best, &policy) {
+                (Some(e), _) => VanishCause::Evidence {
+                    kind: e.kind.as_str().to_string(),
+                    file: names
+                        .get(usize::from(e.source.file))
+                        .cloned()
+                        .unwrap_or_default(),
+                    line: u64::from(e.source.line),
+                },
+                (None, Some((policy, file))) => VanishCause::Policy {
+                    policy: policy.clone(),
+                    file: file.clone(),
+                },
+                (None, None) => VanishCause::Unknown,
+            };
+        }
+    }
+}
+
+/// A file's name without its folders.
+fn base_name(name: &str) -> String {
+    Path::new(name)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or(name)
+        .to_string()
+}
+
+/// A file read as evidence in which nothing explains a lock (a healthy GC
+/// log, a Sentinel that saw no failover), beside files that carry the
+/// locks, is a note, not an error. Without a lock event anywhere it stays
+/// unreadable: the run is no answer (exit 2), never a false all-clear.
+fn note_quiet_evidence(log: &mut LoadedLog) {
+    if !log.sources.iter().any(|s| s.lock_events > 0) {
+        return;
+    }
+    for s in &mut log.sources {
+        let says_policy = s
+            .notes
+            .iter()
+            .any(|n| matches!(n, SourceNote::EvictionPolicy { .. }));
+        if s.dialect == Dialect::Infrastructure && s.events_loaded == 0 && s.evidence_items == 0 {
+            s.unreadable = None;
+            if !says_policy {
+                s.notes.push(SourceNote::NoEvidence {
+                    layout: s.layout.clone().unwrap_or_default(),
+                    lines: s.lines_read,
+                });
+            }
+        }
+    }
+}
+
 /// A file of business events only, beside files that carry the locks, is
-/// a note, not an error (issue 33): its sales are tied to the holds.
+/// a note, not an error: its sales are tied to the holds.
 fn note_business_only(log: &mut LoadedLog) {
     if !log.sources.iter().any(|s| s.lock_events > 0) {
         return;

@@ -119,6 +119,11 @@ fn read_jsonl_sized(
     Ok(true)
 }
 
+/// A file read up to the size it had when opened: a file still growing
+/// while read (a live log) is read as it was, never chased to an end that
+/// keeps moving.
+type UpToOpen = std::io::Take<std::fs::File>;
+
 /// Opens `path` and reads its head: the file, its length and the head;
 /// `None` when the head does not qualify ([`read_head`]) or the file is a
 /// docker json-file log with parts of long lines (joined on the whole
@@ -127,16 +132,14 @@ fn read_jsonl_sized(
 ///
 /// # Errors
 /// [`IngestError::Io`] naming `path`.
-fn open_head(
-    path: &Path,
-    head_bytes: usize,
-) -> Result<Option<(std::fs::File, u64, Head)>, IngestError> {
+fn open_head(path: &Path, head_bytes: usize) -> Result<Option<(UpToOpen, u64, Head)>, IngestError> {
     let io_err = |error| IngestError::Io {
         path: path.to_path_buf(),
         error,
     };
-    let mut f = std::fs::File::open(path).map_err(io_err)?;
+    let f = std::fs::File::open(path).map_err(io_err)?;
     let total_len = f.metadata().map_err(io_err)?.len();
+    let mut f = f.take(total_len);
     let Some(head) = read_head(&mut f, head_bytes).map_err(io_err)? else {
         return Ok(None);
     };
@@ -160,7 +163,7 @@ fn reserve_events(fb: &mut LogBuilder, head: &str, total_len: u64) {
 /// CRI partial lines still open); `Ok(None)` when a piece is not UTF-8.
 fn parse_file(
     path: &Path,
-    f: std::fs::File,
+    f: UpToOpen,
     head: Head,
     chunk_bytes: usize,
     context: &ParseContext<'_>,
@@ -190,7 +193,7 @@ struct Head {
 /// Reads the head of a file (`None` when the file is compressed, starts with
 /// a byte-order mark, has no line end in the head, or is not UTF-8: the
 /// general path reads those).
-fn read_head(f: &mut std::fs::File, head_bytes: usize) -> std::io::Result<Option<Head>> {
+fn read_head(f: &mut UpToOpen, head_bytes: usize) -> std::io::Result<Option<Head>> {
     let (mut head, eof) = read_up_to(f, head_bytes)?;
     if looks_compressed(&head)
         || head.starts_with(&[0xEF, 0xBB, 0xBF])
@@ -246,10 +249,13 @@ fn plan<'o>(
     );
     let text_lines = matches!(container, Container::Text { .. });
     let (names, by_role) = fast_names(&fields, &det, text, text_lines);
+    // SLS's `__time_ns_part__` is merged into `__time__` by the general
+    // path only (`readers::json`), for envelopes as for flat records.
+    let ns_part = det.names_seen.iter().any(|n| n == "__time_ns_part__");
     let context = ParseContext {
         file,
         name: name.to_string(),
-        payload_fast: payload_plan(&fields),
+        payload_fast: payload_plan(&fields).filter(|_| !ns_part),
         fields,
         names,
         by_role,
@@ -421,7 +427,7 @@ fn starts_of<C: AsRef<[u8]>>(
 /// chunk is not UTF-8.
 fn parse_rest(
     path: &Path,
-    f: std::fs::File,
+    f: UpToOpen,
     (carry, start): (Vec<u8>, ChunkStart),
     chunk_bytes: usize,
     context: &ParseContext<'_>,
@@ -492,7 +498,7 @@ fn parse_rest(
 }
 
 /// Reads until `limit` bytes or the end; returns (bytes, reached the end).
-fn read_up_to(f: &mut std::fs::File, limit: usize) -> std::io::Result<(Vec<u8>, bool)> {
+fn read_up_to(f: &mut UpToOpen, limit: usize) -> std::io::Result<(Vec<u8>, bool)> {
     let mut buf = Vec::new();
     let eof = read_onto(f, &mut buf, limit)?;
     Ok((buf, eof))
@@ -501,7 +507,7 @@ fn read_up_to(f: &mut std::fs::File, limit: usize) -> std::io::Result<(Vec<u8>, 
 /// Appends up to `n` bytes of `f` to `buf`, into its spare capacity without
 /// zeroing it first (`read_to_end` on a file fills uninitialised room);
 /// returns whether the end came first.
-fn read_onto(f: &mut std::fs::File, buf: &mut Vec<u8>, n: usize) -> std::io::Result<bool> {
+fn read_onto(f: &mut UpToOpen, buf: &mut Vec<u8>, n: usize) -> std::io::Result<bool> {
     let before = buf.len();
     f.take(n as u64).read_to_end(buf)?;
     Ok(buf.len() - before < n)
@@ -512,7 +518,7 @@ fn read_onto(f: &mut std::fs::File, buf: &mut Vec<u8>, n: usize) -> std::io::Res
 /// (`start_of`, called on the chunks in order). Stops when the receiver is
 /// gone.
 fn read_chunks(
-    mut f: std::fs::File,
+    mut f: UpToOpen,
     mut carry: Vec<u8>,
     chunk_bytes: usize,
     tx: &mpsc::SyncSender<std::io::Result<(Vec<u8>, ChunkStart)>>,
@@ -522,8 +528,8 @@ fn read_chunks(
         let mut buf = std::mem::take(&mut carry);
         let have = buf.len();
         let want = chunk_bytes.max(have + chunk_bytes.min(1 << 20));
-        // Room for the chunk, never zeroed: zeroing 8 MB a chunk was 1 to
-        // 2 % of a profile, plus the page faults it took (issue #17).
+        // Room for the chunk, never zeroed: zeroing 8 MB a chunk costs 1 to
+        // 2 % of a profile, plus its page faults.
         buf.reserve_exact(want - have);
         let eof = match read_onto(&mut f, &mut buf, want - have) {
             Ok(eof) => eof,
@@ -614,6 +620,7 @@ fn merge_chunks(
         info.lines_warned += o.info.lines_warned;
         info.times_unreadable += o.info.times_unreadable;
         info.times_of_day += o.info.times_of_day;
+        info.evidence_items += o.info.evidence_items;
         // Notes a chunk's reading made (the year put on RFC 3164 times),
         // once each.
         for n in o.info.notes {
@@ -633,6 +640,12 @@ fn merge_chunks(
             e.source.line = e.source.line.saturating_add(shift);
             e
         }));
+        fb.log
+            .evidence
+            .extend(log.evidence.into_iter().map(|mut e| {
+                e.source.line = e.source.line.saturating_add(shift);
+                e
+            }));
         let mut w = log.warnings;
         w.shift_lines(base);
         fb.log.warnings.append_in_order(w);
@@ -660,7 +673,8 @@ fn remap_event(e: &mut Event, map: &[Sym]) {
     }
 }
 
-/// Moves one file's events, strings and warnings into the load's builder.
+/// Moves one file's events, strings, evidence and warnings into the load's
+/// builder.
 fn absorb(builder: &mut LogBuilder, fb: LogBuilder) {
     let first_offset = fb.first_offset();
     let log = fb.log;
@@ -677,6 +691,7 @@ fn absorb(builder: &mut LogBuilder, fb: LogBuilder) {
                 e
             }));
     }
+    builder.log.evidence.extend(log.evidence);
     builder.log.warnings.append_in_order(log.warnings);
     if let Some(off) = first_offset {
         builder.saw_offset(off);
@@ -951,11 +966,10 @@ mod tests {
         text
     }
 
-    /// Issue #35 item 7: CRI partial lines are joined across chunk
-    /// boundaries, per stream, and a run no `F` closes is read with a
-    /// warning at the end, exactly as the serial path reads them. Before:
-    /// each chunk line started with no partial line, so a chunk's `P` lines
-    /// vanished and their `F` line loaded alone.
+    /// CRI partial lines are joined across chunk boundaries, per stream,
+    /// and a run no `F` closes is read with a warning at the end, exactly
+    /// as the serial path reads them: a chunk that started with no partial
+    /// line would lose its `P` lines and load their `F` line alone.
     #[test]
     fn cri_partial_lines_across_chunks_give_the_serial_result() {
         let text = cri_text(2_000);

@@ -6,6 +6,15 @@ use std::io::Read;
 
 use encoding_rs::{Encoding, GB18030, GBK, UTF_8, UTF_16BE, UTF_16LE};
 
+/// Most a compressed file may expand, as a ratio of its compressed size,
+/// once past [`RATIO_FREE_BYTES`]: logs compress 5 to 30 times, a gzip bomb
+/// about 1 000 times.
+pub const MAX_EXPANSION_RATIO: u64 = 200;
+
+/// Expanded bytes allowed whatever the ratio (64 MiB): a small, very
+/// repetitive log may compress more than [`MAX_EXPANSION_RATIO`].
+pub const RATIO_FREE_BYTES: u64 = 64 << 20;
+
 /// Text of one source, ready for dialect detection.
 #[derive(Debug)]
 pub(crate) struct Decoded {
@@ -92,7 +101,7 @@ fn zstd_by_frame(raw: &[u8], cap: u64, out: &mut Vec<u8>) -> String {
 /// most `cap` + 1 bytes), as `gzip -d` does. Returns the error text for the
 /// warning: a member's own damage, or bytes after the last member that are
 /// no gzip member (a plain log appended to a `.gz`: counted and said, since
-/// they are not read; session 19).
+/// they are not read).
 fn gunzip_members(raw: &[u8], cap: u64, out: &mut Vec<u8>) -> Option<String> {
     let mut rest = raw;
     while !rest.is_empty() && out.len() as u64 <= cap {
@@ -261,8 +270,8 @@ pub(crate) fn decode(mut bytes: Vec<u8>) -> Decoded {
 fn decode_mixed(bytes: Vec<u8>) -> Decoded {
     const SAMPLE_CAP: usize = 4 << 20;
     // chardetng rules an encoding out on one sequence invalid in it, so one
-    // damaged row (or a file cut inside its last character) made a GB18030
-    // file Windows-1252 as a whole: 0 events (issue #18). When most non-UTF-8
+    // damaged row (or a file cut inside its last character) would make a
+    // GB18030 file Windows-1252 as a whole: 0 events. When most non-UTF-8
     // lines are clean GB18030, only those are shown to the detector; a
     // Latin-1 file's lone high bytes are rarely valid GB18030, so it keeps
     // its guess.
@@ -440,7 +449,7 @@ mod tests {
         let d = decode(b);
         assert_eq!(d.encoding, "UTF-8");
         assert_eq!(d.text.lines().count(), 5);
-        // Found by the hostile corpus: the damaged line used to go unreported.
+        // The damaged line is counted, not decoded silently.
         assert_eq!(d.damaged_lines, 1);
         assert!(d.text.starts_with("{\"a\":\"时间\"}"));
     }
@@ -481,8 +490,8 @@ mod tests {
 
     /// A plain log appended to a compressed one (`cat a.gz b.jsonl`): the
     /// members are read, and the bytes after them are counted in the
-    /// warning, not dropped with "invalid gzip header" (session 19's probe:
-    /// 3 lines of a second incident vanished from the line accounting).
+    /// warning, not dropped with "invalid gzip header" (which would take the
+    /// lines of a second incident out of the line accounting).
     #[test]
     fn plain_bytes_after_compressed_data_are_counted_in_the_warning() {
         let plain = b"{\"ts\":2}\n\n{\"ts\":3}\n";
@@ -513,7 +522,7 @@ mod tests {
     }
 
     /// pzstd and the seekable format start with a skippable frame (RFC 8878
-    /// §3.1.2): still zstd. Before: read as binary text.
+    /// §3.1.2): still zstd, not binary text.
     #[test]
     fn zstd_after_a_skippable_frame_is_recognised() {
         let mut z = vec![0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4];
@@ -527,8 +536,8 @@ mod tests {
     }
 
     /// Two frames with content checksums, the second's checksum damaged:
-    /// both frames' data is kept, with the reason. Before: the second
-    /// frame's data was lost (gzip keeps a damaged member's).
+    /// both frames' data is kept, with the reason, as gzip keeps a damaged
+    /// member's.
     #[test]
     fn a_zstd_frame_with_a_bad_checksum_keeps_its_data() {
         let frame = |text: &[u8]| {

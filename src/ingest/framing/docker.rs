@@ -2,10 +2,11 @@
 //! entries of at most 16 KiB: every entry but the last has a `log` that does
 //! not end in `\n` (moby `daemon/logger/copier.go`, `defaultBufSize = 16 * 1024`;
 //! moby issue #36777, "partial messages"). Read as they are, the parts are
-//! no records: an application's order line with a large cart vanished from
-//! the stock count (a new-user trial, session 21: ¥0 lost where the lines
-//! unwrapped gave ¥100). Here each run of parts of one stream is joined
+//! no records: an application's order line with a large cart would vanish
+//! from the stock count (¥0 lost where the lines unwrapped give ¥100). Here each run of parts of one stream is joined
 //! into the entry that ends it, before any reader sees the text.
+
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -66,7 +67,8 @@ pub(crate) fn join_partials(text: &str) -> Option<(String, Joined)> {
     let mut joined = Joined::default();
     // Per stream: the joined text so far, the first part's time, and the
     // last part (its entry and where its line went in `out`).
-    let mut pending: Vec<Pending> = Vec::new();
+    // Keyed by stream: a file may leave any number of runs open.
+    let mut pending: HashMap<String, Pending> = HashMap::new();
     for line in text.split_inclusive('\n') {
         let body = line.trim_end_matches(['\n', '\r']);
         let entry = match serde_json::from_str::<Map<String, Value>>(body) {
@@ -86,13 +88,11 @@ pub(crate) fn join_partials(text: &str) -> Option<(String, Joined)> {
             .and_then(Value::as_str)
             .unwrap_or("")
             .to_string();
-        let at = pending.iter().position(|p| p.stream == stream);
         if log.ends_with('\n') {
-            let Some(i) = at else {
+            let Some(mut p) = pending.remove(&stream) else {
                 out.push_str(line);
                 continue;
             };
-            let mut p = pending.swap_remove(i);
             p.text.push_str(&log);
             joined.lines += 1;
             out.push_str(&with_log(entry, p.text, Some(p.time)));
@@ -101,37 +101,47 @@ pub(crate) fn join_partials(text: &str) -> Option<(String, Joined)> {
             let start = out.len();
             out.push_str(&with_log(entry.clone(), String::new(), None));
             let last = (entry, start..out.len());
-            match at {
-                Some(i) => {
-                    pending[i].text.push_str(&log);
-                    pending[i].last = last;
+            match pending.get_mut(&stream) {
+                Some(p) => {
+                    p.text.push_str(&log);
+                    p.last = last;
                 }
-                None => pending.push(Pending {
-                    time: entry_time(&last.0),
-                    stream,
-                    text: log,
-                    last,
-                }),
+                None => {
+                    let time = entry_time(&last.0);
+                    pending.insert(
+                        stream,
+                        Pending {
+                            text: log,
+                            time,
+                            last,
+                        },
+                    );
+                }
             }
         }
         out.push_str(&line[body.len()..]);
     }
-    // Runs the file ended in: their text on their last part's line, from
-    // the end of the text back so the earlier places stay.
-    pending.sort_by_key(|p| std::cmp::Reverse(p.last.1.start));
-    for p in pending {
+    // Runs the file ended in: their text on their last part's line, in
+    // one pass over the text.
+    let mut open: Vec<Pending> = pending.into_values().collect();
+    open.sort_by_key(|p| p.last.1.start);
+    let mut with_open = String::with_capacity(out.len());
+    let mut copied = 0;
+    for p in open {
         joined.open += 1;
         joined.lines += 1;
         joined.parts -= 1;
         let (entry, range) = p.last;
-        out.replace_range(range, &with_log(entry, p.text, Some(p.time)));
+        with_open.push_str(&out[copied..range.start]);
+        with_open.push_str(&with_log(entry, p.text, Some(p.time)));
+        copied = range.end;
     }
-    Some((out, joined))
+    with_open.push_str(&out[copied..]);
+    Some((with_open, joined))
 }
 
 /// A run of parts of one stream not ended yet.
 struct Pending {
-    stream: String,
     /// The parts' `log`, joined.
     text: String,
     /// The first part's time.

@@ -258,29 +258,42 @@ impl Structure {
         if !self.shapes.contains(&shape_of(line, s.start)) {
             return None;
         }
-        let mut out = Split {
-            time: s.normalized(),
-            ..Split::default()
-        };
-        preface(&line[..s.start], &mut out);
         let plan = (!self.parts.is_empty()).then_some(self.parts.as_slice());
-        let (parts, rest) = tail_parts(&line[s.end..], plan);
-        for (part, text) in parts {
-            match part {
-                Part::Level if out.level.is_none() => out.level = Some(text),
-                Part::Num if out.pid.is_none() => out.pid = Some(text),
-                Part::Num | Part::Bracket if out.thread.is_none() => out.thread = Some(text),
-                Part::Tag | Part::Source | Part::Category | Part::Logger
-                    if out.logger.is_none() =>
-                {
-                    out.logger = Some(text)
-                }
-                _ => {}
-            }
-        }
-        out.message = rest.trim_matches([' ', '\t']);
-        Some(out)
+        Some(split_at(line, &s, plan))
     }
+}
+
+/// `line` split at the time `s` the bank found in it, when a single line
+/// is all there is to learn from (an envelope's payload string): a time in
+/// any format of the bank within the first [`LOOKAHEAD`] bytes starts the
+/// record, its parts as [`Structure::split`] reads them without a plan.
+pub(crate) fn split_any(line: &str) -> Option<Split<'_>> {
+    let s = stamp_of(line).filter(|s| s.start <= LOOKAHEAD)?;
+    Some(split_at(line, &s, None))
+}
+
+/// `line` split at its time `s`, the parts after it read by `plan` (the
+/// parts most records have) or one by one.
+fn split_at<'a>(line: &'a str, s: &Stamp<'a>, plan: Option<&[Part]>) -> Split<'a> {
+    let mut out = Split {
+        time: s.normalized(),
+        ..Split::default()
+    };
+    preface(&line[..s.start], &mut out);
+    let (parts, rest) = tail_parts(&line[s.end..], plan);
+    for (part, text) in parts {
+        match part {
+            Part::Level if out.level.is_none() => out.level = Some(text),
+            Part::Num if out.pid.is_none() => out.pid = Some(text),
+            Part::Num | Part::Bracket if out.thread.is_none() => out.thread = Some(text),
+            Part::Tag | Part::Source | Part::Category | Part::Logger if out.logger.is_none() => {
+                out.logger = Some(text)
+            }
+            _ => {}
+        }
+    }
+    out.message = rest.trim_matches([' ', '\t']);
+    out
 }
 
 /// The level, logger and thread in the text before a time: a level word
@@ -431,6 +444,17 @@ fn next_is_sep(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_is_split_at_a_time_of_the_bank_without_a_learned_structure() {
+        // geth's layout: level, then `[MM-dd|HH:mm:ss.SSS]` without a year.
+        let s =
+            split_any("WARN [12-01|07:06:57.800] lock lost   key=lock:1 owner=a").expect("split");
+        assert_eq!(s.time, "--12-01 07:06:57.800");
+        assert_eq!(s.level, Some("WARN"));
+        assert!(s.message.starts_with("lock lost"), "{}", s.message);
+        assert_eq!(split_any("no time in this line at all"), None);
+    }
 
     type Parts<'a> = (
         String,

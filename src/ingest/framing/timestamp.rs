@@ -93,8 +93,8 @@ pub(crate) fn take_time(s: &str) -> Option<(&str, &str, bool)> {
             return Some((&inner[..n + k], rest, only));
         }
         // Rust env_logger's default `[TIME LEVEL target] message`: the
-        // level (and the target) inside the bracket. Both found by a
-        // new-user trial (session 21): "no time field".
+        // level (and the target) inside the bracket; without this such a
+        // log reads as having no time field.
         let close = after.find(']')?;
         let level = after[..close].split_whitespace().next();
         return (after.starts_with(' ') && level.is_some_and(is_level))

@@ -11,6 +11,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::ingest::roles::time::parse_time;
+use crate::ingest::vocabulary::infra::infra_kind_of;
 use crate::model::{EvidenceKind, EvidenceOrigin, InfraWarning};
 
 use super::Sink;
@@ -198,7 +199,9 @@ pub(super) fn looks_like_operator_log(sample: &[&str]) -> bool {
         .filter(|l| split_line(l, &mut sink).is_some())
         .count();
     timed * 2 >= sample.len()
-        && sample.iter().any(|l| VOCAB.is_match(l))
+        && sample
+            .iter()
+            .any(|l| VOCAB.is_match(l) || infra_kind_of(l).is_some_and(EvidenceKind::loses_keys))
         && !sample.iter().any(|l| LOCK_WORDS.is_match(l))
         && !sample
             .iter()
@@ -219,11 +222,16 @@ pub(super) fn read_operator(text: &str, sink: &mut Sink<'_>) {
             sink.bad(no, InfraWarning::OperatorUntimed);
             continue;
         };
-        let Some(m) = VOCAB.find(&words) else {
-            sink.skip();
-            continue;
+        let kind = match infra_kind_of(&words).filter(|k| k.loses_keys()) {
+            Some(k) => k,
+            None => match VOCAB.find(&words) {
+                Some(m) => kind_of_word(m.as_str()),
+                None => {
+                    sink.skip();
+                    continue;
+                }
+            },
         };
-        let kind = kind_of_word(m.as_str());
         sink.push(
             no,
             at,

@@ -31,6 +31,8 @@ pub(crate) enum InfraKind {
     /// `SLOWLOG GET` / `LATENCY LATEST` / `LATENCY HISTORY` as redis-cli
     /// prints them.
     RedisReply,
+    /// redis-cli's `INFO` output or `CONFIG GET maxmemory*` reply.
+    RedisInfo,
     /// `kubectl get events -o json`.
     KubeEvents,
     /// An operator's or deploy tool's event log.
@@ -46,6 +48,7 @@ impl InfraKind {
             InfraKind::Jdk8Gc => "JDK 8 GC log (-XX:+PrintGCDateStamps)",
             InfraKind::GoGc => "Go GODEBUG=gctrace=1",
             InfraKind::RedisReply => "redis-cli SLOWLOG / LATENCY output",
+            InfraKind::RedisInfo => "redis-cli INFO / CONFIG GET output",
             InfraKind::KubeEvents => "kubectl get events -o json",
             InfraKind::Operator => "operator event log",
         }
@@ -93,6 +96,9 @@ pub(crate) fn detect(text: &str) -> Option<InfraKind> {
     if redis::looks_like_reply(&sample) {
         return Some(InfraKind::RedisReply);
     }
+    if redis::looks_like_info(&sample) {
+        return Some(InfraKind::RedisInfo);
+    }
     if events::looks_like_kube_events(text) {
         return Some(InfraKind::KubeEvents);
     }
@@ -101,6 +107,11 @@ pub(crate) fn detect(text: &str) -> Option<InfraKind> {
     }
     None
 }
+
+/// The longest pause read as one (1 h): a JVM's or Go runtime's pause
+/// past it is no plausible pause (a line claiming 10^23 ms), a warning,
+/// never a cause.
+pub(crate) const MAX_PAUSE_NS: i64 = 3_600 * 1_000_000_000;
 
 /// Where one reader puts what it reads.
 pub(crate) struct Sink<'a> {
@@ -130,6 +141,13 @@ impl Sink<'_> {
         process: Option<String>,
         what: &str,
     ) {
+        let pause = matches!(kind, EvidenceKind::GcPause | EvidenceKind::Safepoint);
+        if pause
+            && end_ns.is_some_and(|end| !(0..=MAX_PAUSE_NS).contains(&end.saturating_sub(at_ns)))
+        {
+            self.bad(line, InfraWarning::PauseLengthUnreadable);
+            return;
+        }
         let what: String = what.chars().take(160).collect();
         self.builder.log.evidence.push(Evidence {
             at_ns,
@@ -187,6 +205,7 @@ pub(crate) fn read(
         InfraKind::Jdk8Gc => runtime::read_jdk8(text, &host, &mut sink),
         InfraKind::GoGc => runtime::read_go(text, &host, &mut sink),
         InfraKind::RedisReply => redis::read_reply(text, &host, &mut sink),
+        InfraKind::RedisInfo => redis::read_info(text, &mut sink),
         InfraKind::KubeEvents => events::read_kube(text, &mut sink),
         InfraKind::Operator => events::read_operator(text, &mut sink),
     }

@@ -70,7 +70,10 @@ fn classify(role: char, msg: &str) -> Option<(EvidenceKind, EvidenceOrigin)> {
             _ if msg.contains("Redis is starting") => K::Restart,
             _ => return None,
         }
-    } else if msg.contains("Redis is starting") || msg.starts_with("DB loaded from") {
+    } else if msg.contains("Redis is starting")
+        || msg.contains("Valkey is starting")
+        || msg.starts_with("DB loaded from")
+    {
         // Not "Done loading RDB": a replica says it when it loads its
         // master's copy in a sync, which is no restart.
         K::Restart
@@ -315,4 +318,56 @@ fn unquote(v: &str) -> String {
         .and_then(|v| v.strip_suffix('"'))
         .unwrap_or(v)
         .to_string()
+}
+
+/// A line of redis-cli output without its `N) ` index and quotes.
+fn bare(line: &str) -> &str {
+    let t = line.trim();
+    let t = match t.split_once(") ") {
+        Some((n, rest)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => rest,
+        _ => t,
+    };
+    t.trim_matches('"')
+}
+
+/// True for `INFO` output (`# Server`, `redis_version:...`) or a
+/// `CONFIG GET maxmemory*` reply, as redis-cli prints them.
+pub(super) fn looks_like_info(sample: &[&str]) -> bool {
+    let info = sample.iter().any(|l| {
+        l.starts_with("redis_version:")
+            || l.starts_with("valkey_version:")
+            || l.starts_with("maxmemory_policy:")
+    }) && sample.iter().all(|l| l.starts_with('#') || l.contains(':'));
+    info || sample.iter().any(|l| bare(l) == "maxmemory-policy")
+}
+
+/// The eviction policy `INFO` output (`maxmemory_policy:...`) or a `CONFIG
+/// GET` reply (`maxmemory-policy`, then its value) names, and `INFO`'s
+/// `evicted_keys`. Every line is read and skipped: the policy is said in a
+/// note ([`crate::model::SourceNote::EvictionPolicy`]), not as evidence at
+/// a time.
+pub(super) fn read_info(text: &str, sink: &mut Sink<'_>) {
+    let mut policy: Option<String> = None;
+    let mut evicted: Option<u64> = None;
+    let mut after_name = false;
+    for raw in text.lines() {
+        sink.info.lines_read += 1;
+        sink.skip();
+        let t = bare(raw);
+        if after_name {
+            policy.get_or_insert_with(|| t.to_string());
+            after_name = false;
+        } else if t == "maxmemory-policy" {
+            after_name = true;
+        } else if let Some(p) = t.strip_prefix("maxmemory_policy:") {
+            policy.get_or_insert_with(|| p.trim().to_string());
+        } else if let Some(n) = t.strip_prefix("evicted_keys:") {
+            evicted = n.trim().parse().ok();
+        }
+    }
+    if let Some(policy) = policy.filter(|p| !p.is_empty()) {
+        sink.info
+            .notes
+            .push(crate::model::SourceNote::EvictionPolicy { policy, evicted });
+    }
 }

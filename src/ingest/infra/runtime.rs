@@ -82,8 +82,8 @@ pub(super) fn is_jdk8_gc(line: &str) -> bool {
 /// (`-XX:+PrintGCApplicationStoppedTime`, stamped when printed) gives
 /// [stamp - N, stamp] unless a pause already read ends within 5 ms of it.
 /// The JVM's header, `PrintGCDetails`' continuation lines and concurrent
-/// phases are skipped. Found by a new-user trial (session 21): JDK 8 logs
-/// were read as CSV and unreadable, the pause behind an overlap lost.
+/// phases are skipped. Unread, a JDK 8 log is taken for CSV and
+/// unreadable, and the pause behind an overlap is lost.
 pub(super) fn read_jdk8(text: &str, file_host: &str, sink: &mut Sink<'_>) {
     let mut last_pause_end: Option<i64> = None;
     for (i, raw) in text.lines().enumerate() {
@@ -98,7 +98,7 @@ pub(super) fn read_jdk8(text: &str, file_host: &str, sink: &mut Sink<'_>) {
                 sink.bad(no, InfraWarning::GcPauseUnreadable);
                 continue;
             };
-            let end = at + (secs * 1e9) as i64;
+            let end = at.saturating_add((secs * 1e9) as i64);
             last_pause_end = Some(end);
             (at, end, EvidenceKind::GcPause, c[2].trim().to_string())
         } else if let (Some(m), Some(c)) = (JDK8_STAMP.captures(line), STOPPED.captures(line)) {
@@ -111,7 +111,7 @@ pub(super) fn read_jdk8(text: &str, file_host: &str, sink: &mut Sink<'_>) {
                 continue;
             }
             (
-                at - (secs * 1e9) as i64,
+                at.saturating_sub((secs * 1e9) as i64),
                 at,
                 EvidenceKind::Safepoint,
                 c[0].to_string(),
@@ -220,7 +220,7 @@ pub(super) fn read_jvm(text: &str, file_host: &str, sink: &mut Sink<'_>) {
         };
         sink.push(
             no,
-            end - length_ns,
+            end.saturating_sub(length_ns),
             Some(end),
             kind,
             EvidenceOrigin::JvmGc,
@@ -262,7 +262,7 @@ pub(super) fn read_go(text: &str, file_host: &str, sink: &mut Sink<'_>) {
         let what = format!("gc {}: {}+{} ms stop-the-world", &c[1], &c[3], &c[5]);
         sink.push(
             no,
-            end.0 - stw_ns,
+            end.0.saturating_sub(stw_ns),
             Some(end.0),
             EvidenceKind::GcPause,
             EvidenceOrigin::GoGc,

@@ -404,8 +404,8 @@ pub fn looks_like_monitor(first_lines: &str) -> bool {
             Ok(None) => {}
             Err(_) if n + 1 == lines.len() && commands > 0 => {}
             // Up to two bad lines before the first command (redis-cli's
-            // password warning, a comment, a line cut at its start: issue
-            // #18); more and this is no capture.
+            // password warning, a comment, a line cut at its start); more
+            // and this is no capture.
             Err(_) if commands == 0 && bad >= 2 => return false,
             Err(_) => bad += 1,
         }
@@ -464,8 +464,8 @@ mod tests {
         assert!(!looks_like_monitor("OK\n"));
         // A cut-off last line is not held against it.
         assert!(looks_like_monitor(&format!("{t}1795939839.6 [0 1")));
-        // Found by the hostile corpus: one garbage line among the first ten
-        // made the whole capture "unrecognised", losing every command.
+        // One garbage line among the first ten must not make the whole
+        // capture "unrecognised", losing every command.
         let g = "1.1 [0 a:1] \"GET\" \"k\"\nnot a command\n1.2 [0 a:1] \"DEL\" \"k\"\n1.3 [0 a:1] \"DEL\" \"k\"\n";
         assert!(looks_like_monitor(g));
         assert!(!looks_like_monitor("1.1 [0 a:1] \"GET\" \"k\"\nx\ny\nz\n"));

@@ -1,8 +1,8 @@
 //! A replica's replication link, told from one capture alone: the client
 //! through which a replica receives its master's writes shows in the
 //! replica's MONITOR like any client, and its copies must not count twice
-//! (issue #33: a promoted replica's capture counted a sale the master's
-//! capture had already counted).
+//! (a promoted replica's capture would count a sale the master's capture
+//! already counted).
 //!
 //! # The signs (Redis's own propagation, `src/server.c` `propagateNow`,
 //! `src/replication.c` `replicationFeedSlaves`, and Redis 7.0's absolute

@@ -83,7 +83,10 @@
 //! - `glob.rs`: the key patterns ([`glob_match`]).
 //! - `replay.rs`: the replay: clients and their connections, scripts, and
 //!   the rules above for lock, stock and order commands; `tair.rs` Tair's
-//!   commands, `requests.rs` who sent a delete, `orders.rs` the order JSON.
+//!   commands, `requests.rs` who sent a delete, `orders.rs` the order JSON;
+//!   `vanish.rs` and `vanished.rs` lock keys the server dropped, inferred
+//!   from a write that succeeds only on an absent key (docs/semantics.md §8,
+//!   "Keys that vanish").
 
 use std::io::BufRead;
 
@@ -98,6 +101,8 @@ mod requests;
 mod tair;
 #[cfg(test)]
 mod test_support;
+mod vanish;
+mod vanished;
 
 use replay::Replay;
 
@@ -137,10 +142,9 @@ pub const LOCK_WORDS: &[&str] = &["lock", "mutex", "锁"];
 /// of `role` (case-insensitive), wherever they stand
 /// (`product:1001:stock`, `stock:product:1001` → `product:1001`;
 /// `seckill:stock:2001` → `seckill:2001`), or the whole key when every
-/// part names the role (`stock`, `stock_2001`). Before, a stock key's
-/// product was the key without its last part, so `stock:sku-2001` and
-/// `stock:sku-2002` were both the product `stock` (found by a new-user
-/// trial: two SKUs of one unit each read as one oversold).
+/// part names the role (`stock`, `stock_2001`). The key without its last
+/// part would make `stock:sku-2001` and `stock:sku-2002` both the product
+/// `stock` (two SKUs of one unit each read as one oversold).
 pub fn product_of(key: &str, role: &[&str]) -> String {
     let parts: Vec<&str> = key
         .split(':')
@@ -276,8 +280,8 @@ mod tests {
 
     #[test]
     fn a_command_with_several_events_keeps_the_accounting() {
-        // Found by the fuzz harness's accounting check: `DEL` of two held
-        // locks gave 2 events from 1 line, so read != loaded + skipped + warned.
+        // `DEL` of two held locks gives 2 events from 1 line: the line
+        // still counts once, so read = loaded + skipped + warned.
         let (log, i) = replay(
             "1.000000 [0 1.1.1.1:1] \"SET\" \"lock:a\" \"t1\" \"NX\" \"PX\" \"1000\"\n\
              1.100000 [0 1.1.1.1:1] \"SET\" \"lock:b\" \"t1\" \"NX\" \"PX\" \"1000\"\n\

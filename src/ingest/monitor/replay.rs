@@ -13,6 +13,7 @@ use hashbrown::{HashMap, HashSet};
 use super::glob::Glob;
 use super::orders::Order;
 use super::requests::{self, Client, ClientInfo, new_client};
+use super::vanish::Vanishes;
 use super::{
     CommandLine, LOCK_WORDS, LineParser, MonitorOptions, ORDER_WORDS, STOCK_WORDS, lossy,
     product_of, product_tie,
@@ -147,13 +148,13 @@ impl LineSet {
 /// A script being replayed: the `EVAL`/`EVALSHA` line and what its `lua`
 /// lines did so far.
 #[derive(Debug)]
-struct Script {
+pub(super) struct Script {
     client: Client,
     /// SHA or body, to learn what kind of script it is.
     id: Vec<u8>,
     /// True for `EVAL`/`EVAL_RO`, whose `id` is the body.
     id_is_body: bool,
-    argv: Vec<Vec<u8>>,
+    pub(super) argv: Vec<Vec<u8>>,
     lua_lines: usize,
     /// Lock keys read, each with the (time, line) of its first read.
     reads: Vec<(Vec<u8>, (i64, u32))>,
@@ -318,7 +319,7 @@ pub(super) struct Replay {
     connections: HashMap<Box<[u8]>, (Client, Connection)>,
     /// The client of a `lua` line outside any script.
     lua: Client,
-    script: Option<Script>,
+    pub(super) script: Option<Script>,
     kinds: HashMap<Vec<u8>, ScriptKind>,
     /// (client, lock key) → token of that client's last winning acquire.
     pub(super) last_token: LastTokens,
@@ -334,11 +335,17 @@ pub(super) struct Replay {
     /// Locks a client took with `SETNX` (no TTL) and has not given one
     /// yet: (client id, key) -> (the acquire's index in the log's events,
     /// its time in ms). The classic two-step acquire, `SETNX` then
-    /// `EXPIRE`: the `EXPIRE` is the acquire's TTL, not a renewal (a
-    /// new-user trial, session 21: "renewed 1 times" and a `renewal_gap`
-    /// saying the watchdog stopped, in a log with no watchdog).
+    /// `EXPIRE`: the `EXPIRE` is the acquire's TTL, not a renewal (else
+    /// "renewed 1 times" and a `renewal_gap` saying the watchdog stopped,
+    /// in a log with no watchdog).
     untimed: HashMap<ClientKey, (usize, i64)>,
     event_lines: LineSet,
+    /// Doubts about lost acquires and where lock keys were last seen.
+    pub(super) vanish: Vanishes,
+    /// A note for every lock key that vanished ([`SourceNote::LockVanished`]).
+    pub(super) vanish_notes: Vec<crate::model::SourceNote>,
+    /// The time of the last command replayed, ns.
+    last_at_ns: i64,
     events: u64,
     commands: u64,
     lua_commands: u64,
@@ -370,6 +377,9 @@ impl Replay {
             business: Vec::new(),
             untimed: HashMap::new(),
             event_lines: LineSet::default(),
+            vanish: Vanishes::default(),
+            vanish_notes: Vec::new(),
+            last_at_ns: 0,
             events: 0,
             commands: 0,
             lua_commands: 0,
@@ -399,6 +409,7 @@ impl Replay {
                     });
                 }
                 notes.extend(self.requests.notes());
+                notes.append(&mut self.vanish_notes);
                 notes.extend(link_notes);
                 notes
             },
@@ -473,8 +484,9 @@ impl Replay {
         self.key_info(key).lock
     }
 
-    /// The symbol of a key's text (interned at its first event, as before
-    /// the cache: interning the same text again gives the same symbol).
+    /// The symbol of a key's text, interned at its first event and kept
+    /// (interning the same text again gives the same symbol, so keeping it
+    /// changes no symbol).
     fn key_sym(&mut self, b: &mut LogBuilder, key: &[u8]) -> Sym {
         match self.keys.get_mut(key) {
             Some(KeyInfo { sym: Some(sym), .. }) => *sym,
@@ -507,6 +519,18 @@ impl Replay {
             )
         });
         (Rc::clone(client), conn)
+    }
+
+    /// The lock keys seen in the capture so far.
+    pub(super) fn lock_keys_held(&self) -> impl Iterator<Item = Vec<u8>> + '_ {
+        self.lock_keys.iter().cloned()
+    }
+
+    /// A `SETNX` acquire (event `event`, at `at_ms`) of `client` on `key`
+    /// whose TTL its next `EXPIRE` gives.
+    pub(super) fn wait_for_expiry(&mut self, client: u32, key: &[u8], event: usize, at_ms: i64) {
+        self.untimed
+            .insert(ClientKey(client, key.to_vec()), (event, at_ms));
     }
 
     pub(super) fn set_last_token(&mut self, client: &Client, key: &[u8], token: &[u8]) {
@@ -697,6 +721,12 @@ impl Replay {
             && let Some((from, restart)) = self.gap.take()
         {
             if restart {
+                let proof = crate::model::VanishProof::Restarted {
+                    from_line: u64::from(from),
+                    to_line: u64::from(line),
+                };
+                let now_ms = self.last_at_ns.div_euclid(1_000_000);
+                self.note_dropped_locks(now_ms, None, &proof, self.last_at_ns);
                 self.keyspace.flush_all();
             }
             self.gaps.push(crate::model::SourceNote::CaptureGap {
@@ -829,6 +859,7 @@ impl Replay {
         self.commands += 1;
         let now_ms = at_ns.div_euclid(1_000_000);
         self.keyspace.expire_due(now_ms);
+        self.last_at_ns = at_ns;
         let c = up.as_bytes();
         let command = Cmd {
             at_ns,
@@ -843,6 +874,17 @@ impl Replay {
         let lock0 = info.is_some_and(|i| i.lock);
         let stock0 = !lock0 && info.is_some_and(|i| i.stock);
         let del = matches!(c, b"DEL" | b"UNLINK");
+        if lock0 {
+            self.vanish_before(b, &command);
+        } else if matches!(c, b"FLUSHDB" | b"FLUSHALL") {
+            let proof = crate::model::VanishProof::Dropped {
+                command: lossy(c),
+                client: client.name.to_string(),
+                line: u64::from(line),
+            };
+            let flushed = (c == b"FLUSHDB").then_some(db);
+            self.note_dropped_locks(now_ms, flushed, &proof, at_ns);
+        }
         // Not a script's line, nor a module's own call (Tair's `CAS`/`CAD`
         // show their internal `GET` from client `?:0`).
         let direct = self.script.is_none() && !client.name.starts_with('?');
@@ -1031,6 +1073,9 @@ impl Replay {
             (false, true) => EventKind::Acquired,
             (false, false) => return,
         };
+        if kind == EventKind::AcquireFailed {
+            self.note_doubt(cmd, token, b.log.events.len());
+        }
         let mut e = self.new_event(b, kind, at_ns, line, client, key);
         e.holder = Some(b.intern_bytes(token));
         if kind != EventKind::AcquireFailed {
@@ -1038,6 +1083,7 @@ impl Replay {
         }
         if kind == EventKind::Acquired {
             self.set_last_token(client, key, token);
+            self.vanish.saw(key, at_ns, line);
         }
         self.emit(b, e);
     }
@@ -1101,10 +1147,14 @@ impl Replay {
                     (_, Outcome::Bulk(old)) if old.as_slice() == token => EventKind::Renewed,
                     _ => EventKind::Acquired,
                 };
+                if kind == EventKind::AcquireFailed && c == b"SETNX" {
+                    self.note_doubt(cmd, token, b.log.events.len());
+                }
                 let mut e = self.new_event(b, kind, at_ns, line, client, key);
                 e.holder = Some(b.intern_bytes(token));
                 if kind == EventKind::Acquired {
                     self.set_last_token(client, key, token);
+                    self.vanish.saw(key, at_ns, line);
                     if c == b"SETNX" && !in_script {
                         self.untimed.insert(
                             ClientKey(client.id, key.to_vec()),
@@ -1305,8 +1355,8 @@ impl Replay {
         let lock_keys: BTreeSet<String> = self.lock_keys.iter().map(|k| lossy(k)).collect();
         // Of two lock keys of one product, the shorter: Redisson publishes
         // on `redisson_lock__channel:{lock:sku:1}`, whose product is the
-        // lock's (found by a new-user trial: the deductions were tied to
-        // the channel, and the incident had none).
+        // lock's (else the deductions are tied to the channel, and the
+        // incident has none).
         let mut by_product: HashMap<String, &str> = HashMap::new();
         for k in &lock_keys {
             let tie = product_tie(&product_of(k, LOCK_WORDS));

@@ -4,7 +4,7 @@
 //! a pooled client (redis-py's `ConnectionPool`, Jedis' `JedisPool`,
 //! Lettuce's pool) borrows any free connection for each command, so the
 //! `DEL` may travel on a connection that another request used for its
-//! acquire (issue #14, item 4).
+//! acquire.
 //!
 //! The rule (docs/semantics.md §8): a connection's *request chain* is the
 //! run of commands it sent since its last acquire attempt, delete or
@@ -109,7 +109,8 @@ pub(super) struct Requests {
     /// Deletes credited to the key's holder for want of evidence.
     pub(super) guessed: u64,
     /// Deletes credited from the chain to someone else than the
-    /// connection's last winning acquire (what the old rule said).
+    /// connection's last winning acquire (what a rule by connection alone
+    /// would say).
     pub(super) by_request: u64,
 }
 

@@ -276,7 +276,7 @@ pub(crate) fn contest(text: &str, first: Container, book: &mut BidBook) -> (Cont
 
 /// The bids for the container `c` chosen for `text`, the reader first: the
 /// contest's when `c` is a line reader, else `c`'s own bid followed by the
-/// line readers' (the runners-up the JSON report names; issue #31).
+/// line readers' (the runners-up the JSON report names).
 pub(crate) fn bids_for(c: &Container, text: &str, book: &mut BidBook) -> Vec<Bid> {
     let head = head_of(text);
     let own = Bid {
@@ -380,8 +380,7 @@ fn guess(text: &str, monitor_check: fn(&str) -> bool, book: &mut BidBook) -> Con
     }
     // Text lines: most of the first lines start with a timestamp, stack
     // trace lines between them left out of the count (they belong to the
-    // line before; issue #35: a Spring Boot log with 20-line traces was
-    // "unknown").
+    // line before: a Spring Boot log with 20-line traces is still text).
     let timed = heads
         .iter()
         .filter(|l| {
@@ -404,7 +403,7 @@ fn guess(text: &str, monitor_check: fn(&str) -> bool, book: &mut BidBook) -> Con
             && line.split_whitespace().next().unwrap_or("").contains('=')
     };
     // The first line, or most of the first lines behind a damaged or
-    // commented first one (issue #18).
+    // commented first one.
     if logfmt_line(first) || heads.iter().filter(|l| logfmt_line(l)).count() * 2 > heads.len() {
         return Container::Logfmt;
     }

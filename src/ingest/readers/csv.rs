@@ -58,11 +58,11 @@ pub(crate) fn csv_with_header(text: &str) -> Option<u8> {
 /// Walks CSV rows under the first row's headers; empty cells are absent.
 /// A row whose quote never closes on its line (so that the quoted cell ran
 /// over the next lines and the row came out of the header's width) is one
-/// warning, and the lines after it are read again as rows (issue #18: the
-/// rows after an unbalanced quote were swallowed). One reader serves the
+/// warning, and the lines after it are read again as rows (not swallowed
+/// by the unbalanced quote). One reader serves the
 /// whole text: after such a row it seeks to the next line rather than being
-/// built again (building one cost about a quarter of a small file's read,
-/// issue #18's fuzzing profile).
+/// built again (building one costs about a quarter of a small file's
+/// read).
 pub(crate) fn walk_csv(text: &str, delim: u8, visit: &mut Visit<'_>) {
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delim)
@@ -203,7 +203,7 @@ fn csv_row(
         let item = Item::Bad(RecordWarning::RepeatedHeader.into());
         return stop(visit(no, off, item));
     }
-    let pairs: Vec<(&str, Cow<'_, str>)> = h
+    let mut pairs: Vec<(&str, Cow<'_, str>)> = h
         .iter()
         .zip(row.iter())
         // Kibana and OpenSearch Dashboards write `-` for a field the row
@@ -211,5 +211,6 @@ fn csv_row(
         .filter(|(_, v)| !matches!(v.trim(), "" | "-"))
         .map(|(k, v)| (k.as_str(), Cow::Borrowed(v.trim())))
         .collect();
+    super::json::sls_time_ns_pairs(&mut pairs);
     stop(visit(no, off, Item::Record(Record::Pairs(&pairs))))
 }

@@ -330,8 +330,8 @@ pub(crate) fn concatenated_objects(text: &str) -> Option<Container> {
                     extra: None,
                 });
                 // The next line that starts with `{`, searched in bytes:
-                // `at + 1` may fall inside a character (found by the
-                // `mapping_regex` fuzz target), the byte after `\n` never.
+                // `at + 1` may fall inside a character, the byte after
+                // `\n` never.
                 at = memchr::memmem::find(&text.as_bytes()[at + 1..], b"\n{")
                     .map_or(text.len(), |i| at + 1 + i + 1);
             }
@@ -371,8 +371,7 @@ pub(crate) fn walk_array(text: &str, visit: &mut Visit<'_>) {
             return;
         }
         if b[i] == b']' {
-            // More after the array (paged exports joined with `>>`, issue
-            // #18): a next array is read on, anything else as JSON lines.
+            // More after the array (paged exports joined with `>>`): a next array is read on, anything else as JSON lines.
             i += 1;
             skip_ws(&mut i, &mut line, false);
             if i >= b.len() {
@@ -449,7 +448,7 @@ fn element_end(b: &[u8], mut i: usize, mut line: u64) -> (usize, bool, u64) {
                     break;
                 }
                 // A stray `}` is part of this (bad) element; stopping on
-                // it without moving on looped forever.
+                // it without moving on would loop forever.
                 b'}' if depth == 0 => {}
                 b'}' | b']' => {
                     depth -= 1;

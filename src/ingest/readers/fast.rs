@@ -31,7 +31,7 @@ pub(crate) fn scan_line<'a>(
 /// wanted names (`None`: not wanted). The lines of one logger repeat their
 /// keys in one order, so a line's k-th key is first compared, quotes and
 /// all, with the k-th key of the line before: one comparison instead of a
-/// scan for the closing quote and a search of the names (issue #17). A key
+/// scan for the closing quote and a search of the names. A key
 /// kept here was read as a plain string, so the same bytes are one again.
 #[derive(Debug, Default)]
 pub(crate) struct KeyHints<'a> {
@@ -67,9 +67,8 @@ impl<'a> Hints<'a> for KeyHints<'a> {
 
 /// [`KeyHints`] for records that live one line each: the keys are copied,
 /// once, and kept while the lines repeat them (a key that changes is copied
-/// again). For an SLS `content` record the scan went 5 370 -> 4 237
-/// instructions a line with them (callgrind, docs/performance.md, session
-/// 12).
+/// again). For an SLS `content` record the scan takes 4 237 instructions a
+/// line with them, 5 370 without (callgrind, docs/performance.md).
 #[derive(Debug, Default)]
 pub(crate) struct OwnedKeyHints {
     keys: Vec<(Box<str>, Option<usize>)>,
@@ -347,7 +346,7 @@ impl<'a> Scan<'a> {
 
     /// A string whose only escapes are the two-byte ones, unescaped: the
     /// runs between escapes copied whole (serde_json's own unescaping cost
-    /// about 10 000 instructions an SLS line, 35 % of its parse; issue #17).
+    /// about 10 000 instructions an SLS line, 35 % of its parse).
     /// `None` where [`Scan::skip_string`] gives up.
     fn unescaped_string(&mut self) -> Option<String> {
         let s = self.s;
@@ -551,7 +550,7 @@ impl<'a> Scan<'a> {
 /// one below it, so the lowest mark of the three is exact. The strings of a
 /// log line are short: `memchr2` plus a second pass for control bytes cost
 /// about 150 instructions a string here, most of it the call's set-up
-/// (callgrind, issue #17).
+/// (callgrind).
 fn first_special(b: &[u8], from: usize) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;

@@ -5,7 +5,9 @@
 //! weigh.
 
 use super::json::json_record;
+use super::structured;
 use super::text::{self, Layout};
+use crate::ingest::framing::structure::split_any;
 use crate::ingest::records::record::{FieldValue, Record};
 use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::names::roles_of;
@@ -126,6 +128,14 @@ pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Op
             outer: &outer,
             skip: "",
         }));
+    }
+    if t.time.is_none()
+        && t.prefix_time.is_none()
+        && let Some(split) = split_any(s)
+    {
+        let line = structured::text_line(&split, split.message, &[]);
+        let pairs = text::to_pairs(&line);
+        return Some(f(&Record::Pairs(&pairs)));
     }
     let pairs = text::to_pairs(&t);
     Some(f(&Record::Pairs(&pairs)))

@@ -44,9 +44,9 @@ pub(crate) fn kv_lists_in_record(o: &mut Map<String, Value>) {
 /// SLS's high-precision time: `__time__` (whole seconds) and
 /// `__time_ns_part__` (the nanoseconds within it) are one time, written back
 /// into `__time__` as epoch seconds with nine decimals (Alibaba Cloud SLS,
-/// "高精度时间戳": the log's time is `__time__` + `__time_ns_part__`). A
-/// new-user trial (session 21) found the part ignored: every line of a
-/// second at one instant, the overlap a 0 ms touch.
+/// "高精度时间戳": the log's time is `__time__` + `__time_ns_part__`). With the part
+/// ignored every line of a second would stand at one instant, and an
+/// overlap within it read as a 0 ms touch.
 fn sls_time_ns(o: &mut Map<String, Value>) {
     let Some(ns) = o
         .get("__time_ns_part__")
@@ -63,12 +63,30 @@ fn sls_time_ns(o: &mut Map<String, Value>) {
     }
 }
 
+/// [`sls_time_ns`] on a record's pairs (SLS's CSV export, whose header
+/// has both columns): `__time__` becomes epoch seconds with nine decimals.
+pub(crate) fn sls_time_ns_pairs(pairs: &mut [(&str, std::borrow::Cow<'_, str>)]) {
+    let Some(ns) = pairs
+        .iter()
+        .find(|(k, _)| *k == "__time_ns_part__")
+        .and_then(|(_, v)| v.trim().parse::<u64>().ok())
+        .filter(|n| *n < 1_000_000_000)
+    else {
+        return;
+    };
+    if let Some((_, v)) = pairs.iter_mut().find(|(k, _)| *k == "__time__")
+        && let Ok(secs) = v.trim().parse::<i64>()
+    {
+        *v = std::borrow::Cow::Owned(format!("{secs}.{ns:09}"));
+    }
+}
+
 /// A journald `MESSAGE` written as its bytes, as text. `journalctl -o json`
 /// writes a field that is not valid UTF-8 as an array of its bytes
 /// (journalctl(1), "json": "Fields containing non-printable or non-UTF8
 /// bytes are encoded as arrays containing the raw bytes individually
-/// formatted as unsigned numbers"): a GBK application's message (a new-user
-/// trial, session 21: the file was unreadable). Decoded as UTF-8, else as
+/// formatted as unsigned numbers"), as a GBK application's messages are.
+/// Decoded as UTF-8, else as
 /// GB18030 (a superset of GBK and GB2312, the encodings such bytes come in
 /// here), bytes neither reads replaced by U+FFFD. `None` for any other value.
 fn journald_bytes(v: &Value) -> Option<String> {

@@ -121,6 +121,16 @@ pub(crate) fn text_line(
 ) -> ControlFlow<()> {
     let line = trim(raw);
     if let Some(r) = rules
+        && r.reads_lines()
+        && line.len() > r.max_line
+    {
+        let reason = RecordWarning::TooLongForRegex {
+            bytes: line.len() as u64,
+            limit: r.max_line as u64,
+        };
+        return visit(no, off, Item::Bad(reason.into()));
+    }
+    if let Some(r) = rules
         && let Some(pairs) = r.pairs(line)
     {
         return visit(no, off, Item::Record(Record::Pairs(&pairs)));

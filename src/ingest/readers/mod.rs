@@ -6,7 +6,7 @@
 //! exports ([`loki`]), XML exports of events ([`xml`]), text layouts and
 //! message words ([`text`]), text
 //! records by a structure found in their file ([`structured`]), Parquet
-//! files ([`parquet`]); pairs in a line's text ([`pairs`]); the record a string
+//! files ([`parquet`], within [`parquet_bounds`]); pairs in a line's text ([`pairs`]); the record a string
 //! holds and a record's lock evidence ([`inner`]), the application's record
 //! inside an envelope's field ([`payload`]), the walk of a file's records by
 //! its reader ([`walk`]), the JSON Lines fast path ([`fast`]) and the sample
@@ -23,6 +23,7 @@ pub(crate) mod lines;
 pub(crate) mod loki;
 pub(crate) mod pairs;
 pub(crate) mod parquet;
+pub(crate) mod parquet_bounds;
 pub(crate) mod payload;
 pub(crate) mod sample;
 pub(crate) mod structured;

@@ -1,4 +1,4 @@
-//! Parquet exports (issue #31 item 6): ClickHouse's `FORMAT Parquet`,
+//! Parquet exports: ClickHouse's `FORMAT Parquet`,
 //! Athena's and DuckDB's `COPY ... TO`, SLS shipped to OSS. A file is read
 //! as one JSON record per row, so every rule of the JSON Lines reader
 //! applies and a row's number is its line number. The roles are found on
@@ -21,6 +21,7 @@ use ::parquet::schema::types::Type;
 use serde_json::{Map, Value};
 
 use super::container::Container;
+use super::parquet_bounds as bounds;
 use crate::ingest::roles::mapping::Mapping;
 use crate::ingest::vocabulary::roles::Role;
 use crate::model::FileWarning;
@@ -64,22 +65,40 @@ pub(crate) enum Columns<'a> {
 /// in the file's order (so row numbers are line numbers whatever the
 /// columns): with [`Columns::ForRoles`], the first [`HEAD_ROWS`] rows
 /// decide the roles, then every row is read with the columns those roles
-/// need, all of them when a role's field is no column's. Stops with an
-/// error past `max_text` bytes of text.
+/// need, all of them when a role's field is no column's. The file is
+/// first checked against the bounds of `parquet_bounds.rs` (schema depth,
+/// pages, what they expand to); its rows' text stops with an error past
+/// [`bounds::expansion_budget`] of the file's size and `max_text`.
 ///
 /// # Errors
-/// The Parquet library's message (a damaged footer, an unsupported
-/// encoding or compression), or the size limit.
+/// A bound the file passes, the Parquet library's message (a damaged
+/// footer, an unsupported encoding or compression, a malformed page), or
+/// the size limit.
 pub(crate) fn to_json_lines(
     bytes: Vec<u8>,
     columns: Columns<'_>,
     max_text: u64,
 ) -> Result<AsLines, FileWarning> {
-    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes)).map_err(|e| {
-        FileWarning::ParquetUnreadable {
-            error: e.to_string(),
-        }
-    })?;
+    let budget = bounds::expansion_budget(bytes.len() as u64, max_text);
+    let unreadable = |error: String| FileWarning::ParquetUnreadable { error };
+    bounds::check(&bytes, budget).map_err(unreadable)?;
+    let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
+        .map_err(|e| unreadable(e.to_string()))?;
+    dictionaries_hold_their_values(&reader).map_err(unreadable)?;
+    quiet_unwind(|| read_rows(&reader, columns, budget)).unwrap_or_else(|| {
+        Err(unreadable(
+            "the Parquet library stopped on a malformed page".into(),
+        ))
+    })
+}
+
+/// Reads the rows of `reader` as [`to_json_lines`] says, within `budget`
+/// bytes of text.
+fn read_rows(
+    reader: &SerializedFileReader<bytes::Bytes>,
+    columns: Columns<'_>,
+    budget: u64,
+) -> Result<AsLines, FileWarning> {
     let schema = reader.metadata().file_metadata().schema();
     let all: Vec<Arc<Type>> = schema.get_fields().to_vec();
     let names: Vec<String> = all.iter().map(|t| t.name().to_string()).collect();
@@ -91,12 +110,19 @@ pub(crate) fn to_json_lines(
         })
         .map(|t| t.name())
         .collect();
+    let too_large = |row: u64| FileWarning::ParquetTooLarge {
+        limit_mib: budget >> 20,
+        row,
+    };
     let wanted = match columns {
         Columns::ForRoles(mapping) if mapping.is_none_or(|m| m.fields.is_empty()) => {
             let mut head = String::new();
             let rows = reader.get_row_iter(None).map_err(parquet_error(None))?;
-            for row in rows.take(HEAD_ROWS) {
+            for (i, row) in rows.take(HEAD_ROWS).enumerate() {
                 push_row(&mut head, &naive, &row.map_err(parquet_error(None))?);
+                if head.len() as u64 > budget {
+                    return Err(too_large(i as u64 + 1));
+                }
             }
             needed_columns(&head, mapping, &names)
         }
@@ -124,11 +150,8 @@ pub(crate) fn to_json_lines(
     {
         push_row(&mut text, &naive, &row.map_err(parquet_error(Some(n + 1)))?);
         n += 1;
-        if text.len() as u64 > max_text {
-            return Err(FileWarning::ParquetTooLarge {
-                limit_mib: max_text >> 20,
-                row: n,
-            });
+        if text.len() as u64 > budget {
+            return Err(too_large(n));
         }
     }
     Ok(AsLines {
@@ -137,6 +160,93 @@ pub(crate) fn to_json_lines(
         read: wanted.unwrap_or_else(|| names.clone()),
         columns: names.len() as u64,
     })
+}
+
+/// Checks that every PLAIN dictionary page of a BYTE_ARRAY column holds the
+/// values it promises (each a 4-byte length and that many bytes): the
+/// crate's decoder panics past the page's end. Pages are inflated by the
+/// crate within the bounds [`bounds::check`] has checked.
+///
+/// # Errors
+/// The page that promises more, or the crate's message.
+fn dictionaries_hold_their_values(
+    reader: &SerializedFileReader<bytes::Bytes>,
+) -> Result<(), String> {
+    use ::parquet::basic::{Encoding, Type as Physical};
+    use ::parquet::column::page::Page;
+    for g in 0..reader.num_row_groups() {
+        let group = reader.get_row_group(g).map_err(|e| e.to_string())?;
+        for c in 0..group.num_columns() {
+            if group.metadata().column(c).column_type() != Physical::BYTE_ARRAY {
+                continue;
+            }
+            let mut pages = group.get_column_page_reader(c).map_err(|e| e.to_string())?;
+            if !pages
+                .peek_next_page()
+                .map_err(|e| e.to_string())?
+                .is_some_and(|p| p.is_dict)
+            {
+                continue;
+            }
+            if let Some(Page::DictionaryPage {
+                buf,
+                num_values,
+                encoding: Encoding::PLAIN | Encoding::PLAIN_DICTIONARY,
+                ..
+            }) = pages.get_next_page().map_err(|e| e.to_string())?
+                && !byte_arrays_fit(&buf, num_values as usize)
+            {
+                return Err(format!(
+                    "a dictionary page promises {num_values} values it does not hold"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// True when `buf` holds `n` PLAIN byte arrays (a 4-byte little-endian
+/// length, then that many bytes).
+fn byte_arrays_fit(buf: &[u8], n: usize) -> bool {
+    let mut pos = 0usize;
+    for _ in 0..n {
+        let Some(len) = buf.get(pos..pos + 4) else {
+            return false;
+        };
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        pos = pos + 4 + len;
+        if pos > buf.len() {
+            return false;
+        }
+    }
+    true
+}
+
+thread_local! {
+    /// Set while [`quiet_unwind`] runs on this thread: its panics are caught
+    /// and said as a warning, so the panic hook stays silent for them.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic inside it into `None` without the panic
+/// message: the last resort around the Parquet library for malformed pages
+/// the bounds above cannot see without decoding (a PLAIN data page that
+/// promises more values than it holds). The hook that stays silent is
+/// installed once, and is silent only on a thread inside `quiet_unwind`.
+fn quiet_unwind<T>(f: impl FnOnce() -> T) -> Option<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let loud = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                loud(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok();
+    QUIET.with(|q| q.set(was));
+    out
 }
 
 /// The Parquet library's error `e` (at 1-based `row`, when known) as a

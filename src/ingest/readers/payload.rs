@@ -44,14 +44,20 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
             r.visit(&mut |k, v| {
                 if let FieldValue::Str(s) = v
                     && s.trim().len() >= MIN_LEN
+                    && may_hold_record(s)
                 {
                     strings.push((k.to_string(), (*s).to_string()));
                 }
             });
             for (k, s) in strings {
-                let Some((ev, has_time)) =
-                    with_string(&s, &mut |inner| (evidence(inner), inner_timed(inner)))
-                else {
+                let Some((ev, has_time)) = with_string(&s, &mut |inner| {
+                    let ev = if structured(inner) {
+                        evidence(inner)
+                    } else {
+                        0
+                    };
+                    (ev, inner_timed(inner))
+                }) else {
                     continue;
                 };
                 if has_time {
@@ -91,6 +97,23 @@ pub(crate) fn detect(container: &Container, text: &str) -> Option<String> {
         .next()
         .filter(|(_, n)| *n * 10 >= records * 9 && records > 0)
         .map(|(f, _)| f)
+}
+
+/// Whether string `s` can be a record at all: a JSON object or a text of
+/// more than one word (a single token such as an event word `lease_granted`
+/// is a field's value, never the application's record).
+fn may_hold_record(s: &str) -> bool {
+    let s = s.trim();
+    s.starts_with('{') || s.split_whitespace().nth(1).is_some()
+}
+
+/// Whether `rec` (a string read as a record) has a field of its own beside
+/// its words: a phrase (`lease topped up`, read as a message and the event
+/// word it names) is a message, not the application's record.
+fn structured(rec: &Record<'_>) -> bool {
+    let mut fields = false;
+    rec.visit(&mut |k, _| fields |= !matches!(k, "msg" | "event"));
+    fields
 }
 
 /// Whether `rec` (a string read as a record) is a record with a time of
@@ -134,6 +157,24 @@ mod tests {
         // A plain app record with a chatty message is not an envelope.
         let plain = r#"{"ts":"2026-12-01T07:06:55.100+08:00","event":"acquired","lock_key":"k","owner":"a","msg":"acquired lock key=k token=a"}"#;
         assert_eq!(detect_in(plain), None);
+    }
+
+    #[test]
+    fn an_event_word_or_a_phrase_is_no_application_record() {
+        // Fields no list knows, an event word and a phrase of its own: the
+        // record is the application's, no field of it an envelope's payload.
+        let line = |w: &str, p: &str| {
+            format!(
+                r#"{{"datetime":"2026-12-01T07:06:55.1+08:00","ctx":{{"zamok":"lock:sku:1","vladelets":"tok-{w}","sobytie":"{w}"}},"message":"{p}"}}"#
+            )
+        };
+        let text = [
+            line("lease_obtained", "lease obtained"),
+            line("lease_topped_up", "lease topped up"),
+            line("lease_given_back", "lease given back"),
+        ]
+        .join("\n");
+        assert_eq!(detect_in(&text), None);
     }
 
     #[test]

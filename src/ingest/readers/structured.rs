@@ -101,18 +101,7 @@ fn message<'a>(o: &Open<'a>) -> Cow<'a, str> {
 /// and skips the lines that continued it.
 fn record(o: &Open<'_>, keep: &[String], visit: &mut Visit<'_>) -> ControlFlow<()> {
     let msg = message(o);
-    let mut t = TextLine {
-        time: Some(&o.split.time),
-        level: o.split.level,
-        logger: o.split.logger,
-        thread: o.split.thread,
-        pid: o.split.pid,
-        message: &msg,
-        layout: Layout::TimeMessage,
-        any_pairs: true,
-        keep,
-        ..TextLine::default()
-    };
+    let mut t = text_line(&o.split, &msg, keep);
     if msg.contains('{')
         && let Some((before, obj, _)) = embedded_json(&msg)
     {
@@ -125,6 +114,28 @@ fn record(o: &Open<'_>, keep: &[String], visit: &mut Visit<'_>) -> ControlFlow<(
         visit(*no, *off, Item::Skip)?;
     }
     ControlFlow::Continue(())
+}
+
+/// The text line of a record split by a structure, with `msg` its message
+/// (the first line's rest and the lines that continue it); `keep` names
+/// the fields kept as written.
+pub(crate) fn text_line<'a>(
+    split: &'a Split<'a>,
+    msg: &'a str,
+    keep: &'a [String],
+) -> TextLine<'a> {
+    TextLine {
+        time: Some(&split.time),
+        level: split.level,
+        logger: split.logger,
+        thread: split.thread,
+        pid: split.pid,
+        message: msg,
+        layout: Layout::TimeMessage,
+        any_pairs: true,
+        keep,
+        ..TextLine::default()
+    }
 }
 
 #[cfg(test)]

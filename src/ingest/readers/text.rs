@@ -160,8 +160,8 @@ fn java_layout<'a>(rest: &'a str, t: &mut TextLine<'a>) -> Layout {
     t.level = level;
     t.pid = pid;
     // A trace id's bracket is no thread: SkyWalking's `[%tid]` prints
-    // `TID:N/A` on every line when its agent is off, and every holder
-    // became one thread (a new-user trial, session 21: a missed incident).
+    // `TID:N/A` on every line when its agent is off, and read as a thread
+    // it would make every holder one thread (and hide an incident).
     brackets.retain(|b| !trace_bracket(b));
     let layout = match (spring, brackets.len(), message) {
         (true, n, Some(_)) if n >= 1 => {
@@ -386,6 +386,9 @@ pub(crate) struct TextRules {
     /// such a name keeps it, so the mapping finds it (`lk=` stays `lk`,
     /// not `key`).
     pub keep: Vec<String>,
+    /// The longest line the regexes are run on, bytes: a longer line is a
+    /// warning, not read (`mapping.rs`, `longest_line`).
+    pub max_line: usize,
 }
 
 impl TextRules {
@@ -397,6 +400,13 @@ impl TextRules {
                 line: m.line_regex.as_ref().map(|r| r.0.clone()),
                 messages: m.messages.iter().map(|(k, r)| (*k, r.0.clone())).collect(),
                 keep: m.fields.values().cloned().collect(),
+                max_line: m
+                    .line_regex
+                    .iter()
+                    .chain(m.messages.iter().map(|(_, r)| r))
+                    .map(|r| r.1)
+                    .min()
+                    .unwrap_or(usize::MAX),
             }
         })
     }
@@ -773,8 +783,7 @@ pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
             let end = rest.find(value_end).unwrap_or(rest.len());
             let v = rest[..end].trim_end_matches([':', '.', '。']);
             // An empty value moves on by one whole character: one byte
-            // could land inside a multi-byte space (U+00A0), found by
-            // fuzzing (`detect`).
+            // could land inside a multi-byte space (U+00A0).
             let step = match end {
                 0 => rest.chars().next().map_or(0, char::len_utf8),
                 n => n,
@@ -891,7 +900,7 @@ mod tests {
 
     #[test]
     fn an_empty_value_before_a_multibyte_space_does_not_panic() {
-        // Found by fuzzing (`detect`): `key=` then U+00A0 split the space.
+        // `key=` then U+00A0: a step of one byte would split the space.
         assert!(
             message_pairs("time=\u{a0}20t=buffer_flushed")
                 .contains(&("20t", "buffer_flushed".into()))

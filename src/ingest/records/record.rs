@@ -202,10 +202,9 @@ impl<'a> Record<'a> {
             // empty: no envelope field held it) keeps its prefix as a text
             // line does: a field the text lines have (`prefix.time`) is
             // looked up there when the JSON lacks it, the record's plain
-            // lookup. Else whether such a line had its time depended on
-            // whether one of them fell inside the detection window (found by
-            // the `cri` fuzz target at 6 863 119 executions: interleaved
-            // stderr lines pushed the JSON line past it).
+            // lookup. Else whether such a line had its time would depend on
+            // whether one of them fell inside the detection window
+            // (interleaved stderr lines can push the JSON line past it).
             (Record::Nested { skip: "", .. }, Scope::Inner) => self.get(field),
             (Record::Nested { inner, .. }, Scope::Inner) => inner.get(field),
             (Record::Nested { outer, skip, .. }, Scope::Outer) => {
@@ -213,10 +212,9 @@ impl<'a> Record<'a> {
             }
             (_, Scope::Inner) => self.get(field),
             // A text or logfmt line without an envelope is its own prefix:
-            // its `prefix.time` is the one a nested line keeps outside
-            // (found by the `cri` fuzz target: a lone text line between
-            // JSON payloads lost its time, so interleaved stderr lines
-            // changed what stdout read).
+            // its `prefix.time` is the one a nested line keeps outside (else
+            // a lone text line between JSON payloads loses its time, and
+            // interleaved stderr lines change what stdout reads).
             (Record::Pairs(_), Scope::Outer) => self.get(field),
             (_, Scope::Outer) => None,
         }
@@ -245,9 +243,8 @@ impl<'a> Record<'a> {
             // A text line's runtime prefix (`prefix.time`, the CRI or
             // syslog header's time) is its envelope: counted outside, so
             // the fallback to it does not depend on whether a line with a
-            // JSON message fell inside the detection window (found by the
-            // `cri` fuzz target: interleaved stderr lines pushed the JSON
-            // line out and the plain lines lost their time).
+            // JSON message fell inside the detection window (interleaved
+            // stderr lines can push the JSON line out).
             Record::Pairs(_) => self.visit(&mut |k, v| f(k, v, k.starts_with("prefix."))),
             _ => self.visit(&mut |k, v| f(k, v, false)),
         }

@@ -2,8 +2,8 @@
 //! ISO 8601 (`PT2S`, Java's `Duration.toString()`), clock form (`00:00:02`,
 //! .NET's `TimeSpan`, which Serilog writes with `ToString()`; `0:00:02.5`,
 //! Python's `str(timedelta)`), and sums of a number and a unit (`1m30s`,
-//! Go's `time.Duration.String()`; `1m 30s`; `2s`; `500毫秒`). Found by a
-//! new-user trial (session 21): each was read as no TTL, a false `no_ttl`.
+//! Go's `time.Duration.String()`; `1m 30s`; `2s`; `500毫秒`). Each unread
+//! would be no TTL, a false `no_ttl`.
 
 /// Milliseconds in one of a duration's units, or `None` for a word that is
 /// no unit. Months and years (`P1M`) are no lock's TTL and not read.
@@ -87,7 +87,9 @@ fn clock_ms(s: &str) -> Option<f64> {
         return None;
     }
     let secs: f64 = sec.parse().ok()?;
-    Some(((days * 24 + h) * 60 + m) as f64 * 6e4 + secs * 1e3)
+    // In f64: a day count of 20 digits overflows u64 arithmetic.
+    let minutes = (days as f64 * 24.0 + h as f64) * 60.0 + m as f64;
+    Some(minutes * 6e4 + secs * 1e3)
 }
 
 /// A run of ASCII digits as a number.
@@ -122,6 +124,16 @@ fn sum_ms(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::text_duration_ms as d;
+
+    /// A clock-form TTL with a huge day count is huge, never wrapped to
+    /// a few seconds.
+    #[test]
+    fn a_huge_day_count_never_wraps() {
+        let ms = d("99999999999999999.00:00:02").expect("read");
+        assert!(ms > 8.6e21, "{ms}");
+        let ms = d("18446744073709551615.23:59:59").expect("read");
+        assert!(ms > 1.5e27, "{ms}");
+    }
 
     #[test]
     fn the_runtimes_durations_read_in_ms() {

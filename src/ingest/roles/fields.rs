@@ -49,8 +49,8 @@ pub(crate) struct Fields {
     /// When an envelope file's records are of several kinds (JSON payloads,
     /// text payloads, records without a payload), the kind these picks were
     /// made for (the most frequent), and the picks made for each other kind
-    /// on its own records (issue #35: one pick per role for the whole file
-    /// dropped the other kind's holders and TTLs without a word).
+    /// on its own records (one pick per role for the whole file would drop
+    /// the other kind's holders and TTLs without a word).
     pub kind: Option<RecordKind>,
     /// The picks of the other kinds, each made from its own records.
     pub others: Vec<Fields>,
@@ -192,8 +192,25 @@ fn shared_depth(field: &str, app: &[String]) -> usize {
         .count()
 }
 
+/// The resolution of a time a found structure left without its date or
+/// year (`--MM-dd HH:mm:ss.SSS`, `THH:mm:ss.SSS`; the date is supplied
+/// when the record becomes an event): 10^(9 - d) ns for `d` fraction
+/// digits. `None` for any other text.
+fn undated_resolution(v: &str) -> Option<i64> {
+    let v = v.trim();
+    let clock = v.strip_prefix("--").or_else(|| v.strip_prefix('T'))?;
+    if !clock.contains(':') {
+        return None;
+    }
+    let digits = clock
+        .rsplit_once('.')
+        .map_or(0, |(_, f)| f.bytes().take_while(u8::is_ascii_digit).count())
+        .min(9);
+    Some(10i64.pow(9 - digits as u32))
+}
+
 /// Rank of a candidate found by its values, not its name: after every
-/// name (issue #31 item 2: roles by name and by values).
+/// name (roles by name, then by values).
 const VALUE_RANK: u32 = 300;
 
 /// The counts [`observe_by_value`] adds to.
@@ -225,7 +242,7 @@ fn token_like(t: &str) -> bool {
 /// a time candidate, a token a holder candidate (`kinds` counts the records
 /// whose value did; for a holder, the records whose token an earlier record
 /// had: the holder is the token that recurs across a hold's acquire,
-/// renewals and release, issue #31 item 2). Only the roles `by.want`
+/// renewals and release). Only the roles `by.want`
 /// allows are counted; returns whether any was.
 fn observe_by_value(by: ByValue<'_>, k: &str, text: &str, outer: bool) -> bool {
     let t = text.trim();
@@ -474,11 +491,16 @@ impl Detector {
                 if role == Role::Event && event_kind(&v.text(), None, buf).is_some() {
                     c.kinds += 1;
                 }
-                if role == Role::Time
-                    && let Ok((ns, _)) =
-                        crate::ingest::roles::time::parse_time_detail(&v.text(), None)
-                {
-                    c.resolution_ns = c.resolution_ns.min(resolution_of(ns));
+                if role == Role::Time {
+                    let text = v.text();
+                    let resolution =
+                        match crate::ingest::roles::time::parse_time_detail(&text, None) {
+                            Ok((ns, _)) => Some(resolution_of(ns)),
+                            Err(_) => undated_resolution(&text),
+                        };
+                    if let Some(r) = resolution {
+                        c.resolution_ns = c.resolution_ns.min(r);
+                    }
                 }
                 if role == Role::Ttl
                     && let Some(n) = v.as_f64()
@@ -534,7 +556,7 @@ impl Detector {
     /// count, and the same names give the same roles, so reading it would
     /// count nothing either (the seen roles only grow). Returns true when
     /// the record was counted this way and needs no reading. The
-    /// detection's fixed cost at 1 M lines (issue #31: under 5 % of a load)
+    /// detection's fixed cost at 1 M lines (to stay under 5 % of a load)
     /// was in reading 20 000 such records.
     pub fn quiet_shape(&mut self, shape: Option<u64>) -> bool {
         let quiet = shape.is_some_and(|h| self.quiet_shapes.contains(&h));
@@ -707,8 +729,8 @@ impl Detector {
                 .filter(|((r, _, _), c)| *r == role && c.rank < VALUE_RANK)
                 // Ties broken by the name (then inside before outside): the
                 // candidates sit in a hash map, whose order differs from one
-                // read to the next (found by the `cri` fuzz target: the same
-                // bytes read twice picked two time fields).
+                // read to the next (the same bytes read twice could pick two
+                // time fields).
                 .min_by(|a, b| {
                     (a.1.rank.cmp(&b.1.rank))
                         .then(b.1.seen.cmp(&a.1.seen))
@@ -864,7 +886,7 @@ impl Picking {
         // only outside (a text line's `prefix.time` beside a JSON
         // payload, or alone when the line has no time of its own) is
         // looked up inside first, then outside: else the records that
-        // have it only outside lose it (found by the `cri` fuzz target).
+        // have it only outside lose it.
         let also_outer = !outer && c.iter().any(|(g, o, _)| *o && *g == f);
         let scope = match (outer, also_outer) {
             (true, _) => Scope::Outer,
@@ -985,6 +1007,15 @@ fn closing_notes(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_without_its_date_has_the_resolution_of_its_fraction() {
+        assert_eq!(undated_resolution("--12-01 07:06:57.800"), Some(1_000_000));
+        assert_eq!(undated_resolution("T07:06:57"), Some(1_000_000_000));
+        assert_eq!(undated_resolution("T07:06:57.123456"), Some(1_000));
+        assert_eq!(undated_resolution("2026-12-01 07:06:57"), None);
+        assert_eq!(undated_resolution("Tuesday"), None);
+    }
     use crate::model::EventKind;
     use Unit::{Ms, S};
 
@@ -1117,7 +1148,7 @@ mod tests {
         assert_eq!(role("__time__"), Some((Role::Time, Ms)));
         assert_eq!(role("@timestamp"), Some((Role::Time, Ms)));
         assert_eq!(role("ttl_s"), Some((Role::Ttl, S)));
-        // A time name with a unit suffix (the export's `ts_ns`, issue #36).
+        // A time name with a unit suffix (the SQL export's `ts_ns`).
         for name in [
             "ts_ns",
             "time_ms",
@@ -1160,7 +1191,7 @@ mod tests {
 
     #[test]
     fn lock_namespaced_names_beat_generic_ones() {
-        // Issue 31: `lock.ttl_ms` beats `duration_ms`, `lock.owner` beats `client`.
+        // `lock.ttl_ms` beats `duration_ms`, `lock.owner` beats `client`.
         let rank = |f: &str, role: Role| {
             roles_of(f)
                 .into_iter()

@@ -104,9 +104,9 @@ pub fn parse_time(value: &str, tz: Option<&TzSpec>) -> Result<(i64, Option<i32>)
 
 /// A parsed time as the analysis takes it: from the Unix epoch on. Times
 /// are i64 ns, so any two times from 1970 to 2262 differ by a value an i64
-/// holds; a log reaching back to 1677 had times 585 years apart, whose
-/// difference overflowed (found by the `mapping_regex` fuzz target: lines
-/// of 1768 and 2260 in one hold). No lock log is older than the epoch.
+/// holds; a log reaching back to 1677 could hold times 585 years apart,
+/// whose difference overflows (lines of 1768 and 2260 in one hold). No
+/// lock log is older than the epoch.
 ///
 /// # Errors
 /// [`TimeError::OutOfRange`] before 1970-01-01T00:00:00Z.
@@ -149,8 +149,7 @@ fn parse_any(value: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), Time
 /// Other ways exports write a local time, as `YYYY-MM-DD HH:MM:SS[.f]`:
 /// Kibana Discover's CSV (`Nov 11, 2024 @ 00:00:13.000`, its default
 /// `dateFormat` `MMM D, YYYY @ HH:mm:ss.SSS`) and Chinese dates
-/// (`2024年11月11日 00:01:00`, also `0时01分00秒`). Found by a new-user
-/// trial (session 21): both were "not a recognised time format".
+/// (`2024年11月11日 00:01:00`, also `0时01分00秒`).
 fn as_iso(s: &str) -> Option<String> {
     kibana_time(s).or_else(|| chinese_time(s))
 }

@@ -1,4 +1,4 @@
-//! The event-name vocabulary (issue #31 item 3): a line's event word,
+//! The event-name vocabulary: a line's event word,
 //! English or Chinese, in any case and separator style, onto an
 //! [`EventKind`]: the lists first, then the families of stems and affixes
 //! (acquire, renew, release, fail, lost, expired; stock and order words),
@@ -180,7 +180,7 @@ const ZH_LOCK_VERBS: &[(&str, EventKind)] = &[
 /// A Chinese sentence about a lock: the verb nearest before `锁` (else the
 /// first after it: `锁已释放`) says what happened, so `获取分布式锁成功`,
 /// `成功获取分布式锁`, `上锁成功`, `释放分布式锁` read as the phrases
-/// `获取锁成功` and `释放锁` do (found by a new-user trial) and
+/// `获取锁成功` and `释放锁` do, and
 /// `获取锁失败，释放资源` stays a failed acquire. A failure word (`失败`,
 /// `超时`, `未`...) makes an acquire or release a failed one; an acquire
 /// needs a word of success (`成功`, `已`, or a verb that is one: `拿到`)
@@ -287,7 +287,7 @@ pub(crate) const NOT_YET: [&str; 18] = [
     "about",
 ];
 
-/// Event names by family (issue #31 item 3), after the lists: the words of
+/// Event names by family, after the lists: the words of
 /// a normalised name (`mutex_acquired`, `lock_rel_fail`, `stk_deduct`,
 /// `seats_reserved`), at most four, matched by stem: acquire (`acq...`,
 /// `locked`, `obtain...`, `grant...`), renew (`renew...`, `extend...`,
@@ -464,8 +464,8 @@ mod tests {
             ("锁丢失", Some(LockLost)),
             ("锁已过期", Some(LockLost)),
             ("看门狗续期成功", Some(Renewed)),
-            // A new-user trial's: the words between verb and lock, the
-            // success before the verb, another verb for locking.
+            // Words between verb and lock, the success before the verb,
+            // another verb for locking.
             ("获取分布式锁成功", Some(Acquired)),
             ("成功获取分布式锁", Some(Acquired)),
             ("上锁成功", Some(Acquired)),
@@ -479,7 +479,7 @@ mod tests {
             // An attempt or a bare verb is no acquire.
             ("尝试获取分布式锁", None),
             ("获取锁", None),
-            // Stock and orders as before; reserving stock is no lock.
+            // Stock and orders; reserving stock is no lock.
             ("扣减库存成功", Some(StockDeducted)),
             ("锁定库存", None),
             ("创建订单", Some(OrderCreated)),

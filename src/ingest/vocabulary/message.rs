@@ -1,10 +1,10 @@
 //! A message's event beyond the phrase list: its leading words read like an
 //! event name (`unlock success`, `release lock`, `lock.unlock()`), and an
-//! outcome pair deciding an acquire (`tryLock ... locked=false`). Found by a
-//! new-user trial (session 21): Spring Boot lines `unlock success key=...`
-//! were work of the holder, not its release (a false incident), and
-//! `tryLock ... locked=false` was a successful acquire (the phrase `locked`
-//! matched the pair's name). Also the level words a line may carry
+//! outcome pair deciding an acquire (`tryLock ... locked=false`). Without
+//! them, Spring Boot lines `unlock success key=...` read as work of the
+//! holder, not its release (a false incident), and `tryLock ...
+//! locked=false` as a successful acquire (the phrase `locked` matches the
+//! pair's name). Also the level words a line may carry
 //! ([`is_level`]).
 
 use super::events::{NOT_YET, family_words, lock_word};
@@ -230,7 +230,7 @@ mod tests {
     fn heads_name_lock_events_only_with_a_lock_word() {
         let mut buf = String::new();
         for (msg, want) in [
-            // The trial's Spring Boot and Go lines.
+            // Spring Boot and Go lines.
             ("unlock success key=lock:sku:1 owner=a", Some(Released)),
             ("release lock key=lock:sku:1", Some(Released)),
             ("lock.unlock() key=lock:sku:1", Some(Released)),

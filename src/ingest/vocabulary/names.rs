@@ -1,4 +1,4 @@
-//! The field-name vocabulary of the roles (issue #31 item 3): synonym
+//! The field-name vocabulary of the roles: synonym
 //! tables for English field names in normal form, meaning-based rules for
 //! Chinese headers, abbreviations, unit suffixes and lock namespaces; what
 //! [`roles_of`] answers for a field's name. The detection that weighs
@@ -106,7 +106,7 @@ const HOLDER_NAMES: &[(&str, Unit)] = &[
     // a file whose only lock field is `lockId` keeps it as the key).
     ("lockid", Ms),
     ("leaseid", Ms),
-    // Issue 31: `lock.id` (a dotted lock namespace), redis-lock's and
+    // `lock.id` (a dotted lock namespace), redis-lock's and
     // node-redlock's `identifier`, sidekiq-unique-jobs' `jid`.
     ("lock.id", Ms),
     ("identifier", Ms),
@@ -146,7 +146,7 @@ const TTL_NAMES: &[(&str, Unit)] = &[
     ("expiresec", S),
     ("ex", S),
     ("seconds", S),
-    // The families lock libraries use (issue 14 item 6), below the
+    // The families lock libraries use, below the
     // names above so that existing files keep their choice; the unit
     // comes from the suffix, unit-less names are ms.
     ("ttlmillis", Ms),
@@ -193,7 +193,7 @@ const TTL_NAMES: &[(&str, Unit)] = &[
     ("timeoutsec", S),
     ("durationseconds", S),
     ("durationsec", S),
-    // Issue 31: `expires_after` (a duration after the acquire).
+    // `expires_after` (a duration after the acquire).
     ("expiresafter", Ms),
     ("expiresafterms", Ms),
 ];
@@ -211,6 +211,8 @@ const HOST_NAMES: &[(&str, Unit)] = &[
     ("server", Ms),
     ("node", Ms),
     ("instance", Ms),
+    // Serilog's `Enrich.WithMachineName()` (.NET's `Environment.MachineName`).
+    ("machinename", Ms),
 ];
 
 /// Names of the thread role, best first.
@@ -455,7 +457,7 @@ fn roles_of_uncached(field: &str) -> Vec<(Role, u32, Unit)> {
     out
 }
 
-/// Roles an abbreviated name can stand for (issue #31 item 3: `lk`,
+/// Roles an abbreviated name can stand for (`lk`,
 /// `tok`, `ev`, `stk`, `oid`): the lock and business roles, not the
 /// envelope's (time, host, thread, message), whose short names are common.
 const ABBREVIABLE: [Role; 11] = [

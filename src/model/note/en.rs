@@ -1,6 +1,6 @@
 //! The English of every [`SourceNote`]: what the JSON report holds.
 
-use super::{DateFrom, KeyLink, KeyList, SourceNote};
+use super::{DateFrom, KeyLink, KeyList, SourceNote, VanishCause, VanishProof};
 use crate::model::message::quoted;
 
 /// The lock keys of a note: `` `k1` `` or `` `k1` and 2 more ``.
@@ -31,6 +31,66 @@ pub(super) fn key_link(l: &KeyLink) -> String {
 
 /// The English sentence of `n`.
 pub(super) fn note(n: &SourceNote) -> String {
+    match n {
+        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
+        SourceNote::EventsByProtocol { kinds } => format!(
+            "event words by where they stand in the holds: {}",
+            kinds
+                .iter()
+                .map(|(w, k)| format!("`{w}` {k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: Some(n),
+        } => format!(
+            "ttl: `{field}` read in {unit}: in that unit the TTLs fit the {n} takeover(s) of a key by another holder, a guess (map `ttl_ms` or `ttl_s` to it if it is another)"
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: None,
+        } => format!(
+            "ttl: `{field}` read in {unit} by its values' size (no key was taken over to judge by), a guess"
+        ),
+        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
+            Some(f) => format!(
+                "no field names the lock key, holder or event, and no choice of fields fits the lock protocol in the first {records} records (at best {f} of the holds fit): name them in a mapping file"
+            ),
+            None => format!(
+                "no field names the lock key, holder or event, and no choice of fields gives two holders one key in the first {records} records: name them in a mapping file"
+            ),
+        },
+        SourceNote::EventFromMessage => {
+            "no event field: event names are read from the message".to_string()
+        }
+        SourceNote::RecordNumbers => "line numbers are record numbers in this export".to_string(),
+        SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
+            (Some(f), _) => format!("times without an offset were read as UTC{f}"),
+            (None, Some(z)) => format!("times without an offset were read in {z}"),
+            (None, None) => {
+                "times without an offset were read as UTC (set a time zone if they are local)"
+                    .to_string()
+            }
+        },
+        SourceNote::DateAdvanced { days } => format!(
+            "times of day were dated with the mapping's date, which advanced {days} day(s) where the time went back by more than 12 h (midnight)"
+        ),
+        SourceNote::TtlGiven { ttl_ms } => {
+            format!("no TTL field: holds use the TTL given for this file, {ttl_ms} ms")
+        }
+        SourceNote::TtlUnknown { file } => format!(
+            "no TTL field: the lock TTL is unknown (not infinite), so no lease is said to expire and no hold to lack a TTL; give it with a mapped field (`[fields] ttl_ms = \"...\"` in a mapping file) or a TTL for this file (`--ttl-ms {file}=MS`, `ttl_ms = MS` in a mapping file, or the TTL setting in the window)"
+        ),
+        _ => reading(n),
+    }
+}
+
+/// The English of the notes on how the file's bytes, times, fields and TTL
+/// were read.
+fn reading(n: &SourceNote) -> String {
     match n {
         SourceNote::DamagedBytes { lines, encoding } => {
             format!("{lines} line(s) had bytes invalid in {encoding}")
@@ -88,58 +148,6 @@ pub(super) fn note(n: &SourceNote) -> String {
         }
         SourceNote::YearAssumed { year, given: false } => format!(
             "RFC 3164 times carry no year: read in {year}, assumed (give it with `date = \"YYYY-MM-DD\"` in a mapping file if it is another)"
-        ),
-        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
-        SourceNote::EventsByProtocol { kinds } => format!(
-            "event words by where they stand in the holds: {}",
-            kinds
-                .iter()
-                .map(|(w, k)| format!("`{w}` {k}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        SourceNote::TtlUnitByProtocol {
-            field,
-            unit,
-            takeovers: Some(n),
-        } => format!(
-            "ttl: `{field}` read in {unit}: in that unit the TTLs fit the {n} takeover(s) of a key by another holder, a guess (map `ttl_ms` or `ttl_s` to it if it is another)"
-        ),
-        SourceNote::TtlUnitByProtocol {
-            field,
-            unit,
-            takeovers: None,
-        } => format!(
-            "ttl: `{field}` read in {unit} by its values' size (no key was taken over to judge by), a guess"
-        ),
-        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
-            Some(f) => format!(
-                "no field names the lock key, holder or event, and no choice of fields fits the lock protocol in the first {records} records (at best {f} of the holds fit): name them in a mapping file"
-            ),
-            None => format!(
-                "no field names the lock key, holder or event, and no choice of fields gives two holders one key in the first {records} records: name them in a mapping file"
-            ),
-        },
-        SourceNote::EventFromMessage => {
-            "no event field: event names are read from the message".to_string()
-        }
-        SourceNote::RecordNumbers => "line numbers are record numbers in this export".to_string(),
-        SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
-            (Some(f), _) => format!("times without an offset were read as UTC{f}"),
-            (None, Some(z)) => format!("times without an offset were read in {z}"),
-            (None, None) => {
-                "times without an offset were read as UTC (set a time zone if they are local)"
-                    .to_string()
-            }
-        },
-        SourceNote::DateAdvanced { days } => format!(
-            "times of day were dated with the mapping's date, which advanced {days} day(s) where the time went back by more than 12 h (midnight)"
-        ),
-        SourceNote::TtlGiven { ttl_ms } => {
-            format!("no TTL field: holds use the TTL given for this file, {ttl_ms} ms")
-        }
-        SourceNote::TtlUnknown { file } => format!(
-            "no TTL field: the lock TTL is unknown (not infinite), so no lease is said to expire and no hold to lack a TTL; give it with a mapped field (`[fields] ttl_ms = \"...\"` in a mapping file) or a TTL for this file (`--ttl-ms {file}=MS`, `ttl_ms = MS` in a mapping file, or the TTL setting in the window)"
         ),
         _ => capture(n),
     }
@@ -210,6 +218,23 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::BusinessOnly { events } => format!(
             "{events} business event(s) and no lock event: the locks come from the other files"
         ),
+        SourceNote::LockVanished { .. } => vanished(n),
+        SourceNote::EvictionPolicy { policy, evicted } => {
+            let evicted = evicted
+                .map(|n| format!(", {n} key(s) evicted so far"))
+                .unwrap_or_default();
+            if policy == "noeviction" {
+                format!("eviction policy `{policy}`: the server evicts no key{evicted}")
+            } else {
+                format!(
+                    "eviction policy `{policy}`: under maxmemory the server may evict lock keys{evicted}"
+                )
+            }
+        }
+        SourceNote::NoEvidence { layout, lines } => format!(
+            "read as evidence ({layout}, {lines} line(s)): no pause, failover or restart in this \
+             file, nothing in it explains the locks of the other files"
+        ),
         _ => nodes(n),
     }
 }
@@ -275,6 +300,20 @@ fn nodes(n: &SourceNote) -> String {
             nodes.len(),
             quoted(nodes, ", "),
         ),
+        SourceNote::DataNode => {
+            "Redlock: no lock key is written in this capture: a data node, not one of the lock \
+             nodes, and it does not count toward any quorum"
+                .to_string()
+        }
+        _ => layout(n),
+    }
+}
+
+/// The English of the notes on how the file's layout was read: a field
+/// chosen by its values, Parquet columns, the reader contest, a structure
+/// found, a journal export, a date supplied.
+fn layout(n: &SourceNote) -> String {
+    match n {
         SourceNote::ByValue { role, field } => format!(
             "{role}: `{field}` was chosen by its values, not its name (a guess; name it in a mapping file if it is wrong)"
         ),
@@ -332,11 +371,6 @@ fn nodes(n: &SourceNote) -> String {
             };
             format!("{what} {value}, {whence}")
         }
-        SourceNote::DataNode => {
-            "Redlock: no lock key is written in this capture: a data node, not one of the lock \
-             nodes, and it does not count toward any quorum"
-                .to_string()
-        }
         _ => String::new(),
     }
 }
@@ -362,5 +396,70 @@ fn roles_by_protocol(note: &SourceNote) -> String {
     format!(
         "roles by the lock protocol{}: key `{key}`, holder `{holder}`, event `{event}` ({fitting} of {holds} holds fit, score {score}{runner})",
         if *guess { ", a guess" } else { "" }
+    )
+}
+
+/// [`SourceNote::LockVanished`] in English.
+fn vanished(n: &SourceNote) -> String {
+    let SourceNote::LockVanished {
+        key,
+        holder,
+        seen_line,
+        proof,
+        cause,
+        ..
+    } = n
+    else {
+        return String::new();
+    };
+    let seen = if *seen_line > 0 {
+        format!(" after line {seen_line} (the last command that saw it)")
+    } else {
+        String::new()
+    };
+    let how = match proof {
+        VanishProof::Won {
+            command,
+            winner,
+            line,
+            shown_by,
+            shown_line,
+        } => {
+            let shown = if shown_line == line {
+                String::new()
+            } else {
+                format!(", as its `{shown_by}` at line {shown_line} shows")
+            };
+            format!(
+                "`{command}` by `{winner}` at line {line} won while the model still held the key{shown}: \
+                 the key was gone before it (dropped there, at the latest time the stream allows)"
+            )
+        }
+        VanishProof::Dropped {
+            command,
+            client,
+            line,
+        } => format!("`{command}` from `{client}` at line {line} dropped it"),
+        VanishProof::Restarted { from_line, to_line } => format!(
+            "the server could not be reached between lines {from_line} and {to_line}: it restarted, \
+             and without persistence its keys are gone"
+        ),
+    };
+    let why = match cause {
+        VanishCause::InCapture => String::new(),
+        VanishCause::Evidence { kind, file, line } => {
+            format!("; likely cause: the {kind} at {file}:{line}")
+        }
+        VanishCause::Policy { policy, file } => format!(
+            "; likely cause: an eviction under maxmemory (policy `{policy}` in {file}; no eviction is \
+             logged at that time: a guess)"
+        ),
+        VanishCause::Unknown => "; cause unknown (no restart, failover, flush or eviction policy \
+             at hand)"
+            .to_string(),
+    };
+    format!(
+        "lock key `{key}` of `{holder}` vanished from the server{seen}: {how}; its lease ends there \
+         (lock_vanished){why}"
     )
 }

@@ -2,7 +2,7 @@
 //! (锁键, 持有者, 租约, 过期时间); field, file and command names quoted as
 //! they are.
 
-use super::{DateFrom, KeyLink, KeyList, SourceNote};
+use super::{DateFrom, KeyLink, KeyList, SourceNote, VanishCause, VanishProof};
 use crate::model::message::{quoted, resolution_zh, role_zh};
 
 /// The lock keys of a note: `` `k1` `` or `` `k1` 等 3 个 ``.
@@ -29,8 +29,65 @@ pub(super) fn key_link(l: &KeyLink) -> String {
     }
 }
 
-/// 租约, 过期时间).
+/// The Chinese sentence of `n`.
 pub(super) fn note(n: &SourceNote) -> String {
+    match n {
+        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
+        SourceNote::EventsByProtocol { kinds } => format!(
+            "按事件词在持有过程中的位置判断：{}",
+            kinds
+                .iter()
+                .map(|(w, k)| format!("`{w}` 为 {k}"))
+                .collect::<Vec<_>>()
+                .join("，")
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: Some(n),
+        } => format!(
+            "过期时间：`{field}` 按 {} 读取：以此单位，过期时间与 {n} 次被其他持有者接手的间隔相符，这是推测（若不是，请把 `ttl_ms` 或 `ttl_s` 映射到它）",
+            unit_zh(unit)
+        ),
+        SourceNote::TtlUnitByProtocol {
+            field,
+            unit,
+            takeovers: None,
+        } => format!(
+            "过期时间：`{field}` 按其值的大小以 {} 读取（没有可供判断的接手），这是推测",
+            unit_zh(unit)
+        ),
+        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
+            Some(f) => format!(
+                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合符合加锁协议（最好也只有 {f} 的持有过程符合）：请在映射文件中指定"
+            ),
+            None => format!(
+                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合让两个持有者共用一个锁键：请在映射文件中指定"
+            ),
+        },
+        SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
+        SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
+        SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
+            (Some(f), _) => format!("没有时区偏移的时间按 UTC{f} 读取"),
+            (None, Some(z)) => format!("没有时区偏移的时间按 {z} 时区读取"),
+            (None, None) => "没有时区偏移的时间按 UTC 读取（若是本地时间，请设置时区）".to_string(),
+        },
+        SourceNote::DateAdvanced { days } => format!(
+            "只有时刻的时间用映射文件的日期补全；时刻倒退超过 12 小时处（午夜）日期前进，共前进 {days} 天"
+        ),
+        SourceNote::TtlGiven { ttl_ms } => {
+            format!("没有过期时间字段：持有使用为此文件给出的过期时间 {ttl_ms} 毫秒")
+        }
+        SourceNote::TtlUnknown { file } => format!(
+            "没有过期时间字段：锁的过期时间未知（不是永不过期），因此不判定任何租约过期，也不判定任何持有缺少过期时间；可在映射文件中映射一个字段（`[fields] ttl_ms = \"...\"`），或为此文件给出过期时间（`--ttl-ms {file}=MS`、映射文件中的 `ttl_ms = MS`，或窗口中的过期时间设置）"
+        ),
+        _ => reading(n),
+    }
+}
+
+/// The Chinese of the notes on how the file's bytes, times, fields and TTL
+/// were read.
+fn reading(n: &SourceNote) -> String {
     match n {
         SourceNote::DamagedBytes { lines, encoding } => {
             format!("{lines} 行含有在 {encoding} 中无效的字节")
@@ -94,55 +151,6 @@ pub(super) fn note(n: &SourceNote) -> String {
         }
         SourceNote::YearAssumed { year, given: false } => format!(
             "`RFC 3164` 时间没有年份：按推测的 {year} 年读取（若不是，请在映射文件中用 `date = \"YYYY-MM-DD\"` 给出）"
-        ),
-        SourceNote::RolesByProtocol { .. } => roles_by_protocol(n),
-        SourceNote::EventsByProtocol { kinds } => format!(
-            "按事件词在持有过程中的位置判断：{}",
-            kinds
-                .iter()
-                .map(|(w, k)| format!("`{w}` 为 {k}"))
-                .collect::<Vec<_>>()
-                .join("，")
-        ),
-        SourceNote::TtlUnitByProtocol {
-            field,
-            unit,
-            takeovers: Some(n),
-        } => format!(
-            "过期时间：`{field}` 按 {} 读取：以此单位，过期时间与 {n} 次被其他持有者接手的间隔相符，这是推测（若不是，请把 `ttl_ms` 或 `ttl_s` 映射到它）",
-            unit_zh(unit)
-        ),
-        SourceNote::TtlUnitByProtocol {
-            field,
-            unit,
-            takeovers: None,
-        } => format!(
-            "过期时间：`{field}` 按其值的大小以 {} 读取（没有可供判断的接手），这是推测",
-            unit_zh(unit)
-        ),
-        SourceNote::ProtocolUndecided { records, fitting } => match fitting {
-            Some(f) => format!(
-                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合符合加锁协议（最好也只有 {f} 的持有过程符合）：请在映射文件中指定"
-            ),
-            None => format!(
-                "没有字段名标明锁键、持有者或事件，前 {records} 条记录中也没有哪种字段组合让两个持有者共用一个锁键：请在映射文件中指定"
-            ),
-        },
-        SourceNote::EventFromMessage => "没有事件字段：事件名从消息中读取".to_string(),
-        SourceNote::RecordNumbers => "此导出中的行号是记录序号".to_string(),
-        SourceNote::NaiveTimes { offset, zone } => match (offset, zone) {
-            (Some(f), _) => format!("没有时区偏移的时间按 UTC{f} 读取"),
-            (None, Some(z)) => format!("没有时区偏移的时间按 {z} 时区读取"),
-            (None, None) => "没有时区偏移的时间按 UTC 读取（若是本地时间，请设置时区）".to_string(),
-        },
-        SourceNote::DateAdvanced { days } => format!(
-            "只有时刻的时间用映射文件的日期补全；时刻倒退超过 12 小时处（午夜）日期前进，共前进 {days} 天"
-        ),
-        SourceNote::TtlGiven { ttl_ms } => {
-            format!("没有过期时间字段：持有使用为此文件给出的过期时间 {ttl_ms} 毫秒")
-        }
-        SourceNote::TtlUnknown { file } => format!(
-            "没有过期时间字段：锁的过期时间未知（不是永不过期），因此不判定任何租约过期，也不判定任何持有缺少过期时间；可在映射文件中映射一个字段（`[fields] ttl_ms = \"...\"`），或为此文件给出过期时间（`--ttl-ms {file}=MS`、映射文件中的 `ttl_ms = MS`，或窗口中的过期时间设置）"
         ),
         _ => capture(n),
     }
@@ -210,6 +218,20 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::BusinessOnly { events } => {
             format!("{events} 条业务事件，没有锁事件：锁来自其他文件")
         }
+        SourceNote::LockVanished { .. } => vanished(n),
+        SourceNote::EvictionPolicy { policy, evicted } => {
+            let evicted = evicted
+                .map(|n| format!("，至今已淘汰 {n} 个键"))
+                .unwrap_or_default();
+            if policy == "noeviction" {
+                format!("淘汰策略 `{policy}`：服务器不淘汰任何键{evicted}")
+            } else {
+                format!("淘汰策略 `{policy}`：内存达到 `maxmemory` 时服务器可能淘汰锁键{evicted}")
+            }
+        }
+        SourceNote::NoEvidence { layout, lines } => format!(
+            "作为证据读取（{layout}，{lines} 行）：此文件中没有停顿、故障转移或重启，其中没有能解释其他文件中锁的内容"
+        ),
         _ => nodes(n),
     }
 }
@@ -264,6 +286,19 @@ fn nodes(n: &SourceNote) -> String {
             nodes.len(),
             quoted(nodes, "、"),
         ),
+        SourceNote::DataNode => {
+            "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"
+                .to_string()
+        }
+        _ => layout(n),
+    }
+}
+
+/// The Chinese of the notes on how the file's layout was read: a field
+/// chosen by its values, Parquet columns, the reader contest, a structure
+/// found, a journal export, a date supplied.
+fn layout(n: &SourceNote) -> String {
+    match n {
         SourceNote::ByValue { role, field } => format!(
             "{}：`{field}` 是按取值而非字段名选出的（推测；若不对，请在映射文件中指定）",
             role_zh(role)
@@ -320,10 +355,6 @@ fn nodes(n: &SourceNote) -> String {
             };
             format!("{what} {value} 读取（{whence}）")
         }
-        SourceNote::DataNode => {
-            "Redlock：这份抓包没有写任何锁键：它是数据节点，不是锁节点之一，不计入任何法定数量"
-                .to_string()
-        }
         _ => String::new(),
     }
 }
@@ -358,5 +389,66 @@ fn roles_by_protocol(note: &SourceNote) -> String {
     format!(
         "按加锁协议判断字段{}：锁键 `{key}`，持有者 `{holder}`，事件 `{event}`（{holds} 个持有过程中 {fitting} 个符合，得分 {score}{runner}）",
         if *guess { "（推测）" } else { "" }
+    )
+}
+
+/// [`SourceNote::LockVanished`] in Chinese.
+fn vanished(n: &SourceNote) -> String {
+    let SourceNote::LockVanished {
+        key,
+        holder,
+        seen_line,
+        proof,
+        cause,
+        ..
+    } = n
+    else {
+        return String::new();
+    };
+    let seen = if *seen_line > 0 {
+        format!("在第 {seen_line} 行（最后一条见到它的命令）之后")
+    } else {
+        String::new()
+    };
+    let how = match proof {
+        VanishProof::Won {
+            command,
+            winner,
+            line,
+            shown_by,
+            shown_line,
+        } => {
+            let shown = if shown_line == line {
+                String::new()
+            } else {
+                format!("，其第 {shown_line} 行的 `{shown_by}` 表明了这一点")
+            };
+            format!(
+                "`{winner}` 在第 {line} 行的 `{command}` 成功了，而模型中该键仍被持有{shown}：该键在此之前已消失（按命令流允许的最晚时刻在此处删除）"
+            )
+        }
+        VanishProof::Dropped {
+            command,
+            client,
+            line,
+        } => format!("`{client}` 在第 {line} 行的 `{command}` 删除了它"),
+        VanishProof::Restarted { from_line, to_line } => format!(
+            "第 {from_line} 行到第 {to_line} 行之间服务器无法连接：它重启了，没有持久化时其键全部丢失"
+        ),
+    };
+    let why = match cause {
+        VanishCause::InCapture => String::new(),
+        VanishCause::Evidence { kind, file, line } => {
+            format!("；可能的原因：`{file}:{line}` 的 `{kind}`")
+        }
+        VanishCause::Policy { policy, file } => format!(
+            "；可能的原因：`maxmemory` 下的淘汰（`{file}` 中的策略 `{policy}`；该时刻没有记录淘汰：推测）"
+        ),
+        VanishCause::Unknown => {
+            "；原因未知（手头没有重启、故障转移、清空或淘汰策略的证据）".to_string()
+        }
+    };
+    format!(
+        "持有者 `{holder}` 的锁键 `{key}` 从服务器上消失了{seen}：{how}；其租约在此结束（锁消失）{why}"
     )
 }

@@ -95,6 +95,9 @@ pub(super) fn record(w: &RecordWarning) -> String {
             "the first row looks like data, not a header (\"{cell}\" is a time): \
              the CSV has no header row, so its columns are unknown"
         ),
+        RecordWarning::TooLongForRegex { bytes, limit } => format!(
+            "a line of {bytes} bytes, longer than the {limit} the mapping's regexes take in the time a line may take: not read"
+        ),
         RecordWarning::UnbalancedQuote => "unbalanced quote: a quoted cell does not close on its line; the row is skipped and the lines after it are read as rows".into(),
         RecordWarning::RepeatedHeader => "repeated header row (files joined together?)".into(),
         RecordWarning::CriUnclosed {

@@ -108,6 +108,9 @@ pub(super) fn record(w: &RecordWarning) -> String {
         RecordWarning::CsvNoHeader { cell } => format!(
             "第一行看起来是数据而不是表头（\"{cell}\" 是时间）：这个 CSV 没有表头行，因此各列的含义未知"
         ),
+        RecordWarning::TooLongForRegex { bytes, limit } => format!(
+            "这一行有 {bytes} 字节，超过映射文件的正则在单行时限内能处理的 {limit} 字节：未读取"
+        ),
         RecordWarning::UnbalancedQuote => {
             "引号不配对：一个带引号的单元格在本行没有闭合；跳过这一行，其后各行仍逐行读取".into()
         }

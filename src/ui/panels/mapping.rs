@@ -1,4 +1,4 @@
-//! The field-mapping dialog (issue #31 item 4): each field of a file with
+//! The field-mapping dialog: each field of a file with
 //! its sample values and a role to choose, a live preview of the events the
 //! choices give on the head of the file, and "Save and re-read", which
 //! writes the mapping file (the format `--mapping` and `lockreplay inspect

@@ -7,11 +7,11 @@
 //! rendering (Mesa's llvmpipe, as on a machine without a GPU) a frame of
 //! the window costs about 60 ms of CPU, so those frames took a whole core
 //! from the load: the window read a 10 M event file in 10.5 s where the
-//! command line took 6.4 s (issue #17, docs/performance.md). This indicator
+//! command line took 6.4 s (docs/performance.md). This indicator
 //! is three dots lit in turn, one step per [`FRAME`], and asks for the next
 //! frame only then; the progress bar shown while loading does the same.
 //!
-//! Two frames a second, not four: on a slower machine (session 10) a
+//! Two frames a second, not four: on a slower machine a
 //! llvmpipe frame of a 1920x1080 window took so much CPU that at four a
 //! second the window read the 10 M event log in 17.8 s where the command
 //! line took 11.1 s, and opened it in 1.67x `analyze`'s time; at two a

@@ -455,8 +455,8 @@ pub fn replay_title(lang: Lang, o: &Outcome, key: &str) -> String {
 }
 
 /// The replayed holds of lock key `key` under `o` as a lane group for the
-/// main timeline (issue #32: the what-if docks under the logged holds, on
-/// the timeline's own time scale and layout): one lane per holder, in the
+/// main timeline (the what-if docks under the logged holds, on the
+/// timeline's own time scale and layout): one lane per holder, in the
 /// order of the key's logged group `logged`, each with the holds the replay
 /// granted; a lock lost before the work ended is the hatched zombie part
 /// and each replayed overlap pair a window (of no incident). Holds the
@@ -532,15 +532,38 @@ pub fn replay_group(
     for lane in &mut lanes {
         lane.leases.sort_by(|x, y| x.start_s.total_cmp(&y.start_s));
     }
-    let overlaps = o
-        .overlaps
+    let overlaps = replayed_overlaps(log, a, o, key, &lanes_by_holder, t0_ns);
+    LaneGroup {
+        key: title,
+        lanes,
+        overlaps,
+        loose_sales: Vec::new(),
+        incidents: 0,
+        findings: Vec::new(),
+        server_marks: Vec::new(),
+        lane_h: logged.lane_h,
+    }
+}
+
+/// The replayed overlap pairs of lock key `key` under `o` whose holders
+/// both have a lane, as windows of no incident.
+fn replayed_overlaps(
+    log: &LoadedLog,
+    a: &Analysis,
+    o: &Outcome,
+    key: Sym,
+    lanes_by_holder: &std::collections::HashMap<&str, usize>,
+    t0_ns: i64,
+) -> Vec<OverlapBox> {
+    let secs = |ns: i64| (ns - t0_ns) as f64 / 1e9;
+    o.overlaps
         .iter()
         .filter_map(|&(e, l)| {
             let (he, hl) = (&o.holds[e], &o.holds[l]);
             let (le, ll) = (&a.leases[e], &a.leases[l]);
             if le.key != key
-                || lane_of(log.strings.get(le.holder)).is_none()
-                || lane_of(log.strings.get(ll.holder)).is_none()
+                || !lanes_by_holder.contains_key(log.strings.get(le.holder))
+                || !lanes_by_holder.contains_key(log.strings.get(ll.holder))
             {
                 return None;
             }
@@ -565,15 +588,5 @@ pub fn replay_group(
                 handoff: None,
             })
         })
-        .collect();
-    LaneGroup {
-        key: title,
-        lanes,
-        overlaps,
-        loose_sales: Vec::new(),
-        incidents: 0,
-        findings: Vec::new(),
-        server_marks: Vec::new(),
-        lane_h: logged.lane_h,
-    }
+        .collect()
 }

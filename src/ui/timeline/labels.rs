@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::layout::Hit;
-use super::model::SwimlaneModel;
+use super::model::{InfraMark, Lane, LeaseBar, SwimlaneModel};
 use crate::report::{format_ms, format_overlap_ms, format_time, snake_name};
 use crate::ui::i18n::{Lang, term, tr, words};
 
@@ -60,7 +60,7 @@ pub fn tick_label(model: &SwimlaneModel, d: TimeDisplay, s: f64, step: f64) -> S
     match display_offset(model, d) {
         Some(off) => {
             // Saturating: a time near the end of the ns range (a lease ending
-            // in 2262, issue #18) must not overflow.
+            // in 2262) must not overflow.
             let ns = model.t0_ns.saturating_add((s * 1e9).round() as i64);
             let full = format_time(ns, off); // YYYY-MM-DD HH:MM:SS.mmm +zz:zz
             let hms = full.get(11..23).unwrap_or(&full);
@@ -163,48 +163,7 @@ pub fn hover_text(
 ) -> String {
     let at = |s: f64| format_at(model, display, s);
     match hit {
-        Hit::Lease(lane, b) => {
-            let mut t = format!(
-                "{}: {}\n{}: {}\n{}: {}\n{}: {}\n{}: {} ({})\n{}: {} ({})\n{}: {} / {}\n{}: {}",
-                tr(lang, "holder"),
-                lane.holder,
-                tr(lang, "host"),
-                lane.host,
-                tr(lang, "thread"),
-                lane.thread,
-                tr(lang, "granted"),
-                at(b.start_s),
-                tr(lang, "lease_ended"),
-                at(b.lock_end_s),
-                term(lang, &snake_name(&b.lock_end)),
-                tr(lang, "believed_until"),
-                at(b.window_end_s),
-                term(lang, &snake_name(&b.window_end)),
-                tr(lang, "hold_vs_ttl"),
-                format_ms(b.hold_ms),
-                b.ttl_ms
-                    .map_or_else(|| "∞".to_string(), |t| format_ms(t as f64)),
-                tr(lang, "renewals"),
-                b.renewals.len(),
-            );
-            if let Some((z0, z1)) = b.zombie {
-                t.push_str(&format!(
-                    "\n⚠ {}: {}",
-                    tr(lang, "zombie"),
-                    format_ms((z1 - z0) * 1000.0)
-                ));
-            }
-            if b.near_miss {
-                t.push_str(&format!("\n⚠ {}", tr(lang, "near_miss")));
-            }
-            if b.no_ttl {
-                t.push_str(&format!("\n⚠ {}", tr(lang, "no_ttl")));
-            }
-            if b.inferred {
-                t.push_str(&format!("\n({})", tr(lang, "inferred")));
-            }
-            t
-        }
+        Hit::Lease(lane, b) => lease_text(lane, b, &at, lang),
         Hit::Sale(lane, s) => format!(
             "{} {}\n{}: {}\n{}: {}\n×{}  {}: {}",
             tr(lang, "order"),
@@ -236,29 +195,77 @@ pub fn hover_text(
             at(m.at_s),
             crate::ui::i18n::finding_detail(lang, &m.detail)
         ),
-        Hit::Infra(m) => {
-            let mut t = format!("{}  {}", words(lang, m.kind.as_str()), at(m.start_s));
-            if m.end_s > m.start_s {
-                t.push_str(&format!(
-                    " → {} ({})",
-                    at(m.end_s),
-                    format_ms(m.length_ms())
-                ));
-            }
-            t.push('\n');
-            t.push_str(&m.detail);
-            if m.also > 0 {
-                t.push_str(&format!("\n+{} {}", m.also, tr(lang, "infra_also")));
-            }
-            if m.cited {
-                t.push_str(&format!("\n{}", tr(lang, "infra_cited")));
-            }
-            if m.guess {
-                t.push_str(&format!("\n({})", tr(lang, "infra_guess")));
-            }
-            t
-        }
+        Hit::Infra(m) => infra_text(m, &at, lang),
     }
+}
+
+/// The tooltip of lease bar `b` in `lane`: holder, host, thread, times,
+/// how the lock ended, hold against TTL, renewals and its warnings.
+fn lease_text(lane: &Lane, b: &LeaseBar, at: &dyn Fn(f64) -> String, lang: Lang) -> String {
+    let mut t = format!(
+        "{}: {}\n{}: {}\n{}: {}\n{}: {}\n{}: {} ({})\n{}: {} ({})\n{}: {} / {}\n{}: {}",
+        tr(lang, "holder"),
+        lane.holder,
+        tr(lang, "host"),
+        lane.host,
+        tr(lang, "thread"),
+        lane.thread,
+        tr(lang, "granted"),
+        at(b.start_s),
+        tr(lang, "lease_ended"),
+        at(b.lock_end_s),
+        term(lang, &snake_name(&b.lock_end)),
+        tr(lang, "believed_until"),
+        at(b.window_end_s),
+        term(lang, &snake_name(&b.window_end)),
+        tr(lang, "hold_vs_ttl"),
+        format_ms(b.hold_ms),
+        b.ttl_ms
+            .map_or_else(|| "∞".to_string(), |t| format_ms(t as f64)),
+        tr(lang, "renewals"),
+        b.renewals.len(),
+    );
+    if let Some((z0, z1)) = b.zombie {
+        t.push_str(&format!(
+            "\n⚠ {}: {}",
+            tr(lang, "zombie"),
+            format_ms((z1 - z0) * 1000.0)
+        ));
+    }
+    if b.near_miss {
+        t.push_str(&format!("\n⚠ {}", tr(lang, "near_miss")));
+    }
+    if b.no_ttl {
+        t.push_str(&format!("\n⚠ {}", tr(lang, "no_ttl")));
+    }
+    if b.inferred {
+        t.push_str(&format!("\n({})", tr(lang, "inferred")));
+    }
+    t
+}
+
+/// The tooltip of a server event or runtime pause `m`.
+fn infra_text(m: &InfraMark, at: &dyn Fn(f64) -> String, lang: Lang) -> String {
+    let mut t = format!("{}  {}", words(lang, m.kind.as_str()), at(m.start_s));
+    if m.end_s > m.start_s {
+        t.push_str(&format!(
+            " → {} ({})",
+            at(m.end_s),
+            format_ms(m.length_ms())
+        ));
+    }
+    t.push('\n');
+    t.push_str(&m.detail);
+    if m.also > 0 {
+        t.push_str(&format!("\n+{} {}", m.also, tr(lang, "infra_also")));
+    }
+    if m.cited {
+        t.push_str(&format!("\n{}", tr(lang, "infra_cited")));
+    }
+    if m.guess {
+        t.push_str(&format!("\n({})", tr(lang, "infra_guess")));
+    }
+    t
 }
 
 #[cfg(test)]

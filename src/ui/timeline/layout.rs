@@ -53,8 +53,8 @@ impl LaneGroup {
 /// The height of each holder lane when `groups` key groups of `lanes`
 /// lanes in all are shown in `room` points: [`LANE_H`] when many lanes
 /// share the room, growing (in whole points) up to [`MAX_LANE_H`] when few
-/// do, so that a two-lane incident does not leave most of the plot empty
-/// (issue #32). The lanes take at most [`LANE_ROOM_SHARE`] of the room.
+/// do, so that a two-lane incident does not leave most of the plot empty.
+/// The lanes take at most [`LANE_ROOM_SHARE`] of the room.
 pub fn lane_height(groups: usize, lanes: usize, room: f32) -> f32 {
     let for_lanes = room * LANE_ROOM_SHARE - groups as f32 * (HEADER_H + GROUP_GAP);
     (for_lanes / lanes.max(1) as f32)
@@ -703,8 +703,8 @@ pub fn server_tags(
 }
 
 /// Narrower than this on a picture's axis, points, the moment that decides
-/// an incident gets an inset of its own (issue #32: a 9 ms foreign release
-/// on a 10 s axis is a hairline).
+/// an incident gets an inset of its own (a 9 ms foreign release on a 10 s
+/// axis is a hairline).
 pub const INSET_BELOW_W: f32 = 24.0;
 
 /// The overlap that decides incident `id` in `model` (the one holding its
@@ -1135,8 +1135,8 @@ mod tests {
 
     #[test]
     fn three_close_bands_each_get_their_label_in_rows_none_cut_or_overlapping() {
-        // Three bands 30 points apart, labels 70 points wide (short 25): the
-        // old one-row placement drew the first only.
+        // Three bands 30 points apart, labels 70 points wide (short 25): on
+        // one row only the first would fit.
         let labels = [
             (100.0, 70.0, 25.0),
             (130.0, 70.0, 25.0),

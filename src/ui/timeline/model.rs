@@ -719,8 +719,8 @@ impl SwimlaneModel {
     ///
     /// Each lock key's group is built on its own (in parallel for big
     /// logs: `rayon`, which keeps the order), with a lane map of its own
-    /// holders only; issue #17 measured the single map of every
-    /// `(key, holder)` at 10 M events as most of the window's wait.
+    /// holders only: a single map of every `(key, holder)` at 10 M events
+    /// was most of the window's wait (docs/performance.md).
     pub fn build(log: &LoadedLog, analysis: &Analysis, filters: &Filters) -> SwimlaneModel {
         Self::build_with(log, analysis, filters, PARALLEL_MIN_LEASES)
     }

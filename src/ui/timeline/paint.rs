@@ -220,7 +220,7 @@ fn diamond(c: Pos2, r: f32, color: Color32, stroke: Stroke) -> Shape {
 
 /// Overlap windows narrower than this (points) get no outline of their own
 /// unless selected: in a dense cluster the outlines would merge into one
-/// dark block (issue #16).
+/// dark block.
 const DENSE_OUTLINE_MIN_W: f32 = 6.0;
 
 /// The union of `spans` (start, end), sorted, touching ones merged.
@@ -263,7 +263,7 @@ pub fn step_text(step_s: f64) -> String {
 /// when that would run past the plot's right edge, ending at the edge; `None`
 /// when it would then reach back over the previous label (ending at
 /// `prev_end`), so a label is drawn whole or not at all, never cut
-/// ("10:20:", issue #16).
+/// (never "10:20:").
 pub fn tick_label_left(x: f32, width: f32, plot_right: f32, prev_end: f32) -> Option<f32> {
     const GAP: f32 = 3.0;
     let left = if x + GAP + width <= plot_right {
@@ -516,9 +516,21 @@ pub fn legend(
         x += 26.0;
         text(&mut x, tr(lang, "stall_legend"));
     }
+    finding_legend(painter, (&mut x, mid), kinds, lang, &text);
+}
+
+/// The marker and name of each finding kind in `kinds`, from `x` on the
+/// legend's middle line `mid`; `text` writes a name and moves `x` past it.
+fn finding_legend(
+    painter: &Painter,
+    (x, mid): (&mut f32, f32),
+    kinds: &[FindingKind],
+    lang: Lang,
+    text: &dyn Fn(&mut f32, &str),
+) {
     for &kind in kinds {
         let (letter, color) = finding_style(kind);
-        let r = Rect::from_min_size(pos2(x, mid - 7.0), vec2(12.0, 14.0));
+        let r = Rect::from_min_size(pos2(*x, mid - 7.0), vec2(12.0, 14.0));
         painter.rect_filled(r, 2.0, color);
         painter.text(
             r.center(),
@@ -527,8 +539,8 @@ pub fn legend(
             FontId::proportional(10.0),
             Color32::WHITE,
         );
-        x += 16.0;
-        text(&mut x, &words(lang, kind.as_str()));
+        *x += 16.0;
+        text(x, &words(lang, kind.as_str()));
     }
 }
 

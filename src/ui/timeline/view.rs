@@ -248,7 +248,7 @@ pub fn tick_step(px_per_s: f64, min_px: f64) -> f64 {
     steps.extend([
         60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0, 7200.0, 21600.0, 43200.0, 86400.0,
     ]);
-    // Days and beyond: a lease that never ends (or ends in 2262, issue #18)
+    // Days and beyond: a lease that never ends (or ends in 2262)
     // stretches fit-all over centuries; the axis still gets a few labels
     // instead of thousands of weekly ones drawn into a black bar.
     const DAY: f64 = 86400.0;

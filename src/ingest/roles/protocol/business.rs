@@ -167,6 +167,9 @@ type Checked = (u32, u32);
 /// The (quantity, stock, stock after) columns of a choice.
 type Columns = (u32, Option<u32>, u32);
 
+/// The most numeric columns weighed as quantity, stock and level left.
+const MAX_NUMERIC: usize = 16;
+
 /// How many deductions check out under a choice of (quantity, stock,
 /// after) columns, over how many were tried: per product, in time order,
 /// a deduction's level left equals the last level logged minus its
@@ -212,10 +215,17 @@ pub fn infer(table: &Table, fit: &Fit, hints: &[NameHint]) -> Business {
         .filter(|&c| profiles[c as usize].is_numeric() && !profiles[c as usize].is_meta())
         .collect();
     let fencing = fencing(table, fit, &numeric);
-    let numeric: Vec<u32> = numeric
+    let mut numeric: Vec<u32> = numeric
         .into_iter()
         .filter(|&c| Some(c) != fencing)
         .collect();
+    // The choices below are cubic in the numeric columns: a record of
+    // thousands of number fields keeps the [`MAX_NUMERIC`] most present.
+    if numeric.len() > MAX_NUMERIC {
+        numeric.sort_by_key(|&c| (std::cmp::Reverse(profiles[c as usize].present), c));
+        numeric.truncate(MAX_NUMERIC);
+        numeric.sort_unstable();
+    }
     let mut best: Option<(Checked, Columns)> = None;
     for &q in &numeric {
         for &a in &numeric {

@@ -459,6 +459,17 @@ pub fn holder_candidates(profiles: &[Profile]) -> Vec<u32> {
     })
 }
 
+/// The most candidates a role keeps for [`rank`]: the hypotheses are their
+/// product, so a record of thousands of fields costs no more than one of
+/// forty.
+const MAX_CANDIDATES: usize = 40;
+
+/// The object a flattened field name sits in (`LogMessage` for
+/// `LogMessage.owner`; empty at the top).
+fn parent(name: &str) -> &str {
+    name.rsplit_once('.').map_or("", |(p, _)| p)
+}
+
 fn candidates(profiles: &[Profile], keep: impl Fn(&Profile) -> bool) -> Vec<u32> {
     (0..profiles.len() as u32)
         .filter(|&c| keep(&profiles[c as usize]))
@@ -505,9 +516,23 @@ pub fn rank(table: &Table, hints: &[NameHint]) -> Vec<Fit> {
     let profiles = table.profiles();
     let hint = |c: u32| hints.get(c as usize).copied().unwrap_or(NameHint::Unknown);
     let prior = |c: u32, role: usize| priors(&profiles[c as usize], hint(c))[role];
-    let events = event_candidates(&profiles, table.rows.len());
-    let keys = key_candidates(&profiles);
-    let holders = holder_candidates(&profiles);
+    let mut events = event_candidates(&profiles, table.rows.len());
+    // A field named as the event or the message names steps, never who
+    // holds what.
+    let named_event = |c: &u32| hint(*c) == NameHint::Event;
+    let mut keys = key_candidates(&profiles);
+    keys.retain(|c| !named_event(c));
+    let mut holders = holder_candidates(&profiles);
+    holders.retain(|c| !named_event(c));
+    // Bounded work on a record of thousands of fields: each role's
+    // candidates cut to the [`MAX_CANDIDATES`] its prior ranks highest.
+    for (list, role) in [(&mut events, 2), (&mut keys, 0), (&mut holders, 1)] {
+        if list.len() > MAX_CANDIDATES {
+            list.sort_by(|a, b| prior(*b, role).total_cmp(&prior(*a, role)).then(a.cmp(b)));
+            list.truncate(MAX_CANDIDATES);
+            list.sort_unstable();
+        }
+    }
     let mut fits = Vec::new();
     for &event in &events {
         for &key in &keys {
@@ -519,6 +544,12 @@ pub fn rank(table: &Table, hints: &[NameHint]) -> Vec<Fit> {
                     assess(table, (&profiles, hints), Hypothesis { event, key, holder })
                 {
                     f.score *= prior(key, 0) * prior(holder, 1) * prior(event, 2);
+                    // A holder in another object than its key (an
+                    // envelope's node beside the application's record)
+                    // is the shipper's, on every line whatever the lock does.
+                    if parent(&table.names[holder as usize]) != parent(&table.names[key as usize]) {
+                        f.score *= 0.9;
+                    }
                     fits.push(f);
                 }
             }

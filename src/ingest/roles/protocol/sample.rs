@@ -65,6 +65,23 @@ impl Sample {
         self.rows.push(cells);
     }
 
+    /// Of the kept records that have fields `key` and `holder`, how many
+    /// have field `event` too: `(with event, with key and holder)`.
+    pub fn coverage(&self, event: &str, (key, holder): (&str, &str)) -> (u32, u32) {
+        let col = |n: &str| self.index.get(n).copied();
+        let (Some(e), Some(k), Some(h)) = (col(event), col(key), col(holder)) else {
+            return (0, 0);
+        };
+        let has = |cells: &[(u32, String)], c: u32| cells.iter().any(|(x, _)| *x == c);
+        let lock: Vec<&Vec<(u32, String)>> = self
+            .rows
+            .iter()
+            .filter(|r| has(r, k) && has(r, h))
+            .collect();
+        let with = lock.iter().filter(|r| has(r, e)).count();
+        (with as u32, lock.len() as u32)
+    }
+
     /// Records kept.
     pub fn len(&self) -> usize {
         self.rows.len()
@@ -86,7 +103,7 @@ impl Sample {
                     c.and_then(|c| cells.iter().find(|(k, _)| *k == c))
                         .map(|(_, v)| v.as_str())
                 };
-                if let Some(ns) = get(time).and_then(|v| parse_time(v, tz).ok()) {
+                if let Some(ns) = get(time).and_then(|v| parse_time(&dated(v), tz).ok()) {
                     last = ns.0;
                 }
                 Row {
@@ -306,5 +323,20 @@ fn hint_of(name: &str) -> NameHint {
         Some(Role::Event | Role::Message) => NameHint::Event,
         Some(Role::Host | Role::Thread | Role::Time) => NameHint::Runtime,
         _ => NameHint::Unknown,
+    }
+}
+
+/// A time a found structure left without its date or year
+/// (`--MM-dd HH:mm:ss`, `THH:mm:ss`) given a fixed one, so that the
+/// sample's rows order by it (the file's own date is supplied later, when
+/// records become events); any other text as it is.
+fn dated(v: &str) -> std::borrow::Cow<'_, str> {
+    let t = v.trim();
+    if let Some(rest) = t.strip_prefix("--") {
+        std::borrow::Cow::Owned(format!("2000-{rest}"))
+    } else if t.starts_with('T') && t.contains(':') {
+        std::borrow::Cow::Owned(format!("2000-01-01{t}"))
+    } else {
+        std::borrow::Cow::Borrowed(v)
     }
 }

@@ -1,0 +1,17 @@
+//! What the analysis answers, checked against what is known to have
+//! happened: the handed cases' expected answers (`cases`), the simulator's
+//! truth (`sim_truth`), properties over simulated logs (`properties`), the
+//! cost and totals of many overlapping holds (`overlap_cost`), Redlock from
+//! several MONITOR captures (`redlock`), the infrastructure evidence cited
+//! for an incident (`evidence`) and the what-if replay (`whatif`).
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod cases;
+mod evidence;
+mod overlap_cost;
+mod properties;
+mod redlock;
+mod sim_truth;
+mod whatif;
