@@ -1,8 +1,9 @@
-//! The load cache (issue #34, item 3) through the built binary: a second
-//! run reads the entry and prints byte-identical reports; a changed input
-//! is never answered from a stale entry; a damaged entry or cache directory
-//! is ignored with a note, never a panic, and the answer stays right; the
-//! directory stays under its cap. `LOCKREPLAY_CACHE_DIR` points every run at
+//! The load cache and the result cache beside it through the built binary:
+//! a second run prints the report kept by the first, byte-identical; a
+//! changed setting recomputes the report from the load entry; a changed
+//! input is never answered from a stale entry; a damaged entry or cache
+//! directory is ignored with a note, never a panic, and the answer stays
+//! right; the directory stays under its cap. `LOCKREPLAY_CACHE_DIR` points every run at
 //! a temporary directory; `LOCKREPLAY_CACHE_VERBOSE` makes the binary say
 //! on stderr when it read or wrote an entry.
 
@@ -33,13 +34,22 @@ fn analyze(cache: &Path, log: &Path, flags: &[&str]) -> Output {
         .expect("lockreplay runs")
 }
 
-/// The entry files in `cache`.
+/// The load entry files in `cache`.
 fn entries(cache: &Path) -> Vec<PathBuf> {
+    files_ending(cache, "lrc")
+}
+
+/// The result entry files in `cache`.
+fn results(cache: &Path) -> Vec<PathBuf> {
+    files_ending(cache, "lrr")
+}
+
+fn files_ending(cache: &Path, ext: &str) -> Vec<PathBuf> {
     let Ok(dir) = std::fs::read_dir(cache) else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "lrc"))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
         .collect()
 }
 
@@ -62,15 +72,20 @@ fn second_run_reads_the_entry_and_prints_the_same_report() {
     let log = big_log(tmp.path());
     let fresh = analyze(&cache, &log, &["--no-cache"]);
     assert!(entries(&cache).is_empty(), "--no-cache wrote an entry");
+    assert!(results(&cache).is_empty(), "--no-cache kept a report");
     let first = analyze(&cache, &log, &[]);
-    assert!(support::stderr(&first).contains("saved to cache ("));
+    let err = support::stderr(&first);
+    assert!(err.contains("lockreplay: saved to cache ("), "{err}");
+    assert!(err.contains("lockreplay: report saved to cache ("), "{err}");
     assert_eq!(entries(&cache).len(), 1);
+    assert_eq!(results(&cache).len(), 1);
     let second = analyze(&cache, &log, &[]);
     let err = support::stderr(&second);
-    assert!(err.contains("loaded from cache ("), "{err}");
+    assert!(err.contains("report from cache ("), "{err}");
+    assert!(!err.contains("loaded from cache ("), "{err}");
     same_answer(&first, &fresh);
     same_answer(&second, &fresh);
-    // Other commands read the same entry.
+    // Other formats read the same load entry.
     let text = support::bin()
         .env("LOCKREPLAY_CACHE_DIR", &cache)
         .env("LOCKREPLAY_CACHE_VERBOSE", "1")
@@ -79,6 +94,59 @@ fn second_run_reads_the_entry_and_prints_the_same_report() {
         .output()
         .expect("runs");
     assert!(support::stderr(&text).contains("loaded from cache ("));
+}
+
+#[test]
+fn settings_that_change_the_report_recompute_it_from_the_load_entry() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cache = tmp.path().join("cache");
+    let log = big_log(tmp.path());
+    analyze(&cache, &log, &[]);
+    for flags in [
+        &["--unit-loss", "250"][..],
+        &["--currency", "USD", "--unit-loss", "3"],
+        &["--near-miss-ratio", "0.5"],
+        &["--log-lag-ms", "40"],
+        &["--host-offset", "web-01=30"],
+    ] {
+        let out = analyze(&cache, &log, flags);
+        let err = support::stderr(&out);
+        assert!(err.contains("loaded from cache ("), "{flags:?}: {err}");
+        assert!(!err.contains("report from cache"), "{flags:?}: {err}");
+        let fresh = analyze(&cache, &log, &[flags, &["--no-cache"]].concat());
+        same_answer(&out, &fresh);
+        // The same flags again: the report kept for them.
+        let again = analyze(&cache, &log, flags);
+        assert!(support::stderr(&again).contains("report from cache ("));
+        same_answer(&again, &fresh);
+    }
+    // A TTL override changes the reading: a new load entry, a new report.
+    let ttl = analyze(&cache, &log, &["--ttl-ms", "500"]);
+    let err = support::stderr(&ttl);
+    assert!(!err.contains("from cache ("), "{err}");
+    same_answer(
+        &ttl,
+        &analyze(&cache, &log, &["--ttl-ms", "500", "--no-cache"]),
+    );
+    // The language and the format are in the key too.
+    let text = |lang: &str| {
+        support::bin()
+            .env("LOCKREPLAY_CACHE_DIR", &cache)
+            .env("LOCKREPLAY_CACHE_VERBOSE", "1")
+            .args(["analyze", "--format", "text", "--lang", lang])
+            .arg(&log)
+            .output()
+            .expect("runs")
+    };
+    let (en, zh) = (text("en"), text("zh"));
+    assert!(support::stderr(&zh).contains("report saved to cache ("));
+    assert_ne!(en.stdout, zh.stdout);
+    let zh_again = text("zh");
+    assert!(support::stderr(&zh_again).contains("report from cache ("));
+    same_answer(&zh_again, &zh);
+    // Settings of the analysis never make another load entry.
+    assert_eq!(entries(&cache).len(), 2);
+    assert_eq!(results(&cache).len(), 9);
 }
 
 #[test]
@@ -162,21 +230,34 @@ fn same_size_other_bytes_with_the_mtime_put_back_is_read_again() {
     });
 }
 
-/// Stores an entry, damages it with `damage`, and checks that the next run
-/// ignores it with a note on stderr (`reason` in it), does not panic and
-/// answers as a fresh load does.
-fn damaged_entry_is_ignored(damage: impl FnOnce(&Path), reason: &str) {
+/// Stores a load entry and a result entry, damages both with `damage`,
+/// and checks that the next run ignores each with a note on stderr
+/// (`reason` in it), does not panic and answers as a fresh load does.
+fn damaged_entry_is_ignored(damage: impl Fn(&Path), reason: &str) {
     let tmp = tempfile::tempdir().expect("tmp");
     let cache = tmp.path().join("cache");
     let log = big_log(tmp.path());
     analyze(&cache, &log, &[]);
     let entry = entries(&cache).pop().expect("an entry");
+    let result = results(&cache).pop().expect("a result entry");
     damage(&entry);
+    damage(&result);
     let out = analyze(&cache, &log, &[]);
     let err = support::stderr(&out);
     assert!(!err.contains("panicked"), "{err}");
     assert!(!err.contains("loaded from cache"), "{err}");
-    assert!(err.contains("ignored: ") && err.contains(reason), "{err}");
+    assert!(!err.contains("report from cache"), "{err}");
+    for (what, path) in [
+        ("lockreplay: cache entry", &entry),
+        ("report cache entry", &result),
+    ] {
+        let note = format!("{what} {} ignored: ", path.display());
+        let line = err.lines().find(|l| l.contains(&note));
+        assert!(
+            line.is_some_and(|l| l.contains(reason)),
+            "{note}{reason}: {err}"
+        );
+    }
     same_answer(&out, &analyze(&cache, &log, &["--no-cache"]));
 }
 

@@ -553,6 +553,9 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
     ];
     for (name, bytes, reason) in attacks {
         std::fs::write(&entry, bytes).expect("damage");
+        // The report kept beside it would answer first: gone, so that the
+        // load entry is read.
+        remove_results(&cache);
         let out = analyze_cached(&cache, &log, &[]);
         let err = stderr(&out);
         assert!(
@@ -572,7 +575,7 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
     std::fs::write(&log, &changed).expect("rewrite");
     let out = analyze_cached(&cache, &log, &[]);
     assert!(
-        !stderr(&out).contains("loaded from cache"),
+        !stderr(&out).contains("loaded from cache") && !stderr(&out).contains("report from cache"),
         "{}",
         stderr(&out)
     );
@@ -591,6 +594,88 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
         .output()
         .expect("runs");
     assert!(!stderr(&piped).contains("cache ("), "{}", stderr(&piped));
+}
+
+/// Removes the result entries (`*.lrr`) of `cache`.
+fn remove_results(cache: &Path) {
+    for e in std::fs::read_dir(cache).expect("cache made").flatten() {
+        if e.path().extension().is_some_and(|x| x == "lrr") {
+            std::fs::remove_file(e.path()).expect("remove");
+        }
+    }
+}
+
+/// The result cache under attack: entries forged with a sound header and
+/// checksum over a report no printer writes (a terminal escape, bytes that
+/// are not UTF-8), an exit code that disagrees with its problems, or bytes
+/// that are no entry at all; a truncated and a corrupt one. Each is ignored
+/// with a note, never printed, and the report is the fresh run's.
+#[test]
+fn result_entries_forged_truncated_or_corrupt_are_never_printed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let log = dir.path().join("sale.jsonl");
+    std::fs::copy(sample("seed-fixed-watchdog.jsonl"), &log).expect("copy");
+    let fresh = analyze_cached(&cache, &log, &["--no-cache"]);
+    let first = analyze_cached(&cache, &log, &[]);
+    assert_eq!(first.stdout, fresh.stdout);
+    let entry = std::fs::read_dir(&cache)
+        .expect("cache made")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "lrr"))
+        .expect("a result entry");
+    let key = entry
+        .file_stem()
+        .and_then(|s| u128::from_str_radix(&s.to_string_lossy(), 16).ok())
+        .expect("the entry is named by its key");
+    let forge = |report: &[u8], exit_code: u8, problems: Vec<String>| {
+        let mut payload = report.to_vec();
+        payload.extend_from_slice(&bitcode::encode(
+            &lockreplay::pipeline::results::StoredOutcome {
+                exit_code,
+                problems,
+            },
+        ));
+        payload.extend_from_slice(&(report.len() as u64).to_le_bytes());
+        let mut b = lockreplay::ingest::cache::header(key, &payload);
+        b.extend_from_slice(&payload);
+        b
+    };
+    let good = std::fs::read(&entry).expect("entry");
+    let mut corrupt = good.clone();
+    let at = corrupt.len() / 2;
+    corrupt[at] ^= 0x10;
+    let attacks: [(&str, Vec<u8>, &str); 6] = [
+        (
+            "escape",
+            forge(b"{}\x1b]0;pwned\x07\n", 0, vec![]),
+            "no printer writes",
+        ),
+        ("not utf-8", forge(b"{\xff}\n", 0, vec![]), "not UTF-8"),
+        ("exit code", forge(b"{}\n", 2, vec![]), "disagrees"),
+        (
+            "no entry",
+            forge(b"", 0, vec![])[..48].to_vec(),
+            "truncated",
+        ),
+        ("truncated", good[..good.len() - 100].to_vec(), "truncated"),
+        ("corrupt", corrupt, "bad checksum"),
+    ];
+    for (name, bytes, reason) in attacks {
+        std::fs::write(&entry, bytes).expect("damage");
+        let out = analyze_cached(&cache, &log, &[]);
+        let err = stderr(&out);
+        assert!(
+            !err.contains("panicked") && !err.contains("report from cache"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("report cache entry") && err.contains(reason),
+            "{name}: {err}"
+        );
+        assert_eq!(out.stdout, fresh.stdout, "{name}");
+        assert_eq!(out.status.code(), fresh.status.code(), "{name}");
+    }
 }
 
 /// One CRI line: the node's RFC 3339 time, the stream, `P` or `F`, the
