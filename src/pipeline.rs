@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::analysis::{Analysis, Settings, analyze};
+use crate::analysis::{Analysis, Settings};
 use crate::config::{ReadConfig, ReportConfig, WindowConfig};
 use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Progress, load_paths_cached};
 use crate::model::LoadedLog;
@@ -158,9 +158,18 @@ pub fn load_and_analyze(
     }
     let (log, cached) = log?;
     say_cache(&cached);
-    let started = Instant::now();
-    let analysis = analyze(&log, &settings);
-    crate::timing::phase("analyze", started);
+    let (analysis, kept) = results::analyze_through_cache(
+        (files, opts, cache),
+        &log,
+        &settings,
+        &crate::analysis::AnalysisProgress::default(),
+    );
+    for note in &kept.notes {
+        say_cache_note(note);
+    }
+    if let Some(status) = &kept.status {
+        say_cache_status(status);
+    }
     Ok(AnalyzedLog {
         log,
         settings,
@@ -212,7 +221,8 @@ pub fn analyze_and_print(
     let opts = read.ingest_options();
     let cache = read.cache();
     let what = format!("analyze {:?} {:?} {settings:?}", report.format, report.lang);
-    let slot = results::ResultSlot::of(files, &opts, &cache, what);
+    let kind = crate::ingest::cache::ResultKind::Report;
+    let slot = results::ResultSlot::of(files, &opts, &cache, (kind, what));
     if let Some(slot) = &slot {
         let started = Instant::now();
         match slot.read_report() {

@@ -39,9 +39,14 @@ fn entries(cache: &Path) -> Vec<PathBuf> {
     files_ending(cache, "lrc")
 }
 
-/// The result entry files in `cache`.
+/// The report entry files in `cache`.
 fn results(cache: &Path) -> Vec<PathBuf> {
     files_ending(cache, "lrr")
+}
+
+/// The analysis entry files in `cache`.
+fn analyses(cache: &Path) -> Vec<PathBuf> {
+    files_ending(cache, "lra")
 }
 
 fn files_ending(cache: &Path, ext: &str) -> Vec<PathBuf> {
@@ -77,15 +82,20 @@ fn second_run_reads_the_entry_and_prints_the_same_report() {
     let err = support::stderr(&first);
     assert!(err.contains("lockreplay: saved to cache ("), "{err}");
     assert!(err.contains("lockreplay: report saved to cache ("), "{err}");
+    assert!(
+        err.contains("lockreplay: analysis saved to cache ("),
+        "{err}"
+    );
     assert_eq!(entries(&cache).len(), 1);
     assert_eq!(results(&cache).len(), 1);
+    assert_eq!(analyses(&cache).len(), 1);
     let second = analyze(&cache, &log, &[]);
     let err = support::stderr(&second);
     assert!(err.contains("report from cache ("), "{err}");
     assert!(!err.contains("loaded from cache ("), "{err}");
     same_answer(&first, &fresh);
     same_answer(&second, &fresh);
-    // Other formats read the same load entry.
+    // Other formats read the same load entry and the same analysis.
     let text = support::bin()
         .env("LOCKREPLAY_CACHE_DIR", &cache)
         .env("LOCKREPLAY_CACHE_VERBOSE", "1")
@@ -93,7 +103,10 @@ fn second_run_reads_the_entry_and_prints_the_same_report() {
         .arg(&log)
         .output()
         .expect("runs");
-    assert!(support::stderr(&text).contains("loaded from cache ("));
+    let err = support::stderr(&text);
+    assert!(err.contains("loaded from cache ("), "{err}");
+    assert!(err.contains("analysis from cache ("), "{err}");
+    assert!(err.contains("report saved to cache ("), "{err}");
 }
 
 #[test]
@@ -113,6 +126,10 @@ fn settings_that_change_the_report_recompute_it_from_the_load_entry() {
         let err = support::stderr(&out);
         assert!(err.contains("loaded from cache ("), "{flags:?}: {err}");
         assert!(!err.contains("report from cache"), "{flags:?}: {err}");
+        assert!(
+            err.contains("analysis saved to cache ("),
+            "{flags:?}: {err}"
+        );
         let fresh = analyze(&cache, &log, &[flags, &["--no-cache"]].concat());
         same_answer(&out, &fresh);
         // The same flags again: the report kept for them.
@@ -147,6 +164,7 @@ fn settings_that_change_the_report_recompute_it_from_the_load_entry() {
     // Settings of the analysis never make another load entry.
     assert_eq!(entries(&cache).len(), 2);
     assert_eq!(results(&cache).len(), 9);
+    assert_eq!(analyses(&cache).len(), 7);
 }
 
 #[test]
@@ -230,26 +248,29 @@ fn same_size_other_bytes_with_the_mtime_put_back_is_read_again() {
     });
 }
 
-/// Stores a load entry and a result entry, damages both with `damage`,
-/// and checks that the next run ignores each with a note on stderr
-/// (`reason` in it), does not panic and answers as a fresh load does.
+/// Stores a load entry, a report entry and an analysis entry, damages
+/// each with `damage`, and checks that the next run ignores each with a
+/// note on stderr (`reason` in it), does not panic and answers as a fresh
+/// load does.
 fn damaged_entry_is_ignored(damage: impl Fn(&Path), reason: &str) {
     let tmp = tempfile::tempdir().expect("tmp");
     let cache = tmp.path().join("cache");
     let log = big_log(tmp.path());
     analyze(&cache, &log, &[]);
     let entry = entries(&cache).pop().expect("an entry");
-    let result = results(&cache).pop().expect("a result entry");
-    damage(&entry);
-    damage(&result);
+    let report = results(&cache).pop().expect("a report entry");
+    let analysis = analyses(&cache).pop().expect("an analysis entry");
+    for path in [&entry, &report, &analysis] {
+        damage(path);
+    }
     let out = analyze(&cache, &log, &[]);
     let err = support::stderr(&out);
     assert!(!err.contains("panicked"), "{err}");
-    assert!(!err.contains("loaded from cache"), "{err}");
-    assert!(!err.contains("report from cache"), "{err}");
+    assert!(!err.contains("from cache ("), "{err}");
     for (what, path) in [
         ("lockreplay: cache entry", &entry),
-        ("report cache entry", &result),
+        ("report cache entry", &report),
+        ("analysis cache entry", &analysis),
     ] {
         let note = format!("{what} {} ignored: ", path.display());
         let line = err.lines().find(|l| l.contains(&note));

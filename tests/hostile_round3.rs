@@ -676,6 +676,30 @@ fn result_entries_forged_truncated_or_corrupt_are_never_printed() {
         assert_eq!(out.stdout, fresh.stdout, "{name}");
         assert_eq!(out.status.code(), fresh.status.code(), "{name}");
     }
+    // The analysis kept beside it, forged: a sound header over bytes that
+    // are no analysis. Read once the report entry is gone; never used.
+    let analysis = std::fs::read_dir(&cache)
+        .expect("cache made")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "lra"))
+        .expect("an analysis entry");
+    let akey = analysis
+        .file_stem()
+        .and_then(|s| u128::from_str_radix(&s.to_string_lossy(), 16).ok())
+        .expect("named by its key");
+    let payload = vec![0xa5u8; 4096];
+    let mut forged = lockreplay::ingest::cache::header(akey, &payload);
+    forged.extend_from_slice(&payload);
+    std::fs::write(&analysis, forged).expect("forge");
+    remove_results(&cache);
+    let out = analyze_cached(&cache, &log, &[]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("analysis cache entry") && err.contains("does not decode"),
+        "{err}"
+    );
+    assert!(!err.contains("analysis from cache"), "{err}");
+    assert_eq!(out.stdout, fresh.stdout);
 }
 
 /// One CRI line: the node's RFC 3339 time, the stream, `P` or `F`, the

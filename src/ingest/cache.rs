@@ -51,9 +51,9 @@ const EDGE_BYTES: u64 = 64 << 10;
 /// The load entries' file extension.
 const ENTRY_EXT: &str = "lrc";
 
-/// The result entries' file extension (`pipeline::results`): the same
-/// header and directory, under the same cap.
-const RESULT_EXT: &str = "lrr";
+/// The result entries' file extensions (`pipeline::results`): a printed
+/// report, an analysis. The same header and directory, under the same cap.
+const RESULT_EXTS: [&str; 2] = ["lrr", "lra"];
 
 /// Where and whether the cache is used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -197,10 +197,20 @@ pub fn entry_path(dir: &Path, key: u128) -> PathBuf {
     dir.join(format!("{key:032x}.{ENTRY_EXT}"))
 }
 
-/// The result entry file of `key` in `dir`: an analysis or a report kept
+/// The kinds of result entries kept beside the load entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultKind {
+    /// A printed report with its exit code (`.lrr`).
+    Report,
+    /// An analysis (`.lra`).
+    Analysis,
+}
+
+/// The result entry file of `key` in `dir`: a report or an analysis kept
 /// beside the load entries, evicted with them.
-pub fn result_path(dir: &Path, key: u128) -> PathBuf {
-    dir.join(format!("{key:032x}.{RESULT_EXT}"))
+pub fn result_path(dir: &Path, key: u128, kind: ResultKind) -> PathBuf {
+    let ext = RESULT_EXTS[kind as usize];
+    dir.join(format!("{key:032x}.{ext}"))
 }
 
 /// A load's key and its inputs' total size, bytes.
@@ -571,15 +581,17 @@ fn touch(path: &Path) {
 }
 
 /// True for an entry's file name: 32 lowercase hex digits and `.lrc`
-/// ([`entry_path`]) or `.lrr` ([`result_path`]).
+/// ([`entry_path`]), `.lrr` or `.lra` ([`result_path`]).
 fn is_entry_name(name: &str) -> bool {
-    [ENTRY_EXT, RESULT_EXT].iter().any(|ext| {
-        name.strip_suffix(ext)
-            .and_then(|n| n.strip_suffix('.'))
-            .is_some_and(|h| {
-                h.len() == 32 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
-            })
-    })
+    [ENTRY_EXT, RESULT_EXTS[0], RESULT_EXTS[1]]
+        .iter()
+        .any(|ext| {
+            name.strip_suffix(ext)
+                .and_then(|n| n.strip_suffix('.'))
+                .is_some_and(|h| {
+                    h.len() == 32 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+                })
+        })
 }
 
 /// True when the file starts with the cache's [`MAGIC`].

@@ -22,8 +22,10 @@ use std::path::{Path, PathBuf};
 use bitcode::{Decode, Encode};
 use xxhash_rust::xxh3::Xxh3;
 
+use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_counted};
 use crate::ingest::IngestOptions;
-use crate::ingest::cache::{self, CacheConfig, EntryWriter};
+use crate::ingest::cache::{self, CacheConfig, EntryWriter, ResultKind};
+use crate::model::LoadedLog;
 
 /// The version of a result entry's payload: bumped whenever its layout or
 /// what a report holds changes without the build changing (the build is in
@@ -72,21 +74,21 @@ fn result_key(paths: &[PathBuf], opts: &IngestOptions, what: &str, min_bytes: u6
 }
 
 impl ResultSlot {
-    /// The slot of `what` (the command and every setting that changes its
-    /// output, as text) made from `paths` read with `opts`; `None` when
+    /// The slot of a `kind` of result, `what` (the command and every
+    /// setting that changes its output, as text) made from `paths` read with `opts`; `None` when
     /// `cfg` is off or names no directory, an input is no regular file, or
     /// the inputs are smaller than [`CacheConfig::min_input_bytes`].
     pub fn of(
         paths: &[PathBuf],
         opts: &IngestOptions,
         cfg: &CacheConfig,
-        what: String,
+        (kind, what): (ResultKind, String),
     ) -> Option<ResultSlot> {
         let dir = cfg.dir.as_ref().filter(|_| cfg.enabled)?;
         let key = result_key(paths, opts, &what, cfg.min_input_bytes)?;
         Some(ResultSlot {
             key,
-            path: cache::result_path(dir, key),
+            path: cache::result_path(dir, key, kind),
             dir: dir.clone(),
             max_bytes: cfg.max_bytes,
             inputs: paths.to_vec(),
@@ -125,6 +127,106 @@ impl ResultSlot {
             report_len: 0,
         })
     }
+}
+
+impl ResultSlot {
+    /// The analysis of `log` with `settings` (`log` read from `paths` with
+    /// `opts`): its slot in `cfg`, as [`ResultSlot::of`].
+    pub fn for_analysis(
+        paths: &[PathBuf],
+        opts: &IngestOptions,
+        cfg: &CacheConfig,
+        settings: &Settings,
+    ) -> Option<ResultSlot> {
+        let what = format!("analysis {settings:?}");
+        ResultSlot::of(paths, opts, cfg, (ResultKind::Analysis, what))
+    }
+
+    /// The analysis kept in this slot, checked against `log`
+    /// ([`crate::analysis::stored::decode`]): `Ok(None)` when there is
+    /// none.
+    ///
+    /// # Errors
+    /// Why the entry cannot be trusted, in a few words.
+    pub fn read_analysis(&self, log: &LoadedLog) -> Result<Option<Analysis>, String> {
+        let Some(payload) = cache::read_payload(&self.path, self.key)? else {
+            return Ok(None);
+        };
+        let analysis = crate::analysis::stored::decode(&payload, log)?;
+        touch(&self.path);
+        Ok(Some(analysis))
+    }
+
+    /// Keeps `analysis` in this slot, unless an input changed since the
+    /// key was made; then trims the cache directory to its cap. Returns
+    /// the entry's path.
+    ///
+    /// # Errors
+    /// Why no entry was placed, in words.
+    pub fn keep_analysis(self, analysis: &Analysis) -> Result<PathBuf, String> {
+        let payload = crate::analysis::stored::encode(analysis);
+        if result_key(&self.inputs, &self.opts, &self.what, 0) != Some(self.key) {
+            return Err("an input changed while it was read".into());
+        }
+        let header = cache::header(self.key, &payload);
+        cache::write_raw(&self.dir, &self.path, &header, &payload, self.max_bytes)?;
+        cache::evict(&self.dir, self.max_bytes, &self.path)
+            .map_err(|e| format!("cache directory {} not trimmed: {e}", self.dir.display()))?;
+        Ok(self.path)
+    }
+}
+
+/// What the result cache did for one analysis: a sentence for the user
+/// when an entry was read or written, and the notes of entries ignored or
+/// not written.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AnalysisCacheReport {
+    /// "analysis from cache (PATH)" or "analysis saved to cache (PATH)".
+    pub status: Option<String>,
+    /// One sentence each.
+    pub notes: Vec<String>,
+}
+
+/// The analysis of `log` (read from `paths` with `opts`) with `settings`:
+/// from the result cache `cfg` when it keeps a sound one, else computed
+/// (counting the keys done in `progress`) and kept there.
+pub fn analyze_through_cache(
+    (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
+    log: &LoadedLog,
+    settings: &Settings,
+    progress: &AnalysisProgress,
+) -> (Analysis, AnalysisCacheReport) {
+    let mut report = AnalysisCacheReport::default();
+    let slot = ResultSlot::for_analysis(paths, opts, cfg, settings);
+    if let Some(slot) = &slot {
+        let started = std::time::Instant::now();
+        match slot.read_analysis(log) {
+            Ok(Some(analysis)) => {
+                crate::timing::phase("analysis cache", started);
+                report.status = Some(format!("analysis from cache ({})", slot.path().display()));
+                return (analysis, report);
+            }
+            Ok(None) => {}
+            Err(reason) => report.notes.push(format!(
+                "analysis cache entry {} ignored: {reason}; recomputed",
+                slot.path().display()
+            )),
+        }
+    }
+    let started = std::time::Instant::now();
+    let analysis = analyze_counted(log, settings, progress);
+    crate::timing::phase("analyze", started);
+    if let Some(slot) = slot {
+        let started = std::time::Instant::now();
+        match slot.keep_analysis(&analysis) {
+            Ok(path) => {
+                report.status = Some(format!("analysis saved to cache ({})", path.display()));
+            }
+            Err(e) => report.notes.push(format!("analysis not cached: {e}")),
+        }
+        crate::timing::phase("analysis cache/write", started);
+    }
+    (analysis, report)
 }
 
 /// Marks an entry as just used (its mtime), for the eviction's order.
@@ -308,7 +410,13 @@ mod tests {
         };
         let opts = IngestOptions::default();
         let slot = |what: &str| {
-            ResultSlot::of(std::slice::from_ref(&log), &opts, &cfg, what.into()).expect("a slot")
+            ResultSlot::of(
+                std::slice::from_ref(&log),
+                &opts,
+                &cfg,
+                (ResultKind::Report, what.into()),
+            )
+            .expect("a slot")
         };
         assert!(slot("a").read_report().expect("none yet").is_none());
         let mut keeper = slot("a").keep_report().expect("keeps");
@@ -345,8 +453,13 @@ mod tests {
             max_bytes: 100,
             min_input_bytes: 0,
         };
-        let slot =
-            ResultSlot::of(&[log], &IngestOptions::default(), &cfg, "a".into()).expect("a slot");
+        let slot = ResultSlot::of(
+            &[log],
+            &IngestOptions::default(),
+            &cfg,
+            (ResultKind::Report, "a".into()),
+        )
+        .expect("a slot");
         let path = slot.path().to_path_buf();
         let mut keeper = slot.keep_report().expect("keeps");
         keeper.push(&[b'x'; 200]);
