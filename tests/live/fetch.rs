@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-#[path = "sql/cluster.rs"]
+#[path = "../sql/cluster.rs"]
 mod cluster;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lockreplay");

@@ -11,7 +11,7 @@
 use std::path::Path;
 use std::process::Command;
 
-#[path = "sql/cluster.rs"]
+#[path = "../sql/cluster.rs"]
 mod cluster;
 
 fn python_has(modules: &[&str]) -> bool {
