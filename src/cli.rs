@@ -53,10 +53,9 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
     };
     match &cli.command {
         Some(Command::Analyze(args)) => {
-            let printer = report_config(args.format, args.lang).printer();
+            let report = report_config(args.format, args.lang);
             let (read, analysis) = args.analysis.resolve()?;
-            let loaded = load_files(&args.files, &read, analysis.settings())?;
-            Ok(crate::pipeline::print_report(loaded, printer))
+            crate::pipeline::analyze_and_print(&args.files, &read, analysis.settings(), &report)
         }
         Some(Command::Report(args)) => {
             let (read, analysis) = args.analysis.resolve()?;

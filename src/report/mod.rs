@@ -308,6 +308,8 @@ pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
     escape::terminal_line(s)
 }
 
+pub use escape::is_terminal_safe;
+
 #[cfg(test)]
 mod tests {
     use super::*;
