@@ -1,4 +1,4 @@
-//! The load cache (issue #34, item 3): a second open of the same files
+//! The load cache: a second open of the same files
 //! reads the [`LoadedLog`] a first open saved instead of reading the logs
 //! again. Every command and the window load through [`load_paths_cached`].
 //!
@@ -30,7 +30,7 @@ pub const MAGIC: &[u8; 8] = b"LRCACHE\0";
 
 /// The entry format's version: bumped whenever the header or the stored
 /// form of a log changes, so that an old entry is ignored (and rebuilt).
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 
 /// Header bytes: magic (8), version (4), key (16), payload length (8),
 /// payload checksum (8), all little-endian.
@@ -38,7 +38,7 @@ pub const HEADER_LEN: usize = 44;
 
 /// Inputs smaller than this in total (1 MiB) are neither looked up nor
 /// stored: they load in a few ms, about what an entry costs to check and
-/// write (docs/performance.md, "Load cache").
+/// write (docs/performance.md, "The load cache").
 pub const MIN_INPUT_BYTES: u64 = 1 << 20;
 
 /// Default cap on the cache directory's entries, bytes (2 GiB); the
