@@ -31,9 +31,11 @@ pub struct Citation {
     pub evidence: usize,
     /// What it explains.
     pub role: CitationRole,
-    /// False when the line names no host the log knows, so it was matched
-    /// by time alone: a guess, said as one.
-    pub by_host: bool,
+    /// True when the line is tied to the hold by its host or its process
+    /// ([`stall_matches`]); false when it was matched by time alone: a
+    /// guess, said as one. `by_host` in JSON.
+    #[serde(rename = "by_host")]
+    pub tied: bool,
 }
 
 /// How far a line may fall outside its window, ns: the log-lag tolerance
@@ -55,10 +57,13 @@ fn vanish_rank(k: EvidenceKind) -> u8 {
 }
 
 /// Whether a stall line concerns `lease`'s process: `Some(true)` when its
-/// host is the hold's (equal, or one contains the other), `Some(false)` when
-/// it names no host any hold has (matched by time only), `None` when it
-/// names another known host. A slow command on the server stalls every
-/// client.
+/// host is the hold's (equal, or one contains the other), `None` when it
+/// names another known host; when its host names no hold's, by its process
+/// id (a JVM's `pid` decoration, a pid in the GC log's file name) when one
+/// of the holder's tokens is that id (`4242@web-01`, Java's runtime name,
+/// and `host:pid:uuid` holders), `None` when another hold's is; else
+/// `Some(false)` (matched by time only). A slow command on the server
+/// stalls every client.
 pub fn stall_matches(
     log: &LoadedLog,
     leases: &[Lease],
@@ -68,17 +73,34 @@ pub fn stall_matches(
     if ev.origin == EvidenceOrigin::Slowlog {
         return Some(true);
     }
-    let Some(h) = ev.host.as_deref().filter(|h| h.len() >= 2) else {
+    if let Some(h) = ev.host.as_deref().filter(|h| h.len() >= 2) {
+        let same = |l: &Lease| same_host(log, h, l);
+        if same(lease) {
+            return Some(true);
+        } else if leases.iter().any(same) {
+            return None;
+        }
+    }
+    let Some(p) = ev.process.as_deref().filter(|p| p.len() >= 2) else {
         return Some(false);
     };
-    let same = |l: &Lease| same_host(log, h, l);
-    if same(lease) {
+    let named = |l: &Lease| holder_names_process(log, p, l);
+    if named(lease) {
         Some(true)
-    } else if leases.iter().any(same) {
+    } else if leases.iter().any(named) {
         None
     } else {
         Some(false)
     }
+}
+
+/// True when one of `lease`'s holder's tokens (split at every character
+/// that is no letter or digit) is the process id `pid`.
+pub fn holder_names_process(log: &LoadedLog, pid: &str, lease: &Lease) -> bool {
+    log.strings
+        .get(lease.holder)
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|t| t == pid)
 }
 
 /// True when an evidence line's host `h` is `lease`'s: its host equal to
@@ -136,7 +158,7 @@ pub fn cite(
                         lease: e.id,
                         evidence: i,
                         role: CitationRole::Vanished,
-                        by_host: true,
+                        tied: true,
                     });
                 }
             }
@@ -153,17 +175,17 @@ pub fn cite(
                             && end >= from
                             && ev.at_ns <= l.acquired_ns + slack
                             && end > from.max(ev.at_ns);
-                        let by_host = stall_matches(log, leases, ev, e)?;
-                        inside.then_some((i, end - ev.at_ns, by_host))
+                        let tied = stall_matches(log, leases, ev, e)?;
+                        inside.then_some((i, end - ev.at_ns, tied))
                     })
-                    .max_by_key(|&(i, len, by_host)| (by_host, len, std::cmp::Reverse(i)));
-                if let Some((i, _, by_host)) = best {
+                    .max_by_key(|&(i, len, tied)| (tied, len, std::cmp::Reverse(i)));
+                if let Some((i, _, tied)) = best {
                     out.push(Citation {
                         incident: inc.id,
                         lease: e.id,
                         evidence: i,
                         role: CitationRole::Stall,
-                        by_host,
+                        tied,
                     });
                 }
             }

@@ -32,8 +32,10 @@ pub struct JsonEvidence {
     pub line: u32,
     /// The line's words.
     pub what: String,
-    /// False when matched by time alone (a guess).
-    pub by_host: bool,
+    /// False when matched by time alone (a guess); true when tied by the
+    /// line's host or process.
+    #[serde(rename = "by_host")]
+    pub tied: bool,
     /// The report's sentence.
     pub sentence: String,
 }
@@ -86,8 +88,9 @@ pub struct Cited {
     pub at: String,
     /// `file:line` of the evidence line (the file's name without folders).
     pub place: String,
-    /// False when matched by time alone (the line names no host of the log).
-    pub by_host: bool,
+    /// False when matched by time alone (the line names no host or process
+    /// of the log).
+    pub tied: bool,
 }
 
 /// The event a citation names.
@@ -142,7 +145,7 @@ pub fn cited(r: &ReportInput<'_>, inc: &Incident, c: &Citation) -> Cited {
         event,
         at: r.time(ev.at_ns),
         place: format!("{}:{}", base_name(r.log, ev), ev.source.line),
-        by_host: c.by_host,
+        tied: c.tied,
     }
 }
 
@@ -200,8 +203,8 @@ impl Message for Cited {
                 }
             }
         };
-        if !self.by_host {
-            out.push_str(" (matched by time only: the line names no host of this log)");
+        if !self.tied {
+            out.push_str(" (matched by time only: the line names no host or process of this log)");
         }
         out
     }
@@ -255,8 +258,8 @@ impl Message for Cited {
                 format!("{when}，{what}（{at} - {end}，{place}）")
             }
         };
-        if !self.by_host {
-            out.push_str("（仅按时间匹配：该行未指明本日志中的主机）");
+        if !self.tied {
+            out.push_str("（仅按时间匹配：该行未指明本日志中的主机或进程）");
         }
         out
     }
@@ -279,7 +282,7 @@ pub fn json(r: &ReportInput<'_>, inc: &Incident, c: &Citation) -> JsonEvidence {
         file: r.log.source_name(ev.source).to_string(),
         line: ev.source.line,
         what: ev.what.clone(),
-        by_host: c.by_host,
+        tied: c.tied,
         sentence: sentence(r, inc, c, false),
     }
 }
@@ -380,7 +383,7 @@ mod tests {
                 lease: LeaseId::new(0),
                 evidence: i,
                 role: *role,
-                by_host: i % 2 == 0,
+                tied: i % 2 == 0,
             });
         }
         let r = ReportInput {

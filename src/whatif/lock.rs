@@ -138,7 +138,7 @@ fn evidence_stalls_ms(log: &LoadedLog, analysis: &Analysis, l: &Lease) -> Vec<(i
     analysis
         .citations
         .iter()
-        .filter(|c| c.lease == l.id && c.role == CitationRole::Stall && c.by_host)
+        .filter(|c| c.lease == l.id && c.role == CitationRole::Stall && c.tied)
         .filter_map(|c| log.evidence.get(c.evidence))
         .filter(|ev| ev.kind != crate::model::EvidenceKind::SlowCommand)
         .filter_map(|ev| {

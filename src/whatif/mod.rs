@@ -509,7 +509,7 @@ fn stall_note(log: &LoadedLog, analysis: &Analysis) -> Option<WhatIfNote> {
         };
         let len_ms = ev.length_ms().unwrap_or(0.0).round() as i64;
         if c.role == crate::analysis::evidence::CitationRole::Stall
-            && c.by_host
+            && c.tied
             && ev.kind != crate::model::EvidenceKind::SlowCommand
             && len_ms > ttl_ms
         {

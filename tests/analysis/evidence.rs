@@ -326,3 +326,51 @@ fn a_watchdog_does_not_save_a_lease_whose_process_the_gc_log_shows_paused() {
     let (n, text) = whatif_overlaps(&app, "watchdog every TTL/3");
     assert_eq!(n, 0, "{text}");
 }
+
+#[test]
+fn a_gc_log_named_by_its_pid_is_tied_to_the_holder_that_names_the_pid() {
+    // The gc-pause incident with the GC log named as HotSpot writes `%p`
+    // (`-Xloggc:gc-%p.log` -> `gc-pid31616.log`: no host in the name) and
+    // web-01's holder id in Java's runtime name form `pid@host`. The pause
+    // is tied by the process, not guessed by its time; without the pid in
+    // the holder it is a guess, said as one.
+    let dir = tempfile::tempdir().expect("tmp");
+    let src = folder("gc-pause");
+    let owner = "a561ead7-d9cf-4c19-abdb-546137bc90da";
+    let mut files = Vec::new();
+    for with_pid in [true, false] {
+        let sub = dir.path().join(if with_pid { "pid" } else { "nopid" });
+        std::fs::create_dir_all(&sub).expect("dir");
+        files.clear();
+        for p in &src {
+            let name = p.file_name().and_then(|n| n.to_str()).expect("name");
+            let text = std::fs::read_to_string(p).expect("read");
+            let (name, text) = if name == "gc-web-01.log" {
+                ("gc-pid31616.log".to_string(), text)
+            } else if with_pid {
+                (name.to_string(), text.replace(owner, "31616@web-01"))
+            } else {
+                (name.to_string(), text)
+            };
+            let out = sub.join(name);
+            std::fs::write(&out, text).expect("write");
+            files.push(out);
+        }
+        let (code, text, _) = run(&["--format", "text"], &files);
+        assert_eq!(code, 1, "{text}");
+        let b = incident_block(&text, "lock:sku-1001");
+        assert!(b.contains("paused by GC for 4.0 s"), "{b}");
+        let guessed = b.contains("matched by time only");
+        assert_eq!(guessed, !with_pid, "pid in holder: {with_pid}\n{b}");
+        let (_, json, _) = run(&["--format", "json"], &files);
+        let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+        let stalls = v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["kind"] == "holder_stall")
+            .count();
+        assert_eq!(stalls, usize::from(with_pid), "{json}");
+        assert_eq!(v["incidents"][0]["evidence"][0]["by_host"], with_pid);
+    }
+}

@@ -193,6 +193,7 @@ pub(super) fn looks_like_operator_log(sample: &[&str]) -> bool {
         builder: &mut scratch_builder,
         info: &mut scratch_info,
         naive: false,
+        file_pid: None,
     };
     let timed = sample
         .iter()

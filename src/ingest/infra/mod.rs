@@ -125,6 +125,9 @@ pub(crate) struct Sink<'a> {
     pub info: &'a mut SourceInfo,
     /// True once a time without an offset was read.
     pub naive: bool,
+    /// The process id the file's name gives ([`pid_of_file`]), for lines
+    /// that do not name their process.
+    pub file_pid: Option<String>,
 }
 
 impl Sink<'_> {
@@ -149,6 +152,7 @@ impl Sink<'_> {
             return;
         }
         let what: String = what.chars().take(160).collect();
+        let process = process.or_else(|| self.file_pid.clone());
         self.builder.log.evidence.push(Evidence {
             at_ns,
             end_ns,
@@ -192,12 +196,14 @@ pub(crate) fn read(
     info.dialect = Dialect::Infrastructure;
     info.layout = Some(kind.layout().to_string());
     let host = host_of_file(&info.name);
+    let file_pid = pid_of_file(&info.name);
     let mut sink = Sink {
         file,
         tz,
         builder,
         info,
         naive: false,
+        file_pid,
     };
     match kind {
         InfraKind::RedisLog => redis::read_log(text, &host, &mut sink),
@@ -236,6 +242,21 @@ pub(crate) fn host_of_file(name: &str) -> String {
     } else {
         parts.join(".")
     }
+}
+
+/// The process id a file's name gives: a part `pid` followed by digits
+/// (HotSpot writes `%p` in `-Xloggc:gc-%p.log` as `pid4242`;
+/// `java_pid4242.hprof` names a heap dump the same way). A bare number is
+/// never taken (it is as often a port: `redis-6379.log`).
+pub(crate) fn pid_of_file(name: &str) -> Option<String> {
+    let base = std::path::Path::new(name)
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or(name);
+    base.split(['.', '_', '-'])
+        .filter_map(|p| p.strip_prefix("pid"))
+        .find(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        .map(str::to_string)
 }
 
 /// Ns since the epoch for a naive time read in `tz` (UTC when `None`).

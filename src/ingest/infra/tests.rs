@@ -232,3 +232,14 @@ fn operator_log_words_become_kinds() {
         ]
     );
 }
+
+#[test]
+fn a_pid_in_a_gc_log_name_is_its_process_and_a_bare_number_is_not() {
+    use super::pid_of_file;
+    assert_eq!(pid_of_file("logs/gc-pid4242.log"), Some("4242".into()));
+    assert_eq!(pid_of_file("java_pid31616.log"), Some("31616".into()));
+    assert_eq!(pid_of_file("gc.log.pid77"), Some("77".into()));
+    assert_eq!(pid_of_file("redis-6379.log"), None);
+    assert_eq!(pid_of_file("gc-web-01.log"), None);
+    assert_eq!(pid_of_file("pid.log"), None);
+}

@@ -14,7 +14,7 @@ use std::ops::ControlFlow;
 use serde_json::{Map, Value};
 
 use super::container::Container;
-use super::csv::{any_delim, csv_with_header};
+use super::csv::{csv_with_header, headed_delim};
 use super::documents::{
     concatenated_objects, doc, is_es, lines_of_documents, nested_first_line, records_array,
 };
@@ -107,7 +107,7 @@ impl BidBook {
 
     /// The CSV delimiter [`alternatives`] offers.
     fn delim(&mut self, text: &str) -> Option<u8> {
-        self.header(text).or_else(|| any_delim(text))
+        self.header(text).or_else(|| headed_delim(text))
     }
 }
 
@@ -407,7 +407,7 @@ fn guess(text: &str, monitor_check: fn(&str) -> bool, book: &mut BidBook) -> Con
     if logfmt_line(first) || heads.iter().filter(|l| logfmt_line(l)).count() * 2 > heads.len() {
         return Container::Logfmt;
     }
-    match any_delim(text) {
+    match headed_delim(text) {
         Some(delim) => Container::Csv { delim },
         None => Container::Unknown,
     }

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::ops::ControlFlow;
 
 use crate::ingest::framing::lines::first_lines;
+use crate::ingest::framing::stamps;
 use crate::ingest::framing::timestamp::time_len;
 use crate::ingest::records::item::{Item, Visit};
 use crate::ingest::records::record::Record;
@@ -21,6 +22,29 @@ pub(crate) fn any_delim(text: &str) -> Option<u8> {
         .into_iter()
         .max_by_key(|(_, n)| *n)?;
     (n >= 1).then_some(delim)
+}
+
+/// Whether header cell `cell` is data: it reads as a time, or starts with
+/// a time of the stamp bank (a text line such as logcat's `12-01
+/// 07:06:55.000  4242  4242 I Tag: ...` in a row that only looks like a
+/// CSV's: a header names columns, it never starts with a time).
+pub(crate) fn cell_is_data(cell: &str) -> bool {
+    let cell = cell.trim();
+    parse_time(cell, None).is_ok() || stamps::find_any(cell).is_some_and(|s| s.start == 0)
+}
+
+/// The delimiter [`any_delim`] finds, unless the first row is data (a
+/// cell of it [`cell_is_data`]): a CSV without its header row has unknown
+/// columns, and its lines are better read as text.
+pub(crate) fn headed_delim(text: &str) -> Option<u8> {
+    let delim = any_delim(text)?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .delimiter(delim)
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(text.as_bytes());
+    let first = rdr.records().next()?.ok()?;
+    (!first.iter().any(cell_is_data)).then_some(delim)
 }
 
 /// The delimiter of a CSV whose first row is a header (no cell reads as a
@@ -46,7 +70,7 @@ pub(crate) fn csv_with_header(text: &str) -> Option<u8> {
         || header.get(0).is_some_and(|c| time_len(c.trim()).is_some())
         || header
             .iter()
-            .any(|c| c.trim().is_empty() || parse_time(c, None).is_ok())
+            .any(|c| c.trim().is_empty() || cell_is_data(c))
     {
         return None;
     }
@@ -181,7 +205,7 @@ fn csv_row(
         let names: Vec<String> = row.iter().map(|f| f.trim().to_string()).collect();
         // A header cell that reads as a time means the export lost its
         // header: the row is data we cannot place, so say so.
-        let dated = names.iter().find(|n| parse_time(n, None).is_ok());
+        let dated = names.iter().find(|n| cell_is_data(n));
         let mut flow = ControlFlow::Continue(());
         if let Some(cell) = dated {
             let reason = RecordWarning::CsvNoHeader { cell: cell.clone() };

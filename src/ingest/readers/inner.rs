@@ -24,9 +24,16 @@ pub(crate) const MIN_LEN: usize = 8;
 /// How much lock evidence one record carries: 2 for an event name that maps
 /// to a lock or business event, 1 for each of lock key and holder.
 pub(crate) fn evidence(rec: &Record<'_>) -> u32 {
+    evidence_in(rec, false)
+}
+
+/// [`evidence`]; with `messages`, a message whose words name an event (as
+/// the text reader reads a line's message: [`text::message_event`]) counts
+/// as an event name when the record has none.
+fn evidence_in(rec: &Record<'_>, messages: bool) -> u32 {
     let mut score = 0;
     let mut buf = String::new();
-    let (mut key, mut holder, mut event) = (false, false, false);
+    let (mut key, mut holder, mut event, mut said) = (false, false, false, false);
     rec.visit(&mut |k, v| {
         for (role, _, _) in roles_of(k) {
             match role {
@@ -35,22 +42,28 @@ pub(crate) fn evidence(rec: &Record<'_>) -> u32 {
                 Role::Event if !event => {
                     event = event_kind(&v.text(), None, &mut buf).is_some();
                 }
+                Role::Message if messages && !said => {
+                    said = text::message_event(&v.text()).is_some();
+                }
                 _ => {}
             }
         }
     });
-    if event {
+    if event || said {
         score += 2;
     }
     score + u32::from(key) + u32::from(holder)
 }
 
 /// The evidence a reader's record gives in the contest of readers
-/// (`contest.rs`): [`evidence`] plus 1 for a time field whose
+/// (`contest.rs`): [`evidence`], a message's words counted as a text
+/// line's are (so that a logfmt or CSV reader, which keeps a record's
+/// fields apart, is not outbid by the text reader on the same lines), plus
+/// 1 for a time field whose
 /// value reads as a time (also a time a found structure's record has
 /// without its year or date, which the collector completes).
 pub(crate) fn bid_evidence(rec: &Record<'_>) -> u32 {
-    evidence(rec) + u32::from(timed(rec))
+    evidence_in(rec, true) + u32::from(timed(rec))
 }
 
 /// True when `rec` has a time field whose value reads as a time (also a

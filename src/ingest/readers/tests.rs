@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 
 use super::container::Container;
 use super::contest::{BidBook, bids_for, detect, detect_with};
-use super::csv::walk_csv;
+use super::csv::{csv_with_header, headed_delim, walk_csv};
 use super::walk::walk;
 use crate::ingest::records::item::Item;
 use crate::model::Dialect;
@@ -203,4 +203,31 @@ fn csv_rows_after_several_unbalanced_quotes_keep_their_line_numbers() {
             (7, "6", "bad"),
         ]
     );
+}
+
+#[test]
+fn a_text_line_with_commas_whose_first_cell_starts_with_a_time_is_no_csv() {
+    // logcat's `MM-dd HH:mm:ss.SSS pid tid L Tag: ...` with `k: v` pairs
+    // after commas: the first row starts with a time, so it is no header
+    // and the file is read as text records, never as a CSV whose header is
+    // the first line.
+    let text = "12-01 07:06:55.100  4242  4251 I LockService: got lock, cerrojo: lock:sku:1, titular: tok-X\n\
+                12-01 07:06:55.200  4242  4251 I LockService: stock down, cerrojo: lock:sku:1, titular: tok-X, cantidad: 1\n\
+                12-01 07:06:55.300  4242  4251 I LockService: gave lock back, cerrojo: lock:sku:1, titular: tok-X\n";
+    assert_eq!(headed_delim(text), None);
+    assert_eq!(csv_with_header(text), None);
+    assert!(!matches!(detect(text, never), Container::Csv { .. }));
+    // A header row keeps its CSV.
+    let csv = "time,event,key\n2026-12-01T07:00:00Z,acquired,k\n";
+    assert_eq!(headed_delim(csv), Some(b','));
+}
+
+#[test]
+fn a_logfmt_message_naming_an_event_bids_as_the_same_line_read_as_text() {
+    // logrus's text format: every line is logfmt, its event only in `msg`.
+    // The logfmt reader, which keeps the pairs apart, must not be outbid
+    // by the text reader reading the same words.
+    let text = "time=\"2026-12-01T07:06:55.1+08:00\" level=info msg=\"抢到分布式锁\" zz=tok-33\n\
+                time=\"2026-12-01T07:06:56.7+08:00\" level=info msg=\"归还锁\" zz=tok-33\n";
+    assert!(matches!(detect(text, never), Container::Logfmt));
 }

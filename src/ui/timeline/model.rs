@@ -121,7 +121,8 @@ pub struct InfraMark {
     pub end_s: f64,
     /// An incident on this key cites it.
     pub cited: bool,
-    /// Its line names no host of the log: tied by time only, a guess.
+    /// Its line names no host or process of the log: tied by time only, a
+    /// guess.
     pub guess: bool,
     /// For the tooltip: who said it, its words and `file:line`.
     pub detail: String,
@@ -759,7 +760,7 @@ impl SwimlaneModel {
                 .cited
                 .entry(l.key)
                 .or_default()
-                .push((c.evidence, l.holder, c.by_host));
+                .push((c.evidence, l.holder, c.tied));
         }
         for inc in &analysis.incidents {
             *shared.incidents_per_key.entry(inc.key).or_default() += 1;
