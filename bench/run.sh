@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-program benchmark: lockreplay vs wc -l, DuckDB,
 # pandas at 10 k, 100 k, 1 M and 10 M events, on the simulator's log and on an
-# overlap-heavy one (one hold in ten overruns its TTL). Prints one Markdown
+# overlap-heavy one (one hold in ten overruns its TTL), then the second open
+# (the result cache) and the cores busy. Prints one Markdown
 # table per log.
 #
 #   bench/run.sh [SIZES...]        (default: 10000 100000 1000000 10000000)

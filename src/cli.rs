@@ -53,14 +53,15 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
     };
     match &cli.command {
         Some(Command::Analyze(args)) => {
-            let printer = report_config(args.format, args.lang).printer();
+            let report = report_config(args.format, args.lang);
             let (read, analysis) = args.analysis.resolve()?;
-            let loaded = load_files(&args.files, &read, analysis.settings())?;
-            Ok(crate::pipeline::print_report(loaded, printer))
+            crate::pipeline::analyze_and_print(&args.files, &read, analysis.settings(), &report)
         }
         Some(Command::Report(args)) => {
             let (read, analysis) = args.analysis.resolve()?;
-            let loaded = load_files(&args.files, &read, analysis.settings())?;
+            let phases = crate::pipeline::Phases::new(args.lang == ReportLang::Zh);
+            let loaded =
+                crate::pipeline::load_files_said(&args.files, &read, analysis.settings(), &phases)?;
             let draw = frontend
                 .filter(|_| !args.no_images)
                 .map(|f| f.draw_timeline);
@@ -70,7 +71,15 @@ fn dispatch(cli: &Cli, frontend: Option<&Frontend>) -> anyhow::Result<u8> {
                 dark: false,
                 zh: args.lang == ReportLang::Zh,
             };
-            crate::pipeline::write_report_folder(&loaded, &args.out, &args.files, draw, style)?;
+            let extent = (args.top, args.full_trace, Some(&phases));
+            crate::pipeline::write_report_folder(
+                &loaded,
+                &args.out,
+                &args.files,
+                draw,
+                style,
+                extent,
+            )?;
             // Say where it went (on stderr: stdout stays for printers).
             let sum = &loaded.analysis.summary;
             eprintln!(

@@ -28,7 +28,9 @@ pub use warning::{
 /// An interned string (lock key, holder, host, thread, product, order id).
 ///
 /// `Option<Sym>` is 4 bytes. Resolve it with [`Interner::get`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, bitcode::Encode, bitcode::Decode,
+)]
 pub struct Sym(NonZeroU32);
 
 impl Sym {

@@ -19,7 +19,7 @@ pub const UNKNOWN_REASON: &str =
 
 /// A loss in the settings' currency: known, or unknown because units were
 /// oversold and no unit loss was given.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, bitcode::Encode, bitcode::Decode)]
 pub enum Loss {
     /// The amount, in the settings' currency.
     Known(f64),

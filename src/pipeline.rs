@@ -3,16 +3,19 @@
 //! report folder, and the exit code that says what was found. Plain options
 //! in, results out; the flags that fill the options are `cli`'s.
 
+pub mod results;
+
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::analysis::{Analysis, Settings, analyze};
-use crate::config::{ReadConfig, WindowConfig};
+use crate::analysis::{Analysis, Settings};
+use crate::config::{ReadConfig, ReportConfig, WindowConfig};
 use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Progress, load_paths_cached};
-use crate::model::LoadedLog;
+use crate::model::message::phrase;
+use crate::model::{LoadedLog, Phrase};
 use crate::report::ReportInput;
 
 /// Exit code: no incident.
@@ -143,8 +146,34 @@ pub fn load_and_analyze(
     cache: &CacheConfig,
     settings: Settings,
 ) -> anyhow::Result<AnalyzedLog> {
+    load_and_analyze_said(files, opts, cache, settings, None)
+}
+
+/// [`load_files`], saying each phase (load, analysis) on stderr through
+/// `phases` (`lockreplay report`).
+///
+/// # Errors
+/// Unreadable files.
+pub fn load_files_said(
+    files: &[PathBuf],
+    read: &ReadConfig,
+    settings: Settings,
+    phases: &Phases,
+) -> anyhow::Result<AnalyzedLog> {
+    let opts = read.ingest_options();
+    load_and_analyze_said(files, &opts, &read.cache(), settings, Some(phases))
+}
+
+fn load_and_analyze_said(
+    files: &[PathBuf],
+    opts: &IngestOptions,
+    cache: &CacheConfig,
+    settings: Settings,
+    phases: Option<&Phases>,
+) -> anyhow::Result<AnalyzedLog> {
     let progress = Arc::new(Progress::default());
-    let show = std::io::stderr().is_terminal() && total_size(files) > 32 * 1024 * 1024;
+    let big = total_size(files) > 32 * 1024 * 1024;
+    let show = std::io::stderr().is_terminal() && (big || phases.is_some());
     let done = Arc::new(AtomicBool::new(false));
     let printer = show.then(|| spawn_progress_printer(progress.clone(), done.clone()));
     let started = Instant::now();
@@ -155,10 +184,37 @@ pub fn load_and_analyze(
         let _ = h.join();
     }
     let (log, cached) = log?;
+    if let Some(p) = phases {
+        p.done(
+            phrase!("loaded {} events", "已读取 {} 个事件"),
+            &[&log.events.len().to_string()],
+            started,
+        );
+    }
     say_cache(&cached);
+    if let Some(p) = phases {
+        p.doing(phrase!("analysing…", "正在分析…"), &[]);
+    }
     let started = Instant::now();
-    let analysis = analyze(&log, &settings);
-    crate::timing::phase("analyze", started);
+    let (analysis, kept) = results::analyze_through_cache(
+        (files, opts, cache),
+        &log,
+        &settings,
+        &crate::analysis::AnalysisProgress::default(),
+    );
+    if let Some(p) = phases {
+        p.done(
+            phrase!("analysed: {} incidents", "已分析：{} 起事故"),
+            &[&analysis.incidents.len().to_string()],
+            started,
+        );
+    }
+    for note in &kept.notes {
+        say_cache_note(note);
+    }
+    if let Some(status) = &kept.status {
+        say_cache_status(status);
+    }
     Ok(AnalyzedLog {
         log,
         settings,
@@ -175,12 +231,83 @@ pub fn say_cache(report: &CacheReport) {
     for note in &report.notes {
         eprintln!("lockreplay: {}", crate::report::terminal_safe(note));
     }
-    let verbose = std::env::var_os("LOCKREPLAY_CACHE_VERBOSE").is_some_and(|v| !v.is_empty());
-    if let Some(status) = report.status()
-        && (verbose || std::io::stderr().is_terminal())
-    {
-        eprintln!("lockreplay: {}", crate::report::terminal_safe(&status));
+    if let Some(status) = report.status() {
+        say_cache_status(&status);
     }
+}
+
+/// Says `status` (an entry read or written) on stderr when it is a
+/// terminal or `LOCKREPLAY_CACHE_VERBOSE` is set.
+fn say_cache_status(status: &str) {
+    let verbose = std::env::var_os("LOCKREPLAY_CACHE_VERBOSE").is_some_and(|v| !v.is_empty());
+    if verbose || std::io::stderr().is_terminal() {
+        eprintln!("lockreplay: {}", crate::report::terminal_safe(status));
+    }
+}
+
+/// Says a cache note (an entry ignored, a result not kept) on stderr.
+fn say_cache_note(note: &str) {
+    eprintln!("lockreplay: {}", crate::report::terminal_safe(note));
+}
+
+/// `analyze`: the report of `files`, read as `read` says and analysed with
+/// `settings`, printed as `report` says; from the result cache when it
+/// holds a sound entry for them ([`results`]), else loaded, analysed and
+/// printed, and kept there. Returns the exit code ([`print_report`]).
+///
+/// # Errors
+/// Unreadable files.
+pub fn analyze_and_print(
+    files: &[PathBuf],
+    read: &ReadConfig,
+    settings: Settings,
+    report: &ReportConfig,
+) -> anyhow::Result<u8> {
+    let opts = read.ingest_options();
+    let cache = read.cache();
+    let what = format!("analyze {:?} {:?} {settings:?}", report.format, report.lang);
+    let kind = crate::ingest::cache::ResultKind::Report;
+    let slot = results::ResultSlot::of(files, &opts, &cache, (kind, what));
+    if let Some(slot) = &slot {
+        let started = Instant::now();
+        match slot.read_report() {
+            Ok(Some(cached)) => {
+                crate::timing::phase("result cache", started);
+                say_cache_status(&format!("report from cache ({})", slot.path().display()));
+                return Ok(print_cached(&cached));
+            }
+            Ok(None) => {}
+            Err(reason) => say_cache_note(&format!(
+                "report cache entry {} ignored: {reason}; recomputed",
+                slot.path().display()
+            )),
+        }
+    }
+    let loaded = load_and_analyze(files, &opts, &cache, settings)?;
+    let keeper = slot.and_then(|s| {
+        s.keep_report()
+            .inspect_err(|e| say_cache_note(&format!("report not cached: {e}")))
+            .ok()
+    });
+    Ok(print_report_kept(loaded, report.printer(), keeper))
+}
+
+/// Prints a report kept by the result cache as [`print_report`] prints a
+/// fresh one: the report, then its problems on stderr; its exit code.
+fn print_cached(cached: &results::CachedReport) -> u8 {
+    let started = Instant::now();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let written = out.write_all(cached.report()).and_then(|()| out.flush());
+    crate::timing::phase("report", started);
+    if let Err(e) = written {
+        eprintln!("lockreplay: cannot write the report to standard output: {e}");
+        return EXIT_ERROR;
+    }
+    for p in &cached.outcome.problems {
+        eprintln!("lockreplay: {}", crate::report::terminal_safe(p));
+    }
+    cached.outcome.exit_code
 }
 
 /// Prints the load's progress on stderr every 200 ms until `done`.
@@ -220,21 +347,61 @@ fn total_size(files: &[PathBuf]) -> u64 {
 /// `loaded` is not freed. A write that fails (a closed pipe, a full disk)
 /// is said on stderr and exits 2: a cut report is never a clean one.
 pub fn print_report(loaded: AnalyzedLog, print: crate::report::Printer) -> u8 {
+    print_report_kept(loaded, print, None)
+}
+
+/// [`print_report`], copying the report into the result cache through
+/// `keeper` when there is one; the entry is placed once the report is
+/// whole and its exit code known.
+fn print_report_kept(
+    loaded: AnalyzedLog,
+    print: crate::report::Printer,
+    mut keeper: Option<results::ReportKeeper>,
+) -> u8 {
     let started = Instant::now();
     let stdout = std::io::stdout();
-    let mut out = LastByte {
-        inner: std::io::BufWriter::with_capacity(1 << 16, stdout.lock()),
-        last: None,
+    let written = {
+        let tee = results::Tee {
+            out: stdout.lock(),
+            copy: keeper.as_mut(),
+        };
+        let mut out = LastByte {
+            inner: std::io::BufWriter::with_capacity(1 << 16, tee),
+            last: None,
+        };
+        print(&loaded.input(), &mut out).and_then(|()| {
+            if out.last != Some(b'\n') {
+                out.write_all(b"\n")?;
+            }
+            out.flush()
+        })
     };
-    let written = print(&loaded.input(), &mut out).and_then(|()| {
-        if out.last != Some(b'\n') {
-            out.write_all(b"\n")?;
-        }
-        out.flush()
-    });
     crate::timing::phase("report", started);
     let code = match written {
-        Ok(()) => loaded.exit_code(),
+        Ok(()) => {
+            let problems = loaded.problems();
+            for p in &problems {
+                eprintln!("lockreplay: {}", crate::report::terminal_safe(p));
+            }
+            let code = if problems.is_empty() {
+                exit_code_for(&loaded.analysis)
+            } else {
+                EXIT_ERROR
+            };
+            if let Some(keeper) = keeper {
+                let outcome = results::StoredOutcome {
+                    exit_code: code,
+                    problems,
+                };
+                match keeper.finish(&outcome) {
+                    Ok(path) => {
+                        say_cache_status(&format!("report saved to cache ({})", path.display()));
+                    }
+                    Err(e) => say_cache_note(&format!("report not cached: {e}")),
+                }
+            }
+            code
+        }
         Err(e) => {
             eprintln!("lockreplay: cannot write the report to standard output: {e}");
             EXIT_ERROR
@@ -263,6 +430,44 @@ impl<W: Write> Write for LastByte<W> {
 
     fn flush(&mut self) -> std::io::Result<()> {
         self.inner.flush()
+    }
+}
+
+/// What `lockreplay report` says on stderr of each phase (load, analysis,
+/// pictures, files): a line when the phase ends, with its time; on a
+/// terminal also what it is doing meanwhile, on one rewritten line.
+pub struct Phases {
+    terminal: bool,
+    zh: bool,
+}
+
+impl Phases {
+    /// Phases said in Chinese when `zh`, on stderr.
+    pub fn new(zh: bool) -> Phases {
+        Phases {
+            terminal: std::io::stderr().is_terminal(),
+            zh,
+        }
+    }
+
+    /// What is being done now, `what` with `values` (a terminal only: the
+    /// line is rewritten).
+    pub fn doing(&self, what: Phrase, values: &[&str]) {
+        if self.terminal {
+            eprint!("\r\x1b[Klockreplay: {}", what.fill(self.zh, values));
+        }
+    }
+
+    /// A phase ended: `what` with `values` and the time since `started`.
+    pub fn done(&self, what: Phrase, values: &[&str], started: Instant) {
+        let said = what.fill(self.zh, values);
+        let secs = started.elapsed().as_secs_f64();
+        let clear = if self.terminal { "\r\x1b[K" } else { "" };
+        if self.zh {
+            eprintln!("{clear}lockreplay：{said}（{secs:.1} 秒）");
+        } else {
+            eprintln!("{clear}lockreplay: {said} ({secs:.1} s)");
+        }
     }
 }
 
@@ -324,8 +529,10 @@ impl PictureProgress {
 
 /// Writes the report folder of `loaded` into `dir` as a whole, never over
 /// `inputs` ([`crate::report::write_report_dir`]); with `draw`, a picture
-/// per incident, per key with incidents and an overview in `style`;
-/// report.md and the pictures' words in Chinese with `style.zh`.
+/// per top incident, per key of them and an overview in `style`;
+/// report.md and the pictures' words in Chinese with `style.zh`; the
+/// folder's extent (`--top`, `--full-trace`) in `folder`; each phase
+/// (pictures, files) said through `phases`.
 ///
 /// # Errors
 /// When `dir` cannot be created or a file cannot be written (nothing is
@@ -337,25 +544,52 @@ pub fn write_report_folder(
     inputs: &[PathBuf],
     draw: Option<DrawTimeline>,
     style: PictureStyle,
+    (top, full_trace, phases): (usize, bool, Option<&Phases>),
 ) -> anyhow::Result<()> {
     let input = loaded.input();
-    let progress = PictureProgress::new(
-        crate::report::pictured_incidents(&loaded.analysis.incidents).len()
-            + crate::report::key_pictures(&input).len()
-            + 1,
-        style.zh,
-    );
+    let pictures = crate::report::pictured_incidents(&loaded.analysis.incidents, top).len()
+        + crate::report::key_pictures(&input, top).len()
+        + 1;
+    let progress = PictureProgress::new(pictures, style.zh);
+    let started = std::cell::Cell::new(Instant::now());
     let picture = draw.map(|draw| {
+        let progress = &progress;
         move |subject: PictureSubject, path: &Path| {
             progress.tick();
             draw(loaded, subject, style, path)
         }
     });
-    crate::report::write_report_dir(
+    let drawn = std::cell::Cell::new(false);
+    let on_file = |name: &str| {
+        let Some(p) = phases else { return };
+        if picture.is_some() && !drawn.replace(true) {
+            p.done(
+                phrase!("drew {} pictures", "已绘制 {} 张图片"),
+                &[&progress.done.get().to_string()],
+                started.replace(Instant::now()),
+            );
+        }
+        p.doing(phrase!("writing {}", "正在写入 {}"), &[name]);
+    };
+    let folder = crate::report::FolderOptions {
+        zh: style.zh,
+        top,
+        full_trace,
+        on_file: Some(&on_file),
+    };
+    let written = crate::report::write_report_dir(
         &input,
         dir,
         inputs,
         picture.as_ref().map(|p| p as crate::report::PictureFn<'_>),
-        style.zh,
-    )
+        &folder,
+    );
+    if let Some(p) = phases {
+        p.done(
+            phrase!("wrote the report files", "已写入报告文件"),
+            &[],
+            started.get(),
+        );
+    }
+    written
 }

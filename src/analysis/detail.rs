@@ -4,11 +4,11 @@
 
 use serde::Serialize;
 
-use crate::model::Message;
+use crate::model::{EvidenceKind, Message};
 
 /// What a finding saw, one variant per sentence the rules say. Names are
 /// as the log wrote them; durations in ms as measured (printed rounded).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, bitcode::Encode, bitcode::Decode)]
 pub enum FindingDetail {
     /// `near_miss`: a hold that used most of its TTL.
     NearMiss {
@@ -117,8 +117,8 @@ pub enum FindingDetail {
         host: Option<String>,
         /// The stall, ms, rounded.
         stall_ms: f64,
-        /// `gc_pause`, `safepoint` or `slow_command` (`EvidenceKind`).
-        kind: &'static str,
+        /// `gc_pause`, `safepoint` or `slow_command`.
+        kind: EvidenceKind,
         /// The hold's TTL, ms.
         ttl_ms: i64,
         /// The evidence file's name.
@@ -277,8 +277,9 @@ impl FindingDetail {
                 file,
                 line,
             } => format!(
-                "{} stalled {stall_ms} ms ({kind}) inside a hold with a {ttl_ms} ms TTL ({file}:{line})",
-                host.as_deref().unwrap_or("the process")
+                "{} stalled {stall_ms} ms ({}) inside a hold with a {ttl_ms} ms TTL ({file}:{line})",
+                host.as_deref().unwrap_or("the process"),
+                kind.as_str()
             ),
             _ => String::new(),
         }
@@ -339,7 +340,8 @@ impl FindingDetail {
                     .as_ref()
                     .map_or_else(|| "该进程".to_string(), |h| format!("{h} "));
                 format!(
-                    "{who}在一次 TTL 为 {ttl_ms} ms 的持有中停顿了 {stall_ms} ms（{kind}）（{file}:{line}）"
+                    "{who}在一次 TTL 为 {ttl_ms} ms 的持有中停顿了 {stall_ms} ms（{}）（{file}:{line}）",
+                    kind.as_str()
                 )
             }
             _ => String::new(),
@@ -455,7 +457,7 @@ mod tests {
                 FindingDetail::HolderStall {
                     host: None,
                     stall_ms: 3968.0,
-                    kind: "gc_pause",
+                    kind: EvidenceKind::GcPause,
                     ttl_ms: 1000,
                     file: s("gc-web-01.log"),
                     line: 41,

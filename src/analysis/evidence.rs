@@ -9,7 +9,7 @@ use super::{Cause, Finding, FindingKind, Incident, IncidentId, Lease, LeaseId, O
 use crate::model::{Evidence, EvidenceKind, EvidenceOrigin, LoadedLog};
 
 /// What a cited line explains.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, bitcode::Encode, bitcode::Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum CitationRole {
     /// The server lost the earlier holder's lock (failover, restart, flush,
@@ -21,7 +21,7 @@ pub enum CitationRole {
 }
 
 /// One incident's cited evidence line.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Citation {
     /// The incident.
     pub incident: IncidentId,
@@ -237,7 +237,7 @@ pub fn holder_stalls(log: &LoadedLog, leases: &[Lease]) -> Vec<Finding> {
                 detail: super::FindingDetail::HolderStall {
                     host: ev.host.clone(),
                     stall_ms: len_ms.round(),
-                    kind: ev.kind.as_str(),
+                    kind: ev.kind,
                     ttl_ms,
                     file: base_name(log, ev).to_string(),
                     line: ev.source.line,

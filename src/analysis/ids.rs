@@ -19,7 +19,10 @@ use crate::model::Event;
 macro_rules! typed_index {
     ($(#[$doc:meta])* $name:ident => $item:ty) => {
         $(#[$doc])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        #[derive(
+            Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize,
+            bitcode::Encode, bitcode::Decode,
+        )]
         #[serde(transparent)]
         pub struct $name(u32);
 

@@ -13,6 +13,7 @@ mod leases;
 mod overlaps;
 mod oversell;
 mod problems;
+pub mod stored;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -77,7 +78,7 @@ impl Default for Settings {
 }
 
 /// How a believed window ended, from the holder's point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, bitcode::Encode, bitcode::Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum WindowEnd {
     /// The holder logged a release.
@@ -93,7 +94,7 @@ pub enum WindowEnd {
 }
 
 /// How the lock ended on the server, whichever came first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, bitcode::Encode, bitcode::Decode)]
 #[serde(rename_all = "snake_case")]
 pub enum LockEnd {
     /// The holder's own successful release.
@@ -116,7 +117,7 @@ pub enum LockEnd {
 }
 
 /// One hold: a holder's successful acquire of a lock key and what followed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Lease {
     /// Its id: the position in [`Analysis::leases`].
     pub id: LeaseId,
@@ -179,7 +180,7 @@ pub struct Lease {
 /// 1 ms off a value 292 years from 1970; no log holds one). It keeps a
 /// [`Lease`] 16 bytes smaller (32 MB at 10 M events, docs/performance.md).
 /// It serialises as the `Option`.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, bitcode::Encode, bitcode::Decode)]
 pub struct Opt64(i64);
 
 impl Opt64 {
@@ -225,7 +226,7 @@ impl Serialize for Opt64 {
 /// Where one hold's events sit in a shared list of event ids: `len` ids from
 /// `start`. Read through [`Analysis::lines_of`] (or
 /// [`leases::LeaseSet::lines_of`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bitcode::Encode, bitcode::Decode)]
 pub struct LineSpan {
     /// Index of the first id.
     pub start: u32,
@@ -267,7 +268,7 @@ impl LineSpan {
 }
 
 /// The renewals of one [`Lease`], each list in time order, ns.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Renewals {
     /// Renewals that counted (logged before expiry).
     pub counted_ns: Vec<i64>,
@@ -330,7 +331,19 @@ impl Lease {
 }
 
 /// Why an overlap happened: how the earlier holder's lock ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Cause {
     /// The earlier lease expired while its holder still worked.
@@ -358,7 +371,7 @@ impl Cause {
 }
 
 /// Two holders believed they held one lock key at once.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Overlap {
     /// Lock key.
     #[serde(skip)]
@@ -384,7 +397,7 @@ impl Overlap {
 
 /// An apparent overlap explained by log lag: the earlier lease was valid and
 /// its holder's own release line came within the tolerance.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct LogLagArtefact {
     /// The earlier hold.
     pub earlier: LeaseId,
@@ -395,7 +408,7 @@ pub struct LogLagArtefact {
 }
 
 /// A sale (order, or deduction when no orders exist) in the log.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Sale {
     /// The event of the sale in [`LoadedLog::events`].
     pub event: EventId,
@@ -422,7 +435,7 @@ pub struct Sale {
 }
 
 /// Stock accounting for one product.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct ProductOversell {
     /// Product id (product field, else the lock key); `None` when unknown.
     #[serde(skip)]
@@ -445,7 +458,7 @@ pub struct ProductOversell {
 }
 
 /// A group of overlaps on one key that touch in time.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Incident {
     /// Its id: the position in [`Analysis::incidents`]; shown as `INC-{id+1}`.
     pub id: IncidentId,
@@ -495,7 +508,19 @@ impl Incident {
 }
 
 /// What kind of finding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    bitcode::Encode,
+    bitcode::Decode,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     /// A hold in no overlap that used at least `near_miss_ratio` of its TTL.
@@ -544,7 +569,7 @@ impl FindingKind {
 }
 
 /// Something worth a look that is not (or not only) an overlap.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Finding {
     /// Kind.
     pub kind: FindingKind,
@@ -563,7 +588,7 @@ pub struct Finding {
 }
 
 /// Totals for the summary bar and the report header.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Summary {
     /// Incidents (groups of overlaps).
     pub incidents: usize,
@@ -587,7 +612,7 @@ pub struct Summary {
 
 /// Everything the analysis found. Indices point into the vectors here and
 /// into the [`LoadedLog`] it was computed from.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, bitcode::Encode, bitcode::Decode)]
 pub struct Analysis {
     /// Holds, sorted by (key name, acquire time).
     pub leases: Vec<Lease>,

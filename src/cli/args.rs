@@ -183,6 +183,14 @@ pub struct ReportArgs {
     /// trace files keep the report's snake_case names).
     #[arg(long, value_enum, default_value = "en")]
     pub lang: ReportLang,
+    /// Incidents written out in report.md and drawn, the largest loss
+    /// first (every incident is in incidents.csv and incidents.json).
+    #[arg(long, value_name = "N", default_value_t = crate::report::rank::TOP_INCIDENTS)]
+    pub top: usize,
+    /// trace.json with every hold of the log, not only the holds in the
+    /// incidents' windows.
+    #[arg(long)]
+    pub full_trace: bool,
     /// Analysis settings.
     #[command(flatten)]
     pub analysis: AnalysisArgs,

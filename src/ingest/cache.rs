@@ -48,8 +48,12 @@ pub const DEFAULT_MAX_BYTES: u64 = 2 << 30;
 /// Bytes hashed at each end of an input for its key (64 KiB).
 const EDGE_BYTES: u64 = 64 << 10;
 
-/// The entries' file extension.
+/// The load entries' file extension.
 const ENTRY_EXT: &str = "lrc";
+
+/// The result entries' file extensions (`pipeline::results`): a printed
+/// report, an analysis. The same header and directory, under the same cap.
+const RESULT_EXTS: [&str; 2] = ["lrr", "lra"];
 
 /// Where and whether the cache is used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -193,6 +197,22 @@ pub fn entry_path(dir: &Path, key: u128) -> PathBuf {
     dir.join(format!("{key:032x}.{ENTRY_EXT}"))
 }
 
+/// The kinds of result entries kept beside the load entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResultKind {
+    /// A printed report with its exit code (`.lrr`).
+    Report,
+    /// An analysis (`.lra`).
+    Analysis,
+}
+
+/// The result entry file of `key` in `dir`: a report or an analysis kept
+/// beside the load entries, evicted with them.
+pub fn result_path(dir: &Path, key: u128, kind: ResultKind) -> PathBuf {
+    let ext = RESULT_EXTS[kind as usize];
+    dir.join(format!("{key:032x}.{ext}"))
+}
+
 /// A load's key and its inputs' total size, bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct InputKey {
@@ -309,9 +329,7 @@ fn edges_hash(path: &Path, len: u64) -> std::io::Result<u64> {
 }
 
 /// Reads the entry at `path` made for `key`: `Ok(None)` when there is
-/// none, the log and the entry's size when it is sound. The header is read
-/// and checked first, with the payload's length against the file's size
-/// and `max_bytes`; only then is the payload read.
+/// none, the log and the entry's size when it is sound.
 ///
 /// # Errors
 /// Why the entry cannot be trusted, in a few words.
@@ -320,6 +338,24 @@ pub fn read_entry(
     key: u128,
     max_bytes: u64,
 ) -> Result<Option<(LoadedLog, u64)>, String> {
+    let started = std::time::Instant::now();
+    let Some(payload) = read_payload(path, key, max_bytes)? else {
+        return Ok(None);
+    };
+    crate::timing::phase("cache/read+checksum", started);
+    let log = stored::decode(&payload)?;
+    Ok(Some((log, (HEADER_LEN + payload.len()) as u64)))
+}
+
+/// Reads the payload of the entry at `path` made for `key` (a load entry
+/// or a result entry): `Ok(None)` when there is none. Its header (magic,
+/// version, key) and the file's size against the header's payload length
+/// are checked before the payload is read, and the payload against the
+/// cache's cap `max_bytes` (bytes); then its checksum.
+///
+/// # Errors
+/// Why the entry cannot be trusted, in a few words.
+pub fn read_payload(path: &Path, key: u128, max_bytes: u64) -> Result<Option<Vec<u8>>, String> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -328,33 +364,31 @@ pub fn read_entry(
     if !meta.is_file() {
         return Err("it is not a regular file".into());
     }
-    let started = std::time::Instant::now();
     let cannot = |e: std::io::Error| format!("cannot be read ({e})");
-    let mut file = std::fs::File::open(path).map_err(cannot)?;
-    let mut header = Vec::with_capacity(HEADER_LEN);
-    (&mut file)
-        .take(HEADER_LEN as u64)
-        .read_to_end(&mut header)
-        .map_err(cannot)?;
-    let (len, sum) = check_header_fields(&header, key)?;
-    let found = meta.len().saturating_sub(HEADER_LEN as u64);
-    if len != found {
-        return Err(format!(
-            "truncated or padded (header says {len} payload bytes, {found} found)"
-        ));
+    let mut f = std::fs::File::open(path).map_err(cannot)?;
+    if meta.len() < HEADER_LEN as u64 {
+        return Err("truncated (shorter than its header)".into());
     }
-    if len > max_bytes {
+    let mut head = [0u8; HEADER_LEN];
+    f.read_exact(&mut head).map_err(cannot)?;
+    let found = meta.len() - HEADER_LEN as u64;
+    let sum = check_head(&head, key, found)?;
+    if found > max_bytes {
         return Err(format!(
             "larger than the cache's cap ({} MiB)",
             max_bytes >> 20
         ));
     }
-    let mut payload = Vec::with_capacity(usize::try_from(len).map_err(|_| "too large")?);
-    file.take(len).read_to_end(&mut payload).map_err(cannot)?;
-    check_payload(&payload, len, sum)?;
-    crate::timing::phase("cache/read+checksum", started);
-    let log = stored::decode(&payload)?;
-    Ok(Some((log, HEADER_LEN as u64 + len)))
+    let len = usize::try_from(found).map_err(|_| "too large to read")?;
+    let mut payload = Vec::with_capacity(len);
+    f.take(found).read_to_end(&mut payload).map_err(cannot)?;
+    if payload.len() != len {
+        return Err("truncated while read".into());
+    }
+    if xxh3_64(&payload) != sum {
+        return Err("bad checksum".into());
+    }
+    Ok(Some(payload))
 }
 
 /// The payload of an entry whose header is sound for `key`.
@@ -363,17 +397,16 @@ fn check_header(bytes: &[u8], key: u128) -> Result<&[u8], String> {
     let (header, payload) = bytes
         .split_at_checked(HEADER_LEN)
         .ok_or("truncated (shorter than its header)")?;
-    let (len, sum) = check_header_fields(header, key)?;
-    check_payload(payload, len, sum)?;
+    let sum = check_head(header, key, payload.len() as u64)?;
+    if xxh3_64(payload) != sum {
+        return Err("bad checksum".into());
+    }
     Ok(payload)
 }
 
-/// The payload's length and checksum from an entry's `header` (its first
-/// [`HEADER_LEN`] bytes) made for `key`.
-fn check_header_fields(header: &[u8], key: u128) -> Result<(u64, u64), String> {
-    if header.len() < HEADER_LEN {
-        return Err("truncated (shorter than its header)".into());
-    }
+/// Checks an entry's header (its first [`HEADER_LEN`] bytes) for `key`
+/// with `found` payload bytes after it; the payload's checksum it states.
+fn check_head(header: &[u8], key: u128, found: u64) -> Result<u64, String> {
     let le = |at: usize, n: usize| header.get(at..at + n).unwrap_or_default();
     if le(0, 8) != MAGIC {
         return Err("not a lockreplay cache entry".into());
@@ -388,32 +421,30 @@ fn check_header_fields(header: &[u8], key: u128) -> Result<(u64, u64), String> {
         return Err("made for other inputs".into());
     }
     let len = u64::from_le_bytes(le(28, 8).try_into().map_err(|_| "bad header")?);
-    let sum = u64::from_le_bytes(le(36, 8).try_into().map_err(|_| "bad header")?);
-    Ok((len, sum))
-}
-
-/// Checks `payload` against the header's length `len` and checksum `sum`.
-fn check_payload(payload: &[u8], len: u64, sum: u64) -> Result<(), String> {
-    if len != payload.len() as u64 {
+    if len != found {
         return Err(format!(
-            "truncated or padded (header says {len} payload bytes, {} found)",
-            payload.len()
+            "truncated or padded (header says {len} payload bytes, {found} found)"
         ));
     }
-    if xxh3_64(payload) != sum {
-        return Err("bad checksum".into());
-    }
-    Ok(())
+    Ok(u64::from_le_bytes(
+        le(36, 8).try_into().map_err(|_| "bad header")?,
+    ))
 }
 
 /// The header of an entry for `key` whose payload is `payload`.
 pub fn header(key: u128, payload: &[u8]) -> Vec<u8> {
+    header_of(key, payload.len() as u64, xxh3_64(payload))
+}
+
+/// The header of an entry for `key` whose payload has `len` bytes and the
+/// xxh3 checksum `sum`.
+fn header_of(key: u128, len: u64, sum: u64) -> Vec<u8> {
     let mut h = Vec::with_capacity(HEADER_LEN);
     h.extend_from_slice(MAGIC);
     h.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     h.extend_from_slice(&key.to_le_bytes());
-    h.extend_from_slice(&(payload.len() as u64).to_le_bytes());
-    h.extend_from_slice(&xxh3_64(payload).to_le_bytes());
+    h.extend_from_slice(&len.to_le_bytes());
+    h.extend_from_slice(&sum.to_le_bytes());
     h
 }
 
@@ -466,6 +497,92 @@ pub fn write_raw(
     Ok(())
 }
 
+/// An entry written as its payload is made (a report as it is printed),
+/// in a temporary file of the cache directory: a header of zeros first,
+/// the real one once the payload is complete ([`EntryWriter::finish`]).
+/// Nothing it does fails the work it copies: a write error or a payload
+/// over the cap only drops the entry, and [`EntryWriter::finish`] says why.
+pub struct EntryWriter {
+    file: Option<std::io::BufWriter<tempfile::NamedTempFile>>,
+    hash: Xxh3,
+    len: u64,
+    max_bytes: u64,
+    key: u128,
+    dropped: Option<String>,
+}
+
+impl EntryWriter {
+    /// Starts the entry for `key` in `dir` (made when missing), to hold at
+    /// most `max_bytes` with its header.
+    ///
+    /// # Errors
+    /// The directory cannot be made or written, in words with its path.
+    pub fn start(dir: &Path, key: u128, max_bytes: u64) -> Result<EntryWriter, String> {
+        let fail = |what: &str, e: std::io::Error| format!("{what} {} ({e})", dir.display());
+        std::fs::create_dir_all(dir).map_err(|e| fail("cannot make the cache directory", e))?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".entry-")
+            .tempfile_in(dir)
+            .map_err(|e| fail("cannot write in the cache directory", e))?;
+        let mut file = std::io::BufWriter::with_capacity(1 << 16, tmp);
+        file.write_all(&[0; HEADER_LEN])
+            .map_err(|e| fail("cannot write in the cache directory", e))?;
+        Ok(EntryWriter {
+            file: Some(file),
+            hash: Xxh3::new(),
+            len: 0,
+            max_bytes,
+            key,
+            dropped: None,
+        })
+    }
+
+    /// Appends `bytes` to the payload; past the cap or on a write error
+    /// the entry is dropped (its temporary file removed).
+    pub fn push(&mut self, bytes: &[u8]) {
+        let Some(file) = self.file.as_mut() else {
+            return;
+        };
+        self.len += bytes.len() as u64;
+        if self.len + HEADER_LEN as u64 > self.max_bytes {
+            self.drop_entry(format!(
+                "the entry would be larger than the cache's cap ({} bytes)",
+                self.max_bytes
+            ));
+        } else if let Err(e) = file.write_all(bytes) {
+            self.drop_entry(format!("cannot write in the cache directory ({e})"));
+        } else {
+            self.hash.update(bytes);
+        }
+    }
+
+    fn drop_entry(&mut self, why: String) {
+        self.file = None;
+        self.dropped.get_or_insert(why);
+    }
+
+    /// Writes the header and places the entry at `path`, atomically.
+    ///
+    /// # Errors
+    /// Why there is no entry: dropped by [`EntryWriter::push`], or the
+    /// file could not be completed or placed.
+    pub fn finish(mut self, path: &Path) -> Result<(), String> {
+        let Some(file) = self.file.take() else {
+            return Err(self.dropped.unwrap_or_default());
+        };
+        let head = header_of(self.key, self.len, self.hash.digest());
+        let cannot = |e: std::io::Error| format!("cannot write {} ({e})", path.display());
+        let mut tmp = file.into_inner().map_err(|e| cannot(e.into_error()))?;
+        tmp.seek(SeekFrom::Start(0))
+            .and_then(|_| tmp.write_all(&head))
+            .and_then(|()| tmp.flush())
+            .map_err(cannot)?;
+        tmp.persist(path)
+            .map_err(|e| format!("cannot write {} ({})", path.display(), e.error))?;
+        Ok(())
+    }
+}
+
 /// Marks an entry as just used (its mtime), for the eviction's order; a
 /// cache that cannot be written keeps the old time.
 fn touch(path: &Path) {
@@ -475,11 +592,17 @@ fn touch(path: &Path) {
 }
 
 /// True for an entry's file name: 32 lowercase hex digits and `.lrc`
-/// ([`entry_path`]).
+/// ([`entry_path`]), `.lrr` or `.lra` ([`result_path`]).
 fn is_entry_name(name: &str) -> bool {
-    name.strip_suffix(ENTRY_EXT)
-        .and_then(|n| n.strip_suffix('.'))
-        .is_some_and(|h| h.len() == 32 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f')))
+    [ENTRY_EXT, RESULT_EXTS[0], RESULT_EXTS[1]]
+        .iter()
+        .any(|ext| {
+            name.strip_suffix(ext)
+                .and_then(|n| n.strip_suffix('.'))
+                .is_some_and(|h| {
+                    h.len() == 32 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+                })
+        })
 }
 
 /// True when the file starts with the cache's [`MAGIC`].
@@ -725,8 +848,9 @@ mod tests {
 
     #[test]
     fn eviction_never_removes_a_file_the_cache_did_not_write() {
-        // A log named `app.lrc` kept in the cache folder looks like the
-        // oldest entry when the cap is small; it must not be deleted.
+        // Found by a hostile-input probe (session 19): a log named
+        // `app.lrc` kept in the cache folder was evicted (deleted) as the
+        // oldest entry when the cap was small.
         let tmp = tempfile::tempdir().expect("tmp");
         let dir = tmp.path();
         let old = SystemTime::now() - Duration::from_secs(7200);

@@ -28,6 +28,21 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
     escaped(s, unsafe_on_terminal)
 }
 
+/// True when `s` holds no character [`terminal`] would escape: what every
+/// printer's output is, so a stored report that is not is no printer's.
+/// A pass over the bytes first (none of C0 but line feed and tab, no DEL,
+/// no lead byte of the C1 controls or the bidirectional ones), the exact
+/// check only when it finds a candidate.
+pub fn is_terminal_safe(s: &str) -> bool {
+    let candidate =
+        |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2 || b == 0xe2;
+    let any_candidate = s
+        .as_bytes()
+        .chunks(64)
+        .any(|c| c.iter().fold(false, |acc, &b| acc | candidate(b)));
+    !any_candidate || !s.chars().any(unsafe_on_terminal)
+}
+
 /// `s` for one line of a terminal: as [`terminal`], and line feeds and tabs
 /// escaped too, so that a name from the log cannot start a line of its own.
 pub fn terminal_line(s: &str) -> Cow<'_, str> {
@@ -138,6 +153,27 @@ pub fn csv_cell(s: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_safe_text_is_what_terminal_leaves_alone() {
+        let samples = [
+            "plain\tline\n",
+            "中文、报告 — ok →\n",
+            "\u{2013}\u{2069}x",
+            "\u{85}",
+            "\u{a0}nbsp",
+            "\u{1b}[2J",
+            "a\u{7f}",
+            "\u{202a}",
+            "\r\n",
+        ];
+        for s in samples {
+            let long = s.repeat(40);
+            for t in [s, long.as_str()] {
+                assert_eq!(is_terminal_safe(t), terminal(t) == t, "{t:?}");
+            }
+        }
+    }
 
     #[test]
     fn terminal_escapes_controls_and_keeps_line_ends() {

@@ -7,7 +7,7 @@
 mod en;
 mod zh;
 
-use super::{LossText, ReportInput, format_ms};
+use super::{LossText, ReportInput, format_ms, format_overlap_ms};
 use crate::analysis::{Cause, Incident, Sale, WindowEnd};
 use crate::model::Message;
 
@@ -127,7 +127,7 @@ pub fn explain(r: &ReportInput<'_>, incident: &Incident) -> Option<Explanation> 
         next_acquired: r.time(later.acquired_ns),
         more_holders: incident.leases.len().saturating_sub(2),
         holders: incident.leases.len(),
-        duration: format_ms(incident.duration_ms()),
+        duration: format_overlap_ms(incident.duration_ms()),
         pairs: incident.overlaps.len() + incident.overlaps_unlisted,
         sales: sales(r, incident),
     })

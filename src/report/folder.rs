@@ -28,6 +28,34 @@ pub enum PictureSubject {
 /// layer supplies it; this layer never draws.
 pub type PictureFn<'a> = &'a dyn Fn(PictureSubject, &Path) -> anyhow::Result<()>;
 
+/// How a report folder is written: its language, how many incidents it
+/// leads with, the trace's extent, and who hears of each file written.
+#[derive(Clone, Copy)]
+pub struct FolderOptions<'a> {
+    /// report.md and the pictures' words in Simplified Chinese.
+    pub zh: bool,
+    /// Incidents written out in report.md and drawn, the largest loss
+    /// first ([`super::rank::TOP_INCIDENTS`] by default).
+    pub top: usize,
+    /// trace.json holds every hold of the log, not only the holds in the
+    /// incidents' windows.
+    pub full_trace: bool,
+    /// Told the name of each data file before it is written (progress).
+    pub on_file: Option<&'a dyn Fn(&str)>,
+}
+
+impl FolderOptions<'_> {
+    /// English, the default top, the incidents' trace, nobody told.
+    pub fn new(zh: bool) -> FolderOptions<'static> {
+        FolderOptions {
+            zh,
+            top: super::rank::TOP_INCIDENTS,
+            full_trace: false,
+            on_file: None,
+        }
+    }
+}
+
 /// At most this many per-key overview pictures in a report folder (the keys
 /// with the most oversold units, then the most incidents).
 pub const MAX_KEY_PICTURES: usize = 20;
@@ -54,14 +82,16 @@ const TIMELINE_PNG: &str = "timeline.png";
 /// without it and the error names each missing picture, so that the command
 /// line exits 2.
 ///
-/// `zh`: report.md in Simplified Chinese (`report --lang zh`); the data
-/// files (JSON, CSV, trace) keep the report's snake_case names.
+/// `opts.zh`: report.md in Simplified Chinese (`report --lang zh`); the
+/// data files (JSON, CSV, trace) keep the report's snake_case names.
+/// report.md writes out and the pictures show the `opts.top` incidents of
+/// the largest loss; incidents.csv and incidents.json list every one.
 pub fn write_report_dir(
     r: &ReportInput<'_>,
     dir: &Path,
     inputs: &[PathBuf],
     picture: Option<PictureFn<'_>>,
-    zh: bool,
+    opts: &FolderOptions<'_>,
 ) -> anyhow::Result<()> {
     let (parent, name) = split_dir(dir)?;
     refuse_inputs_inside(dir, &parent, &name, inputs)?;
@@ -86,7 +116,7 @@ pub fn write_report_dir(
         .tempdir_in(&parent)
         .with_context(|| format!("cannot write in {}", parent.display()))?;
     let mut missing = Vec::new();
-    let names = write_files(r, tmp.path(), picture, zh, &mut missing)?;
+    let names = write_files(r, tmp.path(), picture, opts, &mut missing)?;
     for n in &names {
         crate::fsio::check_output(&dir.join(n), inputs)?;
     }
@@ -110,31 +140,47 @@ fn write_files(
     r: &ReportInput<'_>,
     tmp: &Path,
     picture: Option<PictureFn<'_>>,
-    zh: bool,
+    opts: &FolderOptions<'_>,
     missing: &mut Vec<String>,
 ) -> anyhow::Result<Vec<String>> {
     let mut images = MarkdownImages {
         incidents: vec![None; r.analysis.incidents.len()],
+        top: Some(opts.top),
         ..MarkdownImages::default()
     };
     if let Some(picture) = picture {
-        draw_pictures(r, tmp, picture, &mut images, missing);
+        draw_pictures(r, tmp, picture, opts.top, &mut images, missing);
     }
     if tmp.join(TIMELINE_PNG).exists() {
         images.timeline = Some(TIMELINE_PNG.to_string());
     }
-    let md = if zh {
+    let tell = |name: &str| {
+        if let Some(f) = opts.on_file {
+            f(name);
+        }
+    };
+    tell("report.md");
+    let md = if opts.zh {
         super::to_markdown_zh(r, &images)
     } else {
         to_markdown(r, &images)
     };
     write_atomic(&tmp.join("report.md"), md.as_bytes(), &[])?;
+    tell("incidents.json");
     write_atomic(&tmp.join("incidents.json"), to_json(r).as_bytes(), &[])?;
+    tell("incidents.csv");
     write_atomic(&tmp.join("incidents.csv"), &incidents_csv(r)?, &[])?;
     write_atomic(&tmp.join("findings.csv"), &findings_csv(r)?, &[])?;
-    let trace = serde_json::to_vec(&chrome_trace(r)).context("cannot encode trace.json")?;
+    tell("trace.json");
+    let trace = if opts.full_trace {
+        chrome_trace(r)
+    } else {
+        super::incident_trace(r)
+    };
+    let trace = serde_json::to_vec(&trace).context("cannot encode trace.json")?;
     write_atomic(&tmp.join("trace.json"), &trace, &[])?;
-    super::write_whatif_section(r, tmp, &[], zh)?;
+    tell("whatif.md");
+    super::write_whatif_section(r, tmp, &[], opts.zh)?;
     let mut names: Vec<String> = std::fs::read_dir(tmp)
         .with_context(|| format!("cannot read {}", tmp.display()))?
         .filter_map(|e| e.ok())
@@ -268,28 +314,20 @@ fn place(
     Ok(())
 }
 
-/// At most this many incident pictures in a report folder. A picture costs
-/// about half a second and 160 KB (1600x900 PNG): a log of 200 000
-/// incidents had made 1 112 pictures (177 MB) after 10 minutes when it was
-/// stopped, and every count a user's input sets is bounded. The
-/// others are drawn on demand with `lockreplay render --incident ID`.
+/// At most this many incident pictures in a report folder, whatever
+/// `report --top` asks. A picture costs a fraction of a second and 160 KB
+/// (1600x900 PNG): a log of 200 000 incidents had made 1 112 pictures
+/// (177 MB) after 10 minutes when it was stopped, and every count a user's
+/// input sets is bounded. The others are drawn on demand with
+/// `lockreplay render --incident ID`.
 pub const MAX_INCIDENT_PICTURES: usize = 200;
 
-/// The incidents that get a picture: all of them up to
-/// [`MAX_INCIDENT_PICTURES`], else that many with the most oversold units,
-/// then the longest, then the earliest; returned in report (id) order.
-pub fn pictured_incidents(incidents: &[crate::analysis::Incident]) -> Vec<IncidentId> {
-    let mut ranked: Vec<&crate::analysis::Incident> = incidents.iter().collect();
-    if ranked.len() > MAX_INCIDENT_PICTURES {
-        ranked.sort_by(|a, b| {
-            b.oversold_units
-                .cmp(&a.oversold_units)
-                .then((b.end_ns - b.start_ns).cmp(&(a.end_ns - a.start_ns)))
-                .then(a.id.cmp(&b.id))
-        });
-        ranked.truncate(MAX_INCIDENT_PICTURES);
-    }
-    let mut ids: Vec<IncidentId> = ranked.iter().map(|inc| inc.id).collect();
+/// The incidents that get a picture: the `top` (at most
+/// [`MAX_INCIDENT_PICTURES`]) of the largest loss
+/// ([`super::rank::top_by_loss`]), the ones report.md writes out;
+/// returned in report (id) order.
+pub fn pictured_incidents(incidents: &[crate::analysis::Incident], top: usize) -> Vec<IncidentId> {
+    let mut ids = super::rank::top_by_loss(incidents, top.min(MAX_INCIDENT_PICTURES));
     ids.sort();
     ids
 }
@@ -301,10 +339,11 @@ fn draw_pictures(
     r: &ReportInput<'_>,
     dir: &Path,
     picture: PictureFn<'_>,
+    top: usize,
     images: &mut MarkdownImages,
     missing: &mut Vec<String>,
 ) {
-    let chosen = pictured_incidents(&r.analysis.incidents);
+    let chosen = pictured_incidents(&r.analysis.incidents, top);
     images.not_pictured = r.analysis.incidents.len() - chosen.len();
     for id in chosen {
         let inc = &r.analysis.incidents[id];
@@ -318,7 +357,7 @@ fn draw_pictures(
             Err(e) => missing.push(format!("no {name} ({e:#})")),
         }
     }
-    for (key, name) in key_pictures(r) {
+    for (key, name) in key_pictures(r, top) {
         match picture(PictureSubject::Key(key), &dir.join(&name)) {
             Ok(()) => images.keys.push((r.log.strings.get(key).to_string(), name)),
             Err(e) => missing.push(format!("no {name} ({e:#})")),
@@ -332,28 +371,18 @@ fn draw_pictures(
 /// The keys with incidents that get an overview picture, with its file
 /// name (`key-1-product_1001_lock.png`: a number, then the key with every
 /// character a file name may not hold as `_`, at most 60 characters): at
-/// most [`MAX_KEY_PICTURES`], those with the most oversold units first,
-/// then the most incidents, then the first; in that order.
-pub fn key_pictures(r: &ReportInput<'_>) -> Vec<(crate::model::Sym, String)> {
-    let mut keys: Vec<(crate::model::Sym, i64, usize, IncidentId)> = Vec::new();
-    for inc in &r.analysis.incidents {
-        match keys.iter_mut().find(|k| k.0 == inc.key) {
-            Some(k) => {
-                k.1 += inc.oversold_units;
-                k.2 += 1;
-            }
-            None => keys.push((inc.key, inc.oversold_units, 1, inc.id)),
-        }
-    }
-    keys.sort_by(|a, b| b.1.cmp(&a.1).then(b.2.cmp(&a.2)).then(a.3.cmp(&b.3)));
-    keys.truncate(MAX_KEY_PICTURES);
+/// most `top` and [`MAX_KEY_PICTURES`], the largest loss first, then the
+/// most incidents, then the first ([`super::rank::by_key`]); in that order.
+pub fn key_pictures(r: &ReportInput<'_>, top: usize) -> Vec<(crate::model::Sym, String)> {
+    let mut keys = super::rank::by_key(&r.analysis.incidents);
+    keys.truncate(MAX_KEY_PICTURES.min(top));
     keys.iter()
         .enumerate()
         .map(|(i, k)| {
             let text: String = r
                 .log
                 .strings
-                .get(k.0)
+                .get(k.of)
                 .chars()
                 .map(|c| {
                     if c.is_alphanumeric() || c == '-' {
@@ -364,7 +393,7 @@ pub fn key_pictures(r: &ReportInput<'_>) -> Vec<(crate::model::Sym, String)> {
                 })
                 .take(60)
                 .collect();
-            (k.0, format!("key-{}-{text}.png", i + 1))
+            (k.of, format!("key-{}-{text}.png", i + 1))
         })
         .collect()
 }

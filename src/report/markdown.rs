@@ -1,11 +1,12 @@
-//! The Markdown report for the incident write-up: a summary table, one
-//! section per incident (explanation, holds, orders, loss), findings and
-//! stock. Pictures are linked when the caller drew them ([`MarkdownImages`]).
+//! The Markdown report for the incident write-up: the totals, the top
+//! incidents by loss, the incidents per key and per cause, then a section
+//! for each top incident (explanation, holds, orders, loss), findings and
+//! stock; every incident is in incidents.csv and incidents.json. Pictures are linked when the caller drew them ([`MarkdownImages`]).
 
 use super::escape::markdown_text as md_text;
 use super::escape::markdown_with_code as md_ours;
-use super::{INFERRED_LEGEND, ReportInput, format_ms, inferred_suffix, snake_name};
-use crate::analysis::{Incident, Lease};
+use super::{INFERRED_LEGEND, ReportInput, format_overlap_ms, inferred_suffix, snake_name};
+use crate::analysis::{Incident, IncidentId, Lease};
 use crate::model::message::phrase;
 use crate::model::{Message, Phrase};
 
@@ -26,6 +27,16 @@ pub struct MarkdownImages {
     pub not_pictured: usize,
     /// Each key's overview picture: (key, file), shown after the summary.
     pub keys: Vec<(String, String)>,
+    /// Incidents in the "top incidents" table and written out, the largest
+    /// loss first; `None`: [`super::rank::TOP_INCIDENTS`].
+    pub top: Option<usize>,
+}
+
+impl MarkdownImages {
+    /// How many incidents the report leads with and writes out.
+    pub fn top(&self) -> usize {
+        self.top.unwrap_or(super::rank::TOP_INCIDENTS)
+    }
 }
 
 /// The Markdown report, linking the pictures in `images`.
@@ -43,13 +54,17 @@ pub fn to_markdown_zh(r: &ReportInput<'_>, images: &MarkdownImages) -> String {
 fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> String {
     let mut out = String::new();
     summary(&mut out, zh, r, images.timeline.as_deref());
+    let top = super::rank::top_by_loss(&r.analysis.incidents, images.top());
+    incident_table(&mut out, zh, r, &top);
+    by_key_table(&mut out, zh, r);
+    by_cause_table(&mut out, zh, r);
     if images.not_pictured > 0 {
         super::text::line(
             &mut out,
             zh,
             phrase!(
-                "> Pictures: {} of {} incidents have one (the most oversold units first); draw any other with `lockreplay render --incident ID`.\n",
-                "> 图片：{} 起事故（共 {} 起）配有图片（超卖件数多的优先）；其余事故可用 `lockreplay render --incident ID` 绘制。\n"
+                "> Pictures: {} of {} incidents have one (the largest loss first); draw any other with `lockreplay render --incident ID`.\n",
+                "> 图片：{} 起事故（共 {} 起）配有图片（损失大的优先）；其余事故可用 `lockreplay render --incident ID` 绘制。\n"
             ),
             &[
                 &(r.analysis.incidents.len() - images.not_pictured).to_string(),
@@ -57,7 +72,6 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
             ],
         );
     }
-    incident_table(&mut out, zh, r);
     if !images.keys.is_empty() {
         super::text::line(
             &mut out,
@@ -74,26 +88,9 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
             );
         }
     }
-    let written = written_sections(&r.analysis.incidents);
-    if written.len() < r.analysis.incidents.len() {
-        super::text::line(
-            &mut out,
-            zh,
-            phrase!(
-                "> Sections: {} of {} incidents are written out below (the most oversold units first); every incident is a row of the table above and of incidents.csv.\n",
-                "> 详述：{} 起事故（共 {} 起）在下文逐一写出（超卖件数最多的优先）；每起事故都在上表和 incidents.csv 中各占一行。\n"
-            ),
-            &[
-                &written.len().to_string(),
-                &r.analysis.incidents.len().to_string(),
-            ],
-        );
-    }
-    for inc in &r.analysis.incidents {
-        if written.binary_search(&inc.id.index()).is_err() {
-            continue;
-        }
-        let image = images.incidents.get(inc.id.index()).cloned().flatten();
+    for &id in &top {
+        let inc = &r.analysis.incidents[id];
+        let image = images.incidents.get(id.index()).cloned().flatten();
         incident_section(&mut out, zh, r, inc, image.as_deref());
     }
     findings(&mut out, zh, r);
@@ -102,29 +99,6 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
     warnings(&mut out, zh, r);
     sources(&mut out, zh, r);
     out
-}
-
-/// Incidents given a section of prose in report.md; the rest are rows of
-/// the incident table and of incidents.csv, so a report of thousands of
-/// incidents stays a write-up (with every incident in prose, a 1 M-event
-/// log's report.md would be 19.8 MB).
-pub const MAX_INCIDENT_SECTIONS: usize = 50;
-
-/// The incidents (by index, ascending) that get a section: all when there
-/// are at most [`MAX_INCIDENT_SECTIONS`], else those with the most oversold
-/// units, earliest first among equals.
-fn written_sections(incidents: &[Incident]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..incidents.len()).collect();
-    order.sort_by_key(|&i| {
-        (
-            std::cmp::Reverse(incidents[i].oversold_units),
-            incidents[i].start_ns,
-            i,
-        )
-    });
-    order.truncate(MAX_INCIDENT_SECTIONS);
-    order.sort_unstable();
-    order
 }
 
 /// The title, the overview picture, the files and the summary table.
@@ -208,13 +182,20 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
     }
 }
 
-/// One row per incident.
-fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
+/// The top incidents by loss (`top`, in that order), one row each, and
+/// where the others are when `top` leaves some out.
+fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>, top: &[IncidentId]) {
     let a = r.analysis;
     let s = |sym| r.log.strings.get(sym);
     if a.incidents.is_empty() {
         return;
     }
+    super::text::line(
+        out,
+        zh,
+        phrase!("## Top incidents by loss\n", "## 损失最大的事故\n"),
+        &[],
+    );
     super::text::line(
         out,
         zh,
@@ -230,7 +211,8 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
         Phrase::same("|---|---|---|---:|---:|---|---:|---:|"),
         &[],
     );
-    for inc in &a.incidents {
+    for &id in top {
+        let inc = &a.incidents[id];
         super::text::line(
             out,
             zh,
@@ -240,7 +222,7 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &(r.time(inc.start_ns)).to_string(),
                 &(cell(s(inc.key))).to_string(),
                 &(inc.leases.len()).to_string(),
-                &(format_ms(inc.duration_ms())).to_string(),
+                &(format_overlap_ms(inc.duration_ms())).to_string(),
                 &super::text::word(zh, inc.cause.as_str()),
                 &inferred_suffix(r.incident_inferred(inc))
                     .get(zh)
@@ -251,6 +233,92 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
         );
     }
     out.push('\n');
+    if top.len() < a.incidents.len() {
+        super::text::line(
+            out,
+            zh,
+            phrase!(
+                "> {} of {} incidents above and written out below (`report --top N` for more); every incident is in incidents.csv and incidents.json.\n",
+                "> 上表列出并在下文详述 {} 起事故（共 {} 起；`report --top N` 可列出更多）；全部事故见 incidents.csv 和 incidents.json。\n"
+            ),
+            &[&top.len().to_string(), &a.incidents.len().to_string()],
+        );
+    }
+}
+
+/// The incidents per lock key (the [`super::rank::TOP_KEYS`] costliest,
+/// the rest counted), when more than one incident.
+fn by_key_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
+    if r.analysis.incidents.len() < 2 {
+        return;
+    }
+    let keys = super::rank::by_key(&r.analysis.incidents);
+    super::text::line(
+        out,
+        zh,
+        phrase!(
+            "## Incidents by key\n\n| Key | Incidents | Oversold | Loss |\n|---|---:|---:|---:|",
+            "## 按锁键\n\n| 锁键 | 事故 | 超卖 | 损失 |\n|---|---:|---:|---:|"
+        ),
+        &[],
+    );
+    for t in keys.iter().take(super::rank::TOP_KEYS) {
+        let key = format!("`{}`", cell(r.log.strings.get(t.of)));
+        total_row(out, zh, r, &key, t);
+    }
+    out.push('\n');
+    if keys.len() > super::rank::TOP_KEYS {
+        super::text::line(
+            out,
+            zh,
+            phrase!(
+                "> And {} more keys (incidents.csv has every incident's key).\n",
+                "> 另有 {} 个锁键（每起事故的锁键见 incidents.csv）。\n"
+            ),
+            &[&(keys.len() - super::rank::TOP_KEYS).to_string()],
+        );
+    }
+}
+
+/// The incidents per cause, when more than one incident.
+fn by_cause_table(out: &mut String, zh: bool, r: &ReportInput<'_>) {
+    if r.analysis.incidents.len() < 2 {
+        return;
+    }
+    super::text::line(
+        out,
+        zh,
+        phrase!(
+            "## Incidents by cause\n\n| Cause | Incidents | Oversold | Loss |\n|---|---:|---:|---:|",
+            "## 按原因\n\n| 原因 | 事故 | 超卖 | 损失 |\n|---|---:|---:|---:|"
+        ),
+        &[],
+    );
+    for t in super::rank::by_cause(&r.analysis.incidents) {
+        total_row(out, zh, r, &super::text::word(zh, t.of.as_str()), &t);
+    }
+    out.push('\n');
+}
+
+/// One row of a totals table: `name`, incidents, oversold units, loss.
+fn total_row<T>(
+    out: &mut String,
+    zh: bool,
+    r: &ReportInput<'_>,
+    name: &str,
+    t: &super::rank::Total<T>,
+) {
+    super::text::line(
+        out,
+        zh,
+        Phrase::same("| {} | {} | {} | {} |"),
+        &[
+            &name.to_string(),
+            &t.incidents.to_string(),
+            &t.oversold_units.to_string(),
+            &r.loss(t.loss, zh),
+        ],
+    );
 }
 
 /// An incident's section: its explanation, picture, holds, orders and loss.
@@ -387,7 +455,7 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
                 &cell(s(a.leases[o.earlier].holder)).to_string(),
                 &cell(s(a.leases[o.later].holder)).to_string(),
                 &r.time(o.start_ns),
-                &format_ms(o.duration_ms()),
+                &format_overlap_ms(o.duration_ms()),
                 &super::text::word(zh, o.cause.as_str()),
                 &inferred_suffix(r.overlap_inferred(o)).get(zh).to_string(),
             ],
@@ -653,42 +721,5 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &[&(cell(&src.name)).to_string(), &md_ours(&note.text(zh))],
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::{Cause, IncidentId};
-
-    fn incident(i: usize, oversold_units: i64) -> Incident {
-        Incident {
-            id: IncidentId::new(i),
-            key: crate::model::Interner::default().intern("k"),
-            start_ns: i as i64,
-            end_ns: i as i64 + 1,
-            leases: Vec::new(),
-            overlaps: Vec::new(),
-            overlaps_unlisted: 0,
-            cause: Cause::LeaseExpired,
-            sales: Vec::new(),
-            oversold_units,
-            loss: crate::money::Loss::default(),
-        }
-    }
-
-    #[test]
-    fn past_the_cap_the_most_oversold_incidents_get_a_section() {
-        let few: Vec<Incident> = (0..3).map(|i| incident(i, 0)).collect();
-        assert_eq!(written_sections(&few), vec![0, 1, 2]);
-        let n = MAX_INCIDENT_SECTIONS + 10;
-        // Incident 7 and the last one oversold: they are written first.
-        let many: Vec<Incident> = (0..n)
-            .map(|i| incident(i, i64::from(i == 7 || i == n - 1)))
-            .collect();
-        let written = written_sections(&many);
-        assert_eq!(written.len(), MAX_INCIDENT_SECTIONS);
-        assert!(written.contains(&7) && written.contains(&(n - 1)));
-        assert!(written.windows(2).all(|w| w[0] < w[1]));
     }
 }

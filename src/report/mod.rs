@@ -8,8 +8,10 @@ pub mod escape;
 pub mod evidence;
 mod explain;
 mod folder;
+pub mod holders;
 mod json;
 mod markdown;
+pub mod rank;
 mod text;
 mod trace;
 mod whatif;
@@ -25,8 +27,8 @@ pub use crate::money::{currency_symbol, format_money};
 pub use csv::{findings_csv, incidents_csv};
 pub use explain::{Explanation, explain, explain_incident, explain_incident_in};
 pub use folder::{
-    MAX_INCIDENT_PICTURES, MAX_KEY_PICTURES, PictureFn, PictureSubject, key_pictures,
-    pictured_incidents, write_report_dir,
+    FolderOptions, MAX_INCIDENT_PICTURES, MAX_KEY_PICTURES, PictureFn, PictureSubject,
+    key_pictures, pictured_incidents, write_report_dir,
 };
 pub use json::{JSON_SCHEMA_VERSION, to_json, write_json};
 pub use markdown::{MarkdownImages, to_markdown, to_markdown_zh};
@@ -34,7 +36,7 @@ pub use text::{to_text, to_text_zh, write_text};
 
 /// Writes a report of one format to a writer (`analyze`'s standard output).
 pub type Printer = fn(&ReportInput<'_>, &mut dyn std::io::Write) -> std::io::Result<()>;
-pub use trace::{Trace, TraceEvent, chrome_trace};
+pub use trace::{Trace, TraceEvent, chrome_trace, incident_trace};
 pub use whatif::{
     MODEL_NOTE, WHATIF_MD, WHATIF_SCHEMA, default_policies, whatif_json, whatif_markdown,
     whatif_text, write_whatif_section,
@@ -286,6 +288,18 @@ pub fn format_ms(ms: f64) -> String {
     }
 }
 
+/// How long holders believed they held one key at once, for people:
+/// [`format_ms`], except that an overlap at an instant (its length rounds
+/// to 0, `duration_ms` 0 in the JSON) reads `< 1 ms`, never `0 ms`
+/// (tests/fixtures/cases/README.md, "Overlap").
+pub fn format_overlap_ms(ms: f64) -> String {
+    if ms < 0.05 {
+        "< 1 ms".to_string()
+    } else {
+        format_ms(ms)
+    }
+}
+
 /// `s` with control characters (ESC, BEL, CR, LF...) and the Unicode
 /// bidirectional controls (U+202A..U+202E, U+2066..U+2069, "Trojan
 /// Source") written as `\u{1b}`, so that text from a log cannot drive or
@@ -293,6 +307,8 @@ pub fn format_ms(ms: f64) -> String {
 pub fn terminal_safe(s: &str) -> std::borrow::Cow<'_, str> {
     escape::terminal_line(s)
 }
+
+pub use escape::is_terminal_safe;
 
 #[cfg(test)]
 mod tests {
@@ -317,5 +333,12 @@ mod tests {
         assert_eq!(format_ms(900.0), "900 ms");
         assert_eq!(format_ms(1800.3), "1.8 s");
         assert_eq!(format_ms(123_000.0), "2 min 3 s");
+    }
+
+    #[test]
+    fn an_overlap_at_an_instant_is_under_a_millisecond_never_zero() {
+        assert_eq!(format_overlap_ms(0.0), "< 1 ms");
+        assert_eq!(format_overlap_ms(0.5), "0.5 ms");
+        assert_eq!(format_overlap_ms(900.0), "900 ms");
     }
 }

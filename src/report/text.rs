@@ -1,7 +1,7 @@
 //! The terminal report: a summary line, one block per incident, findings,
 //! stock per product and warnings.
 
-use super::{INFERRED_LEGEND, ReportInput, format_ms, inferred_suffix, units};
+use super::{INFERRED_LEGEND, ReportInput, format_overlap_ms, inferred_suffix, units};
 use crate::model::message::phrase;
 use crate::model::{Message, Phrase};
 
@@ -197,7 +197,7 @@ fn incident_lines(
             &(s(inc.key)).to_string(),
             &(r.time(inc.start_ns)).to_string(),
             &(r.time(inc.end_ns)).to_string(),
-            &(format_ms(inc.duration_ms())).to_string(),
+            &(format_overlap_ms(inc.duration_ms())).to_string(),
             &word(zh, inc.cause.as_str()),
             &inferred_suffix(r.incident_inferred(inc))
                 .get(zh)
@@ -226,7 +226,7 @@ fn incident_lines(
             &[
                 &(s(a.leases[o.earlier].holder)).to_string(),
                 &(s(a.leases[o.later].holder)).to_string(),
-                &(format_ms(o.duration_ms())).to_string(),
+                &(format_overlap_ms(o.duration_ms())).to_string(),
                 &(r.time(o.start_ns)).to_string(),
                 &word(zh, o.cause.as_str()),
                 &inferred_suffix(r.overlap_inferred(o)).get(zh).to_string(),

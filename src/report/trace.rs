@@ -48,13 +48,66 @@ pub struct Trace {
     pub display_time_unit: String,
 }
 
-/// Builds the trace: one process per lock key, one thread per holder,
-/// leases as complete events, overlaps and oversold orders as instants.
+/// Builds the trace of the whole log: one process per lock key, one thread
+/// per holder, leases as complete events, overlaps and oversold orders as
+/// instants (`report --full-trace`).
 pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
+    trace_of(r, true, |_| true)
+}
+
+/// The trace of the incidents' windows ([`chrome_trace`] of the holds that
+/// take part in an incident or meet an incident's window on its key), the
+/// report folder's default: a large log's trace stays as small as its
+/// incidents.
+pub fn incident_trace(r: &ReportInput<'_>) -> Trace {
+    let a = r.analysis;
+    let mut windows: HashMap<Sym, Vec<(i64, i64)>> = HashMap::new();
+    for inc in &a.incidents {
+        windows
+            .entry(inc.key)
+            .or_default()
+            .push((inc.start_ns, inc.end_ns));
+    }
+    for w in windows.values_mut() {
+        *w = merged(std::mem::take(w));
+    }
+    let involved = crate::analysis::Incident::holds_in_overlaps(&a.incidents);
+    trace_of(r, false, |l| {
+        involved.contains(&l.id)
+            || windows.get(&l.key).is_some_and(|w| {
+                let end = l.window_end_ns.max(l.lock_end_ns).max(l.acquired_ns);
+                meets(w, l.acquired_ns, end)
+            })
+    })
+}
+
+/// `spans` sorted and merged where they meet.
+fn merged(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    spans.sort_unstable();
+    let mut out: Vec<(i64, i64)> = Vec::with_capacity(spans.len());
+    for (a, b) in spans {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+/// Whether `[a, b]` meets one of the sorted, disjoint `spans`.
+fn meets(spans: &[(i64, i64)], a: i64, b: i64) -> bool {
+    let i = spans.partition_point(|s| s.1 < a);
+    spans.get(i).is_some_and(|s| s.0 <= b)
+}
+
+/// The trace of the holds `keep` keeps, with the overlaps between them and
+/// the oversold orders of their keys (`all`: every oversold order, those of
+/// a key without holds on a process 0).
+fn trace_of(r: &ReportInput<'_>, all: bool, keep: impl Fn(&Lease) -> bool) -> Trace {
     let a = r.analysis;
     let t0 = a.leases.iter().map(|l| l.acquired_ns).min().unwrap_or(0);
     let mut lanes = Lanes::default();
-    for l in &a.leases {
+    for l in a.leases.iter().filter(|l| keep(l)) {
         let (pid, tid) = lanes.lane_of(r, l.key, l.holder);
         lanes.events.push(lease_event(r, l, t0, pid, tid));
         if let Some(z) = zombie_event(r, l, t0, pid, tid) {
@@ -62,12 +115,18 @@ pub fn chrome_trace(r: &ReportInput<'_>) -> Trace {
         }
     }
     for o in &a.overlaps {
-        let pid = lanes.pids.get(&o.key).copied().unwrap_or(0);
+        let Some(&pid) = lanes.pids.get(&o.key) else {
+            continue;
+        };
         lanes.events.push(overlap_event(r, o, t0, pid));
     }
     for sale in a.sales.iter().filter(|x| x.oversold_units > 0) {
         let Some(key) = sale.key else { continue };
-        let pid = lanes.pids.get(&key).copied().unwrap_or(0);
+        let pid = match lanes.pids.get(&key) {
+            Some(&pid) => pid,
+            None if all => 0,
+            None => continue,
+        };
         let tid = sale
             .holder
             .and_then(|h| lanes.tids.get(&(key, h)).copied())

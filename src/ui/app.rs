@@ -701,6 +701,12 @@ impl App {
         self.panels.mapping.as_mut()
     }
 
+    /// Queues `command` as a panel would (tests drive the window with it).
+    #[cfg(test)]
+    pub(crate) fn push_command(&mut self, command: Command) {
+        self.commands.push(command);
+    }
+
     /// Where the timeline was drawn last frame, points.
     pub fn timeline_rect(&self) -> Option<egui::Rect> {
         self.shell.timeline_rect

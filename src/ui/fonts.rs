@@ -94,6 +94,32 @@ pub fn install(ctx: &egui::Context, font: &FontChoice) -> std::io::Result<()> {
     let bytes = std::fs::read(&font.path)?;
     let mut data = egui::FontData::from_owned(bytes);
     data.index = font.index;
+    insert(ctx, data);
+    Ok(())
+}
+
+/// Installs `configured` (a file path from the settings) or the first CJK
+/// font found. Returns false when none could be installed.
+///
+/// Also installs the system fallback for every other script
+/// ([`super::glyphs::install`]): a character no font has is a box, not a
+/// panic.
+pub fn setup(ctx: &egui::Context, configured: Option<&Path>) -> bool {
+    super::glyphs::install(ctx);
+    match configured.filter(|p| p.is_file()) {
+        Some(p) => {
+            let choice = FontChoice {
+                path: p.to_path_buf(),
+                index: 0,
+            };
+            install(ctx, &choice).is_ok()
+        }
+        None => install_found(ctx),
+    }
+}
+
+/// Adds `data` to `ctx` as the last fallback of both families.
+fn insert(ctx: &egui::Context, data: egui::FontData) {
     ctx.add_font(egui::epaint::text::FontInsert::new(
         "cjk-fallback",
         data,
@@ -108,23 +134,24 @@ pub fn install(ctx: &egui::Context, font: &FontChoice) -> std::io::Result<()> {
             },
         ],
     ));
-    Ok(())
 }
 
-/// Installs `configured` (a file path from the settings) or the first CJK
-/// font found. Returns false when none could be installed.
-///
-/// Also installs the system fallback for every other script
-/// ([`super::glyphs::install`]): a character no font has is a box, not a
-/// panic.
-pub fn setup(ctx: &egui::Context, configured: Option<&Path>) -> bool {
-    super::glyphs::install(ctx);
-    let choice = configured
-        .filter(|p| p.is_file())
-        .map(|p| FontChoice {
-            path: p.to_path_buf(),
-            index: 0,
-        })
-        .or_else(find_cjk_font);
-    choice.is_some_and(|c| install(ctx, &c).is_ok())
+/// The CJK font [`find_cjk_font`] finds, with its bytes, looked up and read
+/// once per process: a report draws dozens of pictures, each with a context
+/// of its own, and `fc-list` and reading the font took part of each.
+static FOUND: std::sync::OnceLock<Option<(u32, Vec<u8>)>> = std::sync::OnceLock::new();
+
+/// Installs the CJK font found ([`FOUND`]) in `ctx`; false when none.
+fn install_found(ctx: &egui::Context) -> bool {
+    let found = FOUND.get_or_init(|| {
+        let c = find_cjk_font()?;
+        std::fs::read(&c.path).ok().map(|bytes| (c.index, bytes))
+    });
+    let Some((index, bytes)) = found else {
+        return false;
+    };
+    let mut data = egui::FontData::from_static(bytes);
+    data.index = *index;
+    insert(ctx, data);
+    true
 }

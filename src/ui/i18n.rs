@@ -553,6 +553,11 @@ const TABLE: &[(&str, &str, &str)] = &[
         "损失未知：请设置单件损失",
     ),
     ("set_unit_loss", "Set", "设置"),
+    (
+        "unit_loss_refused",
+        "Type the loss of one oversold unit first: more than 0",
+        "请先输入一件超卖的损失：须大于 0",
+    ),
     ("use_list_price", "Use the {}", "使用{}"),
     (
         "list_price_hover",
@@ -592,6 +597,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("card_oversold", "Oversold", "超卖"),
     ("card_loss", "Loss", "损失"),
     ("card_orders", "Orders in window", "窗口内订单"),
+    ("more_holders", "{} more holders", "另外 {} 个持有者"),
+    (
+        "arrows_drawn",
+        "{} of {} takeovers drawn as arrows",
+        "画出 {} 个接管箭头（共 {} 个）",
+    ),
     ("stock", "Stock", "库存"),
     ("stock_unknown", "not logged yet", "尚无记录"),
     ("unknown_product", "(unknown product)", "(未知商品)"),

@@ -10,6 +10,7 @@ use crate::analysis::{AnalysisProgress, Settings, analyze_counted};
 use crate::ingest::{CacheReport, Progress, load_paths_cached, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::playback::StateIndex;
+use crate::report::holders::HolderNames;
 
 use super::products::ProductFinder;
 use super::session::{ReadOptions, Session, Source};
@@ -210,20 +211,34 @@ fn load_in_phases(
     crate::timing::mark("window/log read");
     set(Phase::Analysing);
     let started = std::time::Instant::now();
-    let analysis = analyze_counted(&log, settings, analysis);
+    let analysis = match job {
+        // A load of files: its analysis kept beside the load cache's entry.
+        Job::Load(Source::Files(paths)) => {
+            let (a, kept) = crate::pipeline::results::analyze_through_cache(
+                (paths, &opts.ingest, &opts.cache),
+                &log,
+                settings,
+                analysis,
+            );
+            cache.notes.extend(kept.notes);
+            a
+        }
+        _ => analyze_counted(&log, settings, analysis),
+    };
     crate::timing::phase("window/analyze", started);
     // The playback's index and the timeline's display list both read the
     // analysis only: built side by side; the step shown moves
     // on to the display list once the index is done.
     set(Phase::Indexing);
     let started = std::time::Instant::now();
-    let ((index, products), model) = rayon::join(
+    let ((index, (products, names)), model) = rayon::join(
         || {
             let index = StateIndex::build(&log, &analysis, settings.unit_loss);
             let products = ProductFinder::of(&log, &analysis);
+            let names = HolderNames::of(&log, &analysis);
             crate::timing::phase("window/index", started);
             set(Phase::Drawing);
-            (index, products)
+            (index, (products, names))
         },
         || {
             let model = SwimlaneModel::build(&log, &analysis, filters);
@@ -240,6 +255,7 @@ fn load_in_phases(
             settings: settings.clone(),
             index: Arc::new(index),
             products: Arc::new(products),
+            names: Arc::new(names),
             cache,
         },
         model,
@@ -356,6 +372,32 @@ mod phase_tests {
             second.session.analysis.incidents.len(),
             first.session.analysis.incidents.len()
         );
+        // The analysis too: kept beside the load entry, read back whole.
+        let kept: Vec<_> = std::fs::read_dir(tmp.path().join("cache"))
+            .expect("cache")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "lra"))
+            .collect();
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert_eq!(*second.session.analysis, *first.session.analysis);
+        assert!(second.session.cache.notes.is_empty());
+        // A damaged one is ignored with a note, and the analysis computed.
+        let mut bytes = std::fs::read(&kept[0]).expect("entry");
+        let n = bytes.len();
+        bytes[n - 1] ^= 0x40;
+        std::fs::write(&kept[0], bytes).expect("damage");
+        let third = load();
+        assert!(
+            third
+                .session
+                .cache
+                .notes
+                .iter()
+                .any(|n| n.contains("analysis cache entry") && n.contains("ignored: bad checksum")),
+            "{:?}",
+            third.session.cache.notes
+        );
+        assert_eq!(*third.session.analysis, *first.session.analysis);
     }
 
     #[test]

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::i18n::{Lang, tr, trf, words};
-use super::timeline::layout::{LaneFit, decisive_inset, fit_lanes};
-use super::timeline::paint::{LegendItems, Palette, legend};
+use super::timeline::layout::{LaneFit, decisive_inset, fit_lanes, thin_arrows};
+use super::timeline::paint::{LegendItems, MAX_HANDOFF_ARROWS, Palette, legend};
 use super::timeline::{
     AXIS_H, Filters, HEADER_H, LABEL_W, Lane, SwimlaneModel, TimeDisplay, TimelineOptions,
     TimelineView, picture_hidden_lanes, timeline_ui,
@@ -16,7 +16,7 @@ use crate::analysis::{FindingKind, IncidentId};
 use crate::fsio::write_atomic;
 use crate::model::Message;
 use crate::pipeline::{AnalyzedLog, MAX_PICTURE_SIDE, PictureStyle, PictureSubject};
-use crate::report::{ReportInput, format_ms, format_time};
+use crate::report::{ReportInput, format_overlap_ms, format_time};
 
 /// Encodes `img` as PNG and writes it atomically, never over `inputs`.
 ///
@@ -122,7 +122,7 @@ pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: 
                 &money(inc.loss),
                 &words(lang, inc.cause.as_str()),
                 &inc.leases.len().to_string(),
-                &format_ms(inc.duration_ms()),
+                &format_overlap_ms(inc.duration_ms()),
             ],
         ),
         None if a.summary.incidents == 1 => trf(
@@ -338,27 +338,45 @@ pub fn render_image(
     render_image_in(loaded, subject, style)
 }
 
-/// The renderer for pictures: wgpu on GL first (Mesa's EGL renders without
-/// a display and says nothing), else wgpu's own choice (Mesa's Vulkan
-/// prints `XDG_RUNTIME_DIR is invalid` twice per picture on a machine
-/// without a session). `WGPU_BACKEND` set by the user
-/// is left to wgpu.
-fn picture_renderer() -> anyhow::Result<egui_kittest::wgpu::WgpuTestRenderer> {
-    use egui_kittest::wgpu::{WgpuTestRenderer, default_wgpu_setup};
-    if std::env::var_os("WGPU_BACKEND").is_none() {
-        let gl_only = || {
-            let mut setup = default_wgpu_setup();
-            if let eframe::egui_wgpu::WgpuSetup::CreateNew(s) = &mut setup {
-                s.instance_descriptor.backends = eframe::egui_wgpu::wgpu::Backends::GL;
+/// The wgpu device pictures are drawn with: wgpu on GL first (Mesa's EGL
+/// renders without a display and says nothing), else wgpu's own choice
+/// (Mesa's Vulkan loader prints `XDG_RUNTIME_DIR is invalid` twice per
+/// picture on a machine without a session). `WGPU_BACKEND` set by the user
+/// is left to wgpu. Made once per process: a report's
+/// pictures share it, each with an egui renderer of its own.
+fn picture_device() -> anyhow::Result<eframe::egui_wgpu::RenderState> {
+    use egui_kittest::wgpu::{create_render_state, default_wgpu_setup};
+    type Made = Result<eframe::egui_wgpu::RenderState, String>;
+    static DEVICE: std::sync::OnceLock<Made> = std::sync::OnceLock::new();
+    let options = eframe::egui_wgpu::RendererOptions::PREDICTABLE;
+    let made = DEVICE.get_or_init(|| {
+        if std::env::var_os("WGPU_BACKEND").is_none() {
+            let gl_only = || {
+                let mut setup = default_wgpu_setup();
+                if let eframe::egui_wgpu::WgpuSetup::CreateNew(s) = &mut setup {
+                    s.instance_descriptor.backends = eframe::egui_wgpu::wgpu::Backends::GL;
+                }
+                create_render_state(setup, options)
+            };
+            if let Ok(r) = std::panic::catch_unwind(gl_only) {
+                return Ok(r);
             }
-            WgpuTestRenderer::from_setup(setup)
-        };
-        if let Ok(r) = std::panic::catch_unwind(gl_only) {
-            return Ok(r);
         }
-    }
-    std::panic::catch_unwind(WgpuTestRenderer::new)
-        .map_err(|_| anyhow::anyhow!("no wgpu adapter: cannot render pictures on this machine (try Mesa's llvmpipe/lavapipe, or use --no-images)"))
+        std::panic::catch_unwind(|| create_render_state(default_wgpu_setup(), options))
+            .map_err(|_| "no wgpu adapter: cannot render pictures on this machine (try Mesa's llvmpipe/lavapipe, or use --no-images)".to_string())
+    });
+    made.clone().map_err(|e| anyhow::anyhow!(e))
+}
+
+/// A renderer for one picture on the shared device ([`picture_device`]).
+fn picture_renderer() -> anyhow::Result<egui_kittest::wgpu::WgpuTestRenderer> {
+    let mut state = picture_device()?;
+    let options = eframe::egui_wgpu::RendererOptions::PREDICTABLE;
+    let renderer = eframe::egui_wgpu::Renderer::new(&state.device, state.target_format, options);
+    state.renderer = std::sync::Arc::new(eframe::egui::mutex::RwLock::new(renderer));
+    Ok(egui_kittest::wgpu::WgpuTestRenderer::from_render_state(
+        state,
+    ))
 }
 
 /// The filters and the lanes wanted first of a picture of `subject`.
@@ -399,19 +417,10 @@ pub fn render_image_in(
         &loaded.analysis,
         &subject_filters(loaded, subject),
     );
-    // The incident's holders, else the lanes with something wrong, are
-    // the ones a picture too small for all keeps.
     let incident_leases = incident
         .and_then(|i| loaded.analysis.incidents.get(i.index()))
-        .map(|inc| inc.leases.clone());
-    let wanted = |lane: &Lane| match &incident_leases {
-        Some(leases) => lane.leases.iter().any(|b| leases.contains(&b.lease)),
-        None => {
-            lane.leases.iter().any(|b| b.anomalous())
-                || lane.sales.iter().any(|s| s.oversold_units > 0)
-                || !lane.findings.is_empty()
-        }
-    };
+        .map(|inc| inc.leases.as_slice());
+    let wanted = |lane: &Lane| lane_wanted(lane, incident_leases);
     let scale = style.scale.max(0.1);
     let (width_pt, max_h_pt) = (style.size.0 as f32 / scale, style.size.1 as f32 / scale);
     // Few lanes grow into the page's room (as in the window).
@@ -432,6 +441,7 @@ pub fn render_image_in(
     };
     let input = loaded.input();
     let (title, caption, alarm, caption_h) = picture_words(&input, subject, lang);
+    let caption = caption + &arrows_text(&model, &view, incident, lang);
     let height = height + caption_h - CAPTION_H;
     let opts = TimelineOptions {
         time_display: TimeDisplay::LogZone,
@@ -485,6 +495,20 @@ pub fn render_image_in(
     }
 }
 
+/// Whether a picture too small for every lane keeps `lane`: one of the
+/// incident's holds (`incident_leases`), else, in a picture of no
+/// incident, a lane with something wrong.
+fn lane_wanted(lane: &Lane, incident_leases: Option<&[crate::analysis::LeaseId]>) -> bool {
+    match incident_leases {
+        Some(leases) => lane.leases.iter().any(|b| leases.contains(&b.lease)),
+        None => {
+            lane.leases.iter().any(|b| b.anomalous())
+                || lane.sales.iter().any(|s| s.oversold_units > 0)
+                || !lane.findings.is_empty()
+        }
+    }
+}
+
 /// A second, zoomed timeline under a picture's: the pair of holds whose
 /// overlap decides the incident, when it is a hairline on the picture's
 /// axis ([`decisive_inset`]).
@@ -534,7 +558,7 @@ pub(crate) fn inset_of(
         lang,
         "inset_label",
         &[
-            &format_ms((o.end_s - o.start_s) * 1e3),
+            &format_overlap_ms((o.end_s - o.start_s) * 1e3),
             &super::timeline::format_at(model, TimeDisplay::LogZone, o.start_s),
             &words(lang, o.cause.as_str()),
         ],
@@ -678,6 +702,42 @@ fn picture_words(
     )
 }
 
+/// What a picture's caption says of the takeover arrows it leaves out
+/// (past [`MAX_HANDOFF_ARROWS`] a key, [`thin_arrows`]): ` · 12 of 40
+/// takeovers drawn`; empty when it draws them all.
+fn arrows_text(
+    model: &SwimlaneModel,
+    view: &TimelineView,
+    selected: Option<IncidentId>,
+    lang: Lang,
+) -> String {
+    let (mut drawn, mut all) = (0, 0);
+    for g in &model.groups {
+        let arrows: Vec<((), bool)> = g
+            .overlaps
+            .iter()
+            .filter(|o| {
+                o.handoff
+                    .is_some_and(|h| h.from_s <= view.end_s && h.to_s >= view.start_s)
+            })
+            .map(|o| ((), o.incident.is_some() && o.incident == selected))
+            .collect();
+        all += arrows.len();
+        drawn += thin_arrows(&arrows, MAX_HANDOFF_ARROWS).len();
+    }
+    if drawn >= all {
+        return String::new();
+    }
+    format!(
+        " · {}",
+        trf(
+            lang,
+            "arrows_drawn",
+            &[&drawn.to_string(), &all.to_string()]
+        )
+    )
+}
+
 /// Renders the swimlane of `loaded` to a PNG at `path`: the picture of
 /// `subject` ([`render_image_in`]).
 ///
@@ -718,6 +778,7 @@ mod tests {
             lanes: (0..lanes)
                 .map(|_| crate::ui::timeline::Lane {
                     holder: String::new(),
+                    label: String::new(),
                     host: Default::default(),
                     thread: Default::default(),
                     leases: Vec::new(),

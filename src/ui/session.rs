@@ -15,6 +15,7 @@ use crate::ingest::{CacheConfig, CacheReport, IngestOptions, Mapping};
 use crate::model::LoadedLog;
 use crate::playback::StateIndex;
 use crate::report::ReportInput;
+use crate::report::holders::HolderNames;
 
 /// How the window reads files: the ingest options and the load cache.
 #[derive(Clone, Debug, Default)]
@@ -48,6 +49,8 @@ pub struct Session {
     pub index: Arc<StateIndex>,
     /// The analysis's products by name (the stock list's order).
     pub products: Arc<ProductFinder>,
+    /// Every holder's one name ([`HolderNames`]).
+    pub names: Arc<HolderNames>,
     /// What the load cache did for this load (the status bar says it).
     pub cache: CacheReport,
 }
@@ -60,6 +63,11 @@ impl Session {
             settings: &self.settings,
             analysis: &self.analysis,
         }
+    }
+
+    /// The one name of `holder` on every surface ([`HolderNames`]).
+    pub fn holder_name(&self, holder: crate::model::Sym) -> &str {
+        self.names.label(&self.log, holder)
     }
 
     /// The files it was read from (never written over); none for the

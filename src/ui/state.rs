@@ -205,19 +205,25 @@ pub struct IncidentSort {
 impl Default for IncidentSort {
     fn default() -> Self {
         IncidentSort {
-            by: SortBy::Start,
-            ascending: true,
+            by: SortBy::Loss,
+            ascending: false,
         }
     }
 }
 
 impl IncidentSort {
     /// The sort after clicking column `by`: the same column flips the
-    /// direction, another column sorts ascending.
+    /// direction; another column sorts its natural way (a start or a key
+    /// smallest first, a loss, oversold units or a duration largest first).
     pub fn clicked(self, by: SortBy) -> IncidentSort {
+        let first_ascending = matches!(by, SortBy::Start | SortBy::Key);
         IncidentSort {
             by,
-            ascending: self.by != by || !self.ascending,
+            ascending: if self.by == by {
+                !self.ascending
+            } else {
+                first_ascending
+            },
         }
     }
 }

@@ -54,6 +54,13 @@ fn sample_loaded(unit_loss: Option<f64>) -> AnalyzedLog {
     }
 }
 
+/// The one name of `holder` in `loaded` (what every surface shows).
+fn name_of(loaded: &AnalyzedLog, holder: crate::model::Sym) -> String {
+    crate::report::holders::HolderNames::of(&loaded.log, &loaded.analysis)
+        .label(&loaded.log, holder)
+        .to_string()
+}
+
 fn sample_app() -> App {
     sample_app_with(Some(200.0))
 }
@@ -187,15 +194,44 @@ fn the_window_asks_for_the_unit_loss_and_keeps_it() {
     assert_eq!(h.state().state_to_save().settings.unit_loss, Some(650.0));
 }
 
+/// Set pressed with nothing typed, or with 0, stores nothing: the loss stays
+/// unknown and the prompt says why, in English and in Chinese.
+#[test]
+fn an_empty_or_zero_unit_loss_is_refused_with_a_word() {
+    let mut h = harness(sample_app_with(None));
+    h.run();
+    h.get_by_label("Set").click();
+    h.run();
+    h.get_by_label("Type the loss of one oversold unit first: more than 0");
+    assert_eq!(h.state().state_to_save().settings.unit_loss, None);
+    assert!(!h.state().is_loading());
+    h.state_mut().state.lang = Lang::Zh;
+    h.run();
+    h.get_by_label("请先输入一件超卖的损失：须大于 0");
+    let mut h = harness(sample_app_with(None));
+    h.run();
+    h.get_by_role_and_label(
+        egui::accesskit::Role::SpinButton,
+        "Loss unknown: set the unit loss",
+    )
+    .set_value_accesskit(0.0);
+    h.run();
+    h.get_by_label("Set").click();
+    h.run();
+    h.get_by_label("Type the loss of one oversold unit first: more than 0");
+    h.get_by_label("3 oversold · ¥?");
+    assert_eq!(h.state().state_to_save().settings.unit_loss, None);
+}
+
 #[test]
 fn clicking_an_incident_shows_both_holders() {
     let loaded = sample_loaded(Some(200.0));
     let inc = &loaded.analysis.incidents[0];
     let o = &loaded.analysis.overlaps[inc.overlaps[0]];
-    // Details name holders by their short ids (the full one on hover).
-    let holder = |l: LeaseId| short_id(loaded.log.strings.get(loaded.analysis.leases[l].holder));
+    // Details name holders by their one name (the full id on hover).
+    let holder = |l: LeaseId| name_of(&loaded, loaded.analysis.leases[l].holder);
     let (a, b) = (holder(o.earlier), holder(o.later));
-    let (a, b) = (a.as_ref(), b.as_ref());
+    let (a, b) = (a.as_str(), b.as_str());
     let mut h = harness(sample_app());
     h.run();
     assert!(
@@ -231,7 +267,7 @@ fn copied_text(h: &mut Harness<'static, App>) -> Option<String> {
 }
 
 #[test]
-fn details_and_state_at_cursor_show_short_ids_the_full_one_on_hover_and_a_click_copies_it() {
+fn details_and_state_at_cursor_show_holder_names_the_full_id_on_hover_and_a_click_copies_it() {
     let loaded = sample_loaded(Some(200.0));
     let inc = &loaded.analysis.incidents[0];
     let full = |l: LeaseId| {
@@ -242,9 +278,9 @@ fn details_and_state_at_cursor_show_short_ids_the_full_one_on_hover_and_a_click_
             .to_string()
     };
     let first = full(inc.leases[0]);
-    let short = short_id(&first).into_owned();
+    let short = name_of(&loaded, loaded.analysis.leases[inc.leases[0]].holder);
     assert_eq!(first.len(), 32, "the sample's holders are 32 hex digits");
-    assert_eq!(short.chars().count(), 15, "{short}");
+    assert!(short.chars().count() <= 32, "{short}");
     // Tall enough that the first hold's heading is on screen, not under
     // the right side's scroll.
     let mut h = harness_sized(sample_app(), 1600.0, 2400.0);
@@ -265,9 +301,10 @@ fn details_and_state_at_cursor_show_short_ids_the_full_one_on_hover_and_a_click_
             );
         }
     }
-    // State at cursor: the believers by short id.
+    // State at cursor: the believers by their names.
+    let second = name_of(&loaded, loaded.analysis.leases[inc.leases[1]].holder);
     assert!(
-        h.query_all_by_label_contains(&format!("{} — ", short_id(&full(inc.leases[1]))))
+        h.query_all_by_label_contains(&format!("{second} — "))
             .next()
             .is_some()
     );
@@ -371,7 +408,7 @@ fn replay_at_the_second_acquire_shows_two_believers_the_first_expired() {
         .find(|o| o.start_ns == inc.start_ns)
         .expect("an overlap starts the incident");
     let (first, second) = (&a.leases[o.earlier], &a.leases[o.later]);
-    let name = |l: &crate::analysis::Lease| short_id(loaded.log.strings.get(l.holder)).into_owned();
+    let name = |l: &crate::analysis::Lease| name_of(&loaded, l.holder);
     let mut h = harness(sample_app());
     h.run();
     h.get_by_label(&inc.label()).click();
@@ -1021,11 +1058,11 @@ fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
         holder(a.overlaps[pair].earlier),
         holder(a.overlaps[pair].later),
     );
-    let strings = &h.state().session.as_ref().expect("loaded").log.strings;
+    let session = h.state().session.as_ref().expect("loaded");
     let said = format!(
         "Selected pair: {} then {}",
-        short_id(strings.get(earlier)),
-        short_id(strings.get(later))
+        session.holder_name(earlier),
+        session.holder_name(later)
     );
     assert!(
         h.query_all_by_label_contains(&said).next().is_some(),
@@ -1952,7 +1989,7 @@ fn a_hairline_decisive_overlap_gets_a_zoomed_inset_in_the_incident_picture() {
     };
     let c3 = inset("REAL-C3-node-redlock-no-extension").expect("an inset");
     assert!(
-        c3.label.starts_with("Zoomed in: the 0 ms overlap at "),
+        c3.label.starts_with("Zoomed in: the < 1 ms overlap at "),
         "{}",
         c3.label
     );
@@ -2167,4 +2204,93 @@ fn the_chinese_window_says_why_a_file_was_not_read_in_chinese() {
             .next()
             .is_none()
     );
+}
+
+/// Issue #48: at 1366x768 the card of the handed REAL-A incident with the
+/// most holders says what, key, cause, how long, oversold and loss above
+/// the fold, with its holders by their one name (none shared), and the
+/// incident list shows its loss and oversold units, sorted by loss.
+#[test]
+fn at_1366x768_the_card_of_a_22_holder_incident_shows_its_essentials_without_scrolling() {
+    let (app, _) = case_app("REAL-A-redispy-no-renewal");
+    let s = app.session.as_ref().expect("session");
+    let inc = s
+        .analysis
+        .incidents
+        .iter()
+        .max_by_key(|i| i.leases.len())
+        .expect("incidents");
+    assert!(inc.leases.len() >= 20, "{} holders", inc.leases.len());
+    let (id, duration) = (inc.id, crate::report::format_overlap_ms(inc.duration_ms()));
+    let loss = inc.loss.format(&s.settings.currency);
+    let names: Vec<String> = inc
+        .leases
+        .iter()
+        .map(|&l| s.holder_name(s.analysis.leases[l].holder).to_string())
+        .collect();
+    let mut h = harness_sized(app, 1366.0, 768.0);
+    h.run();
+    h.state_mut()
+        .push_command(super::state::Command::ShowIncident(id));
+    h.run();
+    h.run();
+    let below_fold = |h: &Harness<'static, App>, label: &str| {
+        let nodes: Vec<egui::Rect> = h.query_all_by_label(label).map(|n| n.rect()).collect();
+        assert!(!nodes.is_empty(), "{label} shown");
+        nodes
+            .iter()
+            .all(|r| r.bottom() > 768.0 || r.left() < 1366.0 / 2.0)
+    };
+    for label in [
+        id_label(id),
+        "Key".to_string(),
+        "Cause".to_string(),
+        duration.clone(),
+        "Oversold".to_string(),
+        loss.clone(),
+    ] {
+        assert!(
+            !below_fold(&h, &label),
+            "{label} is not on the card above the fold"
+        );
+    }
+    let unique: std::collections::HashSet<&String> = names.iter().collect();
+    assert_eq!(unique.len(), names.len(), "{names:?}");
+    assert!(h.query_all_by_label(&names[0]).next().is_some());
+    let path = std::env::temp_dir().join("lockreplay-card-1366x768.png");
+    if let Ok(img) = h.render() {
+        let _ = img.save(&path);
+        println!("screenshot: {}", path.display());
+    }
+}
+
+fn id_label(id: IncidentId) -> String {
+    format!("INC-{}", id.index() + 1)
+}
+
+#[test]
+fn the_incident_list_is_sorted_by_loss_first_and_a_click_on_start_sorts_by_time() {
+    let (app, _) = case_app("REAL-A-redispy-no-renewal");
+    let s = app.session.as_ref().expect("session");
+    let default = super::panels::incidents::sorted(
+        &s.analysis,
+        &s.log,
+        super::state::IncidentSort::default(),
+    );
+    let units: Vec<i64> = default
+        .iter()
+        .map(|&i| s.analysis.incidents[i].oversold_units)
+        .collect();
+    assert!(units.windows(2).all(|w| w[0] >= w[1]), "{units:?}");
+    assert!(units[0] > 0);
+    let mut h = harness_sized(app, 1366.0, 768.0);
+    h.run();
+    // The Loss and Oversold columns are in view in the left panel.
+    for header in ["Loss ▼", "Oversold"] {
+        let r = h.get_by_label(header).rect();
+        assert!(r.right() < 1366.0 * 0.38, "{header} at {r:?}");
+    }
+    h.get_by_label("Oversold").click();
+    h.run();
+    h.get_by_label("Oversold ▼");
 }

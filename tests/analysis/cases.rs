@@ -440,3 +440,43 @@ fn redlock_captures_from_three_nodes_count_a_hold_once_a_majority_grants_it() {
             .any(|n| n.starts_with("Redlock"))
     }));
 }
+
+/// Issue #48: one name per holder, and never one name for two. In every
+/// handed case (its app logs, its captures, and both together) the label
+/// of each holder ([`lockreplay::report::holders::HolderNames`], the name
+/// the lanes, the card, the state panel and the pictures show) is its own.
+#[test]
+fn no_two_holders_of_a_handed_case_share_a_label() {
+    use lockreplay::report::holders::HolderNames;
+    for (name, dir, case) in cases() {
+        let mut sets = vec![files_of(&dir, &case, "files")];
+        let captures = files_of(&dir, &case, "monitor_files");
+        if !captures.is_empty() {
+            sets.push(captures.clone());
+            sets.push([sets[0].clone(), captures].concat());
+        }
+        for files in sets.into_iter().filter(|f| !f.is_empty()) {
+            let mut opts = IngestOptions::default();
+            if let Some(tz) = case["settings"]["tz"].as_str() {
+                opts.tz = Some(parse_tz(tz).expect("tz"));
+            }
+            let log = load_paths(&files, &opts, &Progress::default()).expect("load");
+            let analysis = analyze(&log, &settings_of(&case));
+            let names = HolderNames::of(&log, &analysis);
+            let mut holders: Vec<_> = analysis.leases.iter().map(|l| l.holder).collect();
+            holders.sort();
+            holders.dedup();
+            let mut seen = std::collections::HashMap::new();
+            for h in holders {
+                let label = names.get(h).expect("every holder has a label");
+                if let Some(other) = seen.insert(label.to_string(), h) {
+                    panic!(
+                        "{name}: `{}` and `{}` both read `{label}`",
+                        log.strings.get(other),
+                        log.strings.get(h)
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,8 +1,9 @@
-//! The load cache through the built binary: a second
-//! run reads the entry and prints byte-identical reports; a changed input
-//! is never answered from a stale entry; a damaged entry or cache directory
-//! is ignored with a note, never a panic, and the answer stays right; the
-//! directory stays under its cap. `LOCKREPLAY_CACHE_DIR` points every run at
+//! The load cache and the result cache beside it through the built binary:
+//! a second run prints the report kept by the first, byte-identical; a
+//! changed setting recomputes the report from the load entry; a changed
+//! input is never answered from a stale entry; a damaged entry or cache
+//! directory is ignored with a note, never a panic, and the answer stays
+//! right; the directory stays under its cap. `LOCKREPLAY_CACHE_DIR` points every run at
 //! a temporary directory; `LOCKREPLAY_CACHE_VERBOSE` makes the binary say
 //! on stderr when it read or wrote an entry.
 
@@ -33,13 +34,27 @@ fn analyze(cache: &Path, log: &Path, flags: &[&str]) -> Output {
         .expect("lockreplay runs")
 }
 
-/// The entry files in `cache`.
+/// The load entry files in `cache`.
 fn entries(cache: &Path) -> Vec<PathBuf> {
+    files_ending(cache, "lrc")
+}
+
+/// The report entry files in `cache`.
+fn results(cache: &Path) -> Vec<PathBuf> {
+    files_ending(cache, "lrr")
+}
+
+/// The analysis entry files in `cache`.
+fn analyses(cache: &Path) -> Vec<PathBuf> {
+    files_ending(cache, "lra")
+}
+
+fn files_ending(cache: &Path, ext: &str) -> Vec<PathBuf> {
     let Ok(dir) = std::fs::read_dir(cache) else {
         return Vec::new();
     };
     dir.filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "lrc"))
+        .filter(|p| p.extension().is_some_and(|e| e == ext))
         .collect()
 }
 
@@ -62,15 +77,25 @@ fn second_run_reads_the_entry_and_prints_the_same_report() {
     let log = big_log(tmp.path());
     let fresh = analyze(&cache, &log, &["--no-cache"]);
     assert!(entries(&cache).is_empty(), "--no-cache wrote an entry");
+    assert!(results(&cache).is_empty(), "--no-cache kept a report");
     let first = analyze(&cache, &log, &[]);
-    assert!(support::stderr(&first).contains("saved to cache ("));
+    let err = support::stderr(&first);
+    assert!(err.contains("lockreplay: saved to cache ("), "{err}");
+    assert!(err.contains("lockreplay: report saved to cache ("), "{err}");
+    assert!(
+        err.contains("lockreplay: analysis saved to cache ("),
+        "{err}"
+    );
     assert_eq!(entries(&cache).len(), 1);
+    assert_eq!(results(&cache).len(), 1);
+    assert_eq!(analyses(&cache).len(), 1);
     let second = analyze(&cache, &log, &[]);
     let err = support::stderr(&second);
-    assert!(err.contains("loaded from cache ("), "{err}");
+    assert!(err.contains("report from cache ("), "{err}");
+    assert!(!err.contains("loaded from cache ("), "{err}");
     same_answer(&first, &fresh);
     same_answer(&second, &fresh);
-    // Other commands read the same entry.
+    // Other formats read the same load entry and the same analysis.
     let text = support::bin()
         .env("LOCKREPLAY_CACHE_DIR", &cache)
         .env("LOCKREPLAY_CACHE_VERBOSE", "1")
@@ -78,7 +103,68 @@ fn second_run_reads_the_entry_and_prints_the_same_report() {
         .arg(&log)
         .output()
         .expect("runs");
-    assert!(support::stderr(&text).contains("loaded from cache ("));
+    let err = support::stderr(&text);
+    assert!(err.contains("loaded from cache ("), "{err}");
+    assert!(err.contains("analysis from cache ("), "{err}");
+    assert!(err.contains("report saved to cache ("), "{err}");
+}
+
+#[test]
+fn settings_that_change_the_report_recompute_it_from_the_load_entry() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let cache = tmp.path().join("cache");
+    let log = big_log(tmp.path());
+    analyze(&cache, &log, &[]);
+    for flags in [
+        &["--unit-loss", "250"][..],
+        &["--currency", "USD", "--unit-loss", "3"],
+        &["--near-miss-ratio", "0.5"],
+        &["--log-lag-ms", "40"],
+        &["--host-offset", "web-01=30"],
+    ] {
+        let out = analyze(&cache, &log, flags);
+        let err = support::stderr(&out);
+        assert!(err.contains("loaded from cache ("), "{flags:?}: {err}");
+        assert!(!err.contains("report from cache"), "{flags:?}: {err}");
+        assert!(
+            err.contains("analysis saved to cache ("),
+            "{flags:?}: {err}"
+        );
+        let fresh = analyze(&cache, &log, &[flags, &["--no-cache"]].concat());
+        same_answer(&out, &fresh);
+        // The same flags again: the report kept for them.
+        let again = analyze(&cache, &log, flags);
+        assert!(support::stderr(&again).contains("report from cache ("));
+        same_answer(&again, &fresh);
+    }
+    // A TTL override changes the reading: a new load entry, a new report.
+    let ttl = analyze(&cache, &log, &["--ttl-ms", "500"]);
+    let err = support::stderr(&ttl);
+    assert!(!err.contains("from cache ("), "{err}");
+    same_answer(
+        &ttl,
+        &analyze(&cache, &log, &["--ttl-ms", "500", "--no-cache"]),
+    );
+    // The language and the format are in the key too.
+    let text = |lang: &str| {
+        support::bin()
+            .env("LOCKREPLAY_CACHE_DIR", &cache)
+            .env("LOCKREPLAY_CACHE_VERBOSE", "1")
+            .args(["analyze", "--format", "text", "--lang", lang])
+            .arg(&log)
+            .output()
+            .expect("runs")
+    };
+    let (en, zh) = (text("en"), text("zh"));
+    assert!(support::stderr(&zh).contains("report saved to cache ("));
+    assert_ne!(en.stdout, zh.stdout);
+    let zh_again = text("zh");
+    assert!(support::stderr(&zh_again).contains("report from cache ("));
+    same_answer(&zh_again, &zh);
+    // Settings of the analysis never make another load entry.
+    assert_eq!(entries(&cache).len(), 2);
+    assert_eq!(results(&cache).len(), 9);
+    assert_eq!(analyses(&cache).len(), 7);
 }
 
 #[test]
@@ -162,21 +248,37 @@ fn same_size_other_bytes_with_the_mtime_put_back_is_read_again() {
     });
 }
 
-/// Stores an entry, damages it with `damage`, and checks that the next run
-/// ignores it with a note on stderr (`reason` in it), does not panic and
-/// answers as a fresh load does.
-fn damaged_entry_is_ignored(damage: impl FnOnce(&Path), reason: &str) {
+/// Stores a load entry, a report entry and an analysis entry, damages
+/// each with `damage`, and checks that the next run ignores each with a
+/// note on stderr (`reason` in it), does not panic and answers as a fresh
+/// load does.
+fn damaged_entry_is_ignored(damage: impl Fn(&Path), reason: &str) {
     let tmp = tempfile::tempdir().expect("tmp");
     let cache = tmp.path().join("cache");
     let log = big_log(tmp.path());
     analyze(&cache, &log, &[]);
     let entry = entries(&cache).pop().expect("an entry");
-    damage(&entry);
+    let report = results(&cache).pop().expect("a report entry");
+    let analysis = analyses(&cache).pop().expect("an analysis entry");
+    for path in [&entry, &report, &analysis] {
+        damage(path);
+    }
     let out = analyze(&cache, &log, &[]);
     let err = support::stderr(&out);
     assert!(!err.contains("panicked"), "{err}");
-    assert!(!err.contains("loaded from cache"), "{err}");
-    assert!(err.contains("ignored: ") && err.contains(reason), "{err}");
+    assert!(!err.contains("from cache ("), "{err}");
+    for (what, path) in [
+        ("lockreplay: cache entry", &entry),
+        ("report cache entry", &report),
+        ("analysis cache entry", &analysis),
+    ] {
+        let note = format!("{what} {} ignored: ", path.display());
+        let line = err.lines().find(|l| l.contains(&note));
+        assert!(
+            line.is_some_and(|l| l.contains(reason)),
+            "{note}{reason}: {err}"
+        );
+    }
     same_answer(&out, &analyze(&cache, &log, &["--no-cache"]));
 }
 
@@ -333,6 +435,9 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
     ];
     for (name, bytes, reason) in attacks {
         std::fs::write(&entry, bytes).expect("damage");
+        // The report kept beside it would answer first: gone, so that the
+        // load entry is read.
+        remove_results(&cache);
         let out = analyze(&cache, &log, &[]);
         let err = stderr(&out);
         assert!(
@@ -352,7 +457,7 @@ fn cache_entries_stale_truncated_corrupt_or_forged_are_never_trusted() {
     std::fs::write(&log, &changed).expect("rewrite");
     let out = analyze(&cache, &log, &[]);
     assert!(
-        !stderr(&out).contains("loaded from cache"),
+        !stderr(&out).contains("loaded from cache") && !stderr(&out).contains("report from cache"),
         "{}",
         stderr(&out)
     );
@@ -395,4 +500,110 @@ fn cache_eviction_never_deletes_an_input_in_the_cache_folder() {
         .expect("runs");
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", stderr(&out));
     assert!(input.is_file(), "the input was deleted");
+}
+
+/// Removes the result entries (`*.lrr`) of `cache`.
+fn remove_results(cache: &Path) {
+    for e in std::fs::read_dir(cache).expect("cache made").flatten() {
+        if e.path().extension().is_some_and(|x| x == "lrr") {
+            std::fs::remove_file(e.path()).expect("remove");
+        }
+    }
+}
+
+/// The result cache under attack: entries forged with a sound header and
+/// checksum over a report no printer writes (a terminal escape, bytes that
+/// are not UTF-8), an exit code that disagrees with its problems, or bytes
+/// that are no entry at all; a truncated and a corrupt one. Each is ignored
+/// with a note, never printed, and the report is the fresh run's.
+#[test]
+fn result_entries_forged_truncated_or_corrupt_are_never_printed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let log = dir.path().join("sale.jsonl");
+    std::fs::copy(sample("seed-fixed-watchdog.jsonl"), &log).expect("copy");
+    let fresh = analyze(&cache, &log, &["--no-cache"]);
+    let first = analyze(&cache, &log, &[]);
+    assert_eq!(first.stdout, fresh.stdout);
+    let entry = std::fs::read_dir(&cache)
+        .expect("cache made")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "lrr"))
+        .expect("a result entry");
+    let key = entry
+        .file_stem()
+        .and_then(|s| u128::from_str_radix(&s.to_string_lossy(), 16).ok())
+        .expect("the entry is named by its key");
+    let forge = |report: &[u8], exit_code: u8, problems: Vec<String>| {
+        let mut payload = report.to_vec();
+        payload.extend_from_slice(&bitcode::encode(
+            &lockreplay::pipeline::results::StoredOutcome {
+                exit_code,
+                problems,
+            },
+        ));
+        payload.extend_from_slice(&(report.len() as u64).to_le_bytes());
+        let mut b = lockreplay::ingest::cache::header(key, &payload);
+        b.extend_from_slice(&payload);
+        b
+    };
+    let good = std::fs::read(&entry).expect("entry");
+    let mut corrupt = good.clone();
+    let at = corrupt.len() / 2;
+    corrupt[at] ^= 0x10;
+    let attacks: [(&str, Vec<u8>, &str); 6] = [
+        (
+            "escape",
+            forge(b"{}\x1b]0;pwned\x07\n", 0, vec![]),
+            "no printer writes",
+        ),
+        ("not utf-8", forge(b"{\xff}\n", 0, vec![]), "not UTF-8"),
+        ("exit code", forge(b"{}\n", 2, vec![]), "disagrees"),
+        (
+            "no entry",
+            forge(b"", 0, vec![])[..48].to_vec(),
+            "truncated",
+        ),
+        ("truncated", good[..good.len() - 100].to_vec(), "truncated"),
+        ("corrupt", corrupt, "bad checksum"),
+    ];
+    for (name, bytes, reason) in attacks {
+        std::fs::write(&entry, bytes).expect("damage");
+        let out = analyze(&cache, &log, &[]);
+        let err = stderr(&out);
+        assert!(
+            !err.contains("panicked") && !err.contains("report from cache"),
+            "{name}: {err}"
+        );
+        assert!(
+            err.contains("report cache entry") && err.contains(reason),
+            "{name}: {err}"
+        );
+        assert_eq!(out.stdout, fresh.stdout, "{name}");
+        assert_eq!(out.status.code(), fresh.status.code(), "{name}");
+    }
+    // The analysis kept beside it, forged: a sound header over bytes that
+    // are no analysis. Read once the report entry is gone; never used.
+    let analysis = std::fs::read_dir(&cache)
+        .expect("cache made")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| p.extension().is_some_and(|e| e == "lra"))
+        .expect("an analysis entry");
+    let akey = analysis
+        .file_stem()
+        .and_then(|s| u128::from_str_radix(&s.to_string_lossy(), 16).ok())
+        .expect("named by its key");
+    let payload = vec![0xa5u8; 4096];
+    let mut forged = lockreplay::ingest::cache::header(akey, &payload);
+    forged.extend_from_slice(&payload);
+    std::fs::write(&analysis, forged).expect("forge");
+    remove_results(&cache);
+    let out = analyze(&cache, &log, &[]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("analysis cache entry") && err.contains("does not decode"),
+        "{err}"
+    );
+    assert!(!err.contains("analysis from cache"), "{err}");
+    assert_eq!(out.stdout, fresh.stdout);
 }

@@ -79,7 +79,7 @@ fn render_prints_nothing_and_scale_lays_the_picture_out_in_points() {
 }
 
 #[test]
-fn report_draws_a_picture_per_key_with_incidents_and_says_only_where_it_went() {
+fn report_draws_a_picture_per_key_with_incidents_and_says_each_phase_and_where_it_went() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out_dir = dir.path().join("rep");
     let input = case_file("BR-01-redispy-shared-lock-overrun", "inventory-sync.jsonl");
@@ -95,10 +95,19 @@ fn report_draws_a_picture_per_key_with_incidents_and_says_only_where_it_went() {
     }
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     let err = stderr(&out);
+    // A line per phase (load, analysis, pictures, files), then where it went.
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 1, "{err}");
+    assert_eq!(lines.len(), 5, "{err}");
+    for (line, phase) in lines.iter().zip([
+        "loaded 9 events",
+        "analysed: 1 incidents",
+        "drew 3 pictures",
+        "wrote the report files",
+    ]) {
+        assert!(line.starts_with(&format!("lockreplay: {phase} (")), "{err}");
+    }
     assert!(
-        lines[0].starts_with("lockreplay: report written to"),
+        lines[4].starts_with("lockreplay: report written to"),
         "{err}"
     );
     let key_png = out_dir.join("key-1-lock_sku_7731.png");

@@ -96,8 +96,14 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
         std::fs::write(png, b"png")?;
         Ok(())
     };
-    let err = lockreplay::report::write_report_dir(&r, &out, &[], Some(&sabotage), false)
-        .expect_err("report.md cannot be written");
+    let err = lockreplay::report::write_report_dir(
+        &r,
+        &out,
+        &[],
+        Some(&sabotage),
+        &lockreplay::report::FolderOptions::new(false),
+    )
+    .expect_err("report.md cannot be written");
     assert!(format!("{err:#}").contains("report.md"), "{err:#}");
     assert_eq!(
         std::fs::read(out.join("report.md")).expect("old"),
@@ -110,8 +116,14 @@ fn a_failed_write_places_nothing_and_a_missing_picture_is_an_error() {
     let no_gpu = |_: lockreplay::report::PictureSubject, _: &Path| -> anyhow::Result<()> {
         anyhow::bail!("no usable adapter")
     };
-    let err = lockreplay::report::write_report_dir(&r, &out, &[], Some(&no_gpu), false)
-        .expect_err("incomplete");
+    let err = lockreplay::report::write_report_dir(
+        &r,
+        &out,
+        &[],
+        Some(&no_gpu),
+        &lockreplay::report::FolderOptions::new(false),
+    )
+    .expect_err("incomplete");
     let msg = format!("{err:#}");
     assert!(
         msg.contains("INC-1.png") && msg.contains("timeline.png"),
@@ -178,7 +190,11 @@ fn a_report_of_many_incidents_draws_a_bounded_number_of_pictures() {
         Ok(())
     };
     let out = dir.path().join("report");
-    lockreplay::report::write_report_dir(&r, &out, &[], Some(&drawer), false)
+    let opts = lockreplay::report::FolderOptions {
+        top: n,
+        ..lockreplay::report::FolderOptions::new(false)
+    };
+    lockreplay::report::write_report_dir(&r, &out, &[], Some(&drawer), &opts)
         .expect("complete without the pictures left out");
     let drawn = drawn.into_inner();
     // The overview and one per key with incidents (`lock:0` to `lock:6`).

@@ -5,11 +5,10 @@ use egui::{RichText, Ui};
 
 use super::{ALERT, PanelContext, id_label, stock::stock_ui};
 use crate::analysis::LockEnd;
-use crate::model::LoadedLog;
 use crate::playback::{KeyState, LeaseStatus};
 use crate::report::format_ms;
 use crate::ui::i18n::{Lang, tr, trf};
-use crate::ui::timeline::labels::short_id;
+use crate::ui::session::Session;
 
 /// Keys listed in full; the rest are counted.
 const MAX_KEYS: usize = 6;
@@ -52,39 +51,83 @@ pub fn cursor_state_ui(ui: &mut Ui, context: &PanelContext<'_>) {
         .take(40)
         .map(|(_, g)| g.key.as_str())
         .collect();
+    let selected_key = context
+        .selection
+        .incident
+        .and_then(|i| s.analysis.incidents.get(i.index()))
+        .map(|inc| inc.key);
+    let limits = StateLimits::of(selected_key.is_some());
     stock_ui(
         ui,
         lang,
         &s.log,
         &st,
         &s.settings.currency,
-        (&s.products, &on_screen),
+        (&s.products, &on_screen, limits.products),
     );
     if st.keys.is_empty() {
         ui.label(RichText::new(tr(lang, "no_lock_held")).weak());
     }
-    for k in st.keys.iter().take(MAX_KEYS) {
-        key_ui(ui, lang, &s.log, k);
+    // The selected incident's key alone, so that its card stays in view.
+    let keys: Vec<&KeyState> = match selected_key {
+        Some(key) => st.keys.iter().filter(|k| k.key == key).collect(),
+        None => st.keys.iter().collect(),
+    };
+    for k in keys.iter().take(limits.keys) {
+        key_ui(ui, lang, s, k, limits.believers);
     }
-    if st.keys.len() > MAX_KEYS {
+    let listed = keys.len().min(limits.keys);
+    if st.keys.len() > listed {
         ui.label(trf(
             lang,
             "more_keys",
-            &[&(st.keys.len() - MAX_KEYS).to_string()],
+            &[&(st.keys.len() - listed).to_string()],
         ));
+    }
+}
+
+/// How much of the state at the cursor the right panel lists: with an
+/// incident selected its key only and a few believers and products, so
+/// that the card under it is on screen at 1366x768; else more keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateLimits {
+    /// Lock keys listed.
+    pub keys: usize,
+    /// Believers listed per key (the others counted).
+    pub believers: usize,
+    /// Products listed.
+    pub products: usize,
+}
+
+impl StateLimits {
+    /// The limits with or without a selected incident.
+    pub fn of(incident_selected: bool) -> StateLimits {
+        if incident_selected {
+            StateLimits {
+                keys: 1,
+                believers: 3,
+                products: 1,
+            }
+        } else {
+            StateLimits {
+                keys: MAX_KEYS,
+                believers: 8,
+                products: 6,
+            }
+        }
     }
 }
 
 /// One key: the server's holder and the believers, red when more than one
 /// believes or a believer's lock already ended.
-fn key_ui(ui: &mut Ui, lang: Lang, log: &LoadedLog, k: &KeyState) {
-    let name = |sym| log.strings.get(sym);
+fn key_ui(ui: &mut Ui, lang: Lang, s: &Session, k: &KeyState, max_believers: usize) {
+    let name = |sym| s.log.strings.get(sym);
     ui.add_space(4.0);
     ui.label(RichText::new(name(k.key)).monospace().strong());
     ui.indent(("key_state", k.key.index()), |ui| {
         match k.server_holder {
             Some(h) => {
-                let text = trf(lang, "server_holds", &[&short_id(name(h))]);
+                let text = trf(lang, "server_holds", &[s.holder_name(h)]);
                 id_label(ui, lang, RichText::new(text), name(h));
             }
             None => {
@@ -98,16 +141,20 @@ fn key_ui(ui: &mut Ui, lang: Lang, log: &LoadedLog, k: &KeyState) {
         } else {
             believers
         });
-        for b in &k.believers {
+        for b in k.believers.iter().take(max_believers) {
             let text = format!(
                 "{} — {}",
-                short_id(name(b.holder)),
+                s.holder_name(b.holder),
                 lease_status_text(lang, &b.status)
             );
             let zombie = matches!(b.status, LeaseStatus::EndedStillWorking { .. });
             let rt = RichText::new(text).monospace();
             let rt = if zombie { rt.color(ALERT) } else { rt };
             id_label(ui, lang, rt, name(b.holder));
+        }
+        if k.believers.len() > max_believers {
+            let more = (k.believers.len() - max_believers).to_string();
+            ui.label(RichText::new(trf(lang, "more_holders", &[&more])).weak());
         }
     });
 }

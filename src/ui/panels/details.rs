@@ -7,7 +7,7 @@ use egui::{RichText, Ui};
 use super::{ALERT, PanelContext, id_label};
 use crate::analysis::{Analysis, Incident, IncidentId, Lease};
 use crate::model::{LoadedLog, SourceRef};
-use crate::report::{ReportInput, explain_incident_in, format_ms, snake_name};
+use crate::report::{ReportInput, explain_incident_in, format_ms, format_overlap_ms, snake_name};
 use crate::ui::i18n::{Lang, term, tr, trf};
 use crate::ui::loader::SAMPLE_BYTES;
 use crate::ui::session::{Session, Source};
@@ -41,13 +41,14 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
         .map(|o| &s.analysis.overlaps[o])
     {
         let holder = |l: crate::analysis::LeaseId| s.log.strings.get(s.analysis.leases[l].holder);
+        let name = |l: crate::analysis::LeaseId| s.holder_name(s.analysis.leases[l].holder);
         let pair = trf(
             lang,
             "selected_pair",
             &[
-                &short_id(holder(o.earlier)),
-                &short_id(holder(o.later)),
-                &format_ms(o.duration_ms()),
+                name(o.earlier),
+                name(o.later),
+                &format_overlap_ms(o.duration_ms()),
                 &term(lang, o.cause.as_str()),
             ],
         );
@@ -64,7 +65,8 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
     ui.separator();
     ui.label(RichText::new(tr(lang, "leases")).strong());
     for &li in &inc.leases {
-        lease_ui(ui, lang, &input, &s.analysis.leases[li]);
+        let l = &s.analysis.leases[li];
+        lease_ui(ui, lang, &input, l, s.holder_name(l.holder));
     }
     if !inc.sales.is_empty() {
         ui.separator();
@@ -75,70 +77,108 @@ fn details_ui(ui: &mut Ui, context: &mut PanelContext<'_>, panel: &mut DetailsPa
     source_lines_ui(ui, lang, s, lines);
 }
 
-/// The incident card, first thing under Details: key, cause, holders
-/// (short ids; hover shows and a click copies the full one), overlap
-/// length, oversold units, loss (asking for the unit loss when unknown)
-/// and the orders in the window.
+/// Holders the card lists before the others fold under "more"
+/// ([`card_holders_shown`]).
+pub const CARD_HOLDERS: usize = 6;
+
+/// How many of an incident's `total` holders the card lists open: all of
+/// them up to [`CARD_HOLDERS`] + 2 (a fold for one or two would cost the
+/// line it saves), else [`CARD_HOLDERS`], the rest under a fold.
+pub fn card_holders_shown(total: usize) -> usize {
+    if total <= CARD_HOLDERS + 2 {
+        total
+    } else {
+        CARD_HOLDERS
+    }
+}
+
+/// The incident card, first thing under Details. Its first lines are what
+/// a reader needs at a glance (what, key, how long, oversold, loss: no
+/// scrolling at 1366x768 whatever the number of holders), then the
+/// holders by their one name (hover shows and a click copies the id; past
+/// [`card_holders_shown`] under a fold), the orders and why.
 fn card_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session, inc: &Incident) {
     let lang = context.lang();
-    let a = &s.analysis;
+    let weak = |ui: &mut Ui, k: &'static str| {
+        ui.label(RichText::new(tr(lang, k)).weak());
+    };
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.horizontal_wrapped(|ui| {
             ui.label(RichText::new(inc.label()).strong().size(16.0));
-            if ui.button(tr(lang, "zoom_incident")).clicked() {
-                context.send(Command::ZoomToSelected);
-            }
+            weak(ui, "card_cause");
+            ui.label(
+                RichText::new(term(lang, inc.cause.as_str()))
+                    .color(ALERT)
+                    .strong(),
+            );
         });
-        egui::Grid::new(("card", inc.id))
-            .num_columns(2)
-            .spacing([8.0, 2.0])
-            .show(ui, |ui| {
-                let key = |ui: &mut Ui, k: &'static str| {
-                    ui.label(RichText::new(tr(lang, k)).weak());
-                };
-                key(ui, "card_key");
-                ui.add(
-                    egui::Label::new(RichText::new(s.log.strings.get(inc.key)).monospace()).wrap(),
-                );
-                ui.end_row();
-                key(ui, "card_cause");
-                ui.label(RichText::new(term(lang, inc.cause.as_str())).color(ALERT));
-                ui.end_row();
-                key(ui, "card_holders");
-                // One holder a line: a wrapped row inside a grid cell got
-                // the row's height of the frame before and ran into the
-                // next row.
-                ui.vertical(|ui| {
-                    for &l in &inc.leases {
-                        let holder = s.log.strings.get(a.leases[l].holder);
-                        let text = RichText::new(short_id(holder)).monospace();
-                        id_label(ui, lang, text, holder);
-                    }
-                });
-                ui.end_row();
-                key(ui, "card_overlap");
-                ui.label(format_ms(inc.duration_ms()));
-                ui.end_row();
-                key(ui, "card_oversold");
-                let units = RichText::new(inc.oversold_units.to_string()).strong();
-                ui.label(if inc.oversold_units > 0 {
-                    units.color(ALERT)
-                } else {
-                    units
-                });
-                ui.end_row();
-                key(ui, "card_loss");
-                super::money::loss_label(ui, context, inc.loss);
-                ui.end_row();
-                key(ui, "card_orders");
-                ui.label(inc.sales.len().to_string());
-                ui.end_row();
-                why_rows(ui, lang, s, inc);
+        let key = s.log.strings.get(inc.key);
+        ui.horizontal(|ui| {
+            weak(ui, "card_key");
+            ui.add(egui::Label::new(RichText::new(key).monospace()).truncate())
+                .on_hover_text(key);
+        });
+        ui.horizontal_wrapped(|ui| {
+            weak(ui, "card_overlap");
+            ui.label(RichText::new(format_overlap_ms(inc.duration_ms())).strong());
+            ui.add_space(6.0);
+            weak(ui, "card_oversold");
+            let units = RichText::new(inc.oversold_units.to_string()).strong();
+            ui.label(if inc.oversold_units > 0 {
+                units.color(ALERT)
+            } else {
+                units
             });
+            ui.add_space(6.0);
+            weak(ui, "card_loss");
+            super::money::loss_label(ui, context, inc.loss);
+        });
         if !inc.loss.is_known() {
             super::money::ask_unit_loss_ui(ui, context);
         }
+        ui.horizontal_wrapped(|ui| {
+            if ui.button(tr(lang, "zoom_incident")).clicked() {
+                context.send(Command::ZoomToSelected);
+            }
+            weak(ui, "card_orders");
+            ui.label(inc.sales.len().to_string());
+        });
+        card_holders_ui(ui, lang, s, inc);
+        egui::Grid::new(("card_why", inc.id))
+            .num_columns(2)
+            .spacing([8.0, 2.0])
+            .show(ui, |ui| why_rows(ui, lang, s, inc));
     });
+}
+
+/// The card's holders, one a line by their one name, the first
+/// [`card_holders_shown`] open and the rest under a fold.
+fn card_holders_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
+    let a = &s.analysis;
+    let shown = card_holders_shown(inc.leases.len());
+    let holder = |ui: &mut Ui, l: crate::analysis::LeaseId| {
+        let h = a.leases[l].holder;
+        let text = RichText::new(s.holder_name(h)).monospace();
+        id_label(ui, lang, text, s.log.strings.get(h));
+    };
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(tr(lang, "card_holders")).weak());
+        ui.label(RichText::new(format!("({})", inc.leases.len())).weak());
+    });
+    for &l in &inc.leases[..shown] {
+        holder(ui, l);
+    }
+    let rest = &inc.leases[shown..];
+    if !rest.is_empty() {
+        egui::CollapsingHeader::new(trf(lang, "more_holders", &[&rest.len().to_string()]))
+            .id_salt(("more_holders", inc.id))
+            .default_open(false)
+            .show(ui, |ui| {
+                for &l in rest {
+                    holder(ui, l);
+                }
+            });
+    }
 }
 
 /// The card's "Why" row: each infrastructure line the incident cites
@@ -215,12 +255,12 @@ fn finding_card_ui(ui: &mut Ui, lang: Lang, s: &Session, i: usize, panel: &mut D
 }
 
 /// One hold of the incident, in a frame.
-fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease) {
+fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease, label: &str) {
     let name = |sym| input.log.strings.get(sym);
     let time = |ns| input.time(ns);
     egui::Frame::group(ui.style()).show(ui, |ui| {
         let holder = name(l.holder);
-        let text = RichText::new(short_id(holder)).monospace().strong();
+        let text = RichText::new(label).monospace().strong();
         id_label(ui, lang, text, holder);
         // Rows that wrap to the panel's width (a grid would widen the
         // panel past the window's right edge).
@@ -298,7 +338,8 @@ fn orders_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
             let order = sale.order_id.map(name).unwrap_or("—");
             id_label(ui, lang, RichText::new(short_id(order)).monospace(), order);
             let holder = sale.holder.map(name).unwrap_or("—");
-            id_label(ui, lang, RichText::new(short_id(holder)).weak(), holder);
+            let label = sale.holder.map_or("—", |h| s.holder_name(h));
+            id_label(ui, lang, RichText::new(label).weak(), holder);
             ui.label(t.get(11..23).unwrap_or(&t).to_string());
             let over = format!("{} {}", tr(lang, "units_over"), sale.oversold_units);
             if sale.oversold_units > 0 {

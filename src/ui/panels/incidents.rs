@@ -9,7 +9,7 @@ use super::{ALERT, PanelContext};
 use crate::analysis::{Analysis, Cause, Incident, IncidentId};
 use crate::model::LoadedLog;
 use crate::model::Message;
-use crate::report::{format_ms, format_time};
+use crate::report::{format_overlap_ms, format_time};
 use crate::ui::i18n::tr;
 use crate::ui::session::Session;
 use crate::ui::state::{Command, IncidentSort, SortBy};
@@ -89,15 +89,21 @@ impl IncidentsPanel {
             .striped(true)
             .resizable(true)
             .sense(egui::Sense::click())
-            .column(Column::auto().at_least(52.0))
+            // What an incident cost first, then which key: a narrow
+            // panel shows #, loss, oversold and the key's start.
+            .column(Column::auto().at_least(48.0))
+            .column(Column::auto().at_least(44.0))
+            .column(Column::auto().at_least(36.0))
+            .column(
+                Column::initial(120.0)
+                    .at_least(60.0)
+                    .at_most(260.0)
+                    .clip(true),
+            )
             .column(Column::auto().at_least(90.0))
-            // The key whole (the table scrolls sideways in a narrow panel).
-            .column(Column::auto().at_least(96.0).at_most(260.0).clip(true))
             .column(Column::auto())
             .column(Column::auto())
-            .column(Column::initial(96.0).clip(true))
-            .column(Column::auto().at_least(56.0))
-            .column(Column::remainder().at_least(60.0))
+            .column(Column::remainder().at_least(96.0).clip(true))
             .header(HEADER_H, |mut h| self.header_ui(&mut h, context))
             .body(|body| {
                 body.rows(ROW_H, order.len(), |mut row| {
@@ -115,13 +121,13 @@ impl IncidentsPanel {
         let lang = context.lang();
         let columns = [
             ("#", None),
-            (tr(lang, "start"), Some(SortBy::Start)),
-            (tr(lang, "key"), Some(SortBy::Key)),
-            (tr(lang, "holders"), None),
-            (tr(lang, "duration"), Some(SortBy::Duration)),
-            (tr(lang, "cause"), None),
-            (tr(lang, "oversold_col"), Some(SortBy::Oversold)),
             (tr(lang, "loss"), Some(SortBy::Loss)),
+            (tr(lang, "oversold_col"), Some(SortBy::Oversold)),
+            (tr(lang, "key"), Some(SortBy::Key)),
+            (tr(lang, "start"), Some(SortBy::Start)),
+            (tr(lang, "duration"), Some(SortBy::Duration)),
+            (tr(lang, "holders"), None),
+            (tr(lang, "cause"), None),
         ];
         for (label, column) in columns {
             h.col(|ui| {
@@ -144,8 +150,11 @@ impl IncidentsPanel {
     }
 }
 
-/// Indices of `analysis`'s incidents in the order of `sort`.
-fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize> {
+/// Indices of `analysis`'s incidents in the order of `sort`; equals in
+/// start order. A loss sorts as the report ranks it
+/// ([`crate::report::rank::loss_rank`]: the oversold units when unknown).
+pub fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize> {
+    use crate::report::rank::loss_rank;
     let mut order: Vec<usize> = (0..analysis.incidents.len()).collect();
     order.sort_by(|&x, &y| {
         let (i, j) = (&analysis.incidents[x], &analysis.incidents[y]);
@@ -154,9 +163,12 @@ fn sorted(analysis: &Analysis, log: &LoadedLog, sort: IncidentSort) -> Vec<usize
             SortBy::Key => log.strings.get(i.key).cmp(log.strings.get(j.key)),
             SortBy::Duration => i.duration_ms().total_cmp(&j.duration_ms()),
             SortBy::Oversold => i.oversold_units.cmp(&j.oversold_units),
-            SortBy::Loss => i.loss.sort_key().total_cmp(&j.loss.sort_key()),
+            SortBy::Loss => loss_rank(i.loss, i.oversold_units)
+                .total_cmp(&loss_rank(j.loss, j.oversold_units))
+                .then(i.oversold_units.cmp(&j.oversold_units)),
         };
-        if sort.ascending { o } else { o.reverse() }
+        let o = if sort.ascending { o } else { o.reverse() };
+        o.then(i.start_ns.cmp(&j.start_ns)).then(x.cmp(&y))
     });
     order
 }
@@ -231,18 +243,29 @@ fn row_ui(
         hit |= ui.selectable_label(selected, inc.label()).clicked();
     });
     row.col(|ui| {
+        ui.label(inc.loss.format(&s.settings.currency));
+    });
+    row.col(|ui| {
+        let t = inc.oversold_units.to_string();
+        if inc.oversold_units > 0 {
+            ui.label(RichText::new(t).color(ALERT).strong());
+        } else {
+            ui.label(t);
+        }
+    });
+    row.col(|ui| {
+        let key = s.log.strings.get(inc.key);
+        ui.add(egui::Label::new(key).truncate()).on_hover_text(key);
+    });
+    row.col(|ui| {
         let t = format_time(inc.start_ns, s.log.display_offset_s);
         ui.label(t.get(11..23).unwrap_or(&t));
     });
     row.col(|ui| {
-        let key = s.log.strings.get(inc.key);
-        ui.label(key).on_hover_text(key);
+        ui.label(format_overlap_ms(inc.duration_ms()));
     });
     row.col(|ui| {
         ui.label(inc.leases.len().to_string());
-    });
-    row.col(|ui| {
-        ui.label(format_ms(inc.duration_ms()));
     });
     row.col(|ui| {
         let causes = inc.overlaps.iter().map(|&o| a.overlaps[o].cause);
@@ -254,17 +277,6 @@ fn row_ui(
                 ui.label(label);
             }
         }
-    });
-    row.col(|ui| {
-        let t = inc.oversold_units.to_string();
-        if inc.oversold_units > 0 {
-            ui.label(RichText::new(t).color(ALERT).strong());
-        } else {
-            ui.label(t);
-        }
-    });
-    row.col(|ui| {
-        ui.label(inc.loss.format(&s.settings.currency));
     });
     hit || row.response().clicked()
 }

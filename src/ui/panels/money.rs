@@ -47,10 +47,24 @@ pub fn ask_unit_loss_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
         if r.changed() {
             ui.data_mut(|d| d.insert_temp(id, value));
         }
+        let refused_id = id.with("refused");
         if ui.button(tr(lang, "set_unit_loss")).clicked() {
-            let mut st = settings.clone();
-            st.unit_loss = Some(value);
-            context.send(Command::SetSettings(st));
+            match accepted_unit_loss(value) {
+                Some(v) => {
+                    let mut st = settings.clone();
+                    st.unit_loss = Some(v);
+                    context.send(Command::SetSettings(st));
+                }
+                None => ui.data_mut(|d| {
+                    d.insert_temp(refused_id, true);
+                }),
+            }
+        }
+        if r.changed() {
+            ui.data_mut(|d| d.remove_temp::<bool>(refused_id));
+        }
+        if ui.data(|d| d.get_temp::<bool>(refused_id)).unwrap_or(false) {
+            ui.label(RichText::new(tr(lang, "unit_loss_refused")).color(ALERT));
         }
         if let Some(p) = list {
             let offer = trf(lang, "use_list_price", &[&p.label(&settings.currency, zh)]);
@@ -65,4 +79,25 @@ pub fn ask_unit_loss_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
             }
         }
     });
+}
+
+/// The unit loss a Set press stores: a positive, finite amount (CNY, or the
+/// settings' currency); `None` for an empty or zero entry, which would
+/// show a known ¥0 loss that nobody meant.
+pub fn accepted_unit_loss(value: f64) -> Option<f64> {
+    (value.is_finite() && value > 0.0).then_some(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accepted_unit_loss;
+
+    #[test]
+    fn only_a_positive_amount_is_a_unit_loss() {
+        assert_eq!(accepted_unit_loss(0.0), None);
+        assert_eq!(accepted_unit_loss(-1.0), None);
+        assert_eq!(accepted_unit_loss(f64::NAN), None);
+        assert_eq!(accepted_unit_loss(0.5), Some(0.5));
+        assert_eq!(accepted_unit_loss(650.0), Some(650.0));
+    }
 }

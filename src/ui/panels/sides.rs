@@ -7,7 +7,7 @@
 /// together.
 pub const SIDES_MAX_FRACTION: f32 = 0.38;
 /// The left panel's share of [`SIDES_MAX_FRACTION`].
-const LEFT_SHARE: f32 = 0.55;
+const LEFT_SHARE: f32 = 0.45;
 /// The narrowest a side panel can be dragged, points.
 pub const SIDE_MIN_W: f32 = 140.0;
 /// The left panel's width on a fresh start, if the window allows, points.

@@ -12,8 +12,9 @@ use crate::ui::products::{ProductFinder, stock_order};
 /// Products listed.
 const MAX_PRODUCTS: usize = 6;
 
-/// The tickers and stock levels of `st` (in `currency`), the products of
-/// the lock keys on screen (found with `finder`) first. A level below zero is red (oversold); 0
+/// The tickers and stock levels of `st` (in `currency`), at most
+/// `max_products` (and [`MAX_PRODUCTS`]), the products of the lock keys on
+/// screen (found with `finder`) first. A level below zero is red (oversold); 0
 /// is sold out, not an alarm.
 pub fn stock_ui(
     ui: &mut Ui,
@@ -21,7 +22,7 @@ pub fn stock_ui(
     log: &LoadedLog,
     st: &ReplayState,
     currency: &str,
-    (finder, keys_on_screen): (&ProductFinder, &[&str]),
+    (finder, keys_on_screen, max_products): (&ProductFinder, &[&str], usize),
 ) {
     ui.horizontal_wrapped(|ui| {
         ui.label(RichText::new(trf(lang, "orders_so_far", &[&st.orders.to_string()])).strong());
@@ -49,7 +50,7 @@ pub fn stock_ui(
         return;
     }
     ui.label(RichText::new(tr(lang, "stock")).weak());
-    let order = stock_order(finder, keys_on_screen, MAX_PRODUCTS);
+    let order = stock_order(finder, keys_on_screen, max_products.min(MAX_PRODUCTS));
     for p in order.iter().filter_map(|&i| st.stock.get(i)) {
         let product = p
             .product

@@ -54,6 +54,7 @@ pub fn export_report(
                     dark: false,
                     zh: lang == Lang::Zh,
                 },
+                (crate::report::rank::TOP_INCIDENTS, false, None),
             );
             let msg = match written {
                 Ok(()) if fallback => trf(lang, "no_dialog_report", &[&shown]),

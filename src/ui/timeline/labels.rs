@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::layout::Hit;
 use super::model::{InfraMark, Lane, LeaseBar, SwimlaneModel};
-use crate::report::{format_ms, format_time, snake_name};
+use crate::report::{format_ms, format_overlap_ms, format_time, snake_name};
 use crate::ui::i18n::{Lang, term, tr, words};
 
 /// How the time axis labels times.
@@ -129,31 +129,7 @@ pub fn short_id(id: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(format!("{head}…{tail}"))
 }
 
-/// The lengths (in chars) of the prefix and the suffix all of `names`
-/// share; `(0, 0)` for fewer than two names.
-pub fn common_affixes<'a>(names: impl Iterator<Item = &'a str>) -> (usize, usize) {
-    let names: Vec<Vec<char>> = names.map(|n| n.chars().collect()).collect();
-    let Some((first, rest)) = names.split_first() else {
-        return (0, 0);
-    };
-    if rest.is_empty() {
-        return (0, 0);
-    }
-    let shortest = names.iter().map(Vec::len).min().unwrap_or(0);
-    let same = |i: usize, at: &dyn Fn(&Vec<char>) -> char| {
-        let c = at(first);
-        rest.iter().all(|n| at(n) == c) && i < shortest
-    };
-    let mut prefix = 0;
-    while prefix < shortest && same(prefix, &|n| n[prefix]) {
-        prefix += 1;
-    }
-    let mut suffix = 0;
-    while suffix < shortest - prefix && same(suffix, &|n| n[n.len() - 1 - suffix]) {
-        suffix += 1;
-    }
-    (prefix, suffix)
-}
+pub use crate::report::holders::common_affixes;
 
 /// `text` in at most `max_chars`: itself when it fits; else the part that
 /// tells it from its siblings (without the `prefix` and `suffix` chars
@@ -210,7 +186,7 @@ pub fn hover_text(
             o.holders.1,
             at(o.start_s),
             at(o.end_s),
-            format_ms((o.end_s - o.start_s) * 1000.0)
+            format_overlap_ms((o.end_s - o.start_s) * 1000.0)
         ),
         Hit::Finding(m) => format!(
             "{}: {}\n{}\n{}",

@@ -953,6 +953,7 @@ mod tests {
             .fold(0.0, f64::max);
         Lane {
             holder: "A".into(),
+            label: "A".into(),
             host: Default::default(),
             thread: Default::default(),
             leases: leases

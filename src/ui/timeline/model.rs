@@ -12,6 +12,7 @@ use crate::analysis::{
     WindowEnd,
 };
 use crate::model::{Evidence, EvidenceKind, EvidenceOrigin, LoadedLog, Sym};
+use crate::report::holders::HolderNames;
 
 /// Height of a holder lane, points: what a group is built with, and the
 /// least the layout gives when many lanes share the room
@@ -165,6 +166,9 @@ impl InfraMark {
 pub struct Lane {
     /// Holder.
     pub holder: String,
+    /// What the lane says of its holder: its one name on every surface
+    /// ([`crate::report::holders::HolderNames`]).
+    pub label: String,
     /// Host of its first lease (shared by the lanes of one host).
     pub host: Arc<str>,
     /// Thread of its first lease (shared by the lanes of one thread name).
@@ -348,6 +352,8 @@ struct Shared<'a> {
     /// Per lock key, the evidence its incidents cite: (line, hold's
     /// holder, matched by host).
     cited: HashMap<Sym, Vec<(usize, Sym, bool)>>,
+    /// Every holder's label.
+    names: HolderNames,
 }
 
 impl Shared<'_> {
@@ -473,6 +479,7 @@ impl Shared<'_> {
             let l = &a.leases[id];
             let lane = *lane_of.entry(l.holder).or_insert_with(|| {
                 let mut lane = self.lane_named(self.name(l.holder));
+                lane.label = self.names.label(self.log, l.holder).to_string();
                 lane.host = shared_name(l.host);
                 lane.thread = shared_name(l.thread);
                 g.lanes.push(lane);
@@ -615,6 +622,7 @@ impl Shared<'_> {
 
     fn lane_named(&self, holder: String) -> Lane {
         Lane {
+            label: holder.clone(),
             holder,
             host: Arc::default(),
             thread: Arc::default(),
@@ -744,6 +752,7 @@ impl SwimlaneModel {
             incident_of_overlap: HashMap::new(),
             incidents_per_key: HashMap::new(),
             cited: HashMap::new(),
+            names: HolderNames::of(log, analysis),
         };
         for c in &analysis.citations {
             let l = &analysis.leases[c.lease];

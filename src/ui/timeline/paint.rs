@@ -4,11 +4,11 @@
 
 use egui::{Align2, Color32, FontId, Painter, Pos2, Rect, Shape, Stroke, StrokeKind, pos2, vec2};
 
-use super::labels::{TimeDisplay, common_affixes, corner_time, distinct_label, tick_label};
+use super::labels::{TimeDisplay, corner_time, tick_label};
 use super::layout::{
-    AXIS_H, HEADER_H, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect, handoff_arrow,
-    lane_items, overlap_rect, place_labels_with_count, sale_diamond, visible_findings,
-    visible_sales,
+    AXIS_H, HEADER_H, LABEL_W, LaneItem, LeaseGeometry, PlacedGroup, Rows, finding_rect,
+    handoff_arrow, lane_items, overlap_rect, place_labels_with_count, sale_diamond,
+    visible_findings, visible_sales,
 };
 use super::model::{FindingMark, LeaseBar, OverlapBox, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
@@ -544,8 +544,9 @@ fn finding_legend(
     }
 }
 
-/// At most this many handoff arrows on screen in one key.
-const MAX_HANDOFF_ARROWS: usize = 12;
+/// At most this many handoff arrows on screen in one key: past a few,
+/// arrows tangle (a picture's caption counts those left out).
+pub const MAX_HANDOFF_ARROWS: usize = 8;
 
 /// The letter and colour of a finding kind's marker (the legend of the
 /// exported pictures uses the same).
@@ -682,15 +683,8 @@ fn group_labels(
         FontId::proportional(13.0),
         palette.text,
     );
-    // What the key's lanes share is left out of their labels.
-    let holder_affixes = common_affixes(
-        g.lanes
-            .iter()
-            .filter(|l| l.holder != super::model::SERVER_LANE)
-            .map(|l| l.holder.as_str()),
-    );
-    let who_affixes = common_affixes(g.lanes.iter().map(lane_who));
     let lane_h = group.lane_h();
+    let max_w = LABEL_W - 20.0;
     for (li, lane) in g.lanes.iter().enumerate() {
         let top = group.lane_top(li);
         if !group.lane_visible(rows, li) {
@@ -700,31 +694,36 @@ fn group_labels(
         if li % 2 == 1 {
             painter.rect_filled(row, 0.0, palette.lane_alt);
         }
-        let holder = painter.text(
-            pos2(full.left() + 14.0, top + lane_h / 2.0),
-            Align2::LEFT_CENTER,
-            distinct_label(&lane.holder, holder_affixes.0, holder_affixes.1, 14),
-            FontId::monospace(11.0),
-            palette.text,
+        let text = lane_label_galley(painter, &lane.label, max_w, palette.text);
+        let at = pos2(full.left() + 14.0, top + (lane_h - text.size().y) / 2.0);
+        let clip = Rect::from_min_max(
+            pos2(full.left(), top),
+            pos2(full.left() + LABEL_W - 4.0, top + lane_h),
         );
-        painter.text(
-            pos2(holder.right() + 6.0, top + lane_h / 2.0),
-            Align2::LEFT_CENTER,
-            distinct_label(lane_who(lane), who_affixes.0, who_affixes.1, 18),
-            FontId::proportional(10.5),
-            palette.weak,
-        );
+        painter.with_clip_rect(clip).galley(at, text, palette.text);
     }
 }
 
-/// The second word of a lane's label: its thread, or its host when it has
-/// no thread or the thread is the holder itself (a log whose holders are
-/// threads would say `…1@4242 …1@4242` and never the host).
-pub(crate) fn lane_who(lane: &super::model::Lane) -> &str {
-    if lane.thread.is_empty() || *lane.thread == *lane.holder {
-        &lane.host
-    } else {
-        &lane.thread
+/// Largest and smallest sizes of a lane's label, points.
+pub const LANE_LABEL_PT: (f32, f32) = (12.5, 9.0);
+
+/// A lane's label laid out in the largest size of [`LANE_LABEL_PT`] that
+/// fits `max_w` points (a label is never cut: it is the holder's one
+/// name, and a cut one could read as another's).
+fn lane_label_galley(
+    painter: &Painter,
+    label: &str,
+    max_w: f32,
+    color: Color32,
+) -> std::sync::Arc<egui::Galley> {
+    let (big, small) = LANE_LABEL_PT;
+    let mut size = big;
+    loop {
+        let g = painter.layout_no_wrap(label.to_string(), FontId::proportional(size), color);
+        if g.size().x <= max_w || size <= small {
+            return g;
+        }
+        size = (size - 0.5).max(small);
     }
 }
 
@@ -1096,32 +1095,5 @@ mod tick_labels {
         assert_eq!(step_text(50.0 * 365.25 * 86400.0), "50 y");
         assert_eq!(step_text(7.0 * 86400.0), "7 d");
         assert_eq!(step_text(0.5), crate::report::format_ms(500.0));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::model::Lane;
-    use super::lane_who;
-
-    fn lane(holder: &str, host: &str, thread: &str) -> Lane {
-        Lane {
-            holder: holder.into(),
-            host: host.into(),
-            thread: thread.into(),
-            leases: Vec::new(),
-            max_len_s: 0.0,
-            sales: Vec::new(),
-            findings: Vec::new(),
-            stalls: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn a_lane_label_names_the_host_when_the_thread_is_the_holder() {
-        assert_eq!(lane_who(&lane("tok-1", "web-01", "exec-1")), "exec-1");
-        assert_eq!(lane_who(&lane("tok-1", "web-01", "")), "web-01");
-        let t = "http-nio-8080-exec-1@4242";
-        assert_eq!(lane_who(&lane(t, "web-01", t)), "web-01");
     }
 }
