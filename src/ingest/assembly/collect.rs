@@ -19,8 +19,8 @@ use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::infra::{infra_kind_of, length_ms};
 use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::{
-    DateFrom, Event, EventKind, Evidence, EvidenceOrigin, FieldWarning, LogBuilder, SourceInfo,
-    SourceNote, SourceRef, WarningReason,
+    DateFrom, Event, EventKind, Evidence, EvidenceKind, EvidenceOrigin, FieldWarning, LogBuilder,
+    SourceInfo, SourceNote, SourceRef, WarningReason,
 };
 
 use super::dates::DateHints;
@@ -61,6 +61,11 @@ pub(crate) struct Collector<'o> {
     /// events differently ([`Collector::record_of_kind`]): `kinds` is not
     /// used.
     cache_on: bool,
+    /// A skipped line's words already read for evidence (the kind they
+    /// name, if any): a structured log repeats a few event words on
+    /// thousands of lines, and each reading runs the infrastructure
+    /// families' regexes.
+    infra: hashbrown::HashMap<Box<str>, Option<EvidenceKind>>,
 }
 
 /// At most this many distinct event names are remembered per collector.
@@ -170,6 +175,7 @@ impl<'o> Collector<'o> {
             date_noted: false,
             buf: String::new(),
             kinds: hashbrown::HashMap::default(),
+            infra: hashbrown::HashMap::default(),
             cache_on: true,
         }
     }
@@ -348,7 +354,17 @@ impl<'o> Collector<'o> {
         if text.is_empty() {
             return;
         }
-        let Some(kind) = infra_kind_of(&text) else {
+        let kind = match self.infra.get(text.as_str()) {
+            Some(k) => *k,
+            None => {
+                let k = infra_kind_of(&text);
+                if self.infra.len() < KIND_CACHE {
+                    self.infra.insert(text.as_str().into(), k);
+                }
+                k
+            }
+        };
+        let Some(kind) = kind else {
             return;
         };
         let (at_ns, end_ns) = match (kind.is_stall(), length_ms(&text)) {
@@ -430,6 +446,7 @@ impl<'o> Collector<'o> {
     /// envelope time, or when the mapping gives a date.
     fn anchored_time_of_day(&mut self, rec: &Record<'_>, text: &str) -> Option<(i64, TimeOrigin)> {
         const DAY_NS: i64 = 86_400 * 1_000_000_000;
+        let outer = self.fields.fallback(Role::Time)?.value(rec)?;
         if self.mapping.is_some_and(|m| m.date.is_some()) {
             return None;
         }
@@ -438,7 +455,6 @@ impl<'o> Collector<'o> {
         if !time_len(clock).is_some_and(|(n, only)| only && n == clock.len()) {
             return None;
         }
-        let outer = self.fields.fallback(Role::Time)?.value(rec)?;
         let (anchor, anchor_origin) = match &outer {
             FieldValue::Date { date, .. } => parse_time_detail(date, None).ok()?,
             FieldValue::Bool(_) => return None,
