@@ -10,8 +10,14 @@
 //!   release line carries (`held_ms`). The streak is periods in a row.
 //! - Overlap (§4): on one key within two periods, a line saying a holder's
 //!   lock was gone (a failed release, a lost lock, a release that deleted
-//!   nothing) while at least two holders acquired the key. A lock whose
-//!   lease ran out with nobody waiting is silent.
+//!   nothing) while at least two holders acquired the key; or holders whose
+//!   last holds (last acquire to the closing line after it) add up to more
+//!   than the time from the first of them to the end of the last, plus the
+//!   log-lag tolerance for each after the first, so two of them overlap by
+//!   more than the tolerance although every line looks ordinary (a lock
+//!   that vanished under a holder that released cleanly). LogQL sees the holds only with
+//!   a numeric time field it can `unwrap`. A lock whose lease ran out with
+//!   nobody waiting is silent.
 
 use std::fmt::Write as _;
 
@@ -51,12 +57,12 @@ fn loki_pipe(spec: &QuerySpec, kinds: &[EventKind]) -> Result<String, QuoteError
 /// How many of the time field's units make a millisecond, for LogQL's
 /// arithmetic on unwrapped times; `None` for a date (LogQL cannot unwrap
 /// one).
-fn per_ms(unit: TimeUnit) -> Option<&'static str> {
+fn per_ms(unit: TimeUnit) -> Option<f64> {
     match unit {
-        TimeUnit::Ns => Some("1000000"),
-        TimeUnit::Us => Some("1000"),
-        TimeUnit::Ms => Some("1"),
-        TimeUnit::S => Some("0.001"),
+        TimeUnit::Ns => Some(1e6),
+        TimeUnit::Us => Some(1e3),
+        TimeUnit::Ms => Some(1.0),
+        TimeUnit::S => Some(1e-3),
         TimeUnit::Datetime => None,
     }
 }
@@ -122,7 +128,8 @@ fn loki_near(spec: &QuerySpec) -> Result<(String, String), QuoteError> {
 }
 
 /// Loki's overlap expression: within two periods on one key, a line saying
-/// a lock was gone, and acquires by at least two holders.
+/// a lock was gone, and acquires by at least two holders; with a numeric
+/// time field, or last holds that overlap ([`loki_holds_overlap`]).
 fn loki_overlap(spec: &QuerySpec) -> Result<String, QuoteError> {
     let (k, h) = (
         quote::loki_label(&spec.columns.key)?,
@@ -141,9 +148,45 @@ fn loki_overlap(spec: &QuerySpec) -> Result<String, QuoteError> {
             quote::loki_label(d)?
         );
     }
-    Ok(format!(
+    let gone_and_holders = format!(
         "({gone}) and on ({k}) (count by ({k}) (sum by ({k}, {h}) (count_over_time({} {p}))) >= 2)",
         loki_pipe(spec, &[EventKind::Acquired])?
+    );
+    Ok(match per_ms(spec.time_unit) {
+        Some(scale) => format!(
+            "({gone_and_holders}) or ({})",
+            loki_holds_overlap(spec, scale)?
+        ),
+        None => gone_and_holders,
+    })
+}
+
+/// Loki's overlap of last holds (numeric time field, `scale` of its units
+/// a millisecond): per key and holder within two periods, its last acquire
+/// and its last closing line; a holder whose closing line is not before its
+/// acquire has a hold of their difference. Fires when a key's holds sum to
+/// more than the time from the earliest of them to the end of the latest,
+/// plus the log-lag tolerance (§4) for each hold after the first: holds
+/// that overlap by no more than the tolerance fit in that time, so two of
+/// them overlap by more.
+fn loki_holds_overlap(spec: &QuerySpec, scale: f64) -> Result<String, QuoteError> {
+    let (k, h, t) = (
+        quote::loki_label(&spec.columns.key)?,
+        quote::loki_label(&spec.columns.holder)?,
+        quote::loki_label(&spec.columns.time)?,
+    );
+    let p = format!("[{}m]", 2 * PERIOD_MIN);
+    let tol = spec.log_lag_ms * scale;
+    let last = |kinds: &[EventKind]| -> Result<String, QuoteError> {
+        Ok(format!(
+            "max by ({k}, {h}) (max_over_time({} | unwrap {t} | __error__=\"\" {p}))",
+            loki_pipe(spec, kinds)?
+        ))
+    };
+    let (from, to) = (last(&[EventKind::Acquired])?, last(&CLOSES)?);
+    let held = format!("(({to} - on ({k}, {h}) {from}) >= 0)");
+    Ok(format!(
+        "sum by ({k}) ({held} - {tol}) > on ({k}) (max by ({k}) ({to} and on ({k}, {h}) {held}) - on ({k}) min by ({k}) ({from} and on ({k}, {h}) {held}) - {tol})"
     ))
 }
 
@@ -165,7 +208,7 @@ pub(super) fn loki(spec: &QuerySpec) -> Result<String, QuoteError> {
          \x20     - alert: LockOverlap\n\
          \x20       expr: |\n          {}\n\
          \x20       labels:\n          severity: critical\n\
-         \x20       annotations:\n          summary: \"Lock {{{{ $labels.{k} }}}}: a holder's lock was gone (failed release, lost lock, a release that deleted nothing) while another holder acquired it\"\n",
+         \x20       annotations:\n          summary: \"Lock {{{{ $labels.{k} }}}}: two holders held it at once: a holder's lock was gone (failed release, lost lock, a release that deleted nothing) while another holder acquired it, or their last holds overlap\"\n",
         PERIOD_MIN * (streak - 1),
         spec.near_miss_ratio * 100.0,
         loki_overlap(spec)?,
@@ -228,15 +271,20 @@ pub(super) fn esql(spec: &QuerySpec) -> Result<String, QuoteError> {
     }
     let overlap = format!(
         "FROM logs-* | WHERE @timestamp > NOW() - {} minutes AND ({acq} OR {close}) \
-         | EVAL lr_acquirer = CASE({acq}, TO_STRING({h}), null), lr_gone = CASE({gone}, 1, 0) \
-         | STATS holders = COUNT_DISTINCT(lr_acquirer), gone = SUM(lr_gone) BY {k} | WHERE gone > 0 AND holders >= 2",
-        2 * PERIOD_MIN
+         | EVAL lr_t = {}, lr_acquired = CASE({acq} AND {h} IS NOT NULL, lr_t, null), lr_closed = CASE({close}, lr_t, null), lr_gone = CASE({gone}, 1, 0) \
+         | STATS lr_from = MAX(lr_acquired), lr_to = MAX(lr_closed), lr_gone_lines = SUM(lr_gone) BY {k}, {h} \
+         | EVAL lr_held = CASE(lr_to >= lr_from, lr_to - lr_from - {tol}, null), lr_start = CASE(lr_to >= lr_from, lr_from, null), lr_end = CASE(lr_to >= lr_from, lr_to, null) \
+         | STATS holders = COUNT(lr_from), gone = SUM(lr_gone_lines), held = SUM(lr_held), lr_first = MIN(lr_start), lr_last = MAX(lr_end) BY {k} \
+         | WHERE (gone > 0 AND holders >= 2) OR held > lr_last - lr_first - {tol}",
+        2 * PERIOD_MIN,
+        esql_ms(spec)?,
+        tol = spec.log_lag_ms
     );
     Ok(format!(
         "// lockreplay alert rules for Elasticsearch (Kibana ES|QL rule, every {PERIOD_MIN} min; docs/alerts.md).\n\
          // Near-miss: per holder, its last closing line minus its last grant, over the TTL; set the rule's alert delay to {} consecutive matches.\n\
          {near}\n\
-         // Overlap: within {} min on one key, a holder's lock was gone (failed release, lost lock, a release that deleted nothing) and two or more holders acquired it.\n\
+         // Overlap: within {} min on one key, a holder's lock was gone (failed release, lost lock, a release that deleted nothing) and two or more holders acquired it, or the holders' last holds (last acquire to the closing line after it), less the log-lag tolerance each, sum to more than the time they span less one tolerance.\n\
          {overlap}\n",
         spec.near_miss_streak.max(1),
         2 * PERIOD_MIN

@@ -223,18 +223,18 @@ fn loki_and_elasticsearch_rules_fire_on_incidents_and_stay_silent_on_healthy_loc
     let text = String::from_utf8_lossy(&out.stdout);
     eprintln!("{text}{}", String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "a store's rule misfired:\n{text}");
-    // Two overlap rules on every case and the four built logs; two near-miss
+    // Two overlap rules on every case and the five built logs; two near-miss
     // rules on the cases without incidents, the built logs and the simulator.
     let nc = text
         .lines()
         .filter(|l| l.starts_with("ok ") && l.contains("near-miss]"))
         .count();
-    assert!(nc >= 2 * (3 + 4 + 1), "{text}");
+    assert!(nc >= 2 * (3 + 5 + 1), "{text}");
     assert_eq!(
         text.lines()
             .filter(|l| l.starts_with("ok ") && l.contains("overlap]"))
             .count(),
-        2 * (cases.len() + 4),
+        2 * (cases.len() + 5),
         "{text}"
     );
 }

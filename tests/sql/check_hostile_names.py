@@ -176,8 +176,11 @@ def check_loki(binary, hostile_map):
     ok = len(doc["groups"]) == 1 and [r["alert"] for r in rules] == ["LockNearMissStreak", "LockOverlap"]
     closes, grants = ["released", "release_failed", "lock_lost"], ["acquired", "renewed"]
     # Each event filter of each rule, in order: near-miss (closing lines, grants, the grants' TTL), overlap (lines
-    # saying a lock was gone, acquires).
-    kinds = [[closes, grants, grants], [["release_failed", "lock_lost"], ["acquired"]]]
+    # saying a lock was gone, acquires; then the last holds: each hold is a closing line minus an acquire, taken
+    # once in the sum and once in each end of the span).
+    hold = [closes, ["acquired"]]
+    kinds = [[closes, grants, grants], [["release_failed", "lock_lost"], ["acquired"]] + hold + [closes] + hold
+             + [["acquired"]] + hold]
     for r, per_filter in zip(rules, kinds):
         lits = re.findall(r'\| [A-Za-z_][A-Za-z0-9_]*=~("(?:[^"\\]|\\.)*")', r["expr"])
         if len(lits) != len(per_filter):

@@ -11,15 +11,18 @@ filter, the range, the threshold, `for:`), on the lock events of each case (`sql
   lines in (t - range, t]. The rule is evaluated at every 5 minutes of five schedules (phases 0 to 4 minutes).
 - LockOverlap / the ES|QL overlap query: per key, the lines saying a lock was gone (failed release, lost lock, a
   release whose `deleted` is 0 or false) and the distinct holders of acquire lines; fires when gone > 0 and
-  holders >= 2.
+  holders >= 2. Or, per key, the last hold of each holder (its last acquire to its last closing line, when that is
+  not before it): fires when they sum to more than the time from the earliest to the end of the latest plus the
+  log-lag tolerance for each hold after the first (two of them overlap by more than the tolerance). Loki has this
+  part only with a numeric time field.
 - LockNearMissStreak / the ES|QL near-miss query: per key and holder, the last closing line's time minus the last
   grant's, over the grant lines' TTL; fires when the largest reaches the ratio (the alert itself needs that
   `streak` evaluations in a row: `for:` and Kibana's alert delay).
 Checks: the overlap rules fire, in every schedule, on the key of every case whose expected answer has an incident,
 and are silent on every case with none (the NC-* negative controls, REAL-B) and on built logs without an overlap (a
-lease run out with nobody waiting; a lock lost at shutdown; holds that use half their TTL; a watchdog keeping a long
-hold); the near-miss rules are silent on the cases without incidents, fire on a built log exactly when `analyze`
-finds a near-miss in it, and fire on the simulator's near-misses.
+lease run out with nobody waiting; a lock lost at shutdown; holds that use half their TTL; two workers taking turns;
+a watchdog keeping a long hold); the near-miss rules are silent on the cases without incidents, fire on a built log
+exactly when `analyze` finds a near-miss in it, and fire on the simulator's near-misses.
 Exits 0 when all hold, 1 otherwise.
 """
 import argparse
@@ -40,6 +43,27 @@ def rules(binary):
     return loki, es
 
 
+def top_level_or(expr):
+    """The operands of an expression's top-level `or`s, each without its outer parentheses."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(expr):
+        c = expr[i]
+        if c == '"':
+            i += 1
+            while expr[i] != '"':
+                i += 2 if expr[i] == "\\" else 1
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+        elif depth == 0 and expr.startswith(" or ", i):
+            parts.append(expr[start:i])
+            start = i + 4
+        i += 1
+    parts.append(expr[start:])
+    return [p[1:-1] if p.startswith("(") and p.endswith(")") and len(parts) > 1 else p for p in parts]
+
+
 def loki_params(text):
     """(near, overlap) parameters of the Loki rule group: regexes of the event filters, range, threshold."""
     exprs = re.findall(r"expr: \|\n\s+(.+)\n", text)
@@ -49,11 +73,20 @@ def loki_params(text):
     rng = lambda e: int(re.findall(r"\[(\d+)m\]", e)[0]) * 60  # noqa: E731
     for_s = int(re.search(r"for: (\d+)m", text).group(1)) * 60
     closes, grants = regex(near)[:2]
-    gone = regex(overlap)[:-1]
+    parts = top_level_or(overlap)
+    gone_part = parts[0]
+    gone = regex(gone_part)[:-1]
+    holds = None
+    if len(parts) > 1:
+        hold_filters = regex(parts[1])
+        holds = {"closes": hold_filters[0], "acquired": hold_filters[1],
+                 "tolerance": float(re.search(r" - ([0-9.]+)\)$", parts[1]).group(1))}
+        assert {f.pattern for f in hold_filters} == {f.pattern for f in hold_filters[:2]}, parts[1]
     return ({"closes": closes, "grants": grants, "range": rng(near),
              "ratio": float(re.search(r">= ([0-9.]+)$", near).group(1)), "for": for_s},
-            {"gone": gone[0], "released_deleted_nothing": len(gone) > 1, "acquired": regex(overlap)[-1],
-             "range": rng(overlap), "holders": int(re.search(r">= (\d+)\)$", overlap).group(1))})
+            {"gone": gone[0], "released_deleted_nothing": len(gone) > 1, "acquired": regex(gone_part)[-1],
+             "range": rng(overlap), "holders": int(re.search(r">= (\d+)\)$", gone_part).group(1)),
+             "holds": holds})
 
 
 def es_params(text):
@@ -62,10 +95,14 @@ def es_params(text):
     lists = lambda q: [names(m) for m in re.findall(r"IN \(((?:\"(?:[^\"\\]|\\.)*\"(?:, )?)+)\)", q)]  # noqa: E731
     minutes = lambda q: int(re.search(r"NOW\(\) - (\d+) minutes", q).group(1)) * 60  # noqa: E731
     nl, ol = lists(near), lists(overlap)
+    holds = None
+    if "held > lr_last - lr_first - " in overlap:
+        holds = {"acquired": ol[2], "closes": ol[3],
+                 "tolerance": float(re.search(r"held > lr_last - lr_first - ([0-9.]+)$", overlap).group(1))}
     return ({"grants": nl[0], "closes": nl[1], "range": minutes(near),
              "ratio": float(re.search(r"max_ratio >= ([0-9.]+)$", near).group(1))},
-            {"acquired": ol[0], "gone": ol[3], "released": ol[4] if len(ol) > 5 else None, "range": minutes(overlap),
-             "holders": int(re.search(r"holders >= (\d+)$", overlap).group(1))})
+            {"acquired": ol[0], "gone": ol[4], "released": ol[5] if len(ol) > 6 else None, "range": minutes(overlap),
+             "holders": int(re.search(r"holders >= (\d+)", overlap).group(1)), "holds": holds})
 
 
 def matches(pattern, event):
@@ -90,7 +127,36 @@ def overlap_keys(rows, p, loki, t):
             gone[key] = gone.get(key, 0) + 1
         if matches(p["acquired"], ev) and r["holder"] is not None:
             holders.setdefault(key, set()).add(r["holder"])
-    return {k for k in gone if len(holders.get(k, ())) >= p["holders"]}
+    return {k for k in gone if len(holders.get(k, ())) >= p["holders"]} | held_overlap_keys(rows, p, loki, t)
+
+
+def held_overlap_keys(rows, p, loki, t):
+    """Keys whose holders' last holds (last acquire to the last closing line, when that is not before it), less the
+    log-lag tolerance each, sum to more than the time from the earliest of them to the end of the latest less one
+    tolerance, at evaluation time t (s). Loki groups
+    the lines without a holder under an empty one and compares float times; ES|QL leaves their acquires out and
+    compares whole ms."""
+    if p["holds"] is None:
+        return set()
+    lo = t - p["range"]
+    last_acquire, last_close = {}, {}
+    for r in rows:
+        if not lo < r["t"] <= t:
+            continue
+        holder = r["holder"] if r["holder"] is not None else ("" if loki else None)
+        kh, ev = (r["key"], holder), r["event"]
+        at = float(r["ts_ns"]) if loki else r["ts_ns"] // 1_000_000  # LogQL's unwrapped float, ES|QL's long ms
+        if matches(p["holds"]["closes"], ev):
+            last_close[kh] = max(last_close.get(kh, at), at)
+        if matches(p["holds"]["acquired"], ev) and holder is not None:
+            last_acquire[kh] = max(last_acquire.get(kh, at), at)
+    holds = {}
+    for kh, start in last_acquire.items():
+        if kh in last_close and last_close[kh] >= start:
+            holds.setdefault(kh[0], []).append((start, last_close[kh]))
+    tol = p["holds"]["tolerance"]
+    return {k for k, hs in holds.items()
+            if sum(e - s - tol for s, e in hs) > max(e for _, e in hs) - min(s for s, _ in hs) - tol}
 
 
 def near_keys(rows, p, t):
@@ -155,6 +221,9 @@ def healthy_logs(tmp):
         # Hand-offs that use half the TTL each.
         "half the TTL": [line(i * 6_000 + d, ev, "job:c", f"H{i}")
                          for i in range(8) for d, ev in ((0, "acquired"), (5_000, "released"))],
+        # Two workers take turns, each holding 5 s: a holder's first acquire and last release span the other's holds.
+        "two workers taking turns": [line(i * 6_000 + d, ev, "job:e", "AB"[i % 2])
+                                     for i in range(6) for d, ev in ((0, "acquired"), (5_000, "released"))],
         # A watchdog keeps one hold for a minute: renewed every 3 s, released 2 s after the last renewal.
         "watchdog, long hold": [line(0, "acquired", "job:d", "A")]
         + [line(i * 3_000, "renewed", "job:d", "A") for i in range(1, 20)]
