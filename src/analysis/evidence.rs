@@ -152,13 +152,21 @@ pub fn cite(
                             && ev.at_ns <= l.acquired_ns + slack
                     })
                     .min_by_key(|(_, ev)| (vanish_rank(ev.kind), ev.at_ns));
-                if let Some((i, _)) = best {
+                if let Some((i, ev)) = best {
+                    // The lock log does not name the server that held the
+                    // key: a server's line is tied by its time alone (a
+                    // guess, said as one); an application's own line by
+                    // its host.
+                    let tied = ev
+                        .host
+                        .as_deref()
+                        .is_some_and(|h| same_host(log, h, e) || same_host(log, h, l));
                     out.push(Citation {
                         incident: inc.id,
                         lease: e.id,
                         evidence: i,
                         role: CitationRole::Vanished,
-                        tied: true,
+                        tied,
                     });
                 }
             }
