@@ -23,20 +23,25 @@ pub(crate) fn incomplete(fields: &Fields, event_share: Option<(u32, u32)>) -> bo
     lock_roles || events_unknown
 }
 
+/// The event, key and holder fields the names chose, when all three are.
+fn lock_fields(fields: &Fields) -> Option<(&str, &str, &str)> {
+    Some((
+        fields.event()?.field.as_str(),
+        fields.get(Role::Key)?.field.as_str(),
+        fields.get(Role::Holder)?.field.as_str(),
+    ))
+}
+
 /// Whether the event field the names chose (one the reader derived from
 /// the message's words, not one the file writes) is missing from more than
 /// a third of the records that name a key and a holder: the words it knows
 /// are a part of the protocol, and the field holding every step may be
 /// another one.
 fn sparse_events(det: &Detector, fields: &Fields) -> bool {
-    let (Some(e), Some(k), Some(h)) = (
-        fields.event(),
-        fields.get(Role::Key),
-        fields.get(Role::Holder),
-    ) else {
+    let Some((e, k, h)) = lock_fields(fields) else {
         return false;
     };
-    let (with, lock) = det.sample.coverage(&e.field, (&k.field, &h.field));
+    let (with, lock) = det.sample.coverage(e, (k, h));
     lock >= MIN_RECORDS as u32 && with * 3 < lock * 2
 }
 
@@ -46,17 +51,13 @@ fn sparse_events(det: &Detector, fields: &Fields) -> bool {
 /// the vocabulary lacks, and the protocol, which gives unknown words only
 /// the kinds the vocabulary read none of, may place them.
 fn unread_release(det: &Detector, fields: &Fields) -> bool {
-    let (Some(e), Some(k), Some(h)) = (
-        fields.event(),
-        fields.get(Role::Key),
-        fields.get(Role::Holder),
-    ) else {
+    let Some((e, k, h)) = lock_fields(fields) else {
         return false;
     };
     let mut buf = String::new();
     let kinds: Vec<Option<EventKind>> = det
         .sample
-        .lock_values(&e.field, (&k.field, &h.field))
+        .lock_values(e, (k, h))
         .into_iter()
         .map(|v| event_kind(v, None, &mut buf))
         .collect();
