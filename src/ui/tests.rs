@@ -1613,10 +1613,21 @@ fn english_words(text: &str, log_strings: &[String]) -> Vec<String> {
         .iter()
         .flat_map(|s| s.split(|c: char| !c.is_ascii_alphabetic()))
         .collect();
+    // A word cut by an ellipsis (a long path elided at its end) is log
+    // text when a word of the log's strings starts with it.
+    let cut =
+        |w: &str| rest.contains(&format!("{w}…")) && log_words.iter().any(|l| l.starts_with(w));
     rest.split(|c: char| !c.is_ascii_alphabetic())
-        .filter(|w| w.len() >= 2 && !allowed.contains(w) && !log_words.contains(w))
+        .filter(|w| w.len() >= 2 && !allowed.contains(w) && !log_words.contains(w) && !cut(w))
         .map(str::to_string)
         .collect()
+}
+
+#[test]
+fn a_path_cut_by_an_ellipsis_is_log_text_and_english_is_still_found() {
+    let logs = vec!["/ci/x/CN-01/inventory-svc-export.csv".to_string()];
+    assert!(english_words("/ci/x/CN-01/inventory-svc-exp…", &logs).is_empty());
+    assert_eq!(english_words("lock held…", &logs), vec!["lock", "held"]);
 }
 
 #[test]
