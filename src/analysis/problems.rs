@@ -27,6 +27,16 @@ pub enum Problem {
         /// (`no_acquire` findings).
         orphans: usize,
     },
+    /// Overlaps were found, but no stock deduction or order was read while
+    /// `lines` lines of no known kind carry a quantity or an order id: the
+    /// business steps are written in words no list has, so the oversold
+    /// units and the loss are unknown, not 0 (the overlaps stand).
+    BusinessUnread {
+        /// Lines of no known kind with a quantity or an order id.
+        lines: usize,
+        /// The first of them, `file:line`.
+        first: String,
+    },
 }
 
 /// The problems of `log` and its `analysis`, in this order: each file
@@ -56,6 +66,11 @@ pub fn problems(log: &LoadedLog, analysis: &Analysis) -> Vec<Problem> {
     {
         out.push(Problem::NoKeyAndHolder);
     }
+    if out.is_empty()
+        && let Some(p) = business_unread(log, analysis)
+    {
+        out.push(p);
+    }
     if out.is_empty() && analysis.leases.is_empty() {
         let orphans = analysis
             .findings
@@ -65,6 +80,57 @@ pub fn problems(log: &LoadedLog, analysis: &Analysis) -> Vec<Problem> {
         out.push(Problem::NoHold { orphans });
     }
     out
+}
+
+impl Problem {
+    /// True when nothing trustworthy was read (every problem but
+    /// [`Problem::BusinessUnread`], whose overlaps stand and whose loss is
+    /// what is unknown): printers head it "not readable", the other "loss
+    /// unknown".
+    pub fn is_unreadable(&self) -> bool {
+        !matches!(self, Problem::BusinessUnread { .. })
+    }
+
+    /// The window's heading key for `problems` ([`crate::ui`]'s
+    /// translations): `not_readable` when any is unreadable, else
+    /// `loss_unknown`; `short` picks the one-line form.
+    pub fn heading(problems: &[Problem], short: bool) -> &'static str {
+        match (problems.iter().any(Problem::is_unreadable), short) {
+            (true, false) => "not_readable",
+            (true, true) => "not_readable_short",
+            (false, false) => "loss_unknown",
+            (false, true) => "loss_unknown_short",
+        }
+    }
+}
+
+/// [`Problem::BusinessUnread`] when it holds: an overlap, no stock
+/// deduction and no order read anywhere, and lines of no known kind
+/// (`Activity`) that carry a quantity or an order id.
+fn business_unread(log: &LoadedLog, analysis: &Analysis) -> Option<Problem> {
+    use crate::model::EventKind;
+    if analysis.overlaps.is_empty()
+        || log
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::StockDeducted | EventKind::OrderCreated))
+    {
+        return None;
+    }
+    let unread: Vec<&crate::model::Event> = log
+        .events
+        .iter()
+        .filter(|e| e.kind == EventKind::Activity)
+        .filter(|e| {
+            let d = e.detail();
+            d.quantity.is_some() || d.order_id.is_some()
+        })
+        .collect();
+    let first = unread.first()?;
+    Some(Problem::BusinessUnread {
+        lines: unread.len(),
+        first: format!("{}:{}", log.source_name(first.source), first.source.line),
+    })
 }
 
 impl Message for Problem {
@@ -80,6 +146,12 @@ impl Message for Problem {
                  ({orphans} holder(s) renew or release with no acquire before it, see the no_acquire findings; \
                  the others are failed acquires); the log may start inside the holds"
             ),
+            Problem::BusinessUnread { lines, first } => format!(
+                "overlaps were found, but no stock deduction or order was read, while {lines} line(s) of no \
+                 known kind carry a quantity or an order id (the first at {first}): the oversold units and the \
+                 loss are unknown, not 0; name those events in a mapping file (`[events] \"<name>\" = \
+                 \"stock_deducted\"` or `\"order_created\"`)"
+            ),
         }
     }
 
@@ -90,6 +162,9 @@ impl Message for Problem {
             Problem::NoKeyAndHolder => "读到了锁事件，但没有一条同时给出锁键和持有者：无法构建任何持有；请在映射文件中指定锁键和持有者字段（`lockreplay inspect FILE --write-mapping M`，编辑后使用 --mapping M）".to_string(),
             Problem::NoHold { orphans } => format!(
                 "读到了锁事件，但无法构建任何持有：没有一条获取事件同时给出锁键和持有者（{orphans} 个持有者在没有获取之前就续期或释放，见 no_acquire 发现；其余是获取失败）；日志可能从持有期间开始"
+            ),
+            Problem::BusinessUnread { lines, first } => format!(
+                "发现了重叠，但没有读到任何扣减库存或订单，而有 {lines} 行未知类型的记录带有数量或订单号（第一行在 {first}）：超卖件数和损失未知，而不是 0；请在映射文件中指定这些事件（`[events] \"<名称>\" = \"stock_deducted\"` 或 `\"order_created\"`）"
             ),
         }
     }

@@ -80,9 +80,20 @@ impl ReportInput<'_> {
             "NOT READABLE: {}. The numbers below are not an all-clear.",
             "无法读取：{}。下面的数字不代表一切正常。",
         );
+        const LOSS_UNKNOWN: Phrase = Phrase::new(
+            "LOSS UNKNOWN: {}. The oversold units and the loss below are not an answer.",
+            "损失未知：{}。下面的超卖件数和损失不是结论。",
+        );
         crate::analysis::problems(self.log, self.analysis)
             .iter()
-            .map(|p| NOT_READABLE.fill(zh, &[&p.text(zh)]))
+            .map(|p| {
+                let head = if p.is_unreadable() {
+                    NOT_READABLE
+                } else {
+                    LOSS_UNKNOWN
+                };
+                head.fill(zh, &[&p.text(zh)])
+            })
             .collect()
     }
 

@@ -311,6 +311,16 @@ const TABLE: &[(&str, &str, &str)] = &[
         "在列表中选择事故，或点击红色重叠区域。",
     ),
     (
+        "loss_unknown_short",
+        "Loss unknown: no all-clear",
+        "损失未知：不能视为正常",
+    ),
+    (
+        "loss_unknown",
+        "Not an all-clear: the overlaps below stand, but business lines were not understood, so what they cost is unknown:",
+        "不能视为一切正常：下面的重叠成立，但业务行没有读懂，损失未知：",
+    ),
+    (
         "not_readable_short",
         "Not readable: no all-clear",
         "无法读取：不能视为正常",

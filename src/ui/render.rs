@@ -186,7 +186,8 @@ pub fn subject_caption(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang)
     if problems.len() > 1 {
         why.push_str(&format!(" (+{})", problems.len() - 1));
     }
-    format!("{} — {why} · {numbers}", tr(lang, "not_readable_short"))
+    let head = crate::analysis::Problem::heading(&problems, true);
+    format!("{} — {why} · {numbers}", tr(lang, head))
 }
 
 /// Characters of a problem a picture's caption shows.

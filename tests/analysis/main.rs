@@ -3,13 +3,15 @@
 //! truth (`sim_truth`), properties over simulated logs (`properties`), the
 //! cost and totals of many overlapping holds (`overlap_cost`), Redlock from
 //! several MONITOR captures (`redlock`), the infrastructure evidence cited
-//! for an incident (`evidence`) and the what-if replay (`whatif`).
+//! for an incident (`evidence`), the loss said unknown when the business
+//! words were not read (`loss_unknown`) and the what-if replay (`whatif`).
 
 #[path = "../support/mod.rs"]
 mod support;
 
 mod cases;
 mod evidence;
+mod loss_unknown;
 mod overlap_cost;
 mod properties;
 mod redlock;

@@ -43,13 +43,11 @@ pub fn summary_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
 fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
     let lang = context.lang();
     let sum = &s.analysis.summary;
-    if !crate::analysis::problems(&s.log, &s.analysis).is_empty() {
+    let problems = crate::analysis::problems(&s.log, &s.analysis);
+    if !problems.is_empty() {
         // A count of 0 incidents here would read as an all-clear.
-        ui.label(
-            RichText::new(tr(lang, "not_readable_short"))
-                .strong()
-                .color(ALERT),
-        );
+        let head = crate::analysis::Problem::heading(&problems, true);
+        ui.label(RichText::new(tr(lang, head)).strong().color(ALERT));
         ui.separator();
     }
     ui.label(
