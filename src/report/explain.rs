@@ -68,6 +68,10 @@ pub struct SalesStory {
     pub oversold_units: i64,
     /// Their cost.
     pub loss: LossText,
+    /// True when a product sold has no stock level in the log (no initial
+    /// stock, no stock after a sale): whether anything went beyond the
+    /// stock is unknown, never "none".
+    pub stock_unknown: bool,
 }
 
 /// Some sales: the first [`LISTED_SALES`] by name, and how many in all.
@@ -158,11 +162,17 @@ fn sales(r: &ReportInput<'_>, incident: &Incident) -> SalesStory {
         count: sales.len(),
         units: sales.iter().map(|x| x.quantity).sum(),
     };
+    let blind = |x: &&Sale| {
+        !a.products.iter().any(|p| {
+            p.product == x.product && (p.initial_stock.is_some() || p.final_stock.is_some())
+        })
+    };
     SalesStory {
         inside: list(&inside),
         later: list(&later),
         oversold_units: incident.oversold_units,
         loss: LossText::of(incident.loss, &r.settings.currency),
+        stock_unknown: sales.iter().any(blind),
     }
 }
 
@@ -234,8 +244,25 @@ mod tests {
                     amount: s("¥?"),
                     known: false,
                 },
+                stock_unknown: false,
             },
         }
+    }
+
+    #[test]
+    fn sales_of_a_product_without_a_stock_level_are_never_within_the_stock() {
+        let mut e = story(Cause::LeaseExpired, WindowEnd::Released);
+        e.sales.oversold_units = 0;
+        e.sales.stock_unknown = true;
+        let (en, zh) = (e.en(), e.zh());
+        assert!(
+            en.contains("Whether any of it went beyond the stock is unknown"),
+            "{en}"
+        );
+        assert!(!en.contains("None of it was beyond the stock"), "{en}");
+        assert!(zh.contains("是否超出库存未知"), "{zh}");
+        e.sales.stock_unknown = false;
+        assert!(e.en().contains("None of it was beyond the stock"));
     }
 
     #[test]

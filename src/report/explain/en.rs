@@ -168,6 +168,10 @@ fn sales(s: &SalesStory) -> String {
             units(s.oversold_units),
             s.loss.en()
         ));
+    } else if s.stock_unknown {
+        out.push_str(
+            " Whether any of it went beyond the stock is unknown: no stock level was read for its product.",
+        );
     } else if s.inside.count + s.later.count > 0 {
         out.push_str(" None of it was beyond the stock.");
     }

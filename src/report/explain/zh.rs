@@ -142,6 +142,8 @@ fn sales(s: &SalesStory) -> String {
             s.oversold_units,
             s.loss.zh()
         ));
+    } else if s.stock_unknown {
+        out.push_str("是否超出库存未知：没有读到该商品的库存量。");
     } else if s.inside.count + s.later.count > 0 {
         out.push_str("没有超出库存。");
     }
