@@ -47,33 +47,6 @@ pub enum Undecided {
 /// [`Undecided`] when no hypothesis reads the protocol well enough.
 pub fn decide(table: &Table, hints: &[NameHint]) -> Result<Reading, Undecided> {
     let fits = rank(table, hints);
-    if std::env::var_os("LOCKREPLAY_DEBUG_PROTOCOL").is_some() {
-        eprintln!(
-            "hints: {:?}",
-            table.names.iter().zip(hints).collect::<Vec<_>>()
-        );
-        for r in table.rows.iter().take(5) {
-            eprintln!(
-                "row t={} {:?}",
-                r.t_ns,
-                r.cells.iter().take(8).collect::<Vec<_>>()
-            );
-        }
-        for f in fits.iter().take(8) {
-            let h = f.hypothesis;
-            let n = |c: u32| table.names[c as usize].as_str();
-            eprintln!(
-                "{:.3} E={} K={} H={} holds={} parts={:?}",
-                f.score,
-                n(h.event),
-                n(h.key),
-                n(h.holder),
-                f.holds,
-                f.parts
-            );
-            eprintln!("   kinds {:?}", f.kinds);
-        }
-    }
     let best = fits.first().ok_or(Undecided::NoHold)?.clone();
     // One hold is no protocol: turns need two holders on a key.
     if best.holds < 2 || best.parts.shared == 0.0 {
