@@ -65,40 +65,47 @@ impl Sample {
         self.rows.push(cells);
     }
 
-    /// Of the kept records that have fields `key` and `holder`, how many
-    /// have field `event` too: `(with event, with key and holder)`.
-    pub fn coverage(&self, event: &str, (key, holder): (&str, &str)) -> (u32, u32) {
+    /// Per kept record that has fields `key` and `holder`, its value of
+    /// field `event` (`None` when it has none); empty when a field is
+    /// never seen.
+    fn lock_events<'a>(
+        &'a self,
+        event: &str,
+        (key, holder): (&str, &str),
+    ) -> impl Iterator<Item = Option<&'a str>> + 'a {
         let col = |n: &str| self.index.get(n).copied();
-        let (Some(e), Some(k), Some(h)) = (col(event), col(key), col(holder)) else {
-            return (0, 0);
-        };
-        let has = |cells: &[(u32, String)], c: u32| cells.iter().any(|(x, _)| *x == c);
-        let lock: Vec<&Vec<(u32, String)>> = self
-            .rows
-            .iter()
-            .filter(|r| has(r, k) && has(r, h))
-            .collect();
-        let with = lock.iter().filter(|r| has(r, e)).count();
-        (with as u32, lock.len() as u32)
-    }
-
-    /// The distinct values of field `event` on the kept records that have
-    /// fields `key` and `holder` too, in first-seen order.
-    pub fn lock_values(&self, event: &str, (key, holder): (&str, &str)) -> Vec<&str> {
-        let col = |n: &str| self.index.get(n).copied();
-        let (Some(e), Some(k), Some(h)) = (col(event), col(key), col(holder)) else {
-            return Vec::new();
+        let cols = match (col(event), col(key), col(holder)) {
+            (Some(e), Some(k), Some(h)) => Some((e, k, h)),
+            _ => None,
         };
         fn get(cells: &[(u32, String)], c: u32) -> Option<&str> {
             cells.iter().find(|(x, _)| *x == c).map(|(_, v)| v.as_str())
         }
+        cols.into_iter().flat_map(move |(e, k, h)| {
+            self.rows
+                .iter()
+                .filter(move |r| get(r, k).is_some() && get(r, h).is_some())
+                .map(move |r| get(r, e))
+        })
+    }
+
+    /// Of the kept records that have fields `key` and `holder`, how many
+    /// have field `event` too: `(with event, with key and holder)`.
+    pub fn coverage(&self, event: &str, lock: (&str, &str)) -> (u32, u32) {
+        let (mut with, mut all) = (0u32, 0u32);
+        for v in self.lock_events(event, lock) {
+            all += 1;
+            with += u32::from(v.is_some());
+        }
+        (with, all)
+    }
+
+    /// The distinct values of field `event` on the kept records that have
+    /// fields `key` and `holder` too, in first-seen order.
+    pub fn lock_values(&self, event: &str, lock: (&str, &str)) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
-        for r in &self.rows {
-            if get(r, k).is_some()
-                && get(r, h).is_some()
-                && let Some(v) = get(r, e)
-                && !out.contains(&v)
-            {
+        for v in self.lock_events(event, lock).flatten() {
+            if !out.contains(&v) {
                 out.push(v);
             }
         }
