@@ -51,14 +51,7 @@ pub(crate) fn headed_delim(text: &str) -> Option<u8> {
 /// time) over at least one row, with most of the first rows as wide as the
 /// header.
 pub(crate) fn csv_with_header(text: &str) -> Option<u8> {
-    let first = first_lines(text, 1).next()?;
-    let count = |c: char| first.matches(c).count();
-    let (delim, n) = [(b',', count(',')), (b'\t', count('\t')), (b';', count(';'))]
-        .into_iter()
-        .max_by_key(|(_, n)| *n)?;
-    if n == 0 {
-        return None;
-    }
+    let delim = any_delim(text)?;
     let mut rdr = csv::ReaderBuilder::new()
         .delimiter(delim)
         .has_headers(false)
