@@ -90,18 +90,6 @@ impl Problem {
     pub fn is_unreadable(&self) -> bool {
         !matches!(self, Problem::BusinessUnread { .. })
     }
-
-    /// The window's heading key for `problems` ([`crate::ui`]'s
-    /// translations): `not_readable` when any is unreadable, else
-    /// `loss_unknown`; `short` picks the one-line form.
-    pub fn heading(problems: &[Problem], short: bool) -> &'static str {
-        match (problems.iter().any(Problem::is_unreadable), short) {
-            (true, false) => "not_readable",
-            (true, true) => "not_readable_short",
-            (false, false) => "loss_unknown",
-            (false, true) => "loss_unknown_short",
-        }
-    }
 }
 
 /// [`Problem::BusinessUnread`] when it holds: an overlap, no stock

@@ -689,6 +689,21 @@ pub fn cause_short(lang: Lang, cause: crate::analysis::Cause) -> &'static str {
     )
 }
 
+/// The translation key heading `problems` (`crate::analysis::problems`):
+/// `not_readable` when any is unreadable, else `loss_unknown`; `short`
+/// picks the one-line form.
+pub fn problems_heading(problems: &[crate::analysis::Problem], short: bool) -> &'static str {
+    match (
+        problems.iter().any(crate::analysis::Problem::is_unreadable),
+        short,
+    ) {
+        (true, false) => "not_readable",
+        (true, true) => "not_readable_short",
+        (false, false) => "loss_unknown",
+        (false, true) => "loss_unknown_short",
+    }
+}
+
 /// The label for `key` in `lang`; the key itself when it is missing (so a
 /// missing entry shows up in the window rather than panicking).
 pub fn tr(lang: Lang, key: &'static str) -> &'static str {

@@ -186,7 +186,7 @@ pub fn subject_caption(r: &ReportInput<'_>, subject: PictureSubject, lang: Lang)
     if problems.len() > 1 {
         why.push_str(&format!(" (+{})", problems.len() - 1));
     }
-    let head = crate::analysis::Problem::heading(&problems, true);
+    let head = crate::ui::i18n::problems_heading(&problems, true);
     format!("{} — {why} · {numbers}", tr(lang, head))
 }
 

@@ -38,7 +38,7 @@ impl IncidentsPanel {
         let Some(s) = context.session else { return };
         let problems = crate::analysis::problems(&s.log, &s.analysis);
         if !problems.is_empty() {
-            let head = crate::analysis::Problem::heading(&problems, false);
+            let head = crate::ui::i18n::problems_heading(&problems, false);
             ui.colored_label(ui.visuals().error_fg_color, tr(lang, head));
             let zh = lang == crate::ui::i18n::Lang::Zh;
             for p in &problems {

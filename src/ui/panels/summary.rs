@@ -46,7 +46,7 @@ fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
     let problems = crate::analysis::problems(&s.log, &s.analysis);
     if !problems.is_empty() {
         // A count of 0 incidents here would read as an all-clear.
-        let head = crate::analysis::Problem::heading(&problems, true);
+        let head = crate::ui::i18n::problems_heading(&problems, true);
         ui.label(RichText::new(tr(lang, head)).strong().color(ALERT));
         ui.separator();
     }
