@@ -247,6 +247,7 @@ fn load_in_phases(
         },
     );
     crate::timing::phase("window/index+model", started);
+    let problems = crate::analysis::problems(&log, &analysis);
     Ok(LoadResult {
         session: Session {
             source: job.source().clone(),
@@ -257,6 +258,7 @@ fn load_in_phases(
             products: Arc::new(products),
             names: Arc::new(names),
             cache,
+            problems: Arc::new(problems),
         },
         model,
         filters: filters.clone(),

@@ -53,6 +53,9 @@ pub struct Session {
     pub names: Arc<HolderNames>,
     /// What the load cache did for this load (the status bar says it).
     pub cache: CacheReport,
+    /// What makes this load no answer ([`crate::analysis::problems`]),
+    /// computed once: the panels say it on every frame.
+    pub problems: Arc<Vec<crate::analysis::Problem>>,
 }
 
 impl Session {

@@ -21,9 +21,9 @@ pub fn central_ui(ui: &mut Ui, context: &mut PanelContext<'_>, picture: bool) ->
     // Nothing to draw because nothing could be read: say so, not an empty
     // axis at 1970 (a timeline over no event).
     if context.model.groups.is_empty() {
-        let problems = crate::analysis::problems(&session.log, &session.analysis);
+        let problems: &[crate::analysis::Problem] = &session.problems;
         if !problems.is_empty() {
-            not_readable_ui(ui, context, &problems);
+            not_readable_ui(ui, context, problems);
             return None;
         }
     }

@@ -36,12 +36,12 @@ impl IncidentsPanel {
         let lang = context.lang();
         ui.heading(tr(lang, "incidents"));
         let Some(s) = context.session else { return };
-        let problems = crate::analysis::problems(&s.log, &s.analysis);
+        let problems: &[crate::analysis::Problem] = &s.problems;
         if !problems.is_empty() {
-            let head = crate::ui::i18n::problems_heading(&problems, false);
+            let head = crate::ui::i18n::problems_heading(problems, false);
             ui.colored_label(ui.visuals().error_fg_color, tr(lang, head));
             let zh = lang == crate::ui::i18n::Lang::Zh;
-            for p in &problems {
+            for p in problems {
                 ui.add(egui::Label::new(p.text(zh)).wrap());
             }
             ui.separator();

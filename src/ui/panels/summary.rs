@@ -43,10 +43,10 @@ pub fn summary_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
 fn counts_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session) {
     let lang = context.lang();
     let sum = &s.analysis.summary;
-    let problems = crate::analysis::problems(&s.log, &s.analysis);
+    let problems: &[crate::analysis::Problem] = &s.problems;
     if !problems.is_empty() {
         // A count of 0 incidents here would read as an all-clear.
-        let head = crate::ui::i18n::problems_heading(&problems, true);
+        let head = crate::ui::i18n::problems_heading(problems, true);
         ui.label(RichText::new(tr(lang, head)).strong().color(ALERT));
         ui.separator();
     }
