@@ -171,9 +171,15 @@ fn tally_products(
                 tally.sold_any = true;
                 tally.deductions.push((EventId::new(i), key));
                 tally.deducted = tally.deducted.saturating_add(d.quantity.unwrap_or(1));
-                if let Some(after) = d.stock_after {
-                    tally.min_after = Some(tally.min_after.map_or(after, |m: i64| m.min(after)));
-                    tally.final_stock = Some((t, after));
+                match d.stock_after {
+                    Some(after) => {
+                        tally.min_after =
+                            Some(tally.min_after.map_or(after, |m: i64| m.min(after)));
+                        tally.final_stock = Some((t, after));
+                    }
+                    // A deduction that logs no level after it leaves the
+                    // level unknown until the next one logged.
+                    None => tally.final_stock = None,
                 }
             }
             EventKind::OrderCreated => {

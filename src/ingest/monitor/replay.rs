@@ -303,6 +303,10 @@ pub(super) enum StockSeen {
         after: i64,
         set_like: bool,
     },
+    /// It lowered by `quantity` a level the capture never saw written: the
+    /// server's value from before the capture began is unknown, and so are
+    /// the levels on both sides.
+    Unleveled { quantity: i64 },
 }
 
 pub(super) struct Replay {
@@ -330,6 +334,13 @@ pub(super) struct Replay {
     keys: HashMap<Box<[u8]>, KeyInfo>,
     unknown: BTreeMap<String, u64>,
     lock_keys: HashSet<Vec<u8>>,
+    /// Stock keys whose level this capture has seen written (a `SET`).
+    /// Before that a key holds what the server had before the capture
+    /// began, unknown: a read of it is not reported, and a `DECRBY` is a
+    /// deduction of known quantity between unknown levels (the model's
+    /// "missing key is 0" would give levels below zero and a false
+    /// oversell).
+    stock_known: HashSet<Vec<u8>>,
     /// Business events, tied to their lock key at the end.
     business: Vec<Event>,
     /// Locks a client took with `SETNX` (no TTL) and has not given one
@@ -374,6 +385,7 @@ impl Replay {
             keys: HashMap::new(),
             unknown: BTreeMap::new(),
             lock_keys: HashSet::new(),
+            stock_known: HashSet::new(),
             business: Vec::new(),
             untimed: HashMap::new(),
             event_lines: LineSet::default(),
@@ -1232,30 +1244,42 @@ impl Replay {
     /// A command on stock key `args[0]`, which held `prev` before it
     /// (`None` when absent): `GET` a read, `SET` an initialisation (key
     /// absent) or a deduction, `DECR`/`DECRBY`/`INCR`/`INCRBY` a deduction
-    /// when they lower the stock (a missing key counts as 0, as Redis does);
-    /// Tair's commands in [`Replay::tair_stock_event`].
+    /// when they lower the stock (a missing key counts as 0, as Redis does,
+    /// once the capture has seen the key written; before, the levels are
+    /// unknown: [`StockSeen::Unleveled`]); Tair's commands in
+    /// [`Replay::tair_stock_event`].
     fn stock_cmd(&mut self, b: &mut LogBuilder, cmd: &Cmd<'_>, prev: Option<i64>, out: &Outcome) {
         let key = cmd.args[0];
+        let known = self.stock_known.contains(key);
         let seen = match (cmd.name, out) {
-            (b"GET", Outcome::Bulk(v)) => parse_i64(v).map(StockSeen::Read),
-            (b"SET", Outcome::Set { written: true, .. }) => cmd
-                .args
-                .get(1)
-                .and_then(|v| parse_i64(v))
-                .map(|n| match prev {
-                    None => StockSeen::Init(n),
-                    Some(_) => StockSeen::Write {
-                        prev,
-                        after: n,
-                        set_like: true,
-                    },
-                }),
-            (b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR", Outcome::Int(after)) => {
+            (b"GET", Outcome::Bulk(v)) if known => parse_i64(v).map(StockSeen::Read),
+            (b"SET", Outcome::Set { written: true, .. }) => {
+                self.stock_known.insert(key.to_vec());
+                cmd.args
+                    .get(1)
+                    .and_then(|v| parse_i64(v))
+                    .map(|n| match prev {
+                        Some(_) if known => StockSeen::Write {
+                            prev,
+                            after: n,
+                            set_like: true,
+                        },
+                        // Absent, or first seen: the level the capture
+                        // learns, whatever the server held before.
+                        _ => StockSeen::Init(n),
+                    })
+            }
+            (b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR", Outcome::Int(after)) if known => {
                 Some(StockSeen::Write {
                     prev: Some(prev.unwrap_or(0)),
                     after: *after,
                     set_like: false,
                 })
+            }
+            (b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR", Outcome::Int(_)) => {
+                lowered_by(cmd.name, cmd.args.get(1).copied())
+                    .filter(|&q| q > 0)
+                    .map(|quantity| StockSeen::Unleveled { quantity })
             }
             (b"GET" | b"SET" | b"DECR" | b"DECRBY" | b"INCRBY" | b"INCR", _) => None,
             _ => {
@@ -1309,6 +1333,11 @@ impl Replay {
                     d.stock_after = Some(after);
                     d.quantity = prev.map(|p| p - after).filter(|&q| q > 0);
                 });
+                return Some(e);
+            }
+            StockSeen::Unleveled { quantity } => {
+                let mut e = self.new_event(b, EventKind::StockDeducted, at_ns, line, client, key);
+                e.update_detail(|d| d.quantity = Some(quantity));
                 return Some(e);
             }
         };
@@ -1414,6 +1443,18 @@ fn start_script(client: &Client, c: &[u8], args: &[&[u8]]) -> Script {
         deleted: false,
         expired: false,
         events: Vec::new(),
+    }
+}
+
+/// How much an increment command lowers a level: `DECR` 1, `DECRBY n` n,
+/// `INCRBY n` -n, `INCR` -1; `None` when its argument is no integer.
+fn lowered_by(name: &[u8], arg: Option<&[u8]>) -> Option<i64> {
+    match name {
+        b"DECR" => Some(1),
+        b"INCR" => Some(-1),
+        b"DECRBY" => parse_i64(arg?),
+        b"INCRBY" => parse_i64(arg?).and_then(i64::checked_neg),
+        _ => None,
     }
 }
 
@@ -1594,6 +1635,37 @@ mod tests {
                 (EventKind::Acquired, "B".into(), Some(100), 4),
                 (EventKind::Acquired, "A".into(), Some(100), 5),
                 (EventKind::AcquireFailed, "C".into(), None, 6),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stock_key_never_written_in_the_capture_has_unknown_levels() {
+        // The capture began after the stock was set: the server's value is
+        // unknown, not the model's "missing key is 0".
+        let text = "1.000 [0 c:1] \"GET\" \"product:7:stock\"\n\
+             1.001 [0 c:1] \"DECRBY\" \"product:7:stock\" \"2\"\n\
+             1.002 [0 c:1] \"GET\" \"product:7:stock\"\n\
+             1.003 [0 c:1] \"INCRBY\" \"product:7:stock\" \"-3\"\n\
+             1.004 [0 c:1] \"INCR\" \"product:7:stock\"\n\
+             1.005 [0 c:1] \"SET\" \"product:7:stock\" \"10\"\n\
+             1.006 [0 c:1] \"DECR\" \"product:7:stock\"\n";
+        let (log, _) = replay(text);
+        let seen: Vec<_> = log
+            .events
+            .iter()
+            .map(|e| {
+                let d = e.detail();
+                (e.kind, d.quantity, d.stock_before, d.stock_after, d.stock)
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (EventKind::StockDeducted, Some(2), None, None, None),
+                (EventKind::StockDeducted, Some(3), None, None, None),
+                (EventKind::StockInitialized, None, None, None, Some(10)),
+                (EventKind::StockDeducted, Some(1), Some(10), Some(9), None),
             ]
         );
     }
