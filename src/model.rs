@@ -13,12 +13,14 @@ use serde::Serialize;
 mod evidence;
 pub mod message;
 mod note;
+mod server_addr;
 pub mod stored;
 mod unreadable;
 mod warning;
 pub use evidence::{Evidence, EvidenceKind, EvidenceOrigin};
 pub use message::{Message, Phrase};
 pub use note::{DateFrom, KeyLink, KeyList, SourceNote, VanishCause, VanishProof};
+pub use server_addr::ServerAddr;
 pub use unreadable::{ReadingHint, Unreadable, ZIP_LAYOUT};
 pub use warning::{
     Codec, FieldWarning, FileWarning, InfraWarning, MonitorWarning, RecordWarning, TimeError,

@@ -5,8 +5,10 @@
 
 use serde::Serialize;
 
-use super::{Cause, Finding, FindingKind, Incident, IncidentId, Lease, LeaseId, Overlap, Settings};
-use crate::model::{Evidence, EvidenceKind, EvidenceOrigin, LoadedLog};
+use super::{
+    Cause, EventId, Finding, FindingKind, Incident, IncidentId, Lease, LeaseId, Overlap, Settings,
+};
+use crate::model::{Dialect, Evidence, EvidenceKind, EvidenceOrigin, LoadedLog, ServerAddr, Sym};
 
 /// What a cited line explains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, bitcode::Encode, bitcode::Decode)]
@@ -32,8 +34,9 @@ pub struct Citation {
     /// What it explains.
     pub role: CitationRole,
     /// True when the line is tied to the hold by its host or its process
-    /// ([`stall_matches`]); false when it was matched by time alone: a
-    /// guess, said as one. `by_host` in JSON.
+    /// ([`stall_matches`]), or by the server's address ([`server_tie`]);
+    /// false when it was matched by time alone: a guess, said as one.
+    /// `by_host` in JSON.
     #[serde(rename = "by_host")]
     pub tied: bool,
 }
@@ -120,14 +123,133 @@ fn last_grant_ns(l: &Lease) -> i64 {
     l.renewals_ns().last().copied().unwrap_or(l.acquired_ns)
 }
 
+/// The MONITOR captures (source indexes) whose events carry each holder
+/// token: a capture linked to an application log (docs/semantics.md §9)
+/// shows the server side of the application's holds under the same token.
+pub type CapturesByHolder = hashbrown::HashMap<Sym, Vec<u16>>;
+
+/// [`CapturesByHolder`] of `log`; empty when it has no MONITOR capture.
+pub fn captures_by_holder(log: &LoadedLog) -> CapturesByHolder {
+    let mut out = CapturesByHolder::default();
+    let capture = |f: u16| {
+        log.sources
+            .get(usize::from(f))
+            .is_some_and(|s| s.dialect == Dialect::RedisMonitor)
+    };
+    for e in &log.events {
+        if let Some(h) = e.holder.filter(|_| capture(e.source.file)) {
+            let files = out.entry(h).or_default();
+            if !files.contains(&e.source.file) {
+                files.push(e.source.file);
+            }
+        }
+    }
+    out
+}
+
+/// The servers hold `l` was granted on or seen by, as far as the log says:
+/// the address in the name of each MONITOR capture that shows its events or
+/// its holder's token (`monitor-27001.log`), and every address its lines'
+/// messages write (`acquired on 10.0.0.5:6379`). `lines` is the list
+/// `l.lines` indexes.
+pub fn servers_of(
+    log: &LoadedLog,
+    (lines, captures): (&[EventId], &CapturesByHolder),
+    l: &Lease,
+) -> Vec<ServerAddr> {
+    let mut files: Vec<u16> = captures.get(&l.holder).cloned().unwrap_or_default();
+    let mut out: Vec<ServerAddr> = Vec::new();
+    for &i in l.lines.of(lines) {
+        let e = &log.events[i];
+        files.push(e.source.file);
+        if let Some(m) = e.detail().message {
+            out.extend(ServerAddr::in_text(log.strings.get(m)));
+        }
+    }
+    files.sort_unstable();
+    files.dedup();
+    for f in files {
+        let src = log.sources.get(usize::from(f));
+        if let Some(src) = src.filter(|s| s.dialect == Dialect::RedisMonitor) {
+            out.extend(ServerAddr::of_file_name(&src.name));
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The servers an evidence line is about: a Redis server's own log by its
+/// file name (`redis-27001.log`), every other origin by the addresses its
+/// words write (Sentinel's `+switch-master mymaster <old ip> <old port>
+/// <new ip> <new port>`, an operator's `failover of 10.0.0.5:6379`).
+/// Empty when it names none.
+pub fn servers_named(log: &LoadedLog, ev: &Evidence) -> Vec<ServerAddr> {
+    match ev.origin {
+        EvidenceOrigin::RedisServer => ServerAddr::of_file_name(base_name(log, ev))
+            .into_iter()
+            .collect(),
+        _ => ServerAddr::in_text(&ev.what),
+    }
+}
+
+/// Whether a server's line concerns the holds whose servers are `holds`:
+/// `Some(true)` when it names one of them, `None` when both sides name
+/// servers and none is the other's (another server's restart explains
+/// nothing here), `Some(false)` when either side names none (matched by
+/// time only).
+pub fn server_tie(named: &[ServerAddr], holds: &[ServerAddr]) -> Option<bool> {
+    if named.is_empty() || holds.is_empty() {
+        Some(false)
+    } else if named.iter().any(|n| holds.iter().any(|h| n.same(h))) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// The server line that best explains the vanished lock of the pair
+/// (`e`, `l`): the lines that lose keys between `e`'s grant and `l`'s
+/// acquire (within the log-lag tolerance), the tied ones first (by the
+/// holds' host or their server's address), then by [`vanish_rank`] and
+/// time. Lines naming only other servers are left out.
+fn vanish_line(
+    log: &LoadedLog,
+    on: (&[EventId], &CapturesByHolder),
+    (e, l): (&Lease, &Lease),
+    slack: i64,
+) -> Option<(usize, bool)> {
+    let mut holds = servers_of(log, on, e);
+    holds.extend(servers_of(log, on, l));
+    log.evidence
+        .iter()
+        .enumerate()
+        .filter(|(_, ev)| {
+            ev.kind.loses_keys()
+                && ev.at_ns >= e.acquired_ns - slack
+                && ev.at_ns <= l.acquired_ns + slack
+        })
+        .filter_map(|(i, ev)| {
+            let by_host = ev
+                .host
+                .as_deref()
+                .is_some_and(|h| same_host(log, h, e) || same_host(log, h, l));
+            let by_addr = server_tie(&servers_named(log, ev), &holds)?;
+            Some((i, ev, by_host || by_addr))
+        })
+        .min_by_key(|&(_, ev, tied)| (!tied, vanish_rank(ev.kind), ev.at_ns))
+        .map(|(i, _, tied)| (i, tied))
+}
+
 /// The evidence each incident cites: per overlap pair, for a vanished lock
 /// (or an unknown TTL) the best server line between the earlier grant and
-/// the later acquire; for every pair but a foreign release the longest
-/// stall of the earlier holder that began inside its hold, before the later
-/// acquire, and reached past its last grant. Sorted by incident, then time.
+/// the later acquire ([`vanish_line`]); for every pair but a foreign
+/// release the longest stall of the earlier holder that began inside its
+/// hold, before the later acquire, and reached past its last grant. Sorted
+/// by incident, then time. `lines` is the list the holds' `lines` index.
 pub fn cite(
     log: &LoadedLog,
-    leases: &[Lease],
+    (leases, lines): (&[Lease], &[EventId]),
     overlaps: &[Overlap],
     incidents: &[Incident],
     settings: &Settings,
@@ -136,72 +258,71 @@ pub fn cite(
         return Vec::new();
     }
     let slack = slack_ns(settings);
+    let captures = std::cell::OnceCell::new();
     let mut out: Vec<Citation> = Vec::new();
     for inc in incidents {
         for &o in &inc.overlaps {
             let o = &overlaps[o];
             let (e, l) = (&leases[o.earlier], &leases[o.later]);
-            if matches!(o.cause, Cause::LockVanished | Cause::TtlUnknown) {
-                let best = log
-                    .evidence
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, ev)| {
-                        ev.kind.loses_keys()
-                            && ev.at_ns >= e.acquired_ns - slack
-                            && ev.at_ns <= l.acquired_ns + slack
-                    })
-                    .min_by_key(|(_, ev)| (vanish_rank(ev.kind), ev.at_ns));
-                if let Some((i, ev)) = best {
-                    // The lock log does not name the server that held the
-                    // key: a server's line is tied by its time alone (a
-                    // guess, said as one); an application's own line by
-                    // its host.
-                    let tied = ev
-                        .host
-                        .as_deref()
-                        .is_some_and(|h| same_host(log, h, e) || same_host(log, h, l));
-                    out.push(Citation {
-                        incident: inc.id,
-                        lease: e.id,
-                        evidence: i,
-                        role: CitationRole::Vanished,
-                        tied,
-                    });
-                }
+            if matches!(o.cause, Cause::LockVanished | Cause::TtlUnknown)
+                && let Some((i, tied)) = vanish_line(
+                    log,
+                    (lines, captures.get_or_init(|| captures_by_holder(log))),
+                    (e, l),
+                    slack,
+                )
+            {
+                out.push(Citation {
+                    incident: inc.id,
+                    lease: e.id,
+                    evidence: i,
+                    role: CitationRole::Vanished,
+                    tied,
+                });
             }
-            if o.cause != Cause::ForeignRelease {
-                let from = last_grant_ns(e);
-                let best = log
-                    .evidence
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, ev)| ev.kind.is_stall())
-                    .filter_map(|(i, ev)| {
-                        let end = ev.end_ns.unwrap_or(ev.at_ns);
-                        let inside = ev.at_ns <= e.window_end_ns
-                            && end >= from
-                            && ev.at_ns <= l.acquired_ns + slack
-                            && end > from.max(ev.at_ns);
-                        let tied = stall_matches(log, leases, ev, e)?;
-                        inside.then_some((i, end - ev.at_ns, tied))
-                    })
-                    .max_by_key(|&(i, len, tied)| (tied, len, std::cmp::Reverse(i)));
-                if let Some((i, _, tied)) = best {
-                    out.push(Citation {
-                        incident: inc.id,
-                        lease: e.id,
-                        evidence: i,
-                        role: CitationRole::Stall,
-                        tied,
-                    });
-                }
+            if o.cause != Cause::ForeignRelease
+                && let Some((i, tied)) = stall_line(log, leases, (e, l), slack)
+            {
+                out.push(Citation {
+                    incident: inc.id,
+                    lease: e.id,
+                    evidence: i,
+                    role: CitationRole::Stall,
+                    tied,
+                });
             }
         }
     }
     out.sort_by_key(|c| (c.incident, log.evidence[c.evidence].at_ns, c.evidence));
     out.dedup_by_key(|c| (c.incident, c.evidence));
     out
+}
+
+/// The longest stall of `e`'s process (or the server) that began inside
+/// its hold, before `l`'s acquire (within `slack`), and reached past its
+/// last grant; tied lines first ([`stall_matches`]).
+fn stall_line(
+    log: &LoadedLog,
+    leases: &[Lease],
+    (e, l): (&Lease, &Lease),
+    slack: i64,
+) -> Option<(usize, bool)> {
+    let from = last_grant_ns(e);
+    log.evidence
+        .iter()
+        .enumerate()
+        .filter(|(_, ev)| ev.kind.is_stall())
+        .filter_map(|(i, ev)| {
+            let end = ev.end_ns.unwrap_or(ev.at_ns);
+            let inside = ev.at_ns <= e.window_end_ns
+                && end >= from
+                && ev.at_ns <= l.acquired_ns + slack
+                && end > from.max(ev.at_ns);
+            let tied = stall_matches(log, leases, ev, e)?;
+            inside.then_some((i, end - ev.at_ns, tied))
+        })
+        .max_by_key(|&(i, len, tied)| (tied, len, std::cmp::Reverse(i)))
+        .map(|(i, _, tied)| (i, tied))
 }
 
 /// Share of the TTL a stall must take to be a `holder_stall` finding: more

@@ -818,6 +818,13 @@ pub fn analyze_counted(
         &products,
         &findings,
     );
+    let citations = evidence::cite(
+        log,
+        (&lease_set.leases, &lease_set.lines),
+        &overlaps,
+        &incidents,
+        settings,
+    );
     // The server view's lines follow the holds' in one shared list.
     let mut lease_lines = lease_set.lines;
     leases::move_lines(
@@ -826,7 +833,6 @@ pub fn analyze_counted(
         &mut lease_lines,
     );
     let server_view = server_view.leases;
-    let citations = evidence::cite(log, &lease_set.leases, &overlaps, &incidents, settings);
     Analysis {
         leases: lease_set.leases,
         lease_lines,

@@ -88,7 +88,7 @@ pub struct Cited {
     pub at: String,
     /// `file:line` of the evidence line (the file's name without folders).
     pub place: String,
-    /// False when matched by time alone (the line names no host or process
+    /// False when matched by time alone (the line names no host, process or server
     /// of the log).
     pub tied: bool,
 }
@@ -204,7 +204,9 @@ impl Message for Cited {
             }
         };
         if !self.tied {
-            out.push_str(" (matched by time only: the line names no host or process of this log)");
+            out.push_str(
+                " (matched by time only: the line names no host, process or server of this log)",
+            );
         }
         out
     }
@@ -259,7 +261,7 @@ impl Message for Cited {
             }
         };
         if !self.tied {
-            out.push_str("（仅按时间匹配：该行未指明本日志中的主机或进程）");
+            out.push_str("（仅按时间匹配：该行未指明本日志中的主机、进程或服务器）");
         }
         out
     }

@@ -458,8 +458,8 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     (
         "infra_guess",
-        "matched by time only: the line names no host or process of this log",
-        "仅按时间匹配：该行未指明本日志中的主机或进程",
+        "matched by time only: the line names no host, process or server of this log",
+        "仅按时间匹配：该行未指明本日志中的主机、进程或服务器",
     ),
     ("all_keys", "{} keys", "{} 个锁键"),
     ("all_keys_one", "1 key", "1 个锁键"),

@@ -61,6 +61,78 @@ fn a_sentinel_failover_is_cited_for_the_vanished_lock() {
     assert!(!text.contains("NOT READABLE"), "{text}");
 }
 
+/// The failover folder's captures, one per server, named by port (or
+/// copied under `names` into a fresh folder), with the server and Sentinel
+/// logs.
+fn monitor_folder(names: Option<(&str, &str)>) -> (tempfile::TempDir, Vec<PathBuf>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (a, b) = names.unwrap_or(("monitor-27001.log", "monitor-27002.log"));
+    let mut files = Vec::new();
+    for (from, to) in [("monitor-27001.log", a), ("monitor-27002.log", b)] {
+        let to = dir.path().join(to);
+        std::fs::copy(fixture("failover-monitor").join(from), &to).expect("copy");
+        files.push(to);
+    }
+    for f in [
+        "redis-27001.log",
+        "redis-27002.log",
+        "sentinel-1.log",
+        "sentinel-2.log",
+        "sentinel-3.log",
+    ] {
+        files.push(fixture("failover-monitor").join(f));
+    }
+    (dir, files)
+}
+
+#[test]
+fn captures_named_by_port_tie_the_failover_by_the_servers_address() {
+    let (_dir, files) = monitor_folder(None);
+    let (code, text, _) = run(&["--format", "text", "--unit-loss", "200"], &files);
+    assert_eq!(code, 1, "{text}");
+    let b = incident_block(&text, "lock:order:sku-7");
+    assert!(
+        b.contains("why: lock vanished: the master failed over at 2026-12-06 16:26:39.752 +00:00 (sentinel `+switch-master`, sentinel-3.log:32)"),
+        "{b}"
+    );
+    // `+switch-master mymaster 127.0.0.1 27001 127.0.0.1 27002` names the
+    // server of monitor-27001.log, where the first hold was granted.
+    assert!(!b.contains("matched by time only"), "{b}");
+    let (_, json, _) = run(&["--format", "json"], &files);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(v["incidents"][0]["evidence"][0]["by_host"], true, "{json}");
+    // With the application's log beside them, the holds are the
+    // application's lines; the captures that show the same tokens still name
+    // the server.
+    let mut with_app = files.clone();
+    with_app.push(fixture("failover-monitor/app.json.log"));
+    let (code, text, _) = run(&["--format", "text"], &with_app);
+    assert_eq!(code, 1, "{text}");
+    let b = incident_block(&text, "lock:order:sku-7");
+    assert!(b.contains("+switch-master"), "{b}");
+    assert!(!b.contains("matched by time only"), "{b}");
+}
+
+#[test]
+fn captures_named_without_a_port_cite_the_failover_as_a_guess() {
+    let (_dir, files) = monitor_folder(Some(("monitor-a.log", "monitor-b.log")));
+    let (code, text, _) = run(&["--format", "text"], &files);
+    assert_eq!(code, 1, "{text}");
+    let b = incident_block(&text, "lock:order:sku-7");
+    assert!(b.contains("+switch-master"), "{b}");
+    assert!(b.contains("(matched by time only"), "{b}");
+}
+
+#[test]
+fn a_failover_of_other_servers_than_the_captures_is_not_cited() {
+    let (_dir, files) = monitor_folder(Some(("monitor-27005.log", "monitor-27006.log")));
+    let (code, text, _) = run(&["--format", "text"], &files);
+    assert_eq!(code, 1, "{text}");
+    let b = incident_block(&text, "lock:order:sku-7");
+    assert!(b.contains("lock_vanished"), "{b}");
+    assert!(!b.contains("+switch-master"), "{b}");
+}
+
 #[test]
 fn a_restart_without_persistence_is_cited_in_every_report_and_language() {
     let files = folder("restart");

@@ -121,7 +121,7 @@ pub struct InfraMark {
     pub end_s: f64,
     /// An incident on this key cites it.
     pub cited: bool,
-    /// Its line names no host or process of the log: tied by time only, a
+    /// Its line names no host, process or server of the log: tied by time only, a
     /// guess.
     pub guess: bool,
     /// For the tooltip: who said it, its words and `file:line`.
