@@ -12,6 +12,7 @@ use super::container::Container;
 use super::inner::{MIN_LEN, evidence, with_string};
 use super::text::PREFIX_TIME;
 use super::walk::walk;
+use crate::ingest::framing::stamps::is_truncated;
 use crate::ingest::records::item::Item;
 use crate::ingest::records::record::{FieldValue, Record};
 use crate::ingest::roles::time::parse_time;
@@ -118,14 +119,16 @@ fn structured(rec: &Record<'_>) -> bool {
 
 /// Whether `rec` (a string read as a record) is a record with a time of
 /// its own: a text line's prefix time, or a field named as a time whose
-/// value reads as one, and at least two fields of its own beside it (a
+/// value reads as one (also without its year or date: logcat's
+/// `MM-dd HH:mm:ss.SSS`, which the collector completes), and at least two fields of its own beside it (a
 /// bare time string is no record).
 fn inner_timed(rec: &Record<'_>) -> bool {
     let (mut timed, mut others) = (false, 0u32);
     rec.visit(&mut |k, v| {
         let is_time = k == PREFIX_TIME || roles_of(k).iter().any(|(r, _, _)| *r == Role::Time);
         if is_time {
-            timed |= parse_time(&v.text(), None).is_ok();
+            let t = v.text();
+            timed |= parse_time(&t, None).is_ok() || is_truncated(&t);
         } else if !k.starts_with("prefix.") && !v.text().trim().is_empty() {
             others += 1;
         }
@@ -157,6 +160,25 @@ mod tests {
         // A plain app record with a chatty message is not an envelope.
         let plain = r#"{"ts":"2026-12-01T07:06:55.100+08:00","event":"acquired","lock_key":"k","owner":"a","msg":"acquired lock key=k token=a"}"#;
         assert_eq!(detect_in(plain), None);
+    }
+
+    #[test]
+    fn a_runtime_line_without_a_year_or_known_words_is_still_the_payload() {
+        // Datadog's export of logcat lines whose words and names no list
+        // knows: the message field holds whole lines with a time of their
+        // own (`MM-dd HH:mm:ss.SSS`, no year), in every record.
+        let line = |t: &str, w: &str| {
+            format!(
+                r#"{{"attributes":{{"host":"web-01","message":"12-01 07:06:{t}  4242  4252 I LockService: {w}, shijian: {w}, suojian: lock:sku:2002","service":"shop","timestamp":"2026-11-30T23:06:{t}Z"}},"id":"AQ","type":"log"}}"#
+            )
+        };
+        let text = [
+            line("55.100", "mutex_grabbed"),
+            line("55.433", "lease_stretched"),
+            line("55.600", "mutex_not_grabbed"),
+        ]
+        .join("\n");
+        assert_eq!(detect_in(&text).as_deref(), Some("attributes.message"));
     }
 
     #[test]

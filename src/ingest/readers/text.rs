@@ -838,6 +838,15 @@ pub(crate) fn canonical_name(name: &str) -> &str {
     canon.unwrap_or(name)
 }
 
+/// The pairs of a message that writes none as `k=v` but at least two in
+/// another common syntax ([`super::pairs::any_pairs`]: `k: v, k: v`,
+/// Android's and many loggers' way); empty otherwise, so that one
+/// `error: refused` is no field.
+fn colon_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
+    let pairs = super::pairs::any_pairs(msg);
+    if pairs.len() >= 2 { pairs } else { Vec::new() }
+}
+
 /// Names of the pairs [`to_pairs`] makes from a line's layout (outer names
 /// for the runtime prefix are prefixed with `prefix.`).
 pub(crate) const PREFIX_TIME: &str = "prefix.time";
@@ -864,7 +873,12 @@ pub(crate) fn to_pairs<'a>(t: &TextLine<'a>) -> Vec<(&'a str, Cow<'a, str>)> {
     let pairs = if t.any_pairs {
         super::pairs::any_pairs(t.message)
     } else {
-        message_pairs(t.message)
+        let pairs = message_pairs(t.message);
+        if pairs.is_empty() {
+            colon_pairs(t.message)
+        } else {
+            pairs
+        }
     };
     let name = |k: &'a str| {
         if t.keep.iter().any(|x| x == k) {
@@ -1056,6 +1070,22 @@ mod tests {
             p,
             vec![("a", Cow::Borrowed("x y")), ("c", Cow::Borrowed("3"))]
         );
+    }
+
+    #[test]
+    fn a_message_of_colon_pairs_gives_its_pairs_and_one_colon_none() {
+        // Android logcat's way (`tag: words, k: v, k: v`) after a known
+        // layout's time: the pairs are the message's fields.
+        let t = parse_line(
+            "2026-12-01T07:06:55.100Z grabbed the mutex, shijian: mutex_grabbed, suojian: lock:sku:2002, guoqi: 1",
+        );
+        let pairs = to_pairs(&t);
+        let get = |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.as_ref());
+        assert_eq!(get("suojian"), Some("lock:sku:2002"));
+        assert_eq!(get("shijian"), Some("mutex_grabbed"));
+        // One `word: text` is a message, not a field.
+        let t = parse_line("2026-12-01T07:06:55.100Z error: connection refused");
+        assert!(!to_pairs(&t).iter().any(|(n, _)| *n == "error"));
     }
 
     #[test]
