@@ -4,6 +4,10 @@
 //! leaves the level it found minus its quantity (the last level logged for
 //! the product, or the level its holder read: a lost update); an order id
 //! is new on every order; a fencing token grows from one hold to the next.
+//! A deduction is a row of no lock step with a positive quantity; the level
+//! left is no column most lock rows carry (an exporter's constant
+//! `DroppedAttributes` 0 would check out against a level of 0), and one
+//! field written twice (a message's pair and its copy) plays one role.
 
 use std::collections::HashMap;
 
@@ -189,7 +193,15 @@ fn deductions_check(
     for r in &table.rows {
         let p = product.and_then(|c| r.get(c)).unwrap_or("");
         let who = r.get(h.holder).unwrap_or("");
-        if let (Some(qty), Some(after)) = (number(r, Some(q)), number(r, Some(a))) {
+        // A lock step is no deduction, and a deduction takes a positive
+        // quantity: a column that is 0 on every row (an exporter's
+        // `DroppedAttributes`, `TraceFlags` "00") checks out trivially
+        // against a level of 0 and is no quantity.
+        let deduction = (number(r, Some(q)), number(r, Some(a)));
+        if let (Some(qty), Some(after)) = deduction
+            && qty > 0.0
+            && kind_of(fit, r).is_none_or(|k| k == Kind::Work)
+        {
             tried += 1;
             let global = level.get(p).map(|l| l - qty);
             let own = read.get(&(p, who)).map(|l| l - qty);
@@ -203,6 +215,55 @@ fn deductions_check(
         }
     }
     (ok, tried)
+}
+
+/// Whether column `c` is on most rows of lock steps (acquires, renewals,
+/// releases): a level left after a deduction is no field of those, while
+/// an exporter's own number (`DroppedAttributes`, `TraceFlags`) is on
+/// every record and would check out against a level of 0.
+fn on_lock_steps(table: &Table, fit: &Fit, c: u32) -> bool {
+    let (mut on, mut lock) = (0u32, 0u32);
+    for r in &table.rows {
+        if kind_of(fit, r).is_some_and(|k| k != Kind::Work) {
+            lock += 1;
+            on += u32::from(r.get(c).is_some());
+        }
+    }
+    lock > 0 && on * 2 > lock
+}
+
+/// Whether columns `x` and `y` hold the same value on every row that has
+/// both (and such rows exist): one field written twice (a message's pair
+/// and its copy in the record's properties) plays one role, never a
+/// quantity and the level left at once.
+fn copies(table: &Table, x: u32, y: u32) -> bool {
+    let mut both = 0u32;
+    for r in &table.rows {
+        if let (Some(a), Some(b)) = (r.get(x), r.get(y)) {
+            if a != b {
+                return false;
+            }
+            both += 1;
+        }
+    }
+    both > 0
+}
+
+/// How a choice ranks: the most deductions that check out, over the fewest
+/// tried; then, between choices that check out alike, a level-left column
+/// that varies (a column of one value, an exporter's `DroppedAttributes`
+/// of 0, checks out wherever the level reaches it) and that fewer rows
+/// carry (a deduction's own field, not one on every record).
+fn rank(
+    c: Checked,
+    after: &Profile,
+) -> (u32, std::cmp::Reverse<u32>, bool, std::cmp::Reverse<u32>) {
+    (
+        c.0,
+        std::cmp::Reverse(c.1),
+        after.distinct > 1,
+        std::cmp::Reverse(after.present),
+    )
 }
 
 /// Finds the business columns and steps for `fit`.
@@ -227,22 +288,27 @@ pub fn infer(table: &Table, fit: &Fit, hints: &[NameHint]) -> Business {
         numeric.sort_unstable();
     }
     let mut best: Option<(Checked, Columns)> = None;
+    let on_lock_rows: Vec<u32> = numeric
+        .iter()
+        .copied()
+        .filter(|&c| on_lock_steps(table, fit, c))
+        .collect();
     for &q in &numeric {
         for &a in &numeric {
-            if a == q {
+            if a == q || on_lock_rows.contains(&a) || copies(table, q, a) {
                 continue;
             }
             let stocks = numeric
                 .iter()
                 .copied()
-                .filter(|&s| s != q && s != a)
+                .filter(|&s| s != q && s != a && !copies(table, s, q) && !copies(table, s, a))
                 .map(Some)
                 .chain([None]);
             for s in stocks {
                 let c = deductions_check(table, fit, None, q, s, a);
                 if c.0 > 0
-                    && best.is_none_or(|(b, _)| {
-                        (c.0, std::cmp::Reverse(c.1)) > (b.0, std::cmp::Reverse(b.1))
+                    && best.is_none_or(|(b, (_, _, ba))| {
+                        rank(c, &profiles[a as usize]) > rank(b, &profiles[ba as usize])
                     })
                 {
                     best = Some((c, (q, s, a)));

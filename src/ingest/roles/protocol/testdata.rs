@@ -276,12 +276,22 @@ pub const PINYIN: [&str; 10] = [
 /// A table of `recs` as a JSON logger would write them: the runtime's own
 /// `time`, `level`, `hostname`, `thread` and the application's fields.
 pub fn table(recs: &[R], sp: &Spelling) -> Table {
+    table_with(recs, sp, |_| Vec::new())
+}
+
+/// [`table`], with the pairs `extra` gives each record first.
+pub fn table_with(
+    recs: &[R],
+    sp: &Spelling,
+    extra: impl Fn(&R) -> Vec<(&'static str, String)>,
+) -> Table {
     let mut t = Table::default();
     for x in recs {
-        let mut pairs: Vec<(&str, String)> = vec![
+        let mut pairs: Vec<(&str, String)> = extra(x);
+        pairs.extend([
             ("hostname", x.host.to_string()),
             ("thread", x.thread.to_string()),
-        ];
+        ]);
         pairs.push((sp.names[0], (sp.words)(x.kind).to_string()));
         let n = &sp.names;
         let mut put = |i: usize, v: Option<String>| {

@@ -154,3 +154,46 @@ fn every_incident_in_every_spelling() {
     bad.dedup();
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn an_exporters_constant_numbers_and_a_fields_copy_play_no_business_role() {
+    // OpenTelemetry's stdout exporter writes `DroppedAttributes` 0 and
+    // `TraceFlags` "00" on every record; a .NET logger writes each property
+    // twice (the message's pair and `State.*`). None of them is the quantity
+    // or the level left, though a 0 checks out against a level of 0.
+    let sp = Spelling {
+        names: RANDOM,
+        words: coined,
+        ttl_seconds: false,
+    };
+    let recs = oversell();
+    let t = table_with(&recs, &sp, |x| {
+        let mut v = vec![
+            ("DroppedAttributes", "0".to_string()),
+            ("TraceFlags", "00".to_string()),
+        ];
+        if let Some(q) = x.qty {
+            v.push(("State.qty", q.to_string()));
+        }
+        v
+    });
+    let hints: Vec<_> = t
+        .names
+        .iter()
+        .map(|n| match n.as_str() {
+            "hostname" | "thread" => NameHint::Runtime,
+            _ => NameHint::Unknown,
+        })
+        .collect();
+    let fits = rank(&t, &hints);
+    let best = fits.first().expect("a fit");
+    let b = super::business::infer(&t, best, &hints);
+    let nm = |c: Option<u32>| c.map(|c| t.names[c as usize].as_str());
+    assert!(
+        matches!(nm(b.quantity), Some(q) if q == RANDOM[6] || q == "State.qty"),
+        "quantity {:?}",
+        nm(b.quantity)
+    );
+    assert_eq!(nm(b.stock_after), Some(RANDOM[8]), "level left");
+    assert_eq!(nm(b.stock), Some(RANDOM[7]), "stock");
+}
