@@ -661,8 +661,10 @@ impl App {
                 .show(ui, |ui| panels::warnings::warnings_ui(ui, &context));
         }
         sides_ui(ui, p, &mut context);
-        // Under the timeline, between the side panels.
+        // Under the timeline, between the side panels: the What-if view,
+        // then, right under the lanes, the stock plot.
         p.whatif.dock(ui, &mut context);
+        p.stock_plot.dock(ui, &mut context);
         let timeline = egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
@@ -705,6 +707,12 @@ impl App {
     #[cfg(test)]
     pub(crate) fn push_command(&mut self, command: Command) {
         self.commands.push(command);
+    }
+
+    /// What the stock plot under the lanes shows: the selected incident's
+    /// products with stock; empty while it is hidden.
+    pub fn stock_plot(&self) -> &[crate::ui::stock_plot::ProductStock] {
+        self.panels.stock_plot.shown(self.selection.incident)
     }
 
     /// Where the timeline was drawn last frame, points.
