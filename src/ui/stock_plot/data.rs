@@ -255,20 +255,20 @@ fn overlap_windows(a: &Analysis, inc: &Incident) -> Vec<Window> {
 }
 
 /// The product event `i` counts for, by the rule of the analysis's stock
-/// accounting and of the replay's stock levels (`playback`): the sale's
-/// product when it is a sale, else its product field, else its key, else
-/// the log's one product.
+/// accounting and of the replay's stock levels (`playback`): its product
+/// field, else its key; without either, the product of its sale (the key of
+/// its holder's hold), else the log's one product.
 fn product_of(a: &Analysis, log: &LoadedLog, i: usize, e: &Event) -> Option<Sym> {
+    if let Some(p) = e.detail().product.or(e.key) {
+        return Some(p);
+    }
     let at = a.time_of(log, i);
     let event = EventId::new(i);
     let n = a
         .sales
         .partition_point(|s| (s.at_ns, s.event) < (at, event));
-    if let Some(s) = a.sales.get(n).filter(|s| s.event == event) {
-        return s.product;
-    }
-    match e.detail().product.or(e.key) {
-        Some(p) => Some(p),
+    match a.sales.get(n).filter(|s| s.event == event) {
+        Some(s) => s.product,
         None if a.products.len() == 1 => a.products[0].product,
         None => None,
     }

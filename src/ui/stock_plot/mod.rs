@@ -298,20 +298,29 @@ fn words_ui(ui: &mut Ui, p: &ProductStock, c: &Colors, lang: Lang) {
     }
 }
 
-/// The values the plot's levels read, right of the words: the initial
-/// stock, 0 and the lowest count.
+/// Points between two values' labels, at least.
+const VALUE_GAP: f32 = 12.0;
+
+/// The values the plot's levels read, right of the words: 0, the initial
+/// stock and the lowest count, in that order, each left out where it
+/// would cover one already drawn.
 fn values_ui(ui: &Ui, t: &egui_plot::PlotTransform, p: &ProductStock, frame: Rect, c: &Colors) {
     let painter = ui.painter();
     let (lo, _) = p.value_range();
-    let mut values: Vec<i64> = [Some(0), p.initial, (lo < 0).then_some(lo)]
+    let font = FontId::proportional(12.0);
+    let mut drawn: Vec<(i64, f32)> = Vec::new();
+    for value in [Some(0), p.initial, (lo < 0).then_some(lo)]
         .into_iter()
         .flatten()
-        .collect();
-    values.sort_unstable();
-    values.dedup();
-    let font = FontId::proportional(12.0);
-    for value in values {
+    {
         let y = t.position_from_point_y(value as f64);
+        if drawn
+            .iter()
+            .any(|&(v, at)| v == value || (at - y).abs() < VALUE_GAP)
+        {
+            continue;
+        }
+        drawn.push((value, y));
         let color = if value < 0 {
             c.beyond
         } else {
