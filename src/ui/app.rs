@@ -662,9 +662,12 @@ impl App {
         }
         sides_ui(ui, p, &mut context);
         // Under the timeline, between the side panels: the What-if view,
-        // then, right under the lanes, the stock plot.
+        // then, right under the lanes, the stock plot (in a shot, above the
+        // shot's legend and caption).
         p.whatif.dock(ui, &mut context);
-        p.stock_plot.dock(ui, &mut context);
+        if !shooting {
+            p.stock_plot.dock(ui, &mut context);
+        }
         let timeline = egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
@@ -674,6 +677,7 @@ impl App {
                     // caption around the timeline, in the shot only.
                     let (selected, lang) = (context.selection.incident, context.lang());
                     super::render::chrome_ui(ui, &s.input(), context.model, selected, lang);
+                    p.stock_plot.dock(ui, &mut context);
                     return panels::central::central_ui(ui, &mut context, true).map(|_| whole);
                 }
                 if context.session.is_some() {
