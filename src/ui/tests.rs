@@ -537,6 +537,22 @@ fn the_seed_incident_s_stock_plot_shows_15_orders_against_12_units() {
         (cursor_s - mid).abs() < view.span_s() / 50.0,
         "a click moves the cursor to {cursor_s}, not {mid}"
     );
+    // A drag pans the lanes' time range, as a drag on the lanes does.
+    let from = plot.center();
+    let to = from - egui::vec2(100.0, 0.0);
+    h.drag_at(from);
+    h.step();
+    h.hover_at(to);
+    h.step();
+    h.drop_at(to);
+    h.run();
+    let after = h.state().state.view.clone();
+    let moved_s = 100.0 * view.span_s() / f64::from(plot.width());
+    assert!(
+        (after.start_s - view.start_s - moved_s).abs() < moved_s / 10.0
+            && (after.span_s() - view.span_s()).abs() < 1e-9,
+        "dragged 100 points left: {view:?} -> {after:?}"
+    );
 }
 
 #[test]
