@@ -661,8 +661,13 @@ impl App {
                 .show(ui, |ui| panels::warnings::warnings_ui(ui, &context));
         }
         sides_ui(ui, p, &mut context);
-        // Under the timeline, between the side panels.
+        // Under the timeline, between the side panels: the What-if view,
+        // then, right under the lanes, the stock plot (in a shot, above the
+        // shot's legend and caption).
         p.whatif.dock(ui, &mut context);
+        if !shooting {
+            p.stock_plot.dock(ui, &mut context);
+        }
         let timeline = egui::CentralPanel::default()
             .frame(egui::Frame::NONE)
             .show(ui, |ui| {
@@ -672,6 +677,7 @@ impl App {
                     // caption around the timeline, in the shot only.
                     let (selected, lang) = (context.selection.incident, context.lang());
                     super::render::chrome_ui(ui, &s.input(), context.model, selected, lang);
+                    p.stock_plot.dock(ui, &mut context);
                     return panels::central::central_ui(ui, &mut context, true).map(|_| whole);
                 }
                 if context.session.is_some() {
@@ -705,6 +711,12 @@ impl App {
     #[cfg(test)]
     pub(crate) fn push_command(&mut self, command: Command) {
         self.commands.push(command);
+    }
+
+    /// What the stock plot under the lanes shows: the selected incident's
+    /// products with stock; empty while it is hidden.
+    pub fn stock_plot(&self) -> &[crate::ui::stock_plot::ProductStock] {
+        self.panels.stock_plot.shown(self.selection.incident)
     }
 
     /// Where the timeline was drawn last frame, points.

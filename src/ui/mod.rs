@@ -13,6 +13,7 @@ pub mod render;
 pub mod session;
 pub mod shell;
 pub mod state;
+pub mod stock_plot;
 pub mod timeline;
 pub mod window;
 

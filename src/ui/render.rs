@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::i18n::{Lang, tr, trf, words};
+use super::stock_plot::{PICTURE_H, ProductStock, StockPlotView, incident_stock, stock_plot_ui};
 use super::timeline::layout::{LaneFit, decisive_inset, fit_lanes, thin_arrows};
 use super::timeline::paint::{LegendItems, MAX_HANDOFF_ARROWS, Palette, legend};
 use super::timeline::{
@@ -424,17 +425,21 @@ pub fn render_image_in(
     let wanted = |lane: &Lane| lane_wanted(lane, incident_leases);
     let scale = style.scale.max(0.1);
     let (width_pt, max_h_pt) = (style.size.0 as f32 / scale, style.size.1 as f32 / scale);
+    // The incident's stock under its lanes: its room is kept before the
+    // lanes are fitted.
+    let (stock, stock_h) = picture_stock(loaded, incident);
     // Few lanes grow into the page's room (as in the window).
-    model.fit_lane_height(max_h_pt - CHROME_H);
-    let (fit, height) = picture_fit(&model, max_h_pt, wanted);
+    model.fit_lane_height(max_h_pt - CHROME_H - stock_h);
+    let (fit, height) = picture_fit(&model, max_h_pt - stock_h, wanted);
+    let height = height + stock_h;
+    // The decisive pair comes from every lane: those the picture keeps
+    // may leave one of the two out.
+    let inset = incident.and_then(|id| {
+        let view = picture_view(&model, incident);
+        inset_of(&model, id, &view, width_pt - LABEL_W, lang)
+    });
     model.keep(&fit);
-    let mut view = TimelineView::default();
-    view.fit(&model);
-    if let Some(id) = incident {
-        view.zoom_to_incident(&model, id);
-        view.scroll_y = 0.0;
-    }
-    let inset = incident.and_then(|id| inset_of(&model, id, &view, width_pt - LABEL_W, lang));
+    let view = picture_view(&model, incident);
     // The inset goes under the picture's lanes, within the size asked.
     let height = match &inset {
         Some(i) => (height + i.height).min(max_h_pt.max(height)),
@@ -480,6 +485,7 @@ pub fn render_image_in(
                     caption_h,
                     kinds: &kinds,
                     inset: inset.as_ref(),
+                    stock: (&stock, stock_h),
                 };
                 picture_ui(ui, &picture);
             });
@@ -524,9 +530,9 @@ pub(crate) struct Inset {
 /// Height of an inset's label line, points.
 const INSET_LABEL_H: f32 = 22.0;
 
-/// The inset of `model` (as the picture keeps it) for incident `id` seen
-/// through `view` on a plot `plot_w` points wide; `None` when the
-/// decisive overlap is wide enough.
+/// The inset of `model` (every lane, before the picture keeps some) for
+/// incident `id` seen through `view` on a plot `plot_w` points wide;
+/// `None` when the decisive overlap is wide enough.
 pub(crate) fn inset_of(
     model: &SwimlaneModel,
     id: IncidentId,
@@ -592,6 +598,33 @@ struct Picture<'a> {
     caption_h: f32,
     kinds: &'a [FindingKind],
     inset: Option<&'a Inset>,
+    /// The incident's stock plot and its height, points (0: none).
+    stock: (&'a [ProductStock], f32),
+}
+
+/// The stock plot of `incident`'s picture and its height, points (0
+/// without an incident, or when no product of it has a stock level).
+fn picture_stock(loaded: &AnalyzedLog, incident: Option<IncidentId>) -> (Vec<ProductStock>, f32) {
+    let stock = incident
+        .map(|id| incident_stock(&loaded.log, &loaded.analysis, id))
+        .unwrap_or_default();
+    let h = if stock.is_empty() {
+        0.0
+    } else {
+        stock.len() as f32 * PICTURE_H + 8.0
+    };
+    (stock, h)
+}
+
+/// What a picture of `model` shows: all of it, or `incident` zoomed in.
+fn picture_view(model: &SwimlaneModel, incident: Option<IncidentId>) -> TimelineView {
+    let mut view = TimelineView::default();
+    view.fit(model);
+    if let Some(id) = incident {
+        view.zoom_to_incident(model, id);
+        view.scroll_y = 0.0;
+    }
+    view
 }
 
 fn picture_ui(ui: &mut egui::Ui, p: &Picture<'_>) {
@@ -649,10 +682,41 @@ fn picture_ui(ui: &mut egui::Ui, p: &Picture<'_>) {
     }
     egui::CentralPanel::default()
         .frame(egui::Frame::NONE)
-        .show(ui, |ui| {
-            let mut v = p.view.clone();
-            timeline_ui(ui, p.model, &mut v, opts);
-        });
+        .show(ui, |ui| lanes_ui(ui, p));
+}
+
+/// The picture's lanes, and under them, on their time axis, the
+/// incident's stock in the room the lanes were fitted without.
+fn lanes_ui(ui: &mut egui::Ui, p: &Picture<'_>) {
+    let mut v = p.view.clone();
+    let (stock, stock_h) = p.stock;
+    if stock.is_empty() {
+        timeline_ui(ui, p.model, &mut v, p.opts);
+        return;
+    }
+    let whole = ui.max_rect();
+    let split = whole.bottom() - stock_h;
+    let lanes = egui::Rect::from_min_max(whole.min, egui::pos2(whole.right(), split));
+    let below = egui::Rect::from_min_max(egui::pos2(whole.left(), split), whole.max);
+    ui.painter()
+        .rect_filled(below, 0.0, ui.visuals().panel_fill);
+    ui.scope_builder(egui::UiBuilder::new().max_rect(lanes), |ui| {
+        timeline_ui(ui, p.model, &mut v, p.opts);
+    });
+    let plot = below.shrink2(egui::vec2(0.0, 4.0));
+    ui.scope_builder(egui::UiBuilder::new().max_rect(plot), |ui| {
+        let view = StockPlotView {
+            products: stock,
+            model: p.model,
+            view: p.view,
+            cursor_s: None,
+            selected: p.opts.selected,
+            time_display: p.opts.time_display,
+            lang: p.opts.lang,
+            interactive: false,
+        };
+        stock_plot_ui(ui, view);
+    });
 }
 
 /// The caption: red when something went wrong, plain on a clean log (a

@@ -474,6 +474,87 @@ fn playing_the_seed_incident_counts_up_to_3_oversold_and_600() {
     h.get_by_label("Play (Space)");
 }
 
+/// The stock plot under the lanes, for the selected incident: the seed's
+/// 15 orders against its 12 units, the 3 beyond the stock drawn red, the 3
+/// lost updates (a level deducted from twice: 10, 9 and 8) marked; on the
+/// lanes' time axis, and a click on it moves the time cursor.
+#[test]
+fn the_seed_incident_s_stock_plot_shows_15_orders_against_12_units() {
+    let loaded = sample_loaded(Some(200.0));
+    let inc = &loaded.analysis.incidents[0];
+    let mut h = harness(sample_app());
+    h.run();
+    assert!(
+        h.state().stock_plot().is_empty(),
+        "no plot without a selection"
+    );
+    assert!(h.query_by_label_contains("Stock plot of").is_none());
+    h.get_by_label(&inc.label()).click();
+    h.run();
+    let p = h
+        .state()
+        .stock_plot()
+        .first()
+        .cloned()
+        .expect("the plot is shown");
+    assert_eq!(h.state().stock_plot().len(), 1);
+    assert_eq!(
+        (p.name.as_str(), p.initial),
+        ("product:1001:lock", Some(12))
+    );
+    assert_eq!(p.orders.len(), 15);
+    let red: Vec<Option<i64>> = p
+        .orders
+        .iter()
+        .filter(|o| o.beyond_stock)
+        .map(|o| o.left_after)
+        .collect();
+    assert_eq!(red, [Some(-1), Some(-2), Some(-3)]);
+    let twice: Vec<(i64, i64)> = p.lost.iter().map(|l| (l.before, l.units)).collect();
+    assert_eq!(twice, [(10, 1), (9, 1), (8, 1)]);
+    assert_eq!(p.lost_units(), p.lost_updates);
+    assert_eq!(p.logged.last().map(|l| l.level), Some(0));
+    let label = super::stock_plot::plot_label(&p, Lang::En);
+    assert_eq!(
+        label,
+        "Stock plot of product:1001:lock: 15 orders against 12 units, 3 beyond the stock, 3 lost updates"
+    );
+    let plot = h.get_by_label(&label).rect();
+    let lanes = h.state().timeline_rect().expect("timeline drawn");
+    let lanes_left = lanes.left() + super::timeline::LABEL_W;
+    assert!(
+        (plot.left() - lanes_left).abs() < 1.0 && (plot.right() - lanes.right()).abs() < 1.0,
+        "the plot {plot:?} spans the lanes' time axis from {lanes_left} in {lanes:?}"
+    );
+    assert!(plot.top() >= lanes.bottom() - 1.0, "under the lanes");
+    let view = h.state().state.view.clone();
+    h.get_by_label(&label).click();
+    h.run();
+    let app = h.state();
+    let cursor_s = (app.playback.cursor_ns - app.model.t0_ns) as f64 / 1e9;
+    let mid = (view.start_s + view.end_s) / 2.0;
+    assert!(
+        (cursor_s - mid).abs() < view.span_s() / 50.0,
+        "a click moves the cursor to {cursor_s}, not {mid}"
+    );
+    // A drag pans the lanes' time range, as a drag on the lanes does.
+    let from = plot.center();
+    let to = from - egui::vec2(100.0, 0.0);
+    h.drag_at(from);
+    h.step();
+    h.hover_at(to);
+    h.step();
+    h.drop_at(to);
+    h.run();
+    let after = h.state().state.view.clone();
+    let moved_s = 100.0 * view.span_s() / f64::from(plot.width());
+    assert!(
+        (after.start_s - view.start_s - moved_s).abs() < moved_s / 10.0
+            && (after.span_s() - view.span_s()).abs() < 1e-9,
+        "dragged 100 points left: {view:?} -> {after:?}"
+    );
+}
+
 #[test]
 fn loop_wraps_inside_the_selected_incident() {
     let loaded = sample_loaded(Some(200.0));
@@ -1048,7 +1129,14 @@ fn clicking_an_overlap_on_the_timeline_selects_its_incident_without_zooming() {
     h.drop_at(p);
     h.run();
     assert_eq!(h.state().selection.incident, Some(IncidentId::new(0)));
-    assert_eq!(h.state().state.view, view, "selected without zooming");
+    // The same time range and scroll (the lanes' height changes: the
+    // incident's stock plot docks under them).
+    let after = &h.state().state.view;
+    assert_eq!(
+        (after.start_s, after.end_s, after.scroll_y),
+        (view.start_s, view.end_s, view.scroll_y),
+        "selected without zooming"
+    );
     // The pair under the pointer is selected within it, and Details says
     // which one it is.
     assert_eq!(h.state().selection.overlap, Some(pair));

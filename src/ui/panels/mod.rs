@@ -19,6 +19,7 @@ pub mod sources;
 pub mod spinner;
 pub mod status;
 pub mod stock;
+pub mod stock_plot;
 pub mod summary;
 pub mod warnings;
 pub mod whatif;
@@ -100,6 +101,8 @@ pub struct Panels {
     pub search: search::SearchPanel,
     /// The field-mapping dialog, while open.
     pub mapping: Option<mapping::MappingEditor>,
+    /// The stock plot under the lanes.
+    pub stock_plot: stock_plot::StockPlotPanel,
 }
 
 /// A label whose `text` names `id` in its short form

@@ -108,7 +108,7 @@ pub fn navigate(
 
 /// The wheel over the labels scrolls the lanes; over the plot it zooms
 /// around the pointer (and pinches zoom), and a horizontal wheel pans.
-fn wheel(ui: &Ui, response: &Response, drawn: &TimeScale, view: &mut TimelineView) {
+pub(crate) fn wheel(ui: &Ui, response: &Response, drawn: &TimeScale, view: &mut TimelineView) {
     if !response.hovered() {
         return;
     }
