@@ -185,10 +185,40 @@ impl Sample {
     pub fn hints(&self) -> Vec<NameHint> {
         (0..self.names.len() as u32)
             .map(|c| match hint_of(&self.names[c as usize]) {
-                NameHint::Unknown if self.addresses(c) => NameHint::Runtime,
+                NameHint::Unknown if self.addresses(c) || self.follows_level(c) => {
+                    NameHint::Runtime
+                }
                 h => h,
             })
             .collect()
+    }
+
+    /// Whether column `c` is the record's level written another way: a
+    /// level field (by its name) exists, has at least two values, and `c`
+    /// has one value per level value and one level value per value of `c`
+    /// on the rows with both (OpenTelemetry's `severityNumber` beside
+    /// `severityText`, logstash-logback-encoder's `level_value` beside
+    /// `level`). Such a column splits the rows by level, which can pass
+    /// for holders taking turns.
+    fn follows_level(&self, c: u32) -> bool {
+        let level =
+            (0..self.names.len() as u32).find(|&l| l != c && level_name(&self.names[l as usize]));
+        let Some(level) = level else {
+            return false;
+        };
+        let mut pairs: Vec<(&str, &str)> = Vec::new();
+        for cells in &self.rows {
+            let get = |k: u32| cells.iter().find(|(x, _)| *x == k).map(|(_, v)| v.as_str());
+            if let (Some(v), Some(l)) = (get(c), get(level))
+                && !pairs.contains(&(v, l))
+            {
+                pairs.push((v, l));
+            }
+        }
+        let one_to_one = pairs
+            .iter()
+            .all(|(v, l)| pairs.iter().all(|(v2, l2)| (v == v2) == (l == l2)));
+        pairs.len() >= 2 && one_to_one
     }
 
     /// Whether most values of column `c` are IPv4 addresses (a shipper's
@@ -372,5 +402,49 @@ fn dated(v: &str) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Owned(format!("2000-01-01T{t}"))
     } else {
         std::borrow::Cow::Borrowed(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{NameHint, Sample};
+    use crate::ingest::records::record::Record;
+    use serde_json::{Map, Value};
+
+    fn sample(lines: &[&str]) -> Sample {
+        let mut s = Sample::default();
+        for l in lines {
+            let v: Map<String, Value> = serde_json::from_str(l).expect("json");
+            s.add(&Record::Json {
+                main: &v,
+                extra: None,
+            });
+        }
+        s
+    }
+
+    fn hint(s: &Sample, name: &str) -> NameHint {
+        let c = s.names.iter().position(|n| n == name).expect("column");
+        s.hints()[c]
+    }
+
+    #[test]
+    fn a_number_that_follows_the_level_is_the_runtimes() {
+        // logstash-logback-encoder writes `level` and `level_value`; the
+        // holders (`h`) take turns at the same levels, so they follow none.
+        let s = sample(&[
+            r#"{"level":"INFO","level_value":20000,"h":"a"}"#,
+            r#"{"level":"WARN","level_value":30000,"h":"b"}"#,
+            r#"{"level":"INFO","level_value":20000,"h":"b"}"#,
+            r#"{"level":"INFO","level_value":20000,"h":"a"}"#,
+        ]);
+        assert_eq!(hint(&s, "level_value"), NameHint::Runtime);
+        assert_eq!(hint(&s, "h"), NameHint::Unknown);
+        // One level seen: nothing to follow.
+        let s = sample(&[
+            r#"{"level":"INFO","n":1,"h":"a"}"#,
+            r#"{"level":"INFO","n":2,"h":"b"}"#,
+        ]);
+        assert_eq!(hint(&s, "n"), NameHint::Unknown);
     }
 }
