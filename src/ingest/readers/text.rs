@@ -538,11 +538,12 @@ pub(crate) fn message_event_in(
     msg: &str,
     pairs: Option<&[(&str, Cow<'_, str>)]>,
 ) -> Option<&'static str> {
-    // The Chinese vocabulary is the event field's (one list for both).
+    // The Chinese vocabulary is the event field's (one list for both), its
+    // negations too (`没抢到锁` is a failed acquire, as in an event field).
     if !msg.is_ascii()
         && let Some(k) = crate::ingest::vocabulary::events::chinese_kind(msg)
     {
-        return Some(k.as_str());
+        return crate::ingest::vocabulary::failure::negated(k, msg).map(EventKind::as_str);
     }
     thread_local! {
         /// The head in normal form (a message is read once per line: no
@@ -1052,6 +1053,8 @@ mod tests {
             message_event("扣减库存成功，sku=1，数量=1"),
             Some("stock_deducted")
         );
+        assert_eq!(message_event("没抢到锁"), Some("acquire_failed"));
+        assert_eq!(message_event("抢到分布式锁"), Some("acquired"));
         assert_eq!(message_event("user logged in"), None);
         assert_eq!(message_event("unreleased"), None);
         let p = message_pairs("release failed key=lock:sku:1 token=tok-A: lock not owned");
