@@ -20,6 +20,18 @@ fn expected(k: K) -> Kind {
     }
 }
 
+/// The names' hints of a test table: the logger's `hostname` and `thread`
+/// are the runtime's, every other name unknown.
+fn hints_of(t: &super::table::Table) -> Vec<NameHint> {
+    t.names
+        .iter()
+        .map(|n| match n.as_str() {
+            "hostname" | "thread" => NameHint::Runtime,
+            _ => NameHint::Unknown,
+        })
+        .collect()
+}
+
 #[test]
 fn every_incident_in_every_spelling() {
     let spellings = [
@@ -38,14 +50,7 @@ fn every_incident_in_every_spelling() {
     for sp in &spellings {
         for (name, recs) in all() {
             let t = table(&recs, sp);
-            let hints: Vec<_> = t
-                .names
-                .iter()
-                .map(|n| match n.as_str() {
-                    "hostname" | "thread" => NameHint::Runtime,
-                    _ => NameHint::Unknown,
-                })
-                .collect();
+            let hints = hints_of(&t);
             let fits = rank(&t, &hints);
             let Some(best) = fits.first() else {
                 bad.push(format!("{name} {}: nothing", sp.names[0]));
@@ -177,14 +182,7 @@ fn an_exporters_constant_numbers_and_a_fields_copy_play_no_business_role() {
         }
         v
     });
-    let hints: Vec<_> = t
-        .names
-        .iter()
-        .map(|n| match n.as_str() {
-            "hostname" | "thread" => NameHint::Runtime,
-            _ => NameHint::Unknown,
-        })
-        .collect();
+    let hints = hints_of(&t);
     let fits = rank(&t, &hints);
     let best = fits.first().expect("a fit");
     let b = super::business::infer(&t, best, &hints);
