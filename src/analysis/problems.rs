@@ -3,7 +3,7 @@
 //! Every printer and the window say each problem first, in its language.
 
 use super::{Analysis, FindingKind};
-use crate::model::{LoadedLog, Message, Unreadable};
+use crate::model::{LoadedLog, Message, SourceNote, Unreadable};
 
 /// One reason a run is no answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +37,19 @@ pub enum Problem {
         /// The first of them, `file:line`.
         first: String,
     },
+    /// Rows `lockreplay fetch` pulled out of a table (a
+    /// [`SourceNote::Pulled`] source) give overlaps but not their loss
+    /// (docs/semantics.md §7): no sale in them (`sold` 0), or `blind` of the
+    /// `sold` products sold have no stock level in them. The table lacked
+    /// the business rows, or they were not pulled: the oversold units and
+    /// the loss are unknown, not 0 (the overlaps stand).
+    PulledLossUnknown {
+        /// Products sold in the pulled rows.
+        sold: usize,
+        /// Of them, those without any stock level (no initial stock, no
+        /// stock after a sale).
+        blind: usize,
+    },
 }
 
 /// The problems of `log` and its `analysis`, in this order: each file
@@ -67,7 +80,8 @@ pub fn problems(log: &LoadedLog, analysis: &Analysis) -> Vec<Problem> {
         out.push(Problem::NoKeyAndHolder);
     }
     if out.is_empty()
-        && let Some(p) = business_unread(log, analysis)
+        && let Some(p) =
+            business_unread(log, analysis).or_else(|| pulled_loss_unknown(log, analysis))
     {
         out.push(p);
     }
@@ -84,12 +98,38 @@ pub fn problems(log: &LoadedLog, analysis: &Analysis) -> Vec<Problem> {
 
 impl Problem {
     /// True when nothing trustworthy was read (every problem but
-    /// [`Problem::BusinessUnread`], whose overlaps stand and whose loss is
-    /// what is unknown): printers head it "not readable", the other "loss
-    /// unknown".
+    /// [`Problem::BusinessUnread`] and [`Problem::PulledLossUnknown`],
+    /// whose overlaps stand and whose loss is what is unknown): printers
+    /// head it "not readable", the others "loss unknown".
     pub fn is_unreadable(&self) -> bool {
-        !matches!(self, Problem::BusinessUnread { .. })
+        !matches!(
+            self,
+            Problem::BusinessUnread { .. } | Problem::PulledLossUnknown { .. }
+        )
     }
+}
+
+/// [`Problem::PulledLossUnknown`] when it holds: a source of rows pulled
+/// by `lockreplay fetch`, an incident, and no sale or a product sold
+/// without any stock level.
+fn pulled_loss_unknown(log: &LoadedLog, analysis: &Analysis) -> Option<Problem> {
+    let pulled = log.sources.iter().any(|s| {
+        s.notes
+            .iter()
+            .any(|n| matches!(n, SourceNote::Pulled { .. }))
+    });
+    if !pulled || analysis.incidents.is_empty() {
+        return None;
+    }
+    let sold: Vec<_> = analysis.products.iter().filter(|p| p.sales > 0).collect();
+    let blind = sold
+        .iter()
+        .filter(|p| p.initial_stock.is_none() && p.final_stock.is_none())
+        .count();
+    (sold.is_empty() || blind > 0).then_some(Problem::PulledLossUnknown {
+        sold: sold.len(),
+        blind,
+    })
 }
 
 /// [`Problem::BusinessUnread`] when it holds: an overlap, no stock
@@ -140,6 +180,23 @@ impl Message for Problem {
                  loss are unknown, not 0; name those events in a mapping file (`[events] \"<name>\" = \
                  \"stock_deducted\"` or `\"order_created\"`)"
             ),
+            Problem::PulledLossUnknown { sold, blind } => {
+                let what = if *sold == 0 {
+                    "the rows `lockreplay fetch` pulled hold no sale (no order and no stock deduction)"
+                        .to_string()
+                } else {
+                    format!(
+                        "{blind} of {sold} product(s) sold in the rows `lockreplay fetch` pulled have no \
+                         stock level in them"
+                    )
+                };
+                format!(
+                    "{what}: the oversold units and the loss are unknown, not 0; oversell needs the stock \
+                     level (stock_initialized, a stock read or stock_after) and the orders or deductions: pull \
+                     the business rows with --business-table TABLE, or --business-where SQL for this table's \
+                     other events"
+                )
+            }
         }
     }
 
@@ -154,6 +211,16 @@ impl Message for Problem {
             Problem::BusinessUnread { lines, first } => format!(
                 "发现了重叠，但没有读到任何扣减库存或订单，而有 {lines} 行未知类型的记录带有数量或订单号（第一行在 {first}）：超卖件数和损失未知，而不是 0；请在映射文件中指定这些事件（`[events] \"<名称>\" = \"stock_deducted\"` 或 `\"order_created\"`）"
             ),
+            Problem::PulledLossUnknown { sold, blind } => {
+                let what = if *sold == 0 {
+                    "`lockreplay fetch` 拉取的行中没有任何销售（没有订单，也没有扣减库存）".to_string()
+                } else {
+                    format!("`lockreplay fetch` 拉取的行中售出的 {sold} 个商品里有 {blind} 个没有库存水平")
+                };
+                format!(
+                    "{what}：超卖件数和损失未知，而不是 0；计算超卖需要库存水平（stock_initialized、库存读取或 stock_after）以及订单或扣减：请用 --business-table TABLE 拉取业务行，或用 --business-where SQL 拉取本表的其他事件"
+                )
+            }
         }
     }
 }
@@ -178,6 +245,41 @@ mod tests {
                     why: Unreadable::of(&info).expect("unreadable"),
                 },
                 vec!["/tmp/logs/nginx.log", "text", "UTF-8", "--mapping", "FILE"],
+            ),
+            (
+                Problem::BusinessUnread {
+                    lines: 2,
+                    first: "app.jsonl:4".to_string(),
+                },
+                vec![
+                    "app.jsonl:4",
+                    "stock_deducted",
+                    "order_created",
+                    "[events]",
+                    "<名称>",
+                ],
+            ),
+            (
+                Problem::PulledLossUnknown { sold: 0, blind: 0 },
+                vec![
+                    "stock_initialized",
+                    "stock_after",
+                    "--business-table",
+                    "TABLE",
+                    "--business-where",
+                    "SQL",
+                ],
+            ),
+            (
+                Problem::PulledLossUnknown { sold: 3, blind: 1 },
+                vec![
+                    "stock_initialized",
+                    "stock_after",
+                    "--business-table",
+                    "TABLE",
+                    "--business-where",
+                    "SQL",
+                ],
             ),
         ];
         for (p, values) in &cases {
