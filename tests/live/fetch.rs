@@ -1142,7 +1142,7 @@ fn fetch_says_the_loss_is_unknown_without_business_rows_and_reads_them_from_a_se
     assert!(
         v["not_readable"][0]
             .as_str()
-            .is_some_and(|p| p.contains("hold no sale")),
+            .is_some_and(|p| p.contains("have no stock level")),
         "{v}"
     );
 
