@@ -302,6 +302,39 @@ pub fn attribute_oversell(
     }
 }
 
+/// True when `product` has no stock level anywhere in the log (no
+/// initial stock, no stock after a sale): what it sold cannot be measured
+/// against a stock, so its oversold units are unknown (docs/semantics.md
+/// §7), not 0.
+pub fn stock_unknown(products: &[ProductOversell], product: Option<Sym>) -> bool {
+    !products
+        .iter()
+        .any(|p| p.product == product && (p.initial_stock.is_some() || p.final_stock.is_some()))
+}
+
+/// Marks the loss of each incident with a sale of a product without any
+/// stock level [`crate::money::Loss::StockUnknown`], whatever the unit
+/// loss; true when it marked one (the summary's loss is then unknown too).
+pub fn mark_stock_unknown(
+    incidents: &mut [Incident],
+    sales: &[Sale],
+    products: &[ProductOversell],
+) -> bool {
+    let mut marked = false;
+    for inc in incidents.iter_mut() {
+        let blind = inc.sales.iter().any(|&i| {
+            sales
+                .get(i.index())
+                .is_some_and(|x| stock_unknown(products, x.product))
+        });
+        if blind {
+            inc.loss = crate::money::Loss::StockUnknown;
+            marked = true;
+        }
+    }
+    marked
+}
+
 /// The incidents of one lock key, in index order (which is start order:
 /// `detect_overlaps` sorts incidents by start), with what the three rules of
 /// [`attribute_oversell`] search by, so each sale costs O(log n) on its key

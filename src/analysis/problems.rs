@@ -50,7 +50,21 @@ pub enum Problem {
         /// stock after a sale).
         blind: usize,
     },
+    /// An incident's sales include products with no stock level read
+    /// anywhere (no initial stock, no stock read, no `stock_after`): whether
+    /// any of it went beyond the stock is unknown, so the oversold units and
+    /// the loss are unknown, not 0 (docs/semantics.md §7; the overlaps
+    /// stand).
+    StockUnknown {
+        /// Those products, sorted (at most [`NAMED_PRODUCTS`]).
+        products: Vec<String>,
+        /// How many there are in all.
+        count: usize,
+    },
 }
+
+/// Products a [`Problem::StockUnknown`] names before "and N more".
+pub const NAMED_PRODUCTS: usize = 3;
 
 /// The problems of `log` and its `analysis`, in this order: each file
 /// nothing was read from; then, when some file was read, no lock event
@@ -80,8 +94,9 @@ pub fn problems(log: &LoadedLog, analysis: &Analysis) -> Vec<Problem> {
         out.push(Problem::NoKeyAndHolder);
     }
     if out.is_empty()
-        && let Some(p) =
-            business_unread(log, analysis).or_else(|| pulled_loss_unknown(log, analysis))
+        && let Some(p) = business_unread(log, analysis)
+            .or_else(|| pulled_loss_unknown(log, analysis))
+            .or_else(|| stock_unknown(log, analysis))
     {
         out.push(p);
     }
@@ -98,15 +113,43 @@ pub fn problems(log: &LoadedLog, analysis: &Analysis) -> Vec<Problem> {
 
 impl Problem {
     /// True when nothing trustworthy was read (every problem but
-    /// [`Problem::BusinessUnread`] and [`Problem::PulledLossUnknown`],
-    /// whose overlaps stand and whose loss is what is unknown): printers
-    /// head it "not readable", the others "loss unknown".
+    /// [`Problem::BusinessUnread`], [`Problem::PulledLossUnknown`] and
+    /// [`Problem::StockUnknown`], whose overlaps stand and whose loss is what
+    /// is unknown): printers head it "not readable", the others "loss
+    /// unknown".
     pub fn is_unreadable(&self) -> bool {
         !matches!(
             self,
-            Problem::BusinessUnread { .. } | Problem::PulledLossUnknown { .. }
+            Problem::BusinessUnread { .. }
+                | Problem::PulledLossUnknown { .. }
+                | Problem::StockUnknown { .. }
         )
     }
+}
+
+/// [`Problem::StockUnknown`] when it holds: an incident whose loss is
+/// [`crate::money::Loss::StockUnknown`] (a sale of a product without any
+/// stock level), naming those products.
+fn stock_unknown(log: &LoadedLog, analysis: &Analysis) -> Option<Problem> {
+    let mut products: Vec<&str> = analysis
+        .incidents
+        .iter()
+        .filter(|i| i.loss == crate::money::Loss::StockUnknown)
+        .flat_map(|i| &i.sales)
+        .filter_map(|&s| analysis.sales.get(s.index()))
+        .filter(|x| super::stock_unknown(&analysis.products, x.product))
+        .map(|x| log.strings.get_or_empty(x.product))
+        .collect();
+    products.sort_unstable();
+    products.dedup();
+    (!products.is_empty()).then(|| Problem::StockUnknown {
+        count: products.len(),
+        products: products
+            .iter()
+            .take(NAMED_PRODUCTS)
+            .map(|p| p.to_string())
+            .collect(),
+    })
 }
 
 /// [`Problem::PulledLossUnknown`] when it holds: a source of rows pulled
@@ -180,6 +223,22 @@ impl Message for Problem {
                  loss are unknown, not 0; name those events in a mapping file (`[events] \"<name>\" = \
                  \"stock_deducted\"` or `\"order_created\"`)"
             ),
+            Problem::StockUnknown { products, count } => {
+                let more = count.saturating_sub(products.len());
+                let more = if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "the incidents sold {}{more} with no stock level read anywhere (no stock_initialized, \
+                     stock read or stock_after): whether any of it went beyond the stock is unknown, so the \
+                     oversold units and the loss are unknown, not 0; log the stock level, or name its field \
+                     or event in a mapping file (`[fields] stock = \"<field>\"`, `[events] \"<name>\" = \
+                     \"stock_initialized\"`)",
+                    products.join(", ")
+                )
+            }
             Problem::PulledLossUnknown { sold, blind } => {
                 let what = if *sold == 0 {
                     "the rows `lockreplay fetch` pulled hold no sale (no order and no stock deduction)"
@@ -211,6 +270,18 @@ impl Message for Problem {
             Problem::BusinessUnread { lines, first } => format!(
                 "发现了重叠，但没有读到任何扣减库存或订单，而有 {lines} 行未知类型的记录带有数量或订单号（第一行在 {first}）：超卖件数和损失未知，而不是 0；请在映射文件中指定这些事件（`[events] \"<名称>\" = \"stock_deducted\"` 或 `\"order_created\"`）"
             ),
+            Problem::StockUnknown { products, count } => {
+                let more = count.saturating_sub(products.len());
+                let more = if more > 0 {
+                    format!("等 {count} 个商品")
+                } else {
+                    String::new()
+                };
+                format!(
+                    "事故中售出了 {}{more}，但任何地方都没有读到其库存水平（没有 stock_initialized、库存读取或 stock_after）：是否超出库存未知，因此超卖件数和损失未知，而不是 0；请记录库存水平，或在映射文件中指定其字段或事件（`[fields] stock = \"<字段>\"`、`[events] \"<名称>\" = \"stock_initialized\"`）",
+                    products.join("、")
+                )
+            }
             Problem::PulledLossUnknown { sold, blind } => {
                 let what = if *sold == 0 {
                     "`lockreplay fetch` 拉取的行中没有任何销售（没有订单，也没有扣减库存）".to_string()
@@ -258,6 +329,20 @@ mod tests {
                     "[events]",
                     "<名称>",
                 ],
+            ),
+            (
+                Problem::StockUnknown {
+                    products: vec!["sku-1".to_string(), "sku-2".to_string()],
+                    count: 2,
+                },
+                vec!["sku-1", "sku-2", "stock_initialized", "stock_after"],
+            ),
+            (
+                Problem::StockUnknown {
+                    products: vec!["a".to_string(), "b".to_string(), "c".to_string()],
+                    count: 5,
+                },
+                vec!["stock_initialized", "stock_after", "a", "b", "c"],
             ),
             (
                 Problem::PulledLossUnknown { sold: 0, blind: 0 },
