@@ -30,7 +30,7 @@ pub use ids::{EventId, IncidentId, LeaseId, OverlapId, SaleId};
 pub use leases::{EventView, apply_host_offsets, reconstruct_leases, reconstruct_leases_in};
 pub use overlaps::{OverlapSet, detect_overlaps};
 pub use oversell::{attribute_oversell, compute_oversell, stock_unknown};
-pub use problems::{Problem, problems};
+pub use problems::{NAMED_PRODUCTS, Problem, UNCLASSIFIED_SHARE, problems};
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: i64 = 1_000_000;
