@@ -18,21 +18,21 @@ pub const UNKNOWN_REASON: &str =
     "no unit loss given (--unit-loss); the log's unit_price is the list price, not the loss";
 
 /// Why a [`Loss::StockUnknown`] is unknown, as the JSON report writes it.
-pub const STOCK_UNKNOWN_REASON: &str = "a product sold has no stock level in the log (no initial stock, \
-     no stock read or stock_after): whether any of it went beyond the stock is unknown";
+pub const STOCK_UNKNOWN_REASON: &str = "products were sold but the log has no stock level (no initial \
+     stock, no stock read or stock_after): whether any of it went beyond the stock is unknown";
 
 /// A loss in the settings' currency: known, or unknown because units were
-/// oversold and no unit loss was given, or because what was sold has no
-/// stock level to be measured against.
+/// oversold and no unit loss was given, or because the log has no stock
+/// level to measure what was sold against.
 #[derive(Clone, Copy, Debug, PartialEq, bitcode::Encode, bitcode::Decode)]
 pub enum Loss {
     /// The amount, in the settings' currency.
     Known(f64),
     /// Units were oversold but no unit loss was given.
     Unknown,
-    /// A product sold has no stock level anywhere in the log (docs/semantics.md
-    /// §7): its oversold units, and so the loss, are unknown, whatever the
-    /// unit loss.
+    /// Products were sold and no stock level was read anywhere in the log
+    /// (docs/semantics.md §7): the oversold units, and so the loss, are
+    /// unknown, whatever the unit loss.
     StockUnknown,
 }
 

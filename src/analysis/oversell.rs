@@ -312,25 +312,30 @@ pub fn stock_unknown(products: &[ProductOversell], product: Option<Sym>) -> bool
         .any(|p| p.product == product && (p.initial_stock.is_some() || p.final_stock.is_some()))
 }
 
-/// Marks the loss of each incident with a sale of a product without any
-/// stock level [`crate::money::Loss::StockUnknown`], whatever the unit
-/// loss; true when it marked one (the summary's loss is then unknown too).
+/// When the log reads no stock level at all (no product has an initial
+/// stock or a stock after a sale), marks the loss of each incident with a
+/// sale [`crate::money::Loss::StockUnknown`], whatever the unit loss; true
+/// when it marked one (the summary's loss is then unknown too). Beside
+/// products with a stock level, a product without one may be the same goods
+/// under another name (a MONITOR capture's order list and its stock key):
+/// its incident keeps its figure, and its paragraph says that whether its
+/// sales went beyond the stock is unknown.
 pub fn mark_stock_unknown(
     incidents: &mut [Incident],
     sales: &[Sale],
     products: &[ProductOversell],
 ) -> bool {
+    if sales.is_empty()
+        || products
+            .iter()
+            .any(|p| p.initial_stock.is_some() || p.final_stock.is_some())
+    {
+        return false;
+    }
     let mut marked = false;
-    for inc in incidents.iter_mut() {
-        let blind = inc.sales.iter().any(|&i| {
-            sales
-                .get(i.index())
-                .is_some_and(|x| stock_unknown(products, x.product))
-        });
-        if blind {
-            inc.loss = crate::money::Loss::StockUnknown;
-            marked = true;
-        }
+    for inc in incidents.iter_mut().filter(|i| !i.sales.is_empty()) {
+        inc.loss = crate::money::Loss::StockUnknown;
+        marked = true;
     }
     marked
 }

@@ -50,8 +50,8 @@ pub enum Problem {
         /// stock after a sale).
         blind: usize,
     },
-    /// An incident's sales include products with no stock level read
-    /// anywhere (no initial stock, no stock read, no `stock_after`): whether
+    /// Incidents sold products while no stock level was read anywhere in
+    /// the log (no initial stock, no stock read, no `stock_after`): whether
     /// any of it went beyond the stock is unknown, so the oversold units and
     /// the loss are unknown, not 0 (docs/semantics.md §7; the overlaps
     /// stand).
@@ -177,8 +177,8 @@ impl Problem {
 }
 
 /// [`Problem::StockUnknown`] when it holds: an incident whose loss is
-/// [`crate::money::Loss::StockUnknown`] (a sale of a product without any
-/// stock level), naming those products.
+/// [`crate::money::Loss::StockUnknown`] (a sale, and no stock level in the
+/// log), naming the products it sold.
 fn stock_unknown(log: &LoadedLog, analysis: &Analysis) -> Option<Problem> {
     let mut products: Vec<&str> = analysis
         .incidents

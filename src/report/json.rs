@@ -16,7 +16,8 @@ pub const JSON_SCHEMA_VERSION: &str = "lockreplay/1";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Money {
     /// Amount in `currency`; `null` when unknown (units were oversold and
-    /// no unit loss was given, or a product sold has no stock level).
+    /// no unit loss was given, or products were sold in a log without any
+    /// stock level).
     pub amount: Option<f64>,
     /// ISO code, for example `CNY`.
     pub currency: String,

@@ -63,13 +63,13 @@ fn unread_business_words_make_the_loss_unknown_not_zero() {
 }
 
 /// The same overlap with its sales read (`stock_deducted`) but no stock
-/// level anywhere: whether the two units went beyond the stock is unknown,
-/// so the run says the loss is unknown for `sku-1` (exit 2, both
-/// languages, the JSON summary's and the incident's loss `null` with the
-/// reason) whatever the unit loss; with the stock level logged, one unit
-/// oversold and exit 1.
+/// level anywhere in the log: whether the two units went beyond the stock
+/// is unknown, so the run says the loss is unknown for `sku-1` (exit 2,
+/// both languages, the JSON summary's and the incident's loss `null` with
+/// the reason) whatever the unit loss; with the stock level logged, one
+/// unit oversold and exit 1.
 #[test]
-fn sales_of_a_product_without_a_stock_level_make_the_loss_unknown_not_zero() {
+fn sales_in_a_log_without_any_stock_level_make_the_loss_unknown_not_zero() {
     let dir = tempfile::tempdir().expect("tmp");
     let sold = LOG.replace("units_on_hand_cut", "stock_deducted");
     let blind: String = sold
