@@ -42,6 +42,9 @@ pub struct ReadConfig {
     pub file_ttl: Option<FileTtl>,
     /// Read through the load cache (the user's, [`CacheConfig::from_env`]).
     pub use_cache: bool,
+    /// Files of rows `lockreplay fetch` pulled (the path as given, mapped to
+    /// the table they came from); empty for files given by the user.
+    pub pulled: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for ReadConfig {
@@ -53,6 +56,7 @@ impl Default for ReadConfig {
             lock_pattern: None,
             file_ttl: None,
             use_cache: true,
+            pulled: Default::default(),
         }
     }
 }
@@ -64,6 +68,7 @@ impl ReadConfig {
             tz: self.tz,
             mapping: self.mapping.as_ref().map(|m| m.mapping.clone()),
             ttl: self.file_ttl.clone().unwrap_or_default(),
+            pulled: self.pulled.clone(),
             ..IngestOptions::default()
         };
         if let Some(p) = &self.lock_pattern {

@@ -17,14 +17,23 @@ use crate::model::LoadedLog;
 pub const UNKNOWN_REASON: &str =
     "no unit loss given (--unit-loss); the log's unit_price is the list price, not the loss";
 
+/// Why a [`Loss::StockUnknown`] is unknown, as the JSON report writes it.
+pub const STOCK_UNKNOWN_REASON: &str = "products were sold but the log has no stock level (no initial \
+     stock, no stock read or stock_after): whether any of it went beyond the stock is unknown";
+
 /// A loss in the settings' currency: known, or unknown because units were
-/// oversold and no unit loss was given.
+/// oversold and no unit loss was given, or because the log has no stock
+/// level to measure what was sold against.
 #[derive(Clone, Copy, Debug, PartialEq, bitcode::Encode, bitcode::Decode)]
 pub enum Loss {
     /// The amount, in the settings' currency.
     Known(f64),
     /// Units were oversold but no unit loss was given.
     Unknown,
+    /// Products were sold and no stock level was read anywhere in the log
+    /// (docs/semantics.md §7): the oversold units, and so the loss, are
+    /// unknown, whatever the unit loss.
+    StockUnknown,
 }
 
 impl Default for Loss {
@@ -50,7 +59,17 @@ impl Loss {
     pub fn amount(self) -> Option<f64> {
         match self {
             Loss::Known(a) => Some(a),
-            Loss::Unknown => None,
+            Loss::Unknown | Loss::StockUnknown => None,
+        }
+    }
+
+    /// Why the amount is unknown, in English ([`UNKNOWN_REASON`],
+    /// [`STOCK_UNKNOWN_REASON`]); `None` when it is known.
+    pub fn unknown_reason(self) -> Option<&'static str> {
+        match self {
+            Loss::Known(_) => None,
+            Loss::Unknown => Some(UNKNOWN_REASON),
+            Loss::StockUnknown => Some(STOCK_UNKNOWN_REASON),
         }
     }
 
@@ -59,10 +78,12 @@ impl Loss {
         matches!(self, Loss::Known(_))
     }
 
-    /// The sum of two losses; unknown when either is.
+    /// The sum of two losses; unknown when either is, for want of a stock
+    /// level before a unit loss.
     pub fn plus(self, other: Loss) -> Loss {
         match (self, other) {
             (Loss::Known(a), Loss::Known(b)) => Loss::Known(a + b),
+            (Loss::StockUnknown, _) | (_, Loss::StockUnknown) => Loss::StockUnknown,
             _ => Loss::Unknown,
         }
     }
@@ -77,7 +98,7 @@ impl Loss {
     pub fn format(self, currency: &str) -> String {
         match self {
             Loss::Known(a) => format_money(a, currency),
-            Loss::Unknown => format_money(0.0, currency).replacen('0', "?", 1),
+            Loss::Unknown | Loss::StockUnknown => format_money(0.0, currency).replacen('0', "?", 1),
         }
     }
 

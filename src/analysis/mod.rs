@@ -29,8 +29,8 @@ pub use findings::detect_findings;
 pub use ids::{EventId, IncidentId, LeaseId, OverlapId, SaleId};
 pub use leases::{EventView, apply_host_offsets, reconstruct_leases, reconstruct_leases_in};
 pub use overlaps::{OverlapSet, detect_overlaps};
-pub use oversell::{attribute_oversell, compute_oversell};
-pub use problems::{Problem, problems};
+pub use oversell::{attribute_oversell, compute_oversell, stock_unknown};
+pub use problems::{NAMED_PRODUCTS, Problem, UNCLASSIFIED_SHARE, problems};
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: i64 = 1_000_000;
@@ -799,6 +799,7 @@ pub fn analyze_counted(
         &lease_set.leases,
         settings.unit_loss,
     );
+    let stock_unknown = oversell::mark_stock_unknown(&mut incidents, &sales, &products);
     timing::phase("analyze/attribute", started);
 
     let started = Instant::now();
@@ -810,7 +811,7 @@ pub fn analyze_counted(
         (&overlaps, &incidents),
     );
     timing::phase("analyze/findings", started);
-    let summary = summarize(
+    let mut summary = summarize(
         log,
         settings,
         &lease_set.leases,
@@ -825,6 +826,9 @@ pub fn analyze_counted(
         &incidents,
         settings,
     );
+    if stock_unknown {
+        summary.loss = crate::money::Loss::StockUnknown;
+    }
     // The server view's lines follow the holds' in one shared list.
     let mut lease_lines = lease_set.lines;
     leases::move_lines(

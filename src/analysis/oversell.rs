@@ -308,6 +308,44 @@ pub fn attribute_oversell(
     }
 }
 
+/// True when `product` has no stock level anywhere in the log (no
+/// initial stock, no stock after a sale): what it sold cannot be measured
+/// against a stock, so its oversold units are unknown (docs/semantics.md
+/// §7), not 0.
+pub fn stock_unknown(products: &[ProductOversell], product: Option<Sym>) -> bool {
+    !products
+        .iter()
+        .any(|p| p.product == product && (p.initial_stock.is_some() || p.final_stock.is_some()))
+}
+
+/// When the log reads no stock level at all (no product has an initial
+/// stock or a stock after a sale), marks the loss of each incident with a
+/// sale [`crate::money::Loss::StockUnknown`], whatever the unit loss; true
+/// when it marked one (the summary's loss is then unknown too). Beside
+/// products with a stock level, a product without one may be the same goods
+/// under another name (a MONITOR capture's order list and its stock key):
+/// its incident keeps its figure, and its paragraph says that whether its
+/// sales went beyond the stock is unknown.
+pub fn mark_stock_unknown(
+    incidents: &mut [Incident],
+    sales: &[Sale],
+    products: &[ProductOversell],
+) -> bool {
+    if sales.is_empty()
+        || products
+            .iter()
+            .any(|p| p.initial_stock.is_some() || p.final_stock.is_some())
+    {
+        return false;
+    }
+    let mut marked = false;
+    for inc in incidents.iter_mut().filter(|i| !i.sales.is_empty()) {
+        inc.loss = crate::money::Loss::StockUnknown;
+        marked = true;
+    }
+    marked
+}
+
 /// The incidents of one lock key, in index order (which is start order:
 /// `detect_overlaps` sorts incidents by start), with what the three rules of
 /// [`attribute_oversell`] search by, so each sale costs O(log n) on its key

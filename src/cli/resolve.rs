@@ -92,6 +92,7 @@ impl ReadArgs {
             lock_pattern: self.lock_pattern.clone(),
             file_ttl,
             use_cache: !self.no_cache,
+            pulled: Default::default(),
         })
     }
 }

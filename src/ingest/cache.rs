@@ -30,7 +30,7 @@ pub const MAGIC: &[u8; 8] = b"LRCACHE\0";
 
 /// The entry format's version: bumped whenever the header or the stored
 /// form of a log changes, so that an old entry is ignored (and rebuilt).
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 
 /// Header bytes: magic (8), version (4), key (16), payload length (8),
 /// payload checksum (8), all little-endian.

@@ -64,6 +64,10 @@ pub struct IngestOptions {
     /// TTLs for files whose records carry no TTL field (`--ttl-ms`); they
     /// win over the mapping's `ttl_ms`.
     pub ttl: FileTtl,
+    /// Files of rows pulled from a table by `lockreplay fetch` (the path as
+    /// given, mapped to the table): each gets a
+    /// [`crate::model::SourceNote::Pulled`] note.
+    pub pulled: std::collections::BTreeMap<String, String>,
 }
 
 /// Most bytes read from one input file, and most bytes a compressed file may

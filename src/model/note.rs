@@ -300,6 +300,13 @@ pub enum SourceNote {
         /// Its events.
         events: u64,
     },
+    /// Rows `lockreplay fetch` pulled out of a table: whether they can give
+    /// the loss depends on what was pulled beside them
+    /// ([`crate::analysis::Problem::PulledLossUnknown`]).
+    Pulled {
+        /// The table (or the cluster's table) the rows came from.
+        table: String,
+    },
     /// A file read as evidence (a server's, Sentinel's, GC or operator log)
     /// in which nothing explains a lock (no pause, failover, restart, flush
     /// or eviction), beside files that carry the locks: read, not an error.
@@ -776,6 +783,12 @@ mod tests {
             (SourceNote::ThreadHolders { lines: 1 }, vec![]),
             (SourceNote::BusinessOnly { events: 3 }, vec![]),
             (
+                SourceNote::Pulled {
+                    table: s("shop.locks"),
+                },
+                vec!["shop.locks", "lockreplay fetch"],
+            ),
+            (
                 SourceNote::NoEvidence {
                     layout: s("JVM unified GC log (-Xlog:gc*)"),
                     lines: 6,
@@ -1071,6 +1084,7 @@ mod tests {
             SourceNote::NoEvidence { .. } => 42,
             SourceNote::LockVanished { .. } => 43,
             SourceNote::EvictionPolicy { .. } => 44,
+            SourceNote::Pulled { .. } => 45,
         }
     }
 
@@ -1078,7 +1092,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 45, "one note of each kind");
+        assert_eq!(kinds.len(), 46, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

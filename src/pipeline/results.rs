@@ -30,7 +30,7 @@ use crate::model::LoadedLog;
 /// The version of a result entry's payload: bumped whenever its layout or
 /// what a report holds changes without the build changing (the build is in
 /// the key already).
-pub const RESULT_VERSION: u32 = 1;
+pub const RESULT_VERSION: u32 = 2;
 
 /// The outcome of a printed report as stored after it: the exit code and
 /// the problems said on standard error (English, as `analyze` says them).

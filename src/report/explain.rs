@@ -162,11 +162,7 @@ fn sales(r: &ReportInput<'_>, incident: &Incident) -> SalesStory {
         count: sales.len(),
         units: sales.iter().map(|x| x.quantity).sum(),
     };
-    let blind = |x: &&Sale| {
-        !a.products.iter().any(|p| {
-            p.product == x.product && (p.initial_stock.is_some() || p.final_stock.is_some())
-        })
-    };
+    let blind = |x: &&Sale| crate::analysis::stock_unknown(&a.products, x.product);
     SalesStory {
         inside: list(&inside),
         later: list(&later),
@@ -243,6 +239,7 @@ mod tests {
                 loss: LossText {
                     amount: s("¥?"),
                     known: false,
+                    stock_unknown: false,
                 },
                 stock_unknown: false,
             },

@@ -16,12 +16,14 @@ pub const JSON_SCHEMA_VERSION: &str = "lockreplay/1";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Money {
     /// Amount in `currency`; `null` when unknown (units were oversold and
-    /// no unit loss was given).
+    /// no unit loss was given, or products were sold in a log without any
+    /// stock level).
     pub amount: Option<f64>,
     /// ISO code, for example `CNY`.
     pub currency: String,
-    /// Why `amount` is `null` ([`crate::money::UNKNOWN_REASON`]); absent
-    /// when the amount is known.
+    /// Why `amount` is `null` ([`crate::money::UNKNOWN_REASON`],
+    /// [`crate::money::STOCK_UNKNOWN_REASON`]); absent when the amount is
+    /// known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unknown_reason: Option<String>,
 }
@@ -32,7 +34,7 @@ impl Money {
         Money {
             amount: loss.amount().map(crate::money::to_cents),
             currency: currency.to_string(),
-            unknown_reason: (!loss.is_known()).then(|| crate::money::UNKNOWN_REASON.to_string()),
+            unknown_reason: loss.unknown_reason().map(str::to_string),
         }
     }
 }

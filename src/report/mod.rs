@@ -165,14 +165,18 @@ impl ReportInput<'_> {
 }
 
 /// A loss as the reports print it: the amount ([`Loss::format`]), or `¥?`
-/// and why when it is unknown (units oversold, no `--unit-loss`): "¥0
-/// lost" would read as an all-clear.
+/// and why when it is unknown (units oversold and no `--unit-loss`, or a
+/// product sold without a stock level): "¥0 lost" would read as an
+/// all-clear.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LossText {
     /// The amount in the currency, `¥?` when unknown.
     pub amount: String,
-    /// False when no unit loss was given.
+    /// False when unknown.
     pub known: bool,
+    /// True when unknown for want of a stock level ([`Loss::StockUnknown`]),
+    /// not of a unit loss.
+    pub stock_unknown: bool,
 }
 
 impl LossText {
@@ -181,24 +185,25 @@ impl LossText {
         LossText {
             amount: loss.format(currency),
             known: loss.is_known(),
+            stock_unknown: loss == Loss::StockUnknown,
         }
     }
 }
 
 impl Message for LossText {
     fn en(&self) -> String {
-        if self.known {
-            self.amount.clone()
-        } else {
-            format!("{} (no --unit-loss)", self.amount)
+        match (self.known, self.stock_unknown) {
+            (true, _) => self.amount.clone(),
+            (false, true) => format!("{} (no stock level)", self.amount),
+            (false, false) => format!("{} (no --unit-loss)", self.amount),
         }
     }
 
     fn zh(&self) -> String {
-        if self.known {
-            self.amount.clone()
-        } else {
-            format!("{}（未给出 --unit-loss）", self.amount)
+        match (self.known, self.stock_unknown) {
+            (true, _) => self.amount.clone(),
+            (false, true) => format!("{}（没有库存水平）", self.amount),
+            (false, false) => format!("{}（未给出 --unit-loss）", self.amount),
         }
     }
 }

@@ -210,11 +210,14 @@ pub fn run(c: &FetchConfig, window: Option<OpenWindow>) -> anyhow::Result<u8> {
         None => default_out(&c.spec.table)?,
     };
     let mut files = vec![out.clone()];
+    let mut pulled = std::collections::BTreeMap::new();
+    pulled.insert(out.display().to_string(), source.clone());
     let mut rows = pull(c, &client, &wins, &out, |k, lo, hi| {
         pull_sql(c, &source, k, lo, hi)
     })?;
     if let Some(table) = &c.business_table {
         let beside = business_out(&out);
+        pulled.insert(beside.display().to_string(), table.clone());
         rows += pull(
             c,
             &client,
@@ -233,7 +236,11 @@ pub fn run(c: &FetchConfig, window: Option<OpenWindow>) -> anyhow::Result<u8> {
         wins.len(),
         names.join(" and ")
     );
-    replay(c, &files, &wins, window)
+    let read = ReadConfig {
+        pulled,
+        ..c.read.clone()
+    };
+    replay(c, &files, &read, &wins, window)
 }
 
 /// Where the business table's rows go: beside `out`, `NAME.business.jsonl`
@@ -337,12 +344,15 @@ fn pull(
     })
 }
 
-/// The report (or the window) on the pulled rows; a key whose pulled rows
-/// give fewer overlap pairs than the server counted is said (the holds
-/// began before the context), and so is a loss the rows cannot give.
+/// The report (or the window) on the pulled rows, read as `read` says
+/// (which names them as pulled: a loss they cannot give is a problem of
+/// the run, `analysis::Problem::PulledLossUnknown`); a key whose pulled
+/// rows give fewer overlap pairs than the server counted is said (the
+/// holds began before the context).
 fn replay(
     c: &FetchConfig,
     files: &[PathBuf],
+    read: &ReadConfig,
     wins: &[PullWindow],
     window: Option<OpenWindow>,
 ) -> anyhow::Result<u8> {
@@ -350,12 +360,12 @@ fn replay(
         return open(&WindowConfig {
             files: files.to_vec(),
             screenshot: c.screenshot.clone(),
-            read: c.read.clone(),
+            read: read.clone(),
             analysis: c.analysis.clone(),
             ..WindowConfig::default()
         });
     }
-    let loaded = crate::pipeline::load_files(files, &c.read, c.analysis.settings())?;
+    let loaded = crate::pipeline::load_files(files, read, c.analysis.settings())?;
     for (key, _, _, server) in wins {
         let Some(server) = server else { continue };
         let here = loaded
@@ -373,35 +383,5 @@ fn replay(
             );
         }
     }
-    if let Some(why) = loss_unknown(&loaded.analysis) {
-        eprintln!(
-            "lockreplay: the loss is unknown, not the report's figure: {why}. Oversell needs the stock level \
-             (stock_initialized, a stock read or stock_after) and the orders or deductions; pull the business rows \
-             with --business-table TABLE, or --business-where SQL for this table's other events"
-        );
-    }
     Ok(crate::pipeline::print_report(loaded, c.report.printer()))
-}
-
-/// Why the pulled rows cannot give the loss of their incidents (§7 of
-/// docs/semantics.md): no sale in them, or sales of a product without
-/// any stock level. `None` when they can, or when there is no incident.
-fn loss_unknown(analysis: &crate::analysis::Analysis) -> Option<String> {
-    if analysis.incidents.is_empty() {
-        return None;
-    }
-    let sold: Vec<_> = analysis.products.iter().filter(|p| p.sales > 0).collect();
-    if sold.is_empty() {
-        return Some("the pulled rows hold no sale (no order and no stock deduction)".to_string());
-    }
-    let blind = sold
-        .iter()
-        .filter(|p| p.initial_stock.is_none() && p.final_stock.is_none())
-        .count();
-    (blind > 0).then(|| {
-        format!(
-            "{blind} of {} product(s) sold in the pulled rows have no stock level in them",
-            sold.len()
-        )
-    })
 }

@@ -61,3 +61,65 @@ fn unread_business_words_make_the_loss_unknown_not_zero() {
     );
     assert_eq!(v["summary"]["oversold_units"], 1, "{text}");
 }
+
+/// The same overlap with its sales read (`stock_deducted`) but no stock
+/// level anywhere in the log: whether the two units went beyond the stock
+/// is unknown, so the run says the loss is unknown for `sku-1` (exit 2,
+/// both languages, the JSON summary's and the incident's loss `null` with
+/// the reason) whatever the unit loss; with the stock level logged, one
+/// unit oversold and exit 1.
+#[test]
+fn sales_in_a_log_without_any_stock_level_make_the_loss_unknown_not_zero() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let sold = LOG.replace("units_on_hand_cut", "stock_deducted");
+    let blind: String = sold
+        .lines()
+        .filter(|l| !l.contains("stock_initialized"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(dir.path().join("app.jsonl"), &blind).expect("write");
+    let (code, text, err) = run(dir.path(), &["--format", "text", "--unit-loss", "100"]);
+    assert_eq!(code, 2, "{text}{err}");
+    assert!(text.starts_with("LOSS UNKNOWN: "), "{text}");
+    assert!(
+        text.contains("the incidents sold sku-1 with no stock level"),
+        "{text}"
+    );
+    assert!(text.contains("¥? (no stock level) lost"), "{text}");
+    assert!(!text.contains("¥0"), "{text}");
+    assert!(text.contains("lease_expired"), "the overlap stands: {text}");
+    let (code, zh, _) = run(dir.path(), &["--format", "text", "--lang", "zh"]);
+    assert_eq!(code, 2);
+    assert!(zh.starts_with("损失未知：事故中售出了 sku-1"), "{zh}");
+    assert!(zh.contains("¥?（没有库存水平）"), "{zh}");
+    let (code, md, _) = run(dir.path(), &["--format", "md"]);
+    assert_eq!(code, 2);
+    assert!(
+        md.contains("LOSS UNKNOWN") && md.contains("¥? (no stock level)"),
+        "{md}"
+    );
+    let (code, json, _) = run(dir.path(), &["--format", "json", "--unit-loss", "100"]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    for loss in [&v["summary"]["loss"], &v["incidents"][0]["loss"]] {
+        assert!(loss["amount"].is_null(), "{json}");
+        assert!(
+            loss["unknown_reason"]
+                .as_str()
+                .is_some_and(|r| r.contains("no stock level")),
+            "{json}"
+        );
+    }
+    assert!(
+        v["not_readable"][0]
+            .as_str()
+            .is_some_and(|p| p.contains("sku-1"))
+    );
+    // With the stock level: one unit beyond a stock of one, a known loss.
+    std::fs::write(dir.path().join("app.jsonl"), &sold).expect("write");
+    let (code, json, _) = run(dir.path(), &["--format", "json", "--unit-loss", "100"]);
+    assert_eq!(code, 1, "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("json");
+    assert_eq!(v["summary"]["oversold_units"], 1, "{json}");
+    assert_eq!(v["summary"]["loss"]["amount"], 100.0, "{json}");
+}

@@ -4,7 +4,9 @@
 //! cost and totals of many overlapping holds (`overlap_cost`), Redlock from
 //! several MONITOR captures (`redlock`), the infrastructure evidence cited
 //! for an incident (`evidence`), the loss said unknown when the business
-//! words were not read (`loss_unknown`) and the what-if replay (`whatif`).
+//! words or the stock level were not read (`loss_unknown`), "no incident"
+//! refused when most of a file's lines are of no known kind
+//! (`unclassified`) and the what-if replay (`whatif`).
 
 #[path = "../support/mod.rs"]
 mod support;
@@ -16,4 +18,5 @@ mod overlap_cost;
 mod properties;
 mod redlock;
 mod sim_truth;
+mod unclassified;
 mod whatif;

@@ -79,6 +79,13 @@ pub fn load_paths(
     let started = std::time::Instant::now();
     let mut log = builder.finish();
     crate::timing::phase("load/finish", started);
+    for s in &mut log.sources {
+        if let Some(table) = opts.pulled.get(&s.name) {
+            s.notes.push(SourceNote::Pulled {
+                table: table.clone(),
+            });
+        }
+    }
     warn_duplicates_across_files(&mut log);
     let started = std::time::Instant::now();
     let log = settle(log);

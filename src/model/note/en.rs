@@ -218,6 +218,9 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::BusinessOnly { events } => format!(
             "{events} business event(s) and no lock event: the locks come from the other files"
         ),
+        SourceNote::Pulled { table } => {
+            format!("rows pulled from {table} by `lockreplay fetch`")
+        }
         SourceNote::LockVanished { .. } => vanished(n),
         SourceNote::EvictionPolicy { policy, evicted } => {
             let evicted = evicted

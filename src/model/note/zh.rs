@@ -218,6 +218,7 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::BusinessOnly { events } => {
             format!("{events} 条业务事件，没有锁事件：锁来自其他文件")
         }
+        SourceNote::Pulled { table } => format!("由 `lockreplay fetch` 从 {table} 拉取的行"),
         SourceNote::LockVanished { .. } => vanished(n),
         SourceNote::EvictionPolicy { policy, evicted } => {
             let evicted = evicted

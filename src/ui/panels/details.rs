@@ -133,7 +133,7 @@ fn card_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session, inc: &Incid
             weak(ui, "card_loss");
             super::money::loss_label(ui, context, inc.loss);
         });
-        if !inc.loss.is_known() {
+        if inc.loss == crate::money::Loss::Unknown {
             super::money::ask_unit_loss_ui(ui, context);
         }
         ui.horizontal_wrapped(|ui| {

@@ -19,7 +19,7 @@ pub fn loss_label(ui: &mut Ui, context: &PanelContext<'_>, loss: Loss) -> egui::
     let text = match loss {
         Loss::Known(a) if a > 0.0 => text.color(ALERT),
         Loss::Known(_) => text,
-        Loss::Unknown => text.color(ALERT),
+        Loss::Unknown | Loss::StockUnknown => text.color(ALERT),
     };
     ui.label(text)
         .on_hover_text(tr(context.lang(), "loss_hover"))
