@@ -61,7 +61,11 @@ case "$budget" in
   *) limit=("-max_total_time=$budget") ;;
 esac
 mkdir -p logs
-cargo fuzz build "${build[@]}" --fuzz-dir . >/dev/null
+if [ "$target" = all ]; then
+  cargo fuzz build "${build[@]}" --fuzz-dir . >/dev/null
+else # only the target run: each binary links the whole library
+  cargo fuzz build "${build[@]}" --fuzz-dir . "$target" >/dev/null
+fi
 unpack() { # TARGET: kept/TARGET.tar.zst -> corpus-kept/TARGET
   rm -rf "corpus-kept/$1" && mkdir -p corpus-kept
   if [ -f "kept/$1.tar.zst" ]; then zstd -q -d -c "kept/$1.tar.zst" | tar -C corpus-kept -xf -; fi

@@ -124,44 +124,16 @@ impl Client {
             .map_err(|e| anyhow::anyhow!("ClickHouse at {}: {e}", self.url))?;
         let status = resp.status().as_u16();
         let code = resp_code(&resp);
-        let reader = std::io::BufReader::new(resp.body_mut().as_reader());
+        let mut reader = std::io::BufReader::new(resp.body_mut().as_reader());
         if status != 200 {
-            let mut head = Vec::new();
-            let _ = reader.take(MAX_ERROR_BYTES).read_to_end(&mut head);
-            let text: String = String::from_utf8_lossy(&head)
-                .lines()
-                .take(20)
-                .collect::<Vec<_>>()
-                .join("\n")
-                .chars()
-                .take(MAX_ERROR_CHARS)
-                .collect();
-            return Err(server_error(status, code, text.trim()));
+            return Err(error_answer(
+                status,
+                code.as_deref(),
+                &mut reader,
+                &AnswerLimits::STANDARD,
+            ));
         }
-        let mut reader = reader;
-        let mut buf = Vec::new();
-        loop {
-            buf.clear();
-            let n = (&mut reader)
-                .take(MAX_ROW_BYTES + 1)
-                .read_until(b'\n', &mut buf)
-                .with_context(|| format!("reading ClickHouse's answer from {}", self.url))?;
-            if n == 0 {
-                return Ok(());
-            }
-            if n as u64 > MAX_ROW_BYTES {
-                bail!(
-                    "ClickHouse at {} sent a row over {} MiB",
-                    self.url,
-                    MAX_ROW_BYTES >> 20
-                );
-            }
-            let line = String::from_utf8_lossy(&buf);
-            let line = line.trim_end_matches(['\n', '\r']);
-            if !line.trim().is_empty() {
-                sink(line)?;
-            }
-        }
+        read_rows(&mut reader, &AnswerLimits::STANDARD, &self.url, sink)
     }
 
     /// The server's version (`SELECT version()`), as `(major, text)`.
@@ -174,13 +146,100 @@ impl Client {
             text = l.trim().to_string();
             Ok(())
         })?;
-        let major = text
-            .split('.')
-            .next()
-            .and_then(|p| p.parse().ok())
-            .unwrap_or(0);
-        Ok((major, text))
+        Ok(version_of(text))
     }
+}
+
+/// `(major, text)` of a server's answer to `SELECT version()` (its last
+/// line, trimmed); major 0 when the text does not start with a number.
+pub fn version_of(text: String) -> (u32, String) {
+    let major = text
+        .split('.')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    (major, text)
+}
+
+/// The bounds a server's answer is read with: a row, an error answer and
+/// the part of it shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AnswerLimits {
+    /// Longest row, bytes.
+    pub row_bytes: u64,
+    /// Most bytes of an error answer read.
+    pub error_bytes: u64,
+    /// Most characters of an error answer shown (before escaping).
+    pub error_chars: usize,
+}
+
+impl AnswerLimits {
+    /// [`MAX_ROW_BYTES`], [`MAX_ERROR_BYTES`] and [`MAX_ERROR_CHARS`]: what
+    /// [`Client::query_lines`] reads with.
+    pub const STANDARD: AnswerLimits = AnswerLimits {
+        row_bytes: MAX_ROW_BYTES,
+        error_bytes: MAX_ERROR_BYTES,
+        error_chars: MAX_ERROR_CHARS,
+    };
+}
+
+/// The rows of a successful answer from `reader`, each non-blank line
+/// (line end taken off, bytes that are not UTF-8 replaced) handed to
+/// `sink`; a row longer than `limits.row_bytes` is an error, so at most
+/// that much of a row is held. `origin` names the server in errors.
+///
+/// # Errors
+/// A read error, a row over the limit, or `sink`'s error.
+pub fn read_rows(
+    reader: &mut dyn BufRead,
+    limits: &AnswerLimits,
+    origin: &str,
+    sink: &mut dyn FnMut(&str) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = (&mut *reader)
+            .take(limits.row_bytes + 1)
+            .read_until(b'\n', &mut buf)
+            .with_context(|| format!("reading ClickHouse's answer from {origin}"))?;
+        if n == 0 {
+            return Ok(());
+        }
+        if n as u64 > limits.row_bytes {
+            bail!(
+                "ClickHouse at {origin} sent a row over {} MiB",
+                limits.row_bytes >> 20
+            );
+        }
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        if !line.trim().is_empty() {
+            sink(line)?;
+        }
+    }
+}
+
+/// The error a non-200 answer says: at most `limits.error_bytes` of its
+/// body read, its first 20 lines and `limits.error_chars` characters
+/// shown, escaped for a terminal ([`server_error`]).
+pub fn error_answer(
+    status: u16,
+    code: Option<&str>,
+    reader: &mut dyn Read,
+    limits: &AnswerLimits,
+) -> anyhow::Error {
+    let mut head = Vec::new();
+    let _ = reader.take(limits.error_bytes).read_to_end(&mut head);
+    let text: String = String::from_utf8_lossy(&head)
+        .lines()
+        .take(20)
+        .collect::<Vec<_>>()
+        .join("\n")
+        .chars()
+        .take(limits.error_chars)
+        .collect();
+    server_error(status, code, text.trim())
 }
 
 fn resp_code(resp: &ureq::http::Response<ureq::Body>) -> Option<String> {
@@ -191,12 +250,12 @@ fn resp_code(resp: &ureq::http::Response<ureq::Body>) -> Option<String> {
 }
 
 /// The server's error as our message: authentication named as such.
-fn server_error(status: u16, code: Option<String>, text: &str) -> anyhow::Error {
+fn server_error(status: u16, code: Option<&str>, text: &str) -> anyhow::Error {
     let text = crate::report::terminal_safe(text);
     let is_auth = status == 401
         || status == 403
-        || code.as_deref() == Some("516")
-        || code.as_deref() == Some("192")
+        || code == Some("516")
+        || code == Some("192")
         || text.contains("Authentication failed")
         || text.contains("Wrong password");
     if is_auth {
@@ -324,7 +383,7 @@ mod tests {
                 .contains("refused the credentials")
         );
         assert!(
-            !server_error(500, Some("62".into()), "Code: 62. Syntax error")
+            !server_error(500, Some("62"), "Code: 62. Syntax error")
                 .to_string()
                 .contains("credentials")
         );

@@ -6,6 +6,7 @@
 //! it), and replays that as any other log (the report, or the window with
 //! `--open`). The server is spoken to through [`super::client`].
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -271,21 +272,30 @@ fn business_windows(wins: &[PullWindow]) -> Vec<PullWindow> {
 }
 
 fn print_listing(rows: &[KeyRow], shards: usize) {
-    let mut err = std::io::stderr().lock();
+    let _ = std::io::stderr()
+        .lock()
+        .write_all(listing_text(rows, shards).as_bytes());
+}
+
+/// What `fetch` says of the listing on stderr: how many keys have overlap
+/// pairs, then the first 50, each with its pairs, first overlap, key and
+/// cause (the key and cause, the server's text, escaped for a terminal).
+pub fn listing_text(rows: &[KeyRow], shards: usize) -> String {
+    let mut s = String::new();
     let on = if shards > 1 {
         format!("on {shards} shards")
     } else {
         "on the server".to_string()
     };
     let _ = writeln!(
-        err,
+        s,
         "lockreplay: {} key(s) with overlap pairs {on}",
         rows.len()
     );
     for r in rows.iter().take(50) {
         let first = crate::report::format_rfc3339(r.first_ns, 0);
         let _ = writeln!(
-            err,
+            s,
             "  {:>5} pair(s)  {first}  {}  ({})",
             r.pairs,
             crate::report::terminal_safe(&r.key),
@@ -293,8 +303,9 @@ fn print_listing(rows: &[KeyRow], shards: usize) {
         );
     }
     if rows.len() > 50 {
-        let _ = writeln!(err, "  ... and {} more", rows.len() - 50);
+        let _ = writeln!(s, "  ... and {} more", rows.len() - 50);
     }
+    s
 }
 
 fn default_out(table: &str) -> anyhow::Result<PathBuf> {
@@ -330,18 +341,31 @@ fn pull(
         let mut n = 0u64;
         for (key, lo, hi, _) in wins {
             client.query_lines(&sql(key, *lo, *hi), None, "JSONEachRow", &mut |line| {
-                n += 1;
-                if n > c.max_rows {
-                    bail!(
-                        "the pull passed --max-rows {}; name fewer keys with --key, lower --context-ms, or raise --max-rows",
-                        c.max_rows
-                    );
-                }
-                writeln!(w, "{line}").context("writing the pulled rows")
+                write_pulled_row(w, &mut n, c.max_rows, line)
             })?;
         }
         Ok(n)
     })
+}
+
+/// Writes the pulled row `line` to `w` as one line, `n` the rows written
+/// so far (counted up); at most `max_rows` in all.
+///
+/// # Errors
+/// The row past `max_rows`, or a failed write.
+pub fn write_pulled_row(
+    w: &mut dyn Write,
+    n: &mut u64,
+    max_rows: u64,
+    line: &str,
+) -> anyhow::Result<()> {
+    *n += 1;
+    if *n > max_rows {
+        bail!(
+            "the pull passed --max-rows {max_rows}; name fewer keys with --key, lower --context-ms, or raise --max-rows"
+        );
+    }
+    writeln!(w, "{line}").context("writing the pulled rows")
 }
 
 /// The report (or the window) on the pulled rows, read as `read` says

@@ -48,16 +48,25 @@ pub fn list_keys(client: &Client, spec: &QuerySpec) -> anyhow::Result<Vec<KeyRow
     let mut rows = Vec::new();
     client
         .query_lines(&query, None, "JSONEachRow", &mut |line| {
-            if rows.len() >= MAX_LISTED_KEYS {
-                bail!(
-                    "the server listed more than {MAX_LISTED_KEYS} keys; narrow the listing with --since/--until or --where"
-                );
-            }
-            rows.push(parse_key_row(line)?);
-            Ok(())
+            push_key_row(&mut rows, line, MAX_LISTED_KEYS)
         })
         .context("the rules' query")?;
     Ok(rows)
+}
+
+/// Adds the listing's row `line` to `rows`, which may hold at most
+/// `max_keys` (the listing takes [`MAX_LISTED_KEYS`]).
+///
+/// # Errors
+/// A row that is not one of the `keys` query, or one past `max_keys`.
+pub fn push_key_row(rows: &mut Vec<KeyRow>, line: &str, max_keys: usize) -> anyhow::Result<()> {
+    if rows.len() >= max_keys {
+        bail!(
+            "the server listed more than {max_keys} keys; narrow the listing with --since/--until or --where"
+        );
+    }
+    rows.push(parse_key_row(line)?);
+    Ok(())
 }
 
 /// The listing of every shard of cluster `name` (each over its own
@@ -201,7 +210,7 @@ pub fn cluster_source(name: &str, table: &str) -> anyhow::Result<String> {
 
 /// A row of the `keys` query (`JSONEachRow`; 64-bit integers as numbers
 /// or, from a server that quotes them, strings).
-pub(super) fn parse_key_row(line: &str) -> anyhow::Result<KeyRow> {
+pub fn parse_key_row(line: &str) -> anyhow::Result<KeyRow> {
     let v: serde_json::Value =
         serde_json::from_str(line).with_context(|| format!("ClickHouse row {line:?}"))?;
     let num = |k: &str| -> i64 {

@@ -169,9 +169,31 @@ pub fn sls_plain(what: &'static str, s: &str) -> Result<(), QuoteError> {
 }
 
 /// A LogQL (Go) double-quoted string literal of `s`; JSON's escapes are a
-/// subset of Go's, so serde_json writes it.
+/// subset of Go's, so serde_json writes it. DEL, the C1 controls, U+2028,
+/// U+2029, U+FFFE and U+FFFF, which JSON leaves as they are, are written
+/// as `\uXXXX` too: the rule is YAML (the Loki ruler's), where U+0085,
+/// U+2028 and U+2029 end a line and the others may not appear (YAML 1.2
+/// §5.1, §5.4).
 pub fn logql_string(s: &str) -> String {
-    serde_json::Value::String(s.to_string()).to_string()
+    let json = serde_json::Value::String(s.to_string()).to_string();
+    let raw_in_yaml = |c: char| {
+        matches!(
+            c,
+            '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}'
+        )
+    };
+    if !json.contains(raw_in_yaml) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if raw_in_yaml(c) {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A LogQL regex matching one of `names`, case-insensitively, as a string
@@ -286,6 +308,10 @@ mod tests {
     #[test]
     fn logql_strings_regexes_and_labels() {
         assert_eq!(logql_string("a\"b\\\n"), r#""a\"b\\\n""#);
+        assert_eq!(
+            logql_string("a\u{2028}b\u{85}c\u{7f}"),
+            r#""a\u2028b\u0085c\u007f""#
+        );
         let re = logql_any_of(&["a|b".to_string(), "c.d".to_string()]);
         assert_eq!(re, r#""(?i)a\\|b|c\\.d""#);
         assert_eq!(loki_label("lock.key").expect("ok"), "lock_key");

@@ -111,7 +111,7 @@ fn loki_near(spec: &QuerySpec) -> Result<(String, String), QuoteError> {
                 quote::loki_label(col)?,
                 if *ms { "" } else { " * 1000" }
             ),
-            format!("TTL from the grant lines' `{col}`"),
+            format!("TTL from the grant lines' `{}`", quote::loki_label(col)?),
         ),
         None => (
             format!("max by ({k}) ({held}) >= {}", ratio * ttl_ms as f64),

@@ -84,12 +84,14 @@ pub(crate) fn to_json_lines(
     bounds::check(&bytes, budget).map_err(unreadable)?;
     let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
         .map_err(|e| unreadable(e.to_string()))?;
-    dictionaries_hold_their_values(&reader).map_err(unreadable)?;
-    quiet_unwind(|| read_rows(&reader, columns, budget)).unwrap_or_else(|| {
-        Err(unreadable(
-            "the Parquet library stopped on a malformed page".into(),
-        ))
-    })
+    let stopped = || "the Parquet library stopped on a malformed page".to_string();
+    // The crate's page reader unwraps a data page's own header when it
+    // peeks at the page, so the dictionaries are checked inside the net too.
+    quiet_unwind(|| dictionaries_hold_their_values(&reader))
+        .unwrap_or_else(|| Err(stopped()))
+        .map_err(unreadable)?;
+    quiet_unwind(|| read_rows(&reader, columns, budget))
+        .unwrap_or_else(|| Err(unreadable(stopped())))
 }
 
 /// Reads the rows of `reader` as [`to_json_lines`] says, within `budget`
