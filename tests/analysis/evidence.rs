@@ -14,17 +14,7 @@ fn fixture(rel: &str) -> PathBuf {
 }
 
 fn run(args: &[&str], files: &[PathBuf]) -> (i32, String, String) {
-    let out = crate::support::bin()
-        .arg("analyze")
-        .args(args)
-        .args(files)
-        .output()
-        .expect("run lockreplay");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::support::analyze(args, files)
 }
 
 fn folder(name: &str) -> Vec<PathBuf> {

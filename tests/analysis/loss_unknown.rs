@@ -18,17 +18,7 @@ const LOG: &str = r#"{"ts":"2026-12-01T06:59:59.000Z","event":"stock_initialized
 "#;
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = crate::support::bin()
-        .arg("analyze")
-        .args(args)
-        .arg(dir.join("app.jsonl"))
-        .output()
-        .expect("run lockreplay");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::support::analyze(args, &[dir.join("app.jsonl")])
 }
 
 #[test]

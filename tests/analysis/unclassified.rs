@@ -26,18 +26,8 @@ fn log(work: usize) -> String {
 }
 
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = crate::support::bin()
-        .arg("analyze")
-        .arg("--no-cache")
-        .args(args)
-        .arg(dir.join("app.jsonl"))
-        .output()
-        .expect("run lockreplay");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let args: Vec<&str> = ["--no-cache"].iter().chain(args).copied().collect();
+    crate::support::analyze(&args, &[dir.join("app.jsonl")])
 }
 
 #[test]

@@ -59,6 +59,22 @@ pub fn app_log(dir: &Path) -> PathBuf {
     path
 }
 
+/// `lockreplay analyze ARGS FILES`: its exit code (-1 when killed),
+/// stdout and stderr.
+pub fn analyze<P: AsRef<Path>>(args: &[&str], files: &[P]) -> (i32, String, String) {
+    let out = bin()
+        .arg("analyze")
+        .args(args)
+        .args(files.iter().map(AsRef::as_ref))
+        .output()
+        .expect("run lockreplay");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 /// A run's standard error as text.
 pub fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
