@@ -1254,7 +1254,9 @@ impl Replay {
         let seen = match (cmd.name, out) {
             (b"GET", Outcome::Bulk(v)) if known => parse_i64(v).map(StockSeen::Read),
             (b"SET", Outcome::Set { written: true, .. }) => {
-                self.stock_known.insert(key.to_vec());
+                if !known {
+                    self.stock_known.insert(key.to_vec());
+                }
                 cmd.args
                     .get(1)
                     .and_then(|v| parse_i64(v))

@@ -293,15 +293,21 @@ pub fn infer(table: &Table, fit: &Fit, hints: &[NameHint]) -> Business {
         .copied()
         .filter(|&c| on_lock_steps(table, fit, c))
         .collect();
+    let copied: Vec<(u32, u32)> = numeric
+        .iter()
+        .flat_map(|&x| numeric.iter().map(move |&y| (x, y)))
+        .filter(|&(x, y)| x < y && copies(table, x, y))
+        .collect();
+    let copies = |x: u32, y: u32| copied.contains(&(x.min(y), x.max(y)));
     for &q in &numeric {
         for &a in &numeric {
-            if a == q || on_lock_rows.contains(&a) || copies(table, q, a) {
+            if a == q || on_lock_rows.contains(&a) || copies(q, a) {
                 continue;
             }
             let stocks = numeric
                 .iter()
                 .copied()
-                .filter(|&s| s != q && s != a && !copies(table, s, q) && !copies(table, s, a))
+                .filter(|&s| s != q && s != a && !copies(s, q) && !copies(s, a))
                 .map(Some)
                 .chain([None]);
             for s in stocks {

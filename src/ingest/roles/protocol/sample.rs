@@ -183,9 +183,14 @@ impl Sample {
     /// What each column's name says ([`NameHint`]); a field whose values
     /// are IP addresses is the shipper's or the runtime's.
     pub fn hints(&self) -> Vec<NameHint> {
+        // A level-named column is the runtime's by its name, so never a `c`
+        // compared with it below.
+        let level = (0..self.names.len() as u32).find(|&l| level_name(&self.names[l as usize]));
         (0..self.names.len() as u32)
             .map(|c| match hint_of(&self.names[c as usize]) {
-                NameHint::Unknown if self.addresses(c) || self.follows_level(c) => {
+                NameHint::Unknown
+                    if self.addresses(c) || level.is_some_and(|l| self.follows(c, l)) =>
+                {
                     NameHint::Runtime
                 }
                 h => h,
@@ -193,19 +198,14 @@ impl Sample {
             .collect()
     }
 
-    /// Whether column `c` is the record's level written another way: a
-    /// level field (by its name) exists, has at least two values, and `c`
-    /// has one value per level value and one level value per value of `c`
-    /// on the rows with both (OpenTelemetry's `severityNumber` beside
+    /// Whether column `c` is the record's level `level` (a field named as
+    /// one) written another way: the level has at least two values, and
+    /// `c` has one value per level value and one level value per value of
+    /// `c` on the rows with both (OpenTelemetry's `severityNumber` beside
     /// `severityText`, logstash-logback-encoder's `level_value` beside
     /// `level`). Such a column splits the rows by level, which can pass
     /// for holders taking turns.
-    fn follows_level(&self, c: u32) -> bool {
-        let level =
-            (0..self.names.len() as u32).find(|&l| l != c && level_name(&self.names[l as usize]));
-        let Some(level) = level else {
-            return false;
-        };
+    fn follows(&self, c: u32, level: u32) -> bool {
         let mut pairs: Vec<(&str, &str)> = Vec::new();
         for cells in &self.rows {
             let get = |k: u32| cells.iter().find(|(x, _)| *x == k).map(|(_, v)| v.as_str());
