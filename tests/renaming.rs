@@ -19,9 +19,8 @@
 //! passes (remove its line), and when a listed silent-wrong one turns
 //! honest or a listed honest one silent-wrong (update its line): the list
 //! only shrinks or moves from silent to honest to gone. `RENAMING_BLESS=1`
-//! rewrites the list from the run (review the diff). `RENAMING_STRICT=1` is
-//! the target: it fails on any silent-wrong variant and on a pass rate under
-//! 95 %, whatever the list says.
+//! rewrites the list from the run (review the diff). Whatever the list
+//! says, any silent-wrong variant and a pass rate under 95 % fail the test.
 //!
 //! Every run writes `target/renaming-report.txt` (counts by name family,
 //! phrase family, layout, envelope, incident and TTL style, the grouped
@@ -63,7 +62,7 @@ use renaming::{NameFamily, PHRASE_FAMILIES};
 /// Variants per (layout, envelope) pair.
 const PER_PAIR: usize = 3;
 
-/// The pass rate `RENAMING_STRICT=1` asks for, %.
+/// The least pass rate, % (issue #47: at least 95 % give the answer).
 const STRICT_PASS_PERCENT: f64 = 95.0;
 
 /// One generated export.
@@ -546,9 +545,8 @@ fn report_text(
     report
 }
 
-/// What fails the test: sanity failures always; then, under
-/// `RENAMING_STRICT=1`, any silent-wrong variant and a pass rate under
-/// [`STRICT_PASS_PERCENT`], else what breaks the ratchet.
+/// What fails the test: sanity failures, any silent-wrong variant, a pass
+/// rate under [`STRICT_PASS_PERCENT`], and what breaks the ratchet.
 fn verdict(
     results: &[(String, Outcome, Sanity)],
     sanity_failures: &[String],
@@ -568,20 +566,19 @@ fn verdict(
     }
     let [pass, _, silent] = counts(results);
     let rate = 100.0 * pass as f64 / results.len() as f64;
-    if std::env::var_os("RENAMING_STRICT").is_some() {
-        if silent > 0 {
-            let _ = writeln!(
-                msg,
-                "{silent} variants are SILENT-WRONG (target/renaming-results.txt)"
-            );
-        }
-        if rate < STRICT_PASS_PERCENT {
-            let _ = writeln!(
-                msg,
-                "pass rate {rate:.1} %, want at least {STRICT_PASS_PERCENT} %"
-            );
-        }
-    } else if !broken.is_empty() {
+    if silent > 0 {
+        let _ = writeln!(
+            msg,
+            "{silent} variants are SILENT-WRONG (target/renaming-results.txt)"
+        );
+    }
+    if rate < STRICT_PASS_PERCENT {
+        let _ = writeln!(
+            msg,
+            "pass rate {rate:.1} %, want at least {STRICT_PASS_PERCENT} %"
+        );
+    }
+    if !broken.is_empty() {
         let _ = writeln!(
             msg,
             "{} variants break the ratchet of renaming_known.txt (pass rate {rate:.1} %; \

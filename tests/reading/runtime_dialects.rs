@@ -661,3 +661,82 @@ fn an_excel_workbook_is_said_to_be_one() {
         "{reason}"
     );
 }
+
+/// The overlap of the renaming generator's oversell incident (hold A from
+/// 55.100 with a 2 s TTL, its release failing at 58.200; B from 57.300 to
+/// 57.500), each line behind an RFC 3164 header of whole seconds:
+/// `(whole second, application line)`.
+fn syslog_wrapped(app: &dyn Fn(&str, &str) -> Vec<String>) -> Vec<String> {
+    let rows = [
+        ("55.100", "lock taken key=lock:sku:1 owner=tok-A ttl=2000ms"),
+        ("57.300", "lock taken key=lock:sku:1 owner=tok-B ttl=2000ms"),
+        ("57.500", "lock released key=lock:sku:1 owner=tok-B"),
+        ("58.200", "lock release failed key=lock:sku:1 owner=tok-A"),
+    ];
+    rows.iter()
+        .flat_map(|(t, msg)| {
+            let host = if msg.contains("tok-A") {
+                "web-01"
+            } else {
+                "web-02"
+            };
+            let sec = &t[..2];
+            app(t, msg)
+                .into_iter()
+                .map(move |l| format!("<134>Nov 30 23:06:{sec} {host} shop[4242]: {l}"))
+        })
+        .collect()
+}
+
+#[test]
+fn an_application_time_behind_a_syslog_header_is_the_lines_time() {
+    // RFC 3164 §4.1.2: the header's TIMESTAMP has whole seconds. glog's
+    // header (`Lmmdd hh:mm:ss.uuuuuu threadid file:line]`, glog's
+    // `LogMessage::Init`) and a logger written before its time carry the
+    // application's milliseconds; read only the header's seconds, the 200 ms
+    // overlap became "< 1 ms" (exit 1, silent).
+    let dir = tempfile::tempdir().expect("tmp");
+    let glog = |t: &str, msg: &str| vec![format!("I1201 07:06:{t}000    4242 lock.go:88] {msg}")];
+    let logger = |t: &str, msg: &str| {
+        vec![format!(
+            "c.e.shop.LockService 2026-12-01 07:06:{t} INFO  [exec-1] - {msg}"
+        )]
+    };
+    for (name, app) in [
+        ("glog", &glog as &dyn Fn(&str, &str) -> Vec<String>),
+        ("logger", &logger),
+    ] {
+        let file = write(dir.path(), &format!("{name}.log"), &syslog_wrapped(app));
+        let (code, v) = analyze(&file);
+        assert_eq!(code, 1, "{name}: {v}");
+        assert_eq!(
+            v["incidents"][0]["duration_ms"], 200.0,
+            "{name}: {}",
+            v["incidents"][0]
+        );
+    }
+}
+
+#[test]
+fn a_two_line_console_record_behind_a_syslog_header_keeps_its_time() {
+    // Microsoft.Extensions.Logging's console formatter writes
+    // `LEVEL: Category[EventId]` on one line and the message, indented, on
+    // the next (docs: "Console log formatting", the simple formatter); behind
+    // a syslog header each line has the header's whole second. The message
+    // line takes its record's time, from the line before it of its stream.
+    let dir = tempfile::tempdir().expect("tmp");
+    let mel = |t: &str, msg: &str| {
+        vec![
+            format!("2026-12-01 07:06:{t} info: Shop.LockService[0]"),
+            format!("      {msg}"),
+        ]
+    };
+    let file = write(dir.path(), "mel.log", &syslog_wrapped(&mel));
+    let (code, v) = analyze(&file);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(
+        v["incidents"][0]["duration_ms"], 200.0,
+        "{}",
+        v["incidents"][0]
+    );
+}

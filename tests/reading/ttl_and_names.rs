@@ -305,3 +305,83 @@ fn a_unit_less_ttl_with_small_values_is_seconds_and_said_as_a_guess() {
         assert!(!notes.contains("read as seconds"), "{field}: {notes}");
     }
 }
+
+#[test]
+fn a_gcp_entrys_application_time_beats_the_agents() {
+    // Google Cloud Logging LogEntry
+    // (https://cloud.google.com/logging/docs/reference/v2/rest/v2/LogEntry):
+    // `timestamp` is the entry's time as the agent set it; a .NET console
+    // JSON line (Microsoft.Extensions.Logging's JsonConsoleFormatter:
+    // `Timestamp`, `LogLevel`, `Category`, `Message`, `State`) becomes
+    // `jsonPayload`, its own `Timestamp` beside its `Message`. Key and holder
+    // read from the message's pairs sit at the record's top, so no object
+    // held them and the agent's later time won: a 300 ms overlap read as 307.
+    let dir = tempfile::tempdir().expect("tmp");
+    let entry = |app_ms: u32, agent_ms: u32, msg: &str| {
+        serde_json::json!({
+            "insertId": format!("x{app_ms}"),
+            "jsonPayload": {
+                "Category": "Shop.LockService",
+                "LogLevel": "Information",
+                "Message": msg,
+                "Timestamp": format!("2026-12-01T07:06:{:02}.{:03}+08:00", app_ms / 1000, app_ms % 1000),
+            },
+            "logName": "projects/shop/logs/stdout",
+            "resource": {"type": "k8s_container", "labels": {"pod_name": "web"}},
+            "severity": "INFO",
+            "timestamp": format!("2026-11-30T23:06:{:02}.{:03}000000Z", agent_ms / 1000, agent_ms % 1000),
+        })
+    };
+    let entries = serde_json::Value::Array(vec![
+        entry(57_500, 57_516, "lock released key=lock:a owner=B"),
+        entry(
+            57_300,
+            57_309,
+            "lock acquired key=lock:a owner=B ttl_ms=2000",
+        ),
+        entry(58_200, 58_207, "lock release failed key=lock:a owner=A"),
+        entry(
+            55_100,
+            55_103,
+            "lock acquired key=lock:a owner=A ttl_ms=2000",
+        ),
+    ]);
+    let path = dir.path().join("gcloud-logging-read.json");
+    std::fs::write(&path, entries.to_string()).expect("write");
+    let (out, v) = analyze(&[&path], &["--no-cache"]);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    assert_eq!(
+        v["incidents"][0]["duration_ms"], 200.0,
+        "{}",
+        v["incidents"][0]
+    );
+}
+
+#[test]
+fn a_release_in_words_no_list_has_is_placed_by_the_protocol() {
+    // The acquire's words are known, the release's are not (`归还锁`, "hand
+    // the lock back"; the logger also writes the words in a field no list
+    // names, `e`): the message gave those lines no event, so the names read
+    // acquires and no release, and A's release after its lease ended, which
+    // deleted B's lock, was lost: the takeover read as the lock vanishing,
+    // not as A's foreign release. The protocol places the unread words.
+    let dir = tempfile::tempdir().expect("tmp");
+    let line = |t: &str, words: &str, pairs: &str| {
+        format!("2026-12-01T07:06:{t}Z INFO {words} e={words} key=lock:a {pairs}")
+    };
+    let lines = [
+        line("55.000", "抢到分布式锁", "owner=A ttl_ms=1000"),
+        line("55.300", "没抢到锁", "owner=B"),
+        line("56.200", "抢到分布式锁", "owner=B ttl_ms=3000"),
+        line("56.500", "归还锁", "owner=A"),
+        line("56.600", "抢到分布式锁", "owner=C ttl_ms=3000"),
+        line("57.000", "归还锁", "owner=C"),
+        line("57.800", "释放锁时发现锁已易主", "owner=B"),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let path = write(dir.path(), "app.log", &lines);
+    let (out, v) = analyze(&[&path], &["--no-cache"]);
+    assert_eq!(out.status.code(), Some(1), "{v}");
+    assert!(causes(&v).contains(&"foreign_release".to_string()), "{v}");
+    assert!(kinds(&v).contains(&"foreign_release".to_string()), "{v}");
+}

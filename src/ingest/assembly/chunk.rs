@@ -236,7 +236,9 @@ fn text_line(
     // The line as written (a `P` chunk may end in a space); its only `\r`
     // or `\n` are its line end.
     let unended = raw.trim_end_matches(['\n', '\r']);
-    let _ = lines::text_line(unended, None, partials, base + no, 0, &mut |no, _, item| {
+    let mut record = lines::RecordTime::default();
+    let state = (partials, &mut record);
+    let _ = lines::text_line(unended, None, state, base + no, 0, &mut |no, _, item| {
         take_item(col, b, no.saturating_sub(base), item)
     });
 }

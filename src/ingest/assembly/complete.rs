@@ -47,7 +47,7 @@ fn sparse_events(det: &Detector, fields: &Fields) -> bool {
 
 /// Whether the event field the names chose reads acquires but no release
 /// while some of its values on the records that name a key and a holder
-/// name no event: the release (and maybe more steps) is written in words
+/// name no event, or some of those records have no value: the release (and maybe more steps) is written in words
 /// the vocabulary lacks, and the protocol, which gives unknown words only
 /// the kinds the vocabulary read none of, may place them.
 fn unread_release(det: &Detector, fields: &Fields) -> bool {
@@ -62,7 +62,10 @@ fn unread_release(det: &Detector, fields: &Fields) -> bool {
         .map(|v| event_kind(v, None, &mut buf))
         .collect();
     let has = |k: EventKind| kinds.contains(&Some(k));
-    kinds.contains(&None) && has(EventKind::Acquired) && !has(EventKind::Released)
+    // A record with a key and a holder whose message named no event (the
+    // field the reader derives from the words is absent) is unread too.
+    let (with, lock) = det.sample.coverage(e, (k, h));
+    (kinds.contains(&None) || with < lock) && has(EventKind::Acquired) && !has(EventKind::Released)
 }
 
 /// The business roles (`roles/protocol/business.rs` finds them by their arithmetic).

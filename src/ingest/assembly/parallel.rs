@@ -289,7 +289,8 @@ fn qualifies(text: &str, opts: &IngestOptions) -> Option<(Container, BidBook)> {
     let (container, book) = choose_reader(text, opts);
     // Times of day are dated in order (the date advances at midnight).
     let text_lines = matches!(container, Container::Text { rules: None })
-        && !first_lines(text, 20).any(|l| parse_line(l).time_only);
+        && !first_lines(text, 20).any(|l| parse_line(l).time_only)
+        && !crate::ingest::readers::lines::starts_records(text);
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let json_lines = matches!(container, Container::JsonLines { loki: false })
         && matches!(

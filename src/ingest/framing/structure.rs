@@ -272,6 +272,19 @@ pub(crate) fn split_any(line: &str) -> Option<Split<'_>> {
     Some(split_at(line, &s, None))
 }
 
+/// [`split_any`] for a time that leads its line: what precedes it is a
+/// preface (a level, a logger, a fused letter), never a pair's name
+/// (`ts=…`, `"time": …`, `at: …`). A message's own time is read this way
+/// behind a shipper's header.
+pub(crate) fn split_leading(line: &str) -> Option<Split<'_>> {
+    let s = stamp_of(line).filter(|s| s.start <= LOOKAHEAD)?;
+    let preface = &line[..s.start];
+    if preface.contains(['=', '"']) || preface.contains(": ") || preface.ends_with(':') {
+        return None;
+    }
+    Some(split_at(line, &s, None))
+}
+
 /// `line` split at its time `s`, the parts after it read by `plan` (the
 /// parts most records have) or one by one.
 fn split_at<'a>(line: &'a str, s: &Stamp<'a>, plan: Option<&[Part]>) -> Split<'a> {
@@ -588,5 +601,23 @@ mod tests {
         assert!(Structure::find("hello\nworld\n").is_none());
         assert!(Structure::find("a,2026-12-01 07:06:55,b\nc,2026-12-01 07:06:56,d\n").is_none());
         assert!(Structure::find("only 2026-12-01 07:06:55 once\n").is_none());
+    }
+
+    #[test]
+    fn a_leading_time_is_no_pairs_value() {
+        let glog =
+            split_leading("I1201 07:06:55.100000    42 lock.go:88] taken k=a").expect("glog");
+        assert_eq!(glog.time, "--12-01 07:06:55.100000");
+        assert_eq!(glog.level, Some("I"));
+        let logger =
+            split_leading("c.e.Lock 2026-12-01 07:06:55.100 INFO [m] - x").expect("logger");
+        assert_eq!(logger.message, "x");
+        for pair in [
+            "ts=2026-12-01T07:06:55.100Z taken",
+            "\"time\": \"2026-12-01T07:06:55.100Z\"",
+            "at: 2026-12-01T07:06:55.100Z taken",
+        ] {
+            assert!(split_leading(pair).is_none(), "{pair}");
+        }
     }
 }

@@ -14,6 +14,7 @@ use super::text::{
 };
 use crate::ingest::framing::cri::{self, Partials};
 use crate::ingest::framing::lines::{line_end, walk_lines};
+use crate::ingest::framing::structure::{Split, split_leading};
 use crate::ingest::records::item::{Item, Visit};
 use crate::ingest::records::record::Record;
 use crate::model::RecordWarning;
@@ -79,12 +80,13 @@ pub(crate) fn walk_logfmt(text: &str, visit: &mut Visit<'_>) -> ControlFlow<()> 
 /// of them that no `F` line closes is read, with a warning, at the end.
 pub(crate) fn walk_text(text: &str, rules: Option<&TextRules>, visit: &mut Visit<'_>) {
     let mut partials = Partials::default();
+    let mut record = RecordTime::default();
     let done = walk_lines(text, visit, |_, visit, no, off| {
         // The line as written: a `P` chunk may end in a space.
         let raw = text
             .get(off..line_end(text.as_bytes(), off).0)
             .unwrap_or("");
-        text_line(raw, rules, &mut partials, no, off, visit)
+        text_line(raw, rules, (&mut partials, &mut record), no, off, visit)
     });
     if done.is_continue() {
         let _ = finish_partials(&mut partials, text.len(), visit);
@@ -110,11 +112,15 @@ pub(crate) fn finish_partials(
 /// `visit`: the mapping's rules first, CRI partial lines (`TIME STREAM P
 /// chunk`) kept in `partials` and joined, with nothing in between (a chunk's
 /// trailing spaces kept), to the `F` line of their stream that ends them.
-/// The serial walk and the parallel chunks share it.
+/// A shipper's line whose message starts with the application's own time
+/// starts a record; the same stream's next lines without one continue it
+/// and take its time (`record`, [`RecordTime`]).
+/// The serial walk and the parallel chunks share it (the parallel path
+/// takes no file with such records: [`starts_records`]).
 pub(crate) fn text_line(
     raw: &str,
     rules: Option<&TextRules>,
-    partials: &mut Partials,
+    (partials, record): (&mut Partials, &mut RecordTime),
     no: u64,
     off: usize,
     visit: &mut Visit<'_>,
@@ -156,9 +162,152 @@ pub(crate) fn text_line(
         keep,
         ..parse_line(line)
     };
+    if let Some(split) = inner_stamp(&t) {
+        let inner = TextLine {
+            time: Some(&split.time),
+            level: split.level.or(t.level),
+            logger: split.logger,
+            thread: split.thread,
+            pid: split.pid.or(t.pid),
+            message: split.message,
+            layout: Layout::TimeMessage,
+            any_pairs: true,
+            keep,
+            labels: t.labels.clone(),
+            ..t
+        };
+        record.start(&inner);
+        return visit_text(&inner, visit, no, off);
+    }
+    record.start(&t);
+    if let Some((time, level)) = record.continued(&t) {
+        let inner = TextLine {
+            time: Some(time),
+            level: level.or(t.level),
+            any_pairs: true,
+            ..t
+        };
+        return visit_text(&inner, visit, no, off);
+    }
     visit_text(&t, visit, no, off)
 }
 
+/// The application's own time at the start of a shipper's message that no
+/// known layout read (`<134>Nov 30 23:06:55 web-01 app[42]: I1201
+/// 07:06:55.100000 42 lock.go:88] …`, glog, geth, a logger before its
+/// time): the structure finder's bank of formats splits it
+/// ([`split_leading`]: a time no pair's name precedes). The application's time is finer than the shipper's (RFC 3164 has
+/// whole seconds and no year), so it is the line's time; the shipper's
+/// stays its prefix time. `None` for a line without a shipper's header,
+/// with a time of its own, or whose message starts with no time.
+fn inner_stamp<'a>(t: &TextLine<'a>) -> Option<Split<'a>> {
+    if !coarse_header(t) || t.time.is_some() || t.layout != Layout::Message {
+        return None;
+    }
+    split_leading(t.message)
+}
+
+/// True when `t` has a shipper's header whose time has whole seconds (RFC
+/// 3164's `Nov 30 23:06:55`, `journalctl -o short-iso`): the application's
+/// own time, when the message has one, is finer. A header with a fraction
+/// or epoch milliseconds (CRI, kubectl, Grafana) is as fine as the line.
+fn coarse_header(t: &TextLine<'_>) -> bool {
+    let Some(p) = t.prefix_time.filter(|_| t.header.is_some()) else {
+        return false;
+    };
+    let epoch_ms = p.len() >= 13 && p.bytes().all(|b| b.is_ascii_digit());
+    !p.contains(['.', ',']) && !epoch_ms
+}
+
+/// The record a shipper's stream is in: the application's time (and level)
+/// of the last line whose message started with one, and the stream it came
+/// from (host, process, app). A console logger that writes its category on
+/// one line and its message on the next (Microsoft.Extensions.Logging's
+/// console) behind a syslog header gives each of its lines the shipper's
+/// header; the message line's time is the record's.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RecordTime {
+    /// The stream: host, process id and app, joined.
+    stream: String,
+    /// The record's time, normalised ([`Split::time`]).
+    time: String,
+    /// The record's level word, when it has one.
+    level: String,
+    /// A stream's text being compared.
+    scratch: String,
+}
+
+impl RecordTime {
+    /// `t`'s stream: host, process id and labels (the app).
+    fn stream_of(t: &TextLine<'_>, out: &mut String) {
+        out.clear();
+        for part in [t.host, t.pid].into_iter().flatten() {
+            out.push_str(part);
+            out.push('\u{1f}');
+        }
+        for (k, v) in &t.labels {
+            out.push_str(k);
+            out.push('=');
+            out.push_str(v);
+            out.push('\u{1f}');
+        }
+    }
+
+    /// Shipper's line `t` starts a record when it has the application's
+    /// time and a message that names no event and has no `=` pair (a
+    /// category line: `info: Shop.LockService[0]`); any other line ends the
+    /// record its stream was in.
+    fn start(&mut self, t: &TextLine<'_>) {
+        let Some(time) = t.time.filter(|_| coarse_header(t)) else {
+            return;
+        };
+        Self::stream_of(t, &mut self.scratch);
+        let header_only = !t.message.contains('=') && message_event(t.message).is_none();
+        if header_only {
+            std::mem::swap(&mut self.stream, &mut self.scratch);
+            self.time.clear();
+            self.time.push_str(time);
+            self.level.clear();
+            self.level.push_str(t.level.unwrap_or(""));
+        } else if self.scratch == self.stream {
+            self.time.clear();
+        }
+    }
+
+    /// The record's time and level when shipper's line `t` (its message
+    /// without a time of its own) continues the last record of its stream.
+    fn continued(&mut self, t: &TextLine<'_>) -> Option<(&str, Option<&str>)> {
+        if self.time.is_empty()
+            || !coarse_header(t)
+            || t.time.is_some()
+            || t.layout != Layout::Message
+        {
+            return None;
+        }
+        Self::stream_of(t, &mut self.scratch);
+        (self.scratch == self.stream).then(|| {
+            let level = (!self.level.is_empty()).then_some(self.level.as_str());
+            (self.time.as_str(), level)
+        })
+    }
+}
+
+/// True when the first lines of `text` start records behind a shipper's
+/// header ([`RecordTime`]) or carry the application's time in a shipper's
+/// message ([`inner_stamp`]): continuation lines take the record's time,
+/// which needs the lines in order.
+pub(crate) fn starts_records(text: &str) -> bool {
+    let mut record = RecordTime::default();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(20)
+        .any(|l| {
+            let t = parse_line(l);
+            record.start(&t);
+            inner_stamp(&t).is_some() || !record.time.is_empty()
+        })
+}
 /// The items of one parsed text line: a continuation line (no time, and no
 /// event or a stack trace's line) is skipped, a JSON payload is the inner record with the prefix
 /// outside it, anything else is its pairs.

@@ -711,7 +711,8 @@ impl Detector {
     /// segments (`jsonPayload` for `jsonPayload.lock.key` and
     /// `jsonPayload.owner`; `attributes.attributes.context.lock` in a
     /// Datadog hit of a Monolog record): the application's record inside
-    /// an envelope object. Empty when they sit at the top or apart.
+    /// an envelope object. When they sit at the top or apart, the object
+    /// holding the payload field ([`Detector::payload_parent`]).
     fn app_path(&self, mapping: Option<&Mapping>) -> Vec<String> {
         let mapped = |role: Role| {
             mapping.and_then(|m| {
@@ -722,11 +723,7 @@ impl Detector {
             })
         };
         if let (Some(k), Some(h)) = (mapped(Role::Key), mapped(Role::Holder)) {
-            return parent_segments(k)
-                .zip(parent_segments(h))
-                .take_while(|(a, b)| a == b)
-                .map(|(a, _)| a.to_string())
-                .collect();
+            return self.shared_parent(k, h);
         }
         let best = |role: Role| {
             self.cands
@@ -744,13 +741,36 @@ impl Detector {
                 .map(|((_, f, _), _)| f.as_str())
         };
         let (Some(k), Some(h)) = (best(Role::Key), best(Role::Holder)) else {
-            return Vec::new();
+            return self.payload_parent();
         };
-        parent_segments(k)
+        self.shared_parent(k, h)
+    }
+
+    /// The object both `k` and `h` sit in, as segments; the payload's
+    /// ([`Detector::payload_parent`]) when they sit at the top or apart.
+    fn shared_parent(&self, k: &str, h: &str) -> Vec<String> {
+        let shared: Vec<String> = parent_segments(k)
             .zip(parent_segments(h))
             .take_while(|(a, b)| a == b)
             .map(|(a, _)| a.to_string())
-            .collect()
+            .collect();
+        if shared.is_empty() {
+            self.payload_parent()
+        } else {
+            shared
+        }
+    }
+
+    /// The object that holds the payload field, as segments (`jsonPayload`
+    /// for GCP's `jsonPayload.Message`): the application's record, whose
+    /// own fields (.NET's `jsonPayload.Timestamp`) sit beside its message.
+    /// Key and holder read from inside the payload sit at the top of the
+    /// record, so they name no object.
+    fn payload_parent(&self) -> Vec<String> {
+        self.payload
+            .as_deref()
+            .map(|p| parent_segments(p).map(str::to_string).collect())
+            .unwrap_or_default()
     }
 
     /// The candidates for `role` not `used` by an earlier role, best first:
