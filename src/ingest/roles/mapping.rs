@@ -179,6 +179,26 @@ impl Mapping {
     }
 }
 
+/// Every role name a mapping's `[fields]` accepts, in [`Role::ALL`]'s
+/// order, with the TTL's units after `ttl` (`ttl_ms`, `ttl_s`, `ttl_ns`).
+pub fn role_names() -> Vec<&'static str> {
+    let mut names = Vec::with_capacity(Role::ALL.len() + 3);
+    for role in Role::ALL {
+        names.push(role.name());
+        if role == Role::Ttl {
+            names.extend(["ttl_ms", "ttl_s", "ttl_ns"]);
+        }
+    }
+    names
+}
+
+/// `kinds: acquired, acquire_failed, ...`: every event kind a mapping may
+/// name, for an error about one it does not know.
+fn kinds_list() -> String {
+    let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
+    format!("kinds: {}", names.join(", "))
+}
+
 impl FromStr for Mapping {
     type Err = IngestError;
 
@@ -195,14 +215,21 @@ impl FromStr for Mapping {
         };
         for role in raw.fields.keys() {
             if Role::from_mapping_name(role).is_none() {
-                return Err(bad(format!("unknown role `{role}` in [fields]")));
+                return Err(bad(format!(
+                    "unknown role `{role}` in [fields] (roles: {})",
+                    role_names().join(", ")
+                )));
             }
         }
         let mut events = BTreeMap::new();
         let mut norm = String::new();
         for (name, kind) in &raw.events {
-            let k = EventKind::from_canonical(kind)
-                .ok_or_else(|| bad(format!("unknown event kind `{kind}` for `{name}`")))?;
+            let k = EventKind::from_canonical(kind).ok_or_else(|| {
+                bad(format!(
+                    "unknown event kind `{kind}` for `{name}` ({})",
+                    kinds_list()
+                ))
+            })?;
             normalize_event(name, &mut norm);
             events.insert(norm.clone(), k);
         }
@@ -223,8 +250,12 @@ impl FromStr for Mapping {
         };
         let mut messages = Vec::new();
         for (kind, p) in &raw.messages {
-            let k = EventKind::from_canonical(kind)
-                .ok_or_else(|| bad(format!("unknown event kind `{kind}` in [messages]")))?;
+            let k = EventKind::from_canonical(kind).ok_or_else(|| {
+                bad(format!(
+                    "unknown event kind `{kind}` in [messages] ({})",
+                    kinds_list()
+                ))
+            })?;
             let Some(p) = p.as_str() else {
                 return Err(bad(format!("[messages] {kind} must be a regex string")));
             };
@@ -308,6 +339,41 @@ ttl_s = "exp"
             j.events.get("lock_gone").copied(),
             Some(EventKind::LockLost)
         );
+    }
+
+    fn reason(text: &str) -> String {
+        match text.parse::<Mapping>() {
+            Err(IngestError::BadMapping { reason, .. }) => reason,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unknown_kind_is_named_with_every_kind() {
+        let why = reason("[events]\nx = \"sold\"");
+        assert!(
+            why.starts_with("unknown event kind `sold` for `x` (kinds: acquired, acquire_failed,"),
+            "{why}"
+        );
+        for kind in EventKind::ALL {
+            assert!(why.contains(kind.as_str()), "{why}");
+        }
+        let why = reason("[messages]\nsold = \"x\"");
+        assert!(why.contains("in [messages] (kinds: acquired,"), "{why}");
+        assert!(why.contains("order_created"), "{why}");
+    }
+
+    #[test]
+    fn an_unknown_role_is_named_with_every_role() {
+        let why = reason("[fields]\nwho = \"x\"");
+        assert!(
+            why.starts_with("unknown role `who` in [fields] (roles: time, key, holder, event, ttl, ttl_ms, ttl_s, ttl_ns, host,"),
+            "{why}"
+        );
+        assert!(why.ends_with("deleted, message)"), "{why}");
+        for name in role_names() {
+            assert!(Role::from_mapping_name(name).is_some(), "{name}");
+        }
     }
 
     #[test]
