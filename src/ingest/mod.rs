@@ -26,7 +26,7 @@ mod records;
 mod roles;
 mod vocabulary;
 
-pub use assembly::head::{LineParts, field_values, line_parts};
+pub use assembly::head::{LineParts, event_name_kind, field_values, line_parts, message_kind};
 pub use assembly::load::{load_paths, settle};
 pub use assembly::source::{looks_compressed, read_source, source_text};
 pub use cache::{CacheConfig, CacheReport, load_paths_cached};

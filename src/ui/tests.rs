@@ -2147,7 +2147,7 @@ fn choose_unmapped_roles(ed: &mut super::panels::mapping::MappingEditor) {
             _ => None,
         };
     }
-    ed.refresh_preview();
+    ed.refresh();
 }
 
 /// A file nothing could be read from offers the
@@ -2178,9 +2178,11 @@ fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
         assert_eq!(r.role.as_deref(), Some("key"), "the combo set the role");
         choose_unmapped_roles(ed);
         assert_eq!(
-            ed.preview
-                .as_ref()
-                .map(|c| c.iter().map(|(k, n)| (k.as_str(), *n)).collect::<Vec<_>>()),
+            ed.preview.as_ref().map(|c| c
+                .kinds
+                .iter()
+                .map(|(k, n)| (k.as_str(), *n))
+                .collect::<Vec<_>>()),
             Ok(vec![("acquired", 2), ("released", 2)])
         );
         ed.save_path = dir.path().join("odd.mapping.toml").display().to_string();

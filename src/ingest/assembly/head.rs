@@ -97,6 +97,19 @@ fn fused_level(line: &str, parts: LineParts) -> LineParts {
     }
 }
 
+/// The kind reading gives an event field's value `name` by itself (the
+/// built-in words, English and Chinese), `None` when it gives none.
+pub fn event_name_kind(name: &str) -> Option<crate::model::EventKind> {
+    crate::ingest::vocabulary::events::event_kind(name, None, &mut String::new())
+}
+
+/// The kind reading finds in a message's words by itself, `None` when it
+/// finds none.
+pub fn message_kind(message: &str) -> Option<crate::model::EventKind> {
+    crate::ingest::readers::text::message_event(message)
+        .and_then(crate::model::EventKind::from_canonical)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +124,15 @@ mod tests {
             vec![("grabbed".to_string(), 2), ("sold".to_string(), 1)]
         );
         assert!(field_values(text, "nothing").is_empty());
+        assert_eq!(
+            event_name_kind("LOCK_ACQUIRED"),
+            Some(crate::model::EventKind::Acquired)
+        );
+        assert_eq!(event_name_kind("grabbed"), None);
+        assert_eq!(
+            message_kind("released lock key=a owner=b"),
+            Some(crate::model::EventKind::Released)
+        );
     }
 
     #[test]
