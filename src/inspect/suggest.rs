@@ -16,19 +16,51 @@ fn varies(word: &str) -> bool {
         || (word.len() >= 8 && word.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-'))
 }
 
-/// `message`'s template: its words split on white space, each word that
-/// [`varies`] replaced by [`SLOT`] (the value of a `k=v` word only, so
-/// `ttl=2000` becomes `ttl=<*>`), joined by one space.
+/// `message`'s template: its words split on white space and on the
+/// delimiters of [`separates`] (kept), each part that [`varies`] replaced
+/// by [`SLOT`] (the value of a `k=v` part only, so `ttl=2000` becomes
+/// `ttl=<*>`), the words joined by one space.
 pub fn template(message: &str) -> String {
-    let words: Vec<String> = message
-        .split_whitespace()
-        .map(|w| match w.split_once('=') {
-            Some((k, v)) if !k.is_empty() && varies(v) => format!("{k}={SLOT}"),
-            _ if varies(w) => SLOT.to_string(),
-            _ => w.to_string(),
-        })
-        .collect();
+    let words: Vec<String> = message.split_whitespace().map(word_template).collect();
     words.join(" ")
+}
+
+/// One word's template ([`template`]).
+fn word_template(word: &str) -> String {
+    let mut out = String::new();
+    let mut part = String::new();
+    let flush = |part: &mut String, out: &mut String| {
+        match part.split_once('=') {
+            Some((k, v)) if !k.is_empty() && varies(v) => {
+                out.push_str(k);
+                out.push('=');
+                out.push_str(SLOT);
+            }
+            _ if varies(part) => out.push_str(SLOT),
+            _ => out.push_str(part),
+        }
+        part.clear();
+    };
+    for c in word.chars() {
+        if c != '=' && separates(c) {
+            flush(&mut part, &mut out);
+            out.push(c);
+        } else {
+            part.push(c);
+        }
+    }
+    flush(&mut part, &mut out);
+    out
+}
+
+/// The last plain word of a template's word (`<*>|lock` gives `lock`).
+fn last_word(word: &str) -> &str {
+    word.rsplit(|c: char| c != '=' && separates(c))
+        .next()
+        .unwrap_or(word)
+        .rsplit(SLOT)
+        .next()
+        .unwrap_or("")
 }
 
 /// The templates of `messages` (each with its count), merged, most first
@@ -80,34 +112,35 @@ pub fn template_regex(template: &str, example: &str, kind: EventKind) -> String 
     let mut parts: Vec<String> = Vec::new();
     let mut prev = "";
     for (i, word) in template.split_whitespace().enumerate() {
-        let (lead, slot) = match word.strip_suffix(SLOT) {
-            Some(k) if word != SLOT && k.ends_with('=') => (k, true),
-            _ => ("", word == SLOT),
-        };
-        if !slot {
-            parts.push(regex::escape(word));
-            prev = word;
-            continue;
-        }
-        let by_word = if lead.is_empty() {
-            role_for_word(prev, kind)
-        } else {
-            role_for_word(lead.trim_end_matches('='), kind)
-        };
-        let key_like = sample
-            .get(i)
-            .is_some_and(|t| t.contains(':') || t.contains('/'));
-        let role = by_word
-            .or(key_like.then_some("key"))
-            .filter(|r| !used.contains(r));
-        let group = match role {
-            Some(r) => {
-                used.push(r);
-                format!("(?P<{r}>\\S+)")
+        let pieces: Vec<&str> = word.split(SLOT).collect();
+        let mut pat = String::new();
+        for (j, piece) in pieces.iter().enumerate() {
+            pat.push_str(&regex::escape(piece));
+            if j + 1 == pieces.len() {
+                break;
             }
-            None => "\\S+".to_string(),
-        };
-        parts.push(format!("{}{group}", regex::escape(lead)));
+            let by_word = match piece.strip_suffix('=') {
+                Some(k) => role_for_word(last_word(k), kind),
+                None if piece.is_empty() && j == 0 => role_for_word(last_word(prev), kind),
+                None => None,
+            };
+            let whole = pieces.len() == 2 && pieces.iter().all(|p| p.is_empty());
+            let key_like = whole
+                && sample
+                    .get(i)
+                    .is_some_and(|t| t.contains(':') || t.contains('/'));
+            let role = by_word
+                .or(key_like.then_some("key"))
+                .filter(|r| !used.contains(r));
+            match role {
+                Some(r) => {
+                    used.push(r);
+                    pat.push_str(&format!("(?P<{r}>\\S+)"));
+                }
+                None => pat.push_str("\\S+"),
+            }
+        }
+        parts.push(pat);
         prev = word;
     }
     format!("^{}$", parts.join("\\s+"))
@@ -412,6 +445,12 @@ mod tests {
         assert!(rx.contains("(?P<stock>") && rx.contains("(?P<key>"), "{rx}");
         let rx = template_regex("a.b (x) <*>", "a.b (x) 5", EventKind::Activity);
         assert_eq!(rx, "^a\\.b\\s+\\(x\\)\\s+\\S+$");
+        let t = template("pod-2|lock sku:1 by w-3 [t-9]");
+        assert_eq!(t, "<*>|lock <*> by <*> [<*>]");
+        let rx = template_regex(&t, "pod-2|lock sku:1 by w-3 [t-9]", EventKind::Acquired);
+        let re = regex::Regex::new(&rx).expect("valid");
+        let c = re.captures("pod-7|lock a:2 by w-1 [x1]").expect("matches");
+        assert_eq!((&c["key"], &c["holder"]), ("a:2", "w-1"));
     }
 
     #[test]

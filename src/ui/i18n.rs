@@ -372,7 +372,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     (
         "event_names_field",
         "Event names: the values of",
-        "事件名：字段取值，字段",
+        "事件名：取自字段",
     ),
     (
         "event_names_templates",
@@ -386,8 +386,12 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     ("event_name", "Name", "名称"),
     ("count", "Count", "次数"),
-    ("kind", "Kind", "类型"),
     ("no_kind", "(none)", "（无）"),
+    (
+        "preview_nothing_yet",
+        "Nothing read yet: give the fields their roles and the event names their kinds.",
+        "尚未读到事件：请为字段选择角色，并为事件名选择类型。",
+    ),
     ("preview_holds", "holds", "持有"),
     ("preview_incidents", "incidents", "事故"),
     ("preview_oversold", "oversold", "超卖"),

@@ -171,5 +171,8 @@ fn an_unknown_text_layout_gets_a_line_regex_suggestion() {
         ),
         "{text}"
     );
-    assert!(text.contains("2 × lock <*> by <*> got ttl=<*>"), "{text}");
+    assert!(
+        text.contains("2 × <*>|lock <*> by <*> got ttl=<*>"),
+        "{text}"
+    );
 }

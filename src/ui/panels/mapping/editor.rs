@@ -70,6 +70,15 @@ pub struct Preview {
     pub loss: Loss,
 }
 
+/// Why the preview read nothing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unread {
+    /// The mapping, the file or its head cannot be read: the reason.
+    Error(String),
+    /// It reads, but no event came out yet: the reader's reason.
+    Nothing(String),
+}
+
 /// The dialog's state: the file, its fields, names and line pattern,
 /// where to save, the preview.
 #[derive(Clone, Debug)]
@@ -95,7 +104,7 @@ pub struct MappingEditor {
     pub head: String,
     /// What the current choices give on the file's head, or why nothing
     /// could be read.
-    pub preview: Result<Preview, String>,
+    pub preview: Result<Preview, Unread>,
 }
 
 impl MappingEditor {
@@ -130,7 +139,7 @@ impl MappingEditor {
             selected_part: None,
             settings,
             head,
-            preview: Err(String::new()),
+            preview: Err(Unread::Nothing(String::new())),
         };
         editor.refresh();
         editor
@@ -439,11 +448,12 @@ fn default_save_path(file: &Path) -> PathBuf {
 /// oversold units and loss.
 ///
 /// # Errors
-/// The file or the mapping cannot be read, or no event came out (the
-/// reason as the reader says it).
-pub fn preview(file: &Path, mapping: &str, settings: &Settings) -> Result<Preview, String> {
-    let m: crate::ingest::Mapping = mapping.parse().map_err(|e| format!("{e}"))?;
-    let bytes = read_head(file).map_err(|e| format!("{}: {e}", file.display()))?;
+/// [`Unread::Error`] when the file or the mapping cannot be read,
+/// [`Unread::Nothing`] when no event came out (the reason as the reader
+/// says it).
+pub fn preview(file: &Path, mapping: &str, settings: &Settings) -> Result<Preview, Unread> {
+    let m: crate::ingest::Mapping = mapping.parse().map_err(|e| Unread::Error(format!("{e}")))?;
+    let bytes = read_head(file).map_err(|e| Unread::Error(format!("{}: {e}", file.display())))?;
     let opts = crate::ingest::IngestOptions {
         mapping: Some(m),
         ..crate::ingest::IngestOptions::default()
@@ -457,15 +467,16 @@ pub fn preview(file: &Path, mapping: &str, settings: &Settings) -> Result<Previe
         &mut builder,
         &Default::default(),
     )
-    .map_err(|e| format!("{e}"))?;
+    .map_err(|e| Unread::Error(format!("{e}")))?;
     let log = crate::ingest::settle(builder.finish());
     let kinds = crate::inspect::kinds(&log, 0);
     if kinds.is_empty() {
-        return Err(log
-            .sources
-            .first()
-            .and_then(|s| s.unreadable.clone())
-            .unwrap_or_else(|| "no event".into()));
+        return Err(Unread::Nothing(
+            log.sources
+                .first()
+                .and_then(|s| s.unreadable.clone())
+                .unwrap_or_else(|| "no event".into()),
+        ));
     }
     let analysis = crate::analysis::analyze(&log, settings);
     Ok(Preview {
@@ -507,7 +518,7 @@ mod tests {
     }
 
     /// (incidents, oversold, loss) of a preview.
-    fn answer(p: &Result<Preview, String>) -> (usize, i64, Loss) {
+    fn answer(p: &Result<Preview, Unread>) -> (usize, i64, Loss) {
         let p = p.as_ref().expect("a preview");
         (p.incidents, p.oversold, p.loss)
     }
@@ -536,7 +547,7 @@ mod tests {
             .map(|n| (n.name.as_str(), n.count))
             .collect();
         assert!(
-            names.contains(&("lock <*> by <*> got ttl=<*>", 2)),
+            names.contains(&("<*>|lock <*> by <*> got ttl=<*>", 2)),
             "{names:?}"
         );
     }
@@ -544,6 +555,11 @@ mod tests {
     #[test]
     fn kinds_given_to_templates_read_the_text_layout() {
         let mut ed = editor_on("own-layout.log");
+        let p = ed.line.as_mut().expect("a line pattern");
+        assert_eq!((p.text(2), p.text(3)), ("pod-1", "init"));
+        p.set_role(2, Some("host".into()));
+        p.set_role(3, Some("message".into()));
+        ed.refresh();
         for (t, k) in [
             ("init <*> stock=<*>", EventKind::StockInitialized),
             ("lock <*> by <*> got ttl=<*>", EventKind::Acquired),

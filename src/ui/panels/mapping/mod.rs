@@ -12,7 +12,7 @@ mod editor;
 use egui::{RichText, Ui};
 
 pub use editor::{
-    MappingEditor, NameRow, NamesFrom, PREVIEW_BYTES, Preview, Row, head_samples, preview,
+    MappingEditor, NameRow, NamesFrom, PREVIEW_BYTES, Preview, Row, Unread, head_samples, preview,
 };
 
 use super::PanelContext;
@@ -123,6 +123,7 @@ fn fields_grid(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
                         // The combo box is named by its field (screen readers,
                         // kittest).
                         let _ = egui::ComboBox::from_id_salt(("role", i))
+                            .height(600.0)
                             .selected_text(shown)
                             .show_ui(ui, |ui| {
                                 changed |= ui.selectable_value(&mut row.role, None, "—").changed();
@@ -174,6 +175,7 @@ fn line_builder_ui(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
             let current = pattern.tokens[i].role.clone();
             let mut chosen = current.clone();
             let _ = egui::ComboBox::from_id_salt("part_role")
+                .height(400.0)
                 .selected_text(current.clone().unwrap_or_else(|| "—".into()))
                 .show_ui(ui, |ui| {
                     ui.selectable_value(&mut chosen, None, "—");
@@ -189,11 +191,7 @@ fn line_builder_ui(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
             }
         });
     }
-    ui.label(
-        RichText::new(format!("line_regex = {}", pattern.regex()))
-            .monospace()
-            .small(),
-    );
+    ui.label(RichText::new(format!("line_regex = {}", pattern.regex())).monospace());
     changed
 }
 
@@ -243,6 +241,7 @@ fn name_row_ui(ui: &mut Ui, lang: Lang, i: usize, row: &mut NameRow) -> bool {
         |k| k.as_str().to_string(),
     );
     let _ = egui::ComboBox::from_id_salt(("kind", i))
+        .height(400.0)
         .selected_text(shown)
         .show_ui(ui, |ui| {
             changed |= ui
@@ -286,8 +285,12 @@ fn preview_ui(ui: &mut Ui, lang: Lang, ed: &MappingEditor) {
                 .strong(),
             );
         }
-        Err(why) => {
+        Err(Unread::Error(why)) => {
             ui.label(RichText::new(why).color(ui.visuals().error_fg_color));
+        }
+        Err(Unread::Nothing(why)) => {
+            ui.label(RichText::new(tr(lang, "preview_nothing_yet")).strong());
+            ui.label(RichText::new(why).weak());
         }
     }
 }
