@@ -221,8 +221,9 @@ fn names_grid(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
                     ui.label(RichText::new(tr(lang, "count")).strong());
                     ui.label(RichText::new(tr(lang, "kind")).strong());
                     ui.end_row();
+                    let templates = ed.names_from == NamesFrom::Templates;
                     for (i, row) in ed.names.iter_mut().enumerate() {
-                        changed |= name_row_ui(ui, lang, i, row);
+                        changed |= name_row_ui(ui, lang, i, row, templates);
                         ui.end_row();
                     }
                 });
@@ -230,11 +231,21 @@ fn names_grid(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
     changed
 }
 
-/// One event name's row: the name, its count, its kind's combo box
-/// (named by the name). True when the kind changed.
-fn name_row_ui(ui: &mut Ui, lang: Lang, i: usize, row: &mut NameRow) -> bool {
+/// One event name's row: the name (on hover, an example and, for a
+/// template with a kind, the `[messages]` regex it is saved as), its
+/// count, its kind's combo box (named by the name). True when the kind
+/// changed.
+fn name_row_ui(ui: &mut Ui, lang: Lang, i: usize, row: &mut NameRow, templates: bool) -> bool {
     let mut changed = false;
-    let name = ui.monospace(&row.name).on_hover_text(&row.example);
+    let hover = match row.kind {
+        Some(k) if templates => format!(
+            "{}\n{}",
+            row.example,
+            crate::inspect::suggest::template_regex(&row.name, &row.example, k)
+        ),
+        _ => row.example.clone(),
+    };
+    let name = ui.monospace(&row.name).on_hover_text(hover);
     ui.label(row.count.to_string());
     let shown = row.kind.map_or_else(
         || tr(lang, "no_kind").to_string(),
