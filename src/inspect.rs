@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::config::{AnalysisConfig, ReadConfig};
 use crate::model::{EventKind, LoadedLog, SourceInfo, SourceNote};
 
+pub mod suggest;
+
 /// How sure the choice of a field for a role is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Confidence {
@@ -175,8 +177,9 @@ pub(crate) fn kinds(log: &LoadedLog, file: usize) -> Vec<(EventKind, usize)> {
     v
 }
 
-/// The inspection of every file, as text.
-pub fn to_text(log: &LoadedLog, mapped: bool) -> String {
+/// The inspection of every file, as text, with `suggestions[i]`'s lines
+/// printed under source `i` ([`suggest::text_suggestions`]).
+pub fn to_text(log: &LoadedLog, mapped: bool, suggestions: &[Vec<String>]) -> String {
     let mut s = String::new();
     for (i, info) in log.sources.iter().enumerate() {
         let mut container = info.dialect.as_str().to_string();
@@ -229,6 +232,9 @@ pub fn to_text(log: &LoadedLog, mapped: bool) -> String {
         if let Some(why) = &info.unreadable {
             let _ = writeln!(s, "  unreadable: {}", crate::report::terminal_safe(why));
         }
+        for line in suggestions.get(i).into_iter().flatten() {
+            let _ = writeln!(s, "  {}", crate::report::terminal_safe(line));
+        }
         for n in &info.notes {
             let _ = writeln!(
                 s,
@@ -239,6 +245,24 @@ pub fn to_text(log: &LoadedLog, mapped: bool) -> String {
         s.push('\n');
     }
     s
+}
+
+/// The first MiB of the file at `path` as text (cut after its last whole
+/// line), `None` when it cannot be read.
+fn head_text(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(1 << 20)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() == 1 << 20
+        && let Some(end) = memchr::memrchr(b'\n', &bytes)
+    {
+        bytes.truncate(end + 1);
+    }
+    crate::ingest::source_text(bytes).ok()
 }
 
 /// `text` padded with spaces to `width` terminal columns (a CJK character
@@ -378,7 +402,20 @@ pub fn run(
 ) -> anyhow::Result<u8> {
     let loaded = crate::pipeline::load_files(files, read, analysis.settings())?;
     let mapped = read.mapping.is_some();
-    print!("{}", to_text(&loaded.log, mapped));
+    let suggestions: Vec<Vec<String>> = loaded
+        .log
+        .sources
+        .iter()
+        .map(|info| match info.dialect {
+            crate::model::Dialect::Text if !mapped && info.events_loaded == 0 => {
+                head_text(Path::new(&info.name))
+                    .map(|t| suggest::text_suggestions(&t))
+                    .unwrap_or_default()
+            }
+            _ => Vec::new(),
+        })
+        .collect();
+    print!("{}", to_text(&loaded.log, mapped, &suggestions));
     if let Some(path) = write_mapping {
         let toml = loaded
             .log

@@ -69,7 +69,9 @@ pub enum Command {
     Fetch(Box<FetchArgs>),
     /// Show how each file is read: container, layout, the readers' bids,
     /// every field with its role, confidence and samples, the events per
-    /// kind; `--write-mapping` saves the roles as a mapping file.
+    /// kind, and for a text layout no reader knows a suggested `line_regex`
+    /// and the message templates; `--write-mapping` saves the roles as a
+    /// mapping file.
     Inspect(InspectArgs),
 }
 

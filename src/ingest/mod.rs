@@ -26,11 +26,12 @@ mod records;
 mod roles;
 mod vocabulary;
 
+pub use assembly::head::{LineParts, event_name_kind, field_values, line_parts, message_kind};
 pub use assembly::load::{load_paths, settle};
 pub use assembly::source::{looks_compressed, read_source, source_text};
 pub use cache::{CacheConfig, CacheReport, load_paths_cached};
 pub use error::IngestError;
-pub use roles::mapping::{MAX_TTL_MS, Mapping};
+pub use roles::mapping::{MAX_TTL_MS, Mapping, role_names};
 pub use roles::time;
 pub use roles::time::{TimeError, TzSpec, parse_time, parse_tz};
 

@@ -425,7 +425,11 @@ impl App {
                 if let Some(s) = &self.session
                     && index < s.log.sources.len()
                 {
-                    self.panels.mapping = Some(panels::mapping::MappingEditor::new(&s.log, index));
+                    self.panels.mapping = Some(panels::mapping::MappingEditor::new(
+                        &s.log,
+                        index,
+                        s.settings.clone(),
+                    ));
                 }
             }
             Command::SetMapping(mapping) => {

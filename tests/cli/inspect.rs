@@ -156,3 +156,23 @@ fn a_guess_is_shown_as_one_and_an_unreadable_file_is_an_error() {
             .contains("\"owner\":\"w1\"")
     );
 }
+
+/// A text layout no reader knows: `inspect` suggests a `line_regex` (the
+/// mapping dialog's guess) and the message templates it gives.
+#[test]
+fn an_unknown_text_layout_gets_a_line_regex_suggestion() {
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mapping-dialog/own-layout.log");
+    let out = run(&["inspect".as_ref(), file.as_os_str()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            r"suggested line_regex (a mapping file's; or the window's Map fields…): '^(?P<time>\d\d:\d\d:\d\d\.\d\d\d)\|(?P<level>[^\|]+)\|(?P<message>.*)$'"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("2 × <*>|lock <*> by <*> got ttl=<*>"),
+        "{text}"
+    );
+}

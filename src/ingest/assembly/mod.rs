@@ -11,6 +11,7 @@ pub(crate) mod chunk;
 pub(crate) mod collect;
 pub(crate) mod complete;
 pub(crate) mod dates;
+pub(crate) mod head;
 pub(crate) mod load;
 pub(crate) mod parallel;
 pub(crate) mod source;

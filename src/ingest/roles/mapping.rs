@@ -63,7 +63,8 @@ pub struct Mapping {
     /// [`Mapping::messages`] then reads.
     pub line_regex: Option<Pattern>,
     /// Per event kind, a regex over the message whose named groups are
-    /// roles; the first that matches gives the line's event.
+    /// roles (a kind may have several: `kind = ['...', '...']`); the first
+    /// that matches gives the line's event.
     pub messages: Vec<(EventKind, Pattern)>,
     /// TTL, ms, of files read with this mapping whose records carry no TTL
     /// field (`ttl_ms = 2000`); a `--ttl-ms` option wins.
@@ -179,6 +180,73 @@ impl Mapping {
     }
 }
 
+/// Every role name a mapping's `[fields]` accepts, in [`Role::ALL`]'s
+/// order, with the TTL's units after `ttl` (`ttl_ms`, `ttl_s`, `ttl_ns`).
+pub fn role_names() -> Vec<&'static str> {
+    let mut names = Vec::with_capacity(Role::ALL.len() + 3);
+    for role in Role::ALL {
+        names.push(role.name());
+        if role == Role::Ttl {
+            names.extend(["ttl_ms", "ttl_s", "ttl_ns"]);
+        }
+    }
+    names
+}
+
+/// `kinds: acquired, acquire_failed, ...`: every event kind a mapping may
+/// name, for an error about one it does not know.
+fn kinds_list() -> String {
+    let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
+    format!("kinds: {}", names.join(", "))
+}
+
+/// Refuses a `[fields]` role no mapping knows, and one field given two
+/// roles: one column for two roles (`key = "id"` and `holder = "id"`)
+/// would make every lock its own holder. `ttl`, `ttl_ms` and `ttl_s` are
+/// one role in three units.
+fn check_fields(fields: &BTreeMap<String, String>) -> Result<(), String> {
+    for role in fields.keys() {
+        if Role::from_mapping_name(role).is_none() {
+            return Err(format!(
+                "unknown role `{role}` in [fields] (roles: {})",
+                role_names().join(", ")
+            ));
+        }
+    }
+    let mut by_field: BTreeMap<&str, &str> = BTreeMap::new();
+    for (role, field) in fields {
+        if let Some(other) = by_field.insert(field.as_str(), role.as_str())
+            && Role::from_mapping_name(other).map(|(r, _)| r)
+                != Role::from_mapping_name(role).map(|(r, _)| r)
+        {
+            return Err(format!(
+                "[fields] gives the field `{field}` to two roles, `{other}` and `{role}`"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The regexes a `[messages]` entry gives `kind`: one string, or a list
+/// of strings.
+fn message_patterns<'a>(kind: &str, value: &'a toml::Value) -> Result<Vec<&'a str>, String> {
+    let patterns: Vec<&str> = match value {
+        toml::Value::String(p) => vec![p.as_str()],
+        toml::Value::Array(a) => a.iter().filter_map(toml::Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let all = match value {
+        toml::Value::Array(a) => a.len() == patterns.len(),
+        _ => true,
+    };
+    if patterns.is_empty() || !all {
+        return Err(format!(
+            "[messages] {kind} must be a regex string or a list of them"
+        ));
+    }
+    Ok(patterns)
+}
+
 impl FromStr for Mapping {
     type Err = IngestError;
 
@@ -193,16 +261,16 @@ impl FromStr for Mapping {
         } else {
             toml::from_str(text).map_err(|e| bad(e.to_string()))?
         };
-        for role in raw.fields.keys() {
-            if Role::from_mapping_name(role).is_none() {
-                return Err(bad(format!("unknown role `{role}` in [fields]")));
-            }
-        }
+        check_fields(&raw.fields).map_err(bad)?;
         let mut events = BTreeMap::new();
         let mut norm = String::new();
         for (name, kind) in &raw.events {
-            let k = EventKind::from_canonical(kind)
-                .ok_or_else(|| bad(format!("unknown event kind `{kind}` for `{name}`")))?;
+            let k = EventKind::from_canonical(kind).ok_or_else(|| {
+                bad(format!(
+                    "unknown event kind `{kind}` for `{name}` ({})",
+                    kinds_list()
+                ))
+            })?;
             normalize_event(name, &mut norm);
             events.insert(norm.clone(), k);
         }
@@ -223,12 +291,15 @@ impl FromStr for Mapping {
         };
         let mut messages = Vec::new();
         for (kind, p) in &raw.messages {
-            let k = EventKind::from_canonical(kind)
-                .ok_or_else(|| bad(format!("unknown event kind `{kind}` in [messages]")))?;
-            let Some(p) = p.as_str() else {
-                return Err(bad(format!("[messages] {kind} must be a regex string")));
-            };
-            messages.push((k, rx(kind, p)?));
+            let k = EventKind::from_canonical(kind).ok_or_else(|| {
+                bad(format!(
+                    "unknown event kind `{kind}` in [messages] ({})",
+                    kinds_list()
+                ))
+            })?;
+            for p in message_patterns(kind, p).map_err(bad)? {
+                messages.push((k, rx(kind, p)?));
+            }
         }
         if let Some(d) = &raw.date
             && chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_err()
@@ -250,20 +321,6 @@ impl FromStr for Mapping {
                 "ttl_ms must be a positive number of ms below {}, got {ms}",
                 MAX_TTL_MS
             )));
-        }
-        // One column for two roles (`key = "id"` and `holder = "id"`) would
-        // make every lock its own holder: refused. `ttl`,
-        // `ttl_ms` and `ttl_s` are one role in three units.
-        let mut by_field: BTreeMap<&str, &str> = BTreeMap::new();
-        for (role, field) in &raw.fields {
-            if let Some(other) = by_field.insert(field.as_str(), role.as_str())
-                && Role::from_mapping_name(other).map(|(r, _)| r)
-                    != Role::from_mapping_name(role).map(|(r, _)| r)
-            {
-                return Err(bad(format!(
-                    "[fields] gives the field `{field}` to two roles, `{other}` and `{role}`"
-                )));
-            }
         }
         Ok(Mapping {
             fields: raw.fields,
@@ -308,6 +365,47 @@ ttl_s = "exp"
             j.events.get("lock_gone").copied(),
             Some(EventKind::LockLost)
         );
+    }
+
+    fn reason(text: &str) -> String {
+        match text.parse::<Mapping>() {
+            Err(IngestError::BadMapping { reason, .. }) => reason,
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unknown_kind_is_named_with_every_kind() {
+        let why = reason("[events]\nx = \"sold\"");
+        assert!(
+            why.starts_with("unknown event kind `sold` for `x` (kinds: acquired, acquire_failed,"),
+            "{why}"
+        );
+        for kind in EventKind::ALL {
+            assert!(why.contains(kind.as_str()), "{why}");
+        }
+        let m: Mapping =
+            "[messages]\nreleased = ['^unlock (?P<key>\\S+)$', '^free (?P<key>\\S+)$']"
+                .parse()
+                .expect("a list of regexes");
+        assert_eq!(m.messages.len(), 2);
+        assert!(reason("[messages]\nreleased = [1]").contains("a list of them"));
+        let why = reason("[messages]\nsold = \"x\"");
+        assert!(why.contains("in [messages] (kinds: acquired,"), "{why}");
+        assert!(why.contains("order_created"), "{why}");
+    }
+
+    #[test]
+    fn an_unknown_role_is_named_with_every_role() {
+        let why = reason("[fields]\nwho = \"x\"");
+        assert!(
+            why.starts_with("unknown role `who` in [fields] (roles: time, key, holder, event, ttl, ttl_ms, ttl_s, ttl_ns, host,"),
+            "{why}"
+        );
+        assert!(why.ends_with("deleted, message)"), "{why}");
+        for name in role_names() {
+            assert!(Role::from_mapping_name(name).is_some(), "{name}");
+        }
     }
 
     #[test]
