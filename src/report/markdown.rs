@@ -6,7 +6,7 @@
 use super::escape::markdown_text as md_text;
 use super::escape::markdown_with_code as md_ours;
 use super::{INFERRED_LEGEND, ReportInput, format_overlap_ms, inferred_suffix, snake_name};
-use crate::analysis::{Incident, IncidentId, Lease};
+use crate::analysis::{Incident, IncidentId, Lease, LeaseId};
 use crate::model::message::phrase;
 use crate::model::{Message, Phrase};
 
@@ -91,7 +91,13 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
     for &id in &top {
         let inc = &r.analysis.incidents[id];
         let image = images.incidents.get(id.index()).cloned().flatten();
-        incident_section(&mut out, zh, r, inc, image.as_deref());
+        incident_section(
+            &mut out,
+            zh,
+            r,
+            inc,
+            (image.as_deref(), rows_listed(top.len())),
+        );
     }
     findings(&mut out, zh, r);
     suggested_alert(&mut out, zh, r);
@@ -327,7 +333,7 @@ fn incident_section(
     zh: bool,
     r: &ReportInput<'_>,
     inc: &Incident,
-    image: Option<&str>,
+    (image, rows): (Option<&str>, usize),
 ) {
     let s = |sym| r.log.strings.get(sym);
     super::text::line(
@@ -354,10 +360,10 @@ fn incident_section(
             &[&(inc.label()).to_string(), &img.to_string()],
         );
     }
-    holds_table(out, zh, r, inc);
-    pairs_table(out, zh, r, inc);
+    holds_table(out, zh, r, (inc, rows));
+    pairs_table(out, zh, r, (inc, rows.min(PAIRS_LISTED)));
     if !inc.sales.is_empty() {
-        orders_table(out, zh, r, inc);
+        orders_table(out, zh, r, (inc, rows));
     }
     super::text::line(
         out,
@@ -375,7 +381,7 @@ fn incident_section(
 
 /// The holds of an incident: grant, TTL, renewals, how the lease and the
 /// believed window ended.
-fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) {
+fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, rows): (&Incident, usize)) {
     let s = |sym| r.log.strings.get(sym);
     super::text::line(
         out,
@@ -392,7 +398,8 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
         Phrase::same("|---|---|---|---:|---:|---|---|---:|"),
         &[],
     );
-    for &l in &inc.leases {
+    let listed = listed_holds(r.analysis, inc, rows);
+    for &l in &listed {
         let l: &Lease = &r.analysis.leases[l];
         let mark = inferred_suffix(l.inferred).get(zh);
         let ratio = l
@@ -410,7 +417,7 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
                 &(cell(s(l.holder))).to_string(),
                 &mark.to_string(),
                 &md_text(l.host.map_or("", s)),
-                &(r.time(l.acquired_ns)).to_string(),
+                &r.time_near(l.acquired_ns, inc.start_ns),
                 &(l.ttl_ms
                     .get()
                     .map_or(phrase!("none", "无").get(zh).to_string(), |t| {
@@ -418,21 +425,71 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
                     }))
                 .to_string(),
                 &(l.renewals_ns().len()).to_string(),
-                &(r.time(l.lock_end_ns)).to_string(),
+                &r.time_near(l.lock_end_ns, inc.start_ns),
                 &super::text::word(zh, &snake_name(&l.lock_end)),
-                &(r.time(l.window_end_ns)).to_string(),
+                &r.time_near(l.window_end_ns, inc.start_ns),
                 &super::text::word(zh, &snake_name(&l.window_end)),
                 &ratio.to_string(),
             ],
         );
     }
     out.push('\n');
+    let more = inc.leases.len() - listed.len();
+    if more > 0 {
+        super::text::line(
+            out,
+            zh,
+            phrase!(
+                "_... {} more holds (the JSON report lists every one)_\n",
+                "_…… 另有 {} 个持有（JSON 报告列出全部）_\n"
+            ),
+            &[&more.to_string()],
+        );
+    }
 }
 
-/// The overlap pairs of an incident (the first 20): who held first, who
-/// acquired after, from when, for how long both believed, and why.
-fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) {
-    const LISTED: usize = 20;
+/// The holds an incident's table lists, in the incident's order: those of
+/// its first `rows` overlap pairs, then the others, at most `rows` (all
+/// the pairs' holds when they are more).
+fn listed_holds(a: &crate::analysis::Analysis, inc: &Incident, rows: usize) -> Vec<LeaseId> {
+    if inc.leases.len() <= rows {
+        return inc.leases.clone();
+    }
+    let mut keep: std::collections::HashSet<LeaseId> = inc
+        .overlaps
+        .iter()
+        .take(rows)
+        .flat_map(|&o| [a.overlaps[o].earlier, a.overlaps[o].later])
+        .collect();
+    for &l in &inc.leases {
+        if keep.len() >= rows {
+            break;
+        }
+        keep.insert(l);
+    }
+    inc.leases
+        .iter()
+        .copied()
+        .filter(|l| keep.contains(l))
+        .collect()
+}
+
+/// Overlap pairs an incident's section lists at most.
+pub const PAIRS_LISTED: usize = 20;
+
+/// Rows each table of an incident's section lists (holds, pairs up to
+/// [`PAIRS_LISTED`], sales) when `detailed` incidents have a section: a
+/// big write-up's sections stay a page each (every row is in the JSON
+/// report), so that twenty sections keep report.md under 100 KB, while
+/// one incident's tables list up to 160 rows.
+pub fn rows_listed(detailed: usize) -> usize {
+    (160 / detailed.max(1)).max(8)
+}
+
+/// The overlap pairs of an incident (the first `listed`): who held
+/// first, who acquired after, from when, for how long both believed, and
+/// why.
+fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, listed): (&Incident, usize)) {
     let a = r.analysis;
     let s = |sym| r.log.strings.get(sym);
     super::text::line(
@@ -445,7 +502,7 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
         &[],
     );
     super::text::line(out, zh, Phrase::same("|---|---|---|---:|---|"), &[]);
-    for &o in inc.overlaps.iter().take(LISTED) {
+    for &o in inc.overlaps.iter().take(listed) {
         let o = &a.overlaps[o];
         super::text::line(
             out,
@@ -454,7 +511,7 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
             &[
                 &cell(s(a.leases[o.earlier].holder)).to_string(),
                 &cell(s(a.leases[o.later].holder)).to_string(),
-                &r.time(o.start_ns),
+                &r.time_near(o.start_ns, inc.start_ns),
                 &format_overlap_ms(o.duration_ms()),
                 &super::text::word(zh, o.cause.as_str()),
                 &inferred_suffix(r.overlap_inferred(o)).get(zh).to_string(),
@@ -462,7 +519,7 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
         );
     }
     out.push('\n');
-    let more = (inc.overlaps.len() + inc.overlaps_unlisted).saturating_sub(LISTED);
+    let more = (inc.overlaps.len() + inc.overlaps_unlisted).saturating_sub(listed);
     if more > 0 {
         super::text::line(
             out,
@@ -474,7 +531,7 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) 
 }
 
 /// The orders (or deductions) tied to an incident.
-fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident) {
+fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, rows): (&Incident, usize)) {
     let s = |sym| r.log.strings.get(sym);
     super::text::line(
         out,
@@ -486,7 +543,8 @@ fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident)
         &[],
     );
     super::text::line(out, zh, Phrase::same("|---|---|---|---:|---:|"), &[]);
-    for &i in &inc.sales {
+    let listed = listed_sales(r.analysis, inc, rows);
+    for &i in &listed {
         let x = &r.analysis.sales[i];
         super::text::line(
             out,
@@ -499,13 +557,48 @@ fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, inc: &Incident)
                 ),
                 &inferred_suffix(r.sale_inferred(x)).get(zh).to_string(),
                 &(cell(x.holder.map_or("", s))).to_string(),
-                &(r.time(x.at_ns)).to_string(),
+                &r.time_near(x.at_ns, inc.start_ns),
                 &x.quantity.to_string(),
                 &x.oversold_units.to_string(),
             ],
         );
     }
     out.push('\n');
+    let more = inc.sales.len() - listed.len();
+    if more > 0 {
+        super::text::line(
+            out,
+            zh,
+            phrase!(
+                "_... {} more sales (the JSON report lists every one)_\n",
+                "_…… 另有 {} 笔销售（JSON 报告列出全部）_\n"
+            ),
+            &[&more.to_string()],
+        );
+    }
+}
+
+/// The sales an incident's table lists, in the incident's order: the
+/// oversold ones first, then the others, at most `rows`.
+fn listed_sales(
+    a: &crate::analysis::Analysis,
+    inc: &Incident,
+    rows: usize,
+) -> Vec<crate::analysis::SaleId> {
+    if inc.sales.len() <= rows {
+        return inc.sales.clone();
+    }
+    let oversold = inc.sales.iter().filter(|&&i| a.sales[i].oversold_units > 0);
+    let others = inc
+        .sales
+        .iter()
+        .filter(|&&i| a.sales[i].oversold_units <= 0);
+    let keep: std::collections::HashSet<_> = oversold.chain(others).take(rows).collect();
+    inc.sales
+        .iter()
+        .copied()
+        .filter(|i| keep.contains(i))
+        .collect()
 }
 
 /// The findings, when there are any.
@@ -596,7 +689,8 @@ fn stock(out: &mut String, zh: bool, r: &ReportInput<'_>) {
         &[],
     );
     super::text::line(out, zh, Phrase::same("|---|---:|---:|---:|---:|---:|"), &[]);
-    for p in &r.analysis.products {
+    let listed = listed_products(&r.analysis.products);
+    for p in listed.iter().copied() {
         let opt = |v: Option<i64>| v.map_or("?".to_string(), |v| v.to_string());
         super::text::line(
             out,
@@ -617,6 +711,43 @@ fn stock(out: &mut String, zh: bool, r: &ReportInput<'_>) {
         );
     }
     out.push('\n');
+    let more = r.analysis.products.len() - listed.len();
+    let hit = |p: &&crate::analysis::ProductOversell| p.oversold > 0 || p.lost_updates > 0;
+    let rest_clean = r.analysis.products.iter().filter(hit).count() <= listed.len();
+    if more > 0 {
+        let said = if rest_clean {
+            phrase!(
+                "_... {} more products, none oversold or with a lost update (the JSON report lists every one)_\n",
+                "_…… 另有 {} 个商品，均无超卖或丢失更新（JSON 报告列出全部）_\n"
+            )
+        } else {
+            phrase!(
+                "_... {} more products (the JSON report lists every one)_\n",
+                "_…… 另有 {} 个商品（JSON 报告列出全部）_\n"
+            )
+        };
+        super::text::line(out, zh, said, &[&more.to_string()]);
+    }
+}
+
+/// Products the Stock table lists: every one up to [`PRODUCTS_LISTED`];
+/// past it, those that oversold or lost an update, most oversold first.
+pub const PRODUCTS_LISTED: usize = 30;
+
+/// [`PRODUCTS_LISTED`]'s rows of `products`.
+fn listed_products(
+    products: &[crate::analysis::ProductOversell],
+) -> Vec<&crate::analysis::ProductOversell> {
+    if products.len() <= PRODUCTS_LISTED {
+        return products.iter().collect();
+    }
+    let mut hit: Vec<&crate::analysis::ProductOversell> = products
+        .iter()
+        .filter(|p| p.oversold > 0 || p.lost_updates > 0)
+        .collect();
+    hit.sort_by_key(|p| std::cmp::Reverse(p.oversold));
+    hit.truncate(PRODUCTS_LISTED);
+    hit
 }
 
 /// The first 100 load warnings, when there are any.
@@ -721,5 +852,19 @@ fn sources(out: &mut String, zh: bool, r: &ReportInput<'_>) {
                 &[&(cell(&src.name)).to_string(), &md_ours(&note.text(zh))],
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rows_listed;
+
+    #[test]
+    fn one_incident_lists_its_rows_twenty_list_a_page_each() {
+        assert_eq!(rows_listed(1), 160);
+        assert_eq!(rows_listed(0), 160);
+        assert_eq!(rows_listed(5), 32);
+        assert_eq!(rows_listed(20), 8);
+        assert_eq!(rows_listed(200), 8);
     }
 }

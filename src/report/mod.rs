@@ -61,6 +61,20 @@ impl ReportInput<'_> {
         format_time(at_ns, self.log.display_offset_s)
     }
 
+    /// [`ReportInput::time`], as the time of day alone (`16:40:31.353`)
+    /// when it falls on the same day as `near_ns` in the log's display zone
+    /// (an incident's tables, under a paragraph that gives its date and
+    /// offset).
+    pub fn time_near(&self, at_ns: i64, near_ns: i64) -> String {
+        let off = self.log.display_offset_s;
+        match (datetime(at_ns, off), datetime(near_ns, off)) {
+            (Some(a), Some(n)) if a.date_naive() == n.date_naive() => {
+                a.format("%H:%M:%S%.3f").to_string()
+            }
+            _ => format_time(at_ns, off),
+        }
+    }
+
     /// Formats a time as RFC 3339 in the log's display zone, µs precision.
     pub fn rfc3339(&self, at_ns: i64) -> String {
         format_rfc3339(at_ns, self.log.display_offset_s)
