@@ -6,15 +6,21 @@ into two shapes of real exports, for bench/exports.sh:
         `content`, `__time__` in whole seconds, `__tag__:__hostname__`.
   text  Spring Boot 2 default file layout (docs/ingest.md, "Text lines"): lock
         lines name key and token, business lines only their thread.
+  glog  the same messages in glog's layout (`Lmmdd hh:mm:ss.uuuuuu threadid
+        file:line] msg`, glog's `LogMessage::Init`): no known layout reads
+        it, so the structure finder (src/ingest/framing/structure.rs) does.
 
-usage: exports.py IN.jsonl OUT_PREFIX   (writes OUT_PREFIX.sls.jsonl, OUT_PREFIX.springboot.log)
+usage: exports.py IN.jsonl OUT_PREFIX
+       (writes OUT_PREFIX.sls.jsonl, OUT_PREFIX.springboot.log, OUT_PREFIX.glog.log)
 """
 import json
 import sys
+import zlib
 from datetime import datetime
 
 src, prefix = sys.argv[1], sys.argv[2]
-with open(src) as f, open(prefix + ".sls.jsonl", "w") as sls, open(prefix + ".springboot.log", "w") as txt:
+with open(src) as f, open(prefix + ".sls.jsonl", "w") as sls, open(prefix + ".springboot.log", "w") as txt, \
+        open(prefix + ".glog.log", "w") as glog:
     for line in f:
         line = line.strip()
         if not line:
@@ -54,3 +60,7 @@ with open(src) as f, open(prefix + ".sls.jsonl", "w") as sls, open(prefix + ".sp
         txt.write(f"{ts[:23].replace('T', ' ')}{ts[23:]}  INFO {v.get('pid', 1)} --- "
                   f"[{str(v.get('thread', 'main')):>15}] c.e.shop.flashsale.OrderService          : "
                   f"{msg} host={v.get('host', 'node')}\n")
+        day = ts[5:7] + ts[8:10]
+        # glog writes a thread's numeric id where Spring Boot writes its name.
+        tid = 10000 + zlib.crc32(f"{v.get('host')}/{v.get('thread', 'main')}".encode()) % 90000
+        glog.write(f"I{day} {ts[11:23]}000 {tid:>7} lock.go:88] {msg} host={v.get('host', 'node')}\n")

@@ -294,6 +294,12 @@ fn split_at<'a>(line: &'a str, s: &Stamp<'a>, plan: Option<&[Part]>) -> Split<'a
     };
     preface(&line[..s.start], &mut out);
     let (parts, rest) = tail_parts(&line[s.end..], plan);
+    // glog's `threadid file:line]`: the one number before the source is
+    // the thread (C++ glog's `GetTID()`; Go's glog writes its pid there),
+    // which ties a holder's business lines to it as a thread does.
+    if let [(Part::Num, n), (Part::Source, _)] = parts.as_slice() {
+        out.thread = Some(*n);
+    }
     for (part, text) in parts {
         match part {
             Part::Level if out.level.is_none() => out.level = Some(text),
@@ -539,7 +545,7 @@ mod tests {
                 "--12-01 07:06:56.000000".into(),
                 Some("W"),
                 Some("lock.go:91"),
-                None,
+                Some("4242"),
                 Some("4242"),
                 "lost k=a".into()
             )
@@ -609,6 +615,8 @@ mod tests {
             split_leading("I1201 07:06:55.100000    42 lock.go:88] taken k=a").expect("glog");
         assert_eq!(glog.time, "--12-01 07:06:55.100000");
         assert_eq!(glog.level, Some("I"));
+        // glog's `threadid` ties a holder's lines as a thread does.
+        assert_eq!(glog.thread, Some("42"));
         let logger =
             split_leading("c.e.Lock 2026-12-01 07:06:55.100 INFO [m] - x").expect("logger");
         assert_eq!(logger.message, "x");
