@@ -539,7 +539,32 @@ fn sls_ns_parts_are_read_in_every_shape() {
             ms * 1_000_000
         ));
     }
-    for (name, text) in [("sls.jsonl", jsonl), ("sls.csv", csv)] {
+    // The API's answers: GetLogs (`meta` beside the records in `data`), a
+    // LogGroup (`__topic__`, `__source__` and `__tag__` beside the records
+    // in `logs`), and the records pretty-printed one after another (`jq`).
+    let records: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let get_logs =
+        serde_json::json!({"meta": {"progress": "Complete", "count": 4}, "data": records});
+    let log_group = serde_json::json!({
+        "__topic__": "app",
+        "__source__": "10.0.0.1",
+        "__tag__": {"__hostname__": "web-01"},
+        "logs": records,
+    });
+    let pretty: String = records
+        .iter()
+        .map(|r| serde_json::to_string_pretty(r).expect("json") + "\n")
+        .collect();
+    for (name, text) in [
+        ("sls.jsonl", jsonl),
+        ("sls.csv", csv),
+        ("getlogs.json", get_logs.to_string()),
+        ("loggroup.json", log_group.to_string()),
+        ("pretty.json", pretty),
+    ] {
         let log = load(&[write(dir.path(), name, text.as_bytes())]);
         let ms: Vec<i64> = log
             .events

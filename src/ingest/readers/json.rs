@@ -47,7 +47,7 @@ pub(crate) fn kv_lists_in_record(o: &mut Map<String, Value>) {
 /// "高精度时间戳": the log's time is `__time__` + `__time_ns_part__`). With the part
 /// ignored every line of a second would stand at one instant, and an
 /// overlap within it read as a 0 ms touch.
-fn sls_time_ns(o: &mut Map<String, Value>) {
+pub(crate) fn sls_time_ns(o: &mut Map<String, Value>) {
     let Some(ns) = o
         .get("__time_ns_part__")
         .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
