@@ -657,3 +657,132 @@ fn a_line_regex_on_long_lines_is_bounded() {
         stderr(&out)
     );
 }
+
+/// A docker json-file line around `payload` (the application's line).
+fn docker(payload: &str) -> String {
+    let line = serde_json::json!({
+        "log": format!("{payload}\n"),
+        "stream": "stdout",
+        "time": "2024-01-01T00:00:00Z",
+    });
+    format!("{line}\n")
+}
+
+/// An application record at second `s` of 2024-01-01.
+fn app(s: u32, event: &str, key: &str, holder: &str) -> String {
+    serde_json::json!({
+        "ts": format!("2024-01-01T00:{:02}:{:02}Z", s / 60 % 60, s % 60),
+        "event": event,
+        "key": key,
+        "holder": holder,
+        "ttl_ms": 30000,
+    })
+    .to_string()
+}
+
+/// 250 records of holds that never overlap (past the 200 records payload
+/// detection reads), as docker json-file lines.
+fn quiet_holds() -> String {
+    (0..125)
+        .flat_map(|i| {
+            let (key, holder) = (format!("lock:k{i}"), format!("w{i}"));
+            [
+                docker(&app(2 * i, "acquired", &key, &holder)),
+                docker(&app(2 * i + 1, "released", &key, &holder)),
+            ]
+        })
+        .collect()
+}
+
+/// The four records of an overlap on `lock:hot` (x2 acquires while x1
+/// holds), from second 300.
+fn overlap_records() -> [String; 4] {
+    [
+        app(300, "acquired", "lock:hot", "x1"),
+        app(301, "acquired", "lock:hot", "x2"),
+        app(302, "released", "lock:hot", "x1"),
+        app(303, "released", "lock:hot", "x2"),
+    ]
+}
+
+/// The overlap pairs of `log` and its one source's counts
+/// `[read, loaded, skipped, warned]`.
+fn pairs_and_counts(log: &lockreplay::model::LoadedLog) -> (usize, [u64; 4]) {
+    let a = lockreplay::analysis::analyze(log, &lockreplay::analysis::Settings::default());
+    let s = &log.sources[0];
+    let counts = [
+        s.lines_read,
+        s.events_loaded,
+        s.lines_skipped,
+        s.lines_warned,
+    ];
+    (a.summary.overlap_pairs as usize, counts)
+}
+
+/// Payloads that change after the records payload detection reads: JSON
+/// once and then encoded twice, or moved to another field of the envelope
+/// (`log` to `message`), are read as the application's records. Before:
+/// the overlap's four lines skipped without a word, 0 incidents, exit 0.
+#[test]
+fn a_payload_that_changes_after_detection_is_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut twice = quiet_holds();
+    let mut moved = quiet_holds();
+    for r in overlap_records() {
+        twice.push_str(&docker(&serde_json::Value::String(r.clone()).to_string()));
+        let line =
+            serde_json::json!({"message": r, "stream": "stdout", "time": "2024-01-01T00:00:00Z"});
+        moved.push_str(&format!("{line}\n"));
+    }
+    for (name, text) in [("twice.log", twice), ("moved.log", moved)] {
+        let log = load(&[write(dir.path(), name, text.as_bytes())]);
+        let (pairs, counts) = pairs_and_counts(&log);
+        assert_eq!(pairs, 1, "{name}: {:?}", log.warnings.kept());
+        assert_eq!(counts, [254, 254, 0, 0], "{name}");
+    }
+}
+
+/// Payloads that are JSON records no reader can take: cut after 199
+/// records, or nested 10 000 deep, are warnings naming the field and the
+/// reason, never skipped lines. Before: skipped without a word.
+#[test]
+fn an_unreadable_json_payload_is_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cut = String::new();
+    for (i, r) in (0..199u32)
+        .map(|i| app(i, "acquired", &format!("lock:k{i}"), "w"))
+        .chain(overlap_records())
+        .enumerate()
+    {
+        let r = if i >= 199 {
+            r[..r.len() / 2].to_string()
+        } else {
+            r
+        };
+        cut.push_str(&docker(&r));
+    }
+    let mut deep = quiet_holds();
+    let nested = "{\"a\":".repeat(10_000) + "1" + &"}".repeat(10_000);
+    for r in overlap_records() {
+        deep.push_str(&docker(&format!("{},\"x\":{nested}}}", &r[..r.len() - 1])));
+    }
+    for (name, text, counts, says) in [
+        ("cut.log", cut, [203, 199, 0, 4], "EOF while parsing"),
+        (
+            "deep.log",
+            deep,
+            [254, 250, 0, 4],
+            "recursion limit exceeded",
+        ),
+    ] {
+        let log = load(&[write(dir.path(), name, text.as_bytes())]);
+        assert_eq!(pairs_and_counts(&log).1, counts, "{name}");
+        let said: Vec<String> = log.warnings.kept().iter().map(|w| w.reason.en()).collect();
+        assert_eq!(said.len(), 4, "{name}: {said:?}");
+        assert!(
+            said.iter()
+                .all(|s| s.contains("payload in field log") && s.contains(says)),
+            "{name}: {said:?}"
+        );
+    }
+}

@@ -306,10 +306,17 @@ pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
 
 /// A serde_json error as a warning's reason, without its "line 1" part.
 pub(crate) fn json_reason(e: &serde_json::Error) -> RecordWarning {
+    let (error, column) = json_error_parts(e);
+    RecordWarning::InvalidJson { error, column }
+}
+
+/// A serde_json error's message without its position, and the 1-based
+/// column it names, if any.
+pub(crate) fn json_error_parts(e: &serde_json::Error) -> (String, Option<u64>) {
     let mut error = e.to_string();
     let column = error.rfind(" at line ").map(|i| {
         error.truncate(i);
         e.column() as u64
     });
-    RecordWarning::InvalidJson { error, column }
+    (error, column)
 }
