@@ -786,3 +786,26 @@ fn an_unreadable_json_payload_is_a_warning() {
         );
     }
 }
+
+/// A whole-second file whose incident turns on the order of one second's
+/// lines (w2 acquires after w1's lease expired, and w1 works on in the same
+/// second: an overlap), with five older lines of other keys appended
+/// newest first: the file is read in its own order, decided on each key's
+/// own lines, never the appended noise's. Before: the file was taken as
+/// newest first, second 3's lines read backwards (a hand-off), 0
+/// incidents, exit 0.
+#[test]
+fn older_lines_appended_newest_first_never_turn_an_instant_around() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "time,event,key,holder,ttl_ms\n\
+        2024-01-01 00:01:01,acquired,lock:a,w1,2000\n\
+        2024-01-01 00:01:03,acquired,lock:a,w2,2000\n\
+        2024-01-01 00:01:03,processing,lock:a,w1,\n\
+        2024-01-01 00:00:50,acquired,lock:z,z5,30000\n\
+        2024-01-01 00:00:40,acquired,lock:z,z4,30000\n\
+        2024-01-01 00:00:30,released,lock:y,z3,\n\
+        2024-01-01 00:00:20,released,lock:x,z2,\n\
+        2024-01-01 00:00:10,acquired,lock:w,z1,30000\n";
+    let log = load(&[write(dir.path(), "seconds.csv", text.as_bytes())]);
+    assert_eq!(pairs_and_counts(&log), (1, [8, 8, 0, 0]));
+}
