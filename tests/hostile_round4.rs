@@ -809,3 +809,33 @@ fn older_lines_appended_newest_first_never_turn_an_instant_around() {
     let log = load(&[write(dir.path(), "seconds.csv", text.as_bytes())]);
     assert_eq!(pairs_and_counts(&log), (1, [8, 8, 0, 0]));
 }
+
+/// `render` with an input named like its output's temporary files
+/// (`.out.png.lockreplay-PID-...`, the PID of no process): refused before
+/// anything is read or written, the input left as it was. Before: the
+/// write's sweep of a killed run's temporaries deleted the input.
+#[test]
+fn render_never_removes_an_input_named_like_its_temporary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write(
+        dir.path(),
+        ".out.png.lockreplay-4000000-abc123",
+        &(String::from_utf8_lossy(LINE).into_owned() + "\n").into_bytes(),
+    );
+    let out = bin()
+        .arg("render")
+        .arg(&input)
+        .arg("--out")
+        .arg(dir.path().join("out.png"))
+        .output()
+        .expect("runs");
+    let err = stderr(&out);
+    if err.contains("without the `gui` feature") {
+        println!("skipped: {err}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("named like its temporary"), "{err}");
+    assert!(input.exists(), "the input is still there");
+    assert!(!dir.path().join("out.png").exists());
+}
