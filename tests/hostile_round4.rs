@@ -839,3 +839,46 @@ fn render_never_removes_an_input_named_like_its_temporary() {
     assert!(input.exists(), "the input is still there");
     assert!(!dir.path().join("out.png").exists());
 }
+
+/// Spring Boot lines and logfmt lines in one text file: a logfmt line's
+/// lock key and holder, inside its quoted `msg`, are read as the logfmt
+/// reader reads them, so the overlap between a logfmt holder and a Spring
+/// Boot one stays. Before: the logfmt lines loaded as events without key
+/// or holder (not lock events), 0 incidents, exit 0.
+#[test]
+fn a_logfmt_line_among_spring_boot_lines_keeps_its_pairs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spring = |s: u32, m: &str| {
+        format!("2024-01-01 00:00:{s:02}.000  INFO 1 --- [main] c.e.Lock : {m}\n")
+    };
+    let logfmt =
+        |s: u32, m: &str| format!("time=2024-01-01T00:00:{s:02}.000Z level=info msg=\"{m}\"\n");
+    let mut text = String::new();
+    for i in 0..10 {
+        text.push_str(&spring(
+            2 * i,
+            &format!("acquired lock key=lock:k{i} holder=w{i} ttl_ms=30000"),
+        ));
+        text.push_str(&spring(
+            2 * i + 1,
+            &format!("released lock key=lock:k{i} holder=w{i}"),
+        ));
+    }
+    text.push_str(&logfmt(
+        30,
+        "acquired lock key=lock:hot holder=x1 ttl_ms=30000",
+    ));
+    text.push_str(&spring(
+        31,
+        "acquired lock key=lock:hot holder=x2 ttl_ms=30000",
+    ));
+    text.push_str(&logfmt(32, "released lock key=lock:hot holder=x1"));
+    text.push_str(&spring(33, "released lock key=lock:hot holder=x2"));
+    let log = load(&[write(dir.path(), "two-layouts.log", text.as_bytes())]);
+    assert_eq!(pairs_and_counts(&log), (1, [24, 24, 0, 0]));
+    assert!(
+        log.events
+            .iter()
+            .all(|e| e.key.is_some() && e.holder.is_some())
+    );
+}
