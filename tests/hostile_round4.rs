@@ -882,3 +882,46 @@ fn a_logfmt_line_among_spring_boot_lines_keeps_its_pairs() {
             .all(|e| e.key.is_some() && e.holder.is_some())
     );
 }
+
+/// A docker json-file log whose payloads are a JSON logger's records
+/// (`lock_key`, `owner`) through the 200 records detection reads, then
+/// Spring Boot text lines (`key=`, `token=`): the text lines past the
+/// window are read by the text reader with their pairs' canonical names,
+/// so the overlap between a JSON holder and a text one stays (round three:
+/// "JSON and text payloads in one file: the incident lost").
+#[test]
+fn text_payloads_after_json_ones_past_detection_keep_the_overlap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = |s: u32, event: &str, key: &str, owner: &str| {
+        serde_json::json!({
+            "ts": format!("2024-01-01T00:{:02}:{:02}Z", s / 60 % 60, s % 60),
+            "event": event,
+            "lock_key": key,
+            "owner": owner,
+            "ttl_ms": 30000,
+        })
+        .to_string()
+    };
+    let spring = |s: u32, m: &str| {
+        format!(
+            "2024-01-01 00:{:02}:{:02}.000  INFO 1 --- [main] c.e.Lock : {m}",
+            s / 60 % 60,
+            s % 60
+        )
+    };
+    let mut text = String::new();
+    for i in 0..125 {
+        let (key, owner) = (format!("lock:k{i}"), format!("w{i}"));
+        text.push_str(&docker(&json(2 * i, "acquired", &key, &owner)));
+        text.push_str(&docker(&json(2 * i + 1, "released", &key, &owner)));
+    }
+    text.push_str(&docker(&json(300, "acquired", "lock:hot", "x1")));
+    text.push_str(&docker(&spring(
+        301,
+        "acquired lock key=lock:hot token=x2 ttl=30s",
+    )));
+    text.push_str(&docker(&json(302, "released", "lock:hot", "x1")));
+    text.push_str(&docker(&spring(303, "released lock key=lock:hot token=x2")));
+    let log = load(&[write(dir.path(), "late-text.log", text.as_bytes())]);
+    assert_eq!(pairs_and_counts(&log), (1, [254, 254, 0, 0]));
+}
