@@ -9,16 +9,25 @@ use anyhow::{Context, bail};
 
 /// Whether `path` may be written by an export: refused when it is one of
 /// `inputs` (by path, through a link, or as the same device and inode: a hard
-/// link) or when something other than a regular file is there (a character
-/// device such as `/dev/null`, a FIFO, a socket, a folder): the atomic write
-/// would replace that node with a regular file. A missing path
-/// is a new name and fine.
+/// link), when an input beside it is named like its temporary files
+/// ([`temp_prefix`]: a stale one would be removed, as the report folder's
+/// are refused for the same reason), or when something other than a regular
+/// file is there (a character device such as `/dev/null`, a FIFO, a socket,
+/// a folder): the atomic write would replace that node with a regular file.
+/// A missing path is a new name and fine.
 ///
 /// # Errors
 /// Says which input or which kind of file is in the way.
 pub fn check_output(path: &Path, inputs: &[PathBuf]) -> anyhow::Result<()> {
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let target_meta = std::fs::metadata(path).ok();
+    if let Some(input) = inputs.iter().find(|i| named_like_a_temporary(path, i)) {
+        bail!(
+            "refusing to write {}: the input {} is named like its temporary files; rename it or name another file",
+            path.display(),
+            input.display()
+        );
+    }
     for input in inputs {
         if std::fs::canonicalize(input).is_ok_and(|i| i == target) {
             bail!("refusing to write over the input file {}", input.display());
@@ -43,6 +52,24 @@ pub fn check_output(path: &Path, inputs: &[PathBuf]) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Whether `input` sits in the folder of `output` (resolved, so a link to
+/// either counts) under a name of `output`'s temporary files
+/// (`.NAME.lockreplay-`).
+fn named_like_a_temporary(output: &Path, input: &Path) -> bool {
+    let (Some(name), Some(input_name)) = (output.file_name(), input.file_name()) else {
+        return false;
+    };
+    let ours = format!(".{}.lockreplay-", name.to_string_lossy());
+    if !input_name.to_string_lossy().starts_with(&ours) {
+        return false;
+    }
+    let folder = |p: &Path| {
+        let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+        std::fs::canonicalize(parent.unwrap_or(Path::new("."))).ok()
+    };
+    folder(output).is_some_and(|o| folder(input).is_some_and(|i| i == o))
 }
 
 /// The start of the names of our temporary files and folders for an output
@@ -221,15 +248,22 @@ mod tests {
         assert!(meta.file_type().is_char_device());
     }
 
-    /// An input named like a temporary of a killed run is read, never
-    /// removed by the write next to it.
+    /// An input named like a temporary of a killed run is never removed by
+    /// a write next to it: the write is refused before anything is
+    /// touched, and any other output name is written beside it.
     #[test]
     fn an_input_named_like_a_stale_temporary_is_kept() {
         let dir = tempfile::tempdir().expect("tempdir");
         let input = dir.path().join(".out.png.lockreplay-4194303-x1Y2z3");
         std::fs::write(&input, b"a log").expect("write");
         let inputs = [input.clone()];
-        write_atomic(&dir.path().join("out.png"), b"png", &inputs).expect("write");
+        let err = write_atomic(&dir.path().join("out.png"), b"png", &inputs).expect_err("refused");
+        assert!(
+            format!("{err:#}").contains("named like its temporary"),
+            "{err:#}"
+        );
+        assert!(!dir.path().join("out.png").exists());
+        write_atomic(&dir.path().join("other.png"), b"png", &inputs).expect("write");
         assert_eq!(std::fs::read(&input).expect("still there"), b"a log");
     }
 

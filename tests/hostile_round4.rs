@@ -539,7 +539,32 @@ fn sls_ns_parts_are_read_in_every_shape() {
             ms * 1_000_000
         ));
     }
-    for (name, text) in [("sls.jsonl", jsonl), ("sls.csv", csv)] {
+    // The API's answers: GetLogs (`meta` beside the records in `data`), a
+    // LogGroup (`__topic__`, `__source__` and `__tag__` beside the records
+    // in `logs`), and the records pretty-printed one after another (`jq`).
+    let records: Vec<serde_json::Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let get_logs =
+        serde_json::json!({"meta": {"progress": "Complete", "count": 4}, "data": records});
+    let log_group = serde_json::json!({
+        "__topic__": "app",
+        "__source__": "10.0.0.1",
+        "__tag__": {"__hostname__": "web-01"},
+        "logs": records,
+    });
+    let pretty: String = records
+        .iter()
+        .map(|r| serde_json::to_string_pretty(r).expect("json") + "\n")
+        .collect();
+    for (name, text) in [
+        ("sls.jsonl", jsonl),
+        ("sls.csv", csv),
+        ("getlogs.json", get_logs.to_string()),
+        ("loggroup.json", log_group.to_string()),
+        ("pretty.json", pretty),
+    ] {
         let log = load(&[write(dir.path(), name, text.as_bytes())]);
         let ms: Vec<i64> = log
             .events
@@ -631,4 +656,272 @@ fn a_line_regex_on_long_lines_is_bounded() {
         "{json}\n{}",
         stderr(&out)
     );
+}
+
+/// A docker json-file line around `payload` (the application's line).
+fn docker(payload: &str) -> String {
+    let line = serde_json::json!({
+        "log": format!("{payload}\n"),
+        "stream": "stdout",
+        "time": "2024-01-01T00:00:00Z",
+    });
+    format!("{line}\n")
+}
+
+/// An application record at second `s` of 2024-01-01.
+fn app(s: u32, event: &str, key: &str, holder: &str) -> String {
+    serde_json::json!({
+        "ts": format!("2024-01-01T00:{:02}:{:02}Z", s / 60 % 60, s % 60),
+        "event": event,
+        "key": key,
+        "holder": holder,
+        "ttl_ms": 30000,
+    })
+    .to_string()
+}
+
+/// 250 records of holds that never overlap (past the 200 records payload
+/// detection reads), as docker json-file lines.
+fn quiet_holds() -> String {
+    (0..125)
+        .flat_map(|i| {
+            let (key, holder) = (format!("lock:k{i}"), format!("w{i}"));
+            [
+                docker(&app(2 * i, "acquired", &key, &holder)),
+                docker(&app(2 * i + 1, "released", &key, &holder)),
+            ]
+        })
+        .collect()
+}
+
+/// The four records of an overlap on `lock:hot` (x2 acquires while x1
+/// holds), from second 300.
+fn overlap_records() -> [String; 4] {
+    [
+        app(300, "acquired", "lock:hot", "x1"),
+        app(301, "acquired", "lock:hot", "x2"),
+        app(302, "released", "lock:hot", "x1"),
+        app(303, "released", "lock:hot", "x2"),
+    ]
+}
+
+/// The overlap pairs of `log` and its one source's counts
+/// `[read, loaded, skipped, warned]`.
+fn pairs_and_counts(log: &lockreplay::model::LoadedLog) -> (usize, [u64; 4]) {
+    let a = lockreplay::analysis::analyze(log, &lockreplay::analysis::Settings::default());
+    let s = &log.sources[0];
+    let counts = [
+        s.lines_read,
+        s.events_loaded,
+        s.lines_skipped,
+        s.lines_warned,
+    ];
+    (a.summary.overlap_pairs as usize, counts)
+}
+
+/// Payloads that change after the records payload detection reads: JSON
+/// once and then encoded twice, or moved to another field of the envelope
+/// (`log` to `message`), are read as the application's records. Before:
+/// the overlap's four lines skipped without a word, 0 incidents, exit 0.
+#[test]
+fn a_payload_that_changes_after_detection_is_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut twice = quiet_holds();
+    let mut moved = quiet_holds();
+    for r in overlap_records() {
+        twice.push_str(&docker(&serde_json::Value::String(r.clone()).to_string()));
+        let line =
+            serde_json::json!({"message": r, "stream": "stdout", "time": "2024-01-01T00:00:00Z"});
+        moved.push_str(&format!("{line}\n"));
+    }
+    for (name, text) in [("twice.log", twice), ("moved.log", moved)] {
+        let log = load(&[write(dir.path(), name, text.as_bytes())]);
+        let (pairs, counts) = pairs_and_counts(&log);
+        assert_eq!(pairs, 1, "{name}: {:?}", log.warnings.kept());
+        assert_eq!(counts, [254, 254, 0, 0], "{name}");
+    }
+}
+
+/// Payloads that are JSON records no reader can take: cut after 199
+/// records, or nested 10 000 deep, are warnings naming the field and the
+/// reason, never skipped lines. Before: skipped without a word.
+#[test]
+fn an_unreadable_json_payload_is_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut cut = String::new();
+    for (i, r) in (0..199u32)
+        .map(|i| app(i, "acquired", &format!("lock:k{i}"), "w"))
+        .chain(overlap_records())
+        .enumerate()
+    {
+        let r = if i >= 199 {
+            r[..r.len() / 2].to_string()
+        } else {
+            r
+        };
+        cut.push_str(&docker(&r));
+    }
+    let mut deep = quiet_holds();
+    let nested = "{\"a\":".repeat(10_000) + "1" + &"}".repeat(10_000);
+    for r in overlap_records() {
+        deep.push_str(&docker(&format!("{},\"x\":{nested}}}", &r[..r.len() - 1])));
+    }
+    for (name, text, counts, says) in [
+        ("cut.log", cut, [203, 199, 0, 4], "EOF while parsing"),
+        (
+            "deep.log",
+            deep,
+            [254, 250, 0, 4],
+            "recursion limit exceeded",
+        ),
+    ] {
+        let log = load(&[write(dir.path(), name, text.as_bytes())]);
+        assert_eq!(pairs_and_counts(&log).1, counts, "{name}");
+        let said: Vec<String> = log.warnings.kept().iter().map(|w| w.reason.en()).collect();
+        assert_eq!(said.len(), 4, "{name}: {said:?}");
+        assert!(
+            said.iter()
+                .all(|s| s.contains("payload in field log") && s.contains(says)),
+            "{name}: {said:?}"
+        );
+    }
+}
+
+/// A whole-second file whose incident turns on the order of one second's
+/// lines (w2 acquires after w1's lease expired, and w1 works on in the same
+/// second: an overlap), with five older lines of other keys appended
+/// newest first: the file is read in its own order, decided on each key's
+/// own lines, never the appended noise's. Before: the file was taken as
+/// newest first, second 3's lines read backwards (a hand-off), 0
+/// incidents, exit 0.
+#[test]
+fn older_lines_appended_newest_first_never_turn_an_instant_around() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = "time,event,key,holder,ttl_ms\n\
+        2024-01-01 00:01:01,acquired,lock:a,w1,2000\n\
+        2024-01-01 00:01:03,acquired,lock:a,w2,2000\n\
+        2024-01-01 00:01:03,processing,lock:a,w1,\n\
+        2024-01-01 00:00:50,acquired,lock:z,z5,30000\n\
+        2024-01-01 00:00:40,acquired,lock:z,z4,30000\n\
+        2024-01-01 00:00:30,released,lock:y,z3,\n\
+        2024-01-01 00:00:20,released,lock:x,z2,\n\
+        2024-01-01 00:00:10,acquired,lock:w,z1,30000\n";
+    let log = load(&[write(dir.path(), "seconds.csv", text.as_bytes())]);
+    assert_eq!(pairs_and_counts(&log), (1, [8, 8, 0, 0]));
+}
+
+/// `render` with an input named like its output's temporary files
+/// (`.out.png.lockreplay-PID-...`, the PID of no process): refused before
+/// anything is read or written, the input left as it was. Before: the
+/// write's sweep of a killed run's temporaries deleted the input.
+#[test]
+fn render_never_removes_an_input_named_like_its_temporary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = write(
+        dir.path(),
+        ".out.png.lockreplay-4000000-abc123",
+        &(String::from_utf8_lossy(LINE).into_owned() + "\n").into_bytes(),
+    );
+    let out = bin()
+        .arg("render")
+        .arg(&input)
+        .arg("--out")
+        .arg(dir.path().join("out.png"))
+        .output()
+        .expect("runs");
+    let err = stderr(&out);
+    if err.contains("without the `gui` feature") {
+        println!("skipped: {err}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("named like its temporary"), "{err}");
+    assert!(input.exists(), "the input is still there");
+    assert!(!dir.path().join("out.png").exists());
+}
+
+/// Spring Boot lines and logfmt lines in one text file: a logfmt line's
+/// lock key and holder, inside its quoted `msg`, are read as the logfmt
+/// reader reads them, so the overlap between a logfmt holder and a Spring
+/// Boot one stays. Before: the logfmt lines loaded as events without key
+/// or holder (not lock events), 0 incidents, exit 0.
+#[test]
+fn a_logfmt_line_among_spring_boot_lines_keeps_its_pairs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spring = |s: u32, m: &str| {
+        format!("2024-01-01 00:00:{s:02}.000  INFO 1 --- [main] c.e.Lock : {m}\n")
+    };
+    let logfmt =
+        |s: u32, m: &str| format!("time=2024-01-01T00:00:{s:02}.000Z level=info msg=\"{m}\"\n");
+    let mut text = String::new();
+    for i in 0..10 {
+        text.push_str(&spring(
+            2 * i,
+            &format!("acquired lock key=lock:k{i} holder=w{i} ttl_ms=30000"),
+        ));
+        text.push_str(&spring(
+            2 * i + 1,
+            &format!("released lock key=lock:k{i} holder=w{i}"),
+        ));
+    }
+    text.push_str(&logfmt(
+        30,
+        "acquired lock key=lock:hot holder=x1 ttl_ms=30000",
+    ));
+    text.push_str(&spring(
+        31,
+        "acquired lock key=lock:hot holder=x2 ttl_ms=30000",
+    ));
+    text.push_str(&logfmt(32, "released lock key=lock:hot holder=x1"));
+    text.push_str(&spring(33, "released lock key=lock:hot holder=x2"));
+    let log = load(&[write(dir.path(), "two-layouts.log", text.as_bytes())]);
+    assert_eq!(pairs_and_counts(&log), (1, [24, 24, 0, 0]));
+    assert!(
+        log.events
+            .iter()
+            .all(|e| e.key.is_some() && e.holder.is_some())
+    );
+}
+
+/// A docker json-file log whose payloads are a JSON logger's records
+/// (`lock_key`, `owner`) through the 200 records detection reads, then
+/// Spring Boot text lines (`key=`, `token=`): the text lines past the
+/// window are read by the text reader with their pairs' canonical names,
+/// so the overlap between a JSON holder and a text one stays (round three:
+/// "JSON and text payloads in one file: the incident lost").
+#[test]
+fn text_payloads_after_json_ones_past_detection_keep_the_overlap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = |s: u32, event: &str, key: &str, owner: &str| {
+        serde_json::json!({
+            "ts": format!("2024-01-01T00:{:02}:{:02}Z", s / 60 % 60, s % 60),
+            "event": event,
+            "lock_key": key,
+            "owner": owner,
+            "ttl_ms": 30000,
+        })
+        .to_string()
+    };
+    let spring = |s: u32, m: &str| {
+        format!(
+            "2024-01-01 00:{:02}:{:02}.000  INFO 1 --- [main] c.e.Lock : {m}",
+            s / 60 % 60,
+            s % 60
+        )
+    };
+    let mut text = String::new();
+    for i in 0..125 {
+        let (key, owner) = (format!("lock:k{i}"), format!("w{i}"));
+        text.push_str(&docker(&json(2 * i, "acquired", &key, &owner)));
+        text.push_str(&docker(&json(2 * i + 1, "released", &key, &owner)));
+    }
+    text.push_str(&docker(&json(300, "acquired", "lock:hot", "x1")));
+    text.push_str(&docker(&spring(
+        301,
+        "acquired lock key=lock:hot token=x2 ttl=30s",
+    )));
+    text.push_str(&docker(&json(302, "released", "lock:hot", "x1")));
+    text.push_str(&docker(&spring(303, "released lock key=lock:hot token=x2")));
+    let log = load(&[write(dir.path(), "late-text.log", text.as_bytes())]);
+    assert_eq!(pairs_and_counts(&log), (1, [254, 254, 0, 0]));
 }

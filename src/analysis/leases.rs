@@ -417,9 +417,11 @@ pub(crate) fn time_order(
 /// For each file, whether its lines of one logged instant are to be taken
 /// last line first: the file runs newest first (a console's query result
 /// downloaded as it was shown: SLS, CLS, Kibana), at least three pairs of
-/// its consecutive events whose time goes up while the line number goes
-/// down and four times as many as the other way, and its lines within an
-/// instant are reversed too. Then the order of the lines (the log lag, the
+/// consecutive events of one key (in the file's order) whose time goes up
+/// while the line number goes down and four times as many as the other
+/// way, and its lines within an instant are reversed too. Pairs are taken
+/// per key, so a few unrelated lines (a key each) appended in another
+/// order never turn the file's keys with many lines around. Then the order of the lines (the log lag, the
 /// whole-second rule of §4) means what it means in a file in time order.
 /// A console that sorts by time only, newest first, keeps each instant's
 /// lines in the order they were written ("newest first between instants"):
@@ -429,8 +431,10 @@ pub(crate) fn time_order(
 /// first file is taken as wholly reversed. O(events).
 fn newest_first_files(log: &LoadedLog) -> Vec<bool> {
     let n = log.sources.len().max(1);
-    // Per file: the last event (time, line) and the votes (up, down).
-    let mut last: Vec<Option<(i64, u32)>> = vec![None; n];
+    // Per file and key: the last event (time, line); per file the votes
+    // (up, down).
+    let mut last: hashbrown::HashMap<(u16, Option<Sym>), (i64, u32)> =
+        hashbrown::HashMap::default();
     let mut votes = vec![(0u64, 0u64); n];
     let mut within = vec![InstantVotes::default(); n];
     let mut prev: Vec<Option<&crate::model::Event>> = vec![None; n];
@@ -439,7 +443,8 @@ fn newest_first_files(log: &LoadedLog) -> Vec<bool> {
         if f >= n {
             continue;
         }
-        if let Some((t, line)) = last[f]
+        let here = (e.at_ns, e.source.line);
+        if let Some((t, line)) = last.insert((e.source.file, e.key), here)
             && t != e.at_ns
             && line != e.source.line
         {
@@ -453,7 +458,6 @@ fn newest_first_files(log: &LoadedLog) -> Vec<bool> {
         if let Some(p) = prev[f] {
             within[f].add(p, e);
         }
-        last[f] = Some((e.at_ns, e.source.line));
         prev[f] = Some(e);
     }
     // A clear majority: a file shuffled at random (half its pairs each way)

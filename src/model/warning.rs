@@ -206,6 +206,17 @@ pub enum RecordWarning {
         /// The longest line the mapping's regexes take, bytes.
         limit: u64,
     },
+    /// An envelope's payload field holding a JSON object that cannot be
+    /// read (cut before its end, or nested deeper than serde_json reads):
+    /// the line is not read.
+    PayloadJson {
+        /// The payload field (`log`, `content`, `message`...).
+        field: String,
+        /// serde_json's message without its position.
+        error: String,
+        /// The 1-based column within the payload, when it named one.
+        column: Option<u64>,
+    },
     /// CRI partial lines no `F` line closed, read as one line.
     CriUnclosed {
         /// `stdout` or `stderr`.
@@ -398,6 +409,7 @@ impl RecordWarning {
             RecordWarning::CriUnclosed { .. } => WarningKind::Cri,
             RecordWarning::TooLongForRegex { .. } => WarningKind::Mapping,
             RecordWarning::InvalidJson { .. }
+            | RecordWarning::PayloadJson { .. }
             | RecordWarning::NotJsonObject
             | RecordWarning::NoSource
             | RecordWarning::NotJsonArray

@@ -250,27 +250,32 @@ fn the_report_folder_never_touches_an_input() {
     }
 }
 
-/// `report --out link` where `link` points nowhere: refused, and no
-/// finished temporary folder is left beside it (the rename fails after the
-/// folder is written).
+/// `report --out link` where `link` points nowhere, or is one of two links
+/// to each other (a loop): refused, and no finished temporary folder is
+/// left beside it (the rename fails after the folder is written).
 #[cfg(unix)]
 #[test]
 fn a_dangling_link_as_report_folder_leaves_nothing_behind() {
     let dir = tempfile::tempdir().expect("tempdir");
     let link = dir.path().join("rep");
     std::os::unix::fs::symlink(dir.path().join("nowhere/at/all"), &link).expect("symlink");
-    let out = bin()
-        .args(["report", "--no-images", "--out"])
-        .arg(&link)
-        .arg(sample("seed-incident.jsonl"))
-        .output()
-        .expect("runs");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    let left: Vec<String> = std::fs::read_dir(dir.path())
-        .expect("read")
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "rep")
-        .collect();
-    assert!(left.is_empty(), "{left:?}");
+    let (a, b) = (dir.path().join("loop-a"), dir.path().join("loop-b"));
+    std::os::unix::fs::symlink(&b, &a).expect("symlink");
+    std::os::unix::fs::symlink(&a, &b).expect("symlink");
+    for out_dir in [&link, &a] {
+        let out = bin()
+            .args(["report", "--no-images", "--out"])
+            .arg(out_dir)
+            .arg(sample("seed-incident.jsonl"))
+            .output()
+            .expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .expect("read")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["loop-a", "loop-b", "rep"], "{out_dir:?}");
+    }
 }

@@ -5,7 +5,8 @@
 
 use crate::ingest::framing::timestamp::time_len;
 use crate::ingest::readers::fast::trim;
-use crate::ingest::readers::inner::with_inner;
+use crate::ingest::readers::inner::read_inner;
+use crate::ingest::readers::json::json_error_parts;
 use crate::ingest::readers::text::message_event;
 use crate::ingest::records::record::{FieldValue, Record};
 use crate::ingest::roles::duration::text_duration_ms;
@@ -20,7 +21,7 @@ use crate::ingest::vocabulary::infra::{infra_kind_of, length_ms};
 use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::{
     DateFrom, Event, EventKind, Evidence, EvidenceKind, EvidenceOrigin, FieldWarning, LogBuilder,
-    SourceInfo, SourceNote, SourceRef, WarningReason,
+    RecordWarning, SourceInfo, SourceNote, SourceRef, WarningReason,
 };
 
 use super::dates::DateHints;
@@ -252,7 +253,20 @@ impl<'o> Collector<'o> {
             // detection read through; one already taken out of its
             // envelope has it hidden, and `with_inner` hands it over as is.
             Some(field) if !matches!(rec, Record::Slots { .. }) => {
-                with_inner(rec, &field, &mut |r| self.record_of_kind(b, line, r));
+                let read = read_inner(rec, &field, &mut |r| self.record_of_kind(b, line, r));
+                if let Err(e) = read {
+                    let (error, column) = json_error_parts(&e);
+                    let field = field.clone();
+                    self.bad(
+                        b,
+                        line,
+                        RecordWarning::PayloadJson {
+                            field,
+                            error,
+                            column,
+                        },
+                    );
+                }
                 self.fields.payload = Some(field);
             }
             other => {

@@ -10,7 +10,9 @@
 use serde_json::{Map, Value};
 
 use super::container::{Container, DocRec};
-use super::json::{columns_as_records, json_reason, json_record, kv_lists_as_fields, unwrap_hit};
+use super::json::{
+    columns_as_records, json_reason, json_record, kv_lists_as_fields, sls_time_ns, unwrap_hit,
+};
 use super::{inner, lines, loki};
 use crate::ingest::records::item::{Item, Visit};
 use crate::ingest::records::record::Record;
@@ -50,7 +52,7 @@ pub(crate) fn doc(v: Value) -> Container {
     // document's own fields.
     if let Some(records) = deep_records(&o) {
         return Container::Doc {
-            records,
+            records: with_sls_times(records),
             dialect: Dialect::JsonLines,
         };
     }
@@ -72,18 +74,29 @@ pub(crate) fn doc(v: Value) -> Container {
             })
             .collect();
         return Container::Doc {
-            records,
+            records: with_sls_times(records),
             dialect: Dialect::JsonLines,
         };
     }
     // Any other single object: one record.
     Container::Doc {
-        records: vec![DocRec {
+        records: with_sls_times(vec![DocRec {
             main: std::mem::take(&mut o),
             extra: None,
-        }],
+        }]),
         dialect: Dialect::JsonLines,
     }
+}
+
+/// The records with SLS's `__time__` + `__time_ns_part__` read as one time
+/// ([`sls_time_ns`]), as every JSON line's are: the records of a GetLogs
+/// answer (`{"meta": .., "data": [..]}`) or a LogGroup (`__topic__` and
+/// `__tag__` beside its `logs`) carry the nanosecond part in each record.
+fn with_sls_times(mut records: Vec<DocRec>) -> Vec<DocRec> {
+    for r in &mut records {
+        sls_time_ns(&mut r.main);
+    }
+    records
 }
 
 /// The records of a search response: each hit's `_source` (a hit without
@@ -286,7 +299,7 @@ pub(crate) fn lines_of_documents(text: &str) -> Container {
         }
     }
     Container::Doc {
-        records,
+        records: with_sls_times(records),
         dialect: Dialect::JsonLines,
     }
 }
@@ -338,8 +351,8 @@ pub(crate) fn concatenated_objects(text: &str) -> Option<Container> {
         }
         at += text[at..].len() - text[at..].trim_start().len();
     }
-    (objects >= 2).then_some(Container::Doc {
-        records,
+    (objects >= 2).then(|| Container::Doc {
+        records: with_sls_times(records),
         dialect: Dialect::JsonLines,
     })
 }

@@ -102,24 +102,61 @@ pub(crate) fn inner_evidence(rec: &Record<'_>) -> u32 {
 }
 
 /// Calls `f` with the record a string holds, if it holds one: a JSON
-/// object, or a text line (with its prefix's fields as the outer part when
-/// the line's payload is JSON). Returns `None` when `s` is no record.
+/// object (also one encoded once more as a JSON string), or a text line
+/// (with its prefix's fields as the outer part when the line's payload is
+/// JSON). Returns `None` when `s` is no record.
 pub(crate) fn with_string<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Option<R> {
+    read_string(s, f, false).ok().flatten()
+}
+
+/// [`with_string`]; with `strict`, a JSON object that cannot be read (cut
+/// before its end, or nested deeper than serde_json reads) is its error
+/// instead of a text line.
+fn read_string<R>(
+    s: &str,
+    f: &mut dyn FnMut(&Record<'_>) -> R,
+    strict: bool,
+) -> Result<Option<R>, serde_json::Error> {
     let s = s.trim();
     if s.len() < MIN_LEN {
-        return None;
+        return Ok(None);
+    }
+    // A record written as a JSON string once more (`"{\"ts\": ..}"`, a
+    // shipper that encodes an already encoded line): its object.
+    if s.starts_with('"')
+        && let Ok(decoded) = serde_json::from_str::<String>(s)
+        && decoded.trim_start().starts_with('{')
+    {
+        return read_string(&decoded, f, strict);
     }
     // A JSON object, whole; one followed by more lines (a stack trace in a
     // journal's multi-line MESSAGE) is read as a text line below, its
     // object the record.
-    if s.starts_with('{')
-        && let Ok(Some(map)) = json_record(s)
-    {
-        return Some(f(&Record::Json {
-            main: &map,
-            extra: None,
-        }));
+    if s.starts_with('{') {
+        match json_record(s) {
+            Ok(Some(map)) => {
+                return Ok(Some(f(&Record::Json {
+                    main: &map,
+                    extra: None,
+                })));
+            }
+            Err(e) if strict && unreadable_object(&e) => return Err(e),
+            _ => {}
+        }
     }
+    Ok(text_record(s, f))
+}
+
+/// Whether a JSON error says the object itself cannot be read: it ends
+/// before it closes (a record cut), or it nests deeper than serde_json's
+/// recursion limit (128). An object followed by more text is no such error.
+fn unreadable_object(e: &serde_json::Error) -> bool {
+    e.classify() == serde_json::error::Category::Eof
+        || e.to_string().starts_with("recursion limit exceeded")
+}
+
+/// Calls `f` with the record text line `s` holds (trimmed, not short).
+fn text_record<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Option<R> {
     let t = text::parse_line(s);
     if t.layout == Layout::Json {
         let map = match json_record(t.message) {
@@ -171,4 +208,79 @@ pub(crate) fn with_inner(rec: &Record<'_>, field: &str, f: &mut dyn FnMut(&Recor
     if done.is_none() {
         f(rec);
     }
+}
+
+/// [`with_inner`] as a file's records are read: a payload that is a JSON
+/// object that cannot be read is its error, `f` not called (the line is a
+/// warning, never read as a text line that names nothing); and a record
+/// without the payload field, whose own fields name no lock role, is read
+/// through the string field that holds a record with the most lock
+/// evidence (the payload moved to another field after the records
+/// detection looked at). A record already taken out of this payload field
+/// (the JSON fast path's `Record::Nested`) is handed over as it is; a JSON
+/// message behind a text line's prefix (Fluent Bit's `TAG: [time, {..}]`)
+/// is read through its payload field as any record.
+///
+/// # Errors
+/// serde_json's error for the payload's object.
+pub(crate) fn read_inner(
+    rec: &Record<'_>,
+    field: &str,
+    f: &mut dyn FnMut(&Record<'_>),
+) -> Result<(), serde_json::Error> {
+    if matches!(rec, Record::Nested { skip, .. } if *skip == field) {
+        f(rec);
+        return Ok(());
+    }
+    let moved;
+    let field = match rec.get(field) {
+        Some(_) => field,
+        None => match moved_payload(rec) {
+            Some(other) => {
+                moved = other;
+                moved.as_str()
+            }
+            None => field,
+        },
+    };
+    let done = match rec.get(field) {
+        Some(FieldValue::Str(s)) => read_string(
+            s,
+            &mut |inner| {
+                f(&Record::Nested {
+                    inner,
+                    outer: rec,
+                    skip: field,
+                })
+            },
+            true,
+        )?,
+        _ => None,
+    };
+    if done.is_none() {
+        f(rec);
+    }
+    Ok(())
+}
+
+/// The string field of `rec` that holds a record with lock evidence, the
+/// most of any, when `rec`'s own fields carry none.
+fn moved_payload(rec: &Record<'_>) -> Option<String> {
+    if evidence(rec) > 0 {
+        return None;
+    }
+    let mut strings: Vec<(String, String)> = Vec::new();
+    rec.visit(&mut |k, v| {
+        if let FieldValue::Str(s) = v
+            && s.trim().len() >= MIN_LEN
+        {
+            strings.push((k.to_string(), (*s).to_string()));
+        }
+    });
+    strings
+        .into_iter()
+        .filter_map(|(k, s)| Some((with_string(&s, &mut |inner| evidence(inner))?, k)))
+        .filter(|(ev, _)| *ev > 0)
+        .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+        .map(|(_, k)| k)
 }

@@ -47,7 +47,7 @@ pub(crate) fn kv_lists_in_record(o: &mut Map<String, Value>) {
 /// "高精度时间戳": the log's time is `__time__` + `__time_ns_part__`). With the part
 /// ignored every line of a second would stand at one instant, and an
 /// overlap within it read as a 0 ms touch.
-fn sls_time_ns(o: &mut Map<String, Value>) {
+pub(crate) fn sls_time_ns(o: &mut Map<String, Value>) {
     let Some(ns) = o
         .get("__time_ns_part__")
         .and_then(|v| v.as_u64().or_else(|| v.as_str()?.trim().parse().ok()))
@@ -306,10 +306,17 @@ pub(crate) fn unwrap_hit(o: &Map<String, Value>) -> &Map<String, Value> {
 
 /// A serde_json error as a warning's reason, without its "line 1" part.
 pub(crate) fn json_reason(e: &serde_json::Error) -> RecordWarning {
+    let (error, column) = json_error_parts(e);
+    RecordWarning::InvalidJson { error, column }
+}
+
+/// A serde_json error's message without its position, and the 1-based
+/// column it names, if any.
+pub(crate) fn json_error_parts(e: &serde_json::Error) -> (String, Option<u64>) {
     let mut error = e.to_string();
     let column = error.rfind(" at line ").map(|i| {
         error.truncate(i);
         e.column() as u64
     });
-    RecordWarning::InvalidJson { error, column }
+    (error, column)
 }

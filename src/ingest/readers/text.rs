@@ -797,6 +797,16 @@ pub(crate) fn message_pairs(msg: &str) -> Vec<(&str, Cow<'_, str>)> {
             && !super::pairs::is_hole(value)
         {
             out.push((name, Cow::Borrowed(value)));
+            // A logfmt line's quoted message (`msg="acquired lock key=k"`)
+            // among lines of another layout: its own pairs are the line's
+            // too, as the logfmt reader takes them from its payload.
+            if rest.starts_with('"') && roles_of(name).iter().any(|(r, _, _)| *r == Role::Message) {
+                for (k, v) in message_pairs(value) {
+                    if !out.iter().any(|(n, _)| *n == k) {
+                        out.push((k, v));
+                    }
+                }
+            }
         }
         from = next.max(eq + sep_len);
         if from >= msg.len() {
@@ -1073,6 +1083,11 @@ mod tests {
             p,
             vec![("a", Cow::Borrowed("x y")), ("c", Cow::Borrowed("3"))]
         );
+        // A quoted message's own pairs follow it; another quoted value's
+        // do not.
+        let p = message_pairs("level=info msg=\"acquired lock key=k holder=x1\" sql=\"a=1\"");
+        let names: Vec<&str> = p.iter().map(|(k, _)| *k).collect();
+        assert_eq!(names, ["level", "msg", "key", "holder", "sql"]);
     }
 
     #[test]

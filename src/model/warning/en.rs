@@ -82,6 +82,16 @@ pub(super) fn record(w: &RecordWarning) -> String {
             error,
             column: None,
         } => format!("invalid JSON: {error}"),
+        RecordWarning::PayloadJson {
+            field,
+            error,
+            column,
+        } => {
+            let at = column.map(|c| format!(" at column {c}")).unwrap_or_default();
+            format!(
+                "the payload in field {field} is a JSON record that cannot be read: {error}{at}; the line is not read"
+            )
+        }
         RecordWarning::NotJsonObject => "not a JSON object".into(),
         RecordWarning::NoSource => "record without _source".into(),
         RecordWarning::NotJsonArray => "not a JSON array".into(),

@@ -206,6 +206,26 @@ fn records() -> Vec<(WarningReason, &'static str, Vec<&'static str>)> {
             "invalid JSON: EOF while parsing a string",
             vec!["EOF while parsing a string"],
         ),
+        (
+            R::PayloadJson {
+                field: s("log"),
+                error: s("EOF while parsing a string"),
+                column: Some(40),
+            }
+            .into(),
+            "the payload in field log is a JSON record that cannot be read: EOF while parsing a string at column 40; the line is not read",
+            vec!["log", "EOF while parsing a string", "40"],
+        ),
+        (
+            R::PayloadJson {
+                field: s("content"),
+                error: s("recursion limit exceeded"),
+                column: None,
+            }
+            .into(),
+            "the payload in field content is a JSON record that cannot be read: recursion limit exceeded; the line is not read",
+            vec!["content", "recursion limit exceeded"],
+        ),
         (R::NotJsonObject.into(), "not a JSON object", vec![]),
         (R::NoSource.into(), "record without _source", vec![]),
         (R::NotJsonArray.into(), "not a JSON array", vec![]),
@@ -482,9 +502,10 @@ fn variant(r: &WarningReason) -> usize {
             RecordWarning::RepeatedHeader => 25,
             RecordWarning::CriUnclosed { .. } => 26,
             RecordWarning::TooLongForRegex { .. } => 27,
+            RecordWarning::PayloadJson { .. } => 28,
         },
-        W::Monitor(m) => 28 + monitor_variant(m),
-        W::Infra(i) => 40 + infra_variant(i),
+        W::Monitor(m) => 29 + monitor_variant(m),
+        W::Infra(i) => 41 + infra_variant(i),
     }
 }
 
@@ -549,7 +570,7 @@ fn every_reason_reads_in_chinese_but_its_values() {
     let all = one_of_each();
     let variants: std::collections::BTreeSet<usize> =
         all.iter().map(|(r, ..)| variant(r)).collect();
-    assert_eq!(variants.len(), 55, "one reason of each variant");
+    assert_eq!(variants.len(), 56, "one reason of each variant");
     for (reason, en, values) in &all {
         assert_eq!(reason.en(), *en, "the English of {reason:?}");
         assert_eq!(reason.to_string(), *en);

@@ -96,6 +96,14 @@ pub(super) fn record(w: &RecordWarning) -> String {
             error,
             column: None,
         } => format!("无效的 JSON：{error}"),
+        RecordWarning::PayloadJson {
+            field,
+            error,
+            column,
+        } => {
+            let at = column.map(|c| format!("（第 {c} 列）")).unwrap_or_default();
+            format!("字段 {field} 中的内容是无法读取的 JSON 记录：{error}{at}；这一行未读取")
+        }
         RecordWarning::NotJsonObject => "不是 JSON 对象".into(),
         RecordWarning::NoSource => "记录没有 `_source` 字段".into(),
         RecordWarning::NotJsonArray => "不是 JSON 数组".into(),
