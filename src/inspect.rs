@@ -12,6 +12,7 @@ use crate::config::{AnalysisConfig, ReadConfig};
 use crate::model::{EventKind, LoadedLog, SourceInfo, SourceNote};
 
 pub mod suggest;
+pub mod templates;
 
 /// How sure the choice of a field for a role is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -178,8 +179,15 @@ pub(crate) fn kinds(log: &LoadedLog, file: usize) -> Vec<(EventKind, usize)> {
 }
 
 /// The inspection of every file, as text, with `suggestions[i]`'s lines
-/// printed under source `i` ([`suggest::text_suggestions`]).
-pub fn to_text(log: &LoadedLog, mapped: bool, suggestions: &[Vec<String>]) -> String {
+/// printed under source `i` ([`suggest::text_suggestions`]) and
+/// `tables[i]` after its field table ([`templates::table`]; `None`: the
+/// file has no event or message field, or its head could not be read).
+pub fn to_text(
+    log: &LoadedLog,
+    mapped: bool,
+    suggestions: &[Vec<String>],
+    tables: &[Option<templates::TemplateTable>],
+) -> String {
     let mut s = String::new();
     for (i, info) in log.sources.iter().enumerate() {
         let mut container = info.dialect.as_str().to_string();
@@ -216,6 +224,10 @@ pub fn to_text(log: &LoadedLog, mapped: bool, suggestions: &[Vec<String>]) -> St
             info.lines_read, info.events_loaded, info.lines_skipped, info.lines_warned
         );
         write_fields(&mut s, &field_rows(log, i, mapped));
+        match tables.get(i).and_then(Option::as_ref) {
+            Some(t) => templates::write_table(&mut s, t),
+            None => s.push_str("  event templates: none (no event or message field read)\n"),
+        }
         let k: Vec<String> = kinds(log, i)
             .iter()
             .map(|(k, n)| format!("{} {n}", k.as_str()))
@@ -415,7 +427,14 @@ pub fn run(
             _ => Vec::new(),
         })
         .collect();
-    print!("{}", to_text(&loaded.log, mapped, &suggestions));
+    let mapping = read.mapping.as_ref().map(|m| &m.mapping);
+    let tables: Vec<Option<templates::TemplateTable>> = (0..loaded.log.sources.len())
+        .map(|i| {
+            let head = head_text(Path::new(&loaded.log.sources[i].name))?;
+            templates::table(&loaded.log, i, &head, mapping)
+        })
+        .collect();
+    print!("{}", to_text(&loaded.log, mapped, &suggestions, &tables));
     if let Some(path) = write_mapping {
         let toml = loaded
             .log

@@ -26,7 +26,10 @@ mod records;
 mod roles;
 mod vocabulary;
 
-pub use assembly::head::{LineParts, event_name_kind, field_values, line_parts, message_kind};
+pub use assembly::head::{
+    LineParts, event_name_kind, field_values, is_data_pair, line_parts, mapped_event_kind,
+    mapped_message_kind, message_kind, record_values, says_failure,
+};
 pub use assembly::load::{load_paths, settle};
 pub use assembly::source::{looks_compressed, read_source, source_text};
 pub use cache::{CacheConfig, CacheReport, load_paths_cached};

@@ -176,3 +176,127 @@ fn an_unknown_text_layout_gets_a_line_regex_suggestion() {
         "{text}"
     );
 }
+
+/// The rows of `inspect`'s event-template table in `stdout`: (lines, kind,
+/// why, template) for each row under a heading (columns of 6, 17 and 13
+/// characters, two spaces apart, after four).
+fn template_rows(stdout: &str) -> Vec<(usize, String, String, String)> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in stdout.lines() {
+        if line.starts_with("  event templates") {
+            inside = true;
+            continue;
+        }
+        inside = inside && line.starts_with("    ");
+        let Some(count) = line.get(4..10).and_then(|c| c.trim().parse::<usize>().ok()) else {
+            continue;
+        };
+        if inside {
+            let col = |a: usize, b: usize| line.get(a..b.min(line.len())).unwrap_or("").trim();
+            out.push((
+                count,
+                col(12, 29).to_string(),
+                col(31, 44).to_string(),
+                col(46, line.len()).to_string(),
+            ));
+        }
+    }
+    out
+}
+
+/// The row of `rows` whose template is `template`.
+fn row<'a>(
+    rows: &'a [(usize, String, String, String)],
+    template: &str,
+) -> &'a (usize, String, String, String) {
+    rows.iter()
+        .find(|r| r.3 == template)
+        .unwrap_or_else(|| panic!("no row {template:?} in {rows:?}"))
+}
+
+/// A file read by the built-in words: each event name with its count, its
+/// kind and `words`; a name no kind reads is `unread`.
+#[test]
+fn the_template_table_shows_words_read_by_the_vocabulary() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/cases/BR-01-redispy-shared-lock-overrun/inventory-sync.jsonl");
+    let out = run(&["inspect".as_ref(), "--no-cache".as_ref(), file.as_os_str()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("  event templates (values of `event`;"),
+        "{text}"
+    );
+    let rows = template_rows(&text);
+    let acquired = row(&rows, "acquired");
+    assert_eq!(
+        (acquired.1.as_str(), acquired.2.as_str()),
+        ("acquired", "words"),
+        "{text}"
+    );
+    assert!(acquired.0 >= 2, "{text}");
+    let attempt = row(&rows, "acquire_attempt");
+    assert_eq!(attempt.2, "unread", "{text}");
+}
+
+/// A text file whose release is in words no list has (`归还锁`): the
+/// protocol places those lines as releases, and the table says so.
+#[test]
+fn the_template_table_shows_words_placed_by_the_protocol() {
+    let tmp = tempfile::tempdir().expect("tmp");
+    let line = |t: &str, words: &str, pairs: &str| {
+        format!("2026-12-01T07:06:{t}Z INFO {words} e={words} key=lock:a {pairs}\n")
+    };
+    let text: String = [
+        line("55.000", "抢到分布式锁", "owner=A ttl_ms=1000"),
+        line("55.300", "没抢到锁", "owner=B"),
+        line("56.200", "抢到分布式锁", "owner=B ttl_ms=3000"),
+        line("56.500", "归还锁", "owner=A"),
+        line("56.600", "抢到分布式锁", "owner=C ttl_ms=3000"),
+        line("57.000", "归还锁", "owner=C"),
+        line("57.800", "释放锁时发现锁已易主", "owner=B"),
+    ]
+    .concat();
+    let path = tmp.path().join("app.log");
+    std::fs::write(&path, text).expect("write");
+    let out = run(&["inspect".as_ref(), "--no-cache".as_ref(), path.as_os_str()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let rows = template_rows(&stdout);
+    let release = rows
+        .iter()
+        .find(|r| r.3.contains("归还锁"))
+        .unwrap_or_else(|| panic!("no 归还锁 row: {stdout}"));
+    assert_eq!(
+        (release.0, release.1.as_str(), release.2.as_str()),
+        (2, "released", "protocol"),
+        "{stdout}"
+    );
+}
+
+/// A file read with a mapping: its own event words get their kinds from
+/// the mapping's `[events]`, and the table says `mapping`.
+#[test]
+fn the_template_table_shows_words_read_by_the_mapping() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mapping-dialog");
+    let out = run(&[
+        "inspect".as_ref(),
+        "--no-cache".as_ref(),
+        "--mapping".as_ref(),
+        dir.join("odd-names.mapping.toml").as_os_str(),
+        dir.join("odd-names.jsonl").as_os_str(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let rows = template_rows(&text);
+    let grabbed = row(&rows, "grabbed");
+    assert_eq!(
+        (grabbed.1.as_str(), grabbed.2.as_str()),
+        ("acquired", "mapping"),
+        "{text}"
+    );
+    let stocked = row(&rows, "stocked");
+    assert_eq!(
+        (stocked.1.as_str(), stocked.2.as_str()),
+        ("stock_initialized", "mapping"),
+        "{text}"
+    );
+}

@@ -9,6 +9,9 @@ use crate::ingest::monitor::looks_like_monitor;
 use crate::ingest::readers::contest::{BidBook, detect_with};
 use crate::ingest::readers::walk::walk;
 use crate::ingest::records::item::Item;
+use crate::ingest::{IngestOptions, Mapping};
+
+use super::steps::choose_reader;
 
 /// Records of the head read for [`field_values`] at most.
 const MAX_RECORDS: usize = 20_000;
@@ -108,6 +111,74 @@ pub fn event_name_kind(name: &str) -> Option<crate::model::EventKind> {
 pub fn message_kind(message: &str) -> Option<crate::model::EventKind> {
     crate::ingest::readers::text::message_event(message)
         .and_then(crate::model::EventKind::from_canonical)
+}
+
+/// The values of `fields` in each record of `text`'s head (at most
+/// `max` records), read by the reader a load with `mapping` chooses: the
+/// record's 1-based line number (as a load numbers its events) and one
+/// value per field, `None` where the record has none. For `inspect`'s
+/// event-template table.
+pub fn record_values(
+    text: &str,
+    mapping: Option<&Mapping>,
+    fields: &[&str],
+    max: usize,
+) -> Vec<(u64, Vec<Option<String>>)> {
+    let opts = IngestOptions {
+        mapping: mapping.cloned(),
+        ..IngestOptions::default()
+    };
+    let (container, _) = choose_reader(text, &opts);
+    let mut out = Vec::new();
+    walk(&container, text, &mut |line, _, item| {
+        if let Item::Record(r) = item {
+            let values = fields
+                .iter()
+                .map(|f| r.get(f).map(|v| v.text().into_owned()))
+                .collect();
+            out.push((line, values));
+        }
+        if out.len() >= max {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    out
+}
+
+/// The kind `mapping`'s `[events]` gives the event name `name` (compared
+/// as reading compares them, normalised), `None` when it names none.
+pub fn mapped_event_kind(name: &str, mapping: &Mapping) -> Option<crate::model::EventKind> {
+    let mut buf = String::new();
+    crate::ingest::vocabulary::events::normalize_event(name, &mut buf);
+    mapping.events.get(buf.as_str()).copied()
+}
+
+/// The kind `mapping`'s `[messages]` gives the message `message` (its
+/// first regex that matches), `None` when none matches.
+pub fn mapped_message_kind(message: &str, mapping: &Mapping) -> Option<crate::model::EventKind> {
+    mapping
+        .messages
+        .iter()
+        .find(|(_, p)| p.0.is_match(message))
+        .map(|(k, _)| *k)
+}
+
+/// True when `text` says something failed or did not happen (a failure
+/// word or a negation, in the languages reading knows: "could not grab",
+/// `没抢到锁`).
+pub fn says_failure(text: &str) -> bool {
+    crate::ingest::vocabulary::failure::says_failure(text)
+}
+
+/// True when a message's `name=value` pair with this `name` carries data
+/// of a role (a key, a holder, a TTL, a business number...), not the
+/// event's own word: reading takes its value as that role's
+/// (`owner` is the holder, `leaseTime` the TTL).
+pub fn is_data_pair(name: &str) -> bool {
+    let canon = crate::ingest::readers::text::canonical_name(name);
+    !matches!(canon, "event" | "message" | "level") && crate::ingest::role_names().contains(&canon)
 }
 
 #[cfg(test)]
