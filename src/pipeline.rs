@@ -48,9 +48,30 @@ pub struct AnalyzedLog {
     pub settings: Settings,
     /// The analysis.
     pub analysis: Analysis,
+    /// Every holder's label, made on first use ([`AnalyzedLog::holder_names`]):
+    /// a report's pictures share it (labelling the 198 000 holders of the
+    /// simulator's 1 M log took most of a picture's second).
+    pub names: std::sync::OnceLock<crate::report::holders::HolderNames>,
 }
 
 impl AnalyzedLog {
+    /// [`AnalyzedLog`] of `log` analysed with `settings` into `analysis`.
+    pub fn new(log: LoadedLog, settings: Settings, analysis: Analysis) -> AnalyzedLog {
+        AnalyzedLog {
+            log,
+            settings,
+            analysis,
+            names: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Every holder's one label ([`crate::report::holders::HolderNames`]),
+    /// made once.
+    pub fn holder_names(&self) -> &crate::report::holders::HolderNames {
+        self.names
+            .get_or_init(|| crate::report::holders::HolderNames::of(&self.log, &self.analysis))
+    }
+
     /// What makes this load an error ([`crate::analysis::problems`]), in
     /// English.
     pub fn problems(&self) -> Vec<String> {
@@ -215,11 +236,7 @@ fn load_and_analyze_said(
     if let Some(status) = &kept.status {
         say_cache_status(status);
     }
-    Ok(AnalyzedLog {
-        log,
-        settings,
-        analysis,
-    })
+    Ok(AnalyzedLog::new(log, settings, analysis))
 }
 
 /// Says on stderr what the load cache did: an entry ignored or a cache

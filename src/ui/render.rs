@@ -414,10 +414,11 @@ pub fn render_image_in(
         PictureSubject::Incident(i) => Some(i),
         _ => None,
     };
-    let mut model = SwimlaneModel::build(
+    let mut model = SwimlaneModel::build_named(
         &loaded.log,
         &loaded.analysis,
         &subject_filters(loaded, subject),
+        loaded.holder_names(),
     );
     let incident_leases = incident
         .and_then(|i| loaded.analysis.incidents.get(i.index()))

@@ -48,6 +48,7 @@ fn sample_loaded(unit_loss: Option<f64>) -> AnalyzedLog {
     };
     let analysis = analyze(&log, &settings);
     AnalyzedLog {
+        names: Default::default(),
         log,
         settings,
         analysis,
@@ -346,6 +347,7 @@ fn case_picture(dir: &str) -> Option<image::RgbaImage> {
     let (app, _) = case_app(dir);
     let s = app.session.expect("loaded");
     let loaded = AnalyzedLog {
+        names: Default::default(),
         log: (*s.log).clone(),
         settings: s.settings.clone(),
         analysis: (*s.analysis).clone(),
@@ -786,6 +788,7 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
     let settings = Settings::default();
     let analysis = analyze(&log, &settings);
     let loaded = AnalyzedLog {
+        names: Default::default(),
         log,
         settings,
         analysis,
@@ -2415,6 +2418,7 @@ fn a_picture_of_an_unreadable_run_says_so_in_its_caption() {
         let settings = Settings::default();
         let analysis = analyze(&log, &settings);
         AnalyzedLog {
+            names: Default::default(),
             log,
             settings,
             analysis,

@@ -353,7 +353,7 @@ struct Shared<'a> {
     /// holder, matched by host).
     cited: HashMap<Sym, Vec<(usize, Sym, bool)>>,
     /// Every holder's label.
-    names: HolderNames,
+    names: &'a HolderNames,
 }
 
 impl Shared<'_> {
@@ -723,7 +723,19 @@ impl SwimlaneModel {
     /// holders only: a single map of every `(key, holder)` at 10 M events
     /// was most of the window's wait (docs/performance.md).
     pub fn build(log: &LoadedLog, analysis: &Analysis, filters: &Filters) -> SwimlaneModel {
-        Self::build_with(log, analysis, filters, PARALLEL_MIN_LEASES)
+        let names = HolderNames::of(log, analysis);
+        Self::build_with(log, analysis, filters, (&names, PARALLEL_MIN_LEASES))
+    }
+
+    /// [`SwimlaneModel::build`] with the holders' labels made already
+    /// (a report's pictures share one [`HolderNames`]).
+    pub fn build_named(
+        log: &LoadedLog,
+        analysis: &Analysis,
+        filters: &Filters,
+        names: &HolderNames,
+    ) -> SwimlaneModel {
+        Self::build_with(log, analysis, filters, (names, PARALLEL_MIN_LEASES))
     }
 
     /// [`SwimlaneModel::build`], in parallel from `parallel_min` shown
@@ -732,7 +744,7 @@ impl SwimlaneModel {
         log: &LoadedLog,
         analysis: &Analysis,
         filters: &Filters,
-        parallel_min: usize,
+        (names, parallel_min): (&HolderNames, usize),
     ) -> SwimlaneModel {
         use rayon::prelude::*;
         let span_ns = analysis.time_span(log);
@@ -752,7 +764,7 @@ impl SwimlaneModel {
             incident_of_overlap: HashMap::new(),
             incidents_per_key: HashMap::new(),
             cited: HashMap::new(),
-            names: HolderNames::of(log, analysis),
+            names,
         };
         for c in &analysis.citations {
             let l = &analysis.leases[c.lease];
@@ -964,8 +976,9 @@ mod tests {
             ..Filters::default()
         };
         for filters in [Filters::default(), pinned, only] {
-            let serial = SwimlaneModel::build_with(&log, &a, &filters, usize::MAX);
-            let parallel = SwimlaneModel::build_with(&log, &a, &filters, 0);
+            let names = HolderNames::of(&log, &a);
+            let serial = SwimlaneModel::build_with(&log, &a, &filters, (&names, usize::MAX));
+            let parallel = SwimlaneModel::build_with(&log, &a, &filters, (&names, 0));
             assert!(serial.groups.len() > 1, "{filters:?}");
             assert_eq!(
                 format!("{serial:?}"),
