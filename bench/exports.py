@@ -15,10 +15,10 @@ usage: exports.py IN.jsonl OUT_PREFIX
 """
 import json
 import sys
-import zlib
 from datetime import datetime
 
 src, prefix = sys.argv[1], sys.argv[2]
+tids = {}
 with open(src) as f, open(prefix + ".sls.jsonl", "w") as sls, open(prefix + ".springboot.log", "w") as txt, \
         open(prefix + ".glog.log", "w") as glog:
     for line in f:
@@ -61,6 +61,7 @@ with open(src) as f, open(prefix + ".sls.jsonl", "w") as sls, open(prefix + ".sp
                   f"[{str(v.get('thread', 'main')):>15}] c.e.shop.flashsale.OrderService          : "
                   f"{msg} host={v.get('host', 'node')}\n")
         day = ts[5:7] + ts[8:10]
-        # glog writes a thread's numeric id where Spring Boot writes its name.
-        tid = 10000 + zlib.crc32(f"{v.get('host')}/{v.get('thread', 'main')}".encode()) % 90000
+        # glog writes a thread's numeric id where Spring Boot writes its name:
+        # one per (host, thread), numbered as they first appear.
+        tid = tids.setdefault((v.get("host"), v.get("thread", "main")), 10000 + len(tids))
         glog.write(f"I{day} {ts[11:23]}000 {tid:>7} lock.go:88] {msg} host={v.get('host', 'node')}\n")
