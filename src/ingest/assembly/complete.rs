@@ -109,18 +109,18 @@ pub(crate) fn complete(
     if decided || det.sample.len() == 0 {
         return;
     }
-    if !incomplete(fields, event_share)
-        && !sparse_events(det, fields)
-        && !unread_release(det, fields)
-    {
+    let names_incomplete = incomplete(fields, event_share);
+    if !names_incomplete && !sparse_events(det, fields) && !unread_release(det, fields) {
         return;
     }
     let time = fields.get(Role::Time).map(|p| p.field.clone());
     let inferred = match infer(&det.sample, time.as_deref(), tz) {
         Ok(i) => i,
         Err(note) => {
-            // Two holds of two lines each are the least the protocol reads.
-            if det.sample.len() >= MIN_RECORDS {
+            // Two holds of two lines each are the least the protocol reads;
+            // when the names found every lock role, their reading stands
+            // and the note (which says no field names them) would be wrong.
+            if det.sample.len() >= MIN_RECORDS && names_incomplete {
                 notes.push(*note);
             }
             return;
