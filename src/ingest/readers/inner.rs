@@ -5,7 +5,6 @@
 //! weigh.
 
 use super::json::json_record;
-use super::structured;
 use super::text::{self, Layout};
 use crate::ingest::framing::structure::split_any;
 use crate::ingest::records::record::{FieldValue, Record};
@@ -183,7 +182,7 @@ fn text_record<R>(s: &str, f: &mut dyn FnMut(&Record<'_>) -> R) -> Option<R> {
         && t.prefix_time.is_none()
         && let Some(split) = split_any(s)
     {
-        let line = structured::text_line(&split, split.message, &[]);
+        let line = text::of_split(&split, split.message, &[]);
         let pairs = text::to_pairs(&line);
         return Some(f(&Record::Pairs(&pairs)));
     }

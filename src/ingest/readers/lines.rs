@@ -10,7 +10,7 @@ use super::json::{json_reason, json_record, unwrap_hit};
 use super::loki;
 use super::pairs::parse_logfmt;
 use super::text::{
-    Layout, TextLine, TextRules, is_trace_line, message_event, parse_line, to_pairs,
+    self, Layout, TextLine, TextRules, is_trace_line, message_event, parse_line, to_pairs,
 };
 use crate::ingest::framing::cri::{self, Partials};
 use crate::ingest::framing::lines::{line_end, walk_lines};
@@ -164,17 +164,13 @@ pub(crate) fn text_line(
     };
     if let Some(split) = inner_stamp(&t) {
         let inner = TextLine {
-            time: Some(&split.time),
-            level: split.level.or(t.level),
-            logger: split.logger,
-            thread: split.thread,
-            pid: split.pid.or(t.pid),
-            message: split.message,
-            layout: Layout::TimeMessage,
-            any_pairs: true,
-            keep,
+            header: t.header,
+            prefix_time: t.prefix_time,
+            host: t.host,
             labels: t.labels.clone(),
-            ..t
+            level: split.level.or(t.level),
+            pid: split.pid.or(t.pid),
+            ..text::of_split(&split, split.message, keep)
         };
         record.start(&inner);
         return visit_text(&inner, visit, no, off);
@@ -196,9 +192,9 @@ pub(crate) fn text_line(
 /// known layout read (`<134>Nov 30 23:06:55 web-01 app[42]: I1201
 /// 07:06:55.100000 42 lock.go:88] …`, glog, geth, a logger before its
 /// time): the structure finder's bank of formats splits it
-/// ([`split_leading`]: a time no pair's name precedes). The application's time is finer than the shipper's (RFC 3164 has
-/// whole seconds and no year), so it is the line's time; the shipper's
-/// stays its prefix time. `None` for a line without a shipper's header,
+/// ([`split_leading`]: a time no pair's name precedes). The application's
+/// time is finer than the shipper's (RFC 3164 has whole seconds and no
+/// year), so it is the line's time; the shipper's stays its prefix time. `None` for a line without a shipper's header,
 /// with a time of its own, or whose message starts with no time.
 fn inner_stamp<'a>(t: &TextLine<'a>) -> Option<Split<'a>> {
     if !coarse_header(t) || t.time.is_some() || t.layout != Layout::Message {
@@ -308,6 +304,7 @@ pub(crate) fn starts_records(text: &str) -> bool {
             inner_stamp(&t).is_some() || !record.time.is_empty()
         })
 }
+
 /// The items of one parsed text line: a continuation line (no time, and no
 /// event or a stack trace's line) is skipped, a JSON payload is the inner record with the prefix
 /// outside it, anything else is its pairs.

@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::ops::ControlFlow;
 
 use super::lines::visit_text;
-use super::text::{Layout, TextLine, TextRules, embedded_json, is_trace_line};
+use super::text::{self, Layout, TextRules, embedded_json, is_trace_line};
 use crate::ingest::framing::lines::lines;
 use crate::ingest::framing::structure::{Split, Structure};
 use crate::ingest::records::item::{Item, Visit};
@@ -101,7 +101,7 @@ fn message<'a>(o: &Open<'a>) -> Cow<'a, str> {
 /// and skips the lines that continued it.
 fn record(o: &Open<'_>, keep: &[String], visit: &mut Visit<'_>) -> ControlFlow<()> {
     let msg = message(o);
-    let mut t = text_line(&o.split, &msg, keep);
+    let mut t = text::of_split(&o.split, &msg, keep);
     if msg.contains('{')
         && let Some((before, obj, _)) = embedded_json(&msg)
     {
@@ -114,28 +114,6 @@ fn record(o: &Open<'_>, keep: &[String], visit: &mut Visit<'_>) -> ControlFlow<(
         visit(*no, *off, Item::Skip)?;
     }
     ControlFlow::Continue(())
-}
-
-/// The text line of a record split by a structure, with `msg` its message
-/// (the first line's rest and the lines that continue it); `keep` names
-/// the fields kept as written.
-pub(crate) fn text_line<'a>(
-    split: &'a Split<'a>,
-    msg: &'a str,
-    keep: &'a [String],
-) -> TextLine<'a> {
-    TextLine {
-        time: Some(&split.time),
-        level: split.level,
-        logger: split.logger,
-        thread: split.thread,
-        pid: split.pid,
-        message: msg,
-        layout: Layout::TimeMessage,
-        any_pairs: true,
-        keep,
-        ..TextLine::default()
-    }
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use crate::ingest::framing::header::{self, Header, HeaderKind, LineStart};
+use crate::ingest::framing::structure::Split;
 use crate::ingest::framing::timestamp::{take_time, word};
 use crate::ingest::vocabulary::message::is_level;
 use crate::ingest::vocabulary::names::roles_of;
@@ -93,6 +94,24 @@ pub(crate) struct TextLine<'a> {
     /// Pair names kept as written, not renamed to their role: the fields a
     /// mapping names.
     pub keep: &'a [String],
+}
+
+/// The text line of a record split by a structure (`framing/structure.rs`),
+/// with `msg` its message (the first line's rest and the lines that
+/// continue it); `keep` names the fields kept as written.
+pub(crate) fn of_split<'a>(split: &'a Split<'a>, msg: &'a str, keep: &'a [String]) -> TextLine<'a> {
+    TextLine {
+        time: Some(&split.time),
+        level: split.level,
+        logger: split.logger,
+        thread: split.thread,
+        pid: split.pid,
+        message: msg,
+        layout: Layout::TimeMessage,
+        any_pairs: true,
+        keep,
+        ..TextLine::default()
+    }
 }
 
 /// Reads the Java layouts after the time: level, pid, `---`, brackets,
