@@ -154,7 +154,12 @@ impl App {
         self.model = r.model;
         if rebuild {
             // The filters changed while the worker ran.
-            self.model = SwimlaneModel::build(&session.log, &session.analysis, &self.state.filters);
+            self.model = SwimlaneModel::build_named(
+                &session.log,
+                &session.analysis,
+                &self.state.filters,
+                &session.names,
+            );
         }
         if r.reanalysis {
             // Same log, new settings: keep the view and the cursor; the
@@ -405,7 +410,12 @@ impl App {
             Command::SetFilters(filters) => {
                 self.state.filters = filters;
                 if let Some(s) = &self.session {
-                    self.model = SwimlaneModel::build(&s.log, &s.analysis, &self.state.filters);
+                    self.model = SwimlaneModel::build_named(
+                        &s.log,
+                        &s.analysis,
+                        &self.state.filters,
+                        &s.names,
+                    );
                 }
             }
             Command::SetSettings(settings) => {
