@@ -712,9 +712,8 @@ fn stock(out: &mut String, zh: bool, r: &ReportInput<'_>) {
     }
     out.push('\n');
     let more = r.analysis.products.len() - listed.len();
-    let hit = |p: &&crate::analysis::ProductOversell| p.oversold > 0 || p.lost_updates > 0;
-    let rest_clean = r.analysis.products.iter().filter(hit).count() <= listed.len();
     if more > 0 {
+        let rest_clean = r.analysis.products.iter().filter(|p| hit(p)).count() <= listed.len();
         let said = if rest_clean {
             phrase!(
                 "_... {} more products, none oversold or with a lost update (the JSON report lists every one)_\n",
@@ -734,6 +733,12 @@ fn stock(out: &mut String, zh: bool, r: &ReportInput<'_>) {
 /// past it, those that oversold or lost an update, most oversold first.
 pub const PRODUCTS_LISTED: usize = 30;
 
+/// A product that oversold or lost an update: what the Stock table keeps
+/// past [`PRODUCTS_LISTED`].
+fn hit(p: &crate::analysis::ProductOversell) -> bool {
+    p.oversold > 0 || p.lost_updates > 0
+}
+
 /// [`PRODUCTS_LISTED`]'s rows of `products`.
 fn listed_products(
     products: &[crate::analysis::ProductOversell],
@@ -741,13 +746,11 @@ fn listed_products(
     if products.len() <= PRODUCTS_LISTED {
         return products.iter().collect();
     }
-    let mut hit: Vec<&crate::analysis::ProductOversell> = products
-        .iter()
-        .filter(|p| p.oversold > 0 || p.lost_updates > 0)
-        .collect();
-    hit.sort_by_key(|p| std::cmp::Reverse(p.oversold));
-    hit.truncate(PRODUCTS_LISTED);
-    hit
+    let mut kept: Vec<&crate::analysis::ProductOversell> =
+        products.iter().filter(|p| hit(p)).collect();
+    kept.sort_by_key(|p| std::cmp::Reverse(p.oversold));
+    kept.truncate(PRODUCTS_LISTED);
+    kept
 }
 
 /// The first 100 load warnings, when there are any.
