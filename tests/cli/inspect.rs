@@ -243,22 +243,9 @@ fn the_template_table_shows_words_read_by_the_vocabulary() {
 /// protocol places those lines as releases, and the table says so.
 #[test]
 fn the_template_table_shows_words_placed_by_the_protocol() {
-    let tmp = tempfile::tempdir().expect("tmp");
-    let line = |t: &str, words: &str, pairs: &str| {
-        format!("2026-12-01T07:06:{t}Z INFO {words} e={words} key=lock:a {pairs}\n")
-    };
-    let text: String = [
-        line("55.000", "抢到分布式锁", "owner=A ttl_ms=1000"),
-        line("55.300", "没抢到锁", "owner=B"),
-        line("56.200", "抢到分布式锁", "owner=B ttl_ms=3000"),
-        line("56.500", "归还锁", "owner=A"),
-        line("56.600", "抢到分布式锁", "owner=C ttl_ms=3000"),
-        line("57.000", "归还锁", "owner=C"),
-        line("57.800", "释放锁时发现锁已易主", "owner=B"),
-    ]
-    .concat();
-    let path = tmp.path().join("app.log");
-    std::fs::write(&path, text).expect("write");
+    // tests/fixtures/protocol/README.md tells the story.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/protocol/unlisted-release.log");
     let out = run(&["inspect".as_ref(), "--no-cache".as_ref(), path.as_os_str()]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let rows = template_rows(&stdout);

@@ -365,21 +365,8 @@ fn a_release_in_words_no_list_has_is_placed_by_the_protocol() {
     // acquires and no release, and A's release after its lease ended, which
     // deleted B's lock, was lost: the takeover read as the lock vanishing,
     // not as A's foreign release. The protocol places the unread words.
-    let dir = tempfile::tempdir().expect("tmp");
-    let line = |t: &str, words: &str, pairs: &str| {
-        format!("2026-12-01T07:06:{t}Z INFO {words} e={words} key=lock:a {pairs}")
-    };
-    let lines = [
-        line("55.000", "抢到分布式锁", "owner=A ttl_ms=1000"),
-        line("55.300", "没抢到锁", "owner=B"),
-        line("56.200", "抢到分布式锁", "owner=B ttl_ms=3000"),
-        line("56.500", "归还锁", "owner=A"),
-        line("56.600", "抢到分布式锁", "owner=C ttl_ms=3000"),
-        line("57.000", "归还锁", "owner=C"),
-        line("57.800", "释放锁时发现锁已易主", "owner=B"),
-    ];
-    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let path = write(dir.path(), "app.log", &lines);
+    // tests/fixtures/protocol/README.md tells the story.
+    let path = support::repo("tests/fixtures/protocol/unlisted-release.log");
     let (out, v) = analyze(&[&path], &["--no-cache"]);
     assert_eq!(out.status.code(), Some(1), "{v}");
     assert!(causes(&v).contains(&"foreign_release".to_string()), "{v}");
@@ -391,19 +378,7 @@ fn names_that_found_every_lock_role_are_never_said_to_have_found_none() {
     // The release words `归还锁` only in the message: the names found key,
     // holder and event, the protocol finds no better fit, and the note
     // "no field names the lock key, holder or event" would be false.
-    let dir = tempfile::tempdir().expect("tmp");
-    let line = |t: &str, msg: &str| format!("2026-12-01T07:06:{t}Z INFO {msg}");
-    let lines = [
-        line("55.000", "抢到分布式锁 key=lock:a owner=A ttl_ms=1000"),
-        line("55.300", "没抢到锁 key=lock:a owner=B"),
-        line("56.200", "抢到分布式锁 key=lock:a owner=B ttl_ms=3000"),
-        line("56.500", "归还锁 key=lock:a owner=A"),
-        line("56.600", "抢到分布式锁 key=lock:a owner=C ttl_ms=3000"),
-        line("57.000", "归还锁 key=lock:a owner=C"),
-        line("57.800", "释放锁时发现锁已易主 key=lock:a owner=B"),
-    ];
-    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
-    let path = write(dir.path(), "app.log", &lines);
+    let path = support::repo("tests/fixtures/protocol/unlisted-release-message-only.log");
     let text = text_report(&[&path], &["--no-cache"]);
     assert!(text.contains("key=") || text.contains("lock:a"), "{text}");
     assert!(!text.contains("no field names the lock key"), "{text}");

@@ -47,9 +47,10 @@ fn sparse_events(det: &Detector, fields: &Fields) -> bool {
 
 /// Whether the event field the names chose reads acquires but no release
 /// while some of its values on the records that name a key and a holder
-/// name no event, or some of those records have no value: the release (and maybe more steps) is written in words
-/// the vocabulary lacks, and the protocol, which gives unknown words only
-/// the kinds the vocabulary read none of, may place them.
+/// name no event, or some of those records have no value: the release
+/// (and maybe more steps) is written in words the vocabulary lacks, and the
+/// protocol, which gives unknown words only the kinds the vocabulary read
+/// none of, may place them.
 fn unread_release(det: &Detector, fields: &Fields) -> bool {
     let Some((e, k, h)) = lock_fields(fields) else {
         return false;
