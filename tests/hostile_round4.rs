@@ -307,6 +307,24 @@ fn parquet_deep_schema_is_refused() {
     assert!(text.contains("nests deeper than 64"), "{text}");
 }
 
+/// A footer the crate reads as naming a column chunk that this reader's
+/// bounds did not walk (the fuzz input `parquet-page-header-skip-seconds`,
+/// whose page header then nests maps the crate skipped past the end of
+/// its stream for seconds) is refused before the crate reads a page.
+#[test]
+fn parquet_footer_read_two_ways_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bytes = std::fs::read(support::repo(
+        "tests/fixtures/hostile/fuzz/parquet-page-header-skip-seconds",
+    ))
+    .expect("fuzz input");
+    let text = analyze_survives(&write(dir.path(), "two-ways.parquet", &bytes));
+    assert!(
+        text.contains("read differently to the Parquet library"),
+        "{text}"
+    );
+}
+
 /// Pages expand within the file's budget: a page declaring 2 GiB, a gzip
 /// page inflating past what it declares, a gzip page bomb (100 MiB from
 /// about 100 KB) and one dictionary value repeated 5 M times are refused

@@ -81,9 +81,20 @@ pub(crate) fn to_json_lines(
 ) -> Result<AsLines, FileWarning> {
     let budget = bounds::expansion_budget(bytes.len() as u64, max_text);
     let unreadable = |error: String| FileWarning::ParquetUnreadable { error };
-    bounds::check(&bytes, budget).map_err(unreadable)?;
+    let checked = bounds::check(&bytes, budget).map_err(unreadable)?;
     let reader = SerializedFileReader::new(bytes::Bytes::from(bytes))
         .map_err(|e| unreadable(e.to_string()))?;
+    // The bounds hold for the pages the crate reads only if it found the
+    // same column chunks in the footer.
+    if !checked
+        .iter()
+        .map(bounds::Chunk::range)
+        .eq(chunk_ranges(&reader))
+    {
+        return Err(unreadable(
+            "the footer's column chunks read differently to the Parquet library".into(),
+        ));
+    }
     let stopped = || "the Parquet library stopped on a malformed page".to_string();
     // The crate's page reader unwraps a data page's own header when it
     // peeks at the page, so the dictionaries are checked inside the net too.
@@ -92,6 +103,18 @@ pub(crate) fn to_json_lines(
         .map_err(unreadable)?;
     quiet_unwind(|| read_rows(&reader, columns, budget))
         .unwrap_or_else(|| Err(unreadable(stopped())))
+}
+
+/// Each column chunk's first byte and length as the crate read the footer
+/// (its `ColumnChunkMetaData::byte_range`, which asserts what this does not).
+fn chunk_ranges(reader: &SerializedFileReader<bytes::Bytes>) -> impl Iterator<Item = (i64, i64)> {
+    let meta = reader.metadata();
+    meta.row_groups().iter().flat_map(|g| g.columns()).map(|c| {
+        let start = c
+            .dictionary_page_offset()
+            .unwrap_or_else(|| c.data_page_offset());
+        (start, c.compressed_size())
+    })
 }
 
 /// Reads the rows of `reader` as [`to_json_lines`] says, within `budget`

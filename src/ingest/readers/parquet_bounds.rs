@@ -68,6 +68,13 @@ pub(crate) struct Chunk {
     type_length: i64,
 }
 
+impl Chunk {
+    /// The chunk's first byte and length, as the footer gives them.
+    pub(crate) fn range(&self) -> (i64, i64) {
+        (self.start, self.len)
+    }
+}
+
 /// Checks `bytes` (a whole file, [`super::parquet::is_parquet`]) against
 /// the bounds of this module, expanding within `budget` bytes; returns the
 /// column chunks, in row-group then column order.
