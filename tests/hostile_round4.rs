@@ -572,6 +572,15 @@ fn sls_ns_parts_are_read_in_every_shape() {
         "__tag__": {"__hostname__": "web-01"},
         "logs": records,
     });
+    // A LogGroup a line, as a consumer writes each pulled LogGroup out.
+    let group_lines: String = records
+        .chunks(2)
+        .map(|r| {
+            let g = serde_json::json!({"__topic__": "app", "__source__": "10.0.0.1",
+                "__tag__": {"__hostname__": "web-01"}, "logs": r});
+            format!("{g}\n")
+        })
+        .collect();
     let pretty: String = records
         .iter()
         .map(|r| serde_json::to_string_pretty(r).expect("json") + "\n")
@@ -581,6 +590,7 @@ fn sls_ns_parts_are_read_in_every_shape() {
         ("sls.csv", csv),
         ("getlogs.json", get_logs.to_string()),
         ("loggroup.json", log_group.to_string()),
+        ("loggroups.jsonl", group_lines),
         ("pretty.json", pretty),
     ] {
         let log = load(&[write(dir.path(), name, text.as_bytes())]);
@@ -591,6 +601,41 @@ fn sls_ns_parts_are_read_in_every_shape() {
             .collect();
         assert_eq!(ms, [100, 200, 300, 400], "{name}");
     }
+}
+
+/// JSON Lines of LogGroups as aliyun-log-python-sdk's
+/// `PullLogResponse.get_loggroup_json_list()` gives them
+/// (`aliyun/log/pulllog_response.py`, `_transfer_to_json`: `topic`,
+/// `source` and `logs`, each log's `@lh_time` beside its contents), one
+/// group a line: every log is a record. Before: the groups' own fields only,
+/// "no time field", exit 2.
+#[test]
+fn sls_loggroups_one_a_line_are_read_record_by_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = |event: &str, holder: &str, ms: u32| {
+        serde_json::json!({"@lh_time": 1_704_067_200, "time": format!("2024-01-01 00:00:00.{ms:03}"),
+            "event": event, "lock_key": "lock:a", "owner": holder, "ttl_ms": "30000"})
+    };
+    let groups = [
+        serde_json::json!({"topic": "app", "source": "10.0.0.1",
+            "logs": [log("acquired", "w1", 100), log("acquired", "w2", 200)]}),
+        serde_json::json!({"topic": "app", "source": "10.0.0.2",
+            "logs": [log("released", "w1", 300), log("released", "w2", 400)]}),
+    ];
+    let text: String = groups.iter().map(|g| format!("{g}\n")).collect();
+    let log = load(&[write(dir.path(), "pulled.jsonl", text.as_bytes())]);
+    assert_eq!(log.events.len(), 4, "{:?}", log.warnings.kept());
+    let out = bin()
+        .args(["analyze", "--format", "json"])
+        .arg(dir.path().join("pulled.jsonl"))
+        .output()
+        .expect("run");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json report");
+    assert_eq!(
+        report["incidents"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
 }
 
 /// `inspect --write-mapping` on a log whose lock words and pairs are in

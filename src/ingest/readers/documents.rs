@@ -266,15 +266,61 @@ fn deep_records(o: &Map<String, Value>) -> Option<Vec<DocRec>> {
 }
 
 /// True when the first line's object holds its records deeper than its top
-/// level (`deep_records`).
+/// level (`deep_records`) or in an array of records with more lock evidence
+/// than its own fields (`wrapped_records`).
 pub(crate) fn nested_first_line(o: &Map<String, Value>) -> bool {
     let mut v = Value::Object(o.clone());
     kv_lists_as_fields(&mut v, 0);
-    matches!(&v, Value::Object(m) if deep_records(m).is_some())
+    matches!(&v, Value::Object(m) if deep_records(m).is_some() || wrapped_records(m).is_some())
 }
 
-/// JSON Lines of documents (one OTLP request per line): the deep records
-/// of every line, in order; a line that is no JSON object is one unreadable
+/// The records of one line's wrapper object: the top-level array of
+/// objects whose first records carry lock evidence, more than the
+/// object's own fields do (an SLS LogGroup a line, as `aliyun log
+/// pull_log` and the consumer SDKs write it: `__topic__`, `__source__` and
+/// `__tag__` beside its `logs`), each record with the object's other fields
+/// as its envelope. `None` otherwise: an array inside a record (its tags)
+/// stays a field.
+fn wrapped_records(o: &Map<String, Value>) -> Option<Vec<DocRec>> {
+    let envelope: Map<String, Value> = o
+        .iter()
+        .filter(|(_, v)| !v.is_array())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let own = inner::bid_evidence(&Record::Json {
+        main: &envelope,
+        extra: None,
+    });
+    let extra = (!envelope.is_empty()).then_some(&envelope);
+    let (_, items) = o
+        .iter()
+        .filter_map(|(k, v)| match v {
+            Value::Array(a) => {
+                let score: u32 = a
+                    .iter()
+                    .take(inner::BID_LINES)
+                    .filter_map(Value::as_object)
+                    .map(|m| inner::bid_evidence(&Record::Json { main: m, extra }))
+                    .sum();
+                (score > own).then_some((score, (k, a)))
+            }
+            _ => None,
+        })
+        .max_by_key(|(score, _)| *score)
+        .map(|(_, found)| found)?;
+    Some(
+        items
+            .iter()
+            .map(|e| DocRec {
+                main: e.as_object().cloned().unwrap_or_default(),
+                extra: extra.cloned(),
+            })
+            .collect(),
+    )
+}
+
+/// JSON Lines of documents (one OTLP request or SLS LogGroup per line):
+/// the deep or wrapped records of every line, in order; a line that is no JSON object is one unreadable
 /// record. Line numbers become record numbers (a note says so).
 pub(crate) fn lines_of_documents(text: &str) -> Container {
     let mut records = Vec::new();
@@ -289,7 +335,7 @@ pub(crate) fn lines_of_documents(text: &str) -> Container {
         kv_lists_as_fields(&mut v, 0);
         columns_as_records(&mut v, 0);
         if let Value::Object(m) = &v {
-            match deep_records(m) {
+            match deep_records(m).or_else(|| wrapped_records(m)) {
                 Some(r) => records.extend(r),
                 None => records.push(DocRec {
                     main: m.clone(),
