@@ -506,6 +506,38 @@ fn a_late_rfc3164_line_never_moves_the_year() {
     assert!(spread < 10_000_000_000, "spread {spread} ns: {times:?}");
 }
 
+/// RFC 3164 lines (no year) among an application's dated lines in one
+/// file take the dated lines' year, on the chunked path as on the whole-file
+/// one. Before: read in the current year, the overlap with the dated
+/// holder lost (0 incidents, exit 0).
+#[test]
+fn rfc3164_lines_among_dated_lines_take_their_year() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines = [
+        "2024-03-05 10:00:00.100  INFO 1234 --- [exec-1] c.e.Lock : acquired lock key=lock:a holder=w1 ttl_ms=2000",
+        "Mar  5 10:00:00 web-01 app[77]: acquired lock key=lock:a holder=w2 ttl_ms=2000",
+        "2024-03-05 10:00:01.500  INFO 1234 --- [exec-1] c.e.Lock : released lock key=lock:a holder=w1",
+        "Mar  5 10:00:02 web-01 app[77]: released lock key=lock:a holder=w2",
+    ];
+    let path = write(
+        dir.path(),
+        "mixed.log",
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    let log = load(&[path]);
+    assert_eq!(log.events.len(), 4, "{:?}", log.warnings.kept());
+    let first = log.events.iter().map(|e| e.at_ns).min().expect("events");
+    let last = log.events.iter().map(|e| e.at_ns).max().expect("events");
+    assert!(last - first < 3_000_000_000, "{first} .. {last}");
+    let notes: Vec<String> = log.sources[0].notes.iter().map(|n| n.to_string()).collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("read in 2024, from the first line with a date")),
+        "{notes:?}"
+    );
+}
+
 /// A GC line claiming a pause of 10^23 ms is a warning, not evidence that
 /// could become an incident's cause. Before: a pause starting in 1734.
 #[test]

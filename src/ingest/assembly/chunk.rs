@@ -37,6 +37,9 @@ pub(super) struct ParseContext<'o> {
     /// scanner reads the payload field, then the wanted fields inside it and
     /// in the envelope.
     pub(super) payload_fast: Option<PayloadPlan>,
+    /// The first full date of the file's head, for times that lack a year
+    /// or a date ([`super::dates::DateHints::line`]).
+    pub(super) dated_line: Option<chrono::NaiveDate>,
 }
 
 /// The wanted names of an envelope file, for the fast scanner.
@@ -127,6 +130,7 @@ pub(super) fn finish_partials(mut partials: Partials, context: &ParseContext<'_>
     info.name = context.name.clone();
     let mut b = LogBuilder::new();
     let mut col = collector(context.file, context.fields.clone(), context.opts, info);
+    col.dates.line = context.dated_line;
     let _ = lines::finish_partials(&mut partials, 0, &mut |no, _, item| {
         take_item(&mut col, &mut b, no, item)
     });
@@ -180,6 +184,7 @@ pub(super) fn parse_chunk(
         };
     };
     let mut col = collector(context.file, context.fields.clone(), context.opts, info);
+    col.dates.line = context.dated_line;
     let mut scan = LineScan::of(context);
     let mut partials = start.partials.clone();
     let mut lines = 0u64;

@@ -14,7 +14,7 @@ use crate::ingest::roles::fields::{Fields, RecordKind};
 use crate::ingest::roles::mapping::Mapping;
 use crate::ingest::roles::time::{
     TimeError, TimeOrigin, TzSpec, parse_time, parse_time_detail, parse_tz, parse_with_format,
-    rfc3164_parts, year_not_ahead,
+    rfc3164_parts,
 };
 use crate::ingest::vocabulary::events::event_kind;
 use crate::ingest::vocabulary::infra::{infra_kind_of, length_ms};
@@ -644,8 +644,10 @@ impl<'o> Collector<'o> {
     }
 
     /// An RFC 3164 time (`Nov 11 00:00:01`, rsyslog's file default), which
-    /// has no year, with one: the mapping's `date`'s year, else this year
-    /// (or last year when that puts the time more than a day ahead of now),
+    /// has no year, with one ([`DateHints::year`]): the mapping's `date`'s
+    /// year, else the file name's, else the first dated line's (a file
+    /// mixing syslog lines with an application's dated ones), else this
+    /// year (or last year when that puts the time more than a day ahead of now),
     /// then advanced at each new year (the month going back by more than
     /// six); a late line from before the new year keeps its own year
     /// ([`late_line_year`]). Said in a note ([`SourceNote::YearAssumed`]).
@@ -655,25 +657,43 @@ impl<'o> Collector<'o> {
         if let Some(y) = late_line_year(self.year, month) {
             return Some(format!("{y}-{month:02}-{rest}"));
         }
-        let year = match self.year {
-            Some((y, last)) if month + 6 < last => y + 1,
-            Some((y, _)) => y,
+        let (year, from) = match self.year {
+            Some((y, last)) if month + 6 < last => (y + 1, None),
+            Some((y, _)) => (y, None),
             None => {
-                let given = self
-                    .mapping
-                    .and_then(|m| m.date.as_deref())
-                    .and_then(|d| d.get(..4)?.parse().ok());
-                given.unwrap_or_else(|| year_not_ahead(month, &rest))
+                let (y, from) = self.dates.year(month, &rest);
+                (y, Some(from))
             }
         };
-        if self.year.is_none_or(|(y, _)| y != year) {
-            self.info
-                .notes
-                .retain(|n| !matches!(n, SourceNote::YearAssumed { .. }));
-            self.info.notes.push(SourceNote::YearAssumed {
-                year,
-                given: self.mapping.is_some_and(|m| m.date.is_some()),
-            });
+        match from {
+            // A dated line or the file's name gave the year: said once.
+            Some(from @ (DateFrom::DatedLine | DateFrom::FileName)) => {
+                self.info.notes.push(SourceNote::DateSupplied {
+                    value: year.to_string(),
+                    year_only: true,
+                    from,
+                });
+            }
+            _ if self.year.is_none_or(|(y, _)| y != year)
+                && !self.info.notes.iter().any(|n| {
+                    matches!(
+                        n,
+                        SourceNote::DateSupplied {
+                            year_only: true,
+                            ..
+                        }
+                    )
+                }) =>
+            {
+                self.info
+                    .notes
+                    .retain(|n| !matches!(n, SourceNote::YearAssumed { .. }));
+                self.info.notes.push(SourceNote::YearAssumed {
+                    year,
+                    given: self.mapping.is_some_and(|m| m.date.is_some()),
+                });
+            }
+            _ => {}
         }
         self.year = Some((year, month));
         Some(format!("{year}-{month:02}-{rest}"))

@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::chunk::{
     ChunkOut, ChunkStart, ParseContext, finish_partials, parse_chunk, payload_plan,
 };
+use super::source::dated_line;
 use super::steps::{
     FileStart, choose_reader, finish_source, infra_kind, naive_zone, placeholder, plan_fields,
 };
@@ -30,9 +31,9 @@ use crate::ingest::readers::container::Container;
 use crate::ingest::readers::contest::BidBook;
 use crate::ingest::readers::json::unwrap_hit;
 use crate::ingest::readers::sample::detect_fields;
-use crate::ingest::readers::text::parse_line;
+use crate::ingest::readers::text::{TextLine, parse_line};
 use crate::ingest::roles::fields::{Detector, Fields};
-use crate::ingest::roles::time::note_naive_times;
+use crate::ingest::roles::time::{note_naive_times, rfc3164_parts};
 use crate::ingest::vocabulary::roles::Role;
 use crate::ingest::{IngestError, IngestOptions, Progress, looks_compressed};
 use crate::model::{Event, LogBuilder, SourceInfo, Sym};
@@ -262,6 +263,7 @@ fn plan<'o>(
         tz: naive_zone(opts),
         opts,
         text_lines,
+        dated_line: dated_line(&container, text),
     };
     let file_log = FileLog {
         fb,
@@ -270,6 +272,17 @@ fn plan<'o>(
         naive_seen: false,
     };
     Some((context, file_log))
+}
+
+/// True for a line whose time is dated by the lines before it: a time of
+/// day (its date advances at midnight) or an RFC 3164 time (its year
+/// advances at the new year); such files are read in order, not in chunks.
+fn needs_order(line: &TextLine<'_>) -> bool {
+    line.time_only
+        || [line.time, line.prefix_time]
+            .into_iter()
+            .flatten()
+            .any(|t| rfc3164_parts(t).is_some())
 }
 
 /// The reader of a file that takes this path, chosen on its head `text` by
@@ -289,7 +302,7 @@ fn qualifies(text: &str, opts: &IngestOptions) -> Option<(Container, BidBook)> {
     let (container, book) = choose_reader(text, opts);
     // Times of day are dated in order (the date advances at midnight).
     let text_lines = matches!(container, Container::Text { rules: None })
-        && !first_lines(text, 20).any(|l| parse_line(l).time_only)
+        && !first_lines(text, 20).any(|l| needs_order(&parse_line(l)))
         && !crate::ingest::readers::lines::starts_records(text);
     let first = text.lines().map(str::trim).find(|l| !l.is_empty());
     let json_lines = matches!(container, Container::JsonLines { loki: false })

@@ -291,9 +291,11 @@ fn read_records(
 /// months and days that lack one ([`super::dates::DateHints`]): the
 /// structure finder's, else the first a time of the bank has in the
 /// head of text lines; none for any other reader.
-fn dated_line(container: &Container, text: &str) -> Option<chrono::NaiveDate> {
+pub(super) fn dated_line(container: &Container, text: &str) -> Option<chrono::NaiveDate> {
     let date = match container {
-        Container::Structured { structure, .. } => structure.first_date.clone(),
+        Container::Structured { structure, .. } => {
+            structure.first_date.clone().or_else(|| first_date(text))
+        }
         Container::Text { .. } => first_date(text),
         _ => None,
     }?;
