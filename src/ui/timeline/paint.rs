@@ -705,7 +705,7 @@ fn group_labels(
 }
 
 /// Largest and smallest sizes of a lane's label, points.
-pub const LANE_LABEL_PT: (f32, f32) = (12.5, 9.0);
+pub const LANE_LABEL_PT: (f32, f32) = (15.0, 9.0);
 
 /// A lane's label laid out in the largest size of [`LANE_LABEL_PT`] that
 /// fits `max_w` points (a label is never cut: it is the holder's one
