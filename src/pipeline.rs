@@ -593,6 +593,7 @@ pub fn write_report_folder(
         top,
         full_trace,
         on_file: Some(&on_file),
+        names: Some(loaded.holder_names()),
     };
     let written = crate::report::write_report_dir(
         &input,

@@ -42,6 +42,9 @@ pub struct FolderOptions<'a> {
     pub full_trace: bool,
     /// Told the name of each data file before it is written (progress).
     pub on_file: Option<&'a dyn Fn(&str)>,
+    /// The holders' labels the pictures use, for report.md's tables;
+    /// `None`: made for report.md alone.
+    pub names: Option<&'a super::holders::HolderNames>,
 }
 
 impl FolderOptions<'_> {
@@ -52,6 +55,7 @@ impl FolderOptions<'_> {
             top: super::rank::TOP_INCIDENTS,
             full_trace: false,
             on_file: None,
+            names: None,
         }
     }
 }
@@ -146,6 +150,7 @@ fn write_files(
     let mut images = MarkdownImages {
         incidents: vec![None; r.analysis.incidents.len()],
         top: Some(opts.top),
+        names: opts.names,
         ..MarkdownImages::default()
     };
     if let Some(picture) = picture {

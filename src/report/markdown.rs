@@ -5,19 +5,31 @@
 
 use super::escape::markdown_text as md_text;
 use super::escape::markdown_with_code as md_ours;
+use super::holders::HolderNames;
 use super::{INFERRED_LEGEND, ReportInput, format_overlap_ms, inferred_suffix, snake_name};
 use crate::analysis::{Incident, IncidentId, Lease, LeaseId};
 use crate::model::message::phrase;
-use crate::model::{Message, Phrase};
+use crate::model::{Message, Phrase, Sym};
 
 fn cell(s: &str) -> String {
     super::escape::markdown_code(s)
 }
 
+/// A holder's table cell: its label, the one every picture and the window
+/// show ([`HolderNames`]), then its whole id in a code span when the label
+/// is not the id (for searching the log).
+fn holder_cell(r: &ReportInput<'_>, names: &HolderNames, holder: Sym) -> String {
+    let id = r.log.strings.get(holder);
+    match names.get(holder) {
+        Some(label) if label != id => format!("{} (`{}`)", md_text(label), cell(id)),
+        _ => format!("`{}`", cell(id)),
+    }
+}
+
 /// The pictures a Markdown report links to, as paths relative to the report;
 /// none by default.
 #[derive(Clone, Debug, Default)]
-pub struct MarkdownImages {
+pub struct MarkdownImages<'a> {
     /// The overview timeline, shown under the title.
     pub timeline: Option<String>,
     /// The picture of each incident, by incident id.
@@ -30,9 +42,12 @@ pub struct MarkdownImages {
     /// Incidents in the "top incidents" table and written out, the largest
     /// loss first; `None`: [`super::rank::TOP_INCIDENTS`].
     pub top: Option<usize>,
+    /// The holders' labels the pictures use, when the caller made them
+    /// already; `None`: made here ([`HolderNames::of`]).
+    pub names: Option<&'a HolderNames>,
 }
 
-impl MarkdownImages {
+impl MarkdownImages<'_> {
     /// How many incidents the report leads with and writes out.
     pub fn top(&self) -> usize {
         self.top.unwrap_or(super::rank::TOP_INCIDENTS)
@@ -51,7 +66,15 @@ pub fn to_markdown_zh(r: &ReportInput<'_>, images: &MarkdownImages) -> String {
     to_markdown_in(r, images, true)
 }
 
-fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> String {
+fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages<'_>, zh: bool) -> String {
+    let made;
+    let names = match images.names {
+        Some(n) => n,
+        None => {
+            made = HolderNames::of(r.log, r.analysis);
+            &made
+        }
+    };
     let mut out = String::new();
     summary(&mut out, zh, r, images.timeline.as_deref());
     let top = super::rank::top_by_loss(&r.analysis.incidents, images.top());
@@ -93,7 +116,7 @@ fn to_markdown_in(r: &ReportInput<'_>, images: &MarkdownImages, zh: bool) -> Str
         let image = images.incidents.get(id.index()).cloned().flatten();
         incident_section(
             &mut out,
-            zh,
+            (zh, names),
             r,
             inc,
             (image.as_deref(), rows_listed(top.len())),
@@ -330,7 +353,7 @@ fn total_row<T>(
 /// An incident's section: its explanation, picture, holds, orders and loss.
 fn incident_section(
     out: &mut String,
-    zh: bool,
+    (zh, names): (bool, &HolderNames),
     r: &ReportInput<'_>,
     inc: &Incident,
     (image, rows): (Option<&str>, usize),
@@ -360,10 +383,10 @@ fn incident_section(
             &[&(inc.label()).to_string(), &img.to_string()],
         );
     }
-    holds_table(out, zh, r, (inc, rows));
-    pairs_table(out, zh, r, (inc, rows.min(PAIRS_LISTED)));
+    holds_table(out, (zh, names), r, (inc, rows));
+    pairs_table(out, (zh, names), r, (inc, rows.min(PAIRS_LISTED)));
     if !inc.sales.is_empty() {
-        orders_table(out, zh, r, (inc, rows));
+        orders_table(out, (zh, names), r, (inc, rows));
     }
     super::text::line(
         out,
@@ -381,7 +404,12 @@ fn incident_section(
 
 /// The holds of an incident: grant, TTL, renewals, how the lease and the
 /// believed window ended.
-fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, rows): (&Incident, usize)) {
+fn holds_table(
+    out: &mut String,
+    (zh, names): (bool, &HolderNames),
+    r: &ReportInput<'_>,
+    (inc, rows): (&Incident, usize),
+) {
     let s = |sym| r.log.strings.get(sym);
     super::text::line(
         out,
@@ -412,9 +440,9 @@ fn holds_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, rows): (&I
         super::text::line(
             out,
             zh,
-            Phrase::same("| `{}`{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |"),
+            Phrase::same("| {}{} | {} | {} | {} | {} | {} ({}) | {} ({}) | {} |"),
             &[
-                &(cell(s(l.holder))).to_string(),
+                &holder_cell(r, names, l.holder),
                 &mark.to_string(),
                 &md_text(l.host.map_or("", s)),
                 &r.time_near(l.acquired_ns, inc.start_ns),
@@ -489,9 +517,13 @@ pub fn rows_listed(detailed: usize) -> usize {
 /// The overlap pairs of an incident (the first `listed`): who held
 /// first, who acquired after, from when, for how long both believed, and
 /// why.
-fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, listed): (&Incident, usize)) {
+fn pairs_table(
+    out: &mut String,
+    (zh, names): (bool, &HolderNames),
+    r: &ReportInput<'_>,
+    (inc, listed): (&Incident, usize),
+) {
     let a = r.analysis;
-    let s = |sym| r.log.strings.get(sym);
     super::text::line(
         out,
         zh,
@@ -507,10 +539,10 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, listed): (
         super::text::line(
             out,
             zh,
-            Phrase::same("| `{}` | `{}` | {} | {} | {}{} |"),
+            Phrase::same("| {} | {} | {} | {} | {}{} |"),
             &[
-                &cell(s(a.leases[o.earlier].holder)).to_string(),
-                &cell(s(a.leases[o.later].holder)).to_string(),
+                &holder_cell(r, names, a.leases[o.earlier].holder),
+                &holder_cell(r, names, a.leases[o.later].holder),
                 &r.time_near(o.start_ns, inc.start_ns),
                 &format_overlap_ms(o.duration_ms()),
                 &super::text::word(zh, o.cause.as_str()),
@@ -531,7 +563,12 @@ fn pairs_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, listed): (
 }
 
 /// The orders (or deductions) tied to an incident.
-fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, rows): (&Incident, usize)) {
+fn orders_table(
+    out: &mut String,
+    (zh, names): (bool, &HolderNames),
+    r: &ReportInput<'_>,
+    (inc, rows): (&Incident, usize),
+) {
     let s = |sym| r.log.strings.get(sym);
     super::text::line(
         out,
@@ -549,14 +586,15 @@ fn orders_table(out: &mut String, zh: bool, r: &ReportInput<'_>, (inc, rows): (&
         super::text::line(
             out,
             zh,
-            Phrase::same("| {}{} | `{}` | {} | {} | {} |"),
+            Phrase::same("| {}{} | {} | {} | {} | {} |"),
             &[
                 &md_text(
                     x.order_id
                         .map_or(phrase!("(deduction)", "（扣减）").get(zh), s),
                 ),
                 &inferred_suffix(r.sale_inferred(x)).get(zh).to_string(),
-                &(cell(x.holder.map_or("", s))).to_string(),
+                &x.holder
+                    .map_or("``".to_string(), |h| holder_cell(r, names, h)),
                 &r.time_near(x.at_ns, inc.start_ns),
                 &x.quantity.to_string(),
                 &x.oversold_units.to_string(),

@@ -330,7 +330,7 @@ fn markdown_report_of_the_seed_incident_says_3_oversold_and_600() {
     assert!(md.contains("| Earlier holder | Later holder | From | Both believed | Cause |"));
     let pair_rows = md
         .lines()
-        .filter(|l| l.starts_with("| `") && l.ends_with(" ms | lease_expired |"))
+        .filter(|l| l.starts_with("| ") && l.ends_with(" ms | lease_expired |"))
         .count();
     assert_eq!(pair_rows, 11, "{md}");
 }
@@ -566,8 +566,8 @@ fn markdown_and_text_mark_inferred_outcomes_of_a_capture_only() {
                     .map(|l| l.contains("(inferred)"))
                     .collect::<Vec<_>>()
             };
-            // Hold rows name the holder in code and give the TTL in ms.
-            let holds = rows("| `", " ms | ");
+            // Hold rows name the holder (its id in code) and give the TTL in ms.
+            let holds = rows("| ", " ms | ");
             let orders = rows("| DG", "");
             assert!(!holds.is_empty() && holds.iter().all(|&m| m), "{cap}");
             assert!(!orders.is_empty() && orders.iter().all(|&m| m), "{cap}");
