@@ -179,7 +179,7 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
         &[
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
-            &sm.oversold_units.to_string(),
+            &super::oversold_count(sm.oversold_units, sm.loss),
             &r.loss(sm.loss, zh),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
@@ -196,7 +196,7 @@ fn summary(out: &mut String, zh: bool, r: &ReportInput<'_>, timeline: Option<&st
             "**超卖 {}，损失 {}**（每超卖一件损失 {}）。\n"
         ),
         &[
-            &super::text::units_in(zh, sm.oversold_units),
+            &super::text::oversold_in(zh, sm.oversold_units, sm.loss),
             &r.loss(sm.loss, zh),
             &r.unit_loss(zh),
         ],
@@ -256,7 +256,7 @@ fn incident_table(out: &mut String, zh: bool, r: &ReportInput<'_>, top: &[Incide
                 &inferred_suffix(r.incident_inferred(inc))
                     .get(zh)
                     .to_string(),
-                &inc.oversold_units.to_string(),
+                &super::oversold_count(inc.oversold_units, inc.loss),
                 &r.loss(inc.loss, zh),
             ],
         );
@@ -344,7 +344,7 @@ fn total_row<T>(
         &[
             &name.to_string(),
             &t.incidents.to_string(),
-            &t.oversold_units.to_string(),
+            &super::oversold_count(t.oversold_units, t.loss),
             &r.loss(t.loss, zh),
         ],
     );
@@ -396,7 +396,7 @@ fn incident_section(
             "超卖：**{}** · 损失：**{}**\n"
         ),
         &[
-            &super::text::units_in(zh, inc.oversold_units),
+            &super::text::oversold_in(zh, inc.oversold_units, inc.loss),
             &r.loss(inc.loss, zh),
         ],
     );

@@ -293,6 +293,18 @@ pub fn snake_name<T: serde::Serialize>(v: &T) -> String {
         .unwrap_or_default()
 }
 
+/// An oversold count as every surface prints it: `n`, or, when the loss is
+/// unknown for want of a stock level ([`Loss::StockUnknown`]), `≥ n` (some
+/// sales went beyond a known stock) or `?`: a bare 0 beside `¥?` would read
+/// as "nothing oversold" (docs/semantics.md §7).
+pub fn oversold_count(n: i64, loss: Loss) -> String {
+    match (loss, n) {
+        (Loss::StockUnknown, 0) => "?".to_string(),
+        (Loss::StockUnknown, n) => format!("≥ {n}"),
+        (_, n) => n.to_string(),
+    }
+}
+
 /// `1 unit`, `3 units`.
 pub fn units(n: i64) -> String {
     if n == 1 {

@@ -4,6 +4,7 @@
 use super::{INFERRED_LEGEND, ReportInput, format_overlap_ms, inferred_suffix, units};
 use crate::model::message::phrase;
 use crate::model::{Message, Phrase};
+use crate::money::Loss;
 
 /// Appends `template` in the report's language with each `{}` replaced
 /// by the next of `args` ([`fill`]), and a newline.
@@ -46,6 +47,17 @@ pub fn to_text_zh(r: &ReportInput<'_>) -> String {
 /// `n` units in the report's language: `1 unit`, `3 units`, `3 件`.
 pub(super) fn units_in(zh: bool, n: i64) -> String {
     if zh { format!("{n} 件") } else { units(n) }
+}
+
+/// `n` oversold units of an incident or a total whose loss is `loss`, in
+/// the report's language ([`super::oversold_count`]: `? units` when the
+/// stock level is unknown).
+pub(super) fn oversold_in(zh: bool, n: i64, loss: Loss) -> String {
+    match (loss, zh) {
+        (Loss::StockUnknown, true) => format!("{} 件", super::oversold_count(n, loss)),
+        (Loss::StockUnknown, false) => format!("{} units", super::oversold_count(n, loss)),
+        _ => units_in(zh, n),
+    }
 }
 
 /// `s` padded with spaces to `columns` terminal columns: East Asian wide
@@ -160,7 +172,7 @@ fn summary_lines(out: &mut String, r: &ReportInput<'_>, zh: bool) {
         &[
             &sm.incidents.to_string(),
             &sm.overlap_pairs.to_string(),
-            &(units_in(zh, sm.oversold_units)).to_string(),
+            &oversold_in(zh, sm.oversold_units, sm.loss),
             &r.loss(sm.loss, zh),
             &sm.near_misses.to_string(),
             &sm.warnings.to_string(),
@@ -247,7 +259,7 @@ fn incident_lines(
             zh,
             phrase!("  oversold {} · loss {}", "  超卖 {} · 损失 {}"),
             &[
-                &(units_in(zh, inc.oversold_units)).to_string(),
+                &oversold_in(zh, inc.oversold_units, inc.loss),
                 &r.loss(inc.loss, zh),
             ],
         );

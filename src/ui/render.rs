@@ -16,6 +16,7 @@ use super::timeline::{
 use crate::analysis::{FindingKind, IncidentId};
 use crate::fsio::write_atomic;
 use crate::model::Message;
+use crate::money::Loss;
 use crate::pipeline::{AnalyzedLog, MAX_PICTURE_SIDE, PictureStyle, PictureSubject};
 use crate::report::{ReportInput, format_overlap_ms, format_time};
 
@@ -109,9 +110,12 @@ pub fn picture_title(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: La
 pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: Lang) -> String {
     let a = r.analysis;
     let money = |m: crate::money::Loss| m.format(&r.settings.currency);
-    let units = |n: i64| match lang {
-        Lang::En => crate::report::units(n),
-        Lang::Zh => trf(lang, "units_n", &[&n.to_string()]),
+    let units = |n: i64, loss: Loss| match (lang, loss) {
+        (Lang::En, Loss::StockUnknown) => {
+            format!("{} units", crate::report::oversold_count(n, loss))
+        }
+        (Lang::En, _) => crate::report::units(n),
+        (Lang::Zh, _) => trf(lang, "units_n", &[&crate::report::oversold_count(n, loss)]),
     };
     match incident.and_then(|i| a.incidents.get(i.index())) {
         Some(inc) => trf(
@@ -119,7 +123,7 @@ pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: 
             "caption_incident",
             &[
                 &inc.label(),
-                &units(inc.oversold_units),
+                &units(inc.oversold_units, inc.loss),
                 &money(inc.loss),
                 &words(lang, inc.cause.as_str()),
                 &inc.leases.len().to_string(),
@@ -129,14 +133,17 @@ pub fn picture_caption(r: &ReportInput<'_>, incident: Option<IncidentId>, lang: 
         None if a.summary.incidents == 1 => trf(
             lang,
             "caption_all_one",
-            &[&units(a.summary.oversold_units), &money(a.summary.loss)],
+            &[
+                &units(a.summary.oversold_units, a.summary.loss),
+                &money(a.summary.loss),
+            ],
         ),
         None => trf(
             lang,
             "caption_all",
             &[
                 &a.summary.incidents.to_string(),
-                &units(a.summary.oversold_units),
+                &units(a.summary.oversold_units, a.summary.loss),
                 &money(a.summary.loss),
             ],
         ),

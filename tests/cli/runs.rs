@@ -574,3 +574,34 @@ fn markdown_and_text_mark_inferred_outcomes_of_a_capture_only() {
         }
     }
 }
+
+/// Sales inside an overlap and no stock level anywhere: the oversold units
+/// are unknown, printed `?` beside `¥?` in the text and Markdown reports,
+/// never a bare 0 (docs/semantics.md §7).
+#[test]
+fn oversold_units_are_unknown_without_a_stock_level() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines = [
+        r#"{"ts":"2024-01-01T00:00:00.100Z","event":"acquired","key":"lock:a","holder":"w1","ttl_ms":1000}"#,
+        r#"{"ts":"2024-01-01T00:00:01.200Z","event":"acquired","key":"lock:a","holder":"w2","ttl_ms":1000}"#,
+        r#"{"ts":"2024-01-01T00:00:01.300Z","event":"order_created","key":"lock:a","holder":"w1","order_id":"o1","product":"sku-1","quantity":1}"#,
+        r#"{"ts":"2024-01-01T00:00:01.400Z","event":"order_created","key":"lock:a","holder":"w2","order_id":"o2","product":"sku-1","quantity":1}"#,
+        r#"{"ts":"2024-01-01T00:00:01.500Z","event":"released","key":"lock:a","holder":"w1"}"#,
+        r#"{"ts":"2024-01-01T00:00:01.600Z","event":"released","key":"lock:a","holder":"w2"}"#,
+    ];
+    let log = dir.path().join("no-stock.jsonl");
+    std::fs::write(&log, lines.join("\n") + "\n").expect("write");
+    for (format, says) in [
+        ("text", "· ? units oversold · ¥? (no stock level) lost ·"),
+        ("md", "**? units oversold, ¥? (no stock level) lost**"),
+    ] {
+        let out = bin()
+            .args(["analyze", "--format", format])
+            .arg(&log)
+            .output()
+            .expect("run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(says), "{format}: {text}");
+        assert!(!text.contains("0 units oversold"), "{format}: {text}");
+    }
+}

@@ -123,7 +123,8 @@ fn card_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session, inc: &Incid
             ui.label(RichText::new(format_overlap_ms(inc.duration_ms())).strong());
             ui.add_space(6.0);
             weak(ui, "card_oversold");
-            let units = RichText::new(inc.oversold_units.to_string()).strong();
+            let units =
+                RichText::new(crate::report::oversold_count(inc.oversold_units, inc.loss)).strong();
             ui.label(if inc.oversold_units > 0 {
                 units.color(ALERT)
             } else {

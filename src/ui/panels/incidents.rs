@@ -247,7 +247,7 @@ fn row_ui(
         ui.label(inc.loss.format(&s.settings.currency));
     });
     row.col(|ui| {
-        let t = inc.oversold_units.to_string();
+        let t = crate::report::oversold_count(inc.oversold_units, inc.loss);
         if inc.oversold_units > 0 {
             ui.label(RichText::new(t).color(ALERT).strong());
         } else {

@@ -17,7 +17,7 @@ pub fn summary_text(session: Option<&Session>, lang: Lang) -> String {
             let sum = &s.analysis.summary;
             format!(
                 "{} {} · {}",
-                sum.oversold_units,
+                crate::report::oversold_count(sum.oversold_units, sum.loss),
                 tr(lang, "oversold"),
                 sum.loss.format(&s.settings.currency)
             )
