@@ -428,7 +428,8 @@ pub(crate) fn time_order(
 /// the file's lines within one instant on one key say which it is
 /// ([`InstantVotes`]), and a file whose instants read forward, clearly, is
 /// taken in its own order within an instant. Without such lines, a newest
-/// first file is taken as wholly reversed. O(events).
+/// first file is taken as wholly reversed. O(events), stopping once every
+/// file is in time order beyond doubt.
 fn newest_first_files(log: &LoadedLog) -> Vec<bool> {
     let n = log.sources.len().max(1);
     // Per file and key: the last event (time, line); per file the votes
@@ -438,7 +439,17 @@ fn newest_first_files(log: &LoadedLog) -> Vec<bool> {
     let mut votes = vec![(0u64, 0u64); n];
     let mut within = vec![InstantVotes::default(); n];
     let mut prev: Vec<Option<&crate::model::Event>> = vec![None; n];
-    for e in &log.events {
+    for (i, e) in log.events.iter().enumerate() {
+        // Every file already in time order, beyond doubt: even if each
+        // event left gave a pair the other way, none could reach the
+        // majority below (a file in order is decided in its first fifth).
+        if i % 4096 == 0
+            && votes.iter().all(|&(up, down)| {
+                down.saturating_add((log.events.len() - i) as u64) <= up.saturating_mul(4)
+            })
+        {
+            break;
+        }
         let f = usize::from(e.source.file);
         if f >= n {
             continue;

@@ -573,8 +573,8 @@ impl<'o> Collector<'o> {
         let dated;
         // A found structure's time of day (`T07:06:55.000`, ISO 8601's
         // truncated form) is a time of day.
-        let mut text = match text.trim().strip_prefix('T') {
-            Some(t) if time_len(t).is_some_and(|(_, only)| only) => t,
+        let mut text = match trim(text).strip_prefix('T') {
+            Some(t) if is_time_of_day(t) => t,
             _ => text,
         };
         let with_year;
@@ -583,8 +583,8 @@ impl<'o> Collector<'o> {
             text = &with_year;
         }
         let mut of_day = false;
-        if time_len(text.trim()).is_some_and(|(_, only)| only) {
-            dated = format!("{} {}", self.date_of_day(), text.trim());
+        if is_time_of_day(trim(text)) {
+            dated = format!("{} {}", self.date_of_day(), trim(text));
             text = &dated;
             of_day = true;
         }
@@ -620,7 +620,7 @@ impl<'o> Collector<'o> {
     /// from before it keeps its own year, [`late_line_year`]); said in a
     /// note. `None` for any other time.
     fn year_of_day(&mut self, text: &str) -> Option<String> {
-        let rest = text.trim().strip_prefix("--")?;
+        let rest = trim(text).strip_prefix("--")?;
         let month: u32 = rest.get(..2)?.parse().ok()?;
         let rest = rest.get(3..)?;
         if let Some(y) = late_line_year(self.year_of_day, month) {
@@ -862,4 +862,11 @@ mod write_word_tests {
             assert!(!says_it_wrote(n), "{n}");
         }
     }
+}
+
+/// True for a time of day alone (`10:00:00.100`, [`time_len`]'s second
+/// value), told from a date's start by its third byte first: every time
+/// read asks, and most are dates.
+fn is_time_of_day(s: &str) -> bool {
+    s.as_bytes().get(2) == Some(&b':') && time_len(s).is_some_and(|(_, only)| only)
 }

@@ -483,6 +483,16 @@ fn parse_iso(s: &str, tz: Option<&TzSpec>) -> Result<(i64, TimeOrigin), TimeErro
 /// (the day zero-padded), for a year to be put in front. `None` for
 /// any other text.
 pub(crate) fn rfc3164_parts(text: &str) -> Option<(u32, String)> {
+    // A month's name starts with a letter: a digit first (most times) is
+    // not one, without the Unicode trim below.
+    if text
+        .trim_ascii_start()
+        .as_bytes()
+        .first()
+        .is_none_or(u8::is_ascii_digit)
+    {
+        return None;
+    }
     let t = text.trim();
     let month = month_of(t.get(..3)?)?;
     let rest = t.get(3..)?.strip_prefix(' ')?.trim_start();
