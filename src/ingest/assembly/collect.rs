@@ -835,6 +835,13 @@ fn late_line_year(state: Option<(i32, u32)>, month: u32) -> Option<i32> {
     (last + 6 < month).then(|| year - 1)
 }
 
+/// True for a time of day alone (`10:00:00.100`, [`time_len`]'s second
+/// value), told from a date's start by its third byte first: every time
+/// read asks, and most are dates.
+fn is_time_of_day(s: &str) -> bool {
+    s.as_bytes().get(2) == Some(&b':') && time_len(s).is_some_and(|(_, only)| only)
+}
+
 #[cfg(test)]
 mod write_word_tests {
     use super::says_it_wrote;
@@ -862,11 +869,4 @@ mod write_word_tests {
             assert!(!says_it_wrote(n), "{n}");
         }
     }
-}
-
-/// True for a time of day alone (`10:00:00.100`, [`time_len`]'s second
-/// value), told from a date's start by its third byte first: every time
-/// read asks, and most are dates.
-fn is_time_of_day(s: &str) -> bool {
-    s.as_bytes().get(2) == Some(&b':') && time_len(s).is_some_and(|(_, only)| only)
 }
