@@ -480,6 +480,10 @@ pub struct FetchArgs {
     /// Output format of the report.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Language of the text and Markdown reports: `en` or `zh` (Simplified
+    /// Chinese), as `analyze --lang`.
+    #[arg(long, value_enum, default_value = "en")]
+    pub lang: ReportLang,
     /// Settings of the rules and the reading; `--mapping` names the table's
     /// columns.
     #[command(flatten)]

@@ -446,7 +446,7 @@ impl FetchArgs {
             out: self.out.clone(),
             open: self.open,
             screenshot: self.screenshot.clone(),
-            report: report_config(self.format, ReportLang::En),
+            report: report_config(self.format, self.lang),
             inputs: [
                 read.mapping.as_ref().map(|m| m.path.clone()),
                 self.password_file.clone(),

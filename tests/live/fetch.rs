@@ -353,6 +353,11 @@ fn fetch_lists_pulls_and_replays_the_incidents_of_chdb_over_http() {
         .count();
     assert!(rows > 0, "{err}");
 
+    // `--lang zh`: the replay's text report in Chinese.
+    let out = fetch(server.port, PASSWORD, &["--top", "1", "--lang", "zh"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("起事故"), "{text}");
+
     // The row cap is an error, and so is a wrong password.
     let out = fetch(
         server.port,
