@@ -282,9 +282,10 @@ const TABLE: &[(&str, &str, &str)] = &[
     ),
     (
         "no_dialog_mapping",
-        "No mapping file was chosen. If no dialog appeared, this system has no file-dialog backend: type the mapping file's path in Settings > Mapping file and press Apply.",
-        "未选择映射文件。如果没有出现对话框，说明系统缺少文件对话框支持：请在 设置 > 映射文件 中输入映射文件的路径并点击应用。",
+        "No mapping file was chosen. If no dialog appeared, this system has no file-dialog backend: type the mapping file's path in Settings > Mapping file and press Read with it.",
+        "未选择映射文件。如果没有出现对话框，说明系统缺少文件对话框支持：请在 设置 > 映射文件 中输入映射文件的路径并点击“用它读取”。",
     ),
+    ("read_with_it", "Read with it", "用它读取"),
     (
         "mapping_file_hint",
         "For the files on screen only; type a path or choose one with …",

@@ -2540,9 +2540,9 @@ fn mapping_dialog_picture() {
     h.render().expect("render").save(out).expect("save");
 }
 
-/// A picture of the line-pattern builder on a text layout of its own, to
-/// look at: `LOCKREPLAY_SHOT=builder.png cargo test --lib
-/// mapping_builder_picture -- --ignored`.
+/// A picture of the line-pattern builder on a dated text layout of its
+/// own, its parts named, to look at: `LOCKREPLAY_SHOT=builder.png cargo
+/// test --lib mapping_builder_picture -- --ignored`.
 #[test]
 #[ignore = "writes a PNG to look at (LOCKREPLAY_SHOT)"]
 fn mapping_builder_picture() {
@@ -2554,7 +2554,7 @@ fn mapping_builder_picture() {
         return;
     };
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/mapping-dialog/own-layout.log");
+        .join("tests/fixtures/mapping-dialog/shop.log");
     let app = english_app_on(path);
     let mut h = Harness::builder()
         .with_size(egui::vec2(1366.0, 768.0))
@@ -2564,7 +2564,11 @@ fn mapping_builder_picture() {
     h.run();
     h.get_by_label("Map fields…").click();
     h.run();
-    h.get_by_label("pod-1 ⟨message⟩").click();
+    name_part(&mut h, "07/12/2026", "date");
+    name_part(&mut h, "hello ⟨message⟩", "event");
+    name_part(&mut h, "- ⟨message⟩", "key");
+    name_part(&mut h, "worker-a ⟨message⟩", "holder");
+    pick(&mut h, "grab", "acquired");
     h.run();
     h.render().expect("render").save(out).expect("save");
 }

@@ -121,7 +121,7 @@ impl SettingsWindow {
                         )
                         .labelled_by(l.id);
                     let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-                    if ui.button(tr(lang, "apply_reload")).clicked() || enter {
+                    if ui.button(tr(lang, "read_with_it")).clicked() || enter {
                         let path = self.mapping.trim();
                         context.send(Command::SetMapping(
                             (!path.is_empty()).then(|| PathBuf::from(path)),
