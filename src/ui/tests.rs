@@ -2220,8 +2220,9 @@ fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
 /// A mapping saved from the dialog belongs to the files it was made for:
 /// a file opened afterwards is read without it, the same file opened again
 /// with it; the Sources window names the mapping a source was read with,
-/// and "Clear mapping" reads it again without. The summary bar offers the
-/// dialog on a file nothing was read from.
+/// and "Clear mapping" reads it again without; Settings reads them with a
+/// mapping file whose path is typed. The summary bar offers the dialog on
+/// a file nothing was read from.
 #[test]
 fn a_mapping_made_in_the_dialog_stays_with_its_files() {
     let dir = tempfile::tempdir().expect("tmp");
@@ -2280,6 +2281,19 @@ fn a_mapping_made_in_the_dialog_stays_with_its_files() {
     step_until(&mut h, |app| !app.is_loading());
     assert_eq!(read_with(&h), None);
     assert!(h.state().state_to_save().mappings.is_empty());
+    // Settings > Mapping file: a path typed (no file dialog needed).
+    h.state_mut().open_settings();
+    h.run();
+    let field = (egui::accesskit::Role::TextInput, "Mapping file");
+    h.get_by_role_and_label(field.0, field.1).focus();
+    h.run();
+    h.get_by_role_and_label(field.0, field.1)
+        .type_text(&mapping.display().to_string());
+    h.run();
+    h.get_by_label("Read with it").click();
+    h.run_steps(2);
+    step_until(&mut h, |app| !app.is_loading());
+    assert_eq!(read_with(&h), Some(mapping));
 }
 
 /// A file of `tests/fixtures/mapping-dialog/` in an English window with a
