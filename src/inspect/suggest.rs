@@ -228,8 +228,15 @@ impl LinePattern {
     }
 
     /// Gives token `index` `role`, taking it from any other token (a role
-    /// names one part).
+    /// names one part). The message is the rest of the line, so no part
+    /// after it has a role: `message` on a part takes the roles of the
+    /// parts after it, and another role on the message's part or after it
+    /// moves the message to the part after that one (none at the line's
+    /// end). What [`LinePattern::regex`] names is then what the parts say.
     pub fn set_role(&mut self, index: usize, role: Option<String>) {
+        if index >= self.tokens.len() {
+            return;
+        }
         if let Some(r) = &role {
             for t in &mut self.tokens {
                 if t.role.as_ref() == Some(r) {
@@ -237,9 +244,102 @@ impl LinePattern {
                 }
             }
         }
-        if let Some(t) = self.tokens.get_mut(index) {
-            t.role = role;
+        let message = self.message_part();
+        let is_message = role.as_deref() == Some("message");
+        self.tokens[index].role = role;
+        if is_message {
+            for t in &mut self.tokens[index + 1..] {
+                t.role = None;
+            }
+        } else if self.tokens[index].role.is_some() && message.is_some_and(|m| m <= index) {
+            if let Some(m) = message.filter(|m| *m < index) {
+                self.tokens[m].role = None;
+            }
+            if let Some(next) = self.tokens.get_mut(index + 1) {
+                next.role = Some("message".into());
+            }
         }
+    }
+
+    /// The strftime format (chrono's) of the time a `date` part and a
+    /// `time` part make together (`date time`, as reading joins them), or
+    /// `None` without both or for a shape it does not know. The date's
+    /// order comes from its values on `text`'s lines: a first number above
+    /// 12 is a day (`%d/%m/%Y`), a second one above 12 a day
+    /// (`%m/%d/%Y`); when none says, `/` is read month first and `.` or
+    /// `-` day first.
+    pub fn time_format(&self, text: &str) -> Option<String> {
+        let time_part = self
+            .tokens
+            .iter()
+            .position(|t| t.role.as_deref() == Some("time"))?;
+        let time = time_of_day_format(self.text(time_part))?;
+        let dates = self.values(text, "date", 5000);
+        let first = dates.first()?.0.clone();
+        let sep = first.chars().find(|c| !c.is_ascii_digit())?;
+        let numbers = |d: &str| -> Option<Vec<String>> {
+            let parts: Vec<String> = d.split(sep).map(str::to_string).collect();
+            let digits = parts
+                .iter()
+                .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            (parts.len() == 3 && digits).then_some(parts)
+        };
+        let shape = numbers(&first)?;
+        let year = |p: &str| if p.len() == 4 { "%Y" } else { "%y" };
+        let date = if shape[0].len() == 4 {
+            format!("%Y{sep}%m{sep}%d")
+        } else {
+            let above = |i: usize| {
+                dates.iter().any(|(d, _)| {
+                    numbers(d).is_some_and(|n| n[i].parse::<u32>().is_ok_and(|v| v > 12))
+                })
+            };
+            let day_first = above(0) || (!above(1) && sep != '/');
+            let (a, b) = if day_first {
+                ("%d", "%m")
+            } else {
+                ("%m", "%d")
+            };
+            format!("{a}{sep}{b}{sep}{}", year(&shape[2]))
+        };
+        Some(format!("{date} {time}"))
+    }
+
+    /// The part the message starts at, if any.
+    pub fn message_part(&self) -> Option<usize> {
+        self.tokens
+            .iter()
+            .position(|t| t.role.as_deref() == Some("message"))
+    }
+
+    /// Each part's width in characters in the builder: its text or the
+    /// longest of `roles`, whichever is wider, so that a part keeps its
+    /// place whatever roles are set.
+    pub fn slot_chars(&self, roles: &[&str]) -> Vec<usize> {
+        let widest = roles.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+        (0..self.tokens.len())
+            .map(|i| self.text(i).chars().count().max(widest))
+            .collect()
+    }
+
+    /// The values the part named `role` takes on `text`'s lines that the
+    /// pattern matches (at most `lines`), each with its count, most first.
+    pub fn values(&self, text: &str, role: &str, lines: usize) -> Vec<(String, usize)> {
+        let Ok(re) = regex::Regex::new(&self.regex()) else {
+            return Vec::new();
+        };
+        let mut counts: std::collections::HashMap<&str, usize> = Default::default();
+        for line in text.lines().filter(|l| !l.trim().is_empty()).take(lines) {
+            if let Some(m) = re.captures(line).and_then(|c| c.name(role)) {
+                *counts.entry(m.as_str()).or_default() += 1;
+            }
+        }
+        let mut out: Vec<(String, usize)> = counts
+            .into_iter()
+            .map(|(v, n)| (v.to_string(), n))
+            .collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        out
     }
 
     /// Token `index`'s text.
@@ -273,7 +373,7 @@ impl LinePattern {
             out.push_str(&between(&self.line[pos..t.start]));
             let text = &self.line[t.start..t.end];
             let pat = match t.role.as_deref() {
-                Some("time") => shape(text),
+                Some("time" | "date") => shape(text),
                 _ => match self.line[t.end..].chars().next() {
                     Some(c) if c.is_whitespace() => "\\S+".to_string(),
                     Some(c) => format!("[^{}]+", regex::escape(&c.to_string())),
@@ -295,6 +395,28 @@ impl LinePattern {
             None => out.push_str(".*$"),
         }
         out
+    }
+}
+
+/// The strftime format of a time of day shaped `HH:MM:SS` with an
+/// optional fraction after `.` or `,` (`%H:%M:%S%.3f`), `None` for another
+/// shape.
+fn time_of_day_format(text: &str) -> Option<String> {
+    let (hms, fraction) = match text.find(['.', ',']) {
+        Some(i) => (&text[..i], Some((&text[i..i + 1], &text[i + 1..]))),
+        None => (text, None),
+    };
+    let parts: Vec<&str> = hms.split(':').collect();
+    let two_digits = |p: &&str| p.len() == 2 && p.bytes().all(|b| b.is_ascii_digit());
+    if parts.len() != 3 || !parts.iter().all(two_digits) {
+        return None;
+    }
+    match fraction {
+        None => Some("%H:%M:%S".into()),
+        Some((sep, f)) if [3, 6, 9].contains(&f.len()) && f.bytes().all(|b| b.is_ascii_digit()) => {
+            Some(format!("%H:%M:%S{sep}%{}f", f.len()))
+        }
+        Some(_) => None,
     }
 }
 
@@ -496,5 +618,117 @@ mod tests {
         );
         assert_eq!(lines[2], "       2 × unlock <*> by <*>");
         assert!(text_suggestions("no time\n").is_empty());
+    }
+
+    /// The group names of `p`'s regex.
+    fn groups(p: &LinePattern) -> Vec<String> {
+        let re = regex::Regex::new(&p.regex()).expect("valid");
+        re.capture_names().flatten().map(str::to_string).collect()
+    }
+
+    /// The roles the parts show, in order.
+    fn labels(p: &LinePattern) -> Vec<String> {
+        p.tokens.iter().filter_map(|t| t.role.clone()).collect()
+    }
+
+    #[test]
+    fn the_parts_roles_and_the_regex_agree_whatever_is_set() {
+        let line = "07/12/2026|10:00:00.100|grab|sku-7|worker-a|ttl=2000";
+        let mut p = LinePattern::guess(line);
+        let texts: Vec<&str> = (0..p.tokens.len()).map(|i| p.text(i)).collect();
+        assert_eq!(
+            texts,
+            [
+                "07/12/2026",
+                "10:00:00.100",
+                "grab",
+                "sku-7",
+                "worker-a",
+                "ttl",
+                "2000"
+            ]
+        );
+        let slots = p.slot_chars(&["time", "stock_after"]);
+        for (i, role) in [
+            (0, "date"),
+            (2, "event"),
+            (3, "key"),
+            (4, "holder"),
+            (4, "message"),
+            (3, "message"),
+            (3, "key"),
+            (4, "holder"),
+        ] {
+            p.set_role(i, Some(role.into()));
+            assert_eq!(groups(&p), labels(&p), "after {role} on {i}: {}", p.regex());
+            assert_eq!(p.slot_chars(&["time", "stock_after"]), slots, "places kept");
+        }
+        assert_eq!(
+            labels(&p),
+            ["date", "time", "event", "key", "holder", "message"]
+        );
+        assert_eq!(p.message_part(), Some(5), "the rest is the message");
+        let re = regex::Regex::new(&p.regex()).expect("valid");
+        let c = re
+            .captures("07/12/2026|10:00:02.800|sell|sku-7|worker-a|qty=1 left=0 order=o-17")
+            .expect("matches");
+        assert_eq!(&c["date"], "07/12/2026");
+        assert_eq!(&c["message"], "qty=1 left=0 order=o-17");
+        let c = re
+            .captures("07/12/2026|10:00:03.100|letgo|sku-7|worker-a|")
+            .expect("an empty rest matches");
+        assert_eq!(&c["holder"], "worker-a");
+        let head = "07/12/2026|10:00:00.100|grab|sku-7|worker-a|ttl=2000\n\
+                    07/12/2026|10:00:03.100|letgo|sku-7|worker-a|\n\
+                    07/12/2026|10:00:04.000|grab|sku-7|worker-a|ttl=2000\n";
+        assert_eq!(
+            p.values(head, "event", 100),
+            [("grab".to_string(), 2), ("letgo".to_string(), 1)]
+        );
+        assert_eq!(
+            p.time_format(head).as_deref(),
+            Some("%m/%d/%Y %H:%M:%S.%3f"),
+        );
+        p.set_role(2, None);
+        assert_eq!(groups(&p), labels(&p));
+    }
+
+    #[test]
+    fn a_date_parts_order_is_read_from_its_values() {
+        let part = |start, end, role: &str| Token {
+            start,
+            end,
+            role: Some(role.to_string()),
+        };
+        let line = "13/07/2026 10:00:00 lock a by b";
+        let mut p = LinePattern {
+            line: line.to_string(),
+            tokens: vec![
+                part(0, 10, "date"),
+                part(11, 19, "time"),
+                part(20, 24, "message"),
+            ],
+        };
+        let at = |p: &LinePattern, text: &str| p.time_format(text);
+        assert_eq!(at(&p, line).as_deref(), Some("%d/%m/%Y %H:%M:%S"));
+        assert_eq!(
+            at(&p, "07/13/2026 10:00:00 x\n07/12/2026 10:00:01 y\n").as_deref(),
+            Some("%m/%d/%Y %H:%M:%S")
+        );
+        assert_eq!(
+            at(&p, "12.07.2026 10:00:00 x\n").as_deref(),
+            None,
+            "the regex's date shape is the sample's"
+        );
+        p.line = "12.07.26 10:00:00 lock a by b".to_string();
+        p.tokens[0].end = 8;
+        p.tokens[1] = part(9, 17, "time");
+        p.tokens[2] = part(18, 22, "message");
+        assert_eq!(
+            at(&p, "12.07.26 10:00:00 x\n").as_deref(),
+            Some("%d.%m.%y %H:%M:%S")
+        );
+        p.set_role(0, None);
+        assert_eq!(at(&p, "12.07.26 10:00:00 x\n"), None);
     }
 }

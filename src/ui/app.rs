@@ -117,9 +117,10 @@ impl App {
         }
         let ctx2 = ctx.clone();
         self.error = None;
+        let opts = self.read_options(job.source());
         self.loading = Some(loader::spawn(
             job,
-            self.flags.read_options(&self.state),
+            opts,
             self.state.settings.clone(),
             self.state.filters.clone(),
             move || ctx2.request_repaint(),
@@ -129,9 +130,10 @@ impl App {
     /// Loads `source` on this thread (tests and headless use).
     pub fn load_blocking(&mut self, source: Source) {
         let progress = crate::ingest::Progress::default();
+        let opts = self.read_options(&source);
         match loader::load_now(
             &Job::Load(source),
-            &self.flags.read_options(&self.state),
+            &opts,
             &self.state.settings,
             &self.state.filters,
             &progress,
@@ -139,6 +141,65 @@ impl App {
             Ok(r) => self.install(r),
             Err(e) => self.error = Some(e),
         }
+    }
+
+    /// Opens the mapping dialog on source `index`: as it was saved when the
+    /// source was read with the mapping it saved, else from how the source
+    /// was read.
+    fn edit_mapping(&mut self, index: usize) {
+        let Some(s) = &self.session else { return };
+        let Some(src) = s.log.sources.get(index) else {
+            return;
+        };
+        let saved = self.panels.mapping_saved.iter().find(|e| {
+            e.file == std::path::Path::new(&src.name)
+                && s.mapping.as_deref() == Some(std::path::Path::new(e.save_path.trim()))
+        });
+        self.panels.mapping = Some(match saved {
+            Some(e) => {
+                let mut e = e.clone();
+                e.settings = s.settings.clone();
+                e.refresh_preview();
+                e
+            }
+            None => panels::mapping::MappingEditor::new(&s.log, index, s.settings.clone()),
+        });
+    }
+
+    /// Reads the files on screen with `mapping` from now on (`None`:
+    /// without one) and loads them again; a mapping file that does not
+    /// read is refused with its error.
+    fn set_mapping(&mut self, ctx: &egui::Context, mapping: Option<PathBuf>) {
+        if let Some(path) = &mapping
+            && let Err(e) = crate::ingest::Mapping::from_path(path)
+        {
+            let (e, p) = (e.to_string(), path.display().to_string());
+            self.notice = Some(if e.contains(&p) {
+                e
+            } else {
+                format!("{p}: {e}")
+            });
+            return;
+        }
+        self.panels.settings.mapping = mapping
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        if let Some(s) = &self.session {
+            let files = s.files().to_vec();
+            self.state.set_mapping_for(&files, mapping);
+        }
+        self.reload(ctx);
+    }
+
+    /// How `source` is read: the flags and the saved state, with the
+    /// mapping made for its files.
+    fn read_options(&self, source: &Source) -> crate::ui::session::ReadOptions {
+        let files = match source {
+            Source::Files(f) => f.as_slice(),
+            Source::Sample => &[],
+        };
+        self.flags.read_options(&self.state, files)
     }
 
     /// True while a load runs.
@@ -309,7 +370,7 @@ impl App {
             self.shell.dialog = None;
             match answer {
                 Ok(command) => self.commands.push(command),
-                Err(()) => self.notice = Some(tr(self.state.lang, "no_dialog").to_string()),
+                Err(purpose) => self.notice = Some(no_dialog_notice(self.state.lang, purpose)),
             }
         }
         let dropped: Vec<PathBuf> = ctx.input(|i| {
@@ -360,7 +421,7 @@ impl App {
     /// Opens a file dialog, or says there is none.
     fn open_dialog(&mut self, purpose: OpenPurpose) {
         if !self.shell.open_dialog(purpose) {
-            self.notice = Some(tr(self.state.lang, "no_dialog").to_string());
+            self.notice = Some(no_dialog_notice(self.state.lang, purpose));
         }
     }
 
@@ -431,21 +492,8 @@ impl App {
                 self.reload(ctx);
             }
             Command::SetUseCache(on) => self.state.use_cache = on,
-            Command::EditMapping(index) => {
-                if let Some(s) = &self.session
-                    && index < s.log.sources.len()
-                {
-                    self.panels.mapping = Some(panels::mapping::MappingEditor::new(
-                        &s.log,
-                        index,
-                        s.settings.clone(),
-                    ));
-                }
-            }
-            Command::SetMapping(mapping) => {
-                self.state.mapping = mapping;
-                self.reload(ctx);
-            }
+            Command::EditMapping(index) => self.edit_mapping(index),
+            Command::SetMapping(mapping) => self.set_mapping(ctx, mapping),
             Command::SetLang(lang) => self.state.lang = lang,
             Command::SetDarkTheme(dark) => self.state.dark = dark,
             Command::SetTimeDisplay(display) => self.state.time_display = display,
@@ -709,7 +757,7 @@ impl App {
             .inner;
         p.settings.show(&ctx, &mut context);
         panels::sources::sources_window(&ctx, &mut context);
-        panels::mapping::mapping_window(&ctx, &mut context, &mut p.mapping);
+        panels::mapping::mapping_window(&ctx, &mut context, &mut p.mapping, &mut p.mapping_saved);
         if timeline.is_some() {
             self.shell.timeline_rect = timeline;
         }
@@ -743,9 +791,12 @@ impl App {
         panels::summary::summary_text(self.session.as_ref(), self.state.lang)
     }
 
-    /// Opens the settings window, its zone field showing the saved zone.
+    /// Opens the settings window, its zone field showing the saved zone
+    /// and its mapping field the mapping the files on screen were read
+    /// with.
     pub fn open_settings(&mut self) {
-        self.panels.settings.reset(&self.state);
+        let mapping = self.session.as_ref().and_then(|s| s.mapping.as_deref());
+        self.panels.settings.reset(&self.state, mapping);
         self.open.set(Panel::Settings, true);
     }
 
@@ -833,6 +884,16 @@ fn left_side_ui(ui: &mut Ui, p: &mut Panels, context: &mut PanelContext<'_>) {
     });
     ui.separator();
     panels::findings::findings_ui(ui, context);
+}
+
+/// What to say when a file dialog chose nothing or none could open: for a
+/// mapping file, that its path can be typed in Settings.
+fn no_dialog_notice(lang: crate::ui::i18n::Lang, purpose: OpenPurpose) -> String {
+    let key = match purpose {
+        OpenPurpose::Logs => "no_dialog",
+        OpenPurpose::Mapping => "no_dialog_mapping",
+    };
+    tr(lang, key).to_string()
 }
 
 /// The window's own keys: Ctrl+O, F5, and (unless a text field has the

@@ -281,6 +281,24 @@ const TABLE: &[(&str, &str, &str)] = &[
         "未找到中文字体：中文显示为方框。请在设置中指定字体文件。",
     ),
     (
+        "no_dialog_mapping",
+        "No mapping file was chosen. If no dialog appeared, this system has no file-dialog backend: type the mapping file's path in Settings > Mapping file and press Read with it.",
+        "未选择映射文件。如果没有出现对话框，说明系统缺少文件对话框支持：请在 设置 > 映射文件 中输入映射文件的路径并点击“用它读取”。",
+    ),
+    ("read_with_it", "Read with it", "用它读取"),
+    (
+        "mapping_file_hint",
+        "For the files on screen only; type a path or choose one with …",
+        "仅用于当前打开的文件；输入路径或用 … 选择",
+    ),
+    ("read_with_mapping", "Mapping file", "映射文件"),
+    ("clear_mapping", "Clear mapping", "清除映射"),
+    (
+        "message_pairs",
+        "Fields in the message (name=value): a role maps a name reading does not know",
+        "消息中的字段（名=值）：为读取不认识的名字指定角色",
+    ),
+    (
         "no_dialog",
         "No file was chosen. If no dialog appeared, this system has no file-dialog backend: pass files on the command line (lockreplay FILE…) or drag and drop them onto the window.",
         "未选择文件。如果没有出现对话框，说明系统缺少文件对话框支持：请在命令行传入文件（lockreplay 文件…）或把文件拖放到窗口上。",
@@ -354,6 +372,11 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("encoding", "Encoding", "编码"),
     ("fields", "Fields", "字段"),
     ("map_fields", "Map fields…", "字段映射…"),
+    (
+        "map_fields_hint",
+        "its roles were guessed or nothing was read: check them, name its events",
+        "其字段角色为推测或未读出任何事件：请核对角色并为事件命名",
+    ),
     ("mapping_editor", "Field mapping", "字段映射"),
     ("role", "Role", "角色"),
     ("samples", "Samples", "示例值"),

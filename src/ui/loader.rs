@@ -40,7 +40,8 @@ pub enum Job {
 }
 
 impl Job {
-    fn source(&self) -> &Source {
+    /// What it loads or loaded.
+    pub fn source(&self) -> &Source {
         match self {
             Job::Load(s) | Job::Reanalyze { source: s, .. } => s,
         }
@@ -259,6 +260,7 @@ fn load_in_phases(
             names: Arc::new(names),
             cache,
             problems: Arc::new(problems),
+            mapping: opts.mapping_path.clone(),
         },
         model,
         filters: filters.clone(),
@@ -352,6 +354,7 @@ mod phase_tests {
                 max_bytes: 1 << 30,
                 min_input_bytes: 0,
             },
+            mapping_path: None,
         };
         let job = Job::Load(Source::Files(vec![file]));
         let load = || {

@@ -24,6 +24,9 @@ pub struct ReadOptions {
     pub ingest: IngestOptions,
     /// The load cache (off in tests).
     pub cache: CacheConfig,
+    /// The mapping file `ingest` reads with, if any (the Sources window
+    /// names it).
+    pub mapping_path: Option<PathBuf>,
 }
 
 /// What to load.
@@ -56,6 +59,8 @@ pub struct Session {
     /// What makes this load no answer ([`crate::analysis::problems`]),
     /// computed once: the panels say it on every frame.
     pub problems: Arc<Vec<crate::analysis::Problem>>,
+    /// The mapping file the log was read with, if any.
+    pub mapping: Option<PathBuf>,
 }
 
 impl Session {
@@ -143,25 +148,37 @@ impl FlagSettings {
         s
     }
 
-    /// How the window reads files: [`FlagSettings::ingest_options`] and
+    /// How the window reads `files`: [`FlagSettings::ingest_options`] and
     /// the load cache, unless the flags or the setting
     /// ([`AppState::use_cache`]) turn it off.
-    pub fn read_options(&self, state: &AppState) -> ReadOptions {
+    pub fn read_options(&self, state: &AppState, files: &[PathBuf]) -> ReadOptions {
+        let (ingest, mapping_path) = self.ingest_options(state, files);
         ReadOptions {
-            ingest: self.ingest_options(state),
+            ingest,
             cache: CacheConfig::from_env(state.use_cache && self.read.use_cache),
+            mapping_path,
         }
     }
 
-    /// How to read files: the flags, then the saved zone, TTL and mapping
-    /// where no flag gives them. A mapping file given as a flag is read
-    /// again at each load, so that an edited one applies on reload; when it
-    /// no longer reads, the load goes as without the reading flags.
-    pub fn ingest_options(&self, state: &AppState) -> IngestOptions {
+    /// How to read `files`: the flags, then the saved zone, TTL and the
+    /// mapping made for exactly these files ([`AppState::mapping_for`])
+    /// where no flag gives them; with the path of the mapping file read. A
+    /// mapping file given as a flag is read again at each load, so that an
+    /// edited one applies on reload; when it no longer reads, the load goes
+    /// as without the reading flags.
+    pub fn ingest_options(
+        &self,
+        state: &AppState,
+        files: &[PathBuf],
+    ) -> (IngestOptions, Option<PathBuf>) {
         let mut opts = self.read.ingest_options();
+        let mut path = None;
         if let Some(m) = &self.read.mapping {
             match Mapping::from_path(&m.path) {
-                Ok(fresh) => opts.mapping = Some(fresh),
+                Ok(fresh) => {
+                    opts.mapping = Some(fresh);
+                    path = Some(m.path.clone());
+                }
                 Err(_) => opts = IngestOptions::default(),
             }
         }
@@ -178,11 +195,12 @@ impl FlagSettings {
             opts.ttl = ttl;
         }
         if opts.mapping.is_none()
-            && let Some(p) = &state.mapping
+            && let Some(p) = state.mapping_for(files)
             && let Ok(m) = Mapping::from_path(p)
         {
             opts.mapping = Some(m);
+            path = Some(p.clone());
         }
-        opts
+        (opts, path)
     }
 }

@@ -34,8 +34,9 @@ pub struct AppState {
     pub time_display: TimeDisplay,
     /// Filters.
     pub filters: Filters,
-    /// Mapping file for the next load.
-    pub mapping: Option<PathBuf>,
+    /// Mapping files by the files they were made for: a mapping applies
+    /// when exactly those files are opened again, never to others.
+    pub mappings: Vec<FileMapping>,
     /// A CJK font file chosen by the user.
     pub cjk_font: Option<PathBuf>,
     /// Zone of times written without an offset (`+08:00`, `Asia/Shanghai`),
@@ -63,7 +64,7 @@ impl Default for AppState {
             dark: false,
             time_display: TimeDisplay::default(),
             filters: Filters::default(),
-            mapping: None,
+            mappings: Vec::new(),
             cjk_font: None,
             read_tz: None,
             read_ttl: None,
@@ -80,6 +81,55 @@ impl AppState {
         self.recent.insert(0, files.to_vec());
         self.recent.truncate(10);
     }
+
+    /// The mapping file made for exactly `files` (in any order), if any;
+    /// none for no file (the sample).
+    pub fn mapping_for(&self, files: &[PathBuf]) -> Option<&PathBuf> {
+        if files.is_empty() {
+            return None;
+        }
+        self.mappings
+            .iter()
+            .find(|m| same_files(&m.files, files))
+            .map(|m| &m.mapping)
+    }
+
+    /// Reads `files` with `mapping` from now on (`None`: with none),
+    /// keeping the mappings of the last [`MAX_MAPPINGS`] file sets. No
+    /// file (the sample) keeps none.
+    pub fn set_mapping_for(&mut self, files: &[PathBuf], mapping: Option<PathBuf>) {
+        if files.is_empty() {
+            return;
+        }
+        self.mappings.retain(|m| !same_files(&m.files, files));
+        if let Some(mapping) = mapping {
+            self.mappings.insert(
+                0,
+                FileMapping {
+                    files: files.to_vec(),
+                    mapping,
+                },
+            );
+            self.mappings.truncate(MAX_MAPPINGS);
+        }
+    }
+}
+
+/// File sets whose mappings are remembered at most.
+pub const MAX_MAPPINGS: usize = 50;
+
+/// A mapping file and the files it was made for.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMapping {
+    /// The files, as opened.
+    pub files: Vec<PathBuf>,
+    /// The mapping file.
+    pub mapping: PathBuf,
+}
+
+/// True when `a` and `b` name the same files, in any order.
+fn same_files(a: &[PathBuf], b: &[PathBuf]) -> bool {
+    a.len() == b.len() && a.iter().all(|p| b.contains(p))
 }
 
 /// What is selected.
@@ -304,7 +354,8 @@ pub enum Command {
     SetReadZone(Option<String>),
     /// TTL of files without one, then reload.
     SetReadTtl(Option<String>),
-    /// Mapping file, then reload.
+    /// The mapping file of the files on screen (`None`: read them without
+    /// one), then reload.
     SetMapping(Option<PathBuf>),
     /// Open the field-mapping dialog on a source (index into the log's
     /// sources).
@@ -364,5 +415,35 @@ mod tests {
                 .clicked(SortBy::Loss)
                 .ascending
         );
+    }
+
+    #[test]
+    fn a_mapping_belongs_to_the_files_it_was_made_for() {
+        let mut state = AppState::default();
+        let flash = vec![PathBuf::from("/logs/flash.jsonl")];
+        let both = vec![
+            PathBuf::from("/logs/flash.jsonl"),
+            PathBuf::from("/logs/flash_b.jsonl"),
+        ];
+        let shop = vec![PathBuf::from("/logs/shop.log")];
+        state.set_mapping_for(&flash, Some("/m/flash.toml".into()));
+        state.set_mapping_for(&both, Some("/m/both.toml".into()));
+        assert_eq!(state.mapping_for(&shop), None, "never another file's");
+        assert_eq!(state.mapping_for(&flash), Some(&"/m/flash.toml".into()));
+        let reversed: Vec<PathBuf> = both.iter().rev().cloned().collect();
+        assert_eq!(state.mapping_for(&reversed), Some(&"/m/both.toml".into()));
+        state.set_mapping_for(&flash, None);
+        assert_eq!(state.mapping_for(&flash), None);
+        assert_eq!(state.mapping_for(&both), Some(&"/m/both.toml".into()));
+        let saved = serde_json::to_string(&state).expect("json");
+        let back: AppState = serde_json::from_str(&saved).expect("reads back");
+        assert_eq!(back.mappings, state.mappings);
+    }
+
+    #[test]
+    fn a_mapping_saved_for_any_file_is_no_longer_read_back() {
+        let back: AppState =
+            serde_json::from_str(r#"{"mapping": "/m/flash.toml", "dark": true}"#).expect("reads");
+        assert!(back.mappings.is_empty() && back.dark);
     }
 }

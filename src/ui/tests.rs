@@ -9,7 +9,7 @@ use super::app::App;
 use super::i18n::Lang;
 use super::loader::{SAMPLE_BYTES, SAMPLE_NAME};
 use super::session::Source;
-use super::state::AppState;
+use super::state::{AppState, Panel};
 use super::timeline::labels::short_id;
 use crate::analysis::{IncidentId, LeaseId, Settings, analyze};
 use crate::config::{AnalysisConfig, ReadConfig};
@@ -2164,7 +2164,7 @@ fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
     let app = english_app_on(write_unmapped_log(dir.path()));
     let mut h = harness(app);
     h.run();
-    h.get_by_label_contains("Map fields…").click();
+    h.get_by_label("Map fields…").click();
     h.run();
     h.get_by_label("Field mapping");
     // The key field's values, from the file's head (no hold was read).
@@ -2203,7 +2203,10 @@ fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
         "{toml}"
     );
     assert_eq!(
-        h.state().state.mapping.as_deref(),
+        h.state()
+            .session
+            .as_ref()
+            .and_then(|s| s.mapping.as_deref()),
         Some(dir.path().join("odd.mapping.toml").as_path())
     );
     let s = h.state().session.as_ref().expect("loaded");
@@ -2212,6 +2215,85 @@ fn the_mapping_dialog_reads_an_unreadable_file_after_roles_are_chosen() {
         1,
         "w2 acquired inside w1's window"
     );
+}
+
+/// A mapping saved from the dialog belongs to the files it was made for:
+/// a file opened afterwards is read without it, the same file opened again
+/// with it; the Sources window names the mapping a source was read with,
+/// and "Clear mapping" reads it again without; Settings reads them with a
+/// mapping file whose path is typed. The summary bar offers the dialog on
+/// a file nothing was read from.
+#[test]
+fn a_mapping_made_in_the_dialog_stays_with_its_files() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let odd = write_unmapped_log(dir.path());
+    let mut h = harness(english_app_on(odd.clone()));
+    h.run();
+    // In the summary bar (and the not-readable banner's per-file button).
+    assert!(h.get_all_by_label("Map fields…").count() >= 1);
+    h.get_all_by_label("Map fields…")
+        .next()
+        .expect("a button")
+        .click();
+    h.run();
+    let mapping = dir.path().join("odd.mapping.toml");
+    {
+        let ed = h.state_mut().mapping_editor_mut().expect("open");
+        choose_unmapped_roles(ed);
+        ed.save_path = mapping.display().to_string();
+    }
+    h.run();
+    h.get_by_label("Save and re-read").click();
+    h.run_steps(2);
+    step_until(&mut h, |app| {
+        !app.is_loading() && app.timeline_rect().is_some()
+    });
+    let read_with =
+        |h: &Harness<'static, App>| h.state().session.as_ref().and_then(|s| s.mapping.clone());
+    assert_eq!(read_with(&h), Some(mapping.clone()));
+    let saved = h.state().state_to_save();
+    assert_eq!(
+        saved.mapping_for(std::slice::from_ref(&odd)),
+        Some(&mapping)
+    );
+    // Another file: never read with this mapping.
+    let other = dir.path().join("seed.jsonl");
+    std::fs::write(&other, SAMPLE_BYTES).expect("write");
+    h.state_mut().load_blocking(Source::Files(vec![other]));
+    h.run();
+    assert_eq!(read_with(&h), None);
+    assert!(
+        h.state()
+            .session
+            .as_ref()
+            .is_some_and(|s| s.analysis.incidents.len() == 1),
+        "the seed read as it reads alone"
+    );
+    // The file it was made for, again: read with it, and the Sources
+    // window says so.
+    h.state_mut().load_blocking(Source::Files(vec![odd]));
+    h.state_mut().open_panel(Panel::Sources);
+    h.run();
+    assert_eq!(read_with(&h), Some(mapping.clone()));
+    h.get_by_label(&mapping.display().to_string());
+    h.get_by_label("Clear mapping").click();
+    h.run_steps(2);
+    step_until(&mut h, |app| !app.is_loading());
+    assert_eq!(read_with(&h), None);
+    assert!(h.state().state_to_save().mappings.is_empty());
+    // Settings > Mapping file: a path typed (no file dialog needed).
+    h.state_mut().open_settings();
+    h.run();
+    let field = (egui::accesskit::Role::TextInput, "Mapping file");
+    h.get_by_role_and_label(field.0, field.1).focus();
+    h.run();
+    h.get_by_role_and_label(field.0, field.1)
+        .type_text(&mapping.display().to_string());
+    h.run();
+    h.get_by_label("Read with it").click();
+    h.run_steps(2);
+    step_until(&mut h, |app| !app.is_loading());
+    assert_eq!(read_with(&h), Some(mapping));
 }
 
 /// A file of `tests/fixtures/mapping-dialog/` in an English window with a
@@ -2235,7 +2317,7 @@ fn dialog_on(name: &str) -> Harness<'static, App> {
     app.load_blocking(Source::Files(vec![path]));
     let mut h = harness(app);
     h.run();
-    h.get_by_label_contains("Map fields…").click();
+    h.get_by_label("Map fields…").click();
     h.run();
     h.get_by_label("Field mapping");
     h
@@ -2266,7 +2348,13 @@ fn save_and_reread(
     h.get_by_label("Save and re-read").click();
     h.run_steps(2);
     step_until(h, |app| !app.is_loading() && app.timeline_rect().is_some());
-    assert_eq!(h.state().state.mapping.as_deref(), Some(path.as_path()));
+    assert_eq!(
+        h.state()
+            .session
+            .as_ref()
+            .and_then(|s| s.mapping.as_deref()),
+        Some(path.as_path())
+    );
     let sum = &h.state().session.as_ref().expect("loaded").analysis.summary;
     (
         sum.incidents,
@@ -2315,8 +2403,8 @@ fn the_mapping_dialog_reads_a_json_log_with_odd_names_and_words() {
 }
 
 /// A text layout of its own (`time|level|host|message`) made readable
-/// through the line-pattern builder: the host part named by clicking it,
-/// the message moved to the part after it, the templates given kinds;
+/// through the line-pattern builder: the host part named by clicking it
+/// (the message moves to the part after it), the templates given kinds;
 /// saved and re-read to the hand mapping's answer.
 #[test]
 fn the_mapping_dialog_reads_a_text_layout_of_its_own() {
@@ -2326,9 +2414,8 @@ fn the_mapping_dialog_reads_a_text_layout_of_its_own() {
     h.get_by_label("pod-1 ⟨message⟩").click();
     h.run();
     pick(&mut h, "Role of the selected part", "host");
-    h.get_by_label("init").click();
-    h.run();
-    pick(&mut h, "Role of the selected part", "message");
+    // The message is the rest of the line: it moved on by itself.
+    h.get_by_label("init ⟨message⟩");
     h.get_by_label("pod-1 ⟨host⟩");
     h.get_by_label_contains(r"(?P<host>[^\|]+)\|(?P<message>.*)$");
     for (template, kind) in [
@@ -2343,6 +2430,99 @@ fn the_mapping_dialog_reads_a_text_layout_of_its_own() {
     h.get_by_label("holds 2 · incidents 1 · oversold 1 · loss ¥100");
     let answer = save_and_reread(&mut h, dir.path());
     assert_eq!(answer, (1, 1, 1, crate::money::Loss::Known(100.0)));
+}
+
+/// Clicks the builder's part named `part` and gives it `role`.
+fn name_part(h: &mut Harness<'static, App>, part: &str, role: &str) {
+    h.get_by_label(part).click();
+    h.run();
+    pick(h, "Role of the selected part", role);
+}
+
+/// A text layout of its own with the date apart from the time, the event,
+/// key and holder as parts and `name=value` pairs after them
+/// (tests/fixtures/mapping-dialog/README.md, `shop.log`) made readable
+/// through the dialog alone: the date part, the parts' roles (each part
+/// where it was after every role set), the event part's values given
+/// kinds, a pair named; saved and re-read to the answer, on the date the
+/// file gives; opened again, the dialog shows what was built.
+#[test]
+fn the_mapping_dialog_reads_a_dated_text_layout_with_event_words() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let mut h = dialog_on("shop.log");
+    let place = |h: &Harness<'static, App>, label: &str| h.get_by_label(label).rect().min;
+    let worker = place(&h, "worker-a");
+    name_part(&mut h, "07/12/2026", "date");
+    // The sample line is the file's first: `hello|-|worker-a|pid=311`.
+    name_part(&mut h, "hello ⟨message⟩", "event");
+    assert_eq!(place(&h, "worker-a"), worker, "the parts stay in place");
+    name_part(&mut h, "- ⟨message⟩", "key");
+    name_part(&mut h, "worker-a ⟨message⟩", "holder");
+    assert_eq!(place(&h, "worker-a ⟨holder⟩"), worker);
+    h.get_by_label("pid ⟨message⟩");
+    h.get_by_label_contains("Event names: the values of `event`");
+    for (word, kind) in [
+        ("grab", "acquired"),
+        ("letgo", "released"),
+        ("miss", "acquire_failed"),
+        ("look", "stock_read"),
+        ("sell", "order_created"),
+    ] {
+        pick(&mut h, word, kind);
+    }
+    pick(&mut h, "left", "stock");
+    {
+        let ed = h.state_mut().mapping_editor_mut().expect("open");
+        let p = ed.preview.as_ref().map(|p| (p.incidents, p.oversold));
+        assert_eq!(p, Ok((1, 1)), "{}\n{:?}", ed.toml(), ed.preview);
+    }
+    h.get_by_label_contains("incidents 1 · oversold 1 · loss ¥100");
+    let answer = save_and_reread(&mut h, dir.path());
+    assert_eq!(answer, (1, 1, 1, crate::money::Loss::Known(100.0)));
+    {
+        let s = h.state().session.as_ref().expect("loaded");
+        let inc = &s.analysis.incidents[0];
+        let at = |ns: i64| {
+            chrono::DateTime::from_timestamp_nanos(ns)
+                .format("%Y-%m-%d %H:%M:%S%.3f")
+                .to_string()
+        };
+        assert_eq!(
+            (at(inc.start_ns), at(inc.end_ns)),
+            (
+                "2026-07-12 10:00:02.600".to_string(),
+                "2026-07-12 10:00:03.100".to_string()
+            )
+        );
+    }
+    // Opened again: the line pattern as built, the names as set.
+    h.state_mut().open_panel(Panel::Sources);
+    h.run();
+    h.get_all_by_label("Map fields…")
+        .last()
+        .expect("in Sources")
+        .click();
+    h.run();
+    h.get_by_label("worker-a ⟨holder⟩");
+    let ed = h.state_mut().mapping_editor_mut().expect("open");
+    let grab = ed.names.iter().find(|n| n.name == "grab").expect("grab");
+    assert_eq!(grab.kind, Some(crate::model::EventKind::Acquired));
+}
+
+/// Escape closes the File menu, its Recent submenu open or not.
+#[test]
+fn escape_closes_the_file_menu() {
+    let mut h = harness(sample_app());
+    h.run();
+    h.get_by_label("File").click();
+    h.run();
+    h.get_by_label_contains("Ctrl+O");
+    h.key_press(egui::Key::Escape);
+    h.run();
+    assert!(
+        h.query_by_label_contains("Ctrl+O").is_none(),
+        "the menu closed"
+    );
 }
 
 /// A picture of the field-mapping dialog, to look at:
@@ -2365,7 +2545,7 @@ fn mapping_dialog_picture() {
         .renderer(renderer)
         .build_ui_state(|ui, app: &mut App| app.ui(ui), app);
     h.run();
-    h.get_by_label_contains("Map fields…").click();
+    h.get_by_label("Map fields…").click();
     h.run();
     if let Some(ed) = h.state_mut().mapping_editor_mut() {
         choose_unmapped_roles(ed);
@@ -2374,9 +2554,9 @@ fn mapping_dialog_picture() {
     h.render().expect("render").save(out).expect("save");
 }
 
-/// A picture of the line-pattern builder on a text layout of its own, to
-/// look at: `LOCKREPLAY_SHOT=builder.png cargo test --lib
-/// mapping_builder_picture -- --ignored`.
+/// A picture of the line-pattern builder on a dated text layout of its
+/// own, its parts named, to look at: `LOCKREPLAY_SHOT=builder.png cargo
+/// test --lib mapping_builder_picture -- --ignored`.
 #[test]
 #[ignore = "writes a PNG to look at (LOCKREPLAY_SHOT)"]
 fn mapping_builder_picture() {
@@ -2388,7 +2568,7 @@ fn mapping_builder_picture() {
         return;
     };
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/mapping-dialog/own-layout.log");
+        .join("tests/fixtures/mapping-dialog/shop.log");
     let app = english_app_on(path);
     let mut h = Harness::builder()
         .with_size(egui::vec2(1366.0, 768.0))
@@ -2396,9 +2576,13 @@ fn mapping_builder_picture() {
         .renderer(renderer)
         .build_ui_state(|ui, app: &mut App| app.ui(ui), app);
     h.run();
-    h.get_by_label_contains("Map fields…").click();
+    h.get_by_label("Map fields…").click();
     h.run();
-    h.get_by_label("pod-1 ⟨message⟩").click();
+    name_part(&mut h, "07/12/2026", "date");
+    name_part(&mut h, "hello ⟨message⟩", "event");
+    name_part(&mut h, "- ⟨message⟩", "key");
+    name_part(&mut h, "worker-a ⟨message⟩", "holder");
+    pick(&mut h, "grab", "acquired");
     h.run();
     h.render().expect("render").save(out).expect("save");
 }

@@ -454,10 +454,13 @@ impl TextRules {
                     let Some(m) = caps.name(name) else { continue };
                     if name == "message" {
                         message = m.as_str();
+                    } else if name == "date" && caps.name("time").is_some() {
+                        // Read with the time: `with_date`.
                     } else if !m.as_str().is_empty() {
                         out.push((canonical_group(name), Cow::Borrowed(m.as_str())));
                     }
                 }
+                with_date(&mut out, &caps);
                 message
             }
             None => {
@@ -499,6 +502,23 @@ impl TextRules {
             out.push(("msg", Cow::Borrowed(message)));
         }
         Some(out)
+    }
+}
+
+/// A line regex's `date` group put before its `time` group's value (one
+/// time, `date time`): a layout that parts the date from the time of day.
+fn with_date<'a>(out: &mut [(&'a str, Cow<'a, str>)], caps: &regex::Captures<'a>) {
+    let Some(date) = caps.name("date").filter(|d| !d.as_str().is_empty()) else {
+        return;
+    };
+    let Some(time) = caps.name("time").filter(|t| !t.as_str().is_empty()) else {
+        return;
+    };
+    let joined = format!("{} {}", date.as_str(), time.as_str());
+    for (k, v) in out.iter_mut() {
+        if *k == "time" && v.as_ref() == time.as_str() {
+            *v = Cow::Owned(joined.clone());
+        }
     }
 }
 

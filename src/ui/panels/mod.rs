@@ -101,6 +101,9 @@ pub struct Panels {
     pub search: search::SearchPanel,
     /// The field-mapping dialog, while open.
     pub mapping: Option<mapping::MappingEditor>,
+    /// The dialogs whose mappings were saved, by their files: opened again
+    /// on those files, they show what was built.
+    pub mapping_saved: Vec<mapping::MappingEditor>,
     /// The stock plot under the lanes.
     pub stock_plot: stock_plot::StockPlotPanel,
 }

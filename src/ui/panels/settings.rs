@@ -23,13 +23,18 @@ pub struct SettingsWindow {
     pub offset_host: String,
     /// Its offset, ms.
     pub offset_ms: f64,
+    /// The mapping file field: the path of the mapping file of the files
+    /// on screen.
+    pub mapping: String,
 }
 
 impl SettingsWindow {
-    /// Fills the fields from the saved state, for opening.
-    pub fn reset(&mut self, state: &AppState) {
+    /// Fills the fields from the saved state and the mapping the files on
+    /// screen were read with, for opening.
+    pub fn reset(&mut self, state: &AppState, mapping: Option<&std::path::Path>) {
         self.read_tz = state.read_tz.clone().unwrap_or_default();
         self.read_ttl = state.read_ttl.clone().unwrap_or_default();
+        self.mapping = mapping.map(|p| p.display().to_string()).unwrap_or_default();
     }
 
     /// The window, when open.
@@ -56,6 +61,7 @@ impl SettingsWindow {
                         TtlEdit::Invalid(e) => context.send(Command::SetNotice(Some(e))),
                     }
                     ui.end_row();
+                    self.mapping_row_ui(ui, context);
                     display_rows_ui(ui, context);
                 });
                 ui.separator();
@@ -94,6 +100,39 @@ impl SettingsWindow {
                     )),
                 }
             }
+        });
+        ui.end_row();
+    }
+
+    /// The mapping file of the files on screen: a path to type (no file
+    /// dialog is needed) or to choose with `…`; applied by reloading.
+    fn mapping_row_ui(&mut self, ui: &mut Ui, context: &mut PanelContext<'_>) {
+        let lang = context.lang();
+        let l = ui.label(tr(lang, "mapping_file"));
+        let files = context.session.is_some_and(|s| !s.files().is_empty());
+        ui.vertical(|ui| {
+            ui.add_enabled_ui(files, |ui| {
+                ui.horizontal(|ui| {
+                    let edit = ui
+                        .add(
+                            egui::TextEdit::singleline(&mut self.mapping)
+                                .hint_text(tr(lang, "none"))
+                                .desired_width(220.0),
+                        )
+                        .labelled_by(l.id);
+                    let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                    if ui.button(tr(lang, "read_with_it")).clicked() || enter {
+                        let path = self.mapping.trim();
+                        context.send(Command::SetMapping(
+                            (!path.is_empty()).then(|| PathBuf::from(path)),
+                        ));
+                    }
+                    if ui.button("…").clicked() {
+                        context.send(Command::MappingDialog);
+                    }
+                });
+            });
+            ui.label(egui::RichText::new(tr(lang, "mapping_file_hint")).weak());
         });
         ui.end_row();
     }
@@ -217,7 +256,7 @@ fn time_display_row_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     ui.end_row();
 }
 
-/// Language, theme, mapping file and CJK font.
+/// Language, theme, load cache and CJK font.
 fn display_rows_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let lang = context.lang();
     let state = context.state;
@@ -247,18 +286,6 @@ fn display_rows_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     if use_cache != state.use_cache {
         context.send(Command::SetUseCache(use_cache));
     }
-    ui.end_row();
-    ui.label(tr(lang, "mapping_file"));
-    ui.horizontal(|ui| {
-        let m = state
-            .mapping
-            .as_ref()
-            .map_or_else(|| tr(lang, "none").to_string(), |p| p.display().to_string());
-        ui.label(m);
-        if ui.button("…").clicked() {
-            context.send(Command::MappingDialog);
-        }
-    });
     ui.end_row();
     let font_label = ui.label(tr(lang, "cjk_font"));
     let mut font = state

@@ -25,6 +25,10 @@ pub fn sources_window(egui_context: &egui::Context, context: &mut PanelContext<'
                         .default_open(true)
                         .show(ui, |ui| {
                             source_ui(ui, lang, src);
+                            let clear = mapping_ui(ui, lang, s.mapping.as_deref());
+                            if clear {
+                                context.commands.push(Command::SetMapping(None));
+                            }
                             if ui.button(tr(lang, "map_fields")).clicked() {
                                 context.commands.push(Command::EditMapping(i));
                             }
@@ -35,6 +39,25 @@ pub fn sources_window(egui_context: &egui::Context, context: &mut PanelContext<'
     if open != context.open.sources {
         context.send(Command::SetPanelOpen(Panel::Sources, open));
     }
+}
+
+/// The mapping file a source was read with, and a button to read it
+/// without: true when that button was clicked.
+fn mapping_ui(ui: &mut Ui, lang: Lang, mapping: Option<&std::path::Path>) -> bool {
+    let mut clear = false;
+    ui.horizontal_wrapped(|ui| {
+        ui.label(format!("{}:", tr(lang, "read_with_mapping")));
+        match mapping {
+            Some(p) => {
+                ui.monospace(p.display().to_string());
+                clear = ui.button(tr(lang, "clear_mapping")).clicked();
+            }
+            None => {
+                ui.label(tr(lang, "none"));
+            }
+        }
+    });
+    clear
 }
 
 /// One source file.

@@ -33,10 +33,39 @@ pub fn summary_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
             ui.label("—");
             return;
         };
+        if let Some(i) = guessed_source(s) {
+            let lang = context.lang();
+            let hint = format!("{}: {}", s.log.sources[i].name, tr(lang, "map_fields_hint"));
+            let map = ui.button(RichText::new(tr(lang, "map_fields")).strong());
+            if map.on_hover_text(hint).clicked() {
+                context.send(Command::EditMapping(i));
+            }
+            ui.separator();
+        }
         counts_ui(ui, context, s);
         ui.separator();
         filters_ui(ui, context);
     });
+}
+
+/// The first source read by a guess (its lock roles said as a guess by the
+/// protocol) or not at all, or the first source when what was read is no
+/// answer ([`Session::problems`]), when the files were read without a
+/// mapping file: the one whose roles to check first.
+pub fn guessed_source(s: &Session) -> Option<usize> {
+    if s.mapping.is_some() || s.log.sources.is_empty() {
+        return None;
+    }
+    let guessed = s.log.sources.iter().position(|src| {
+        src.events_loaded == 0
+            || src.notes.iter().any(|n| {
+                matches!(
+                    n,
+                    crate::model::SourceNote::RolesByProtocol { guess: true, .. }
+                )
+            })
+    });
+    guessed.or_else(|| (!s.problems.is_empty()).then_some(0))
 }
 
 /// The counts; the warning count toggles the warnings panel.

@@ -83,16 +83,17 @@ impl PendingDialog {
         spawned.ok().map(|_| PendingDialog { rx, purpose })
     }
 
-    /// The answer once it arrived: the command it asks for, or `Err` when
-    /// nothing was chosen (or no dialog was shown).
-    pub fn answer(&self) -> Option<Result<Command, ()>> {
+    /// The answer once it arrived: the command it asks for, or `Err` with
+    /// the dialog's purpose when nothing was chosen (or no dialog was
+    /// shown).
+    pub fn answer(&self) -> Option<Result<Command, OpenPurpose>> {
         let files = self.rx.try_recv().ok()?;
         Some(match files {
             Some(files) if !files.is_empty() => Ok(match self.purpose {
                 OpenPurpose::Mapping => Command::SetMapping(files.into_iter().next()),
                 OpenPurpose::Logs => Command::Open(files),
             }),
-            _ => Err(()),
+            _ => Err(self.purpose),
         })
     }
 }

@@ -148,6 +148,15 @@ impl MappingEditor {
     /// Recomputes the names (keeping the kinds chosen) and the preview,
     /// after a role or the line pattern changed.
     pub fn refresh(&mut self) {
+        if let Some(p) = &self.line {
+            let mut rows = message_pair_rows(&self.head, p);
+            for r in &mut rows {
+                if let Some(o) = self.rows.iter().find(|o| o.field == r.field) {
+                    r.role.clone_from(&o.role);
+                }
+            }
+            self.rows = rows;
+        }
         let (from, names) = self.find_names();
         let old = std::mem::take(&mut self.names);
         self.names = names
@@ -173,6 +182,10 @@ impl MappingEditor {
                 .map(|r| r.field.clone())
         };
         if let Some(p) = &self.line {
+            if p.tokens.iter().any(|t| t.role.as_deref() == Some("event")) {
+                let values = p.values(&self.head, "event", 20_000);
+                return (NamesFrom::Field("event".into()), value_rows(values));
+            }
             let Ok(re) = regex::Regex::new(&p.regex()) else {
                 return (NamesFrom::Nothing, Vec::new());
             };
@@ -180,20 +193,7 @@ impl MappingEditor {
             return (NamesFrom::Templates, template_rows(&messages));
         }
         if let Some(f) = field_of("event") {
-            let rows = crate::ingest::field_values(&self.head, &f)
-                .into_iter()
-                .take(MAX_NAMES)
-                .map(|(v, n)| {
-                    let auto = crate::ingest::event_name_kind(&v);
-                    NameRow {
-                        example: v.clone(),
-                        name: v,
-                        count: n,
-                        auto,
-                        kind: auto,
-                    }
-                })
-                .collect();
+            let rows = value_rows(crate::ingest::field_values(&self.head, &f));
             return (NamesFrom::Field(f), rows);
         }
         if let Some(f) = field_of("message") {
@@ -204,8 +204,10 @@ impl MappingEditor {
     }
 
     /// The mapping file of the current choices (TOML): the line pattern's
-    /// `line_regex` (then no `[fields]`: its groups name the roles), else
-    /// `[fields]` (a role given to two fields keeps the first); the names
+    /// `line_regex` and, in `[fields]`, its named parts' roles (a mapping's
+    /// roles are its fields, so reading does not guess others) and the
+    /// roles given to the message's pairs; else `[fields]` (a role given to
+    /// two fields keeps the first); the names
     /// whose kind differs from what reading gives by itself, in `[events]`
     /// or, as regexes made from their templates, in `[messages]`.
     pub fn toml(&self) -> String {
@@ -215,10 +217,38 @@ impl MappingEditor {
             self.file.display().to_string().replace(['\n', '\r'], " ")
         );
         let mut s = match &self.line {
-            Some(p) => format!(
-                "{header}\n\nline_regex = {}\n",
-                toml::Value::String(p.regex())
-            ),
+            Some(p) => {
+                let mut s = format!(
+                    "{header}\n\nline_regex = {}\n",
+                    toml::Value::String(p.regex())
+                );
+                if let Some(f) = p.time_format(&self.head) {
+                    let _ = writeln!(s, "time_format = {}", toml::Value::String(f));
+                }
+                let groups = p
+                    .tokens
+                    .iter()
+                    .filter_map(|t| t.role.as_deref())
+                    .filter(|r| super::ROLES.contains(r) && *r != "message")
+                    .map(|r| (r, r));
+                let pairs = self
+                    .rows
+                    .iter()
+                    .filter_map(|r| Some((r.role.as_deref()?, r.field.as_str())));
+                let mut fields: Vec<(&str, &str)> = Vec::new();
+                for (role, field) in groups.chain(pairs) {
+                    if !fields.iter().any(|(r, _)| *r == role) {
+                        fields.push((role, field));
+                    }
+                }
+                if !fields.is_empty() {
+                    s.push_str("\n[fields]\n");
+                }
+                for (role, field) in fields {
+                    let _ = writeln!(s, "{role} = {}", toml_key(field));
+                }
+                s
+            }
             None => crate::inspect::fields_toml(
                 &header,
                 self.rows
@@ -291,9 +321,71 @@ impl MappingEditor {
     }
 }
 
+/// The `name=value` pairs of the messages the line pattern parts from
+/// `head`'s lines: one row per name (at most [`MAX_NAMES`]), in the order
+/// first met, up to three values each, no role yet (reading names what
+/// it knows by itself; a role given maps the name in `[fields]`).
+fn message_pair_rows(head: &str, pattern: &LinePattern) -> Vec<Row> {
+    let mut rows: Vec<(String, Vec<String>)> = Vec::new();
+    let Ok(re) = regex::Regex::new(&pattern.regex()) else {
+        return Vec::new();
+    };
+    for line in head.lines().take(5000) {
+        let Some(message) = re.captures(line).and_then(|c| c.name("message")) else {
+            continue;
+        };
+        for word in message.as_str().split_whitespace() {
+            let Some((k, v)) = word.split_once('=') else {
+                continue;
+            };
+            let name_like = k.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && k.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
+            if !name_like || v.is_empty() {
+                continue;
+            }
+            let full = rows.len() >= MAX_NAMES;
+            match rows.iter_mut().find(|(n, _)| n == k) {
+                Some((_, vals)) if vals.len() < 3 && !vals.iter().any(|x| x == v) => {
+                    vals.push(v.to_string());
+                }
+                Some(_) => {}
+                None if !full => rows.push((k.to_string(), vec![v.to_string()])),
+                None => {}
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|(field, vals)| Row {
+            field,
+            role: None,
+            samples: vals.join(" | "),
+        })
+        .collect()
+}
+
 /// `name` as a TOML key (quoted).
 fn toml_key(name: &str) -> String {
     toml::Value::String(name.to_string()).to_string()
+}
+
+/// Rows for an event field's values and their counts, the kind pre-filled
+/// with what reading gives the word by itself.
+fn value_rows(values: Vec<(String, usize)>) -> Vec<NameRow> {
+    values
+        .into_iter()
+        .take(MAX_NAMES)
+        .map(|(v, n)| {
+            let auto = crate::ingest::event_name_kind(&v);
+            NameRow {
+                example: v.clone(),
+                name: v,
+                count: n,
+                auto,
+                kind: auto,
+            }
+        })
+        .collect()
 }
 
 /// Rows for the templates of `messages`, the kind pre-filled with what
@@ -409,18 +501,18 @@ fn collect_values(
     }
 }
 
-/// Fills rows without samples from the file's head, adds the head's fields
-/// no row names, and drops the rows neither the head nor an event shows (a
-/// field detection made up from an envelope's payload that the records do
-/// not carry as such).
+/// Shows each field's values as the file's head writes them (not as a role
+/// read them: a row's samples stay right whatever role it is given), adds
+/// the head's fields no row names, and drops the rows neither the head
+/// nor an event shows (a field detection made up from an envelope's
+/// payload that the records do not carry as such).
 fn add_head_samples(rows: &mut Vec<Row>, head: &[(String, Vec<String>)]) {
     if !head.is_empty() {
         rows.retain(|r| !r.samples.is_empty() || head.iter().any(|(f, _)| *f == r.field));
     }
     for (field, values) in head {
         match rows.iter_mut().find(|r| &r.field == field) {
-            Some(r) if r.samples.is_empty() => r.samples = values.join(" | "),
-            Some(_) => {}
+            Some(r) => r.samples = values.join(" | "),
             None => rows.push(Row {
                 field: field.clone(),
                 role: None,
@@ -526,15 +618,15 @@ mod tests {
     #[test]
     fn a_text_file_opens_with_a_mapping_that_reads() {
         let ed = editor_on("own-layout.log");
-        let mut fields: Vec<&str> = ed.rows.iter().map(|r| r.field.as_str()).collect();
-        fields.dedup();
-        assert_eq!(fields.len(), ed.rows.len(), "one row per field");
-        assert!(
-            ed.rows
-                .iter()
-                .any(|r| r.field == "msg" && r.role.as_deref() == Some("message")),
-            "{:?}",
-            ed.rows
+        let fields: Vec<(&str, &str)> = ed
+            .rows
+            .iter()
+            .map(|r| (r.field.as_str(), r.samples.as_str()))
+            .collect();
+        assert_eq!(
+            fields,
+            [("stock", "1"), ("ttl", "2000"), ("price", "100")],
+            "the message's pairs, to give roles"
         );
         ed.toml()
             .parse::<crate::ingest::Mapping>()
@@ -581,6 +673,36 @@ mod tests {
         let hand = std::fs::read_to_string(fixture("own-layout.mapping.toml")).expect("hand");
         let by_hand = preview(&ed.file, &hand, &ed.settings);
         assert_eq!(answer(&by_hand), answer(&ed.preview));
+    }
+
+    #[test]
+    fn a_fields_samples_are_its_values_whatever_role_it_has() {
+        let mut ed = editor_on("odd-names.jsonl");
+        let samples = |ed: &MappingEditor, f: &str| {
+            let row = ed.rows.iter().find(|r| r.field == f).expect("a row");
+            row.samples.clone()
+        };
+        assert_eq!(samples(&ed, "what"), "stocked | grabbed | counted");
+        assert_eq!(samples(&ed, "worker"), "pod-a/t1 | pod-b/t4");
+        for r in &mut ed.rows {
+            r.role = match r.field.as_str() {
+                "worker" => Some("key".into()),
+                "sku_lock" => Some("holder".into()),
+                _ => r.role.take(),
+            };
+        }
+        ed.refresh();
+        assert_eq!(samples(&ed, "worker"), "pod-a/t1 | pod-b/t4");
+    }
+
+    #[test]
+    fn the_hand_mapping_of_a_dated_text_layout_reads_the_answer() {
+        let ed = editor_on("shop.log");
+        let hand = std::fs::read_to_string(fixture("shop.mapping.toml")).expect("hand");
+        assert_eq!(
+            answer(&preview(&ed.file, &hand, &ed.settings)),
+            (1, 1, Loss::Known(100.0))
+        );
     }
 
     #[test]

@@ -44,16 +44,36 @@ pub const ROLES: [&str; 19] = [
 ];
 
 /// Roles a part of a text line can be given in the line-pattern builder
-/// (`level` and `message` beside the mapping's roles).
-pub const LINE_ROLES: [&str; 10] = [
-    "time", "level", "host", "thread", "key", "holder", "event", "ttl", "ttl_s", "message",
+/// (`date`, `level` and `message` beside the mapping's roles): `date` is
+/// the date a `time` part without one is on; the message is the rest of
+/// the line, its `name=value` pairs read as fields.
+pub const LINE_ROLES: [&str; 16] = [
+    "time",
+    "date",
+    "level",
+    "host",
+    "thread",
+    "key",
+    "holder",
+    "event",
+    "ttl",
+    "ttl_s",
+    "quantity",
+    "stock",
+    "stock_after",
+    "order_id",
+    "product",
+    "message",
 ];
 
-/// The dialog, while `editor` is set; closing it clears it.
+/// The dialog, while `editor` is set; closing it clears it. A mapping
+/// saved keeps its dialog in `saved` (one per file), to open again as it
+/// was.
 pub fn mapping_window(
     egui_context: &egui::Context,
     context: &mut PanelContext<'_>,
     editor: &mut Option<MappingEditor>,
+    saved: &mut Vec<MappingEditor>,
 ) {
     let Some(ed) = editor.as_mut() else { return };
     let lang = context.lang();
@@ -66,11 +86,16 @@ pub fn mapping_window(
         .max_height(700.0)
         .show(egui_context, |ui| {
             ui.label(RichText::new(ed.file.display().to_string()).monospace());
-            let changed = if ed.line.is_some() {
-                line_builder_ui(ui, lang, ed)
-            } else {
-                fields_grid(ui, lang, ed)
-            };
+            let mut changed = false;
+            if ed.line.is_some() {
+                changed |= line_builder_ui(ui, lang, ed);
+                if !ed.rows.is_empty() {
+                    ui.label(RichText::new(tr(lang, "message_pairs")).strong());
+                }
+            }
+            if !ed.rows.is_empty() || ed.line.is_none() {
+                changed |= fields_grid(ui, lang, ed);
+            }
             if changed {
                 ed.refresh();
             }
@@ -92,7 +117,10 @@ pub fn mapping_window(
         match ed.save() {
             Ok(path) => {
                 context.send(Command::SetMapping(Some(path)));
-                *editor = None;
+                if let Some(done) = editor.take() {
+                    saved.retain(|e| e.file != done.file);
+                    saved.push(done);
+                }
             }
             Err(e) => context.send(Command::SetNotice(Some(format!("{e:#}")))),
         }
@@ -152,19 +180,27 @@ fn line_builder_ui(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
     };
     let mut changed = false;
     ui.label(RichText::new(tr(lang, "line_pattern")).strong());
+    let slots = pattern.slot_chars(&LINE_ROLES);
     ui.horizontal_wrapped(|ui| {
         ui.spacing_mut().item_spacing.x = 2.0;
-        for i in 0..pattern.tokens.len() {
-            let role = pattern.tokens[i].role.clone();
-            let text = pattern.text(i).to_string();
-            let label = match &role {
-                Some(r) => RichText::new(format!("{text} ⟨{r}⟩")).monospace().strong(),
-                None => RichText::new(text).monospace(),
+        for (i, width) in slots.iter().enumerate() {
+            let role = pattern.tokens[i].role.as_deref();
+            let text = pattern.text(i);
+            let shown = part_label(text, role, *width);
+            let shown = match role {
+                Some(_) => RichText::new(shown).monospace().strong(),
+                None => RichText::new(shown).monospace(),
             };
-            if ui
-                .selectable_label(ed.selected_part == Some(i), label)
-                .clicked()
-            {
+            let selected = ed.selected_part == Some(i);
+            let name = match role {
+                Some(r) => format!("{text} ⟨{r}⟩"),
+                None => text.to_string(),
+            };
+            let part = ui.add(egui::Button::selectable(selected, shown));
+            part.widget_info(|| {
+                egui::WidgetInfo::selected(egui::accesskit::Role::Button, true, selected, &name)
+            });
+            if part.clicked() {
                 ed.selected_part = Some(i);
             }
         }
@@ -193,6 +229,13 @@ fn line_builder_ui(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
     }
     ui.label(RichText::new(format!("line_regex = {}", pattern.regex())).monospace());
     changed
+}
+
+/// A part of the sample line as the builder shows it: its role (`·` for
+/// none) over its text, each centred in `width` characters, so that the
+/// part's width does not change with its role.
+pub fn part_label(text: &str, role: Option<&str>, width: usize) -> String {
+    format!("{:^width$}\n{text:^width$}", role.unwrap_or("·"))
 }
 
 /// The event names (an event field's values or the message templates),
