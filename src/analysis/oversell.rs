@@ -11,20 +11,76 @@ use super::{
 };
 use crate::model::{Detail, Event, EventKind, LoadedLog, Sym};
 
-/// The lock key an event was made under: its own `key`, else the key of the
-/// hold whose believed window contains it for the same holder.
+/// The lock keys of a log, asked key by key: a key on which some hold was
+/// taken, or (looked up only for a key with no hold) on which some lock
+/// event in view stands. A business line's key that is no lock key names
+/// its product (`"res":"sku-42"` beside the lock `lk:sku-42`).
+struct LockKeys<'a> {
+    log: &'a LoadedLog,
+    leases: &'a [Lease],
+    view: &'a EventView,
+    known: HashMap<Sym, bool>,
+    on_lock_events: OnceCell<foldhash::HashSet<Sym>>,
+}
+
+impl<'a> LockKeys<'a> {
+    fn new(log: &'a LoadedLog, leases: &'a [Lease], view: &'a EventView) -> LockKeys<'a> {
+        LockKeys {
+            log,
+            leases,
+            view,
+            known: HashMap::default(),
+            on_lock_events: OnceCell::new(),
+        }
+    }
+
+    /// True when `key` is a lock key. Holds are sorted by key name, so a
+    /// key's holds are found by a binary search on its name.
+    fn is_lock_key(&mut self, key: Sym) -> bool {
+        if let Some(&known) = self.known.get(&key) {
+            return known;
+        }
+        let strings = &self.log.strings;
+        let name = strings.get(key);
+        let held = self
+            .leases
+            .binary_search_by(|l| strings.get(l.key).cmp(name))
+            .is_ok();
+        let lock = held
+            || self
+                .on_lock_events
+                .get_or_init(|| {
+                    let events = self.log.events.iter().enumerate();
+                    events
+                        .filter(|(i, e)| e.kind.is_lock() && self.view.includes(*i))
+                        .filter_map(|(_, e)| e.key)
+                        .collect()
+                })
+                .contains(&key);
+        self.known.insert(key, lock);
+        lock
+    }
+}
+
+/// The lock key an event was made under, and its own key when that is no
+/// lock key: its own `key` when a lock key, else the key of the hold whose
+/// believed window contains it for the same holder (a line without a key,
+/// or whose key names no lock, docs/semantics.md §7).
 fn key_of(
     log: &LoadedLog,
     times_ns: &[i64],
-    by_holder: &OnceCell<Vec<(Sym, LeaseId)>>,
+    (by_holder, lock_keys): (&OnceCell<Vec<(Sym, LeaseId)>>, &mut LockKeys<'_>),
     leases: &[Lease],
     i: usize,
-) -> Option<Sym> {
+) -> (Option<Sym>, Option<Sym>) {
     let e = &log.events[i];
-    if e.key.is_some() {
-        return e.key;
-    }
-    let holder = e.holder?;
+    let not_lock = match e.key {
+        Some(k) if lock_keys.is_lock_key(k) => return (Some(k), None),
+        other => other,
+    };
+    let Some(holder) = e.holder else {
+        return (None, not_lock);
+    };
     let t = time_of(times_ns, i, e);
     // (holder, lease id) sorted: one holder's leases are a run in id order.
     // Built only when a business line lacks its lock key (most logs name it).
@@ -34,18 +90,22 @@ fn key_of(
         v
     });
     let from = by_holder.partition_point(|&(h, _)| h < holder);
-    by_holder[from..]
+    let key = by_holder[from..]
         .iter()
         .take_while(|&&(h, _)| h == holder)
         .map(|&(_, l)| &leases[l])
         .find(|l| l.acquired_ns <= t && t <= l.window_end_ns)
-        .map(|l| l.key)
+        .map(|l| l.key);
+    (key, not_lock)
 }
 
 /// Computes per-product stock accounting and the list of sales.
 ///
 /// Rules (`tests/fixtures/cases/README.md`, "Oversold, per product"):
-/// - product = the line's product field, else its lock key;
+/// - product = the line's product field, else its key when that is no lock
+///   key (no hold or lock event on it), else its lock key;
+/// - lock key = the line's key when a lock key, else its holder's hold
+///   whose believed window contains the line;
 /// - sold = sum of order quantities, or of deducted quantities when there
 ///   are no orders (quantity 1 when absent); a `write_rejected` is no sale;
 /// - initial stock = the `stock_initialized` event, else the first stock read
@@ -138,6 +198,7 @@ fn tally_products(
     view: &EventView,
 ) -> hashbrown::HashMap<Option<Sym>, Tally> {
     let by_holder = OnceCell::new();
+    let mut lock_keys = LockKeys::new(log, leases, view);
     let order = super::leases::time_order(log, times_ns, |i, e| {
         e.kind.is_business() && view.includes(i)
     });
@@ -146,9 +207,9 @@ fn tally_products(
     let mut by_product: hashbrown::HashMap<Option<Sym>, Tally> = hashbrown::HashMap::default();
     for i in order.iter().map(|i| i.index()) {
         let e = &log.events[i];
-        let key = key_of(log, times_ns, &by_holder, leases, i);
+        let (key, own) = key_of(log, times_ns, (&by_holder, &mut lock_keys), leases, i);
         let d = e.detail();
-        let tally = by_product.entry(d.product.or(key)).or_default();
+        let tally = by_product.entry(d.product.or(own).or(key)).or_default();
         let t = time_of(times_ns, i, e);
         match e.kind {
             EventKind::StockInitialized => {
@@ -672,5 +733,45 @@ mod tests {
             .find(|s| s.oversold_units == 1)
             .expect("oversold sale");
         assert_eq!(late.incident, Some(IncidentId::new(0)));
+    }
+
+    #[test]
+    fn a_sale_keyed_by_its_product_is_tied_by_its_holder() {
+        // The lock is `lk:sku`; the stock and sale lines name the product
+        // `sku`, a key no lock event stands on. A's lease (100 ms) expires,
+        // B takes the lock and both sell the one unit inside the overlap.
+        let mut log = log_of(&[
+            (0, StockRead, "sku", "A", None),
+            (1, Acquired, "lk:sku", "A", Some(100)),
+            (150, Acquired, "lk:sku", "B", Some(100)),
+            (160, OrderCreated, "sku", "A", None),
+            (170, OrderCreated, "sku", "B", None),
+            (180, Released, "lk:sku", "A", None),
+            (190, Released, "lk:sku", "B", None),
+        ]);
+        log.events[0].update_detail(|d| d.stock = Some(1));
+        let a = analyze(&log, &Settings::default());
+        let (lock, sku) = (log.strings.lookup("lk:sku"), log.strings.lookup("sku"));
+        assert_eq!(a.products.len(), 1);
+        assert_eq!((a.products[0].product, a.products[0].oversold), (sku, 1));
+        assert!(a.sales.iter().all(|s| s.key == lock && s.product == sku));
+        assert_eq!(a.incidents.len(), 1);
+        assert_eq!(a.incidents[0].oversold_units, 1);
+        assert_eq!(a.incidents[0].sales.len(), 2);
+    }
+
+    #[test]
+    fn a_sale_on_a_lock_key_keeps_it() {
+        // A line whose key a lock event names keeps that key, even when
+        // its holder holds another lock at the time.
+        let log = log_of(&[
+            (1, Acquired, "lk:a", "A", Some(100)),
+            (2, AcquireFailed, "lk:b", "A", None),
+            (3, OrderCreated, "lk:b", "A", None),
+        ]);
+        let a = analyze(&log, &Settings::default());
+        let lk_b = log.strings.lookup("lk:b");
+        assert_eq!(a.sales.len(), 1);
+        assert_eq!((a.sales[0].key, a.sales[0].product), (lk_b, lk_b));
     }
 }

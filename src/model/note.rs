@@ -412,6 +412,19 @@ pub enum SourceNote {
         /// Its score.
         runner_score: u32,
     },
+    /// A field chosen as the steps' outcome by the lock protocol, no name
+    /// of it known: its false values fall on acquires made while another
+    /// holder's lease was live (SET NX failed), its true values mostly do
+    /// not. A guess, said as one; an acquire it says failed is a failed
+    /// acquire.
+    OutcomeByProtocol {
+        /// The field.
+        field: String,
+        /// Acquires in the sample it says failed.
+        failed: u64,
+        /// Of those, the ones made while another holder's lease was live.
+        on_live: u64,
+    },
 }
 
 /// Where a date or a year a time lacks was taken from, in the order they
@@ -789,6 +802,14 @@ mod tests {
                 vec!["shop.locks", "lockreplay fetch"],
             ),
             (
+                SourceNote::OutcomeByProtocol {
+                    field: s("ok"),
+                    failed: 2,
+                    on_live: 2,
+                },
+                vec!["ok"],
+            ),
+            (
                 SourceNote::NoEvidence {
                     layout: s("JVM unified GC log (-Xlog:gc*)"),
                     lines: 6,
@@ -1085,6 +1106,7 @@ mod tests {
             SourceNote::LockVanished { .. } => 43,
             SourceNote::EvictionPolicy { .. } => 44,
             SourceNote::Pulled { .. } => 45,
+            SourceNote::OutcomeByProtocol { .. } => 46,
         }
     }
 
@@ -1092,7 +1114,7 @@ mod tests {
     fn every_note_kind_reads_in_chinese_with_only_its_quoted_names_in_ascii() {
         let notes = one_of_each();
         let kinds: std::collections::BTreeSet<usize> = notes.iter().map(|(n, _)| kind(n)).collect();
-        assert_eq!(kinds.len(), 46, "one note of each kind");
+        assert_eq!(kinds.len(), 47, "one note of each kind");
         for (note, values) in &notes {
             let en = note.text(false);
             let zh = note.text(true);

@@ -50,6 +50,11 @@ impl Input {
         for v in by_holder.values_mut() {
             v.sort_by_key(|&i| leases[i].acquired_ns);
         }
+        // A line whose key no hold was taken on (a sale keyed by its
+        // product) belongs to its holder's hold, as a line without a key
+        // does (docs/semantics.md §7).
+        let held: foldhash::HashSet<Sym> = leases.iter().map(|l| l.key).collect();
+        let lock_key = |k: &Sym| held.contains(k);
         let find = |ids: &[usize], t: i64| {
             let n = ids.partition_point(|&i| leases[i].acquired_ns <= t);
             ids[..n]
@@ -70,7 +75,7 @@ impl Input {
                 continue;
             }
             let t = analysis.time_of(log, i);
-            let hold = e.holder.and_then(|h| match e.key {
+            let hold = e.holder.and_then(|h| match e.key.filter(lock_key) {
                 Some(k) => by_key_holder.get(&(k, h)).and_then(|ids| find(ids, t)),
                 None => by_holder.get(&h).and_then(|ids| find(ids, t)),
             });

@@ -17,6 +17,7 @@ use crate::ingest::roles::time::{
     rfc3164_parts,
 };
 use crate::ingest::vocabulary::events::event_kind;
+use crate::ingest::vocabulary::failure::outcome_of;
 use crate::ingest::vocabulary::infra::{infra_kind_of, length_ms};
 use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::{
@@ -309,6 +310,8 @@ impl<'o> Collector<'o> {
             return;
         };
         let (kind, wrote) = self.kind_of(rec);
+        let failed = self.failed(rec);
+        let kind = kind.and_then(|k| if failed { failed_form(k) } else { Some(k) });
         let key = self.sym(b, line, rec, Role::Key);
         let holder = self.sym(b, line, rec, Role::Holder);
         let kind = match kind {
@@ -565,6 +568,13 @@ impl<'o> Collector<'o> {
         (kind, kind.is_none() && says_it_wrote(&raw))
     }
 
+    /// Whether the record's outcome field ([`Role::Outcome`]) says its
+    /// step failed ([`outcome_of`]).
+    fn failed(&self, rec: &Record<'_>) -> bool {
+        self.get(rec, Role::Outcome)
+            .is_some_and(|v| outcome_of(&v.text()) == Some(false))
+    }
+
     /// A time written as text: the mapping's `time_format` first, a time of
     /// day completed with a date ([`Collector::date_of_day`]), a month and
     /// day with a year ([`Collector::with_year`], [`Collector::year_of_day`]),
@@ -758,14 +768,36 @@ impl<'o> Collector<'o> {
             } else {
                 None
             },
+            // A release whose outcome field says it failed deleted
+            // nothing, unless its `deleted` field says otherwise.
             deleted: if release {
-                self.get(rec, Role::Deleted).and_then(|v| v.as_bool())
+                self.get(rec, Role::Deleted)
+                    .and_then(|v| v.as_bool())
+                    .or_else(|| {
+                        (e.kind == EventKind::Released && self.failed(rec)).then_some(false)
+                    })
             } else {
                 None
             },
             message,
         };
         e.set_detail(d);
+    }
+}
+
+/// A step's kind when its outcome field says it failed: an acquire is a
+/// failed acquire; a renewal renewed nothing (`None`: like a renewal whose
+/// words say it failed, [`crate::ingest::vocabulary::failure::negated`], it
+/// is no renewal, and a line with a key and a holder is then activity); a
+/// release stays a release that deleted nothing (its `deleted` set false, as
+/// a `deleted` field of false does, in [`Collector::detail`]); an order or a deduction
+/// that failed is no sale, a refused write. Other kinds are kept.
+pub(crate) fn failed_form(kind: EventKind) -> Option<EventKind> {
+    match kind {
+        EventKind::Acquired => Some(EventKind::AcquireFailed),
+        EventKind::Renewed => None,
+        EventKind::OrderCreated | EventKind::StockDeducted => Some(EventKind::WriteRejected),
+        k => Some(k),
     }
 }
 

@@ -1,14 +1,19 @@
 //! A file's roles completed by the lock protocol (`roles/protocol/`) when
 //! the names left them undecided: the roles the user's mapping does not
 //! name are chosen from the detection's sample, the fields resolved again
-//! with them, and the event names the protocol gave kept for the collector.
+//! with them, and the event names the protocol gave kept for the collector;
+//! and a step's outcome field, which no name gives, found by the failed
+//! acquires it explains.
 
+use crate::ingest::readers::text::message_event;
+use crate::ingest::roles::fields::Pick;
 use crate::ingest::roles::fields::{Detector, Fields};
 use crate::ingest::roles::mapping::Mapping;
 use crate::ingest::roles::protocol::infer;
+use crate::ingest::roles::protocol::outcome::{LockColumns, find_outcome};
 use crate::ingest::roles::time::TzSpec;
 use crate::ingest::vocabulary::events::event_kind;
-use crate::ingest::vocabulary::roles::Role;
+use crate::ingest::vocabulary::roles::{Role, Unit};
 use crate::model::{EventKind, SourceNote};
 
 /// Whether the names left the lock reading incomplete: no key, holder or
@@ -158,4 +163,71 @@ pub(crate) fn complete(
     notes.clear();
     notes.extend(again_notes);
     notes.extend(inferred.notes);
+}
+
+/// Finds the file's outcome field by the protocol
+/// ([`crate::ingest::roles::protocol::outcome`]) when no mapping names one
+/// and the key, holder and event fields are chosen: the field is given the
+/// outcome role and a note says it, as a guess.
+pub(crate) fn complete_outcome(
+    det: &Detector,
+    (mapping, tz): (Option<&Mapping>, Option<&TzSpec>),
+    fields: &mut Fields,
+    notes: &mut Vec<SourceNote>,
+) {
+    let mapped =
+        mapping.is_some_and(|m| m.field_roles().iter().any(|(r, _, _)| *r == Role::Outcome));
+    if mapped || fields.get(Role::Outcome).is_some() || det.sample.len() < MIN_RECORDS {
+        return;
+    }
+    let Some((event, key, holder)) = lock_fields(fields) else {
+        return;
+    };
+    let time = fields.get(Role::Time).map(|p| p.field.clone());
+    let table = det.sample.table(time.as_deref(), tz);
+    let column = |f: &str| table.names.iter().position(|n| n == f).map(|c| c as u32);
+    let (Some(event), Some(key), Some(holder)) = (column(event), column(key), column(holder))
+    else {
+        return;
+    };
+    let ttl = fields
+        .get(Role::Ttl)
+        .and_then(|p| Some((column(&p.field)?, p.unit.ms())));
+    let skip: Vec<u32> = Role::ALL
+        .iter()
+        .filter_map(|r| fields.get(*r).and_then(|p| column(&p.field)))
+        .collect();
+    let names = fields.events.as_ref().or(mapping.map(|m| &m.events));
+    let from_message = fields.event_from_message;
+    let mut buf = String::new();
+    let mut kind_of = |raw: &str| {
+        let k = event_kind(raw, names, &mut buf);
+        match k {
+            None if from_message => message_event(raw).and_then(|n| event_kind(n, None, &mut buf)),
+            k => k,
+        }
+    };
+    let lock = LockColumns {
+        key,
+        holder,
+        event,
+        ttl,
+    };
+    let Some(fit) = find_outcome(&table, lock, &skip, &mut kind_of) else {
+        return;
+    };
+    let field = table.names[fit.column as usize].clone();
+    fields.set(
+        Role::Outcome,
+        Pick {
+            field: field.clone(),
+            unit: Unit::Ms,
+            scope: Default::default(),
+        },
+    );
+    notes.push(SourceNote::OutcomeByProtocol {
+        field,
+        failed: u64::from(fit.failed),
+        on_live: u64::from(fit.failed_on_live),
+    });
 }

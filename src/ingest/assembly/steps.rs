@@ -111,6 +111,7 @@ pub(crate) fn plan_fields(
     warn_unseen_mapping_fields(builder, &info.name, det, mapping);
     let (mut fields, mut notes) = det.resolve(mapping);
     super::complete::complete(det, mapping, tz, &mut fields, &mut notes);
+    super::complete::complete_outcome(det, (mapping, tz), &mut fields, &mut notes);
     if det.sls && matches!(info.dialect, Dialect::JsonLines | Dialect::JsonArray) {
         info.dialect = Dialect::SlsJson;
     }

@@ -34,10 +34,10 @@ impl Pick {
 /// The fields chosen for one file.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Fields {
-    picks: [Option<Pick>; 18],
+    picks: [Option<Pick>; 19],
     /// For time, host and thread: the envelope's field, used on records whose
     /// application part lacks the chosen one.
-    fallback: [Option<Pick>; 18],
+    fallback: [Option<Pick>; 19],
     /// True when no event field exists and `msg`/`message` is read as the event.
     pub event_from_message: bool,
     /// The string field holding the application's own record, when the
@@ -114,6 +114,12 @@ impl Fields {
     pub fn clear(&mut self, role: Role) {
         self.picks[role.index()] = None;
         self.fallback[role.index()] = None;
+    }
+
+    /// Gives `role` the field `pick` (a role the protocol found after the
+    /// names had been resolved).
+    pub fn set(&mut self, role: Role, pick: Pick) {
+        self.picks[role.index()] = Some(pick);
     }
 
     /// The field for `role`.

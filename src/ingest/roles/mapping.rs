@@ -38,7 +38,8 @@ use crate::ingest::vocabulary::roles::{Role, Unit};
 /// Roles: `time`, `key`, `holder`, `event`, `ttl` (= `ttl_ms`), `ttl_s`,
 /// `host`, `thread`, `product`, `quantity`, `stock`, `stock_before`,
 /// `stock_after`, `order_id`, `unit_price`, `fencing_token`, `elapsed_ms`,
-/// `deleted`, `message`. Kinds: the snake_case names of
+/// `deleted`, `outcome` (a step's result: a false one makes an acquire a
+/// failed one), `message`. Kinds: the snake_case names of
 /// [`EventKind`](crate::model::EventKind) (`acquired`, `acquire_failed`,
 /// `renewed`, `released`, `release_failed`, `lock_lost`, `stock_initialized`,
 /// `stock_read`, `stock_deducted`, `order_created`, `write_rejected`,
@@ -402,7 +403,7 @@ ttl_s = "exp"
             why.starts_with("unknown role `who` in [fields] (roles: time, key, holder, event, ttl, ttl_ms, ttl_s, ttl_ns, host,"),
             "{why}"
         );
-        assert!(why.ends_with("deleted, message)"), "{why}");
+        assert!(why.ends_with("deleted, outcome, message)"), "{why}");
         for name in role_names() {
             assert!(Role::from_mapping_name(name).is_some(), "{name}");
         }

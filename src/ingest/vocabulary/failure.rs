@@ -3,7 +3,8 @@
 //! do not change between libraries: a library invents its own word for
 //! "acquired", not for "failed" or "not". Used by the event vocabulary (a
 //! known verb under a negation is its failed form) and by the roles chosen
-//! by the protocol (`roles/protocol/`).
+//! by the protocol (`roles/protocol/`); the values of a step's outcome
+//! field (`"ok": false`) read with them.
 
 /// Whole words (ASCII, compared lower-case) that mark a failure or a
 /// negation.
@@ -135,6 +136,48 @@ pub fn negated(kind: crate::model::EventKind, text: &str) -> Option<crate::model
     }
 }
 
+/// Values of an outcome field that say a step succeeded.
+const SUCCESS_VALUES: &[&str] = &[
+    "true",
+    "yes",
+    "y",
+    "t",
+    "ok",
+    "success",
+    "succeeded",
+    "successful",
+    "done",
+    "pass",
+    "passed",
+    "成功",
+];
+
+/// Values of an outcome field that say a step did nothing: a false, a
+/// Redis null reply (`SET NX` that lost), an empty answer.
+const NOTHING_VALUES: &[&str] = &["false", "n", "f", "nil", "(nil)", "null", "none", "err"];
+
+/// What an outcome field's value (`"ok": false`, `result=nil`, `status=
+/// "failed"`) says of its step: `Some(true)` it succeeded, `Some(false)` it
+/// failed, `None` it does not say. A number is a Redis integer reply: a
+/// positive one succeeded (keys set, renewed or deleted), 0 or a negative
+/// one (no key, not the owner) failed. A text is a success word, a null
+/// reply or false, or any text that [`says_failure`] (`failed`, `error`,
+/// `denied`, `失败`).
+pub fn outcome_of(value: &str) -> Option<bool> {
+    let v = value.trim();
+    if let Ok(n) = v.parse::<i64>() {
+        return Some(n > 0);
+    }
+    let lower = v.to_lowercase();
+    if SUCCESS_VALUES.contains(&lower.as_str()) {
+        Some(true)
+    } else if NOTHING_VALUES.contains(&lower.as_str()) || says_failure(v) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +206,28 @@ mod tests {
         }
         assert!(says_lost("lease lost"));
         assert!(says_lost("锁丢失"));
+    }
+
+    #[test]
+    fn outcome_values_say_success_failure_or_nothing() {
+        for v in ["true", "OK", "1", "2", "success", "成功"] {
+            assert_eq!(outcome_of(v), Some(true), "{v}");
+        }
+        for v in [
+            "false",
+            "0",
+            "-1",
+            "nil",
+            "(nil)",
+            "fail",
+            "ERROR",
+            "not_acquired",
+            "失败",
+        ] {
+            assert_eq!(outcome_of(v), Some(false), "{v}");
+        }
+        for v in ["", "pending", "sku-42", "1.5"] {
+            assert_eq!(outcome_of(v), None, "{v}");
+        }
     }
 }

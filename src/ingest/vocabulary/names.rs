@@ -38,6 +38,9 @@ fn synonyms(role: Role) -> &'static [(&'static str, Unit)] {
         Role::Fencing => FENCING_NAMES,
         Role::Elapsed => ELAPSED_NAMES,
         Role::Deleted => DELETED_NAMES,
+        // A step's outcome has no names: a field is one by the protocol
+        // (`roles/protocol/outcome.rs`) or by a mapping.
+        Role::Outcome => &[],
         Role::Message => MESSAGE_NAMES,
     }
 }

@@ -22,12 +22,13 @@ pub(crate) enum Role {
     Fencing,
     Elapsed,
     Deleted,
+    Outcome,
     Message,
 }
 
 impl Role {
     /// Every role, in the order they are listed in `SourceInfo::fields`.
-    pub const ALL: [Role; 18] = [
+    pub const ALL: [Role; 19] = [
         Role::Time,
         Role::Key,
         Role::Holder,
@@ -45,6 +46,7 @@ impl Role {
         Role::Fencing,
         Role::Elapsed,
         Role::Deleted,
+        Role::Outcome,
         Role::Message,
     ];
 
@@ -68,6 +70,7 @@ impl Role {
             Role::Fencing => "fencing_token",
             Role::Elapsed => "elapsed_ms",
             Role::Deleted => "deleted",
+            Role::Outcome => "outcome",
             Role::Message => "message",
         }
     }

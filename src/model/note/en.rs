@@ -221,6 +221,13 @@ fn capture(n: &SourceNote) -> String {
         SourceNote::Pulled { table } => {
             format!("rows pulled from {table} by `lockreplay fetch`")
         }
+        SourceNote::OutcomeByProtocol {
+            field,
+            failed,
+            on_live,
+        } => format!(
+            "outcome: `{field}` read as each step's result: {on_live} of the {failed} acquire(s) it says failed came while another holder's lease was live, a guess (an acquire it says failed is a failed attempt; map `outcome` to another field if it is not)"
+        ),
         SourceNote::LockVanished { .. } => vanished(n),
         SourceNote::EvictionPolicy { policy, evicted } => {
             let evicted = evicted

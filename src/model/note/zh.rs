@@ -219,6 +219,13 @@ fn capture(n: &SourceNote) -> String {
             format!("{events} 条业务事件，没有锁事件：锁来自其他文件")
         }
         SourceNote::Pulled { table } => format!("由 `lockreplay fetch` 从 {table} 拉取的行"),
+        SourceNote::OutcomeByProtocol {
+            field,
+            failed,
+            on_live,
+        } => format!(
+            "结果：`{field}` 被读作每一步的结果：它标为失败的 {failed} 次加锁中，有 {on_live} 次发生在另一持有者的租约仍有效时，这是推测（它标为失败的加锁算作加锁失败；若不是，请把 `outcome` 映射到别的字段）"
+        ),
         SourceNote::LockVanished { .. } => vanished(n),
         SourceNote::EvictionPolicy { policy, evicted } => {
             let evicted = evicted

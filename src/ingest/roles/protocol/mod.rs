@@ -3,7 +3,8 @@
 //! (with a TTL), work, renewals, then a release or an expiry. Every choice
 //! of event, key and holder column is scored by how well that fits
 //! ([`fit`]); the business columns by the arithmetic a stock obeys
-//! ([`business`]); a unit-less TTL's unit by the takeovers ([`ttl`]). Names
+//! ([`business`]); a unit-less TTL's unit by the takeovers ([`ttl`]); a
+//! step's outcome field by the failed acquires it explains ([`outcome`]). Names
 //! only tip close scores. The winner, its score and the runner-up are said
 //! in the file's notes, as a guess when no name confirmed them; when no
 //! choice fits well, nothing is chosen and the note says why
@@ -12,6 +13,7 @@
 pub(crate) mod business;
 pub(crate) mod decide;
 pub(crate) mod fit;
+pub(crate) mod outcome;
 pub(crate) mod sample;
 pub(crate) mod table;
 pub(crate) mod ttl;

@@ -21,7 +21,7 @@ use crate::ui::i18n::{Lang, tr};
 use crate::ui::state::Command;
 
 /// Roles a field can be given, as a mapping file names them.
-pub const ROLES: [&str; 19] = [
+pub const ROLES: [&str; 20] = [
     "time",
     "key",
     "holder",
@@ -40,6 +40,7 @@ pub const ROLES: [&str; 19] = [
     "fencing_token",
     "elapsed_ms",
     "deleted",
+    "outcome",
     "message",
 ];
 
