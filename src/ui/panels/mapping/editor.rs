@@ -105,6 +105,11 @@ pub struct MappingEditor {
     /// What the current choices give on the file's head, or why nothing
     /// could be read.
     pub preview: Result<Preview, Unread>,
+    /// The kinds reading learned for the file's event words from the lock
+    /// protocol (`SourceNote::EventsByProtocol`): a word no list knows
+    /// starts with the kind the window read it as, and is saved in
+    /// `[events]`, so a mapping saved unchanged reads the file as before.
+    pub learned: Vec<(String, EventKind)>,
 }
 
 impl MappingEditor {
@@ -140,6 +145,7 @@ impl MappingEditor {
             settings,
             head,
             preview: Err(Unread::Nothing(String::new())),
+            learned: learned_kinds(info),
         };
         editor.refresh();
         editor
@@ -164,6 +170,10 @@ impl MappingEditor {
             .map(|mut n| {
                 if let Some(o) = old.iter().find(|o| o.name == n.name) {
                     n.kind = o.kind;
+                } else if n.kind.is_none()
+                    && let Some((_, k)) = self.learned.iter().find(|(w, _)| *w == n.name)
+                {
+                    n.kind = Some(*k);
                 }
                 n
             })
@@ -365,6 +375,22 @@ fn message_pair_rows(head: &str, pattern: &LinePattern) -> Vec<Row> {
 }
 
 /// `name` as a TOML key (quoted).
+/// The kinds the lock protocol gave `info`'s event words, from its note.
+fn learned_kinds(info: &crate::model::SourceInfo) -> Vec<(String, EventKind)> {
+    info.notes
+        .iter()
+        .filter_map(|n| match n {
+            crate::model::SourceNote::EventsByProtocol { kinds } => Some(kinds),
+            _ => None,
+        })
+        .flatten()
+        .filter_map(|(word, kind)| {
+            let k = EventKind::ALL.into_iter().find(|k| k.as_str() == kind)?;
+            Some((word.clone(), k))
+        })
+        .collect()
+}
+
 fn toml_key(name: &str) -> String {
     toml::Value::String(name.to_string()).to_string()
 }
@@ -613,6 +639,20 @@ mod tests {
     fn answer(p: &Result<Preview, Unread>) -> (usize, i64, Loss) {
         let p = p.as_ref().expect("a preview");
         (p.incidents, p.oversold, p.loss)
+    }
+
+    /// Event words no list knows, read by the lock protocol (grab, letgo,
+    /// sell): the dialog opens with the kinds the window read them as, so
+    /// its preview, and a mapping saved unchanged, read the incident the
+    /// window shows.
+    #[test]
+    fn words_the_protocol_learned_open_with_their_kinds() {
+        let ed = editor_on("protocol-words.jsonl");
+        let kind = |w: &str| ed.names.iter().find(|n| n.name == w).and_then(|n| n.kind);
+        assert_eq!(kind("grab"), Some(EventKind::Acquired), "{:?}", ed.names);
+        assert_eq!(kind("letgo"), Some(EventKind::Released), "{:?}", ed.names);
+        assert!(ed.toml().contains("[events]"), "{}", ed.toml());
+        assert_eq!(answer(&ed.preview).0, 1, "{}", ed.toml());
     }
 
     #[test]
