@@ -15,13 +15,23 @@ fn cell(s: &str) -> String {
     super::escape::markdown_code(s)
 }
 
-/// A holder's table cell: its label, the one every picture and the window
-/// show ([`HolderNames`]), then its whole id in a code span when the label
-/// is not the id (for searching the log).
+/// A holder's cell in the holds table: its label, the one every picture
+/// and the window show ([`HolderNames`]), then its whole id in a code span
+/// when the label is not the id (for searching the log).
 fn holder_cell(r: &ReportInput<'_>, names: &HolderNames, holder: Sym) -> String {
     let id = r.log.strings.get(holder);
     match names.get(holder) {
         Some(label) if label != id => format!("{} (`{}`)", md_text(label), cell(id)),
+        _ => format!("`{}`", cell(id)),
+    }
+}
+
+/// A holder's cell in the pair and order tables: its label alone (labels
+/// never collide; the holds table above gives each one's id).
+fn holder_label(r: &ReportInput<'_>, names: &HolderNames, holder: Sym) -> String {
+    let id = r.log.strings.get(holder);
+    match names.get(holder) {
+        Some(label) if label != id => md_text(label),
         _ => format!("`{}`", cell(id)),
     }
 }
@@ -509,9 +519,9 @@ pub const PAIRS_LISTED: usize = 20;
 /// [`PAIRS_LISTED`], sales) when `detailed` incidents have a section: a
 /// big write-up's sections stay a page each (every row is in the JSON
 /// report), so that twenty sections keep report.md under 100 KB, while
-/// one incident's tables list up to 160 rows.
+/// one incident's tables list up to 120 rows.
 pub fn rows_listed(detailed: usize) -> usize {
-    (160 / detailed.max(1)).max(8)
+    (120 / detailed.max(1)).max(6)
 }
 
 /// The overlap pairs of an incident (the first `listed`): who held
@@ -541,8 +551,8 @@ fn pairs_table(
             zh,
             Phrase::same("| {} | {} | {} | {} | {}{} |"),
             &[
-                &holder_cell(r, names, a.leases[o.earlier].holder),
-                &holder_cell(r, names, a.leases[o.later].holder),
+                &holder_label(r, names, a.leases[o.earlier].holder),
+                &holder_label(r, names, a.leases[o.later].holder),
                 &r.time_near(o.start_ns, inc.start_ns),
                 &format_overlap_ms(o.duration_ms()),
                 &super::text::word(zh, o.cause.as_str()),
@@ -594,7 +604,7 @@ fn orders_table(
                 ),
                 &inferred_suffix(r.sale_inferred(x)).get(zh).to_string(),
                 &x.holder
-                    .map_or("``".to_string(), |h| holder_cell(r, names, h)),
+                    .map_or("``".to_string(), |h| holder_label(r, names, h)),
                 &r.time_near(x.at_ns, inc.start_ns),
                 &x.quantity.to_string(),
                 &x.oversold_units.to_string(),
@@ -902,10 +912,10 @@ mod tests {
 
     #[test]
     fn one_incident_lists_its_rows_twenty_list_a_page_each() {
-        assert_eq!(rows_listed(1), 160);
-        assert_eq!(rows_listed(0), 160);
-        assert_eq!(rows_listed(5), 32);
-        assert_eq!(rows_listed(20), 8);
-        assert_eq!(rows_listed(200), 8);
+        assert_eq!(rows_listed(1), 120);
+        assert_eq!(rows_listed(0), 120);
+        assert_eq!(rows_listed(5), 24);
+        assert_eq!(rows_listed(20), 6);
+        assert_eq!(rows_listed(200), 6);
     }
 }
