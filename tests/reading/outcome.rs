@@ -7,10 +7,9 @@
 use crate::support;
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use serde_json::Value;
-use support::{bin, causes, finding_kinds};
+use support::{causes, finding_kinds};
 
 /// A (worker-a) grabs with a 2 s lease, B fails twice while it is live and
 /// grabs 500 ms after it expired; both sell the one unit while A still
@@ -52,27 +51,18 @@ fn files(dir: &Path, outcome: bool) -> (PathBuf, PathBuf) {
     (log, map)
 }
 
-fn analyze(log: &Path, map: &Path) -> (Output, Value) {
-    let out = bin()
-        .args(["analyze", "--format", "json", "--mapping"])
-        .arg(map)
-        .arg(log)
-        .output()
-        .expect("run");
-    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    });
-    (out, v)
+fn analyze(log: &Path, map: &Path) -> (i32, Value) {
+    let map = map.to_str().expect("utf8 path");
+    let (code, stdout, stderr) = support::analyze(&["--format", "json", "--mapping", map], &[log]);
+    let v = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {stdout}\nstderr: {stderr}"));
+    (code, v)
 }
 
 /// The answer of the trial: one incident, lease expired, 500 ms, A and B,
 /// one unit oversold and tied to it, A's letgo a foreign release.
-fn assert_flash_answer(out: &Output, v: &Value) {
-    assert_eq!(out.status.code(), Some(1), "{v}");
+fn assert_flash_answer(code: i32, v: &Value) {
+    assert_eq!(code, 1, "{v}");
     let incidents = v["incidents"].as_array().expect("incidents");
     assert_eq!(incidents.len(), 1, "{v}");
     let inc = &incidents[0];
@@ -99,16 +89,16 @@ fn assert_flash_answer(out: &Output, v: &Value) {
 fn a_mapped_outcome_makes_failed_grabs_attempts_and_product_sales_tie_by_holder() {
     let dir = tempfile::tempdir().expect("tmp");
     let (log, map) = files(dir.path(), true);
-    let (out, v) = analyze(&log, &map);
-    assert_flash_answer(&out, &v);
+    let (code, v) = analyze(&log, &map);
+    assert_flash_answer(code, &v);
 }
 
 #[test]
 fn an_unmapped_outcome_is_found_by_the_failed_grabs_on_a_live_lease() {
     let dir = tempfile::tempdir().expect("tmp");
     let (log, map) = files(dir.path(), false);
-    let (out, v) = analyze(&log, &map);
-    assert_flash_answer(&out, &v);
+    let (code, v) = analyze(&log, &map);
+    assert_flash_answer(code, &v);
     let notes = v["sources"][0]["notes"].to_string();
     assert!(notes.contains("outcome: `ok`"), "{notes}");
     assert!(notes.contains("a guess"), "{notes}");
