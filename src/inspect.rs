@@ -223,6 +223,7 @@ pub fn to_text(
             "  lines: {} read = {} events + {} skipped + {} warned",
             info.lines_read, info.events_loaded, info.lines_skipped, info.lines_warned
         );
+        write_plan(&mut s, info);
         write_fields(&mut s, &field_rows(log, i, mapped));
         match tables.get(i).and_then(Option::as_ref) {
             Some(t) => templates::write_table(&mut s, t),
@@ -257,6 +258,33 @@ pub fn to_text(
         s.push('\n');
     }
     s
+}
+
+/// The file's reading plan (`ingest::assembly::plan`), when the parallel
+/// path read it: each step, then the time layout learned and the share of
+/// lines whose time was read by it.
+fn write_plan(s: &mut String, info: &SourceInfo) {
+    let Some(plan) = &info.plan else {
+        return;
+    };
+    s.push_str("  reading plan:\n");
+    for line in plan.steps.lines() {
+        let _ = writeln!(s, "    {}", crate::report::terminal_safe(line));
+    }
+    match &plan.layout {
+        Some(l) => {
+            let share = plan.by_layout as f64 * 100.0 / info.lines_read.max(1) as f64;
+            let _ = writeln!(
+                s,
+                "    time: layout {}, read at fixed places within a minute parsed once \
+                 ({} of {} lines, {share:.1} %); the rest by the general parser",
+                crate::report::terminal_safe(l),
+                plan.by_layout,
+                info.lines_read
+            );
+        }
+        None => s.push_str("    time: the general parser (no layout learned)\n"),
+    }
 }
 
 /// The first MiB of the file at `path` as text (cut after its last whole

@@ -134,6 +134,20 @@ impl Interner {
         }
     }
 
+    /// True when `sym`'s text is `s` (a symbol of another interner: false).
+    pub fn is(&self, sym: Sym, s: &str) -> bool {
+        let i = sym.index();
+        let Some(&end) = self.ends.get(i) else {
+            return false;
+        };
+        let start = match i.checked_sub(1) {
+            Some(j) => self.ends.get(j).copied().unwrap_or(0),
+            None => 0,
+        };
+        end.checked_sub(start) == Some(s.len())
+            && self.text.as_bytes().get(start..end) == Some(s.as_bytes())
+    }
+
     /// Looks a string up without adding it.
     pub fn lookup(&self, s: &str) -> Option<Sym> {
         self.find(self.hash(s), s.as_bytes())
@@ -639,7 +653,7 @@ const D_TTL_WIDE: u16 = 1 << 13;
 /// Not a field of [`Detail`]: [`Event::says_it_wrote`], no bytes.
 const D_SAYS_WROTE: u16 = 1 << 14;
 
-fn put_uvarint(out: &mut Vec<u8>, mut v: u64) {
+fn put_uvarint(out: &mut smallvec::SmallVec<[u8; 96]>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
         v >>= 7;
@@ -664,20 +678,23 @@ fn get_uvarint(b: &[u8], at: &mut usize) -> u64 {
 /// Packs `d` (and a TTL beyond 32 bits, after it) into its mask and bytes.
 fn pack_detail(d: &Detail, wide_ttl: Option<i64>) -> (u16, Packed) {
     let mut mask = 0u16;
-    let mut body = Vec::with_capacity(INLINE_DETAIL + 8);
-    let sym = |bit: u16, s: Option<Sym>, mask: &mut u16, body: &mut Vec<u8>| {
+    // At most 3 symbols of 5 bytes, 6 integers of 10 and 2 floats of 8:
+    // packed on the stack, as every event line is.
+    let mut body = smallvec::SmallVec::<[u8; 96]>::new();
+    type Body = smallvec::SmallVec<[u8; 96]>;
+    let sym = |bit: u16, s: Option<Sym>, mask: &mut u16, body: &mut Body| {
         if let Some(s) = s {
             *mask |= bit;
             put_uvarint(body, u64::from(s.0.get()));
         }
     };
-    let int = |bit: u16, v: Option<i64>, mask: &mut u16, body: &mut Vec<u8>| {
+    let int = |bit: u16, v: Option<i64>, mask: &mut u16, body: &mut Body| {
         if let Some(v) = v {
             *mask |= bit;
             put_uvarint(body, ((v << 1) ^ (v >> 63)) as u64);
         }
     };
-    let float = |bit: u16, v: Option<f64>, mask: &mut u16, body: &mut Vec<u8>| {
+    let float = |bit: u16, v: Option<f64>, mask: &mut u16, body: &mut Body| {
         if let Some(v) = v {
             *mask |= bit;
             body.extend_from_slice(&v.to_le_bytes());
@@ -877,6 +894,24 @@ pub struct SourceInfo {
     /// mapping's `date`).
     #[serde(skip)]
     pub times_of_day: u64,
+    /// How the parallel path's reading plan read the file (`inspect`
+    /// prints it); `None` when the general path read it.
+    #[serde(skip)]
+    pub plan: Option<PlanReport>,
+}
+
+/// The reading plan of a file read on the parallel path, as `inspect`
+/// prints it (`ingest::assembly::plan`).
+#[derive(Clone, Debug, Default, PartialEq, bitcode::Encode, bitcode::Decode)]
+pub struct PlanReport {
+    /// The plan's steps, one a line: each field with its role and slot,
+    /// where the event kind comes from, how names are interned.
+    pub steps: String,
+    /// The time layout learned first (`YYYY-MM-DDTHH:MM:SS.fff+08:00`:
+    /// the digits of the date and minute as letters), if any.
+    pub layout: Option<String>,
+    /// Lines whose time was read at fixed places by a learned layout.
+    pub by_layout: u64,
 }
 
 impl SourceInfo {
@@ -907,6 +942,7 @@ impl SourceInfo {
             ttl_unknown: false,
             times_unreadable: 0,
             times_of_day: 0,
+            plan: None,
         }
     }
 }

@@ -40,6 +40,10 @@ pub(super) struct ParseContext<'o> {
     /// The first full date of the file's head, for times that lack a year
     /// or a date ([`super::dates::DateHints::line`]).
     pub(super) dated_line: Option<chrono::NaiveDate>,
+    /// The reading plan of the file's flat JSON lines
+    /// ([`super::plan::ReadPlan`]), `None` when a step needs the general
+    /// path.
+    pub(super) plan: Option<super::plan::ReadPlan>,
 }
 
 /// The wanted names of an envelope file, for the fast scanner.
@@ -185,6 +189,7 @@ pub(super) fn parse_chunk(
     };
     let mut col = collector(context.file, context.fields.clone(), context.opts, info);
     col.dates.line = context.dated_line;
+    col.set_plan(context.plan.clone());
     let mut scan = LineScan::of(context);
     let mut partials = start.partials.clone();
     let mut lines = 0u64;
@@ -203,6 +208,7 @@ pub(super) fn parse_chunk(
             scan.read(line, lines, &mut col, &mut b);
         }
     }
+    col.info.plan = col.plan_report();
     ChunkOut {
         b,
         naive_seen: col.naive_seen,

@@ -26,6 +26,8 @@ use crate::model::{
 };
 
 use super::dates::DateHints;
+use super::plan::ReadPlan;
+use crate::ingest::roles::time_memo::TimeMemo;
 
 /// Per-file state of the extraction.
 pub(crate) struct Collector<'o> {
@@ -57,8 +59,9 @@ pub(crate) struct Collector<'o> {
     /// note is said once).
     date_noted: bool,
     buf: String,
-    /// Event names already mapped to a kind (a log has few distinct ones).
-    kinds: hashbrown::HashMap<Box<str>, Option<EventKind>>,
+    /// Event names already mapped to a kind (a log has few distinct ones),
+    /// each with whether a name of no kind says its line wrote something.
+    kinds: hashbrown::HashMap<Box<str>, (Option<EventKind>, bool)>,
     /// False while a record is read with another kind's picks that read
     /// events differently ([`Collector::record_of_kind`]): `kinds` is not
     /// used.
@@ -68,6 +71,21 @@ pub(crate) struct Collector<'o> {
     /// thousands of lines, and each reading runs the infrastructure
     /// families' regexes.
     infra: hashbrown::HashMap<Box<str>, Option<EvidenceKind>>,
+    /// The file's reading plan, when the parallel path made one: times are
+    /// then read through [`Collector::memo`].
+    plan: Option<ReadPlan>,
+    /// The plan's slot of each role's field (`Role as usize`), [`super::plan::NO_SLOT`]
+    /// for a role the file lacks.
+    slot_of: Option<[u8; Role::ALL.len()]>,
+    /// The minute and layout of the last time read ([`TimeMemo`]).
+    memo: TimeMemo,
+    /// The last name interned for each role (`Role as usize`): a log
+    /// repeats its key, host and thread from line to line, and comparing
+    /// with the last one costs less than hashing.
+    recent: [Option<crate::model::Sym>; Role::ALL.len()],
+    /// Times read by [`Collector::memo`], and the first layout it learned.
+    memo_hits: u64,
+    first_layout: Option<String>,
 }
 
 /// At most this many distinct event names are remembered per collector.
@@ -179,7 +197,30 @@ impl<'o> Collector<'o> {
             kinds: hashbrown::HashMap::default(),
             infra: hashbrown::HashMap::default(),
             cache_on: true,
+            plan: None,
+            slot_of: None,
+            memo: TimeMemo::default(),
+            recent: [None; Role::ALL.len()],
+            memo_hits: 0,
+            first_layout: None,
         }
+    }
+
+    /// Reads the lines of the scanner's slots by `plan`.
+    pub fn set_plan(&mut self, plan: Option<ReadPlan>) {
+        self.slot_of = plan.as_ref().map(ReadPlan::slots);
+        self.plan = plan;
+    }
+
+    /// What the reading plan did on this collector's lines, `None` without
+    /// a plan.
+    pub fn plan_report(&self) -> Option<crate::model::PlanReport> {
+        let plan = self.plan.as_ref()?;
+        Some(crate::model::PlanReport {
+            steps: plan.describe(),
+            layout: self.first_layout.clone(),
+            by_layout: self.memo_hits,
+        })
     }
 
     /// Counts an unreadable record and records its warning.
@@ -213,7 +254,7 @@ impl<'o> Collector<'o> {
     /// The interned text of `role`'s field, cut to [`MAX_NAME_BYTES`] (a
     /// message to [`MAX_MESSAGE_BYTES`]) with a warning for the line.
     fn sym(
-        &self,
+        &mut self,
         b: &mut LogBuilder,
         line: u64,
         rec: &Record<'_>,
@@ -221,7 +262,18 @@ impl<'o> Collector<'o> {
     ) -> Option<crate::model::Sym> {
         let v = self.get(rec, role)?;
         let t = v.text();
-        let t = trim(&t);
+        self.sym_of(b, line, role, trim(&t))
+    }
+
+    /// [`Collector::sym`] of the trimmed text `t`: the last name of the
+    /// role when `t` is it, else interned (and remembered).
+    fn sym_of(
+        &mut self,
+        b: &mut LogBuilder,
+        line: u64,
+        role: Role,
+        t: &str,
+    ) -> Option<crate::model::Sym> {
         if t.is_empty() {
             return None;
         }
@@ -231,7 +283,15 @@ impl<'o> Collector<'o> {
             MAX_NAME_BYTES
         };
         if t.len() <= max {
-            return Some(b.intern(t));
+            let last = &mut self.recent[role.index()];
+            if let Some(sym) = *last
+                && b.log.strings.is(sym, t)
+            {
+                return Some(sym);
+            }
+            let sym = b.intern(t);
+            *last = Some(sym);
+            return Some(sym);
         }
         let cut = cut_value(t, max);
         let reason = FieldWarning::TooLong {
@@ -248,6 +308,9 @@ impl<'o> Collector<'o> {
     /// When the file's records are envelopes, the application's record is
     /// taken out of the payload field first (`payload.rs`).
     pub fn record(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>) {
+        if let (Some(slots), Record::Slots { vals, .. }) = (self.slot_of, rec) {
+            return self.record_planned(b, line, rec, vals, &slots);
+        }
         match self.fields.payload.take() {
             // A record framed out of a text line (Fluent Bit's
             // `TAG: [time, {"log": "..."}]`) still holds the payload field
@@ -335,17 +398,115 @@ impl<'o> Collector<'o> {
         e.holder = holder;
         e.host = self.sym(b, line, rec, Role::Host);
         e.thread = self.sym(b, line, rec, Role::Thread);
-        if let Some(p) = self.fields.get(Role::Ttl)
-            && let Some(v) = p.value(rec)
+        if let Some(unit) = self.fields.get(Role::Ttl).map(|p| p.unit)
+            && let Some(v) = self.get(rec, Role::Ttl)
         {
-            let ms = ttl_of(&v, p.unit, at_ns, self.tz);
+            let ms = ttl_of(&v, unit, at_ns, self.tz);
             e.set_ttl_ms(
                 ms.filter(|m| *m > 0.0 && *m < 9.0e15)
                     .map(|m| m.round() as i64),
             );
         }
         self.detail(b, line, rec, &mut e);
+        self.pushed(b, e, origin);
+    }
 
+    /// [`Collector::record_one`] of a flat JSON line by the file's plan:
+    /// each role's value read from its slot (`slots`, into `vals`), the time
+    /// through the memo, names through the role's last one. A value the
+    /// plan does not read itself (a time in another layout, a number as a
+    /// name) takes the general step; the event is the same either way.
+    fn record_planned(
+        &mut self,
+        b: &mut LogBuilder,
+        line: u64,
+        rec: &Record<'_>,
+        vals: &[Option<FieldValue<'_>>],
+        slots: &[u8; Role::ALL.len()],
+    ) {
+        let at = |role: Role| {
+            vals.get(usize::from(slots[role.index()]))
+                .and_then(Option::as_ref)
+        };
+        let memo_hit = match at(Role::Time) {
+            Some(FieldValue::Str(t)) => self.memo.read(t),
+            _ => None,
+        };
+        let (at_ns, origin) = match memo_hit {
+            Some(hit) => {
+                self.memo_hits += 1;
+                hit
+            }
+            None => match self.time_of(b, line, rec) {
+                Some(p) => p,
+                None => return,
+            },
+        };
+        let event_role = if self.fields.event_from_message {
+            Role::Message
+        } else {
+            Role::Event
+        };
+        let (kind, wrote) = self.kind_of_value(at(event_role));
+        let failed = at(Role::Outcome).is_some_and(|v| outcome_of(&v.text()) == Some(false));
+        let kind = kind.and_then(|k| if failed { failed_form(k) } else { Some(k) });
+        let key = self.planned_sym(b, line, rec, Role::Key, at(Role::Key));
+        let holder = self.planned_sym(b, line, rec, Role::Holder, at(Role::Holder));
+        let kind = match kind {
+            Some(k) => k,
+            None if key.is_some() && holder.is_some() => EventKind::Activity,
+            None => {
+                self.info.lines_read += 1;
+                self.info.lines_skipped += 1;
+                self.evidence_of(b, line, rec, at_ns);
+                return;
+            }
+        };
+        let source = SourceRef {
+            file: self.file,
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+        };
+        let mut e = Event::new(at_ns, kind, source);
+        e.set_says_it_wrote(kind == EventKind::Activity && wrote);
+        e.key = key;
+        e.holder = holder;
+        e.host = self.planned_sym(b, line, rec, Role::Host, at(Role::Host));
+        e.thread = self.planned_sym(b, line, rec, Role::Thread, at(Role::Thread));
+        if let Some(v) = at(Role::Ttl)
+            && let Some(unit) = self.fields.get(Role::Ttl).map(|p| p.unit)
+        {
+            let ms = ttl_of(v, unit, at_ns, self.tz);
+            e.set_ttl_ms(
+                ms.filter(|m| *m > 0.0 && *m < 9.0e15)
+                    .map(|m| m.round() as i64),
+            );
+        }
+        let syms = [Role::Product, Role::OrderId, Role::Message]
+            .map(|r| self.planned_sym(b, line, rec, r, at(r)));
+        set_detail(&mut e, |r| at(r).cloned(), syms, failed);
+        self.pushed(b, e, origin);
+    }
+
+    /// [`Collector::sym`] of the value `v` of `role` read from its slot:
+    /// text through [`Collector::sym_of`], anything else (a number) by the
+    /// general step.
+    fn planned_sym(
+        &mut self,
+        b: &mut LogBuilder,
+        line: u64,
+        rec: &Record<'_>,
+        role: Role,
+        v: Option<&FieldValue<'_>>,
+    ) -> Option<crate::model::Sym> {
+        match v? {
+            FieldValue::Str(s) => self.sym_of(b, line, role, trim(s)),
+            _ => self.sym(b, line, rec, role),
+        }
+    }
+
+    /// Adds the event `e` read at a time anchored by `origin`, and counts
+    /// its line.
+    fn pushed(&mut self, b: &mut LogBuilder, e: Event, origin: TimeOrigin) {
         match origin {
             TimeOrigin::Explicit(off) => b.saw_offset(off),
             TimeOrigin::Naive(_) => self.naive_seen = true,
@@ -363,20 +524,20 @@ impl<'o> Collector<'o> {
     /// over, restarted, was flushed or evicted keys: an evidence item, tied
     /// to the holds by the line's host like any other.
     fn evidence_of(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>, at_ns: i64) {
-        let text = [Role::Message, Role::Event]
-            .into_iter()
-            .filter_map(|r| self.get(rec, r).map(|v| v.text().into_owned()))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = match (self.get(rec, Role::Message), self.get(rec, Role::Event)) {
+            (Some(m), Some(e)) => std::borrow::Cow::Owned(format!("{} {}", m.text(), e.text())),
+            (Some(v), None) | (None, Some(v)) => v.text(),
+            (None, None) => return,
+        };
         if text.is_empty() {
             return;
         }
-        let kind = match self.infra.get(text.as_str()) {
+        let kind = match self.infra.get(text.as_ref()) {
             Some(k) => *k,
             None => {
                 let k = infra_kind_of(&text);
                 if self.infra.len() < KIND_CACHE {
-                    self.infra.insert(text.as_str().into(), k);
+                    self.infra.insert(text.as_ref().into(), k);
                 }
                 k
             }
@@ -428,6 +589,14 @@ impl<'o> Collector<'o> {
             self.bad(b, line, FieldWarning::NoTime { field });
             return None;
         };
+        let memo_on = self.plan.is_some();
+        if memo_on
+            && let FieldValue::Str(t) = &tv
+            && let Some(hit) = self.memo.read(t)
+        {
+            self.memo_hits += 1;
+            return Some(hit);
+        }
         let parsed = match &tv {
             FieldValue::Date { date, tz } => {
                 let zone = tz.and_then(|z| parse_tz(z).ok());
@@ -446,7 +615,15 @@ impl<'o> Collector<'o> {
             }
         };
         match parsed {
-            Ok(p) => Some(p),
+            Ok(p) => {
+                if memo_on && let FieldValue::Str(t) = &tv {
+                    self.memo.learn(t, p, self.tz);
+                    if self.first_layout.is_none() {
+                        self.first_layout = self.memo.layout();
+                    }
+                }
+                Some(p)
+            }
             Err(e) => {
                 self.unreadable_time(b, line, &tv.text(), e);
                 None
@@ -536,36 +713,46 @@ impl<'o> Collector<'o> {
     /// per-file cache of names; and whether a name of no known kind says
     /// the line wrote something ([`says_it_wrote`]).
     fn kind_of(&mut self, rec: &Record<'_>) -> (Option<EventKind>, bool) {
-        let Some(ev) = self.fields.event().and_then(|ep| ep.value(rec)) else {
+        let ev = if let Record::Slots { .. } = rec {
+            let role = if self.fields.event_from_message {
+                Role::Message
+            } else {
+                Role::Event
+            };
+            self.get(rec, role)
+        } else {
+            self.fields.event().and_then(|ep| ep.value(rec))
+        };
+        self.kind_of_value(ev.as_ref())
+    }
+
+    /// [`Collector::kind_of`] of the event field's value `ev`.
+    fn kind_of_value(&mut self, ev: Option<&FieldValue<'_>>) -> (Option<EventKind>, bool) {
+        let Some(ev) = ev else {
             return (None, false);
         };
         let raw = ev.text();
-        let cached = if self.cache_on {
-            self.kinds.get(raw.as_ref())
-        } else {
-            None
-        };
-        let kind = match cached {
-            Some(k) => *k,
-            None => {
-                let names = self
-                    .fields
-                    .events
-                    .as_ref()
-                    .or(self.mapping.map(|m| &m.events));
-                let mut k = event_kind(&raw, names, &mut self.buf);
-                if k.is_none() && self.fields.event_from_message {
-                    // A sentence: its words name the event.
-                    k = message_event(&raw).and_then(|name| event_kind(name, None, &mut self.buf));
-                }
-                if self.cache_on && self.kinds.len() < KIND_CACHE {
-                    self.kinds.insert(raw.as_ref().into(), k);
-                }
-                k
-            }
-        };
+        if self.cache_on
+            && let Some(k) = self.kinds.get(raw.as_ref())
+        {
+            return *k;
+        }
+        let names = self
+            .fields
+            .events
+            .as_ref()
+            .or(self.mapping.map(|m| &m.events));
+        let mut k = event_kind(&raw, names, &mut self.buf);
+        if k.is_none() && self.fields.event_from_message {
+            // A sentence: its words name the event.
+            k = message_event(&raw).and_then(|name| event_kind(name, None, &mut self.buf));
+        }
         // Only a line of no known kind can become an Activity.
-        (kind, kind.is_none() && says_it_wrote(&raw))
+        let found = (k, k.is_none() && says_it_wrote(&raw));
+        if self.cache_on && self.kinds.len() < KIND_CACHE {
+            self.kinds.insert(raw.as_ref().into(), found);
+        }
+        found
     }
 
     /// Whether the record's outcome field ([`Role::Outcome`]) says its
@@ -747,40 +934,55 @@ impl<'o> Collector<'o> {
 
     /// Business, release and message fields; the box is only made when one
     /// of them is present.
-    fn detail(&self, b: &mut LogBuilder, line: u64, rec: &Record<'_>, e: &mut Event) {
-        let int = |role| self.get(rec, role).and_then(|v: FieldValue<'_>| v.as_i64());
-        let release = matches!(e.kind, EventKind::Released | EventKind::ReleaseFailed);
+    fn detail(&mut self, b: &mut LogBuilder, line: u64, rec: &Record<'_>, e: &mut Event) {
         let product = self.sym(b, line, rec, Role::Product);
         let order_id = self.sym(b, line, rec, Role::OrderId);
         let message = self.sym(b, line, rec, Role::Message);
-        let d = crate::model::Detail {
-            product,
-            quantity: int(Role::Quantity),
-            stock: int(Role::Stock),
-            stock_before: int(Role::StockBefore),
-            stock_after: int(Role::StockAfter),
-            order_id,
-            unit_price: self.get(rec, Role::UnitPrice).and_then(|v| v.as_f64()),
-            fencing_token: int(Role::Fencing),
-            elapsed_ms: if release {
-                self.get(rec, Role::Elapsed)
-                    .and_then(|v| duration_ms(&v, Unit::Ms))
-            } else {
-                None
-            },
-            // A release whose outcome field says it failed deleted
-            // nothing, unless its `deleted` field says otherwise.
-            deleted: if release {
-                self.get(rec, Role::Deleted)
-                    .and_then(|v| v.as_bool())
-                    .or_else(|| {
-                        (e.kind == EventKind::Released && self.failed(rec)).then_some(false)
-                    })
-            } else {
-                None
-            },
-            message,
-        };
+        let failed = e.kind == EventKind::Released && self.failed(rec);
+        let get = |role| self.get(rec, role);
+        set_detail(e, get, [product, order_id, message], failed);
+    }
+}
+
+/// Sets the business, release and message fields of `e` from its line's
+/// values (`get`), with the product, order id and message already interned
+/// (`syms`) and whether the outcome field said the step failed. A line of
+/// none of them keeps the new event's empty detail (packing it again would
+/// give the same).
+fn set_detail<'a>(
+    e: &mut Event,
+    get: impl Fn(Role) -> Option<FieldValue<'a>>,
+    [product, order_id, message]: [Option<crate::model::Sym>; 3],
+    failed: bool,
+) {
+    let int = |role| get(role).and_then(|v: FieldValue<'_>| v.as_i64());
+    let release = matches!(e.kind, EventKind::Released | EventKind::ReleaseFailed);
+    let d = crate::model::Detail {
+        product,
+        quantity: int(Role::Quantity),
+        stock: int(Role::Stock),
+        stock_before: int(Role::StockBefore),
+        stock_after: int(Role::StockAfter),
+        order_id,
+        unit_price: get(Role::UnitPrice).and_then(|v| v.as_f64()),
+        fencing_token: int(Role::Fencing),
+        elapsed_ms: if release {
+            get(Role::Elapsed).and_then(|v| duration_ms(&v, Unit::Ms))
+        } else {
+            None
+        },
+        // A release whose outcome field says it failed deleted nothing,
+        // unless its `deleted` field says otherwise.
+        deleted: if release {
+            get(Role::Deleted)
+                .and_then(|v| v.as_bool())
+                .or_else(|| (e.kind == EventKind::Released && failed).then_some(false))
+        } else {
+            None
+        },
+        message,
+    };
+    if d != crate::model::Detail::default() || e.has_detail() {
         e.set_detail(d);
     }
 }

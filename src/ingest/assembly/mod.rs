@@ -14,5 +14,6 @@ pub(crate) mod dates;
 pub(crate) mod head;
 pub(crate) mod load;
 pub(crate) mod parallel;
+pub(crate) mod plan;
 pub(crate) mod source;
 pub(crate) mod steps;

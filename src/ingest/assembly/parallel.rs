@@ -21,6 +21,7 @@ use serde_json::Value;
 use super::chunk::{
     ChunkOut, ChunkStart, ParseContext, finish_partials, parse_chunk, payload_plan,
 };
+use super::plan::ReadPlan;
 use super::source::dated_line;
 use super::steps::{
     FileStart, choose_reader, finish_source, infra_kind, naive_zone, placeholder, plan_fields,
@@ -253,9 +254,11 @@ fn plan<'o>(
     // SLS's `__time_ns_part__` is merged into `__time__` by the general
     // path only (`readers::json`), for envelopes as for flat records.
     let ns_part = det.names_seen.iter().any(|n| n == "__time_ns_part__");
+    let read_plan = ReadPlan::of(&fields, &names, &by_role, mapping);
     let context = ParseContext {
         file,
         name: name.to_string(),
+        plan: read_plan,
         payload_fast: payload_plan(&fields).filter(|_| !ns_part),
         fields,
         names,
@@ -634,6 +637,14 @@ fn merge_chunks(
         info.lines_warned += o.info.lines_warned;
         info.times_unreadable += o.info.times_unreadable;
         info.times_of_day += o.info.times_of_day;
+        match (&mut info.plan, o.info.plan) {
+            (Some(p), Some(q)) => {
+                p.by_layout += q.by_layout;
+                p.layout = p.layout.take().or(q.layout);
+            }
+            (p @ None, q) => *p = q,
+            (Some(_), None) => {}
+        }
         info.evidence_items += o.info.evidence_items;
         // Notes a chunk's reading made (the year put on RFC 3164 times),
         // once each.
@@ -771,12 +782,20 @@ mod tests {
     }
 
     fn line() -> impl Strategy<Value = String> {
+        // Times of a few minutes in several layouts, so that the reading
+        // plan's time memo (`roles/time_memo.rs`) learns, reads and misses.
+        let dated = (9u32..12, 0u32..61, 0usize..4, 0usize..4).prop_map(|(m, s, f, o)| {
+            let frac = ["", ".5", ".627", ".627000"][f];
+            let off = ["+08:00", "Z", "", " +0800"][o];
+            format!("\"2026-11-29T16:{m:02}:{s:02}{frac}{off}\"")
+        });
         let ts = prop_oneof![
-            Just("\"2026-11-29T16:10:39.627+08:00\"".to_string()),
-            Just("\"2026-11-29 16:10:40.1\"".to_string()),
-            Just("1764403840123".to_string()),
-            Just("1764403840.5".to_string()),
-            Just("\"not a time\"".to_string()),
+            6 => dated,
+            1 => Just("\"2026-11-29T16:10:39.627+08:00\"".to_string()),
+            1 => Just("\"2026-11-29 16:10:40.1\"".to_string()),
+            1 => Just("1764403840123".to_string()),
+            1 => Just("1764403840.5".to_string()),
+            1 => Just("\"not a time\"".to_string()),
         ];
         let event = prop_oneof![
             Just("acquired"),

@@ -11,3 +11,4 @@ pub(crate) mod fields;
 pub(crate) mod mapping;
 pub(crate) mod protocol;
 pub mod time;
+pub(crate) mod time_memo;
