@@ -27,8 +27,10 @@ log="$data/events-$n.jsonl"
 [ -s "$log" ] || "$bin" simulate --events "$n" --out "$log" >/dev/null
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+# analyze exits 1 when it finds an incident (the simulator's logs have some).
 valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
-    "$bin" analyze --no-cache --format json "$log" >/dev/null 2>"$tmp/valgrind.txt"
+    "$bin" analyze --no-cache --format json "$log" >/dev/null 2>"$tmp/valgrind.txt" || true
+[ -s "$tmp/cg.out" ] || { cat "$tmp/valgrind.txt" >&2; exit 2; }
 callgrind_annotate --inclusive=yes "$tmp/cg.out" >"$tmp/annotated.txt" 2>/dev/null
 lines="$(wc -l <"$log")"
 python3 - "$tmp/annotated.txt" "$lines" "$(git -C "$root" rev-parse --short HEAD)" <<'EOF'
