@@ -478,7 +478,10 @@ pub struct Incident {
     pub overlaps_unlisted: usize,
     /// Cause of the first overlap.
     pub cause: Cause,
-    /// Sales made inside the window.
+    /// Sales attributed to it ([`attribute_oversell`]): those made inside
+    /// its window, and those outside it tied to it (by one of its holders
+    /// while it still believed it held the lock, or oversold units using
+    /// stock the overlap sold).
     pub sales: Vec<SaleId>,
     /// Oversold units attributed to this incident.
     pub oversold_units: i64,

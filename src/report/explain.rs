@@ -99,6 +99,16 @@ impl SaleList {
     pub fn unnamed(&self) -> usize {
         self.count.saturating_sub(self.named.len())
     }
+
+    /// How many sales and units, in the explanation's words: `2 sales (4
+    /// units)`, `2 笔（4 件）` with `zh`.
+    pub fn counted(&self, zh: bool) -> String {
+        if zh {
+            zh::counted(self)
+        } else {
+            en::counted(self)
+        }
+    }
 }
 
 /// What the explanation of `incident` says; `None` for an incident
@@ -133,14 +143,14 @@ pub fn explain(r: &ReportInput<'_>, incident: &Incident) -> Option<Explanation> 
         holders: incident.leases.len(),
         duration: format_overlap_ms(incident.duration_ms()),
         pairs: incident.overlaps.len() + incident.overlaps_unlisted,
-        sales: sales(r, incident),
+        sales: incident_sales(r, incident),
     })
 }
 
 /// The incident's sales: those inside its window, and later ones tied to
 /// it (a holder of the incident still believing it held the lock, or an
 /// oversold sale using stock the overlap sold).
-fn sales(r: &ReportInput<'_>, incident: &Incident) -> SalesStory {
+pub fn incident_sales(r: &ReportInput<'_>, incident: &Incident) -> SalesStory {
     let a = r.analysis;
     let sales: Vec<&Sale> = incident
         .sales

@@ -25,7 +25,10 @@ use crate::money::Loss;
 
 pub use crate::money::{currency_symbol, format_money};
 pub use csv::{findings_csv, incidents_csv};
-pub use explain::{Explanation, explain, explain_incident, explain_incident_in};
+pub use explain::{
+    Explanation, SaleList, SalesStory, explain, explain_incident, explain_incident_in,
+    incident_sales,
+};
 pub use folder::{
     FolderOptions, MAX_INCIDENT_PICTURES, MAX_KEY_PICTURES, PictureFn, PictureSubject,
     key_pictures, pictured_incidents, write_report_dir,

@@ -18,7 +18,7 @@ use super::state::{AppState, Command, OpenPanels, Panel, Selection};
 use super::timeline::SwimlaneModel;
 use crate::config::{AnalysisConfig, Cursor, ReadConfig};
 use crate::playback::{Playback, PlaybackCommand};
-use crate::ui::i18n::tr;
+use crate::ui::i18n::{tr, trf};
 
 /// The application.
 pub struct App {
@@ -36,6 +36,9 @@ pub struct App {
     pub loop_on: bool,
     /// A one-line notice in the status bar.
     pub notice: Option<String>,
+    /// A notice to show once the load running now is shown (before the
+    /// load's own).
+    pending_notice: Option<String>,
     /// Error of the last load.
     pub error: Option<String>,
     /// Where to put the cursor once loaded.
@@ -82,6 +85,7 @@ impl App {
             playback: Playback::new((0, 0)),
             loop_on: false,
             notice: None,
+            pending_notice: None,
             error: None,
             initial_cursor: None,
             cjk_ok: true,
@@ -168,7 +172,8 @@ impl App {
 
     /// Reads the files on screen with `mapping` from now on (`None`:
     /// without one) and loads them again; a mapping file that does not
-    /// read is refused with its error.
+    /// read is refused with its error. A `--mapping` file of the command
+    /// line no longer applies in this window, which the status line says.
     fn set_mapping(&mut self, ctx: &egui::Context, mapping: Option<PathBuf>) {
         if let Some(path) = &mapping
             && let Err(e) = crate::ingest::Mapping::from_path(path)
@@ -180,6 +185,10 @@ impl App {
                 format!("{p}: {e}")
             });
             return;
+        }
+        if let Some(flag) = self.flags.drop_mapping() {
+            let flag = flag.display().to_string();
+            self.pending_notice = Some(trf(self.state.lang, "flag_mapping_dropped", &[&flag]));
         }
         self.panels.settings.mapping = mapping
             .as_ref()
@@ -240,7 +249,13 @@ impl App {
         // Lines that could not be read are the first thing to know about a
         // file: show their reasons at once.
         self.open.warnings = session.log.warnings.total() > 0;
-        self.notice = session.load_notice(self.state.lang);
+        self.notice = match (
+            self.pending_notice.take(),
+            session.load_notice(self.state.lang),
+        ) {
+            (Some(a), Some(b)) => Some(format!("{a} {b}")),
+            (a, b) => a.or(b),
+        };
         self.state.view.fit(&self.model);
         let speed = self.playback.speed;
         self.playback = Playback::new(extent);

@@ -294,6 +294,11 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("read_with_mapping", "Mapping file", "映射文件"),
     ("clear_mapping", "Clear mapping", "清除映射"),
     (
+        "flag_mapping_dropped",
+        "The command line's --mapping {} no longer applies in this window.",
+        "命令行的 --mapping {} 在此窗口中不再生效。",
+    ),
+    (
         "message_pairs",
         "Fields in the message (name=value): a role maps a name reading does not know",
         "消息中的字段（名=值）：为读取不认识的名字指定角色",
@@ -378,6 +383,18 @@ const TABLE: &[(&str, &str, &str)] = &[
         "其字段角色为推测或未读出任何事件：请核对角色并为事件命名",
     ),
     ("mapping_editor", "Field mapping", "字段映射"),
+    ("roles_taken", "Given to another field", "已分配给其他字段"),
+    (
+        "time_format_guess",
+        "(a guess from the dates' values: {} reads as {})",
+        "（由日期的值推测：{} 读作 {}）",
+    ),
+    ("date_unread", "a date it cannot read", "无法读取的日期"),
+    (
+        "role_taken",
+        "`{}` has this role: set that one to — to give it here",
+        "`{}` 已有此角色：先将其设为 —，才能在此选择",
+    ),
     ("role", "Role", "角色"),
     ("samples", "Samples", "示例值"),
     (
@@ -662,7 +679,14 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("card_overlap", "Overlap", "重叠"),
     ("card_oversold", "Oversold", "超卖"),
     ("card_loss", "Loss", "损失"),
-    ("card_orders", "Orders in window", "窗口内订单"),
+    ("card_sales_inside", "Inside the window", "窗口内售出"),
+    ("card_sales_tied", "Tied to it", "窗口外相关"),
+    (
+        "card_sales_tied_hint",
+        "Sales outside the window tied to it: made by one of its holders while it still believed it held the lock, or using stock the overlap had already sold",
+        "窗口外与之相关的销售：由其持有者在仍认为持有锁时售出，或用掉了重叠期间已售出的库存",
+    ),
+    ("sale_outside_window", "outside the window", "窗口外"),
     ("more_holders", "{} more holders", "另外 {} 个持有者"),
     (
         "arrows_drawn",

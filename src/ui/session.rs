@@ -135,6 +135,13 @@ impl FlagSettings {
         FlagSettings { read, before_flags }
     }
 
+    /// Stops reading with the `--mapping` file of the command line, for
+    /// this window (a mapping chosen or cleared in the window replaces
+    /// it): its path, if one was given.
+    pub fn drop_mapping(&mut self) -> Option<PathBuf> {
+        self.read.mapping.take().map(|m| m.path)
+    }
+
     /// The state to persist: the settings given as command-line flags are
     /// not saved (the next window without flags gets the saved ones back),
     /// unless they were changed in this window, which saves what is shown.

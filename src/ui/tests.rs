@@ -18,6 +18,8 @@ use crate::model::LogBuilder;
 use crate::pipeline::AnalyzedLog;
 use crate::report::format_ms;
 
+mod mapping_card;
+
 /// The picture of `loaded`'s first incident at `size`; `None` (said on
 /// stdout) on a machine with no usable GPU adapter, software or not.
 fn render_first_incident(loaded: &AnalyzedLog, size: (u32, u32)) -> Option<image::RgbaImage> {
@@ -1399,7 +1401,7 @@ fn next_and_previous_incident_by_button_and_key() {
 
 /// N right after opening (the cursor rests at the end) goes to
 /// the first incident; its card comes first in Details (key, cause,
-/// holders, overlap, oversold, loss, orders), the narrative is collapsed,
+/// holders, overlap, oversold, loss, sales), the narrative is collapsed,
 /// and the cursor lands on the first oversold order, which State at cursor
 /// says. Before the fix N did nothing here and said nothing.
 #[test]
@@ -1416,15 +1418,22 @@ fn n_right_after_opening_shows_the_first_incident_s_card_at_its_damage() {
     assert_eq!(h.state().selection.incident, Some(inc.id));
     assert_eq!(h.state().playback.cursor_ns, damage.at_ns);
     // The card's rows (some are also the incident table's headers).
-    for label in ["Overlap", "Orders in window"] {
+    for label in ["Overlap", "Inside the window"] {
         h.get_by_label(label);
     }
     for label in ["Key", "Cause", "Holders", "Oversold", "Loss"] {
         assert!(h.get_all_by_label(label).next().is_some(), "{label}");
     }
+    let input = crate::report::ReportInput {
+        log: &loaded.log,
+        settings: &loaded.settings,
+        analysis: &loaded.analysis,
+    };
     for value in [
         format_ms(inc.duration_ms()),
-        inc.sales.len().to_string(),
+        crate::report::incident_sales(&input, inc)
+            .inside
+            .counted(false),
         "¥600".to_string(),
     ] {
         assert!(h.get_all_by_label(&value).next().is_some(), "{value}");

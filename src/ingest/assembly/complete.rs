@@ -120,7 +120,8 @@ pub(crate) fn complete(
         return;
     }
     let time = fields.get(Role::Time).map(|p| p.field.clone());
-    let inferred = match infer(&det.sample, time.as_deref(), tz) {
+    let format = mapping.and_then(|m| m.time_format.as_deref());
+    let inferred = match infer(&det.sample, time.as_deref(), (tz, format)) {
         Ok(i) => i,
         Err(note) => {
             // Two holds of two lines each are the least the protocol reads;
@@ -184,7 +185,8 @@ pub(crate) fn complete_outcome(
         return;
     };
     let time = fields.get(Role::Time).map(|p| p.field.clone());
-    let table = det.sample.table(time.as_deref(), tz);
+    let format = mapping.and_then(|m| m.time_format.as_deref());
+    let table = det.sample.table(time.as_deref(), (tz, format));
     let column = |f: &str| table.names.iter().position(|n| n == f).map(|c| c as u32);
     let (Some(event), Some(key), Some(holder)) = (column(event), column(key), column(holder))
     else {

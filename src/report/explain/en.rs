@@ -132,6 +132,11 @@ fn list(l: &SaleList) -> String {
     format!("{}{more}", ids.join(", "))
 }
 
+/// `2 sales (4 units)`.
+pub(super) fn counted(l: &SaleList) -> String {
+    format!("{} ({})", count(l.count), units(l.units))
+}
+
 /// `1 sale`, `3 sales`.
 fn count(n: usize) -> String {
     if n == 1 {

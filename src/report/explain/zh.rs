@@ -116,6 +116,11 @@ fn list(l: &SaleList) -> String {
     format!("{}{more}", ids.join("、"))
 }
 
+/// `2 笔（4 件）`.
+pub(super) fn counted(l: &SaleList) -> String {
+    format!("{} 笔（{} 件）", l.count, l.units)
+}
+
 /// What was sold inside the window and tied to it, and what it cost.
 fn sales(s: &SalesStory) -> String {
     let mut out = if s.inside.count == 0 {

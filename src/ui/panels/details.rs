@@ -141,8 +141,7 @@ fn card_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session, inc: &Incid
             if ui.button(tr(lang, "zoom_incident")).clicked() {
                 context.send(Command::ZoomToSelected);
             }
-            weak(ui, "card_orders");
-            ui.label(inc.sales.len().to_string());
+            card_sales_ui(ui, lang, s, inc);
         });
         card_holders_ui(ui, lang, s, inc);
         egui::Grid::new(("card_why", inc.id))
@@ -150,6 +149,22 @@ fn card_ui(ui: &mut Ui, context: &mut PanelContext<'_>, s: &Session, inc: &Incid
             .spacing([8.0, 2.0])
             .show(ui, |ui| why_rows(ui, lang, s, inc));
     });
+}
+
+/// The card's sales, counted as the incident's explanation counts them
+/// (`report::incident_sales`): those inside the overlap window, then those
+/// outside it tied to the incident (hover says how), in its words.
+fn card_sales_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
+    let story = crate::report::incident_sales(&s.input(), inc);
+    let zh = lang == Lang::Zh;
+    ui.label(RichText::new(tr(lang, "card_sales_inside")).weak());
+    ui.label(story.inside.counted(zh));
+    if story.later.count > 0 {
+        ui.add_space(6.0);
+        ui.label(RichText::new(tr(lang, "card_sales_tied")).weak())
+            .on_hover_text(tr(lang, "card_sales_tied_hint"));
+        ui.label(story.later.counted(zh));
+    }
 }
 
 /// The card's holders, one a line by their one name, the first
@@ -326,8 +341,9 @@ fn lease_ui(ui: &mut Ui, lang: Lang, input: &ReportInput<'_>, l: &Lease, label: 
     });
 }
 
-/// The orders inside the incident, one wrapped row each: order, holder,
-/// time, units over (a grid would widen the panel past the window).
+/// The incident's orders, one wrapped row each: order, holder, time,
+/// whether it was outside the window (tied to the incident), units over
+/// (a grid would widen the panel past the window).
 fn orders_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
     let input = s.input();
     let name = |sym| s.log.strings.get(sym);
@@ -342,6 +358,10 @@ fn orders_ui(ui: &mut Ui, lang: Lang, s: &Session, inc: &Incident) {
             let label = sale.holder.map_or("—", |h| s.holder_name(h));
             id_label(ui, lang, RichText::new(label).weak(), holder);
             ui.label(t.get(11..23).unwrap_or(&t).to_string());
+            if !(inc.start_ns..=inc.end_ns).contains(&sale.at_ns) {
+                ui.label(RichText::new(tr(lang, "sale_outside_window")).weak())
+                    .on_hover_text(tr(lang, "card_sales_tied_hint"));
+            }
             let over = format!("{} {}", tr(lang, "units_over"), sale.oversold_units);
             if sale.oversold_units > 0 {
                 ui.label(RichText::new(over).color(ALERT).strong());

@@ -40,16 +40,18 @@ pub(crate) struct Inferred {
     pub notes: Vec<SourceNote>,
 }
 
-/// The protocol's reading of `det`'s sample, timed by `time_field`.
+/// The protocol's reading of `det`'s sample, timed by `time_field` (read
+/// in the zone and with the mapping's `time_format` of `time`,
+/// [`Sample::table`]).
 ///
 /// # Errors
 /// A note saying what could not be decided.
 pub(crate) fn infer(
     sample: &Sample,
     time_field: Option<&str>,
-    tz: Option<&TzSpec>,
+    time: (Option<&TzSpec>, Option<&str>),
 ) -> Result<Inferred, Box<SourceNote>> {
-    let table = sample.table(time_field, tz);
+    let table = sample.table(time_field, time);
     let hints = sample.hints();
     let reading =
         decide::decide(&table, &hints).map_err(|u| Box::new(undecided_note(&u, sample.len())))?;

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use super::fit::NameHint;
 use super::table::{Row, Severity, Table};
 use crate::ingest::records::record::Record;
-use crate::ingest::roles::time::{TzSpec, parse_time};
+use crate::ingest::roles::time::{TzSpec, parse_time, parse_with_format};
 use crate::ingest::vocabulary::names::roles_of;
 use crate::ingest::vocabulary::roles::Role;
 
@@ -120,8 +120,14 @@ impl Sample {
     /// The table of the kept records, in time order by `time_field` (a
     /// record without a readable time keeps the time of the one before it;
     /// ties keep the file's order), with each row's severity from the
-    /// level column when there is one.
-    pub fn table(&self, time_field: Option<&str>, tz: Option<&TzSpec>) -> Table {
+    /// level column when there is one. A time is read in `tz`, with the
+    /// mapping's `time_format` first when there is one (as the collector
+    /// reads it), else by the built-in formats.
+    pub fn table(
+        &self,
+        time_field: Option<&str>,
+        (tz, format): (Option<&TzSpec>, Option<&str>),
+    ) -> Table {
         let time = time_field.and_then(|f| self.index.get(f).copied());
         let level = self.level_column();
         let mut last = 0i64;
@@ -133,8 +139,8 @@ impl Sample {
                     c.and_then(|c| cells.iter().find(|(k, _)| *k == c))
                         .map(|(_, v)| v.as_str())
                 };
-                if let Some(ns) = get(time).and_then(|v| parse_time(&dated(v), tz).ok()) {
-                    last = ns.0;
+                if let Some(ns) = get(time).and_then(|v| read_time(v, tz, format)) {
+                    last = ns;
                 }
                 Row {
                     t_ns: last,
@@ -386,6 +392,17 @@ fn hint_of(name: &str) -> NameHint {
     }
 }
 
+/// `v` read as a time, ns: by `format` when it reads it, else by the
+/// built-in formats ([`dated`] first).
+fn read_time(v: &str, tz: Option<&TzSpec>, format: Option<&str>) -> Option<i64> {
+    if let Some(f) = format
+        && let Ok((ns, _)) = parse_with_format(v, f, tz)
+    {
+        return Some(ns);
+    }
+    parse_time(&dated(v), tz).ok().map(|(ns, _)| ns)
+}
+
 /// A time without its date or year (a found structure's `--MM-dd
 /// HH:mm:ss` and `THH:mm:ss`, a text layout's bare `HH:mm:ss.SSS`) given a
 /// fixed one, so that the sample's rows order by it (the file's own date
@@ -446,5 +463,25 @@ mod tests {
             r#"{"level":"INFO","n":2,"h":"b"}"#,
         ]);
         assert_eq!(hint(&s, "n"), NameHint::Unknown);
+    }
+
+    /// A time the mapping's `time_format` reads (a day-first date before
+    /// the time of day) orders the rows, as it orders the events: read by
+    /// the built-in formats alone it would not read, and every row would
+    /// keep the first one's time.
+    #[test]
+    fn rows_are_timed_by_the_mappings_time_format() {
+        let s = sample(&[
+            r#"{"t":"07.12.2026 11:00:03.500","h":"b"}"#,
+            r#"{"t":"07.12.2026 11:00:00.100","h":"a"}"#,
+        ]);
+        let times = |format: Option<&str>| -> Vec<i64> {
+            let table = s.table(Some("t"), (None, format));
+            table.rows.iter().map(|r| r.t_ns).collect()
+        };
+        assert_eq!(times(None), [0, 0], "the built-in formats do not read it");
+        let t = times(Some("%d.%m.%Y %H:%M:%S%.3f"));
+        assert_eq!(t[1] - t[0], 3_400_000_000, "{t:?}");
+        assert!(t[0] > 0);
     }
 }

@@ -70,6 +70,37 @@ pub struct Preview {
     pub loss: Loss,
 }
 
+/// The `time_format` guessed for a line pattern with a date part
+/// ([`LinePattern::time_format`]), and how it reads the sample line's
+/// date: what a day-first or month-first guess makes of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeFormatGuess {
+    /// The strftime format, date then time (`%d.%m.%Y %H:%M:%S%.3f`).
+    pub format: String,
+    /// The sample line's date part, as written.
+    pub date: String,
+    /// That date as the format reads it; `None` when it does not.
+    pub read_as: Option<chrono::NaiveDate>,
+}
+
+impl TimeFormatGuess {
+    /// The guess of `pattern` on `head`'s lines, with the sample line's
+    /// date; `None` without a date and a time part.
+    pub fn of(pattern: &LinePattern, head: &str) -> Option<TimeFormatGuess> {
+        let format = pattern.time_format(head)?;
+        let part = (0..pattern.tokens.len())
+            .find(|&i| pattern.tokens[i].role.as_deref() == Some("date"))?;
+        let date = pattern.text(part).to_string();
+        let date_format = format.split(' ').next().unwrap_or_default();
+        let read_as = chrono::NaiveDate::parse_from_str(&date, date_format).ok();
+        Some(TimeFormatGuess {
+            format,
+            date,
+            read_as,
+        })
+    }
+}
+
 /// Why the preview read nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unread {
@@ -105,6 +136,10 @@ pub struct MappingEditor {
     /// What the current choices give on the file's head, or why nothing
     /// could be read.
     pub preview: Result<Preview, Unread>,
+    /// The `time_format` the line pattern's date and time parts make, a
+    /// guess from the dates' values, kept from the last
+    /// [`MappingEditor::refresh`] to show.
+    pub time_format: Option<TimeFormatGuess>,
     /// The kinds reading learned for the file's event words from the lock
     /// protocol (`SourceNote::EventsByProtocol`): a word no list knows
     /// starts with the kind the window read it as, and is saved in
@@ -145,6 +180,7 @@ impl MappingEditor {
             settings,
             head,
             preview: Err(Unread::Nothing(String::new())),
+            time_format: None,
             learned: learned_kinds(info),
         };
         editor.refresh();
@@ -163,6 +199,10 @@ impl MappingEditor {
             }
             self.rows = rows;
         }
+        self.time_format = self
+            .line
+            .as_ref()
+            .and_then(|p| TimeFormatGuess::of(p, &self.head));
         let (from, names) = self.find_names();
         let old = std::mem::take(&mut self.names);
         self.names = names
@@ -239,7 +279,7 @@ impl MappingEditor {
                     .tokens
                     .iter()
                     .filter_map(|t| t.role.as_deref())
-                    .filter(|r| super::ROLES.contains(r) && *r != "message")
+                    .filter(|r| super::is_field_role(r) && *r != "message")
                     .map(|r| (r, r));
                 let pairs = self
                     .rows
@@ -653,6 +693,59 @@ mod tests {
         assert_eq!(kind("letgo"), Some(EventKind::Released), "{:?}", ed.names);
         assert!(ed.toml().contains("[events]"), "{}", ed.toml());
         assert_eq!(answer(&ed.preview).0, 1, "{}", ed.toml());
+    }
+
+    /// Gives the part of the line pattern whose text is `text` `role`.
+    fn name_part(ed: &mut MappingEditor, text: &str, role: &str) {
+        let p = ed.line.as_mut().expect("a line pattern");
+        let i = (0..p.tokens.len()).find(|&i| p.text(i) == text);
+        p.set_role(
+            i.unwrap_or_else(|| panic!("no part {text}")),
+            Some(role.into()),
+        );
+        ed.refresh();
+    }
+
+    /// Events per kind of the preview, by name.
+    fn kinds(ed: &MappingEditor) -> Vec<(&'static str, usize)> {
+        let p = ed.preview.as_ref().expect("a preview");
+        p.kinds.iter().map(|(k, n)| (k.as_str(), *n)).collect()
+    }
+
+    /// `dotted-date.log`: the failed acquires (`ok=no`) that reading finds
+    /// by the protocol stay in the preview when the date part is named,
+    /// whose day-first date makes the mapping's `time_format`: the outcome
+    /// role, which the user never gave, keeps what reading found for it.
+    #[test]
+    fn naming_the_date_keeps_the_failed_acquires_reading_found() {
+        let mut ed = editor_on("dotted-date.log");
+        name_part(&mut ed, "TAKE", "event");
+        name_part(&mut ed, "sku-9", "key");
+        for r in &mut ed.rows {
+            r.role = match r.field.as_str() {
+                "holder" => Some("holder".into()),
+                "ttl" => Some("ttl".into()),
+                "qty" => Some("quantity".into()),
+                "left" => Some("stock_after".into()),
+                _ => None,
+            };
+        }
+        ed.refresh();
+        for (word, kind) in [
+            ("TAKE", EventKind::Acquired),
+            ("SOLD", EventKind::StockDeducted),
+            ("DROP", EventKind::Released),
+        ] {
+            choose_kind(&mut ed, word, kind);
+        }
+        ed.refresh_preview();
+        let before = kinds(&ed);
+        assert!(before.contains(&("acquire_failed", 2)), "{before:?}");
+        name_part(&mut ed, "07.12.2026", "date");
+        assert!(ed.toml().contains("time_format"), "{}", ed.toml());
+        assert_eq!(kinds(&ed), before, "{}", ed.toml());
+        let p = ed.preview.as_ref().expect("read");
+        assert_eq!((p.holds, p.incidents), (3, 1));
     }
 
     #[test]

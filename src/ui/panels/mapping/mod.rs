@@ -12,37 +12,86 @@ mod editor;
 use egui::{RichText, Ui};
 
 pub use editor::{
-    MappingEditor, NameRow, NamesFrom, PREVIEW_BYTES, Preview, Row, Unread, head_samples, preview,
+    MappingEditor, NameRow, NamesFrom, PREVIEW_BYTES, Preview, Row, TimeFormatGuess, Unread,
+    head_samples, preview,
 };
 
 use super::PanelContext;
+use crate::inspect::suggest;
 use crate::model::EventKind;
-use crate::ui::i18n::{Lang, tr};
+use crate::ui::i18n::{Lang, tr, trf};
 use crate::ui::state::Command;
 
-/// Roles a field can be given, as a mapping file names them.
-pub const ROLES: [&str; 20] = [
-    "time",
-    "key",
-    "holder",
-    "event",
-    "ttl",
-    "ttl_s",
-    "host",
-    "thread",
-    "product",
-    "quantity",
-    "stock",
-    "stock_before",
-    "stock_after",
-    "order_id",
-    "unit_price",
-    "fencing_token",
-    "elapsed_ms",
-    "deleted",
-    "outcome",
-    "message",
+/// Roles a field can be given, as a mapping file names them, in the
+/// groups the dialog lists them in: what every lock log needs (the
+/// outcome among them: an acquire it says failed is no hold), who ran a
+/// step, the business fields, then a release's details.
+pub const ROLE_GROUPS: [&[&str]; 4] = [
+    &[
+        "time", "key", "holder", "event", "outcome", "ttl", "ttl_s", "message",
+    ],
+    &["host", "thread"],
+    &[
+        "product",
+        "quantity",
+        "stock",
+        "stock_before",
+        "stock_after",
+        "order_id",
+        "unit_price",
+        "fencing_token",
+    ],
+    &["elapsed_ms", "deleted"],
 ];
+
+/// True when `role` is one a field can be given ([`ROLE_GROUPS`]).
+pub fn is_field_role(role: &str) -> bool {
+    ROLE_GROUPS.iter().any(|g| g.contains(&role))
+}
+
+/// A role in a field's list: the role, its group in [`ROLE_GROUPS`], and
+/// what already has it (another field, or a part of the line), when one
+/// does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoleChoice {
+    /// The role, as a mapping file names it.
+    pub role: &'static str,
+    /// Its group's index in [`ROLE_GROUPS`].
+    pub group: usize,
+    /// The field (or the line's part, by its text) that has it already.
+    pub taken_by: Option<String>,
+}
+
+/// The roles field `row` can be given, in their groups' order, then those
+/// another field or a part of the line (`parts`: (role, text)) has
+/// already, at the end: a mapping gives a role to one field, so those are
+/// shown disabled, saying which has it.
+pub fn role_choices(rows: &[Row], row: usize, parts: &[(String, String)]) -> Vec<RoleChoice> {
+    let taken_by = |role: &str| {
+        let part = parts
+            .iter()
+            .find(|(r, _)| r == role)
+            .map(|(_, t)| t.clone());
+        let field = rows
+            .iter()
+            .enumerate()
+            .find(|(i, r)| *i != row && r.role.as_deref() == Some(role))
+            .map(|(_, r)| r.field.clone());
+        part.or(field)
+    };
+    let all = ROLE_GROUPS
+        .iter()
+        .enumerate()
+        .flat_map(|(group, roles)| roles.iter().map(move |role| (group, *role)));
+    let (free, taken): (Vec<RoleChoice>, Vec<RoleChoice>) = all
+        .map(|(group, role)| RoleChoice {
+            role,
+            group,
+            taken_by: taken_by(role),
+        })
+        .partition(|c| c.taken_by.is_none());
+    free.into_iter().chain(taken).collect()
+}
 
 /// Roles a part of a text line can be given in the line-pattern builder
 /// (`date`, `level` and `message` beside the mapping's roles): `date` is
@@ -134,6 +183,7 @@ pub fn mapping_window(
 /// changed.
 fn fields_grid(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
     let mut changed = false;
+    let parts = part_roles(ed.line.as_ref());
     egui::ScrollArea::vertical()
         .id_salt("mapping_fields_scroll")
         .max_height(240.0)
@@ -146,29 +196,73 @@ fn fields_grid(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
                     ui.label(RichText::new(tr(lang, "role")).strong());
                     ui.label(RichText::new(tr(lang, "samples")).strong());
                     ui.end_row();
-                    for (i, row) in ed.rows.iter_mut().enumerate() {
+                    for i in 0..ed.rows.len() {
+                        let choices = role_choices(&ed.rows, i, &parts);
+                        let row = &mut ed.rows[i];
                         let name = ui.monospace(&row.field);
-                        let shown = row.role.clone().unwrap_or_else(|| "—".into());
-                        // The combo box is named by its field (screen readers,
-                        // kittest).
-                        let _ = egui::ComboBox::from_id_salt(("role", i))
-                            .height(600.0)
-                            .selected_text(shown)
-                            .show_ui(ui, |ui| {
-                                changed |= ui.selectable_value(&mut row.role, None, "—").changed();
-                                for r in ROLES {
-                                    changed |= ui
-                                        .selectable_value(&mut row.role, Some(r.to_string()), r)
-                                        .changed();
-                                }
-                            })
-                            .response
-                            .labelled_by(name.id);
+                        changed |= role_combo_ui(ui, lang, (i, name.id), row, &choices);
                         ui.label(&row.samples);
                         ui.end_row();
                     }
                 });
         });
+    changed
+}
+
+/// The roles the line pattern's parts have, with each part's text.
+fn part_roles(line: Option<&suggest::LinePattern>) -> Vec<(String, String)> {
+    let Some(p) = line else { return Vec::new() };
+    p.tokens
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Some((t.role.clone()?, p.text(i).to_string())))
+        .collect()
+}
+
+/// Field `row`'s role combo box (`i`: its place; named by `name`, its
+/// field's label, for screen readers and kittest): none, then `choices`
+/// in their groups (a line between groups), those another field has at
+/// the end, disabled, saying which has it on hover. True when the role
+/// changed.
+fn role_combo_ui(
+    ui: &mut Ui,
+    lang: Lang,
+    (i, name): (usize, egui::Id),
+    row: &mut Row,
+    choices: &[RoleChoice],
+) -> bool {
+    let mut changed = false;
+    let shown = row.role.clone().unwrap_or_else(|| "—".into());
+    let _ = egui::ComboBox::from_id_salt(("role", i))
+        .height(600.0)
+        .selected_text(shown)
+        .show_ui(ui, |ui| {
+            changed |= ui.selectable_value(&mut row.role, None, "—").changed();
+            let mut group = None;
+            let mut taken_shown = false;
+            for c in choices {
+                match &c.taken_by {
+                    None => {
+                        if group.is_some_and(|g| g != c.group) {
+                            ui.separator();
+                        }
+                        group = Some(c.group);
+                        let value = Some(c.role.to_string());
+                        changed |= ui.selectable_value(&mut row.role, value, c.role).changed();
+                    }
+                    Some(by) => {
+                        if !std::mem::replace(&mut taken_shown, true) {
+                            ui.separator();
+                            ui.label(RichText::new(tr(lang, "roles_taken")).weak().small());
+                        }
+                        ui.add_enabled(false, egui::Button::selectable(false, c.role))
+                            .on_disabled_hover_text(trf(lang, "role_taken", &[by]));
+                    }
+                }
+            }
+        })
+        .response
+        .labelled_by(name);
     changed
 }
 
@@ -229,7 +323,29 @@ fn line_builder_ui(ui: &mut Ui, lang: Lang, ed: &mut MappingEditor) -> bool {
         });
     }
     ui.label(RichText::new(format!("line_regex = {}", pattern.regex())).monospace());
+    if let Some(guess) = &ed.time_format {
+        time_format_ui(ui, lang, guess);
+    }
     changed
+}
+
+/// The `time_format` the date and time parts make, marked as a guess, with
+/// the sample's date as it reads it (a day-first or month-first date is
+/// where a guess may be wrong).
+fn time_format_ui(ui: &mut Ui, lang: Lang, guess: &TimeFormatGuess) {
+    ui.horizontal_wrapped(|ui| {
+        let value = toml::Value::String(guess.format.clone());
+        ui.label(RichText::new(format!("time_format = {value}")).monospace());
+        let read_as = guess.read_as.map_or_else(
+            || tr(lang, "date_unread").to_string(),
+            |d| match lang {
+                Lang::Zh => d.format("%Y年%-m月%-d日").to_string(),
+                Lang::En => d.format("%-d %B %Y").to_string(),
+            },
+        );
+        let text = trf(lang, "time_format_guess", &[&guess.date, &read_as]);
+        ui.label(RichText::new(text).weak());
+    });
 }
 
 /// A part of the sample line as the builder shows it: its role (`·` for
