@@ -37,11 +37,19 @@ const OTHER_KIND: u8 = 7;
 /// line of the holder's work too.
 pub(super) const BUSINESS_KIND: u8 = 8;
 
+/// A step that exactly one later step reads, at most this many times, is
+/// written out in that step instead of being a column of its own level
+/// ([`Program::merged`]): a subquery level fewer, for a little more text.
+const MERGE_MAX_USES: usize = 3;
+
+/// The longest step (bytes of text) [`Program::merged`] writes out in the
+/// step that reads it.
+const MERGE_MAX_LEN: usize = 2000;
+
 /// The program's steps, in order. A step (`def`) is a column of a subquery
 /// level; an inline step (`inline`) is written out where it is used (a
 /// field, a filter, a shift: cheap to compute again, and a level saved).
-/// [`Program::nest`] puts each step one level above the latest step it
-/// uses.
+/// [`Program::nest`] places the steps on levels ([`levels`]).
 #[derive(Default)]
 struct Program {
     /// `(name, expression with the inline steps written out, comment)`.
@@ -90,34 +98,55 @@ impl Program {
         self.inline.insert(name.to_string(), e);
     }
 
+    /// The steps with each step that exactly one later step reads (at most
+    /// [`MERGE_MAX_USES`] times, in at most [`MERGE_MAX_LEN`] bytes) and
+    /// the outer query does not written out in that step, in parentheses.
+    fn merged(&self, outer: &str) -> Vec<(String, String, Option<String>)> {
+        let outer_names = names_in(outer);
+        // Step name -> the index of the step reading it, once per reading.
+        let mut users: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (j, (_, expr, _)) in self.steps.iter().enumerate() {
+            for u in names_in(expr) {
+                users.entry(u).or_default().push(j);
+            }
+        }
+        let mut merged: HashMap<&str, String> = HashMap::new();
+        let mut out = Vec::new();
+        for (name, expr, note) in &self.steps {
+            let e = substitute(expr, &merged);
+            let one_reader = users
+                .get(name.as_str())
+                .is_some_and(|u| u.len() <= MERGE_MAX_USES && u.iter().all(|&j| j == u[0]));
+            if one_reader && e.len() <= MERGE_MAX_LEN && !outer_names.contains(&name.as_str()) {
+                merged.insert(name, e);
+            } else {
+                out.push((name.clone(), e, note.clone()));
+            }
+        }
+        out
+    }
+
     /// The program as nested SELECTs over `base` (which gives `_lr_key`
-    /// and `_lr_rows`), for an outer query whose text is `outer`: a step
-    /// sits one level above the latest step it uses, and each level passes
-    /// on only what a later level reads. ClickHouse writes an alias out at
-    /// each use within one SELECT, so a chain of steps in one SELECT grows
-    /// exponentially (18.16: "AST is too big"); a subquery's columns are
-    /// plain columns. Returns the nested text and the outer text with its
-    /// inline steps written out.
+    /// and `_lr_rows`), for an outer query whose text is `outer`: each
+    /// level passes on only what a later level reads. ClickHouse writes an
+    /// alias out at each use within one SELECT, so a chain of steps in one
+    /// SELECT grows exponentially (18.16: "AST is too big"); a subquery's
+    /// columns are plain columns. Returns the nested text and the outer
+    /// text with its inline steps written out.
     fn nest(&self, base: &str, outer: &str) -> (String, String) {
         let outer = self.expand(outer);
-        let mut level: HashMap<&str, usize> = HashMap::from([("_lr_key", 0), ("_lr_rows", 0)]);
-        let mut last_use: HashMap<&str, usize> = HashMap::new();
-        for (name, expr, _) in &self.steps {
-            let uses = names_in(expr);
-            let l = 1 + uses
-                .iter()
-                .filter_map(|u| level.get(u))
-                .max()
-                .copied()
-                .unwrap_or(0);
-            for u in uses {
-                let e = last_use.entry(u).or_insert(0);
-                *e = (*e).max(l);
-            }
-            level.insert(name, l);
-        }
+        let steps = self.merged(&outer);
+        let outer_names = names_in(&outer);
+        let level = levels(&steps, &outer_names);
         let top = level.values().copied().max().unwrap_or(0);
-        for u in names_in(&outer) {
+        let mut last_use: HashMap<&str, usize> = HashMap::new();
+        for (name, expr, _) in &steps {
+            for u in names_in(expr) {
+                let e = last_use.entry(u).or_insert(0);
+                *e = (*e).max(level[name.as_str()]);
+            }
+        }
+        for u in outer_names {
             last_use.insert(u, top + 1);
         }
         let mut text = base.to_string();
@@ -129,7 +158,7 @@ impl Program {
                 .collect();
             passed.sort_unstable();
             let mut cols: Vec<String> = passed.iter().map(|n| n.to_string()).collect();
-            for (name, expr, note) in &self.steps {
+            for (name, expr, note) in &steps {
                 if level.get(name.as_str()) == Some(&l) && last_use.contains_key(name.as_str()) {
                     let comment = note
                         .as_ref()
@@ -141,6 +170,62 @@ impl Program {
         }
         (text, outer)
     }
+}
+
+/// Each step's subquery level (`_lr_key` and `_lr_rows` are level 0, the
+/// outer query reads level `top`): as few levels as the steps' chain
+/// allows (a step at least one level above every step it uses), and each
+/// step as high as it can go, one level below the first level that reads
+/// it. ClickHouse 18.16 analyses a level once more for every level above
+/// it (each level's sample block is an analysis of the whole subquery
+/// below), so a step's planning costs in proportion to the levels above
+/// it: a step read only near the top is computed near the top.
+fn levels<'a>(
+    steps: &'a [(String, String, Option<String>)],
+    outer: &[&str],
+) -> HashMap<&'a str, usize> {
+    let mut level: HashMap<&str, usize> = HashMap::from([("_lr_key", 0), ("_lr_rows", 0)]);
+    for (name, expr, _) in steps {
+        let l = 1 + names_in(expr)
+            .iter()
+            .filter_map(|u| level.get(u))
+            .max()
+            .copied()
+            .unwrap_or(0);
+        level.insert(name, l);
+    }
+    let top = level.values().copied().max().unwrap_or(0);
+    for (name, _, _) in steps.iter().rev() {
+        let readers = steps
+            .iter()
+            .filter(|(_, e, _)| names_in(e).contains(&name.as_str()))
+            .filter_map(|(n, _, _)| level.get(n.as_str()).copied());
+        let outer_reads = outer.contains(&name.as_str()).then_some(top + 1);
+        if let Some(first) = readers.chain(outer_reads).min() {
+            level.insert(name, first - 1);
+        }
+    }
+    level
+}
+
+/// `expr` with every step `merged` holds written out, in parentheses.
+fn substitute(expr: &str, merged: &HashMap<&str, String>) -> String {
+    let mut out = String::with_capacity(expr.len());
+    let mut rest = expr;
+    while let Some((at, name)) = next_name(rest) {
+        out.push_str(&rest[..at]);
+        match merged.get(name) {
+            Some(m) => {
+                out.push('(');
+                out.push_str(m);
+                out.push(')');
+            }
+            None => out.push_str(name),
+        }
+        rest = &rest[at + name.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The first step name (`_lr_...`) in `text`: its offset and the name.
@@ -328,9 +413,11 @@ fn rows(p: &mut Program) {
         "_lr_kname",
         "arrayMap(x -> x.3, arrayFilter(x -> x.5 = 1, _lr_rows))",
     );
-    p.inline("_lr_n", "toInt64(length(_lr_t))");
-    p.inline("_lr_p", positions("_lr_t"));
-    p.inline("_lr_a", "arrayMap(x -> x = 1, _lr_k)");
+    // Read by most later steps: columns of their own, so the query does
+    // not repeat their text at each use (planning grows with it).
+    p.def("_lr_n", "toInt64(length(_lr_rows))");
+    p.def("_lr_p", positions("_lr_rows"));
+    p.def("_lr_a", "arrayMap(x -> x.5 = 1, _lr_rows)");
     p.inline(
         "_lr_del",
         zip("x, y", "x = 3 AND y != 0", &["_lr_k", "_lr_dl"]),
@@ -385,7 +472,11 @@ fn holds(p: &mut Program) {
         ("_lr_ktu", "_lr_tu"),
         ("_lr_khid", "_lr_hid"),
     ] {
-        p.inline(name, filter(src, "_lr_a"));
+        if matches!(name, "_lr_kttl" | "_lr_ktu") {
+            p.inline(name, filter(src, "_lr_a"));
+        } else {
+            p.def(name, filter(src, "_lr_a"));
+        }
     }
     p.def("_lr_m", "toInt64(length(_lr_kp))");
     p.inline("_lr_knp", next("_lr_kp", "toInt64(0)"));
@@ -421,7 +512,11 @@ fn holds(p: &mut Program) {
         (6, "_lr_sel"),
         (7, "_lr_sdel"),
     ] {
-        p.inline(name, field("_lr_srows", i));
+        if matches!(name, "_lr_sp" | "_lr_sk") {
+            p.def(name, field("_lr_srows", i));
+        } else {
+            p.inline(name, field("_lr_srows", i));
+        }
     }
     p.inline("_lr_sn", "toInt64(length(_lr_srows))");
     // The segments' starts, their positions and each row's segment number
@@ -438,7 +533,7 @@ fn holds(p: &mut Program) {
     );
     p.def("_lr_ssp", filter(&positions("_lr_sh"), "_lr_ss"));
     p.def("_lr_sidx", "arrayMap(x -> toInt64(x), arrayCumSum(_lr_ss))");
-    p.inline("_lr_sc", "arrayMap(x -> x >= 3 AND x <= 5, _lr_sk)");
+    p.def("_lr_sc", "arrayMap(x -> x.4 >= 3 AND x.4 <= 5, _lr_srows)");
 }
 
 /// §2 and §4 per hold, from its segment: its first closing line, the TTL
@@ -515,7 +610,7 @@ fn hold_lines(p: &mut Program, spec: &QuerySpec) {
         "_lr_klease",
         zip("x, y", "if(x >= 0, x, y)", &["_lr_kttl", "_lr_kttlr"]),
     );
-    p.inline(
+    p.def(
         "_lr_kwend",
         zip(
             "a, b, c",
