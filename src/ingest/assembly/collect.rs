@@ -377,25 +377,10 @@ impl<'o> Collector<'o> {
         let kind = kind.and_then(|k| if failed { failed_form(k) } else { Some(k) });
         let key = self.sym(b, line, rec, Role::Key);
         let holder = self.sym(b, line, rec, Role::Holder);
-        let kind = match kind {
-            Some(k) => k,
-            None if key.is_some() && holder.is_some() => EventKind::Activity,
-            None => {
-                self.info.lines_read += 1;
-                self.info.lines_skipped += 1;
-                self.evidence_of(b, line, rec, at_ns);
-                return;
-            }
+        let Some(mut e) = self.event_or_skip(b, (line, rec, at_ns), (kind, wrote), [key, holder])
+        else {
+            return;
         };
-
-        let source = SourceRef {
-            file: self.file,
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-        };
-        let mut e = Event::new(at_ns, kind, source);
-        e.set_says_it_wrote(kind == EventKind::Activity && wrote);
-        e.key = key;
-        e.holder = holder;
         e.host = self.sym(b, line, rec, Role::Host);
         e.thread = self.sym(b, line, rec, Role::Thread);
         if let Some(unit) = self.fields.get(Role::Ttl).map(|p| p.unit)
@@ -452,24 +437,10 @@ impl<'o> Collector<'o> {
         let kind = kind.and_then(|k| if failed { failed_form(k) } else { Some(k) });
         let key = self.planned_sym(b, line, rec, Role::Key, at(Role::Key));
         let holder = self.planned_sym(b, line, rec, Role::Holder, at(Role::Holder));
-        let kind = match kind {
-            Some(k) => k,
-            None if key.is_some() && holder.is_some() => EventKind::Activity,
-            None => {
-                self.info.lines_read += 1;
-                self.info.lines_skipped += 1;
-                self.evidence_of(b, line, rec, at_ns);
-                return;
-            }
+        let Some(mut e) = self.event_or_skip(b, (line, rec, at_ns), (kind, wrote), [key, holder])
+        else {
+            return;
         };
-        let source = SourceRef {
-            file: self.file,
-            line: u32::try_from(line).unwrap_or(u32::MAX),
-        };
-        let mut e = Event::new(at_ns, kind, source);
-        e.set_says_it_wrote(kind == EventKind::Activity && wrote);
-        e.key = key;
-        e.holder = holder;
         e.host = self.planned_sym(b, line, rec, Role::Host, at(Role::Host));
         e.thread = self.planned_sym(b, line, rec, Role::Thread, at(Role::Thread));
         if let Some(v) = at(Role::Ttl)
@@ -485,6 +456,38 @@ impl<'o> Collector<'o> {
             .map(|r| self.planned_sym(b, line, rec, r, at(r)));
         set_detail(&mut e, |r| at(r).cloned(), syms, failed);
         self.pushed(b, e, origin);
+    }
+
+    /// The event of a line read at `at_ns` whose kind is `kind` (`wrote`:
+    /// its name of no kind says it wrote), naming `key` and `holder`: a line
+    /// of no kind that names both is an [`EventKind::Activity`]; any other
+    /// is counted as skipped (and read for evidence), `None`.
+    fn event_or_skip(
+        &mut self,
+        b: &mut LogBuilder,
+        (line, rec, at_ns): (u64, &Record<'_>, i64),
+        (kind, wrote): (Option<EventKind>, bool),
+        [key, holder]: [Option<crate::model::Sym>; 2],
+    ) -> Option<Event> {
+        let kind = match kind {
+            Some(k) => k,
+            None if key.is_some() && holder.is_some() => EventKind::Activity,
+            None => {
+                self.info.lines_read += 1;
+                self.info.lines_skipped += 1;
+                self.evidence_of(b, line, rec, at_ns);
+                return None;
+            }
+        };
+        let source = SourceRef {
+            file: self.file,
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+        };
+        let mut e = Event::new(at_ns, kind, source);
+        e.set_says_it_wrote(kind == EventKind::Activity && wrote);
+        e.key = key;
+        e.holder = holder;
+        Some(e)
     }
 
     /// [`Collector::sym`] of the value `v` of `role` read from its slot:
