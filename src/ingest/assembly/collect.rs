@@ -383,14 +383,8 @@ impl<'o> Collector<'o> {
         };
         e.host = self.sym(b, line, rec, Role::Host);
         e.thread = self.sym(b, line, rec, Role::Thread);
-        if let Some(unit) = self.fields.get(Role::Ttl).map(|p| p.unit)
-            && let Some(v) = self.get(rec, Role::Ttl)
-        {
-            let ms = ttl_of(&v, unit, at_ns, self.tz);
-            e.set_ttl_ms(
-                ms.filter(|m| *m > 0.0 && *m < 9.0e15)
-                    .map(|m| m.round() as i64),
-            );
+        if let Some(v) = self.get(rec, Role::Ttl) {
+            self.set_ttl(&mut e, &v, at_ns);
         }
         self.detail(b, line, rec, &mut e);
         self.pushed(b, e, origin);
@@ -413,26 +407,11 @@ impl<'o> Collector<'o> {
             vals.get(usize::from(slots[role.index()]))
                 .and_then(Option::as_ref)
         };
-        let memo_hit = match at(Role::Time) {
-            Some(FieldValue::Str(t)) => self.memo.read(t),
-            _ => None,
+        let memo_hit = at(Role::Time).and_then(|t| self.memo_time(t));
+        let Some((at_ns, origin)) = memo_hit.or_else(|| self.time_of(b, line, rec)) else {
+            return;
         };
-        let (at_ns, origin) = match memo_hit {
-            Some(hit) => {
-                self.memo_hits += 1;
-                hit
-            }
-            None => match self.time_of(b, line, rec) {
-                Some(p) => p,
-                None => return,
-            },
-        };
-        let event_role = if self.fields.event_from_message {
-            Role::Message
-        } else {
-            Role::Event
-        };
-        let (kind, wrote) = self.kind_of_value(at(event_role));
+        let (kind, wrote) = self.kind_of_value(at(self.fields.event_role()));
         let failed = at(Role::Outcome).is_some_and(|v| outcome_of(&v.text()) == Some(false));
         let kind = kind.and_then(|k| if failed { failed_form(k) } else { Some(k) });
         let key = self.planned_sym(b, line, rec, Role::Key, at(Role::Key));
@@ -443,14 +422,8 @@ impl<'o> Collector<'o> {
         };
         e.host = self.planned_sym(b, line, rec, Role::Host, at(Role::Host));
         e.thread = self.planned_sym(b, line, rec, Role::Thread, at(Role::Thread));
-        if let Some(v) = at(Role::Ttl)
-            && let Some(unit) = self.fields.get(Role::Ttl).map(|p| p.unit)
-        {
-            let ms = ttl_of(v, unit, at_ns, self.tz);
-            e.set_ttl_ms(
-                ms.filter(|m| *m > 0.0 && *m < 9.0e15)
-                    .map(|m| m.round() as i64),
-            );
+        if let Some(v) = at(Role::Ttl) {
+            self.set_ttl(&mut e, v, at_ns);
         }
         let syms = [Role::Product, Role::OrderId, Role::Message]
             .map(|r| self.planned_sym(b, line, rec, r, at(r)));
@@ -488,6 +461,32 @@ impl<'o> Collector<'o> {
         e.key = key;
         e.holder = holder;
         Some(e)
+    }
+
+    /// The time of `tv` read by the memo of the last minute learned
+    /// ([`TimeMemo::read`]), counted; `None` when it is no text of that
+    /// minute and layout.
+    fn memo_time(&mut self, tv: &FieldValue<'_>) -> Option<(i64, TimeOrigin)> {
+        let FieldValue::Str(t) = tv else {
+            return None;
+        };
+        let hit = self.memo.read(t)?;
+        self.memo_hits += 1;
+        Some(hit)
+    }
+
+    /// Sets the TTL of `e` (read at `at_ns`) from the TTL field's value `v`
+    /// ([`ttl_of`] in the field's unit): kept when over 0 and under 9e15
+    /// ms.
+    fn set_ttl(&self, e: &mut Event, v: &FieldValue<'_>, at_ns: i64) {
+        let Some(unit) = self.fields.get(Role::Ttl).map(|p| p.unit) else {
+            return;
+        };
+        let ms = ttl_of(v, unit, at_ns, self.tz);
+        e.set_ttl_ms(
+            ms.filter(|m| *m > 0.0 && *m < 9.0e15)
+                .map(|m| m.round() as i64),
+        );
     }
 
     /// [`Collector::sym`] of the value `v` of `role` read from its slot:
@@ -593,11 +592,7 @@ impl<'o> Collector<'o> {
             return None;
         };
         let memo_on = self.plan.is_some();
-        if memo_on
-            && let FieldValue::Str(t) = &tv
-            && let Some(hit) = self.memo.read(t)
-        {
-            self.memo_hits += 1;
+        if memo_on && let Some(hit) = self.memo_time(&tv) {
             return Some(hit);
         }
         let parsed = match &tv {
@@ -717,12 +712,7 @@ impl<'o> Collector<'o> {
     /// the line wrote something ([`says_it_wrote`]).
     fn kind_of(&mut self, rec: &Record<'_>) -> (Option<EventKind>, bool) {
         let ev = if let Record::Slots { .. } = rec {
-            let role = if self.fields.event_from_message {
-                Role::Message
-            } else {
-                Role::Event
-            };
-            self.get(rec, role)
+            self.get(rec, self.fields.event_role())
         } else {
             self.fields.event().and_then(|ep| ep.value(rec))
         };

@@ -151,10 +151,16 @@ impl Fields {
 
     /// The event field (or the message field when there is no event field).
     pub fn event(&self) -> Option<&Pick> {
+        self.get(self.event_role())
+    }
+
+    /// The role whose field names the event: the message when no event
+    /// field exists and its words are read ([`Fields::event_from_message`]).
+    pub fn event_role(&self) -> Role {
         if self.event_from_message {
-            self.get(Role::Message)
+            Role::Message
         } else {
-            self.get(Role::Event)
+            Role::Event
         }
     }
 
