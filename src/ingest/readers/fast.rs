@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use serde_json::Number;
 
+use crate::ingest::readers::gaps::{Gaps, Place};
 use crate::ingest::records::record::FieldValue;
 
 /// Deeper than this, the general parser decides (it has its own limit).
@@ -24,83 +25,31 @@ pub(crate) fn scan_line<'a>(
     names: &[&str],
     out: &mut [Option<FieldValue<'a>>],
 ) -> bool {
-    scan::<false, KeyHints<'a>>(line, names, out, None, (usize::MAX, &mut None))
+    scan::<false, &'a [u8]>(line, names, out, None, (usize::MAX, &mut None))
 }
 
-/// The keys of the line read before, in order, each with its index in the
-/// wanted names (`None`: not wanted). The lines of one logger repeat their
-/// keys in one order, so a line's k-th key is first compared, quotes and
-/// all, with the k-th key of the line before: one comparison instead of a
-/// scan for the closing quote and a search of the names. A key
-/// kept here was read as a plain string, so the same bytes are one again.
-#[derive(Debug, Default)]
-pub(crate) struct KeyHints<'a> {
-    keys: Vec<(&'a str, Option<usize>)>,
-}
+/// The gaps of the lines read before ([`Gaps`]), borrowed from a text
+/// that outlives the scan of every line (a chunk of the file).
+pub(crate) type KeyHints<'a> = Gaps<&'a [u8]>;
 
-/// Where the scanner keeps the keys of the line before: [`KeyHints`]
-/// borrows them from a text that outlives the scan of every line (a chunk
-/// of the file), [`OwnedKeyHints`] copies them from a text that lives one
-/// line (an envelope's unescaped record).
-pub(crate) trait Hints<'a> {
-    /// The hint for the `k`-th key.
-    fn get(&self, k: usize) -> Option<(&str, Option<usize>)>;
+/// [`KeyHints`] for records that live one line each (an envelope's
+/// unescaped record): each gap is copied once, when first seen.
+pub(crate) type OwnedKeyHints = Gaps<Box<[u8]>>;
 
-    /// Keeps `key` and its slot as the hint for the `k`-th key. Keys come
-    /// in order and each line's k-th key follows its (k-1)-th, so `k` is
-    /// at most the number of hints kept.
-    fn set(&mut self, k: usize, key: &'a str, slot: Option<usize>);
-}
+/// What a gap table needs of the text that holds a gap's bytes.
+pub(crate) trait GapText<'a>: AsRef<[u8]> + From<&'a [u8]> {}
 
-impl<'a> Hints<'a> for KeyHints<'a> {
-    fn get(&self, k: usize) -> Option<(&str, Option<usize>)> {
-        self.keys.get(k).copied()
-    }
-
-    fn set(&mut self, k: usize, key: &'a str, slot: Option<usize>) {
-        match self.keys.get_mut(k) {
-            Some(h) => *h = (key, slot),
-            None => self.keys.push((key, slot)),
-        }
-    }
-}
-
-/// [`KeyHints`] for records that live one line each: the keys are copied,
-/// once, and kept while the lines repeat them (a key that changes is copied
-/// again). For an SLS `content` record the scan takes 4 237 instructions a
-/// line with them, 5 370 without (callgrind, docs/performance.md).
-#[derive(Debug, Default)]
-pub(crate) struct OwnedKeyHints {
-    keys: Vec<(Box<str>, Option<usize>)>,
-}
-
-impl<'a> Hints<'a> for OwnedKeyHints {
-    fn get(&self, k: usize) -> Option<(&str, Option<usize>)> {
-        self.keys.get(k).map(|(key, slot)| (&**key, *slot))
-    }
-
-    fn set(&mut self, k: usize, key: &'a str, slot: Option<usize>) {
-        match self.keys.get_mut(k) {
-            Some(h) => {
-                if *h.0 != *key {
-                    h.0 = key.into();
-                }
-                h.1 = slot;
-            }
-            None => self.keys.push((key.into(), slot)),
-        }
-    }
-}
+impl<'a, T: AsRef<[u8]> + From<&'a [u8]>> GapText<'a> for T {}
 
 /// [`scan_line`] with the keys of the line read before as hints; `hints`
 /// must be used with one `names` only.
-pub(crate) fn scan_line_hinted<'a, H: Hints<'a>>(
+pub(crate) fn scan_line_hinted<'a, T: GapText<'a>>(
     line: &'a str,
     names: &[&str],
     out: &mut [Option<FieldValue<'a>>],
-    hints: &mut H,
+    hints: &mut Gaps<T>,
 ) -> bool {
-    scan::<false, H>(line, names, out, Some(hints), (usize::MAX, &mut None))
+    scan::<false, T>(line, names, out, Some(hints), (usize::MAX, &mut None))
 }
 
 /// [`scan_line_hinted`] for an envelope (an SLS `content`, a Filebeat
@@ -117,7 +66,7 @@ pub(crate) fn scan_envelope<'a>(
     raw: usize,
 ) -> Option<String> {
     let mut text = None;
-    if !scan::<true, KeyHints<'a>>(line, names, out, Some(hints), (raw, &mut text)) {
+    if !scan::<true, &'a [u8]>(line, names, out, Some(hints), (raw, &mut text)) {
         return None;
     }
     text
@@ -128,11 +77,11 @@ pub(crate) fn scan_envelope<'a>(
 /// the string field `names[raw.0]` goes in `raw.1` (a constant, so that the
 /// plain scan pays nothing for it: a run-time test cost 136 instructions a
 /// line, callgrind).
-fn scan<'a, const ENVELOPE: bool, H: Hints<'a>>(
+fn scan<'a, const ENVELOPE: bool, T: GapText<'a>>(
     line: &'a str,
     names: &[&str],
     out: &mut [Option<FieldValue<'a>>],
-    mut hints: Option<&mut H>,
+    mut hints: Option<&mut Gaps<T>>,
     raw: (usize, &mut Option<String>),
 ) -> bool {
     for o in out.iter_mut() {
@@ -143,69 +92,49 @@ fn scan<'a, const ENVELOPE: bool, H: Hints<'a>>(
         s: line,
         i: 0,
     };
-    p.ws();
-    if !p.eat(b'{') {
-        return false;
-    }
-    p.ws();
-    if p.eat(b'}') {
-        p.ws();
-        return p.i == p.b.len();
-    }
-    // The key's position in the line.
-    let mut k = 0;
+    let mut place = Place::Start;
     loop {
-        p.ws();
-        let hint = hints.as_deref().and_then(|h| h.get(k));
-        let slot = match hint {
-            Some((key, slot)) if p.quoted(key) => slot,
-            _ => {
-                let Some(key) = p.plain_string() else {
-                    return false;
-                };
-                let slot = find_name(names, key);
-                if let Some(h) = hints.as_deref_mut() {
-                    h.set(k, key, slot);
-                }
+        // At the line's start or right after a value: the gap to the next
+        // value as learned before, else read and learned.
+        let learned = match hints.as_deref_mut() {
+            Some(h) => h.follow(place, &p.b[p.i..]),
+            None => None,
+        };
+        let slot = match learned {
+            Some((id, len, slot)) => {
+                p.i += len;
+                place = Place::After(id);
                 slot
             }
+            None => match p.gap(place == Place::Start) {
+                Gap::Key(from, key) => {
+                    let slot = find_name(names, key);
+                    if let Some(h) = hints.as_deref_mut() {
+                        place = h.learn(place, &p.b[from..p.i], slot);
+                    } else {
+                        place = Place::Lost;
+                    }
+                    slot
+                }
+                Gap::End => return p.i == p.b.len(),
+                Gap::Bad => return false,
+            },
         };
-        k += 1;
         p.ws();
-        if !p.eat(b':') {
+        if !p.value(slot, out, &mut *raw.1, ENVELOPE.then_some(raw.0)) {
             return false;
         }
-        p.ws();
-        match slot {
-            Some(slot) if ENVELOPE && slot == raw.0 => {
-                let Some(text) = p.unescaped_string() else {
-                    return false;
-                };
-                *raw.1 = Some(text);
-            }
-            Some(slot) => {
-                let Some(v) = p.wanted_value() else {
-                    return false;
-                };
-                // A repeated key: the last one wins, as in serde_json's map.
-                out[slot] = v;
-            }
-            None => {
-                if !p.skip_value(0) {
-                    return false;
-                }
-            }
-        }
-        p.ws();
-        if p.eat(b',') {
-            continue;
-        }
-        if p.eat(b'}') {
-            p.ws();
-            return p.i == p.b.len();
-        }
-        return false;
     }
+}
+
+/// What stands between a value (or a line's start) and the next value.
+enum Gap<'a> {
+    /// A key: where its gap starts, and its name.
+    Key(usize, &'a str),
+    /// The object's end, with only white space after it.
+    End,
+    /// Anything else: the general parser decides.
+    Bad,
 }
 
 /// A hash of a JSON line's shape: its keys in order and its brackets,
@@ -312,15 +241,69 @@ impl<'a> Scan<'a> {
         }
     }
 
-    /// Steps over `"key"` when the text here is exactly that.
-    fn quoted(&mut self, key: &str) -> bool {
-        let n = key.len();
-        let here = self.b.get(self.i..self.i + n + 2);
-        if here.is_some_and(|h| h[0] == b'"' && h[n + 1] == b'"' && &h[1..=n] == key.as_bytes()) {
-            self.i += n + 2;
+    /// Reads the gap before the next value (after a value, or at the line's
+    /// start when `start`): white space, `{` or `,`, a plain key, white
+    /// space, `:` and white space; or the object's end.
+    fn gap(&mut self, start: bool) -> Gap<'a> {
+        let from = self.i;
+        self.ws();
+        let end = if start {
+            if !self.eat(b'{') {
+                return Gap::Bad;
+            }
+            self.ws();
+            self.eat(b'}')
+        } else if self.eat(b',') {
+            false
+        } else if self.eat(b'}') {
             true
         } else {
-            false
+            return Gap::Bad;
+        };
+        if end {
+            self.ws();
+            return Gap::End;
+        }
+        self.ws();
+        let Some(key) = self.plain_string() else {
+            return Gap::Bad;
+        };
+        self.ws();
+        if !self.eat(b':') {
+            return Gap::Bad;
+        }
+        self.ws();
+        Gap::Key(from, key)
+    }
+
+    /// Reads the value of the key whose slot is `slot` into `out` (a wanted
+    /// field), into `raw_text` unescaped (the envelope's record field, slot
+    /// `raw`) or over it (not wanted). False to give up.
+    #[inline(always)]
+    fn value(
+        &mut self,
+        slot: Option<usize>,
+        out: &mut [Option<FieldValue<'a>>],
+        raw_text: &mut Option<String>,
+        raw: Option<usize>,
+    ) -> bool {
+        match slot {
+            Some(slot) if raw == Some(slot) => {
+                let Some(text) = self.unescaped_string() else {
+                    return false;
+                };
+                *raw_text = Some(text);
+                true
+            }
+            Some(slot) => {
+                let Some(v) = self.wanted_value() else {
+                    return false;
+                };
+                // A repeated key: the last one wins, as in serde_json's map.
+                out[slot] = v;
+                true
+            }
+            None => self.skip_value(0),
         }
     }
 
@@ -857,7 +840,7 @@ mod tests {
         /// sequence scanned with hints gives what it gives alone.
         #[test]
         fn hints_from_earlier_lines_change_no_result(
-            lines in proptest::collection::vec(line(), 1..6),
+            lines in proptest::collection::vec(line(), 1..12),
         ) {
             let mut hints = KeyHints::default();
             let mut owned = OwnedKeyHints::default();
@@ -907,22 +890,30 @@ mod tests {
     fn copied_hints_follow_keys_that_change_and_outlive_their_line() {
         let names = ["ts", "tsx"];
         let mut hints = OwnedKeyHints::default();
-        let mut read = |line: &str| {
+        let read = |line: &str, hints: &mut OwnedKeyHints| {
             let text = line.to_string();
             let mut out = vec![None; 2];
-            assert!(scan_line_hinted(&text, &names, &mut out, &mut hints));
+            assert!(scan_line_hinted(&text, &names, &mut out, hints));
             out.iter()
                 .map(|v| v.as_ref().map(|v| v.text().into_owned()))
                 .collect::<Vec<_>>()
         };
         let n = |v: i64| Some(v.to_string());
-        assert_eq!(read(r#"{"ts": 1, "tsx": 2}"#), [n(1), n(2)]);
-        assert_eq!(read(r#"{"tsx": 3, "ts": 4}"#), [n(4), n(3)]);
-        assert_eq!(read(r#"{"tsx": 5, "ts": 6, "x": 7}"#), [n(6), n(5)]);
-        assert_eq!(read(r#"{"x": 8, "ts": 9}"#), [n(9), None]);
-        assert_eq!(hints.keys.len(), 3);
-        assert_eq!(&*hints.keys[0].0, "x");
-        assert_eq!(hints.keys[1], ("ts".into(), Some(0)));
+        assert_eq!(read(r#"{"ts": 1, "tsx": 2}"#, &mut hints), [n(1), n(2)]);
+        assert_eq!(read(r#"{"tsx": 3, "ts": 4}"#, &mut hints), [n(4), n(3)]);
+        assert_eq!(
+            read(r#"{"tsx": 5, "ts": 6, "x": 7}"#, &mut hints),
+            [n(6), n(5)]
+        );
+        assert_eq!(read(r#"{"x": 8, "ts": 9}"#, &mut hints), [n(9), None]);
+        // Gaps: `{"ts": `, `, "tsx": `, `{"tsx": `, `, "ts": `, `, "x": `,
+        // `{"x": `; the lines again learn nothing new.
+        assert_eq!(hints.len(), 6);
+        assert_eq!(
+            read(r#"{"tsx": 5, "ts": 6, "x": 7}"#, &mut hints),
+            [n(6), n(5)]
+        );
+        assert_eq!(hints.len(), 6);
     }
 
     proptest::proptest! {

@@ -9,7 +9,8 @@
 //! files ([`parquet`], within [`parquet_bounds`]); pairs in a line's text ([`pairs`]); the record a string
 //! holds and a record's lock evidence ([`inner`]), the application's record
 //! inside an envelope's field ([`payload`]), the walk of a file's records by
-//! its reader ([`walk`]), the JSON Lines fast path ([`fast`]) and the sample
+//! its reader ([`walk`]), the JSON Lines fast path ([`fast`], the gaps between its
+//! fields learned in [`gaps`]) and the sample
 //! of first records that decides the fields ([`sample`]).
 
 pub(crate) mod container;
@@ -17,6 +18,7 @@ pub(crate) mod contest;
 pub(crate) mod csv;
 pub(crate) mod documents;
 pub(crate) mod fast;
+pub(crate) mod gaps;
 pub(crate) mod inner;
 pub(crate) mod json;
 pub(crate) mod lines;
