@@ -184,9 +184,13 @@ impl Program {
         let mut text = base.to_string();
         let mut l = 1;
         while l <= top {
+            let joined = if l < top {
+                step_cols(l, true)
+            } else {
+                Vec::new()
+            };
             let mut cols = passed_at(l);
-            if l < top {
-                let joined = step_cols(l, true);
+            if !joined.is_empty() {
                 cols = passed_at(l + 1);
                 cols.extend(step_cols(l + 1, false));
                 text = format!(
