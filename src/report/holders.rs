@@ -3,8 +3,6 @@
 //! first (thread, pod, host, worker), shortened the same way everywhere and
 //! never into a name another holder of the log shows.
 
-use std::collections::HashMap;
-
 use crate::analysis::Analysis;
 use crate::model::{LoadedLog, Sym};
 
@@ -185,23 +183,24 @@ const LEVELS: usize = 5;
 /// last level a label is its id, so it ends.
 pub fn holder_labels(holders: &[HolderParts<'_>]) -> Vec<String> {
     let affixes = common_affixes(holders.iter().filter(|p| is_token(p.id)).map(|p| p.id));
-    let hosts: std::collections::HashSet<&str> = holders.iter().map(|p| p.host).collect();
+    let hosts: foldhash::HashSet<&str> = holders.iter().map(|p| p.host).collect();
     let shared = Shared {
         affixes,
         one_host: hosts.len() <= 1,
     };
     let mut level = vec![0usize; holders.len()];
     let mut labels: Vec<String> = holders.iter().map(|p| label_at(p, 0, shared)).collect();
+    // Counted, not listed: a list per label cost an allocation for each of
+    // a big log's 400 000 holders at every level (with SipHash, a second of
+    // the window's open on the 1 M log).
     loop {
-        let mut seen: HashMap<&str, Vec<usize>> = HashMap::new();
-        for (i, l) in labels.iter().enumerate() {
-            seen.entry(l.as_str()).or_default().push(i);
+        let mut count: foldhash::HashMap<&str, u32> = foldhash::HashMap::default();
+        count.reserve(labels.len());
+        for l in &labels {
+            *count.entry(l.as_str()).or_default() += 1;
         }
-        let bump: Vec<usize> = seen
-            .into_values()
-            .filter(|v| v.len() > 1)
-            .flatten()
-            .filter(|&i| level[i] + 1 < LEVELS)
+        let bump: Vec<usize> = (0..labels.len())
+            .filter(|&i| level[i] + 1 < LEVELS && count.get(labels[i].as_str()) > Some(&1))
             .collect();
         if bump.is_empty() {
             return labels;
@@ -243,13 +242,14 @@ pub fn common_affixes<'a>(names: impl Iterator<Item = &'a str>) -> (usize, usize
 /// named by the thread and host of its first hold.
 #[derive(Clone, Debug, Default)]
 pub struct HolderNames {
-    labels: HashMap<Sym, String>,
+    labels: foldhash::HashMap<Sym, String>,
 }
 
 impl HolderNames {
     /// The names of the holders of `analysis`'s holds in `log`.
     pub fn of(log: &LoadedLog, analysis: &Analysis) -> HolderNames {
-        let mut first: HashMap<Sym, (Option<Sym>, Option<Sym>)> = HashMap::new();
+        let mut first: foldhash::HashMap<Sym, (Option<Sym>, Option<Sym>)> =
+            foldhash::HashMap::default();
         let mut order: Vec<Sym> = Vec::new();
         for l in analysis.leases.iter().chain(&analysis.server_view) {
             first.entry(l.holder).or_insert_with(|| {

@@ -227,26 +227,23 @@ fn load_in_phases(
         _ => analyze_counted(&log, settings, analysis),
     };
     crate::timing::phase("window/analyze", started);
-    // The playback's index and the timeline's display list both read the
-    // analysis only: built side by side; the step shown moves
-    // on to the display list once the index is done.
+    // The playback's index and the holders' labels both read the analysis
+    // only: made side by side, then the timeline's display list with those
+    // labels (each of index and display list made its own labels before:
+    // the labels were a fifth of the window's open on the 1 M log).
     set(Phase::Indexing);
     let started = std::time::Instant::now();
-    let ((index, (products, names)), model) = rayon::join(
+    let ((index, products), names) = rayon::join(
         || {
             let index = StateIndex::build(&log, &analysis, settings.unit_loss);
-            let products = ProductFinder::of(&log, &analysis);
-            let names = HolderNames::of(&log, &analysis);
-            crate::timing::phase("window/index", started);
-            set(Phase::Drawing);
-            (index, (products, names))
+            (index, ProductFinder::of(&log, &analysis))
         },
-        || {
-            let model = SwimlaneModel::build(&log, &analysis, filters);
-            crate::timing::phase("window/model", started);
-            model
-        },
+        || HolderNames::of(&log, &analysis),
     );
+    crate::timing::phase("window/index", started);
+    set(Phase::Drawing);
+    let model = SwimlaneModel::build_named(&log, &analysis, filters, &names);
+    crate::timing::phase("window/model", started);
     crate::timing::phase("window/index+model", started);
     let problems = crate::analysis::problems(&log, &analysis);
     Ok(LoadResult {
