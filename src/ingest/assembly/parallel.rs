@@ -49,7 +49,10 @@ const CHUNK_BYTES: usize = 8 << 20;
 ///
 /// Returns `Ok(false)`, with `builder` untouched, when the file does not
 /// qualify; the caller then reads it with
-/// [`read_source`](crate::ingest::read_source).
+/// [`read_source`](crate::ingest::read_source). Also when called on one
+/// of rayon's own threads: the chunk flow waits there for chunks parsed on
+/// the pool, and with every pool thread waiting so, none would be left to
+/// parse them.
 pub(crate) fn read_jsonl(
     path: &Path,
     name: &str,
@@ -57,6 +60,9 @@ pub(crate) fn read_jsonl(
     builder: &mut LogBuilder,
     progress: &Progress,
 ) -> Result<bool, IngestError> {
+    if rayon::current_thread_index().is_some() {
+        return Ok(false);
+    }
     read_jsonl_sized(path, name, opts, builder, progress, HEAD_BYTES, CHUNK_BYTES)
 }
 
@@ -991,6 +997,25 @@ mod tests {
             let got = parallel(text.as_bytes(), text.len() + 1, chunk).expect("qualifies");
             assert_same(&got, &want);
         }
+    }
+
+    #[test]
+    fn on_a_pool_thread_the_file_is_left_to_the_general_path() {
+        let mut f = tempfile::NamedTempFile::new().expect("temp file");
+        let line = "{\"ts\": \"2026-11-29T16:10:39.627+08:00\", \"event\": \"acquired\", \"lock_key\": \"k\", \"owner\": \"o\", \"ttl_ms\": 100}\n";
+        f.write_all(line.repeat(100).as_bytes()).expect("write");
+        let read = |b: &mut LogBuilder| {
+            let (opts, progress) = (IngestOptions::default(), Progress::default());
+            read_jsonl(f.path(), "t.jsonl", &opts, b, &progress).expect("read")
+        };
+        assert!(
+            read(&mut LogBuilder::new()),
+            "off the pool: the parallel path"
+        );
+        let mut b = LogBuilder::new();
+        let on_pool = rayon::scope(|_| read(&mut b));
+        assert!(!on_pool, "on a pool thread: the general path");
+        assert!(b.finish().events.is_empty(), "the builder untouched");
     }
 
     #[test]
