@@ -56,10 +56,12 @@ pairs = con.execute(
 oversold = con.execute(
     """
     SELECT coalesce(sum(greatest(0, sold - initial)), 0) FROM (
-        SELECT sku,
+        -- The product: its `sku` (bench/gen_jsonl.py), else its lock key
+        -- (the simulator's lines name no sku: one lock key a product).
+        SELECT coalesce(sku, lock_key) AS product,
                coalesce(sum(quantity) FILTER (WHERE event = 'order_created'), 0) AS sold,
                min(stock) FILTER (WHERE event = 'stock_initialized') AS initial
-        FROM ev WHERE sku IS NOT NULL GROUP BY sku)
+        FROM ev WHERE coalesce(sku, lock_key) IS NOT NULL GROUP BY product)
     WHERE initial IS NOT NULL
     """
 ).fetchone()[0]

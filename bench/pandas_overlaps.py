@@ -53,9 +53,12 @@ ttl = holds.ttl_ms.to_numpy()
 ok = (owner[ia] != owner[ib]) & ~np.isnan(ttl[ia].astype(float)) & (a[ia] + np.nan_to_num(ttl[ia].astype(float)) <= a[ib])
 pairs = int(ok.sum())
 
-biz = df[df.sku.notna()]
-sold = biz[biz.event == "order_created"].groupby("sku", observed=True).quantity.sum()
-initial = biz[biz.event == "stock_initialized"].groupby("sku", observed=True).stock.min()
+# The product: its `sku` (bench/gen_jsonl.py), else its lock key (the
+# simulator's lines name no sku: one lock key a product).
+df["product"] = df.sku.astype(object).where(df.sku.notna(), df.lock_key.astype(object))
+biz = df[df["product"].notna()]
+sold = biz[biz.event == "order_created"].groupby("product").quantity.sum()
+initial = biz[biz.event == "stock_initialized"].groupby("product").stock.min()
 p = pd.concat([sold.rename("sold"), initial.rename("initial")], axis=1).dropna(subset=["initial"])
 oversold = int((p.sold.fillna(0) - p.initial).clip(lower=0).sum())
 print(pairs, oversold)
