@@ -190,9 +190,8 @@ pub fn holder_labels(holders: &[HolderParts<'_>]) -> Vec<String> {
     };
     let mut level = vec![0usize; holders.len()];
     let mut labels: Vec<String> = holders.iter().map(|p| label_at(p, 0, shared)).collect();
-    // Counted, not listed: a list per label cost an allocation for each of
-    // a big log's 400 000 holders at every level (with SipHash, a second of
-    // the window's open on the 1 M log).
+    // Counted, not listed: a list per label would cost an allocation for
+    // each of a big log's hundreds of thousands of holders at every level.
     loop {
         let mut count: foldhash::HashMap<&str, u32> = foldhash::HashMap::default();
         count.reserve(labels.len());

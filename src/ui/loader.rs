@@ -229,8 +229,8 @@ fn load_in_phases(
     crate::timing::phase("window/analyze", started);
     // The playback's index and the holders' labels both read the analysis
     // only: made side by side, then the timeline's display list with those
-    // labels (each of index and display list made its own labels before:
-    // the labels were a fifth of the window's open on the 1 M log).
+    // labels, made once for both (they are a large share of the window's
+    // open on a big log).
     set(Phase::Indexing);
     let started = std::time::Instant::now();
     let ((index, products), names) = rayon::join(

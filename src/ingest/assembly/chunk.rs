@@ -255,16 +255,16 @@ fn text_line(
 }
 
 /// How one chunk's JSON lines are read: the fields wanted by the fast
-/// scanner with their values on the line at hand, the keys of the line
-/// before as hints, and an envelope's names and hints when the file's
-/// records sit in a payload field. Lines the scanner is not sure about take
+/// scanner with their values on the line at hand, the gaps between fields
+/// learned from the lines before as hints, and an envelope's names and
+/// hints when the file's records sit in a payload field. Lines the scanner is not sure about take
 /// the general parser; every way gives the same event.
 struct LineScan<'c, 'a> {
     names: Vec<&'c str>,
     vals: Vec<Option<FieldValue<'a>>>,
     hints: fast::KeyHints<'a>,
     by_role: &'c [Option<usize>],
-    /// The envelope's names and both records' key hints (the inner
+    /// The envelope's names and both records' gap hints (the inner
     /// record's copied: its text is unescaped per line).
     envelope: Option<EnvelopeNames<'c>>,
     env_hints: EnvelopeHints<'a>,
@@ -383,7 +383,7 @@ fn read_envelope<'a>(
     true
 }
 
-/// The key hints of an envelope's lines: the outer line's borrowed from the
+/// The gap hints of an envelope's lines: the outer line's borrowed from the
 /// chunk, the inner record's copied (its text lives one line).
 #[derive(Default)]
 struct EnvelopeHints<'a> {

@@ -448,12 +448,10 @@ fn starts_of<C: AsRef<[u8]>>(
 /// `start`: a reader thread hands line-aligned chunks (and where each
 /// starts) over a short queue; each chunk is parsed on the pool as soon as
 /// it arrives, and merged in file order on this thread as soon as it and
-/// every chunk before it are parsed. No batch waits for its slowest chunk:
-/// with two cores, batches of four left one idle at each batch's end and
-/// through the merge (1.43 cores busy on the 1 M log). At most
-/// `batch_len()` chunks are read and not yet merged (twice as many
-/// gave the same time and 30 MB more at the peak on the 1 M log). Returns where the
-/// file ends; `Ok(None)` when a chunk is not UTF-8.
+/// every chunk before it are parsed, so no core waits for a batch's slowest
+/// chunk or for the merge. At most `batch_len()` chunks are read and not
+/// yet merged, which bounds the memory in flight. Returns where the file
+/// ends; `Ok(None)` when a chunk is not UTF-8.
 fn parse_rest(
     path: &Path,
     f: UpToOpen,

@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde_json::Number;
 
-use crate::ingest::readers::gaps::{Gaps, Place};
+use crate::ingest::readers::gaps::{GapText, Gaps, Place};
 use crate::ingest::records::record::FieldValue;
 
 /// Deeper than this, the general parser decides (it has its own limit).
@@ -36,12 +36,7 @@ pub(crate) type KeyHints<'a> = Gaps<&'a [u8]>;
 /// unescaped record): each gap is copied once, when first seen.
 pub(crate) type OwnedKeyHints = Gaps<Box<[u8]>>;
 
-/// What a gap table needs of the text that holds a gap's bytes.
-pub(crate) trait GapText<'a>: AsRef<[u8]> + From<&'a [u8]> {}
-
-impl<'a, T: AsRef<[u8]> + From<&'a [u8]>> GapText<'a> for T {}
-
-/// [`scan_line`] with the keys of the line read before as hints; `hints`
+/// [`scan_line`] with the gaps of the lines read before as hints; `hints`
 /// must be used with one `names` only.
 pub(crate) fn scan_line_hinted<'a, T: GapText<'a>>(
     line: &'a str,

@@ -51,8 +51,6 @@ pub(crate) struct Gaps<T> {
     entries: Vec<Entry<T>>,
     /// The gaps seen at the start of a line, most recent first.
     start: [u32; 2],
-    /// Where a link from a place the table does not know goes (never read).
-    scratch: [u32; 2],
 }
 
 impl<T> Default for Gaps<T> {
@@ -60,14 +58,18 @@ impl<T> Default for Gaps<T> {
         Gaps {
             entries: Vec::new(),
             start: [NONE; 2],
-            scratch: [NONE; 2],
         }
     }
 }
 
 const NONE: u32 = u32::MAX;
 
-impl<'a, T: AsRef<[u8]> + From<&'a [u8]>> Gaps<T> {
+/// What a gap table needs of the text that holds a gap's bytes.
+pub(crate) trait GapText<'a>: AsRef<[u8]> + From<&'a [u8]> {}
+
+impl<'a, T: AsRef<[u8]> + From<&'a [u8]>> GapText<'a> for T {}
+
+impl<'a, T: GapText<'a>> Gaps<T> {
     /// The gap learned for `place` that `rest` (the line from here on)
     /// starts with: its entry, length and slot. `None` when neither of the
     /// two gaps last seen there is next in the line.
@@ -87,8 +89,10 @@ impl<'a, T: AsRef<[u8]> + From<&'a [u8]>> Gaps<T> {
             let gap = e.text.as_ref();
             if rest.get(..gap.len()).is_some_and(|r| same(r, gap)) {
                 let (len, slot) = (gap.len(), e.slot);
-                if k == 1 {
-                    self.successors(place).swap(0, 1);
+                if k == 1
+                    && let Some(next) = self.successors(place)
+                {
+                    next.swap(0, 1);
                 }
                 return Some((id, len, slot));
             }
@@ -96,26 +100,20 @@ impl<'a, T: AsRef<[u8]> + From<&'a [u8]>> Gaps<T> {
         None
     }
 
-    /// The gaps seen after `place`, to reorder or add to (a place
-    /// after a gap no longer kept has none: a scratch pair).
-    fn successors(&mut self, place: Place) -> &mut [u32; 2] {
+    /// The gaps seen after `place`, to reorder or add to; `None` after a
+    /// key the table does not keep.
+    fn successors(&mut self, place: Place) -> Option<&mut [u32; 2]> {
         match place {
-            Place::Start => &mut self.start,
-            Place::After(id) => match self.entries.get_mut(id as usize) {
-                Some(e) => &mut e.next,
-                None => &mut self.scratch,
-            },
-            Place::Lost => &mut self.scratch,
+            Place::Start => Some(&mut self.start),
+            Place::After(id) => self.entries.get_mut(id as usize).map(|e| &mut e.next),
+            Place::Lost => None,
         }
     }
 
     /// Keeps `gap` (just read at `place`, its key's slot `slot`) as the
     /// most recent gap seen there, and returns the place after its value.
     pub(crate) fn learn(&mut self, place: Place, gap: &'a [u8], slot: Option<usize>) -> Place {
-        let found = self
-            .entries
-            .iter()
-            .position(|e| e.text.as_ref().len() == gap.len() && e.text.as_ref() == gap);
+        let found = self.entries.iter().position(|e| same(e.text.as_ref(), gap));
         let id = match found {
             Some(id) => id as u32,
             None => {
@@ -131,8 +129,9 @@ impl<'a, T: AsRef<[u8]> + From<&'a [u8]>> Gaps<T> {
                 self.push(gap, slot)
             }
         };
-        let next = self.successors(place);
-        if next[0] != id {
+        if let Some(next) = self.successors(place)
+            && next[0] != id
+        {
             next[1] = next[0];
             next[0] = id;
         }
