@@ -104,11 +104,101 @@ fn token_part(id: &str, (prefix, suffix): (usize, usize), len: usize) -> String 
     out
 }
 
-/// The human part of a holder: its id when the id is a name, else its
-/// thread, else its host; empty for a token with neither.
-fn human<'a>(p: &HolderParts<'a>) -> &'a str {
+/// One holder, read once for every level of its label: its id, whether
+/// the id is a token, the human part ([`human_of`]), the host shown beside it
+/// (empty when every holder runs on one host) and which distinct pair of
+/// those two it has (an index into [`NameParts`]).
+struct Prepared<'a> {
+    id: &'a str,
+    token: bool,
+    pair: u32,
+}
+
+/// The name parts of each distinct pair of human part and host, at each
+/// level that shows them: a log's hundreds of thousands of holders share a
+/// few hundred threads and hosts, so each is shortened once, not once per
+/// holder and level.
+struct NameParts<'a> {
+    pairs: Vec<(&'a str, &'a str)>,
+    /// `parts[level][pair]`: levels 0 to 3 ([`name_part`]).
+    parts: [Vec<String>; 4],
+}
+
+/// The name part of human part `h` beside `host` at `level` 0 to 3: the
+/// last words of `h` at level 0, then `h@host` shortened less at each
+/// level, whole at level 3.
+fn name_part(h: &str, host: &str, level: usize) -> String {
+    let (n, m) = match level {
+        0 => return last_words(h, SHORT_HUMAN),
+        1 => (SHORT_HUMAN, SHORT_HOST),
+        2 => (LONG_HUMAN, LONG_HUMAN),
+        _ => (usize::MAX, usize::MAX),
+    };
+    match host {
+        "" => shorten(h, n),
+        host => format!("{}@{}", shorten(h, n), shorten(host, m)),
+    }
+}
+
+impl<'a> NameParts<'a> {
+    /// Each holder of `holders` prepared, and the name parts of their
+    /// distinct pairs; no host is shown when every holder runs on
+    /// `one_host` (it tells none apart).
+    fn of(holders: &[HolderParts<'a>], one_host: bool) -> (Vec<Prepared<'a>>, NameParts<'a>) {
+        let mut ids: foldhash::HashMap<(&'a str, &'a str), u32> = foldhash::HashMap::default();
+        let mut pairs = Vec::new();
+        let prepared = holders
+            .iter()
+            .map(|p| {
+                let token = is_token(p.id);
+                let h = human_of(p, token);
+                let host = if one_host { "" } else { host_beside(p, h) };
+                let pair = *ids.entry((h, host)).or_insert_with(|| {
+                    pairs.push((h, host));
+                    (pairs.len() - 1) as u32
+                });
+                Prepared { id: p.id, token, pair }
+            })
+            .collect();
+        let level = |l: usize| pairs.iter().map(|&(h, host)| name_part(h, host, l)).collect();
+        let parts = [level(0), level(1), level(2), level(3)];
+        (prepared, NameParts { pairs, parts })
+    }
+
+    /// Holder `p`'s label at `level` (0 the shortest, [`LEVELS`] - 1 the
+    /// id itself).
+    fn label(&self, p: &Prepared<'_>, level: usize, affixes: (usize, usize)) -> String {
+        let pair = p.pair as usize;
+        let h = self.pairs[pair].0;
+        let name = |l: usize| self.parts[l][pair].as_str();
+        let with_token = |name: &str, len: usize| match (p.token, name.is_empty()) {
+            (false, _) => name.to_string(),
+            (true, true) => token_part(p.id, affixes, len),
+            (true, false) => {
+                let mut out = String::with_capacity(name.len() + len + 8);
+                out.push_str(name);
+                out.push(' ');
+                out.push_str(&token_part(p.id, affixes, len));
+                out
+            }
+        };
+        match level {
+            0 if h.is_empty() => token_part(p.id, affixes, 6),
+            0 => name(0).to_string(),
+            1 => with_token(name(1), 4),
+            2 => with_token(name(2), 8),
+            3 => with_token(name(3), 12),
+            _ => p.id.to_string(),
+        }
+    }
+}
+
+/// The human part of a holder whose id is a `token` or not: its id when
+/// the id is a name, else its thread, else its host; empty for a token
+/// with neither.
+fn human_of<'a>(p: &HolderParts<'a>, token: bool) -> &'a str {
     let useful = |s: &str| !s.is_empty() && s != p.id;
-    if !is_token(p.id) {
+    if !token {
         p.id
     } else if useful(p.thread) {
         p.thread
@@ -119,48 +209,12 @@ fn human<'a>(p: &HolderParts<'a>) -> &'a str {
     }
 }
 
-/// The host beside a human part that is a thread, when there is one.
-fn host_of<'a>(p: &HolderParts<'a>) -> &'a str {
-    let h = human(p);
+/// The host beside a human part `h` that is a thread, when there is one.
+fn host_beside<'a>(p: &HolderParts<'a>, h: &str) -> &'a str {
     if !h.is_empty() && h == p.thread && p.host != p.id && p.host != h {
         p.host
     } else {
         ""
-    }
-}
-
-/// What the labels of one log share: the characters every token id
-/// starts and ends with, and whether every holder runs on one host (which
-/// then tells none apart).
-#[derive(Clone, Copy)]
-struct Shared {
-    affixes: (usize, usize),
-    one_host: bool,
-}
-
-/// Holder `p`'s label at `level` (0 the shortest, [`LEVELS`] - 1 the id
-/// itself).
-fn label_at(p: &HolderParts<'_>, level: usize, shared: Shared) -> String {
-    let affixes = shared.affixes;
-    let h = human(p);
-    let host = if shared.one_host { "" } else { host_of(p) };
-    let token = is_token(p.id);
-    let at_host = |n: usize, m: usize| match host {
-        "" => shorten(h, n),
-        host => format!("{}@{}", shorten(h, n), shorten(host, m)),
-    };
-    let with_token = |name: String, len: usize| match (token, name.is_empty()) {
-        (false, _) => name,
-        (true, true) => token_part(p.id, affixes, len),
-        (true, false) => format!("{name} {}", token_part(p.id, affixes, len)),
-    };
-    match level {
-        0 if h.is_empty() => token_part(p.id, affixes, 6),
-        0 => last_words(h, SHORT_HUMAN),
-        1 => with_token(at_host(SHORT_HUMAN, SHORT_HOST), 4),
-        2 => with_token(at_host(LONG_HUMAN, LONG_HUMAN), 8),
-        3 => with_token(at_host(usize::MAX, usize::MAX), 12),
-        _ => p.id.to_string(),
     }
 }
 
@@ -174,22 +228,23 @@ fn shorten(name: &str, max: usize) -> String {
     }
 }
 
-/// Levels of [`label_at`]; the last is the id, which no other holder has.
+/// Levels of a label; the last is the id, which no other holder has.
 const LEVELS: usize = 5;
 
+/// Holders from which the labels are made on rayon's pool.
+const PARALLEL_MIN: usize = 4096;
+
 /// The label of each of `holders` (ids distinct), in their order: the
-/// shortest level of [`label_at`] that no other holder shows. Holders
-/// whose labels meet move up a level together until none meet; at the
-/// last level a label is its id, so it ends.
+/// shortest level that no other holder shows. Holders whose labels meet
+/// move up a level together until none meet; at the last level a label is
+/// its id, so it ends.
 pub fn holder_labels(holders: &[HolderParts<'_>]) -> Vec<String> {
     let affixes = common_affixes(holders.iter().filter(|p| is_token(p.id)).map(|p| p.id));
     let hosts: foldhash::HashSet<&str> = holders.iter().map(|p| p.host).collect();
-    let shared = Shared {
-        affixes,
-        one_host: hosts.len() <= 1,
-    };
+    let (prepared, names) = NameParts::of(holders, hosts.len() <= 1);
+    let at = |i: usize, level: usize| names.label(&prepared[i], level, affixes);
     let mut level = vec![0usize; holders.len()];
-    let mut labels: Vec<String> = holders.iter().map(|p| label_at(p, 0, shared)).collect();
+    let mut labels: Vec<String> = made(holders.len(), |i| at(i, 0));
     // Counted, not listed: a list per label would cost an allocation for
     // each of a big log's hundreds of thousands of holders at every level.
     loop {
@@ -204,82 +259,152 @@ pub fn holder_labels(holders: &[HolderParts<'_>]) -> Vec<String> {
         if bump.is_empty() {
             return labels;
         }
-        for i in bump {
+        let next = made(bump.len(), |j| at(bump[j], level[bump[j]] + 1));
+        for (i, label) in bump.into_iter().zip(next) {
             level[i] += 1;
-            labels[i] = label_at(&holders[i], level[i], shared);
+            labels[i] = label;
         }
     }
 }
 
+/// `f(0..n)` in order, on rayon's pool when `n` is large.
+fn made(n: usize, f: impl Fn(usize) -> String + Sync + Send) -> Vec<String> {
+    use rayon::prelude::*;
+    if n < PARALLEL_MIN {
+        (0..n).map(f).collect()
+    } else {
+        (0..n).into_par_iter().map(f).collect()
+    }
+}
+
 /// The lengths (in chars) of the prefix and the suffix all of `names`
-/// share; `(0, 0)` for fewer than two names.
-pub fn common_affixes<'a>(names: impl Iterator<Item = &'a str>) -> (usize, usize) {
-    let names: Vec<Vec<char>> = names.map(|n| n.chars().collect()).collect();
-    let Some((first, rest)) = names.split_first() else {
+/// share; `(0, 0)` for fewer than two names. Each name is compared with the
+/// first where they could still share more, without copying it (a big log
+/// has hundreds of thousands).
+pub fn common_affixes<'a>(mut names: impl Iterator<Item = &'a str>) -> (usize, usize) {
+    let Some(first) = names.next() else {
         return (0, 0);
     };
-    if rest.is_empty() {
+    let mut shortest = first.chars().count();
+    let (mut prefix, mut suffix) = (shortest, shortest);
+    let mut others = 0usize;
+    for n in names {
+        others += 1;
+        shortest = shortest.min(n.chars().count());
+        if prefix > 0 {
+            prefix = prefix.min(first.chars().zip(n.chars()).take_while(|(a, b)| a == b).count());
+        }
+        if suffix > 0 {
+            let same = first.chars().rev().zip(n.chars().rev());
+            suffix = suffix.min(same.take_while(|(a, b)| a == b).count());
+        }
+    }
+    if others == 0 {
         return (0, 0);
     }
-    let shortest = names.iter().map(Vec::len).min().unwrap_or(0);
-    let same = |i: usize, at: &dyn Fn(&Vec<char>) -> char| {
-        let c = at(first);
-        rest.iter().all(|n| at(n) == c) && i < shortest
-    };
-    let mut prefix = 0;
-    while prefix < shortest && same(prefix, &|n| n[prefix]) {
-        prefix += 1;
-    }
-    let mut suffix = 0;
-    while suffix < shortest - prefix && same(suffix, &|n| n[n.len() - 1 - suffix]) {
-        suffix += 1;
-    }
-    (prefix, suffix)
+    let prefix = prefix.min(shortest);
+    (prefix, suffix.min(shortest - prefix))
 }
 
 /// The labels of every holder of a log ([`holder_labels`]), each holder
 /// named by the thread and host of its first hold.
 #[derive(Clone, Debug, Default)]
 pub struct HolderNames {
-    labels: foldhash::HashMap<Sym, String>,
+    /// For each string of the log by [`Sym::index`], its label's place in
+    /// `labels` plus one; 0 for a string that names no holder. Dense: the
+    /// timeline asks for a label per lease, hundreds of thousands a load.
+    slot: Vec<u32>,
+    labels: Vec<String>,
 }
 
 impl HolderNames {
     /// The names of the holders of `analysis`'s holds in `log`.
     pub fn of(log: &LoadedLog, analysis: &Analysis) -> HolderNames {
-        let mut first: foldhash::HashMap<Sym, (Option<Sym>, Option<Sym>)> =
-            foldhash::HashMap::default();
-        let mut order: Vec<Sym> = Vec::new();
+        let mut slot = vec![0u32; log.strings.len()];
+        let mut order: Vec<(Sym, Option<Sym>, Option<Sym>)> = Vec::new();
         for l in analysis.leases.iter().chain(&analysis.server_view) {
-            first.entry(l.holder).or_insert_with(|| {
-                order.push(l.holder);
-                (l.thread, l.host)
-            });
+            if let Some(s) = slot.get_mut(l.holder.index()).filter(|s| **s == 0) {
+                order.push((l.holder, l.thread, l.host));
+                *s = order.len() as u32;
+            }
         }
         let s = |sym: Option<Sym>| sym.map_or("", |x| log.strings.get(x));
         let parts: Vec<HolderParts<'_>> = order
             .iter()
-            .map(|h| HolderParts {
-                id: log.strings.get(*h),
-                thread: s(first[h].0),
-                host: s(first[h].1),
+            .map(|&(h, thread, host)| HolderParts {
+                id: log.strings.get(h),
+                thread: s(thread),
+                host: s(host),
             })
             .collect();
-        let labels = holder_labels(&parts);
         HolderNames {
-            labels: order.into_iter().zip(labels).collect(),
+            slot,
+            labels: holder_labels(&parts),
         }
     }
 
     /// The label of `holder`; `None` for a holder with no hold.
     pub fn get(&self, holder: Sym) -> Option<&str> {
-        self.labels.get(&holder).map(String::as_str)
+        let at = (*self.slot.get(holder.index())? as usize).checked_sub(1)?;
+        self.labels.get(at).map(String::as_str)
     }
 
     /// The label of `holder`, else its id in `log`.
     pub fn label<'a>(&'a self, log: &'a LoadedLog, holder: Sym) -> &'a str {
         self.get(holder).unwrap_or_else(|| log.strings.get(holder))
     }
+    /// The labels as bytes for the result cache (`.lrn`,
+    /// `pipeline::results`): each holder's string index and its label,
+    /// in the labels' order (bitcode).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut holders = vec![0u32; self.labels.len()];
+        for (index, &s) in self.slot.iter().enumerate() {
+            if let Some(h) = (s as usize).checked_sub(1).and_then(|at| holders.get_mut(at)) {
+                *h = index as u32;
+            }
+        }
+        bitcode::encode(&StoredNames {
+            holders,
+            labels: self.labels.clone(),
+        })
+    }
+
+    /// Labels [`HolderNames::encode`] made, for holders of `log`.
+    ///
+    /// # Errors
+    /// Bytes that do not decode, or name a string `log` does not have, or
+    /// one twice, or give a holder an empty label, in a few words.
+    pub fn decode(bytes: &[u8], log: &LoadedLog) -> Result<HolderNames, String> {
+        let stored: StoredNames =
+            bitcode::decode(bytes).map_err(|e| format!("labels that do not decode ({e})"))?;
+        if stored.holders.len() != stored.labels.len() {
+            return Err("as many labels as holders it does not have".into());
+        }
+        if stored.labels.iter().any(String::is_empty) {
+            return Err("a holder with an empty label".into());
+        }
+        let mut slot = vec![0u32; log.strings.len()];
+        for (at, &index) in stored.holders.iter().enumerate() {
+            match slot.get_mut(index as usize) {
+                Some(s) if *s == 0 => *s = at as u32 + 1,
+                Some(_) => return Err("a holder labelled twice".into()),
+                None => return Err("a holder the log does not have".into()),
+            }
+        }
+        Ok(HolderNames {
+            slot,
+            labels: stored.labels,
+        })
+    }
+}
+
+/// [`HolderNames`] as kept in the result cache.
+#[derive(bitcode::Encode, bitcode::Decode)]
+struct StoredNames {
+    /// Each holder's [`Sym::index`].
+    holders: Vec<u32>,
+    /// Its label, in the same order.
+    labels: Vec<String>,
 }
 
 #[cfg(test)]
@@ -293,6 +418,162 @@ mod tests {
     fn unique(labels: &[String]) -> bool {
         let set: std::collections::HashSet<&String> = labels.iter().collect();
         set.len() == labels.len()
+    }
+
+    /// The labelling as it was before the name parts were shared (the
+    /// reference the faster one must equal): every label made from
+    /// scratch at each level.
+    fn reference_labels(holders: &[HolderParts<'_>]) -> Vec<String> {
+        let affixes = common_affixes(holders.iter().filter(|p| is_token(p.id)).map(|p| p.id));
+        let hosts: std::collections::HashSet<&str> = holders.iter().map(|p| p.host).collect();
+        let one_host = hosts.len() <= 1;
+        let label_at = |p: &HolderParts<'_>, level: usize| {
+            let token = is_token(p.id);
+            let h = human_of(p, token);
+            let host = if one_host { "" } else { host_beside(p, h) };
+            let at_host = |n: usize, m: usize| match host {
+                "" => shorten(h, n),
+                host => format!("{}@{}", shorten(h, n), shorten(host, m)),
+            };
+            let with_token = |name: String, len: usize| match (token, name.is_empty()) {
+                (false, _) => name,
+                (true, true) => token_part(p.id, affixes, len),
+                (true, false) => format!("{name} {}", token_part(p.id, affixes, len)),
+            };
+            match level {
+                0 if h.is_empty() => token_part(p.id, affixes, 6),
+                0 => last_words(h, SHORT_HUMAN),
+                1 => with_token(at_host(SHORT_HUMAN, SHORT_HOST), 4),
+                2 => with_token(at_host(LONG_HUMAN, LONG_HUMAN), 8),
+                3 => with_token(at_host(usize::MAX, usize::MAX), 12),
+                _ => p.id.to_string(),
+            }
+        };
+        let mut level = vec![0usize; holders.len()];
+        let mut labels: Vec<String> = holders.iter().map(|p| label_at(p, 0)).collect();
+        loop {
+            let mut count: std::collections::HashMap<&str, u32> = Default::default();
+            for l in &labels {
+                *count.entry(l.as_str()).or_default() += 1;
+            }
+            let bump: Vec<usize> = (0..labels.len())
+                .filter(|&i| level[i] + 1 < LEVELS && count[labels[i].as_str()] > 1)
+                .collect();
+            if bump.is_empty() {
+                return labels;
+            }
+            for i in bump {
+                level[i] += 1;
+                labels[i] = label_at(&holders[i], level[i]);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Holders drawn from a few ids, threads and hosts (tokens and
+        /// names, shared and not), many enough to take the parallel path.
+        #[test]
+        fn shared_name_parts_label_as_the_reference_does(
+            picks in proptest::collection::vec((0usize..6, 0usize..5, 0usize..4, 0u32..100_000), 1..40),
+            many in proptest::bool::ANY,
+        ) {
+            let stems = ["worker-", "3c5e0f3af8b511ef9a1d0242ac12", "9b21aa03-f8b5-11ef-9a1d-", "x", "order-worker-36", "ab"];
+            let threads = ["", "http-nio-8080-exec-3", "pool-1-thread-12", "a-very-long-thread-name-of-the-pool-7", "main"];
+            let hosts = ["", "web-02", "inventory-service-7d9f8-x2k4p", "web-03"];
+            let repeat = if many { PARALLEL_MIN / picks.len() + 1 } else { 1 };
+            let mut seen = std::collections::HashSet::new();
+            let mut ids = Vec::new();
+            for r in 0..repeat {
+                for (k, &(stem, thread, host, n)) in picks.iter().enumerate() {
+                    let id = format!("{}{:x}", stems[stem], n as usize * 7919 + r * 131 + k);
+                    if seen.insert(id.clone()) {
+                        ids.push((id, threads[thread], hosts[host]));
+                    }
+                }
+            }
+            let holders: Vec<HolderParts<'_>> =
+                ids.iter().map(|(id, t, h)| parts(id, t, h)).collect();
+            proptest::prop_assert_eq!(holder_labels(&holders), reference_labels(&holders));
+        }
+    }
+
+    /// The affixes as they were found before (every name copied into
+    /// characters): the reference [`common_affixes`] must equal.
+    fn reference_affixes(names: &[&str]) -> (usize, usize) {
+        let names: Vec<Vec<char>> = names.iter().map(|n| n.chars().collect()).collect();
+        let Some((first, rest)) = names.split_first() else {
+            return (0, 0);
+        };
+        if rest.is_empty() {
+            return (0, 0);
+        }
+        let shortest = names.iter().map(Vec::len).min().unwrap_or(0);
+        let same = |i: usize, at: &dyn Fn(&Vec<char>) -> char| {
+            let c = at(first);
+            rest.iter().all(|n| at(n) == c) && i < shortest
+        };
+        let mut prefix = 0;
+        while prefix < shortest && same(prefix, &|n| n[prefix]) {
+            prefix += 1;
+        }
+        let mut suffix = 0;
+        while suffix < shortest - prefix && same(suffix, &|n| n[n.len() - 1 - suffix]) {
+            suffix += 1;
+        }
+        (prefix, suffix)
+    }
+
+    proptest::proptest! {
+        /// Names over a small alphabet (so that they share affixes),
+        /// CJK included, equal ones and empty ones too.
+        #[test]
+        fn affixes_are_found_as_the_reference_finds_them(
+            names in proptest::collection::vec("[ab锁]{0,6}", 0..8),
+        ) {
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            proptest::prop_assert_eq!(
+                common_affixes(names.iter().copied()),
+                reference_affixes(&names)
+            );
+        }
+    }
+
+    #[test]
+    fn labels_kept_read_back_whole_and_damaged_ones_are_refused() {
+        let mut b = crate::model::LogBuilder::new();
+        crate::ingest::read_source(
+            "seed-incident.jsonl",
+            &include_bytes!("../../sample-logs/seed-incident.jsonl")[..],
+            &crate::ingest::IngestOptions::default(),
+            &mut b,
+            &crate::ingest::Progress::default(),
+        )
+        .expect("seed loads");
+        let log = b.finish();
+        let a = crate::analysis::analyze(&log, &crate::analysis::Settings::default());
+        let names = HolderNames::of(&log, &a);
+        assert!(names.labels.len() > 100, "{}", names.labels.len());
+        let back = HolderNames::decode(&names.encode(), &log).expect("decodes");
+        assert_eq!(back.slot, names.slot);
+        assert_eq!(back.labels, names.labels);
+        for l in &a.leases {
+            assert_eq!(back.get(l.holder), names.get(l.holder));
+            assert!(back.get(l.holder).is_some());
+        }
+        let refused = |stored: StoredNames| {
+            HolderNames::decode(&bitcode::encode(&stored), &log).err().unwrap_or_default()
+        };
+        let first = a.leases[0].holder.index() as u32;
+        let two = |holders: Vec<u32>, labels: [&str; 2]| StoredNames {
+            holders,
+            labels: labels.iter().map(|l| l.to_string()).collect(),
+        };
+        assert!(refused(two(vec![first, first], ["a", "b"])).contains("twice"));
+        assert!(refused(two(vec![first, u32::MAX], ["a", "b"])).contains("does not have"));
+        assert!(refused(two(vec![first, first + 1], ["a", ""])).contains("empty label"));
+        assert!(refused(two(vec![first], ["a", "b"])).contains("as many labels"));
+        assert!(HolderNames::decode(&[1, 2, 3], &log).is_err());
     }
 
     #[test]

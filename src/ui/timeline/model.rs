@@ -2,7 +2,10 @@
 //! windows and sales as plain data in seconds since the first event, built
 //! from the [`Analysis`] only when the data or the filters change.
 
-use std::collections::{HashMap, HashSet};
+// foldhash's maps: the display list looks up a lane per lease and a mark
+// per lease id, hundreds of thousands a load, where SipHash cost a tenth
+// of the build (perf, the 1 M simulator log).
+use foldhash::{HashMap, HashSet};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -412,7 +415,7 @@ impl Shared<'_> {
     ) -> (Vec<GroupParts>, HashMap<Sym, usize>) {
         let a = self.analysis;
         let mut parts: Vec<GroupParts> = Vec::new();
-        let mut group_of_key: HashMap<Sym, usize> = HashMap::new();
+        let mut group_of_key: HashMap<Sym, usize> = HashMap::default();
         for l in a
             .leases
             .iter()
@@ -464,8 +467,8 @@ impl Shared<'_> {
             lane_h: LANE_H,
         };
         // The lane of each holder; host and thread names shared by lanes.
-        let mut lane_of: HashMap<Sym, usize> = HashMap::new();
-        let mut names: HashMap<Sym, Arc<str>> = HashMap::new();
+        let mut lane_of: HashMap<Sym, usize> = HashMap::default();
+        let mut names: HashMap<Sym, Arc<str>> = HashMap::default();
         let mut shared_name = |sym: Option<Sym>| -> Arc<str> {
             sym.map(|s| {
                 names
@@ -478,8 +481,8 @@ impl Shared<'_> {
         for &id in &parts.leases {
             let l = &a.leases[id];
             let lane = *lane_of.entry(l.holder).or_insert_with(|| {
-                let mut lane = self.lane_named(self.name(l.holder));
-                lane.label = self.names.label(self.log, l.holder).to_string();
+                let label = self.names.label(self.log, l.holder).to_string();
+                let mut lane = self.lane_named(self.name(l.holder), label);
                 lane.host = shared_name(l.host);
                 lane.thread = shared_name(l.thread);
                 g.lanes.push(lane);
@@ -495,7 +498,7 @@ impl Shared<'_> {
         if !parts.server.is_empty() {
             // What the server itself held, first; the holders' lanes move
             // down one.
-            let mut server = self.lane_named(SERVER_LANE.to_string());
+            let mut server = self.lane_named(SERVER_LANE.to_string(), SERVER_LANE.to_string());
             for &i in &parts.server {
                 let mut bar = self.lease_bar(&a.server_view[i], false, false);
                 // Its holder's zombie part is the application's: the server
@@ -620,9 +623,9 @@ impl Shared<'_> {
         }
     }
 
-    fn lane_named(&self, holder: String) -> Lane {
+    fn lane_named(&self, holder: String, label: String) -> Lane {
         Lane {
-            label: holder.clone(),
+            label,
             holder,
             host: Arc::default(),
             thread: Arc::default(),
@@ -760,10 +763,12 @@ impl SwimlaneModel {
                 .filter(|f| f.kind == FindingKind::NearMiss)
                 .filter_map(|f| f.lease)
                 .collect(),
-            in_overlap: Incident::holds_in_overlaps(&analysis.incidents),
-            incident_of_overlap: HashMap::new(),
-            incidents_per_key: HashMap::new(),
-            cited: HashMap::new(),
+            in_overlap: Incident::holds_in_overlaps(&analysis.incidents)
+                .into_iter()
+                .collect(),
+            incident_of_overlap: HashMap::default(),
+            incidents_per_key: HashMap::default(),
+            cited: HashMap::default(),
             names,
         };
         for c in &analysis.citations {
