@@ -52,8 +52,9 @@ const EDGE_BYTES: u64 = 64 << 10;
 const ENTRY_EXT: &str = "lrc";
 
 /// The result entries' file extensions (`pipeline::results`): a printed
-/// report, an analysis. The same header and directory, under the same cap.
-const RESULT_EXTS: [&str; 2] = ["lrr", "lra"];
+/// report, an analysis, the holders' labels. The same header and
+/// directory, under the same cap.
+const RESULT_EXTS: [&str; 3] = ["lrr", "lra", "lrn"];
 
 /// Where and whether the cache is used.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -204,6 +205,9 @@ pub enum ResultKind {
     Report,
     /// An analysis (`.lra`).
     Analysis,
+    /// The holders' labels of an analysis (`.lrn`,
+    /// [`crate::report::holders::HolderNames`]).
+    Names,
 }
 
 /// The result entry file of `key` in `dir`: a report or an analysis kept
@@ -592,10 +596,10 @@ fn touch(path: &Path) {
 }
 
 /// True for an entry's file name: 32 lowercase hex digits and `.lrc`
-/// ([`entry_path`]), `.lrr` or `.lra` ([`result_path`]).
+/// ([`entry_path`]), `.lrr`, `.lra` or `.lrn` ([`result_path`]).
 fn is_entry_name(name: &str) -> bool {
-    [ENTRY_EXT, RESULT_EXTS[0], RESULT_EXTS[1]]
-        .iter()
+    std::iter::once(&ENTRY_EXT)
+        .chain(&RESULT_EXTS)
         .any(|ext| {
             name.strip_suffix(ext)
                 .and_then(|n| n.strip_suffix('.'))

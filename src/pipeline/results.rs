@@ -26,6 +26,7 @@ use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_counted};
 use crate::ingest::IngestOptions;
 use crate::ingest::cache::{self, CacheConfig, EntryWriter, ResultKind};
 use crate::model::LoadedLog;
+use crate::report::holders::HolderNames;
 
 /// The version of a result entry's payload: bumped whenever its layout or
 /// what a report holds changes without the build changing (the build is in
@@ -164,12 +165,52 @@ impl ResultSlot {
     /// # Errors
     /// Why no entry was placed, in words.
     pub fn keep_analysis(self, analysis: &Analysis) -> Result<PathBuf, String> {
-        let payload = crate::analysis::stored::encode(analysis);
+        self.keep_payload(&crate::analysis::stored::encode(analysis))
+    }
+
+    /// The holders' labels of the analysis of `log` with `settings`
+    /// (`log` read from `paths` with `opts`): their slot in `cfg`, as
+    /// [`ResultSlot::of`].
+    pub fn for_names(
+        paths: &[PathBuf],
+        opts: &IngestOptions,
+        cfg: &CacheConfig,
+        settings: &Settings,
+    ) -> Option<ResultSlot> {
+        let what = format!("names {settings:?}");
+        ResultSlot::of(paths, opts, cfg, (ResultKind::Names, what))
+    }
+
+    /// The labels kept in this slot, checked against `log`
+    /// ([`HolderNames::decode`]): `Ok(None)` when there are none.
+    ///
+    /// # Errors
+    /// Why the entry cannot be trusted, in a few words.
+    pub fn read_names(&self, log: &LoadedLog) -> Result<Option<HolderNames>, String> {
+        let Some(payload) = cache::read_payload(&self.path, self.key, self.max_bytes)? else {
+            return Ok(None);
+        };
+        let names = HolderNames::decode(&payload, log)?;
+        touch(&self.path);
+        Ok(Some(names))
+    }
+
+    /// Keeps `names` in this slot, as [`ResultSlot::keep_analysis`].
+    ///
+    /// # Errors
+    /// Why no entry was placed, in words.
+    pub fn keep_names(self, names: &HolderNames) -> Result<PathBuf, String> {
+        self.keep_payload(&names.encode())
+    }
+
+    /// Keeps `payload` in this slot, unless an input changed since the key
+    /// was made; then trims the cache directory to its cap.
+    fn keep_payload(self, payload: &[u8]) -> Result<PathBuf, String> {
         if result_key(&self.inputs, &self.opts, &self.what, 0) != Some(self.key) {
             return Err("an input changed while it was read".into());
         }
-        let header = cache::header(self.key, &payload);
-        cache::write_raw(&self.dir, &self.path, &header, &payload, self.max_bytes)?;
+        let header = cache::header(self.key, payload);
+        cache::write_raw(&self.dir, &self.path, &header, payload, self.max_bytes)?;
         cache::evict(&self.dir, self.max_bytes, &self.path)
             .map_err(|e| format!("cache directory {} not trimmed: {e}", self.dir.display()))?;
         Ok(self.path)
@@ -227,6 +268,36 @@ pub fn analyze_through_cache(
         crate::timing::phase("analysis cache/write", started);
     }
     (analysis, report)
+}
+
+/// The holders' labels of `analysis` (of `log`, read from `paths` with
+/// `opts`, analysed with `settings`): from the result cache `cfg` when it
+/// keeps sound ones, else made ([`HolderNames::of`]) and kept there; the
+/// notes of an entry ignored or not written.
+pub fn names_through_cache(
+    (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
+    (log, analysis): (&LoadedLog, &Analysis),
+    settings: &Settings,
+) -> (HolderNames, Vec<String>) {
+    let mut notes = Vec::new();
+    let slot = ResultSlot::for_names(paths, opts, cfg, settings);
+    if let Some(slot) = &slot {
+        match slot.read_names(log) {
+            Ok(Some(names)) => return (names, notes),
+            Ok(None) => {}
+            Err(reason) => notes.push(format!(
+                "labels cache entry {} ignored: {reason}; made again",
+                slot.path().display()
+            )),
+        }
+    }
+    let names = HolderNames::of(log, analysis);
+    if let Some(slot) = slot
+        && let Err(e) = slot.keep_names(&names)
+    {
+        notes.push(format!("labels not cached: {e}"));
+    }
+    (names, notes)
 }
 
 /// Marks an entry as just used (its mtime), for the eviction's order.

@@ -233,13 +233,22 @@ fn load_in_phases(
     // open on a big log).
     set(Phase::Indexing);
     let started = std::time::Instant::now();
-    let ((index, products), names) = rayon::join(
+    let ((index, products), (names, notes)) = rayon::join(
         || {
             let index = StateIndex::build(&log, &analysis, settings.unit_loss);
             (index, ProductFinder::of(&log, &analysis))
         },
-        || HolderNames::of(&log, &analysis),
+        || match job {
+            // A load of files: the labels kept beside the analysis.
+            Job::Load(Source::Files(paths)) => crate::pipeline::results::names_through_cache(
+                (paths, &opts.ingest, &opts.cache),
+                (&log, &analysis),
+                settings,
+            ),
+            _ => (HolderNames::of(&log, &analysis), Vec::new()),
+        },
     );
+    cache.notes.extend(notes);
     crate::timing::phase("window/index", started);
     set(Phase::Drawing);
     let model = SwimlaneModel::build_named(&log, &analysis, filters, &names);
@@ -382,24 +391,45 @@ mod phase_tests {
             .collect();
         assert_eq!(kept.len(), 1, "{kept:?}");
         assert_eq!(*second.session.analysis, *first.session.analysis);
+        // The holders' labels too, read back the same.
+        let labels: Vec<_> = std::fs::read_dir(tmp.path().join("cache"))
+            .expect("cache")
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "lrn"))
+            .collect();
+        assert_eq!(labels.len(), 1, "{labels:?}");
+        for l in &second.session.analysis.leases {
+            assert_eq!(
+                second.session.names.get(l.holder),
+                first.session.names.get(l.holder)
+            );
+        }
         assert!(second.session.cache.notes.is_empty());
-        // A damaged one is ignored with a note, and the analysis computed.
-        let mut bytes = std::fs::read(&kept[0]).expect("entry");
-        let n = bytes.len();
-        bytes[n - 1] ^= 0x40;
-        std::fs::write(&kept[0], bytes).expect("damage");
+        // A damaged one is ignored with a note, and the analysis computed;
+        // damaged labels likewise, made again.
+        for entry in [&kept[0], &labels[0]] {
+            let mut bytes = std::fs::read(entry).expect("entry");
+            let n = bytes.len();
+            bytes[n - 1] ^= 0x40;
+            std::fs::write(entry, bytes).expect("damage");
+        }
         let third = load();
-        assert!(
-            third
-                .session
-                .cache
-                .notes
+        let noted = |what: &str| {
+            let notes = &third.session.cache.notes;
+            let said = notes
                 .iter()
-                .any(|n| n.contains("analysis cache entry") && n.contains("ignored: bad checksum")),
-            "{:?}",
-            third.session.cache.notes
-        );
+                .any(|n| n.contains(what) && n.contains("ignored: bad checksum"));
+            assert!(said, "{what}: {notes:?}");
+        };
+        noted("analysis cache entry");
+        noted("labels cache entry");
         assert_eq!(*third.session.analysis, *first.session.analysis);
+        for l in &third.session.analysis.leases {
+            assert_eq!(
+                third.session.names.get(l.holder),
+                first.session.names.get(l.holder)
+            );
+        }
     }
 
     #[test]
