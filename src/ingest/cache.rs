@@ -598,15 +598,13 @@ fn touch(path: &Path) {
 /// True for an entry's file name: 32 lowercase hex digits and `.lrc`
 /// ([`entry_path`]), `.lrr`, `.lra` or `.lrn` ([`result_path`]).
 fn is_entry_name(name: &str) -> bool {
-    std::iter::once(&ENTRY_EXT)
-        .chain(&RESULT_EXTS)
-        .any(|ext| {
-            name.strip_suffix(ext)
-                .and_then(|n| n.strip_suffix('.'))
-                .is_some_and(|h| {
-                    h.len() == 32 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
-                })
-        })
+    std::iter::once(&ENTRY_EXT).chain(&RESULT_EXTS).any(|ext| {
+        name.strip_suffix(ext)
+            .and_then(|n| n.strip_suffix('.'))
+            .is_some_and(|h| {
+                h.len() == 32 && h.bytes().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+            })
+    })
 }
 
 /// True when the file starts with the cache's [`MAGIC`].

@@ -157,10 +157,19 @@ impl<'a> NameParts<'a> {
                     pairs.push((h, host));
                     (pairs.len() - 1) as u32
                 });
-                Prepared { id: p.id, token, pair }
+                Prepared {
+                    id: p.id,
+                    token,
+                    pair,
+                }
             })
             .collect();
-        let level = |l: usize| pairs.iter().map(|&(h, host)| name_part(h, host, l)).collect();
+        let level = |l: usize| {
+            pairs
+                .iter()
+                .map(|&(h, host)| name_part(h, host, l))
+                .collect()
+        };
         let parts = [level(0), level(1), level(2), level(3)];
         (prepared, NameParts { pairs, parts })
     }
@@ -292,7 +301,13 @@ pub fn common_affixes<'a>(mut names: impl Iterator<Item = &'a str>) -> (usize, u
         others += 1;
         shortest = shortest.min(n.chars().count());
         if prefix > 0 {
-            prefix = prefix.min(first.chars().zip(n.chars()).take_while(|(a, b)| a == b).count());
+            prefix = prefix.min(
+                first
+                    .chars()
+                    .zip(n.chars())
+                    .take_while(|(a, b)| a == b)
+                    .count(),
+            );
         }
         if suffix > 0 {
             let same = first.chars().rev().zip(n.chars().rev());
@@ -359,7 +374,10 @@ impl HolderNames {
     pub fn encode(&self) -> Vec<u8> {
         let mut holders = vec![0u32; self.labels.len()];
         for (index, &s) in self.slot.iter().enumerate() {
-            if let Some(h) = (s as usize).checked_sub(1).and_then(|at| holders.get_mut(at)) {
+            if let Some(h) = (s as usize)
+                .checked_sub(1)
+                .and_then(|at| holders.get_mut(at))
+            {
                 *h = index as u32;
             }
         }
@@ -562,7 +580,9 @@ mod tests {
             assert!(back.get(l.holder).is_some());
         }
         let refused = |stored: StoredNames| {
-            HolderNames::decode(&bitcode::encode(&stored), &log).err().unwrap_or_default()
+            HolderNames::decode(&bitcode::encode(&stored), &log)
+                .err()
+                .unwrap_or_default()
         };
         let first = a.leases[0].holder.index() as u32;
         let two = |holders: Vec<u32>, labels: [&str; 2]| StoredNames {
