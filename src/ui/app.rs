@@ -4,6 +4,7 @@
 //! frame by `App::apply`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use egui::Ui;
@@ -114,12 +115,40 @@ impl App {
         self.start_job(ctx, Job::Load(source));
     }
 
+    /// Starts loading `source` before the window exists: the loader wakes
+    /// the window through `window` once it is set (a load done before that
+    /// is picked up by the first frame). [`super::run_window`] starts the
+    /// read while the window and its renderer are made.
+    pub fn start_load_early(
+        &mut self,
+        source: Source,
+        window: Arc<std::sync::OnceLock<egui::Context>>,
+    ) {
+        self.start_job_waking(Job::Load(source), move || {
+            if let Some(ctx) = window.get() {
+                ctx.request_repaint();
+            }
+        });
+    }
+
+    /// Stops the running load, if any, and forgets it.
+    pub fn cancel_load(&mut self) {
+        if let Some(l) = self.loading.take() {
+            l.cancel();
+        }
+    }
+
     /// Starts `job` on the loader thread, cancelling a running one.
     fn start_job(&mut self, ctx: &egui::Context, job: Job) {
+        let ctx2 = ctx.clone();
+        self.start_job_waking(job, move || ctx2.request_repaint());
+    }
+
+    /// [`App::start_job`], the loader calling `repaint` when done.
+    fn start_job_waking(&mut self, job: Job, repaint: impl Fn() + Send + Sync + 'static) {
         if let Some(l) = &self.loading {
             l.cancel();
         }
-        let ctx2 = ctx.clone();
         self.error = None;
         let opts = self.read_options(job.source());
         self.loading = Some(loader::spawn(
@@ -127,7 +156,7 @@ impl App {
             opts,
             self.state.settings.clone(),
             self.state.filters.clone(),
-            move || ctx2.request_repaint(),
+            repaint,
         ));
     }
 

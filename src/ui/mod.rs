@@ -32,6 +32,9 @@ pub use app::App;
 pub use render::render_png;
 pub use state::AppState;
 
+/// The app's name for eframe: the window's and its saved state's.
+const APP_ID: &str = "lockreplay";
+
 /// Opens the window as `config` says, on its files (or the embedded
 /// sample), and runs it until it closes; with a screenshot asked for,
 /// writes the picture and exits.
@@ -57,37 +60,61 @@ pub fn run_window(config: &WindowConfig) -> anyhow::Result<u8> {
         ..Default::default()
     };
     let screenshot_mode = config.screenshot.is_some();
-    let cursor = config.cursor;
-    let whatif = config.whatif;
+    let (cursor, whatif) = (config.cursor, config.whatif);
     let lang = config.lang.map(i18n::Lang::from);
+    // The app made from the saved state's text (as eframe's `get_value`
+    // reads it); a screenshot never depends on what an earlier window
+    // saved: neither the settings nor the panels' widths.
+    let make_app = move |text: Option<&str>| {
+        let mut state: AppState = text.and_then(|t| ron::from_str(t).ok()).unwrap_or_default();
+        if let Some(lang) = lang {
+            state.lang = lang;
+        }
+        let mut app = App::new(state, read.clone(), analysis.clone());
+        app.initial_cursor = cursor;
+        if whatif {
+            app.open_panel(state::Panel::WhatIf);
+        }
+        app
+    };
+    let source = if files.is_empty() {
+        session::Source::Sample
+    } else {
+        session::Source::Files(files)
+    };
+    // The read starts now, while the window and its renderer are made
+    // (about 0.1 s with Mesa's software renderer), with the state the
+    // window will have: read here from eframe's own file, and checked
+    // against what eframe gives the window below.
+    let early_text = if screenshot_mode {
+        None
+    } else {
+        eframe::storage_dir(APP_ID).and_then(|dir| state::saved_text(&dir.join("app.ron")))
+    };
+    let window_ctx = Arc::new(std::sync::OnceLock::new());
+    let mut early = make_app(early_text.as_deref());
+    early.start_load_early(source.clone(), window_ctx.clone());
     eframe::run_native(
-        "lockreplay",
+        APP_ID,
         options,
         Box::new(move |cc| {
-            let mut state: AppState = if screenshot_mode {
-                // A screenshot never depends on what an earlier window
-                // saved: neither the settings nor the panels' widths.
+            if screenshot_mode {
                 cc.egui_ctx.memory_mut(|m| *m = egui::Memory::default());
-                AppState::default()
-            } else {
-                cc.storage
-                    .and_then(|s| eframe::get_value(s, state::STORAGE_KEY))
-                    .unwrap_or_default()
-            };
-            if let Some(lang) = lang {
-                state.lang = lang;
             }
-            let mut app = App::new(state, read, analysis);
-            app.initial_cursor = cursor;
-            if whatif {
-                app.open_panel(state::Panel::WhatIf);
-            }
-            let source = if files.is_empty() {
-                session::Source::Sample
+            let text = cc
+                .storage
+                .filter(|_| !screenshot_mode)
+                .and_then(|s| s.get_string(state::STORAGE_KEY));
+            let _ = window_ctx.set(cc.egui_ctx.clone());
+            let app = if text == early_text {
+                early
             } else {
-                session::Source::Files(files)
+                // The state changed between the two reads: loaded again.
+                early.cancel_load();
+                let mut app = make_app(text.as_deref());
+                app.start_load(&cc.egui_ctx, source);
+                app
             };
-            app.start_load(&cc.egui_ctx, source);
             Ok(Box::new(WindowApp::new(app, shot)))
         }),
     )

@@ -16,6 +16,16 @@ use crate::playback::PlaybackCommand;
 /// back.
 pub const STORAGE_KEY: &str = "lockreplay-state-2";
 
+/// The saved state's text in eframe's storage file `app_ron` (a RON map
+/// from key to text, as eframe's `FileStorage` writes it), under
+/// [`STORAGE_KEY`]; `None` when the file is missing or unreadable, or has
+/// no state.
+pub fn saved_text(app_ron: &std::path::Path) -> Option<String> {
+    let text = std::fs::read_to_string(app_ron).ok()?;
+    let mut kv: std::collections::HashMap<String, String> = ron::from_str(&text).ok()?;
+    kv.remove(STORAGE_KEY)
+}
+
 /// What survives a restart.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(default)]
@@ -396,6 +406,31 @@ pub enum Command {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_saved_state_is_read_as_eframe_keeps_it() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let file = tmp.path().join("app.ron");
+        assert_eq!(saved_text(&file), None);
+        let mut state = AppState::default();
+        state.settings.unit_loss = Some(123.5);
+        let text = ron::to_string(&state).expect("ron");
+        // As eframe's FileStorage writes it: a pretty RON map, the
+        // window's own keys beside ours.
+        let kv: std::collections::BTreeMap<&str, &str> =
+            [(STORAGE_KEY, text.as_str()), ("egui", "(zoom: 1.0)")].into();
+        let pretty =
+            ron::ser::to_string_pretty(&kv, ron::ser::PrettyConfig::default()).expect("ron");
+        std::fs::write(&file, pretty).expect("write");
+        let read = saved_text(&file).expect("the state");
+        assert_eq!(read, text);
+        let back: AppState = ron::from_str(&read).expect("decodes");
+        assert_eq!(back.settings.unit_loss, Some(123.5));
+        std::fs::write(&file, "{\"egui\": \"x\"}").expect("write");
+        assert_eq!(saved_text(&file), None);
+        std::fs::write(&file, "not ron {").expect("write");
+        assert_eq!(saved_text(&file), None);
+    }
 
     #[test]
     fn clicking_a_column_sorts_by_it_and_again_reverses() {

@@ -89,6 +89,42 @@ fn harness(app: App) -> Harness<'static, App> {
 }
 
 #[test]
+fn a_load_started_before_the_window_is_shown_by_its_first_frames() {
+    let mut app = App::new(
+        AppState::default(),
+        ReadConfig::default(),
+        AnalysisConfig::default(),
+    );
+    // No window yet: nothing to wake; the load is picked up by a frame.
+    let window = std::sync::Arc::new(std::sync::OnceLock::new());
+    app.start_load_early(Source::Sample, window);
+    assert!(app.is_loading());
+    let mut h = harness(app);
+    let started = std::time::Instant::now();
+    while h.state().is_loading() && started.elapsed() < std::time::Duration::from_secs(60) {
+        h.step();
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    h.run();
+    let app = h.state();
+    assert!(!app.is_loading() && app.error.is_none(), "{:?}", app.error);
+    let session = app.session.as_ref().expect("the sample is shown");
+    assert_eq!(session.analysis.summary.oversold_units, 3);
+    // Cancelled before the window, a load leaves nothing running.
+    let mut app = App::new(
+        AppState::default(),
+        ReadConfig::default(),
+        AnalysisConfig::default(),
+    );
+    app.start_load_early(
+        Source::Sample,
+        std::sync::Arc::new(std::sync::OnceLock::new()),
+    );
+    app.cancel_load();
+    assert!(!app.is_loading());
+}
+
+#[test]
 fn summary_shows_oversold_units_and_loss() {
     let loaded = sample_loaded(Some(200.0));
     let sum = &loaded.analysis.summary;
