@@ -110,6 +110,7 @@ pub fn run_window(config: &WindowConfig) -> anyhow::Result<u8> {
                 early
             } else {
                 // The state changed between the two reads: loaded again.
+                crate::timing::mark("window/saved state changed, loaded again");
                 early.cancel_load();
                 let mut app = make_app(text.as_deref());
                 app.start_load(&cc.egui_ctx, source);
