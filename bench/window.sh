@@ -10,7 +10,9 @@
 # the time from start to the first frame that shows the log ("open"), the
 # frames drawn until then, and the whole run including the picture and the
 # close. Then the second open of each: `analyze` and the window
-# again, answered from a private load cache. Prints one Markdown table.
+# again, answered from a private load cache (filled by one `analyze`, then
+# one window, which keeps what only the window makes: the holders'
+# labels). Prints one Markdown table.
 # Needs xvfb-run (xvfb xauth libgl1-mesa-dri).
 # Env: CARGO_TARGET_DIR (where the release binary is built).
 set -euo pipefail
@@ -47,7 +49,7 @@ analyze() {
     tail -n 1 "$tmp/cli.time"
 }
 ratio() { python3 -c "print(f'{$1 / max($2, 0.005):.2f}x')"; }
-echo "First open: both read the file (\`--no-cache\`). Second open: both answer from the load cache, filled by one \`analyze\` before."
+echo "First open: both read the file (\`--no-cache\`). Second open: both answer from the load cache, filled by one \`analyze\` and one window before."
 echo
 echo "| log | events | analyze s | analyze MB | window open s | open / analyze | frames while loading | window run s | window MB | analyze second s | window second open s | first / second (analyze, window) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
@@ -58,6 +60,7 @@ for log in "$@"; do
     read -r open_s frames win_s win_mb < <(window "$log" 1 --no-cache)
     analyze "$log" > /dev/null # fills the cache
     read -r cli2_s _ < <(analyze "$log")
+    window "$log" 3 > /dev/null # the window's own entries (the holders' labels)
     read -r open2_s _ _ _ < <(window "$log" 2)
     echo "| $(basename "$log") | $events | $cli_s | $((cli_kb / 1024)) | $open_s | $(ratio "$open_s" "$cli_s") | $frames | $win_s | $win_mb | $cli2_s | $open2_s | $(ratio "$cli_s" "$cli2_s"), $(ratio "$open_s" "$open2_s") |"
 done
