@@ -143,6 +143,20 @@ impl ResultSlot {
         ResultSlot::of(paths, opts, cfg, (ResultKind::Analysis, what))
     }
 
+    /// The payload kept in this slot made into a `T` by `decode` (which
+    /// checks it): `Ok(None)` when there is none.
+    fn read_checked<T>(
+        &self,
+        decode: impl FnOnce(&[u8]) -> Result<T, String>,
+    ) -> Result<Option<T>, String> {
+        let Some(payload) = cache::read_payload(&self.path, self.key, self.max_bytes)? else {
+            return Ok(None);
+        };
+        let value = decode(&payload)?;
+        touch(&self.path);
+        Ok(Some(value))
+    }
+
     /// The analysis kept in this slot, checked against `log`
     /// ([`crate::analysis::stored::decode`]): `Ok(None)` when there is
     /// none.
@@ -150,12 +164,7 @@ impl ResultSlot {
     /// # Errors
     /// Why the entry cannot be trusted, in a few words.
     pub fn read_analysis(&self, log: &LoadedLog) -> Result<Option<Analysis>, String> {
-        let Some(payload) = cache::read_payload(&self.path, self.key, self.max_bytes)? else {
-            return Ok(None);
-        };
-        let analysis = crate::analysis::stored::decode(&payload, log)?;
-        touch(&self.path);
-        Ok(Some(analysis))
+        self.read_checked(|payload| crate::analysis::stored::decode(payload, log))
     }
 
     /// Keeps `analysis` in this slot, unless an input changed since the
@@ -172,13 +181,15 @@ impl ResultSlot {
     /// (`log` read from `paths` with `opts`): their slot in `cfg`, as
     /// [`ResultSlot::of`].
     pub fn for_names(
-        paths: &[PathBuf],
-        opts: &IngestOptions,
-        cfg: &CacheConfig,
+        (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
         settings: &Settings,
     ) -> Option<ResultSlot> {
-        let what = format!("names {settings:?}");
-        ResultSlot::of(paths, opts, cfg, (ResultKind::Names, what))
+        ResultSlot::of(
+            paths,
+            opts,
+            cfg,
+            (ResultKind::Names, format!("names {settings:?}")),
+        )
     }
 
     /// The labels kept in this slot, checked against `log`
@@ -187,12 +198,7 @@ impl ResultSlot {
     /// # Errors
     /// Why the entry cannot be trusted, in a few words.
     pub fn read_names(&self, log: &LoadedLog) -> Result<Option<HolderNames>, String> {
-        let Some(payload) = cache::read_payload(&self.path, self.key, self.max_bytes)? else {
-            return Ok(None);
-        };
-        let names = HolderNames::decode(&payload, log)?;
-        touch(&self.path);
-        Ok(Some(names))
+        self.read_checked(|payload| HolderNames::decode(payload, log))
     }
 
     /// Keeps `names` in this slot, as [`ResultSlot::keep_analysis`].
@@ -280,7 +286,7 @@ pub fn names_through_cache(
     settings: &Settings,
 ) -> (HolderNames, Vec<String>) {
     let mut notes = Vec::new();
-    let slot = ResultSlot::for_names(paths, opts, cfg, settings);
+    let slot = ResultSlot::for_names((paths, opts, cfg), settings);
     if let Some(slot) = &slot {
         match slot.read_names(log) {
             Ok(Some(names)) => return (names, notes),

@@ -383,20 +383,20 @@ mod phase_tests {
             second.session.analysis.incidents.len(),
             first.session.analysis.incidents.len()
         );
+        // The cache's entries with extension `ext`.
+        let entries = |ext: &str| -> Vec<_> {
+            std::fs::read_dir(tmp.path().join("cache"))
+                .expect("cache")
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == ext))
+                .collect()
+        };
         // The analysis too: kept beside the load entry, read back whole.
-        let kept: Vec<_> = std::fs::read_dir(tmp.path().join("cache"))
-            .expect("cache")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "lra"))
-            .collect();
+        let kept = entries("lra");
         assert_eq!(kept.len(), 1, "{kept:?}");
         assert_eq!(*second.session.analysis, *first.session.analysis);
         // The holders' labels too, read back the same.
-        let labels: Vec<_> = std::fs::read_dir(tmp.path().join("cache"))
-            .expect("cache")
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "lrn"))
-            .collect();
+        let labels = entries("lrn");
         assert_eq!(labels.len(), 1, "{labels:?}");
         for l in &second.session.analysis.leases {
             assert_eq!(
