@@ -141,16 +141,20 @@ fn name_part(h: &str, host: &str, level: usize) -> String {
 }
 
 impl<'a> NameParts<'a> {
-    /// Each holder of `holders` prepared, and the name parts of their
-    /// distinct pairs; no host is shown when every holder runs on
-    /// `one_host` (it tells none apart).
-    fn of(holders: &[HolderParts<'a>], one_host: bool) -> (Vec<Prepared<'a>>, NameParts<'a>) {
+    /// Each holder of `holders` prepared (`token`: whether each one's id
+    /// is a token), and the name parts of their distinct pairs; no host is
+    /// shown when every holder runs on `one_host` (it tells none apart).
+    fn of(
+        holders: &[HolderParts<'a>],
+        token: &[bool],
+        one_host: bool,
+    ) -> (Vec<Prepared<'a>>, NameParts<'a>) {
         let mut ids: foldhash::HashMap<(&'a str, &'a str), u32> = foldhash::HashMap::default();
         let mut pairs = Vec::new();
         let prepared = holders
             .iter()
-            .map(|p| {
-                let token = is_token(p.id);
+            .zip(token)
+            .map(|(p, &token)| {
                 let h = human_of(p, token);
                 let host = if one_host { "" } else { host_beside(p, h) };
                 let pair = *ids.entry((h, host)).or_insert_with(|| {
@@ -255,14 +259,19 @@ const PARALLEL_MIN: usize = 4096;
 /// level, longer than needed but never the same.
 pub fn holder_labels(holders: &[HolderParts<'_>]) -> Vec<String> {
     use rayon::prelude::*;
+    let token: Vec<bool> = if holders.len() < PARALLEL_MIN {
+        holders.iter().map(|p| is_token(p.id)).collect()
+    } else {
+        holders.par_iter().map(|p| is_token(p.id)).collect()
+    };
     let tokens: Vec<&str> = holders
         .iter()
-        .map(|p| p.id)
-        .filter(|id| is_token(id))
+        .zip(&token)
+        .filter_map(|(p, &t)| t.then_some(p.id))
         .collect();
-    let affixes = common_affixes(tokens.into_iter());
+    let affixes = common_affixes_of(&tokens);
     let one_host = holders.iter().all(|p| p.host == holders[0].host);
-    let (prepared, names) = NameParts::of(holders, one_host);
+    let (prepared, names) = NameParts::of(holders, &token, one_host);
     let at = |i: usize, level: usize| names.label(&prepared[i], level, affixes);
     let mut level = vec![0usize; holders.len()];
     let (mut labels, mut hashes): (Vec<String>, Vec<u128>) = made(holders.len(), |i| at(i, 0));
@@ -321,31 +330,79 @@ pub fn common_affixes<'a>(mut names: impl Iterator<Item = &'a str>) -> (usize, u
     let Some(first) = names.next() else {
         return (0, 0);
     };
-    let mut shortest = first.chars().count();
-    let (mut prefix, mut suffix) = (shortest, shortest);
-    let mut others = 0usize;
-    for n in names {
-        others += 1;
-        shortest = shortest.min(n.chars().count());
-        if prefix > 0 {
-            prefix = prefix.min(
-                first
-                    .chars()
-                    .zip(n.chars())
-                    .take_while(|(a, b)| a == b)
-                    .count(),
-            );
+    Shared::against(first, names).affixes()
+}
+
+/// What `first` shares with each of a list of names: the prefix and suffix
+/// lengths (in chars) it shares with all of them, the shortest length
+/// among them and `first`, and how many they are.
+#[derive(Clone, Copy)]
+struct Shared {
+    prefix: usize,
+    suffix: usize,
+    shortest: usize,
+    others: usize,
+}
+
+impl Shared {
+    /// `first` against `names`.
+    fn against<'a>(first: &str, names: impl Iterator<Item = &'a str>) -> Shared {
+        let len = first.chars().count();
+        let mut s = Shared {
+            prefix: len,
+            suffix: len,
+            shortest: len,
+            others: 0,
+        };
+        for n in names {
+            s.others += 1;
+            s.shortest = s.shortest.min(n.chars().count());
+            if s.prefix > 0 {
+                let same = first.chars().zip(n.chars());
+                s.prefix = s.prefix.min(same.take_while(|(a, b)| a == b).count());
+            }
+            if s.suffix > 0 {
+                let same = first.chars().rev().zip(n.chars().rev());
+                s.suffix = s.suffix.min(same.take_while(|(a, b)| a == b).count());
+            }
         }
-        if suffix > 0 {
-            let same = first.chars().rev().zip(n.chars().rev());
-            suffix = suffix.min(same.take_while(|(a, b)| a == b).count());
+        s
+    }
+
+    /// `first` against both lists.
+    fn and(self, o: Shared) -> Shared {
+        Shared {
+            prefix: self.prefix.min(o.prefix),
+            suffix: self.suffix.min(o.suffix),
+            shortest: self.shortest.min(o.shortest),
+            others: self.others + o.others,
         }
     }
-    if others == 0 {
+
+    /// The affixes every name shares; `(0, 0)` for `first` alone.
+    fn affixes(self) -> (usize, usize) {
+        if self.others == 0 {
+            return (0, 0);
+        }
+        let prefix = self.prefix.min(self.shortest);
+        (prefix, self.suffix.min(self.shortest - prefix))
+    }
+}
+
+/// [`common_affixes`] of `names`, in chunks on rayon's pool when they
+/// are many.
+fn common_affixes_of(names: &[&str]) -> (usize, usize) {
+    use rayon::prelude::*;
+    let Some((first, rest)) = names.split_first() else {
         return (0, 0);
+    };
+    if rest.len() < PARALLEL_MIN {
+        return common_affixes(names.iter().copied());
     }
-    let prefix = prefix.min(shortest);
-    (prefix, suffix.min(shortest - prefix))
+    rest.par_chunks(PARALLEL_MIN)
+        .map(|chunk| Shared::against(first, chunk.iter().copied()))
+        .reduce(|| Shared::against(first, std::iter::empty()), Shared::and)
+        .affixes()
 }
 
 /// The labels of every holder of a log ([`holder_labels`]), each holder
@@ -581,6 +638,9 @@ mod tests {
                 common_affixes(names.iter().copied()),
                 reference_affixes(&names)
             );
+            // Many: found in chunks on rayon's pool.
+            let many: Vec<&str> = names.iter().copied().cycle().take(2 * PARALLEL_MIN + 3).collect();
+            proptest::prop_assert_eq!(common_affixes_of(&many), reference_affixes(&many));
         }
     }
 
