@@ -1535,19 +1535,18 @@ mod tests {
             .map(|r| r.0)
             .find(|&t| t <= scroll_y + 0.5)
             .unwrap_or(0.0);
-        let (mut bottom, mut shown) = (top, 0);
-        for &(t, b, own_h, is_lane) in rows.iter().filter(|r| r.0 >= top) {
-            if t + own_h - top > plot_h + 0.5 {
-                break;
-            }
-            bottom = b.min(top + plot_h);
-            shown += usize::from(is_lane);
-        }
-        let lanes: usize = model.groups.iter().map(|g| g.lanes.len()).sum();
+        // The rows from there that fit whole.
+        let fit: Vec<_> = rows
+            .iter()
+            .filter(|r| r.0 >= top)
+            .take_while(|r| r.0 + r.2 - top <= plot_h + 0.5)
+            .collect();
+        let bottom = fit.last().map_or(top, |r| r.1.min(top + plot_h));
+        let all = rows.iter().filter(|r| r.3).count();
         WholeRows {
             scroll_y: top,
             height: bottom - top,
-            hidden_lanes: lanes - shown,
+            hidden_lanes: all - fit.iter().filter(|r| r.3).count(),
         }
     }
 
