@@ -105,9 +105,9 @@ fn token_part(id: &str, (prefix, suffix): (usize, usize), len: usize) -> String 
 }
 
 /// One holder, read once for every level of its label: its id, whether
-/// the id is a token, the human part ([`human_of`]), the host shown beside it
-/// (empty when every holder runs on one host) and which distinct pair of
-/// those two it has (an index into [`NameParts`]).
+/// the id is a token, and which distinct pair of human part
+/// ([`human_of`]) and host shown beside it (empty when every holder runs
+/// on one host) it has, an index into [`NameParts`].
 struct Prepared<'a> {
     id: &'a str,
     token: bool,
@@ -452,6 +452,7 @@ impl HolderNames {
     pub fn label<'a>(&'a self, log: &'a LoadedLog, holder: Sym) -> &'a str {
         self.get(holder).unwrap_or_else(|| log.strings.get(holder))
     }
+
     /// The labels as bytes for the result cache (`.lrn`,
     /// `pipeline::results`): each holder's string index and its label,
     /// in the labels' order (bitcode).
@@ -467,7 +468,7 @@ impl HolderNames {
         }
         bitcode::encode(&StoredNames {
             holders,
-            labels: self.labels.clone(),
+            labels: self.labels.iter().map(String::as_str).collect(),
         })
     }
 
@@ -477,7 +478,7 @@ impl HolderNames {
     /// Bytes that do not decode, or name a string `log` does not have, or
     /// one twice, or give a holder an empty label, in a few words.
     pub fn decode(bytes: &[u8], log: &LoadedLog) -> Result<HolderNames, String> {
-        let stored: StoredNames =
+        let stored: StoredNames<String> =
             bitcode::decode(bytes).map_err(|e| format!("labels that do not decode ({e})"))?;
         if stored.holders.len() != stored.labels.len() {
             return Err("as many labels as holders it does not have".into());
@@ -500,13 +501,15 @@ impl HolderNames {
     }
 }
 
-/// [`HolderNames`] as kept in the result cache.
+/// [`HolderNames`] as kept in the result cache: written with the labels
+/// borrowed (`&str`), read back owned (`String`); bitcode writes both
+/// alike.
 #[derive(bitcode::Encode, bitcode::Decode)]
-struct StoredNames {
+struct StoredNames<S> {
     /// Each holder's [`Sym::index`].
     holders: Vec<u32>,
     /// Its label, in the same order.
-    labels: Vec<String>,
+    labels: Vec<S>,
 }
 
 #[cfg(test)]
@@ -666,7 +669,7 @@ mod tests {
             assert_eq!(back.get(l.holder), names.get(l.holder));
             assert!(back.get(l.holder).is_some());
         }
-        let refused = |stored: StoredNames| {
+        let refused = |stored: StoredNames<String>| {
             HolderNames::decode(&bitcode::encode(&stored), &log)
                 .err()
                 .unwrap_or_default()
