@@ -491,8 +491,9 @@ pub struct Incident {
 
 impl Incident {
     /// The holds in any overlap: every hold of an overlap is a hold of its
-    /// incident, listed or not.
-    pub fn holds_in_overlaps(incidents: &[Incident]) -> std::collections::HashSet<LeaseId> {
+    /// incident, listed or not. A foldhash set: its readers ask once per
+    /// hold of the log.
+    pub fn holds_in_overlaps(incidents: &[Incident]) -> foldhash::HashSet<LeaseId> {
         incidents
             .iter()
             .flat_map(|i| i.leases.iter().copied())

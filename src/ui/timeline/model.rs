@@ -763,9 +763,7 @@ impl SwimlaneModel {
                 .filter(|f| f.kind == FindingKind::NearMiss)
                 .filter_map(|f| f.lease)
                 .collect(),
-            in_overlap: Incident::holds_in_overlaps(&analysis.incidents)
-                .into_iter()
-                .collect(),
+            in_overlap: Incident::holds_in_overlaps(&analysis.incidents),
             incident_of_overlap: HashMap::default(),
             incidents_per_key: HashMap::default(),
             cited: HashMap::default(),
