@@ -213,8 +213,8 @@ fn row_spans(model: &SwimlaneModel) -> impl Iterator<Item = (f32, f32, f32, bool
 /// points high. A row is a key's header (with the gap after its group) or
 /// a lane.
 pub fn whole_rows(model: &SwimlaneModel, scroll_y: f32, plot_h: f32) -> WholeRows {
-    // Row tops only grow: the last that starts at the scroll is the first
-    // shown.
+    // Row tops only grow: the last row starting at or above the scroll
+    // line is the first shown.
     let top = row_spans(model)
         .take_while(|r| r.0 <= scroll_y + 0.5)
         .last()
