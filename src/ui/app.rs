@@ -70,6 +70,8 @@ pub struct App {
     shell: Shell,
     /// False until the fonts are installed (again after a new CJK font).
     fonts_done: bool,
+    /// True when the last frame showed a log.
+    log_shown: bool,
 }
 
 impl App {
@@ -98,6 +100,7 @@ impl App {
             flags,
             open: OpenPanels::default(),
             panels: Panels::default(),
+            log_shown: false,
             shell: Shell::default(),
             fonts_done: false,
         }
@@ -253,7 +256,7 @@ impl App {
         self.model = r.model;
         if rebuild {
             // The filters changed while the worker ran.
-            self.model = SwimlaneModel::build_named(
+            self.model = SwimlaneModel::build_lazy(
                 &session.log,
                 &session.analysis,
                 &self.state.filters,
@@ -515,7 +518,7 @@ impl App {
             Command::SetFilters(filters) => {
                 self.state.filters = filters;
                 if let Some(s) = &self.session {
-                    self.model = SwimlaneModel::build_named(
+                    self.model = SwimlaneModel::build_lazy(
                         &s.log,
                         &s.analysis,
                         &self.state.filters,
@@ -694,8 +697,27 @@ impl App {
         if self.model.fit_lane_height(self.state.view.plot_h) {
             ctx.request_repaint();
         }
+        if (self.shell.shot.is_some() || self.exit_shot) && self.log_shown {
+            // A picture's legend says what the whole model holds: built
+            // whole from the second frame with the log on, before the
+            // picture (a few frames later, [`super::shell::screenshot`]).
+            self.model.build_all();
+        }
+        self.build_in_view();
         self.panels_ui(ui);
         self.apply(&ctx);
+        // Scrolled this frame to lanes not built: built for the next one.
+        if self.build_in_view() {
+            ctx.request_repaint();
+        }
+        self.log_shown = self.session.is_some();
+    }
+
+    /// Builds the lanes of the timeline's view and a screen around it
+    /// ([`SwimlaneModel::build_in_view`]); true when it built some.
+    fn build_in_view(&mut self) -> bool {
+        let view = &self.state.view;
+        self.model.build_in_view(view.scroll_y, view.plot_h)
     }
 
     /// Docks the what-if replay of the selected key in the timeline, right
@@ -718,9 +740,12 @@ impl App {
         }
         self.model.undock();
         let name = s.log.strings.get(key);
-        let Some(logged) = self.model.groups.iter().find(|g| g.key == name) else {
+        let Some(g) = self.model.groups.iter().position(|g| g.key == name) else {
             return;
         };
+        // The replay's lanes follow the logged ones.
+        self.model.build_groups(g..g + 1);
+        let logged = &self.model.groups[g];
         let title = panels::whatif::replay_title(self.state.lang, o, name);
         let group = panels::whatif::replay_group(
             &s.log,

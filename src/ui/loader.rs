@@ -251,7 +251,8 @@ fn load_in_phases(
     cache.notes.extend(notes);
     crate::timing::phase("window/index", started);
     set(Phase::Drawing);
-    let model = SwimlaneModel::build_named(&log, &analysis, filters, &names);
+    let (analysis, names) = (Arc::new(analysis), Arc::new(names));
+    let model = SwimlaneModel::build_lazy(&log, &analysis, filters, &names);
     crate::timing::phase("window/model", started);
     crate::timing::phase("window/index+model", started);
     let problems = crate::analysis::problems(&log, &analysis);
@@ -259,11 +260,11 @@ fn load_in_phases(
         session: Session {
             source: job.source().clone(),
             log,
-            analysis: Arc::new(analysis),
+            analysis,
             settings: settings.clone(),
             index: Arc::new(index),
             products: Arc::new(products),
-            names: Arc::new(names),
+            names,
             cache,
             problems: Arc::new(problems),
             mapping: opts.mapping_path.clone(),

@@ -867,6 +867,7 @@ mod tests {
             findings: Vec::new(),
             server_marks: Vec::new(),
             lane_h: crate::ui::timeline::LANE_H,
+            pending: None,
         };
         let mut model = SwimlaneModel {
             groups: vec![group(2), group(3), group(40)],

@@ -2788,3 +2788,70 @@ fn the_incident_list_is_sorted_by_loss_first_and_a_click_on_start_sorts_by_time(
     h.run();
     h.get_by_label("Oversold ▼");
 }
+
+#[test]
+fn lanes_scrolled_to_are_built_for_the_next_frame_and_a_picture_builds_all() {
+    use crate::ui::timeline::{FIRST_LANES, WHOLE_MAX_LANES};
+    // More holders than a model builds whole: the window builds the lanes
+    // at the top and the rest as they come into view.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("sale.jsonl");
+    let args = crate::sim::SimArgs {
+        events: Some(40_000),
+        ..crate::sim::SimArgs::default()
+    };
+    let mut log = Vec::new();
+    crate::sim::simulate(&args, &mut log).expect("simulates");
+    std::fs::write(&path, log).expect("writes the log");
+    let mut app = App::new(
+        AppState::default(),
+        ReadConfig::default(),
+        AnalysisConfig::default(),
+    );
+    app.load_blocking(Source::Files(vec![path]));
+    assert!(app.error.is_none(), "{:?}", app.error);
+    let lanes: usize = app.model.groups.iter().map(|g| g.lane_count()).sum();
+    assert!(lanes > WHOLE_MAX_LANES, "{lanes} lanes");
+    let built = |app: &App| -> Vec<usize> {
+        let groups = app.model.groups.iter().enumerate();
+        groups
+            .filter(|(_, g)| g.is_built())
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let first = built(&app);
+    let first_lanes: usize = first.iter().map(|&g| app.model.groups[g].lanes.len()).sum();
+    assert!(
+        first.len() < app.model.groups.len() && first_lanes >= FIRST_LANES,
+        "{first:?}"
+    );
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .build_ui_state(|ui, app: &mut App| app.ui(ui), app);
+    h.run();
+    // The last group's lanes: not built until scrolled to.
+    let last = h.state().model.groups.len() - 1;
+    assert!(!h.state().model.groups[last].is_built());
+    let top = h.state().model.group_top(last);
+    let view = crate::ui::timeline::TimelineView {
+        scroll_y: top,
+        ..h.state().state.view.clone()
+    };
+    h.state_mut()
+        .push_command(crate::ui::state::Command::SetView(view));
+    h.run();
+    let model = &h.state().model;
+    assert!(model.groups[last].is_built());
+    assert_eq!(
+        model.groups[last].lanes.len(),
+        model.groups[last].lane_count()
+    );
+    assert!(
+        model.groups.iter().any(|g| !g.is_built()),
+        "only what came into view"
+    );
+    // A screenshot's legend says what the whole model holds.
+    h.state_mut().exit_shot = true;
+    h.run();
+    assert!(h.state().model.groups.iter().all(|g| g.is_built()));
+}

@@ -542,6 +542,7 @@ pub fn replay_group(
         findings: Vec::new(),
         server_marks: Vec::new(),
         lane_h: logged.lane_h,
+        pending: None,
     }
 }
 

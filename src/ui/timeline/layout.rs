@@ -46,7 +46,7 @@ const OVERLAP_CLICK_PAD: f32 = 3.0;
 impl LaneGroup {
     /// Height in points.
     pub fn height(&self) -> f32 {
-        HEADER_H + self.lanes.len() as f32 * self.lane_h + GROUP_GAP
+        HEADER_H + self.lane_count() as f32 * self.lane_h + GROUP_GAP
     }
 }
 
@@ -66,7 +66,7 @@ impl SwimlaneModel {
     /// Gives every lane the height [`lane_height`] says for `room` points;
     /// true when it changed.
     pub fn fit_lane_height(&mut self, room: f32) -> bool {
-        let lanes = self.groups.iter().map(|g| g.lanes.len()).sum();
+        let lanes = self.groups.iter().map(LaneGroup::lane_count).sum();
         let h = lane_height(self.groups.len(), lanes, room);
         let changed = self.groups.iter().any(|g| g.lane_h != h);
         for g in &mut self.groups {
@@ -112,7 +112,8 @@ pub struct LaneFit {
 /// as many whole lanes as fit, the lanes `wanted` says are wanted first
 /// (the incident's holders), then the others in their order, all shown in
 /// their order. At least the first group's header is shown, so no row is
-/// ever cut.
+/// ever cut. For a model built whole (a report's pictures; the window
+/// builds its model whole before a picture).
 pub fn fit_lanes(model: &SwimlaneModel, room: f32, wanted: impl Fn(&Lane) -> bool) -> LaneFit {
     let mut fit = LaneFit::default();
     for (gi, g) in model.groups.iter().enumerate() {
@@ -197,7 +198,7 @@ fn row_spans(model: &SwimlaneModel) -> impl Iterator<Item = (f32, f32, f32, bool
             Some((top, lanes_end, g))
         })
         .flat_map(|(y, lanes_end, g)| {
-            let n = g.lanes.len();
+            let n = g.lane_count();
             (0..=n).map(move |k| {
                 let (top, own_h, is_lane) = match k {
                     0 => (y, HEADER_H, false),
@@ -229,7 +230,7 @@ pub fn whole_rows(model: &SwimlaneModel, scroll_y: f32, plot_h: f32) -> WholeRow
         bottom = b.min(top + plot_h);
         shown += usize::from(is_lane);
     }
-    let lanes: usize = model.groups.iter().map(|g| g.lanes.len()).sum();
+    let lanes: usize = model.groups.iter().map(LaneGroup::lane_count).sum();
     WholeRows {
         scroll_y: top,
         height: bottom - top,
@@ -265,7 +266,7 @@ impl PlacedGroup<'_> {
 
     /// Bottom of the last lane.
     pub fn lanes_bottom(&self) -> f32 {
-        self.lanes_top() + self.group.lanes.len() as f32 * self.group.lane_h
+        self.lanes_top() + self.group.lane_count() as f32 * self.group.lane_h
     }
 
     /// Height of its lanes.
@@ -1108,6 +1109,7 @@ mod tests {
                 }],
                 server_marks: Vec::new(),
                 lane_h: LANE_H,
+                pending: None,
             }],
             ..SwimlaneModel::default()
         }
@@ -1442,6 +1444,7 @@ mod tests {
             findings: Vec::new(),
             server_marks: Vec::new(),
             lane_h: LANE_H,
+            pending: None,
         }
     }
 

@@ -29,7 +29,8 @@ use egui::{Rect, Sense, Ui, pos2};
 pub use labels::{TimeDisplay, format_at};
 pub use layout::{AXIS_H, GROUP_GAP, HEADER_H, LABEL_W};
 pub use model::{
-    Filters, FindingMark, LANE_H, Lane, LaneGroup, LeaseBar, OverlapBox, SaleMark, SwimlaneModel,
+    FIRST_LANES, Filters, FindingMark, LANE_H, Lane, LaneGroup, LeaseBar, OverlapBox, Pending,
+    SaleMark, SwimlaneModel, WHOLE_MAX_LANES,
 };
 pub use view::{TimeScale, TimelineView};
 

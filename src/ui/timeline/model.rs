@@ -246,6 +246,31 @@ pub struct LaneGroup {
     /// Height of each of its lanes, points ([`super::layout::lane_height`];
     /// [`LANE_H`] as built).
     pub lane_h: f32,
+    /// A group whose lanes are not built yet ([`SwimlaneModel::build_lazy`]):
+    /// what builds it and how many lanes it will have. Its lanes, overlaps,
+    /// sales, findings and marks are empty until then.
+    pub pending: Option<Pending>,
+}
+
+/// A group not built yet: its parts in the model's [`LazySource`] and its
+/// lane count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pending {
+    part: usize,
+    /// Lanes it will have.
+    pub lanes: usize,
+}
+
+impl LaneGroup {
+    /// Its lanes: as built, or as many as it will have when it is.
+    pub fn lane_count(&self) -> usize {
+        self.pending.map_or(self.lanes.len(), |p| p.lanes)
+    }
+
+    /// True when its lanes are built.
+    pub fn is_built(&self) -> bool {
+        self.pending.is_none()
+    }
 }
 
 /// Filters applied when building the model.
@@ -282,6 +307,9 @@ pub struct SwimlaneModel {
     /// The what-if replay docked under a key's group ([`SwimlaneModel::dock`]):
     /// its group's index and what it was built from (the caller's mark).
     pub docked: Option<(usize, u64)>,
+    /// What builds the groups not built yet ([`SwimlaneModel::build_lazy`]);
+    /// `None` once every group is built.
+    pub lazy: Option<Arc<LazySource>>,
 }
 
 /// Case-insensitive substring match; an empty filter matches everything.
@@ -342,11 +370,10 @@ struct GroupParts {
     findings: Vec<usize>,
 }
 
-/// What every group's build reads: the log, the analysis and the marks
-/// computed once for all keys.
-struct Shared<'a> {
-    log: &'a LoadedLog,
-    analysis: &'a Analysis,
+/// The marks every group's build reads, computed once for all keys.
+#[derive(Default)]
+struct Marks {
+    /// Epoch ns of time 0 (the first event).
     t0_ns: i64,
     near: HashSet<LeaseId>,
     in_overlap: HashSet<LeaseId>,
@@ -355,8 +382,58 @@ struct Shared<'a> {
     /// Per lock key, the evidence its incidents cite: (line, hold's
     /// holder, matched by host).
     cited: HashMap<Sym, Vec<(usize, Sym, bool)>>,
+}
+
+impl Marks {
+    /// The marks of `analysis`, times from `t0_ns`.
+    fn of(analysis: &Analysis, t0_ns: i64) -> Marks {
+        let mut marks = Marks {
+            t0_ns,
+            near: analysis
+                .findings
+                .iter()
+                .filter(|f| f.kind == FindingKind::NearMiss)
+                .filter_map(|f| f.lease)
+                .collect(),
+            in_overlap: Incident::holds_in_overlaps(&analysis.incidents),
+            ..Marks::default()
+        };
+        for c in &analysis.citations {
+            let l = &analysis.leases[c.lease];
+            marks
+                .cited
+                .entry(l.key)
+                .or_default()
+                .push((c.evidence, l.holder, c.tied));
+        }
+        for inc in &analysis.incidents {
+            *marks.incidents_per_key.entry(inc.key).or_default() += 1;
+            for &o in &inc.overlaps {
+                marks.incident_of_overlap.insert(o, inc.id);
+            }
+        }
+        marks
+    }
+}
+
+/// What every group's build reads: the log, the analysis, the holders'
+/// labels and the marks.
+struct Shared<'a> {
+    log: &'a LoadedLog,
+    analysis: &'a Analysis,
+    marks: &'a Marks,
     /// Every holder's label.
     names: &'a HolderNames,
+}
+
+/// The groups to show, in the order shown, before any is built.
+struct Plan {
+    /// What each group is built from.
+    parts: Vec<GroupParts>,
+    /// How many lanes each group has.
+    lanes: Vec<usize>,
+    /// Each shown key's group.
+    group_of_key: HashMap<Sym, usize>,
 }
 
 impl Shared<'_> {
@@ -365,7 +442,7 @@ impl Shared<'_> {
     }
 
     fn secs(&self, ns: i64) -> f64 {
-        (ns - self.t0_ns) as f64 / 1e9
+        (ns - self.marks.t0_ns) as f64 / 1e9
     }
 
     fn lease_bar(&self, l: &Lease, near_miss: bool, in_overlap: bool) -> LeaseBar {
@@ -394,7 +471,7 @@ impl Shared<'_> {
     fn shows(&self, l: &Lease, key_filter: &KeyFilter<'_>, filters: &Filters) -> bool {
         let strings = &self.log.strings;
         if !key_filter.matches(strings.get(l.key))
-            || (filters.only_incidents && !self.incidents_per_key.contains_key(&l.key))
+            || (filters.only_incidents && !self.marks.incidents_per_key.contains_key(&l.key))
         {
             return false;
         }
@@ -450,6 +527,78 @@ impl Shared<'_> {
         (parts, group_of_key)
     }
 
+    /// The groups `filters` show, in the order shown ([`group_order`]),
+    /// each with its lane count, none built yet.
+    fn plan(&self, key_filter: &KeyFilter<'_>, filters: &Filters) -> Plan {
+        use rayon::prelude::*;
+        let (parts, _) = self.split_by_key(key_filter, filters);
+        let shown: usize = parts.iter().map(|p| p.leases.len()).sum();
+        let facts: Vec<(usize, f64)> = if shown >= PARALLEL_MIN_LEASES {
+            parts.par_iter().map(|p| self.facts(p)).collect()
+        } else {
+            parts.iter().map(|p| self.facts(p)).collect()
+        };
+        let keys: Vec<(&str, usize, f64)> = parts
+            .iter()
+            .zip(&facts)
+            .map(|(p, &(_, first_s))| {
+                let key = p.key.expect("a group has a key");
+                let incidents = self.marks.incidents_per_key.get(&key).copied();
+                (self.log.strings.get(key), incidents.unwrap_or(0), first_s)
+            })
+            .collect();
+        let order = group_order(&keys, &filters.pinned);
+        let lanes = order.iter().map(|&g| facts[g].0).collect();
+        let mut slots: Vec<Option<GroupParts>> = parts.into_iter().map(Some).collect();
+        let parts: Vec<GroupParts> = order.iter().filter_map(|&g| slots[g].take()).collect();
+        let group_of_key = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(g, p)| Some((p.key?, g)))
+            .collect();
+        Plan {
+            parts,
+            lanes,
+            group_of_key,
+        }
+    }
+
+    /// A group's lane count (one a holder, and the server's lane) and the
+    /// start of its first lease, s, before it is built.
+    fn facts(&self, parts: &GroupParts) -> (usize, f64) {
+        let a = self.analysis;
+        let mut holders: Vec<Sym> = parts.leases.iter().map(|&id| a.leases[id].holder).collect();
+        holders.sort_unstable();
+        holders.dedup();
+        let server = parts.server.iter().map(|&i| &a.server_view[i]);
+        let first_ns = parts
+            .leases
+            .iter()
+            .map(|&id| &a.leases[id])
+            .chain(server)
+            .map(|l| l.acquired_ns)
+            .min();
+        let lanes = holders.len() + usize::from(!parts.server.is_empty());
+        (lanes, first_ns.map_or(f64::INFINITY, |ns| self.secs(ns)))
+    }
+
+    /// A group as shown before it is built: its key's header, and room for
+    /// `lanes` lanes; part `part` of the model's [`LazySource`] builds it.
+    fn shell(&self, parts: &GroupParts, part: usize, lanes: usize) -> LaneGroup {
+        let key = parts.key.expect("a group has a key");
+        LaneGroup {
+            key: self.name(key),
+            lanes: Vec::new(),
+            overlaps: Vec::new(),
+            loose_sales: Vec::new(),
+            incidents: self.marks.incidents_per_key.get(&key).copied().unwrap_or(0),
+            findings: Vec::new(),
+            server_marks: Vec::new(),
+            lane_h: LANE_H,
+            pending: Some(Pending { part, lanes }),
+        }
+    }
+
     /// One key's group: a lane per holder by first acquire (the server's
     /// lane first when a capture showed what it held), its overlaps, sales
     /// and findings.
@@ -461,10 +610,11 @@ impl Shared<'_> {
             lanes: Vec::new(),
             overlaps: Vec::new(),
             loose_sales: Vec::new(),
-            incidents: self.incidents_per_key.get(&key).copied().unwrap_or(0),
+            incidents: self.marks.incidents_per_key.get(&key).copied().unwrap_or(0),
             findings: Vec::new(),
             server_marks: Vec::new(),
             lane_h: LANE_H,
+            pending: None,
         };
         // The lane of each holder; host and thread names shared by lanes.
         let mut lane_of: HashMap<Sym, usize> = HashMap::default();
@@ -490,8 +640,8 @@ impl Shared<'_> {
             });
             let bar = self.lease_bar(
                 l,
-                self.near.contains(&l.id),
-                self.in_overlap.contains(&l.id),
+                self.marks.near.contains(&l.id),
+                self.marks.in_overlap.contains(&l.id),
             );
             add_lease(&mut g.lanes[lane], bar);
         }
@@ -579,7 +729,7 @@ impl Shared<'_> {
             return;
         }
         let a = self.analysis;
-        let cited: &[(usize, Sym, bool)] = self.cited.get(&key).map_or(&[], Vec::as_slice);
+        let cited: &[(usize, Sym, bool)] = self.marks.cited.get(&key).map_or(&[], Vec::as_slice);
         let span = |ids: &mut dyn Iterator<Item = &Lease>| {
             ids.fold((i64::MAX, i64::MIN), |(lo, hi), l| {
                 (
@@ -655,7 +805,7 @@ impl Shared<'_> {
             start_s: self.secs(o.start_ns),
             end_s: self.secs(o.end_ns),
             cause: o.cause,
-            incident: self.incident_of_overlap.get(&id).copied(),
+            incident: self.marks.incident_of_overlap.get(&id).copied(),
             holders: (self.name(e.holder), self.name(l.holder)),
         }
     }
@@ -688,28 +838,19 @@ fn sort_group(g: &mut LaneGroup) {
 /// The order groups are shown in: pinned keys first (in pinning order),
 /// then keys with incidents (most first), then by first activity, then by
 /// name: a big log's interesting keys are on top, not `product:10000`
-/// because it sorts first. Returns the group indices in that order.
-fn group_order(groups: &[LaneGroup], pinned: &[String]) -> Vec<usize> {
-    let sort_key = |g: &LaneGroup| {
-        let pin = pinned
-            .iter()
-            .position(|k| *k == g.key)
-            .unwrap_or(usize::MAX);
-        let first = g
-            .lanes
-            .iter()
-            .filter_map(|l| l.leases.first().map(|b| b.start_s))
-            .fold(f64::INFINITY, f64::min);
-        (pin, g.incidents, first)
-    };
-    let keys: Vec<(usize, usize, f64)> = groups.iter().map(sort_key).collect();
-    let mut order: Vec<usize> = (0..groups.len()).collect();
+/// because it sorts first. `keys`: each group's key, incident count and
+/// first lease start, s. Returns the group indices in that order.
+fn group_order(keys: &[(&str, usize, f64)], pinned: &[String]) -> Vec<usize> {
+    let pin = |key: &str| pinned.iter().position(|k| k == key).unwrap_or(usize::MAX);
+    let pins: Vec<usize> = keys.iter().map(|k| pin(k.0)).collect();
+    let mut order: Vec<usize> = (0..keys.len()).collect();
     order.sort_by(|&a, &b| {
         let (ka, kb) = (keys[a], keys[b]);
-        ka.0.cmp(&kb.0)
+        pins[a]
+            .cmp(&pins[b])
             .then(kb.1.cmp(&ka.1))
             .then(ka.2.total_cmp(&kb.2))
-            .then_with(|| groups[a].key.cmp(&groups[b].key))
+            .then_with(|| ka.0.cmp(kb.0))
     });
     order
 }
@@ -717,6 +858,64 @@ fn group_order(groups: &[LaneGroup], pinned: &[String]) -> Vec<usize> {
 /// Below this many shown leases the groups are built on the calling
 /// thread: waking the rayon pool costs more than a small log takes.
 const PARALLEL_MIN_LEASES: usize = 1 << 12;
+
+/// A lazily built model builds at once the groups, from the top, of at
+/// least this many lanes: more than a screen of the tallest window shows
+/// at [`LANE_H`], so its first frame has no group still to build.
+pub const FIRST_LANES: usize = 400;
+
+/// A lazily built model of at most this many lanes is built whole at once:
+/// a few milliseconds, and nothing a small log shows is ever pending.
+pub const WHOLE_MAX_LANES: usize = 4_000;
+
+/// The plot's height assumed before the window has laid it out, points.
+pub const FALLBACK_PLOT_H: f32 = 1_200.0;
+
+/// How many groups, from the top, [`SwimlaneModel::build_lazy`] builds at
+/// once, given each group's lane count: all of them up to
+/// [`WHOLE_MAX_LANES`] lanes, else the fewest (at least one) holding
+/// [`FIRST_LANES`].
+fn first_groups(lanes: &[usize]) -> usize {
+    if lanes.iter().sum::<usize>() <= WHOLE_MAX_LANES {
+        return lanes.len();
+    }
+    let mut sum = 0;
+    for (g, &n) in lanes.iter().enumerate() {
+        sum += n;
+        if sum >= FIRST_LANES {
+            return g + 1;
+        }
+    }
+    lanes.len()
+}
+
+/// What a lazily built model builds its groups from
+/// ([`SwimlaneModel::build_lazy`]): the log, its analysis, the holders'
+/// labels, the marks and each group's parts, in the order shown.
+pub struct LazySource {
+    log: Arc<LoadedLog>,
+    analysis: Arc<Analysis>,
+    names: Arc<HolderNames>,
+    marks: Marks,
+    parts: Vec<GroupParts>,
+}
+
+impl LazySource {
+    fn shared(&self) -> Shared<'_> {
+        Shared {
+            log: &self.log,
+            analysis: &self.analysis,
+            marks: &self.marks,
+            names: &self.names,
+        }
+    }
+}
+
+impl std::fmt::Debug for LazySource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LazySource({} groups)", self.parts.len())
+    }
+}
 
 impl SwimlaneModel {
     /// Builds the display list from `analysis` of `log` with `filters`.
@@ -751,70 +950,184 @@ impl SwimlaneModel {
     ) -> SwimlaneModel {
         use rayon::prelude::*;
         let span_ns = analysis.time_span(log);
-        let t0_ns = span_ns.map_or(0, |(first, _)| first);
-        let key_filter = KeyFilter::new(&filters.key);
-        let mut shared = Shared {
+        let marks = Marks::of(analysis, span_ns.map_or(0, |(first, _)| first));
+        let shared = Shared {
             log,
             analysis,
-            t0_ns,
-            near: analysis
-                .findings
-                .iter()
-                .filter(|f| f.kind == FindingKind::NearMiss)
-                .filter_map(|f| f.lease)
-                .collect(),
-            in_overlap: Incident::holds_in_overlaps(&analysis.incidents),
-            incident_of_overlap: HashMap::default(),
-            incidents_per_key: HashMap::default(),
-            cited: HashMap::default(),
+            marks: &marks,
             names,
         };
-        for c in &analysis.citations {
-            let l = &analysis.leases[c.lease];
-            shared
-                .cited
-                .entry(l.key)
-                .or_default()
-                .push((c.evidence, l.holder, c.tied));
-        }
-        for inc in &analysis.incidents {
-            *shared.incidents_per_key.entry(inc.key).or_default() += 1;
-            for &o in &inc.overlaps {
-                shared.incident_of_overlap.insert(o, inc.id);
-            }
-        }
-        let (parts, group_of_key) = shared.split_by_key(&key_filter, filters);
-        let shown: usize = parts.iter().map(|p| p.leases.len()).sum();
-        let built: Vec<LaneGroup> = if shown >= parallel_min {
-            parts.par_iter().map(|p| shared.group(p)).collect()
+        let key_filter = KeyFilter::new(&filters.key);
+        let plan = shared.plan(&key_filter, filters);
+        let shown: usize = plan.parts.iter().map(|p| p.leases.len()).sum();
+        let groups = if shown >= parallel_min {
+            plan.parts.par_iter().map(|p| shared.group(p)).collect()
         } else {
-            parts.iter().map(|p| shared.group(p)).collect()
+            plan.parts.iter().map(|p| shared.group(p)).collect()
         };
-        let order = group_order(&built, &filters.pinned);
-        let mut place = vec![0; built.len()];
-        for (to, &from) in order.iter().enumerate() {
-            place[from] = to;
-        }
-        let mut slots: Vec<Option<LaneGroup>> = built.into_iter().map(Some).collect();
-        let groups = order.iter().filter_map(|&g| slots[g].take()).collect();
-        let incidents = analysis
+        Self::of_groups(&shared, (span_ns, &plan.group_of_key), groups, &key_filter)
+    }
+
+    /// The model of `groups` (in the order shown; `group_of_key` gives a
+    /// key's) over `span_ns` ([`Analysis::time_span`]).
+    fn of_groups(
+        shared: &Shared<'_>,
+        (span_ns, group_of_key): (Option<(i64, i64)>, &HashMap<Sym, usize>),
+        groups: Vec<LaneGroup>,
+        key_filter: &KeyFilter<'_>,
+    ) -> SwimlaneModel {
+        let incidents = shared
+            .analysis
             .incidents
             .iter()
             .map(|inc| {
                 group_of_key
                     .get(&inc.key)
-                    .map(|&g| (shared.secs(inc.start_ns), shared.secs(inc.end_ns), place[g]))
+                    .map(|&g| (shared.secs(inc.start_ns), shared.secs(inc.end_ns), g))
             })
             .collect();
         SwimlaneModel {
-            t0_ns,
-            log_offset_s: log.display_offset_s,
-            extent: extent(analysis, span_ns, |ns| shared.secs(ns)),
+            t0_ns: shared.marks.t0_ns,
+            log_offset_s: shared.log.display_offset_s,
+            extent: extent(shared.analysis, span_ns, |ns| shared.secs(ns)),
             incidents,
             groups,
             bad_regex: key_filter.bad_regex,
             docked: None,
+            lazy: None,
         }
+    }
+
+    /// [`SwimlaneModel::build_named`] for the window: every group's header
+    /// and lane count at once, but its lanes only when they come into view
+    /// ([`SwimlaneModel::build_in_view`]). The groups of the first
+    /// [`FIRST_LANES`] lanes are built now, and all of them when there are
+    /// at most [`WHOLE_MAX_LANES`]. At 10 M events the whole display list
+    /// is 2 M lanes, built in 2.3 s on a first open, most of it the
+    /// kernel handing out fresh pages (docs/performance.md).
+    pub fn build_lazy(
+        log: &Arc<LoadedLog>,
+        analysis: &Arc<Analysis>,
+        filters: &Filters,
+        names: &Arc<HolderNames>,
+    ) -> SwimlaneModel {
+        Self::build_lazy_with((log, analysis, names), filters, first_groups)
+    }
+
+    /// [`SwimlaneModel::build_lazy`], building at once the number of
+    /// groups `first` gives for their lane counts.
+    fn build_lazy_with(
+        (log, analysis, names): (&Arc<LoadedLog>, &Arc<Analysis>, &Arc<HolderNames>),
+        filters: &Filters,
+        first: impl Fn(&[usize]) -> usize,
+    ) -> SwimlaneModel {
+        let span_ns = analysis.time_span(log);
+        let marks = Marks::of(analysis, span_ns.map_or(0, |(first, _)| first));
+        let key_filter = KeyFilter::new(&filters.key);
+        let shared = Shared {
+            log,
+            analysis,
+            marks: &marks,
+            names,
+        };
+        let plan = shared.plan(&key_filter, filters);
+        let shells = plan.parts.iter().zip(&plan.lanes).enumerate();
+        let groups = shells.map(|(i, (p, &n))| shared.shell(p, i, n)).collect();
+        let mut model =
+            Self::of_groups(&shared, (span_ns, &plan.group_of_key), groups, &key_filter);
+        model.lazy = Some(Arc::new(LazySource {
+            log: log.clone(),
+            analysis: analysis.clone(),
+            names: names.clone(),
+            marks,
+            parts: plan.parts,
+        }));
+        let first = first(&plan.lanes);
+        model.build_groups(0..first);
+        model
+    }
+
+    /// Builds the groups in `range` not built yet; true when it built one.
+    pub fn build_groups(&mut self, range: std::ops::Range<usize>) -> bool {
+        use rayon::prelude::*;
+        let Some(source) = self.lazy.clone() else {
+            return false;
+        };
+        let end = range.end.min(self.groups.len());
+        let todo: Vec<(usize, usize)> = (range.start.min(end)..end)
+            .filter_map(|g| self.groups[g].pending.map(|p| (g, p.part)))
+            .collect();
+        if todo.is_empty() {
+            return false;
+        }
+        let shared = source.shared();
+        let leases: usize = todo
+            .iter()
+            .map(|&(_, p)| source.parts[p].leases.len())
+            .sum();
+        let built: Vec<LaneGroup> = if leases >= PARALLEL_MIN_LEASES {
+            todo.par_iter()
+                .map(|&(_, p)| shared.group(&source.parts[p]))
+                .collect()
+        } else {
+            todo.iter()
+                .map(|&(_, p)| shared.group(&source.parts[p]))
+                .collect()
+        };
+        for (&(g, _), mut group) in todo.iter().zip(built) {
+            debug_assert_eq!(
+                Some(group.lanes.len()),
+                self.groups[g].pending.map(|p| p.lanes)
+            );
+            group.lane_h = self.groups[g].lane_h;
+            self.groups[g] = group;
+        }
+        if self.groups.iter().all(LaneGroup::is_built) {
+            self.lazy = None;
+        }
+        true
+    }
+
+    /// Builds every group not built yet (a picture's legend says what the
+    /// whole model holds); true when it built one.
+    pub fn build_all(&mut self) -> bool {
+        self.build_groups(0..self.groups.len())
+    }
+
+    /// Builds the groups a plot `plot_h` points high scrolled by
+    /// `scroll_y` shows, and those of a screen above and below it (so a
+    /// scroll rarely comes to a group not built); true when it built one.
+    /// A plot not laid out yet (`plot_h` 0) counts as [`FALLBACK_PLOT_H`].
+    pub fn build_in_view(&mut self, scroll_y: f32, plot_h: f32) -> bool {
+        if self.lazy.is_none() {
+            return false;
+        }
+        let screen = if plot_h > 0.0 {
+            plot_h
+        } else {
+            FALLBACK_PLOT_H
+        };
+        let range = self.groups_between(scroll_y - screen, scroll_y + 2.0 * screen);
+        self.build_groups(range)
+    }
+
+    /// The groups reaching into `[top, bottom)`, points from the first
+    /// group's top.
+    pub fn groups_between(&self, top: f32, bottom: f32) -> std::ops::Range<usize> {
+        let mut y = 0.0f32;
+        let (mut first, mut end) = (self.groups.len(), 0);
+        for (g, group) in self.groups.iter().enumerate() {
+            if y >= bottom {
+                break;
+            }
+            let next = y + group.height();
+            if next > top {
+                first = first.min(g);
+                end = g + 1;
+            }
+            y = next;
+        }
+        first.min(end)..end
     }
 
     /// Puts `group` (a what-if replay, [`crate::ui::panels::whatif`]) right
@@ -956,6 +1269,107 @@ mod tests {
         let ms = pause.map_or(0.0, InfraMark::length_ms);
         assert!((ms - 3968.3).abs() < 1.0, "{ms}");
         assert!(g.server_marks.is_empty(), "{:?}", g.server_marks);
+    }
+
+    /// The groups of `m` as text, built or not, and its incidents' groups.
+    fn shown(m: &SwimlaneModel) -> String {
+        format!(
+            "{:?} {:?} {:?} {:?}",
+            m.groups, m.incidents, m.extent, m.t0_ns
+        )
+    }
+
+    #[test]
+    fn a_model_built_lazily_is_the_model_built_whole() {
+        let log = Arc::new(sim_log());
+        let a = Arc::new(analyze(&log, &Settings::default()));
+        let names = Arc::new(HolderNames::of(&log, &a));
+        let pinned = Filters {
+            pinned: vec![log.strings.get(a.leases[0].key).to_string()],
+            ..Filters::default()
+        };
+        for filters in [Filters::default(), pinned] {
+            let whole = SwimlaneModel::build_named(&log, &a, &filters, &names);
+            assert!(whole.groups.len() > 2, "{}", whole.groups.len());
+            // Only the first group built at once.
+            let mut lazy = SwimlaneModel::build_lazy_with((&log, &a, &names), &filters, |_| 1);
+            let built: Vec<bool> = lazy.groups.iter().map(LaneGroup::is_built).collect();
+            assert!(built[0]);
+            assert!(built[1..].iter().all(|b| !b), "{built:?}");
+            // Same keys, order, lane counts and heights before a lane is built.
+            let heads = |m: &SwimlaneModel| -> Vec<(String, usize, usize)> {
+                let g = m.groups.iter();
+                g.map(|g| (g.key.clone(), g.incidents, g.lane_count()))
+                    .collect()
+            };
+            assert_eq!(heads(&lazy), heads(&whole));
+            assert_eq!(lazy.content_height(), whole.content_height());
+            assert_eq!(lazy.incidents, whole.incidents);
+            assert!(lazy.lazy.is_some());
+            assert!(lazy.build_all());
+            assert!(lazy.lazy.is_none(), "the source goes once all is built");
+            assert!(!lazy.build_all(), "nothing left to build");
+            assert_eq!(shown(&lazy), shown(&whole), "{filters:?}");
+        }
+    }
+
+    #[test]
+    fn the_groups_in_view_are_built_and_no_others() {
+        let log = Arc::new(sim_log());
+        let a = Arc::new(analyze(&log, &Settings::default()));
+        let names = Arc::new(HolderNames::of(&log, &a));
+        let f = Filters::default();
+        let mut m = SwimlaneModel::build_lazy_with((&log, &a, &names), &f, |_| 0);
+        assert!(m.groups.iter().all(|g| !g.is_built()));
+        let n = m.groups.len();
+        // Scrolled to the top of the third group, a plot 1 point high: the
+        // group above reaches into the screen above it, none below.
+        let (top, h) = (m.group_top(2), 1.0);
+        let want = m.groups_between(top - h, top + 2.0 * h);
+        assert_eq!(want, 1..3);
+        assert!(n > 3, "{n}");
+        assert!(m.build_in_view(top, h));
+        for (g, group) in m.groups.iter().enumerate() {
+            assert_eq!(group.is_built(), want.contains(&g), "group {g} of {n}");
+        }
+        assert!(!m.build_in_view(top, h), "built already");
+    }
+
+    #[test]
+    fn the_groups_between_two_heights_are_those_reaching_into_them() {
+        let group = |lanes: usize| LaneGroup {
+            key: String::new(),
+            lanes: Vec::new(),
+            overlaps: Vec::new(),
+            loose_sales: Vec::new(),
+            incidents: 0,
+            findings: Vec::new(),
+            server_marks: Vec::new(),
+            lane_h: LANE_H,
+            pending: Some(Pending { part: 0, lanes }),
+        };
+        let m = SwimlaneModel {
+            groups: vec![group(1), group(3), group(2)],
+            ..SwimlaneModel::default()
+        };
+        let h: Vec<f32> = m.groups.iter().map(LaneGroup::height).collect();
+        assert_eq!(h[1], 22.0 + 3.0 * LANE_H + 6.0);
+        assert_eq!(m.groups_between(0.0, 1.0), 0..1);
+        assert_eq!(m.groups_between(h[0] - 1.0, h[0] + 1.0), 0..2);
+        // A group starting exactly at the bottom is not in.
+        assert_eq!(m.groups_between(h[0], h[0] + h[1]), 1..2);
+        assert_eq!(m.groups_between(-500.0, 1e6), 0..3);
+        assert!(m.groups_between(1e6, 2e6).is_empty());
+    }
+
+    #[test]
+    fn a_small_model_is_built_whole_and_a_big_one_from_the_top() {
+        assert_eq!(first_groups(&[10, 20, 30]), 3);
+        assert_eq!(first_groups(&[WHOLE_MAX_LANES, 1]), 1);
+        assert_eq!(first_groups(&[FIRST_LANES - 1, 1, WHOLE_MAX_LANES]), 2);
+        // One huge group first: that one.
+        assert_eq!(first_groups(&[WHOLE_MAX_LANES + 1, 5, 5]), 1);
+        assert_eq!(first_groups(&[]), 0);
     }
 
     #[test]
