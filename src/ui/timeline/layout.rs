@@ -1431,20 +1431,13 @@ mod tests {
     /// A group `key` of `n` lanes named `h0`, `h1`...
     fn group_of(key: &str, n: usize) -> LaneGroup {
         LaneGroup {
-            key: key.into(),
             lanes: (0..n)
                 .map(|i| Lane {
                     holder: format!("h{i}"),
                     ..lane(Vec::new())
                 })
                 .collect(),
-            overlaps: Vec::new(),
-            loose_sales: Vec::new(),
-            incidents: 0,
-            findings: Vec::new(),
-            server_marks: Vec::new(),
-            lane_h: LANE_H,
-            pending: None,
+            ..LaneGroup::empty(key.into())
         }
     }
 

@@ -262,6 +262,22 @@ pub struct Pending {
 }
 
 impl LaneGroup {
+    /// A group of lock key `key` with nothing in it, its lanes [`LANE_H`]
+    /// high.
+    pub fn empty(key: String) -> LaneGroup {
+        LaneGroup {
+            key,
+            lanes: Vec::new(),
+            overlaps: Vec::new(),
+            loose_sales: Vec::new(),
+            incidents: 0,
+            findings: Vec::new(),
+            server_marks: Vec::new(),
+            lane_h: LANE_H,
+            pending: None,
+        }
+    }
+
     /// Its lanes: as built, or as many as it will have when it is.
     pub fn lane_count(&self) -> usize {
         self.pending.map_or(self.lanes.len(), |p| p.lanes)
@@ -585,17 +601,18 @@ impl Shared<'_> {
     /// A group as shown before it is built: its key's header, and room for
     /// `lanes` lanes; part `part` of the model's [`LazySource`] builds it.
     fn shell(&self, parts: &GroupParts, part: usize, lanes: usize) -> LaneGroup {
+        LaneGroup {
+            pending: Some(Pending { part, lanes }),
+            ..self.header(parts)
+        }
+    }
+
+    /// The group of `parts`'s key with its header only.
+    fn header(&self, parts: &GroupParts) -> LaneGroup {
         let key = parts.key.expect("a group has a key");
         LaneGroup {
-            key: self.name(key),
-            lanes: Vec::new(),
-            overlaps: Vec::new(),
-            loose_sales: Vec::new(),
             incidents: self.marks.incidents_per_key.get(&key).copied().unwrap_or(0),
-            findings: Vec::new(),
-            server_marks: Vec::new(),
-            lane_h: LANE_H,
-            pending: Some(Pending { part, lanes }),
+            ..LaneGroup::empty(self.name(key))
         }
     }
 
@@ -605,17 +622,7 @@ impl Shared<'_> {
     fn group(&self, parts: &GroupParts) -> LaneGroup {
         let a = self.analysis;
         let key = parts.key.expect("a group has a key");
-        let mut g = LaneGroup {
-            key: self.name(key),
-            lanes: Vec::new(),
-            overlaps: Vec::new(),
-            loose_sales: Vec::new(),
-            incidents: self.marks.incidents_per_key.get(&key).copied().unwrap_or(0),
-            findings: Vec::new(),
-            server_marks: Vec::new(),
-            lane_h: LANE_H,
-            pending: None,
-        };
+        let mut g = self.header(parts);
         // The lane of each holder; host and thread names shared by lanes.
         let mut lane_of: HashMap<Sym, usize> = HashMap::default();
         let mut names: HashMap<Sym, Arc<str>> = HashMap::default();
@@ -1338,15 +1345,8 @@ mod tests {
     #[test]
     fn the_groups_between_two_heights_are_those_reaching_into_them() {
         let group = |lanes: usize| LaneGroup {
-            key: String::new(),
-            lanes: Vec::new(),
-            overlaps: Vec::new(),
-            loose_sales: Vec::new(),
-            incidents: 0,
-            findings: Vec::new(),
-            server_marks: Vec::new(),
-            lane_h: LANE_H,
             pending: Some(Pending { part: 0, lanes }),
+            ..LaneGroup::empty(String::new())
         };
         let m = SwimlaneModel {
             groups: vec![group(1), group(3), group(2)],
