@@ -6,7 +6,8 @@ functions in chDB. Prints Markdown tables for docs/scale.md.
 Usage: bench/sql_scale.py --bin target/release/lockreplay [--events 10000000] [--seed 3] [--data DIR]
                           [--slice-minutes 120] [--carry-ms 600000] [--windows-bin OLD_LOCKREPLAY] [--chdb-events N]
 
-- analyze: `lockreplay analyze --no-cache --format json` on the log, wall time and peak RSS (/usr/bin/time).
+- analyze: `lockreplay analyze --no-cache --format json` on the log, wall time and peak RSS (/usr/bin/time): the
+  faster of two runs with the log read into the page cache first.
 - cluster: two Debian clickhouse-server processes (tests/sql/ch_cluster.py) with the log's lock events
   (`sql --export-events`) in a table sharded by `cityHash64(key)` (MergeTree, partitioned by hour, ordered by key
   and time); `sql --select all` run on both shards at once, each over its own rows, as `fetch --cluster` does; the
@@ -61,11 +62,18 @@ def data(args):
 
 
 def analyze(args, log):
-    with tempfile.TemporaryFile() as out:
-        wall, rss, cpu = timed([args.bin, "analyze", "--no-cache", "--format", "json", log], out)
-        out.seek(0)
-        summary = json.load(out)["summary"]
-    return wall, rss, cpu, summary
+    """The faster of two `analyze` runs with the log in the page cache, as the cluster's table is in its cache
+    when the SQL runs: a first read from disk (18-23 s for the 10 M log here, against 4-5 s) measures the disk."""
+    with open(log, "rb") as f:
+        while f.read(1 << 24):
+            pass
+    runs = []
+    for _ in range(2):
+        with tempfile.TemporaryFile() as out:
+            wall, rss, cpu = timed([args.bin, "analyze", "--no-cache", "--format", "json", log], out)
+            out.seek(0)
+            runs.append((wall, rss, cpu, json.load(out)["summary"]))
+    return min(runs, key=lambda r: r[0])
 
 
 def run_shards(cluster, binary, table, flags):
