@@ -4,7 +4,7 @@
 #
 #   bench/window.sh LOG...
 #
-# For each LOG, one run each, back to back: `lockreplay analyze --format json`
+# For each LOG, RUNS runs (default 3) of each, alternating: `lockreplay analyze --format json`
 # (wall time, peak RSS), then the window under xvfb-run (Mesa's software
 # renderer, as CI has no GPU) with `--screenshot` and LOCKREPLAY_TIMINGS=1:
 # the time from start to the first frame that shows the log ("open"), the
@@ -12,9 +12,10 @@
 # close. Then the second open of each: `analyze` and the window
 # again, answered from a private load cache (filled by one `analyze`, then
 # one window, which keeps what only the window makes: the holders'
-# labels). Prints one Markdown table.
+# labels). Prints one Markdown table: medians, with the range; the run,
+# frames and memory columns are the last run's.
 # Needs xvfb-run (xvfb xauth libgl1-mesa-dri).
-# Env: CARGO_TARGET_DIR (where the release binary is built).
+# Env: CARGO_TARGET_DIR (where the release binary is built), RUNS.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -49,18 +50,30 @@ analyze() {
     tail -n 1 "$tmp/cli.time"
 }
 ratio() { python3 -c "print(f'{$1 / max($2, 0.005):.2f}x')"; }
-echo "First open: both read the file (\`--no-cache\`). Second open: both answer from the load cache, filled by one \`analyze\` and one window before."
+runs=${RUNS:-3}
+# "median (min-max)" of the numbers given, or the one number.
+spread() { python3 -c "import statistics as s,sys; v=sorted(map(float,sys.argv[1:])); print(f'{s.median(v):.3f}' + (f' ({v[0]:.3f}-{v[-1]:.3f})' if len(v) > 1 else ''))" "$@"; }
+median() { python3 -c "import statistics as s,sys; print(s.median(map(float,sys.argv[1:])))" "$@"; }
+echo "First open: both read the file (\`--no-cache\`). Second open: both answer from the load cache, filled by one \`analyze\` and one window before. $runs runs of each, \`analyze\` and the window alternating; median (min-max)."
 echo
-echo "| log | events | analyze s | analyze MB | window open s | open / analyze | frames while loading | window run s | window MB | analyze second s | window second open s | first / second (analyze, window) |"
+echo "| log | events | analyze s | analyze MB | window open s | open / analyze (medians) | frames while loading | window run s | window MB | analyze second s | window second open s | first / second (analyze, window) |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 for log in "$@"; do
     cat "$log" > /dev/null # page cache: both read from memory
-    read -r cli_s cli_kb < <(analyze "$log" --no-cache)
+    cli=() opens=() cli2=() opens2=()
+    for _ in $(seq "$runs"); do
+        read -r cli_s cli_kb < <(analyze "$log" --no-cache)
+        read -r open_s frames win_s win_mb < <(window "$log" 1 --no-cache)
+        cli+=("$cli_s") opens+=("$open_s")
+    done
     events=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['events'])" "$tmp/report.json" 2>/dev/null || echo "?")
-    read -r open_s frames win_s win_mb < <(window "$log" 1 --no-cache)
     analyze "$log" > /dev/null # fills the cache
-    read -r cli2_s _ < <(analyze "$log")
     window "$log" 3 > /dev/null # the window's own entries (the holders' labels)
-    read -r open2_s _ _ _ < <(window "$log" 2)
-    echo "| $(basename "$log") | $events | $cli_s | $((cli_kb / 1024)) | $open_s | $(ratio "$open_s" "$cli_s") | $frames | $win_s | $win_mb | $cli2_s | $open2_s | $(ratio "$cli_s" "$cli2_s"), $(ratio "$open_s" "$open2_s") |"
+    for _ in $(seq "$runs"); do
+        read -r cli2_s _ < <(analyze "$log")
+        read -r open2_s _ _ _ < <(window "$log" 2)
+        cli2+=("$cli2_s") opens2+=("$open2_s")
+    done
+    c=$(median "${cli[@]}") o=$(median "${opens[@]}") c2=$(median "${cli2[@]}") o2=$(median "${opens2[@]}")
+    echo "| $(basename "$log") | $events | $(spread "${cli[@]}") | $((cli_kb / 1024)) | $(spread "${opens[@]}") | $(ratio "$o" "$c") | $frames | $win_s | $win_mb | $(spread "${cli2[@]}") | $(spread "${opens2[@]}") | $(ratio "$c" "$c2"), $(ratio "$o" "$o2") |"
 done
