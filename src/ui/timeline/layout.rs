@@ -112,8 +112,8 @@ pub struct LaneFit {
 /// as many whole lanes as fit, the lanes `wanted` says are wanted first
 /// (the incident's holders), then the others in their order, all shown in
 /// their order. At least the first group's header is shown, so no row is
-/// ever cut. For a model built whole (a report's pictures; the window
-/// builds its model whole before a picture).
+/// ever cut. For a model built whole: a report's pictures (the window's
+/// pictures use [`whole_rows`], which counts a pending group's lanes).
 pub fn fit_lanes(model: &SwimlaneModel, room: f32, wanted: impl Fn(&Lane) -> bool) -> LaneFit {
     let mut fit = LaneFit::default();
     for (gi, g) in model.groups.iter().enumerate() {

@@ -871,8 +871,10 @@ const PARALLEL_MIN_LEASES: usize = 1 << 12;
 /// at [`LANE_H`], so its first frame has no group still to build.
 pub const FIRST_LANES: usize = 400;
 
-/// A lazily built model of at most this many lanes is built whole at once:
-/// a few milliseconds, and nothing a small log shows is ever pending.
+/// A lazily built model of at most this many lanes is built whole at once,
+/// so nothing a small log shows is ever pending. The rule counts lanes, not
+/// leases: a few holders with millions of leases are built at once, as every
+/// model was before the lazy build (a group is the unit either way).
 pub const WHOLE_MAX_LANES: usize = 4_000;
 
 /// The plot's height assumed before the window has laid it out, points.
