@@ -500,12 +500,8 @@ impl Shared<'_> {
     }
 
     /// Splits what is shown by lock key, keys in order of their first shown
-    /// lease; returns the parts and each key's index among them.
-    fn split_by_key(
-        &self,
-        key_filter: &KeyFilter<'_>,
-        filters: &Filters,
-    ) -> (Vec<GroupParts>, HashMap<Sym, usize>) {
+    /// lease.
+    fn split_by_key(&self, key_filter: &KeyFilter<'_>, filters: &Filters) -> Vec<GroupParts> {
         let a = self.analysis;
         let mut parts: Vec<GroupParts> = Vec::new();
         let mut group_of_key: HashMap<Sym, usize> = HashMap::default();
@@ -540,14 +536,14 @@ impl Shared<'_> {
         for (i, f) in a.findings.iter().enumerate() {
             put(f.key, i, |p| &mut p.findings);
         }
-        (parts, group_of_key)
+        parts
     }
 
     /// The groups `filters` show, in the order shown ([`group_order`]),
     /// each with its lane count, none built yet.
     fn plan(&self, key_filter: &KeyFilter<'_>, filters: &Filters) -> Plan {
         use rayon::prelude::*;
-        let (parts, _) = self.split_by_key(key_filter, filters);
+        let parts = self.split_by_key(key_filter, filters);
         let shown: usize = parts.iter().map(|p| p.leases.len()).sum();
         let facts: Vec<(usize, f64)> = if shown >= PARALLEL_MIN_LEASES {
             parts.par_iter().map(|p| self.facts(p)).collect()
