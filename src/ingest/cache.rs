@@ -30,7 +30,7 @@ pub const MAGIC: &[u8; 8] = b"LRCACHE\0";
 
 /// The entry format's version: bumped whenever the header or the stored
 /// form of a log changes, so that an old entry is ignored (and rebuilt).
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 
 /// Header bytes: magic (8), version (4), key (16), payload length (8),
 /// payload checksum (8), all little-endian.
@@ -149,6 +149,28 @@ pub fn load_paths_cached(
     progress: &Progress,
     cfg: &CacheConfig,
 ) -> Result<(LoadedLog, CacheReport), IngestError> {
+    let (log, mut report, pending) = load_paths_cached_later(paths, opts, progress, cfg)?;
+    if let Some(pending) = pending {
+        pending.store(&log, &mut report);
+    }
+    Ok((log, report))
+}
+
+/// [`load_paths_cached`] with the entry's write left to the caller: the
+/// log, what the cache did so far, and the entry still to write (when
+/// the log was read from files that did not change while read), which
+/// [`PendingStore::store`] writes when the caller has time (the window:
+/// after the log is shown; encoding and writing a 10 M-event log's entry
+/// is 1.5-2 s).
+///
+/// # Errors
+/// Those of [`load_paths`]; never one of the cache's.
+pub fn load_paths_cached_later(
+    paths: &[PathBuf],
+    opts: &IngestOptions,
+    progress: &Progress,
+    cfg: &CacheConfig,
+) -> Result<(LoadedLog, CacheReport, Option<PendingStore>), IngestError> {
     let mut report = CacheReport::default();
     let key = match (&cfg.dir, cfg.enabled) {
         (Some(dir), true) => input_key(paths, opts)
@@ -157,7 +179,7 @@ pub fn load_paths_cached(
         _ => None,
     };
     let Some((dir, key)) = key else {
-        return Ok((load_paths(paths, opts, progress)?, report));
+        return Ok((load_paths(paths, opts, progress)?, report, None));
     };
     let entry = entry_path(dir, key.hash);
     match read_entry(&entry, key.hash, cfg.max_bytes) {
@@ -166,7 +188,7 @@ pub fn load_paths_cached(
             progress.bytes_read.store(len, Ordering::Relaxed);
             touch(&entry);
             report.used = Some(entry);
-            return Ok((log, report));
+            return Ok((log, report, None));
         }
         Ok(None) => {}
         Err(reason) => report.notes.push(format!(
@@ -176,21 +198,45 @@ pub fn load_paths_cached(
     }
     let log = load_paths(paths, opts, progress)?;
     // Files that changed while they were read are not stored.
-    if input_key(paths, opts).is_some_and(|k| k.hash == key.hash) {
-        match write_entry(dir, &entry, key.hash, &log, cfg.max_bytes) {
+    let unchanged = input_key(paths, opts).is_some_and(|k| k.hash == key.hash);
+    let pending = unchanged.then(|| PendingStore {
+        dir: dir.clone(),
+        entry,
+        key: key.hash,
+        max_bytes: cfg.max_bytes,
+    });
+    Ok((log, report, pending))
+}
+
+/// A load entry still to write ([`load_paths_cached_later`]).
+#[derive(Debug)]
+pub struct PendingStore {
+    dir: PathBuf,
+    entry: PathBuf,
+    key: u128,
+    max_bytes: u64,
+}
+
+impl PendingStore {
+    /// Writes `log` (the log read from the inputs this entry is keyed by)
+    /// as the entry, atomically, then trims the directory to the cache's
+    /// cap; says what it did in `report` (`stored`, or a note why not).
+    pub fn store(self, log: &LoadedLog, report: &mut CacheReport) {
+        let started = std::time::Instant::now();
+        match write_entry(&self.dir, &self.entry, self.key, log, self.max_bytes) {
             Ok(()) => {
-                report.stored = Some(entry.clone());
-                if let Err(e) = evict(dir, cfg.max_bytes, &entry) {
+                if let Err(e) = evict(&self.dir, self.max_bytes, &self.entry) {
                     report.notes.push(format!(
                         "cache directory {} not trimmed: {e}",
-                        dir.display()
+                        self.dir.display()
                     ));
                 }
+                report.stored = Some(self.entry);
             }
             Err(e) => report.notes.push(format!("load not cached: {e}")),
         }
+        crate::timing::phase("load cache/write", started);
     }
-    Ok((log, report))
 }
 
 /// The entry file of `key` in `dir`.
@@ -466,8 +512,17 @@ pub fn write_entry(
     log: &LoadedLog,
     max_bytes: u64,
 ) -> Result<(), String> {
-    let payload = stored::encode(log);
-    write_raw(dir, path, &header(key, &payload), &payload, max_bytes)
+    let started = std::time::Instant::now();
+    let parts = stored::encode_parts(log, stored::CHUNK_EVENTS);
+    crate::timing::phase("load cache/encode", started);
+    let mut sum = Xxh3::new();
+    for p in &parts {
+        sum.update(p);
+    }
+    let len = parts.iter().map(|p| p.len() as u64).sum();
+    let header = header_of(key, len, sum.digest());
+    let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    write_parts(dir, path, &header, &parts, max_bytes)
 }
 
 /// Writes `header` then `payload` as the entry `path`, atomically.
@@ -481,7 +536,18 @@ pub fn write_raw(
     payload: &[u8],
     max_bytes: u64,
 ) -> Result<(), String> {
-    let size = (header.len() + payload.len()) as u64;
+    write_parts(dir, path, header, &[payload], max_bytes)
+}
+
+/// [`write_raw`] of a payload in `parts`, written one after the other.
+fn write_parts(
+    dir: &Path,
+    path: &Path,
+    header: &[u8],
+    parts: &[&[u8]],
+    max_bytes: u64,
+) -> Result<(), String> {
+    let size = (header.len() + parts.iter().map(|p| p.len()).sum::<usize>()) as u64;
     if size > max_bytes {
         return Err(format!(
             "the entry ({size} bytes) is larger than the cache's cap ({max_bytes} bytes)"
@@ -494,7 +560,7 @@ pub fn write_raw(
         .tempfile_in(dir)
         .map_err(|e| fail("cannot write in the cache directory", e))?;
     tmp.write_all(header)
-        .and_then(|()| tmp.write_all(payload))
+        .and_then(|()| parts.iter().try_for_each(|p| tmp.write_all(p)))
         .map_err(|e| fail("cannot write in the cache directory", e))?;
     tmp.persist(path)
         .map_err(|e| format!("cannot write {} ({})", path.display(), e.error))?;

@@ -32,7 +32,9 @@ pub use assembly::head::{
 };
 pub use assembly::load::{load_paths, settle};
 pub use assembly::source::{looks_compressed, read_source, source_text};
-pub use cache::{CacheConfig, CacheReport, load_paths_cached};
+pub use cache::{
+    CacheConfig, CacheReport, PendingStore, load_paths_cached, load_paths_cached_later,
+};
 pub use error::IngestError;
 pub use roles::mapping::{MAX_TTL_MS, Mapping, role_names};
 pub use roles::time;

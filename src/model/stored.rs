@@ -39,12 +39,13 @@ struct StoredWarnings {
     total: u64,
 }
 
-/// A [`LoadedLog`] as stored.
+/// A [`LoadedLog`] as stored, but its events: those are in chunks of
+/// `chunk_events` ([`StoredChunk`]), each encoded on its own so that the
+/// pool encodes and decodes them side by side.
 #[derive(Encode, Decode)]
-struct StoredLog {
-    events: Vec<StoredEvent>,
-    /// Every event's packed detail, one after the other.
-    details: Vec<u8>,
+struct StoredHead {
+    n_events: u64,
+    chunk_events: u64,
     /// The interner's text and the end of each string in it.
     text: String,
     ends: Vec<u64>,
@@ -54,6 +55,19 @@ struct StoredLog {
     evidence: Vec<Evidence>,
 }
 
+/// A run of consecutive events as stored.
+#[derive(Encode, Decode)]
+struct StoredChunk {
+    events: Vec<StoredEvent>,
+    /// Every event's packed detail, one after the other.
+    details: Vec<u8>,
+}
+
+/// Events a stored chunk holds (the last one fewer): 10 M events are 39
+/// chunks of about 8 MB encoded, so that both cores encode and decode and
+/// a chunk's plain form (12 MB) is all that is made beside the encoded one.
+pub const CHUNK_EVENTS: usize = 1 << 18;
+
 fn sym_number(s: Option<Sym>) -> u32 {
     s.map_or(0, |s| s.0.get())
 }
@@ -62,11 +76,54 @@ fn sym_of(n: u32) -> Option<Sym> {
     NonZeroU32::new(n).map(Sym)
 }
 
-/// Encodes `log` for the cache. Infallible: every value of a log encodes.
+/// Encodes `log` for the cache, as one payload ([`encode_parts`] joined).
+/// Infallible: every value of a log encodes.
 pub fn encode(log: &LoadedLog) -> Vec<u8> {
+    encode_parts(log, CHUNK_EVENTS).concat()
+}
+
+/// Encodes `log` for the cache in parts, whose concatenation is the
+/// payload: a frame (the number of parts after it, `u32` LE, and each
+/// one's length, `u64` LE), the head ([`StoredHead`]), then one part per
+/// `chunk_events` events (at least 1), encoded in parallel.
+pub fn encode_parts(log: &LoadedLog, chunk_events: usize) -> Vec<Vec<u8>> {
+    let chunk_events = chunk_events.max(1);
+    let mut parts: Vec<Vec<u8>> = vec![head(log, chunk_events)];
+    parts.par_extend(log.events.par_chunks(chunk_events).map(chunk));
+    let mut frame = Vec::with_capacity(4 + 8 * parts.len());
+    frame.extend_from_slice(&(parts.len() as u32).to_le_bytes());
+    for p in &parts {
+        frame.extend_from_slice(&(p.len() as u64).to_le_bytes());
+    }
+    parts.insert(0, frame);
+    parts
+}
+
+/// The encoded head of `log`: all of it but its events.
+fn head(log: &LoadedLog, chunk_events: usize) -> Vec<u8> {
+    let w = &log.warnings;
+    let mut per_kind: Vec<(WarningKind, u64)> = w.per_kind.iter().map(|(k, n)| (*k, *n)).collect();
+    per_kind.sort_unstable();
+    bitcode::encode(&StoredHead {
+        n_events: log.events.len() as u64,
+        chunk_events: chunk_events as u64,
+        text: log.strings.text.clone(),
+        ends: log.strings.ends.iter().map(|&e| e as u64).collect(),
+        sources: log.sources.clone(),
+        warnings: StoredWarnings {
+            kept: w.kept.clone(),
+            per_kind,
+            total: w.total,
+        },
+        display_offset_s: log.display_offset_s,
+        evidence: log.evidence.clone(),
+    })
+}
+
+/// One chunk of events, encoded.
+fn chunk(events: &[Event]) -> Vec<u8> {
     let mut details = Vec::new();
-    let events = log
-        .events
+    let events = events
         .iter()
         .map(|e| {
             let d = e.detail.as_slice();
@@ -86,24 +143,34 @@ pub fn encode(log: &LoadedLog) -> Vec<u8> {
             }
         })
         .collect();
-    let w = &log.warnings;
-    let mut per_kind: Vec<(WarningKind, u64)> = w.per_kind.iter().map(|(k, n)| (*k, *n)).collect();
-    per_kind.sort_unstable();
-    let stored = StoredLog {
-        events,
-        details,
-        text: log.strings.text.clone(),
-        ends: log.strings.ends.iter().map(|&e| e as u64).collect(),
-        sources: log.sources.clone(),
-        warnings: StoredWarnings {
-            kept: w.kept.clone(),
-            per_kind,
-            total: w.total,
-        },
-        display_offset_s: log.display_offset_s,
-        evidence: log.evidence.clone(),
-    };
-    bitcode::encode(&stored)
+    bitcode::encode(&StoredChunk { events, details })
+}
+
+/// The parts of a payload [`encode_parts`] framed.
+fn parts(bytes: &[u8]) -> Result<Vec<&[u8]>, String> {
+    let bad = || "the payload does not decode (its frame does not add up)".to_string();
+    let n = bytes.get(..4).ok_or_else(bad)?;
+    let n = u32::from_le_bytes(n.try_into().map_err(|_| bad())?) as usize;
+    let lens_end = n
+        .checked_mul(8)
+        .and_then(|l| l.checked_add(4))
+        .ok_or_else(bad)?;
+    let lens = bytes.get(4..lens_end).ok_or_else(bad)?;
+    let mut at = lens_end;
+    let mut out = Vec::with_capacity(n);
+    for len in lens.chunks_exact(8) {
+        let len = u64::from_le_bytes(len.try_into().map_err(|_| bad())?);
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|l| at.checked_add(l))
+            .ok_or_else(bad)?;
+        out.push(bytes.get(at..end).ok_or_else(bad)?);
+        at = end;
+    }
+    if at != bytes.len() || out.is_empty() {
+        return Err(bad());
+    }
+    Ok(out)
 }
 
 /// One stored event as a plain tuple: time, kind, key, holder, host,
@@ -154,9 +221,9 @@ pub fn bench_columns(log: &LoadedLog) -> (Vec<EventColumns>, Vec<u8>, String, Ve
 /// that says the entry was ignored.
 pub fn decode(bytes: &[u8]) -> Result<LoadedLog, String> {
     let started = std::time::Instant::now();
-    let s: StoredLog =
-        bitcode::decode(bytes).map_err(|e| format!("the payload does not decode ({e})"))?;
-    crate::timing::phase("cache/bitcode", started);
+    let parts = parts(bytes)?;
+    let undecodable = |e: bitcode::Error| format!("the payload does not decode ({e})");
+    let s: StoredHead = bitcode::decode(parts[0]).map_err(undecodable)?;
     let n_sources = s.sources.len();
     if n_sources > usize::from(u16::MAX) + 1 {
         return Err("too many sources".into());
@@ -164,12 +231,33 @@ pub fn decode(bytes: &[u8]) -> Result<LoadedLog, String> {
     if s.display_offset_s.unsigned_abs() > 86_400 {
         return Err("a display offset beyond a day".into());
     }
-    // The string table is rebuilt on one core while the events are
-    // checked on the other: the events need only its length.
-    let started = std::time::Instant::now();
+    let chunk_events = usize::try_from(s.chunk_events)
+        .ok()
+        .filter(|&c| c > 0)
+        .ok_or("a chunk of no events")?;
+    let n_events = usize::try_from(s.n_events).map_err(|_| "too many events")?;
+    if n_events.div_ceil(chunk_events) != parts.len() - 1 {
+        return Err("as many chunks as the events do not need".into());
+    }
+    // The string table is rebuilt on one core while the chunks are decoded
+    // and the events checked on the others: the events need only its
+    // length.
+    let n_strings = s.ends.len();
     let (strings, events) = rayon::join(
-        || interner(s.text, &s.ends),
-        || events(&s.events, &s.details, s.ends.len(), n_sources),
+        || {
+            let t = std::time::Instant::now();
+            let i = interner(s.text, &s.ends);
+            crate::timing::phase("cache/strings", t);
+            i
+        },
+        || {
+            let chunks: Vec<StoredChunk> = parts[1..]
+                .par_iter()
+                .map(|p| bitcode::decode(p).map_err(undecodable))
+                .collect::<Result<_, _>>()?;
+            crate::timing::phase("cache/bitcode", started);
+            events(&chunks, (chunk_events, n_events), n_strings, n_sources)
+        },
     );
     let (strings, events) = (strings?, events?);
     crate::timing::phase("cache/strings+events", started);
@@ -199,67 +287,78 @@ pub fn decode(bytes: &[u8]) -> Result<LoadedLog, String> {
 
 /// The interner of `text` cut at `ends`, each string once.
 fn interner(text: String, ends: &[u64]) -> Result<Interner, String> {
-    let bad = || "a string table that does not add up".to_string();
-    let mut out = Interner::with_capacity(ends.len(), text.len());
-    let mut start = 0usize;
-    for &end in ends {
-        let end = usize::try_from(end).map_err(|_| bad())?;
-        let s = text.get(start..end).ok_or_else(bad)?;
-        let hash = out.hash(s);
-        if out.find(hash, s.as_bytes()).is_some() {
-            return Err("a string stored twice".into());
-        }
-        out.add(hash, s);
-        start = end;
-    }
-    if start != text.len() || u32::try_from(ends.len()).is_err() {
-        return Err(bad());
-    }
-    Ok(out)
+    let ends = ends
+        .iter()
+        .map(|&e| usize::try_from(e))
+        .collect::<Result<Vec<usize>, _>>()
+        .map_err(|_| "a string table that does not add up".to_string())?;
+    Interner::from_parts(text, ends)
 }
 
-/// The events, each checked: symbols below `n_strings`, a source below
-/// `n_sources`, its detail's bytes where the mask says, sorted.
-fn events(
-    stored: &[StoredEvent],
-    details: &[u8],
-    n_strings: usize,
-    n_sources: usize,
-) -> Result<Vec<Event>, String> {
-    let mut starts = Vec::with_capacity(stored.len());
+/// Where each event's packed detail starts in its chunk's details,
+/// checked to end where they do.
+fn detail_starts(c: &StoredChunk) -> Result<Vec<usize>, String> {
+    let mut starts = Vec::with_capacity(c.events.len());
     let mut at = 0usize;
-    for e in stored {
+    for e in &c.events {
         starts.push(at);
         at = at.saturating_add(e.detail_len as usize);
     }
-    if at != details.len() {
+    if at != c.details.len() {
         return Err("packed details that do not add up".into());
     }
+    Ok(starts)
+}
+
+/// The events of `chunks` (`chunk_events` each, the last fewer, `n_events`
+/// in all), each checked: symbols below `n_strings`, a source below
+/// `n_sources`, its detail's bytes where the mask says, sorted.
+fn events(
+    chunks: &[StoredChunk],
+    (chunk_events, n_events): (usize, usize),
+    n_strings: usize,
+    n_sources: usize,
+) -> Result<Vec<Event>, String> {
+    let sizes_ok = chunks.iter().enumerate().all(|(i, c)| {
+        let last = i + 1 == chunks.len();
+        let want = if last {
+            n_events - i * chunk_events
+        } else {
+            chunk_events
+        };
+        c.events.len() == want
+    });
+    if !sizes_ok {
+        return Err("a chunk of the wrong size".into());
+    }
+    let starts: Vec<Vec<usize>> = chunks
+        .par_iter()
+        .map(detail_starts)
+        .collect::<Result<_, _>>()?;
     let sym_ok = |n: u32| (n as usize) <= n_strings;
+    let at = |i: usize| {
+        let (c, j) = (i / chunk_events, i % chunk_events);
+        let (chunk, start) = (&chunks[c], starts[c][j]);
+        let e = &chunk.events[j];
+        (e, chunk.details.get(start..start + e.detail_len as usize))
+    };
     // Checked first, then built: an indexed collect writes the events in
     // place, where collecting `Result`s would gather them in pieces.
-    stored
-        .par_iter()
-        .zip(starts.par_iter())
-        .try_for_each(|(e, &start)| {
-            let d = details
-                .get(start..start + e.detail_len as usize)
-                .ok_or("a detail out of range")?;
-            if ![e.key, e.holder, e.host, e.thread].into_iter().all(sym_ok) {
-                return Err("a symbol out of range".to_string());
-            }
-            if usize::from(e.source.file) >= n_sources {
-                return Err("an event from no source".into());
-            }
-            check_detail(e, d, n_strings)
-        })?;
-    let events: Vec<Event> = stored
-        .par_iter()
-        .zip(starts.par_iter())
-        .map(|(e, &start)| {
-            let d = details
-                .get(start..start + e.detail_len as usize)
-                .unwrap_or_default();
+    (0..n_events).into_par_iter().try_for_each(|i| {
+        let (e, d) = at(i);
+        let d = d.ok_or("a detail out of range")?;
+        if ![e.key, e.holder, e.host, e.thread].into_iter().all(sym_ok) {
+            return Err("a symbol out of range".to_string());
+        }
+        if usize::from(e.source.file) >= n_sources {
+            return Err("an event from no source".into());
+        }
+        check_detail(e, d, n_strings)
+    })?;
+    let events: Vec<Event> = (0..n_events)
+        .into_par_iter()
+        .map(|i| {
+            let (e, d) = at(i);
             Event {
                 at_ns: e.at_ns,
                 kind: e.kind,
@@ -271,7 +370,7 @@ fn events(
                 inferred: e.inferred,
                 source: e.source,
                 detail_mask: e.detail_mask,
-                detail: Packed::new(d),
+                detail: Packed::new(d.unwrap_or_default()),
             }
         })
         .collect();
@@ -399,6 +498,45 @@ mod tests {
         assert_eq!(back.warnings.kept(), log.warnings.kept());
         assert_eq!(back.warnings.total(), 2);
         assert_eq!(back.evidence, log.evidence);
+    }
+
+    /// The payload of `parts` (a head, then chunks) under a frame of
+    /// their lengths, as [`encode_parts`] frames them.
+    fn framed(parts: &[&Vec<u8>]) -> Vec<u8> {
+        let mut out = (parts.len() as u32).to_le_bytes().to_vec();
+        for p in parts {
+            out.extend_from_slice(&(p.len() as u64).to_le_bytes());
+        }
+        for p in parts {
+            out.extend_from_slice(p);
+        }
+        out
+    }
+
+    #[test]
+    fn chunks_of_any_size_round_trip_and_chunks_that_disagree_are_refused() {
+        let log = sample();
+        for c in [1, 2, 4, 5, 64] {
+            let back = decode(&encode_parts(&log, c).concat()).expect("decodes");
+            assert_eq!(back.events, log.events, "chunks of {c}");
+        }
+        // A frame, a head, and 5 events in chunks of 2, 2 and 1.
+        let two = encode_parts(&log, 2);
+        assert_eq!(two.len(), 5);
+        assert_eq!(two.concat(), framed(&two[1..].iter().collect::<Vec<_>>()));
+        // A chunk left out.
+        let short = framed(&[&two[1], &two[2], &two[3]]);
+        let err = decode(&short).expect_err("refused");
+        assert!(err.contains("chunks"), "{err}");
+        // A head saying 4 a chunk over chunks of 3 and 2.
+        let (four, three) = (encode_parts(&log, 4), encode_parts(&log, 3));
+        let mixed = framed(&[&four[1], &three[2], &three[3]]);
+        let err = decode(&mixed).expect_err("refused");
+        assert!(err.contains("wrong size"), "{err}");
+        // A frame that claims more bytes than there are.
+        let mut long = two.concat();
+        long[4] = long[4].wrapping_add(1);
+        assert!(decode(&long).expect_err("refused").contains("frame"));
     }
 
     #[test]

@@ -238,31 +238,12 @@ pub struct AnalysisCacheReport {
 /// from the result cache `cfg` when it keeps a sound one, else computed
 /// (counting the keys done in `progress`) and kept there.
 pub fn analyze_through_cache(
-    (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
+    inputs: (&[PathBuf], &IngestOptions, &CacheConfig),
     log: &LoadedLog,
     settings: &Settings,
     progress: &AnalysisProgress,
 ) -> (Analysis, AnalysisCacheReport) {
-    let mut report = AnalysisCacheReport::default();
-    let slot = ResultSlot::for_analysis(paths, opts, cfg, settings);
-    if let Some(slot) = &slot {
-        let started = std::time::Instant::now();
-        match slot.read_analysis(log) {
-            Ok(Some(analysis)) => {
-                crate::timing::phase("analysis cache", started);
-                report.status = Some(format!("analysis from cache ({})", slot.path().display()));
-                return (analysis, report);
-            }
-            Ok(None) => {}
-            Err(reason) => report.notes.push(format!(
-                "analysis cache entry {} ignored: {reason}; recomputed",
-                slot.path().display()
-            )),
-        }
-    }
-    let started = std::time::Instant::now();
-    let analysis = analyze_counted(log, settings, progress);
-    crate::timing::phase("analyze", started);
+    let (analysis, mut report, slot) = analyze_through_cache_later(inputs, log, settings, progress);
     if let Some(slot) = slot {
         let started = std::time::Instant::now();
         match slot.keep_analysis(&analysis) {
@@ -276,20 +257,69 @@ pub fn analyze_through_cache(
     (analysis, report)
 }
 
+/// [`analyze_through_cache`] with the entry's write left to the caller:
+/// the analysis, what the cache did, and the slot to keep the analysis
+/// in ([`ResultSlot::keep_analysis`]) when it was computed here.
+pub fn analyze_through_cache_later(
+    (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
+    log: &LoadedLog,
+    settings: &Settings,
+    progress: &AnalysisProgress,
+) -> (Analysis, AnalysisCacheReport, Option<ResultSlot>) {
+    let mut report = AnalysisCacheReport::default();
+    let slot = ResultSlot::for_analysis(paths, opts, cfg, settings);
+    if let Some(slot) = &slot {
+        let started = std::time::Instant::now();
+        match slot.read_analysis(log) {
+            Ok(Some(analysis)) => {
+                crate::timing::phase("analysis cache", started);
+                report.status = Some(format!("analysis from cache ({})", slot.path().display()));
+                return (analysis, report, None);
+            }
+            Ok(None) => {}
+            Err(reason) => report.notes.push(format!(
+                "analysis cache entry {} ignored: {reason}; recomputed",
+                slot.path().display()
+            )),
+        }
+    }
+    let started = std::time::Instant::now();
+    let analysis = analyze_counted(log, settings, progress);
+    crate::timing::phase("analyze", started);
+    (analysis, report, slot)
+}
+
 /// The holders' labels of `analysis` (of `log`, read from `paths` with
 /// `opts`, analysed with `settings`): from the result cache `cfg` when it
 /// keeps sound ones, else made ([`HolderNames::of`]) and kept there; the
 /// notes of an entry ignored or not written.
 pub fn names_through_cache(
+    inputs: (&[PathBuf], &IngestOptions, &CacheConfig),
+    log_analysis: (&LoadedLog, &Analysis),
+    settings: &Settings,
+) -> (HolderNames, Vec<String>) {
+    let (names, mut notes, slot) = names_through_cache_later(inputs, log_analysis, settings);
+    if let Some(slot) = slot
+        && let Err(e) = slot.keep_names(&names)
+    {
+        notes.push(format!("labels not cached: {e}"));
+    }
+    (names, notes)
+}
+
+/// [`names_through_cache`] with the entry's write left to the caller: the
+/// labels, the notes of an entry ignored, and the slot to keep the labels
+/// in ([`ResultSlot::keep_names`]) when they were made here.
+pub fn names_through_cache_later(
     (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
     (log, analysis): (&LoadedLog, &Analysis),
     settings: &Settings,
-) -> (HolderNames, Vec<String>) {
+) -> (HolderNames, Vec<String>, Option<ResultSlot>) {
     let mut notes = Vec::new();
     let slot = ResultSlot::for_names((paths, opts, cfg), settings);
     if let Some(slot) = &slot {
         match slot.read_names(log) {
-            Ok(Some(names)) => return (names, notes),
+            Ok(Some(names)) => return (names, notes, None),
             Ok(None) => {}
             Err(reason) => notes.push(format!(
                 "labels cache entry {} ignored: {reason}; made again",
@@ -297,13 +327,7 @@ pub fn names_through_cache(
             )),
         }
     }
-    let names = HolderNames::of(log, analysis);
-    if let Some(slot) = slot
-        && let Err(e) = slot.keep_names(&names)
-    {
-        notes.push(format!("labels not cached: {e}"));
-    }
-    (names, notes)
+    (HolderNames::of(log, analysis), notes, slot)
 }
 
 /// Marks an entry as just used (its mtime), for the eviction's order.

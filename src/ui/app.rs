@@ -58,6 +58,9 @@ pub struct App {
     pub exit_shot: bool,
     /// The load or re-analysis running in the background.
     loading: Option<Loading>,
+    /// What the last load's cache writes did, once done (they run after
+    /// its result arrived): merged into the session's cache report.
+    cache_written: Option<std::sync::mpsc::Receiver<crate::ingest::CacheReport>>,
     /// This frame's commands, applied after it.
     commands: Vec<Command>,
     /// The command-line flags and the settings they replaced.
@@ -96,6 +99,7 @@ impl App {
             fallback_dir: PathBuf::from("."),
             exit_shot: false,
             loading: None,
+            cache_written: None,
             commands: Vec::new(),
             flags,
             open: OpenPanels::default(),
@@ -399,6 +403,25 @@ impl App {
         }
     }
 
+    /// Merges what the last load's cache writes did, once they are done,
+    /// into the session's cache report (the status bar's note).
+    fn poll_cache_written(&mut self) {
+        let Some(rx) = &self.cache_written else {
+            return;
+        };
+        match rx.try_recv() {
+            Ok(written) => {
+                self.cache_written = None;
+                crate::timing::mark("window/cache written");
+                if let Some(s) = &mut self.session {
+                    loader::merge_written(&mut s.cache, written);
+                }
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.cache_written = None,
+        }
+    }
+
     /// Takes in what arrived since the last frame: the load's result, a
     /// dialog's answer, background jobs' outcomes, dropped files and the
     /// window's keys (the last three as commands).
@@ -409,10 +432,14 @@ impl App {
             self.loading = None;
             crate::timing::mark("window/load arrived");
             match result {
-                Ok(r) => self.install(r),
+                Ok(mut r) => {
+                    self.cache_written = r.written.take();
+                    self.install(r);
+                }
                 Err(e) => self.error = Some(e),
             }
         }
+        self.poll_cache_written();
         if let Some(answer) = self.shell.dialog.as_ref().and_then(|d| d.answer()) {
             self.shell.dialog = None;
             match answer {

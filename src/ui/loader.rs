@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 
-use crate::analysis::{AnalysisProgress, Settings, analyze_counted};
-use crate::ingest::{CacheReport, Progress, load_paths_cached, read_source};
+use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_counted};
+use crate::ingest::{CacheReport, PendingStore, Progress, load_paths_cached_later, read_source};
 use crate::model::{LoadedLog, LogBuilder};
+use crate::pipeline::results::ResultSlot;
 use crate::playback::StateIndex;
 use crate::report::holders::HolderNames;
 
@@ -59,6 +60,51 @@ pub struct LoadResult {
     pub filters: Filters,
     /// True when this is a re-analysis of the log already shown.
     pub reanalysis: bool,
+    /// What the cache's writes did, once they are done: a load writes its
+    /// cache entries after its result is sent, so that the log is shown
+    /// without waiting for them (1.5-3 s for a 10 M-event log). `None`
+    /// when they were written before the result ([`load_now`]).
+    pub written: Option<Receiver<CacheReport>>,
+}
+
+/// The cache entries a load leaves to write once its result is out.
+#[derive(Default)]
+struct PendingWrites {
+    load: Option<PendingStore>,
+    analysis: Option<ResultSlot>,
+    names: Option<ResultSlot>,
+}
+
+impl PendingWrites {
+    /// Writes them for `log`, its analysis and its labels; what the cache
+    /// did (the load entry stored, a note for each entry not kept).
+    fn write(self, (log, analysis, names): (&LoadedLog, &Analysis, &HolderNames)) -> CacheReport {
+        let mut report = CacheReport::default();
+        if let Some(p) = self.load {
+            p.store(log, &mut report);
+        }
+        let started = std::time::Instant::now();
+        if let Some(slot) = self.analysis {
+            if let Err(e) = slot.keep_analysis(analysis) {
+                report.notes.push(format!("analysis not cached: {e}"));
+            }
+            crate::timing::phase("analysis cache/write", started);
+        }
+        if let Some(slot) = self.names
+            && let Err(e) = slot.keep_names(names)
+        {
+            report.notes.push(format!("labels not cached: {e}"));
+        }
+        report
+    }
+}
+
+/// `cache` with what the writes after it did (`written`).
+pub fn merge_written(cache: &mut CacheReport, written: CacheReport) {
+    if written.stored.is_some() {
+        cache.stored = written.stored;
+    }
+    cache.notes.extend(written.notes);
 }
 
 /// A load in progress.
@@ -169,11 +215,15 @@ pub fn load_now(
     progress: &Progress,
 ) -> Result<LoadResult, String> {
     let counters = (&AtomicU8::new(0), &AnalysisProgress::default());
-    load_in_phases(job, opts, settings, filters, progress, counters)
+    let (mut result, pending) = load_in_phases(job, opts, settings, filters, progress, counters)?;
+    let s = &result.session;
+    let written = pending.write((&s.log, &s.analysis, &s.names));
+    merge_written(&mut result.session.cache, written);
+    Ok(result)
 }
 
 /// [`load_now`], storing in `phase` the [`Phase`] it is at and in
-/// `analysis` the keys analysed.
+/// `analysis` the keys analysed, with the cache's entries left to write.
 fn load_in_phases(
     job: &Job,
     opts: &ReadOptions,
@@ -181,11 +231,91 @@ fn load_in_phases(
     filters: &Filters,
     progress: &Progress,
     (phase, analysis): (&AtomicU8, &AnalysisProgress),
-) -> Result<LoadResult, String> {
+) -> Result<(LoadResult, PendingWrites), String> {
     let set = |p: Phase| phase.store(p as u8, Ordering::Relaxed);
     set(Phase::Reading);
     let mut cache = CacheReport::default();
-    let log = match job {
+    let mut pending = PendingWrites::default();
+    let log = read_log(job, opts, progress, (&mut cache, &mut pending))?;
+    crate::timing::mark("window/log read");
+    set(Phase::Analysing);
+    let started = std::time::Instant::now();
+    let analysis = match job {
+        // A load of files: its analysis kept beside the load cache's entry.
+        Job::Load(Source::Files(paths)) => {
+            let (a, kept, slot) = crate::pipeline::results::analyze_through_cache_later(
+                (paths, &opts.ingest, &opts.cache),
+                &log,
+                settings,
+                analysis,
+            );
+            cache.notes.extend(kept.notes);
+            pending.analysis = slot;
+            a
+        }
+        _ => analyze_counted(&log, settings, analysis),
+    };
+    crate::timing::phase("window/analyze", started);
+    // The playback's index and the holders' labels both read the analysis
+    // only: made side by side, then the timeline's display list with those
+    // labels, made once for both (they are a large share of the window's
+    // open on a big log).
+    set(Phase::Indexing);
+    let started = std::time::Instant::now();
+    let ((index, products), (names, notes, slot)) = rayon::join(
+        || {
+            let index = StateIndex::build(&log, &analysis, settings.unit_loss);
+            (index, ProductFinder::of(&log, &analysis))
+        },
+        || match job {
+            // A load of files: the labels kept beside the analysis.
+            Job::Load(Source::Files(paths)) => crate::pipeline::results::names_through_cache_later(
+                (paths, &opts.ingest, &opts.cache),
+                (&log, &analysis),
+                settings,
+            ),
+            _ => (HolderNames::of(&log, &analysis), Vec::new(), None),
+        },
+    );
+    cache.notes.extend(notes);
+    pending.names = slot;
+    crate::timing::phase("window/index", started);
+    set(Phase::Drawing);
+    let (analysis, names) = (Arc::new(analysis), Arc::new(names));
+    let model = SwimlaneModel::build_lazy(&log, &analysis, filters, &names);
+    crate::timing::phase("window/model", started);
+    crate::timing::phase("window/index+model", started);
+    let problems = crate::analysis::problems(&log, &analysis);
+    let result = LoadResult {
+        session: Session {
+            source: job.source().clone(),
+            log,
+            analysis,
+            settings: settings.clone(),
+            index: Arc::new(index),
+            products: Arc::new(products),
+            names,
+            cache,
+            problems: Arc::new(problems),
+            mapping: opts.mapping_path.clone(),
+        },
+        model,
+        filters: filters.clone(),
+        reanalysis: matches!(job, Job::Reanalyze { .. }),
+        written: None,
+    };
+    Ok((result, pending))
+}
+
+/// The log of `job`: the one given, the sample, or the files read through
+/// the load cache (what it did in `cache`, its entry left in `pending`).
+fn read_log(
+    job: &Job,
+    opts: &ReadOptions,
+    progress: &Progress,
+    (cache, pending): (&mut CacheReport, &mut PendingWrites),
+) -> Result<Arc<LoadedLog>, String> {
+    Ok(match job {
         Job::Reanalyze { log, .. } => log.clone(),
         Job::Load(Source::Sample) => {
             progress
@@ -203,75 +333,13 @@ fn load_in_phases(
             Arc::new(crate::ingest::settle(builder.finish()))
         }
         Job::Load(Source::Files(paths)) => {
-            let (log, report) = load_paths_cached(paths, &opts.ingest, progress, &opts.cache)
-                .map_err(|e| e.to_string())?;
-            cache = report;
+            let (log, report, store) =
+                load_paths_cached_later(paths, &opts.ingest, progress, &opts.cache)
+                    .map_err(|e| e.to_string())?;
+            *cache = report;
+            pending.load = store;
             Arc::new(log)
         }
-    };
-    crate::timing::mark("window/log read");
-    set(Phase::Analysing);
-    let started = std::time::Instant::now();
-    let analysis = match job {
-        // A load of files: its analysis kept beside the load cache's entry.
-        Job::Load(Source::Files(paths)) => {
-            let (a, kept) = crate::pipeline::results::analyze_through_cache(
-                (paths, &opts.ingest, &opts.cache),
-                &log,
-                settings,
-                analysis,
-            );
-            cache.notes.extend(kept.notes);
-            a
-        }
-        _ => analyze_counted(&log, settings, analysis),
-    };
-    crate::timing::phase("window/analyze", started);
-    // The playback's index and the holders' labels both read the analysis
-    // only: made side by side, then the timeline's display list with those
-    // labels, made once for both (they are a large share of the window's
-    // open on a big log).
-    set(Phase::Indexing);
-    let started = std::time::Instant::now();
-    let ((index, products), (names, notes)) = rayon::join(
-        || {
-            let index = StateIndex::build(&log, &analysis, settings.unit_loss);
-            (index, ProductFinder::of(&log, &analysis))
-        },
-        || match job {
-            // A load of files: the labels kept beside the analysis.
-            Job::Load(Source::Files(paths)) => crate::pipeline::results::names_through_cache(
-                (paths, &opts.ingest, &opts.cache),
-                (&log, &analysis),
-                settings,
-            ),
-            _ => (HolderNames::of(&log, &analysis), Vec::new()),
-        },
-    );
-    cache.notes.extend(notes);
-    crate::timing::phase("window/index", started);
-    set(Phase::Drawing);
-    let (analysis, names) = (Arc::new(analysis), Arc::new(names));
-    let model = SwimlaneModel::build_lazy(&log, &analysis, filters, &names);
-    crate::timing::phase("window/model", started);
-    crate::timing::phase("window/index+model", started);
-    let problems = crate::analysis::problems(&log, &analysis);
-    Ok(LoadResult {
-        session: Session {
-            source: job.source().clone(),
-            log,
-            analysis,
-            settings: settings.clone(),
-            index: Arc::new(index),
-            products: Arc::new(products),
-            names,
-            cache,
-            problems: Arc::new(problems),
-            mapping: opts.mapping_path.clone(),
-        },
-        model,
-        filters: filters.clone(),
-        reanalysis: matches!(job, Job::Reanalyze { .. }),
     })
 }
 
@@ -295,9 +363,25 @@ pub fn spawn(
     let spawned = std::thread::Builder::new()
         .name("loader".into())
         .spawn(move || {
-            let result = load_in_phases(&job, &opts, &settings, &filters, &p, (&ph, &an));
+            let loaded = load_in_phases(&job, &opts, &settings, &filters, &p, (&ph, &an));
+            // The result first, then the cache's entries: the window shows
+            // the log while they are written, and hears what they did.
+            let (done, written) = channel();
+            let (result, pending) = match loaded {
+                Ok((mut result, pending)) => {
+                    result.written = Some(written);
+                    let s = &result.session;
+                    let kept = (s.log.clone(), s.analysis.clone(), s.names.clone());
+                    (Ok(result), Some((pending, kept)))
+                }
+                Err(e) => (Err(e), None),
+            };
             let _ = tx.send(result);
             repaint();
+            if let Some((pending, (log, analysis, names))) = pending {
+                let _ = done.send(pending.write((&log, &analysis, &names)));
+                repaint();
+            }
         });
     let rx = match spawned {
         Ok(_) => rx,
@@ -431,6 +515,53 @@ mod phase_tests {
                 first.session.names.get(l.holder)
             );
         }
+    }
+
+    #[test]
+    fn a_spawned_load_sends_its_result_before_it_writes_the_cache() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let file = tmp.path().join("seed.jsonl");
+        std::fs::write(&file, SAMPLE_BYTES).expect("write");
+        let cache_dir = tmp.path().join("cache");
+        let opts = ReadOptions {
+            ingest: IngestOptions::default(),
+            cache: CacheConfig {
+                enabled: true,
+                dir: Some(cache_dir.clone()),
+                max_bytes: 1 << 30,
+                min_input_bytes: 0,
+            },
+            mapping_path: None,
+        };
+        let job = Job::Load(Source::Files(vec![file]));
+        let wait = std::time::Duration::from_secs(60);
+        let loading = spawn(job, opts, Settings::default(), Filters::default(), || {});
+        let result = loading
+            .rx
+            .recv_timeout(wait)
+            .expect("a result")
+            .expect("loads");
+        // Written after the result: the result says nothing was stored yet.
+        assert!(result.session.cache.stored.is_none());
+        let written = result.written.as_ref().expect("writes pending");
+        let report = written.recv_timeout(wait).expect("the writes' report");
+        let stored = report.stored.clone().expect("the load entry stored");
+        assert!(stored.is_file(), "{}", stored.display());
+        assert!(report.notes.is_empty(), "{:?}", report.notes);
+        let mut exts: Vec<String> = std::fs::read_dir(&cache_dir)
+            .expect("cache")
+            .filter_map(|e| {
+                e.ok()?
+                    .path()
+                    .extension()
+                    .map(|x| x.to_string_lossy().into_owned())
+            })
+            .collect();
+        exts.sort();
+        assert_eq!(exts, ["lra", "lrc", "lrn"]);
+        let mut cache = result.session.cache.clone();
+        merge_written(&mut cache, report);
+        assert_eq!(cache.stored, Some(stored));
     }
 
     #[test]

@@ -51,9 +51,10 @@ fn sample_loaded(unit_loss: Option<f64>) -> AnalyzedLog {
     let analysis = analyze(&log, &settings);
     AnalyzedLog {
         names: Default::default(),
-        log,
+        writes: Default::default(),
+        log: log.into(),
         settings,
-        analysis,
+        analysis: analysis.into(),
     }
 }
 
@@ -386,9 +387,10 @@ fn case_picture(dir: &str) -> Option<image::RgbaImage> {
     let s = app.session.expect("loaded");
     let loaded = AnalyzedLog {
         names: Default::default(),
-        log: (*s.log).clone(),
+        writes: Default::default(),
+        log: s.log.clone(),
         settings: s.settings.clone(),
-        analysis: (*s.analysis).clone(),
+        analysis: s.analysis.clone(),
     };
     match super::render::render_image(&loaded, Some(IncidentId::new(0)), (1600, 900), false) {
         Ok(img) => Some(img),
@@ -827,9 +829,10 @@ fn a_lock_without_ttl_still_held_at_the_end_spans_every_later_view() {
     let analysis = analyze(&log, &settings);
     let loaded = AnalyzedLog {
         names: Default::default(),
-        log,
+        writes: Default::default(),
+        log: log.into(),
         settings,
-        analysis,
+        analysis: analysis.into(),
     };
     let mut model = super::timeline::SwimlaneModel::build(
         &loaded.log,
@@ -2648,9 +2651,10 @@ fn a_picture_of_an_unreadable_run_says_so_in_its_caption() {
         let analysis = analyze(&log, &settings);
         AnalyzedLog {
             names: Default::default(),
-            log,
+            writes: Default::default(),
+            log: log.into(),
             settings,
-            analysis,
+            analysis: analysis.into(),
         }
     };
     let loaded = load("notes.log", b"hello\nworld\n");

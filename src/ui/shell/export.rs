@@ -37,8 +37,7 @@ pub fn export_report(
                 let _ = done.send(tr(lang, "cancel").to_string());
                 return;
             };
-            let loaded =
-                crate::pipeline::AnalyzedLog::new((*log).clone(), settings, (*analysis).clone());
+            let loaded = crate::pipeline::AnalyzedLog::new(log.clone(), settings, analysis.clone());
             let shown = dir.display().to_string();
             let written = crate::pipeline::write_report_folder(
                 &loaded,
