@@ -11,6 +11,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use rayon::prelude::*;
+
 use crate::analysis::{Analysis, Incident, Lease, LeaseId, LockEnd};
 use crate::model::{EventKind, LoadedLog, Sym};
 
@@ -111,8 +113,9 @@ impl Playback {
         self.loop_range.unwrap_or(self.extent)
     }
 
-    /// Applies `cmd`; stepping uses the step times of `index`.
-    pub fn apply(&mut self, cmd: PlaybackCommand, index: &StateIndex) {
+    /// Applies `cmd`; stepping uses the step times of `index`, and does
+    /// nothing without one (the window builds it after showing the log).
+    pub fn apply(&mut self, cmd: PlaybackCommand, index: Option<&StateIndex>) {
         match cmd {
             PlaybackCommand::Play => self.play(),
             PlaybackCommand::Pause => self.playing = false,
@@ -132,13 +135,13 @@ impl Playback {
             }
             PlaybackCommand::StepForward => {
                 self.playing = false;
-                if let Some(t) = index.next_step(self.cursor_ns) {
+                if let Some(t) = index.and_then(|ix| ix.next_step(self.cursor_ns)) {
                     self.cursor_ns = t;
                 }
             }
             PlaybackCommand::StepBack => {
                 self.playing = false;
-                if let Some(t) = index.prev_step(self.cursor_ns) {
+                if let Some(t) = index.and_then(|ix| ix.prev_step(self.cursor_ns)) {
                     self.cursor_ns = t;
                 }
             }
@@ -201,7 +204,7 @@ const BLOCK: usize = 32;
 impl Stabbing {
     /// `items` are `(start, end, id)`.
     fn build(mut items: Vec<(i64, i64, u32)>) -> Stabbing {
-        items.sort_unstable();
+        items.par_sort_unstable();
         let blocks = items.len().div_ceil(BLOCK).max(1);
         let leaves = blocks.next_power_of_two();
         let mut tree = vec![i64::MIN; 2 * leaves];
@@ -448,43 +451,85 @@ fn stock_changes(log: &LoadedLog, analysis: &Analysis) -> Vec<(i64, u32, i64)> {
     changes
 }
 
+/// First and last time there is anything to show, ns, as
+/// [`StateIndex::extent`] gives it: from the first step time (an event, or
+/// a lock ending by expiry or vanishing) to the last step time or the last
+/// lease's end, whichever is later; (0, 0) for nothing. Known without
+/// building the index (a parallel pass).
+pub fn extent_of(log: &LoadedLog, analysis: &Analysis) -> (i64, i64) {
+    let lock_ends = analysis.leases.par_iter().filter_map(|l| {
+        matches!(l.lock_end, LockEnd::Expired | LockEnd::Vanished).then_some(l.lock_end_ns)
+    });
+    let times = (0..log.events.len())
+        .into_par_iter()
+        .map(|i| analysis.time_of(log, i));
+    let span = |(a, b): (i64, i64), (c, d): (i64, i64)| (a.min(c), b.max(d));
+    let none = (i64::MAX, i64::MIN);
+    let (first, last) = times.chain(lock_ends).map(|t| (t, t)).reduce(|| none, span);
+    if first > last {
+        let ends = analysis
+            .leases
+            .iter()
+            .map(|l| l.lock_end_ns.max(l.window_end_ns));
+        return (0, ends.max().unwrap_or(0).max(0));
+    }
+    let ends = analysis
+        .leases
+        .par_iter()
+        .map(|l| l.lock_end_ns.max(l.window_end_ns));
+    (first, last.max(ends.max().unwrap_or(first)))
+}
+
+/// Each lease's believed window as the lease index holds it: (grant,
+/// max(window end, lock end), id).
+fn lease_windows(analysis: &Analysis) -> Vec<(i64, i64, u32)> {
+    let windows = analysis.leases.par_iter().enumerate();
+    windows
+        .map(|(i, l)| {
+            (
+                l.acquired_ns,
+                l.window_end_ns.max(l.lock_end_ns),
+                lease_id(i),
+            )
+        })
+        .collect()
+}
+
+/// The playback's step times: every event's time and every lock end by
+/// expiry or vanishing, sorted, each once.
+fn step_times(log: &LoadedLog, analysis: &Analysis) -> Vec<i64> {
+    let time = |i: usize| analysis.time_of(log, i);
+    let mut steps: Vec<i64> = (0..log.events.len()).into_par_iter().map(time).collect();
+    steps.extend(analysis.leases.iter().filter_map(|l| {
+        matches!(l.lock_end, LockEnd::Expired | LockEnd::Vanished).then_some(l.lock_end_ns)
+    }));
+    steps.par_sort_unstable();
+    steps.dedup();
+    steps
+}
+
 impl StateIndex {
     /// Indexes `analysis` of `log`; `unit_loss` prices the oversold units
     /// (the analysis setting). O(n log n).
     pub fn build(log: &LoadedLog, analysis: &Analysis, unit_loss: Option<f64>) -> StateIndex {
-        let leases = Stabbing::build(
-            analysis
-                .leases
-                .iter()
-                .enumerate()
-                .map(|(i, l)| {
-                    (
-                        l.acquired_ns,
-                        l.window_end_ns.max(l.lock_end_ns),
-                        lease_id(i),
-                    )
-                })
-                .collect(),
-        );
-        let server = Stabbing::build(
-            analysis
-                .server_view
-                .iter()
-                .enumerate()
-                .map(|(i, l)| (l.acquired_ns, l.lock_end_ns, lease_id(i)))
-                .collect(),
+        // The two interval indexes and the step times side by side: at 10 M
+        // events the steps alone are 10 M times to sort.
+        let ((leases, server), steps) = rayon::join(
+            || {
+                rayon::join(
+                    || Stabbing::build(lease_windows(analysis)),
+                    || {
+                        let holds = analysis.server_view.iter().enumerate();
+                        let items = holds.map(|(i, l)| (l.acquired_ns, l.lock_end_ns, lease_id(i)));
+                        Stabbing::build(items.collect())
+                    },
+                )
+            },
+            || step_times(log, analysis),
         );
         let mut server_keys: Vec<Sym> = analysis.server_view.iter().map(|l| l.key).collect();
         server_keys.sort_unstable();
         server_keys.dedup();
-
-        let time = |i: usize| analysis.time_of(log, i);
-        let mut steps: Vec<i64> = (0..log.events.len()).map(time).collect();
-        steps.extend(analysis.leases.iter().filter_map(|l| {
-            matches!(l.lock_end, LockEnd::Expired | LockEnd::Vanished).then_some(l.lock_end_ns)
-        }));
-        steps.sort_unstable();
-        steps.dedup();
 
         let sale_at: Vec<i64> = analysis.sales.iter().map(|s| s.at_ns).collect();
         let mut oversold_prefix = Vec::with_capacity(sale_at.len() + 1);
@@ -498,15 +543,6 @@ impl StateIndex {
         let changes = stock_changes(log, analysis);
         let products: Vec<Option<Sym>> = analysis.products.iter().map(|p| p.product).collect();
         let stock = StockTimeline::build(products.len(), changes);
-        let first = steps.first().copied().unwrap_or(0);
-        let last = steps.last().copied().unwrap_or(0).max(
-            analysis
-                .leases
-                .iter()
-                .map(|l| l.lock_end_ns.max(l.window_end_ns))
-                .max()
-                .unwrap_or(first),
-        );
         StateIndex {
             leases,
             server,
@@ -517,7 +553,7 @@ impl StateIndex {
             products,
             stock,
             unit_loss,
-            extent: (first, last),
+            extent: extent_of(log, analysis),
         }
     }
 
@@ -666,19 +702,19 @@ mod tests {
     fn play_advances_by_speed_times_elapsed() {
         let idx = empty_index(vec![]);
         let mut p = Playback::new((0, 10_000_000_000));
-        p.apply(PlaybackCommand::SetSpeed(0.1), &idx);
-        p.apply(PlaybackCommand::Play, &idx);
+        p.apply(PlaybackCommand::SetSpeed(0.1), Some(&idx));
+        p.apply(PlaybackCommand::Play, Some(&idx));
         p.tick(Duration::from_millis(500));
         assert_eq!(p.cursor_ns, 50_000_000);
-        p.apply(PlaybackCommand::SetSpeed(100.0), &idx);
+        p.apply(PlaybackCommand::SetSpeed(100.0), Some(&idx));
         p.tick(Duration::from_millis(10));
         assert_eq!(p.cursor_ns, 1_050_000_000);
-        p.apply(PlaybackCommand::Pause, &idx);
+        p.apply(PlaybackCommand::Pause, Some(&idx));
         p.tick(Duration::from_secs(1));
         assert_eq!(p.cursor_ns, 1_050_000_000, "paused: no movement");
-        p.apply(PlaybackCommand::SetSpeed(1000.0), &idx);
+        p.apply(PlaybackCommand::SetSpeed(1000.0), Some(&idx));
         assert_eq!(p.speed, MAX_SPEED);
-        p.apply(PlaybackCommand::SetSpeed(0.0), &idx);
+        p.apply(PlaybackCommand::SetSpeed(0.0), Some(&idx));
         assert_eq!(p.speed, MIN_SPEED);
     }
 
@@ -686,11 +722,11 @@ mod tests {
     fn play_stops_at_the_end_and_restarts_from_the_start() {
         let idx = empty_index(vec![]);
         let mut p = Playback::new((100, 1_100));
-        p.apply(PlaybackCommand::Play, &idx);
+        p.apply(PlaybackCommand::Play, Some(&idx));
         p.tick(Duration::from_secs(1));
         assert_eq!(p.cursor_ns, 1_100);
         assert!(!p.playing);
-        p.apply(PlaybackCommand::TogglePlay, &idx);
+        p.apply(PlaybackCommand::TogglePlay, Some(&idx));
         assert!(p.playing);
         assert_eq!(p.cursor_ns, 100);
     }
@@ -699,9 +735,9 @@ mod tests {
     fn a_loop_wraps() {
         let idx = empty_index(vec![]);
         let mut p = Playback::new((0, 10_000_000_000));
-        p.apply(PlaybackCommand::SetLoop(Some((2_000, 1_000))), &idx);
+        p.apply(PlaybackCommand::SetLoop(Some((2_000, 1_000))), Some(&idx));
         assert_eq!(p.loop_range, Some((1_000, 2_000)));
-        p.apply(PlaybackCommand::Play, &idx);
+        p.apply(PlaybackCommand::Play, Some(&idx));
         assert_eq!(p.cursor_ns, 1_000, "play enters the loop");
         p.tick(Duration::from_nanos(900));
         assert_eq!(p.cursor_ns, 1_900);
@@ -710,7 +746,7 @@ mod tests {
         p.tick(Duration::from_nanos(3_000));
         assert_eq!(p.cursor_ns, 1_150, "whole turns wrap too");
         assert!(p.playing);
-        p.apply(PlaybackCommand::SetLoop(None), &idx);
+        p.apply(PlaybackCommand::SetLoop(None), Some(&idx));
         p.tick(Duration::from_nanos(850));
         assert_eq!(p.cursor_ns, 2_000, "no loop: goes on");
     }
@@ -721,8 +757,8 @@ mod tests {
         let mut p = Playback::new(idx.extent());
         let first = a.time_of(&log, 0);
         assert_eq!(p.cursor_ns, first);
-        p.apply(PlaybackCommand::Play, &idx);
-        p.apply(PlaybackCommand::StepForward, &idx);
+        p.apply(PlaybackCommand::Play, Some(&idx));
+        p.apply(PlaybackCommand::StepForward, Some(&idx));
         assert!(!p.playing, "a step pauses");
         let next = (0..log.events.len())
             .map(|i| a.time_of(&log, i))
@@ -733,10 +769,10 @@ mod tests {
         // From between two events, a step lands on the next one exactly.
         let (t1, t2) = (log.events[100].at_ns, log.events[101].at_ns);
         assert!(t2 > t1);
-        p.apply(PlaybackCommand::Seek(t1 + 1), &idx);
-        p.apply(PlaybackCommand::StepForward, &idx);
+        p.apply(PlaybackCommand::Seek(t1 + 1), Some(&idx));
+        p.apply(PlaybackCommand::StepForward, Some(&idx));
         assert!(p.cursor_ns <= t2 && p.cursor_ns > t1);
-        p.apply(PlaybackCommand::StepBack, &idx);
+        p.apply(PlaybackCommand::StepBack, Some(&idx));
         assert_eq!(p.cursor_ns, t1);
         // Lease expiries are steps too.
         let expiry = a
@@ -745,9 +781,35 @@ mod tests {
             .find(|l| l.lock_end == LockEnd::Expired)
             .expect("the seed has an expired lease")
             .lock_end_ns;
-        p.apply(PlaybackCommand::Seek(expiry - 1), &idx);
-        p.apply(PlaybackCommand::StepForward, &idx);
+        p.apply(PlaybackCommand::Seek(expiry - 1), Some(&idx));
+        p.apply(PlaybackCommand::StepForward, Some(&idx));
         assert_eq!(p.cursor_ns, expiry);
+    }
+
+    #[test]
+    fn the_extent_is_known_without_the_index_and_a_step_waits_for_it() {
+        let (log, a, idx) = seed();
+        let extent = extent_of(&log, &a);
+        assert_eq!(extent, idx.extent());
+        assert!(extent.0 < extent.1);
+        // The step times' bounds: the first event, the last lease's end.
+        assert_eq!(
+            extent.0,
+            (0..log.events.len())
+                .map(|i| a.time_of(&log, i))
+                .min()
+                .expect("events")
+        );
+        let empty = LoadedLog::default();
+        let none = analyze(&empty, &Settings::default());
+        assert_eq!(extent_of(&empty, &none), (0, 0));
+        assert_eq!(StateIndex::build(&empty, &none, None).extent(), (0, 0));
+        // Without an index a step does nothing; a seek still moves.
+        let mut p = Playback::new(extent);
+        p.apply(PlaybackCommand::StepForward, None);
+        assert_eq!(p.cursor_ns, extent.0);
+        p.apply(PlaybackCommand::Seek(extent.0 + 5), None);
+        assert_eq!(p.cursor_ns, extent.0 + 5);
     }
 
     #[test]

@@ -299,7 +299,7 @@ impl App {
         // Until the user replays, the cursor rests at the end: nothing is
         // "in the future", so nothing on the timeline is faded.
         self.playback
-            .apply(PlaybackCommand::Seek(extent.1), &session.index);
+            .apply(PlaybackCommand::Seek(extent.1), session.index.get());
         self.session = Some(session);
         self.loop_on = false;
         if let Some(cursor) = self.initial_cursor.take() {
@@ -311,7 +311,7 @@ impl App {
     /// contains it, if any.
     pub fn seek_and_show(&mut self, t: i64) {
         let Some(s) = &self.session else { return };
-        self.playback.apply(PlaybackCommand::Seek(t), &s.index);
+        self.playback.apply(PlaybackCommand::Seek(t), s.index.get());
         if let Some(inc) = s
             .analysis
             .incidents
@@ -346,7 +346,7 @@ impl App {
     /// Applies `command` to the replay, when a log is shown.
     fn playback_apply(&mut self, command: PlaybackCommand) {
         if let Some(s) = &self.session {
-            self.playback.apply(command, &s.index);
+            self.playback.apply(command, s.index.get());
         }
     }
 
@@ -698,8 +698,8 @@ impl App {
         };
         let id = inc.id;
         let index = s.index.clone();
-        self.playback.apply(PlaybackCommand::Pause, &index);
-        self.playback.apply(PlaybackCommand::Seek(t), &index);
+        self.playback.apply(PlaybackCommand::Pause, index.get());
+        self.playback.apply(PlaybackCommand::Seek(t), index.get());
         self.state.view.zoom_to_incident(&self.model, id);
     }
 

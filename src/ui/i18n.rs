@@ -231,6 +231,7 @@ const TABLE: &[(&str, &str, &str)] = &[
     ("warnings_lc", "warnings", "警告"),
     ("incidents_lc", "incidents", "起事故"),
     ("loading", "Loading", "加载中"),
+    ("indexing", "Indexing the playback…", "正在建立回放索引…"),
     ("cancel", "Cancel", "取消"),
     ("start", "Start", "开始"),
     ("key", "Key", "锁键"),

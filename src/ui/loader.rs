@@ -2,9 +2,10 @@
 //! bytes read / total, and can cancel. Results come back over a channel that
 //! the app drains each frame.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_counted};
 use crate::ingest::{CacheReport, PendingStore, Progress, load_paths_cached_later, read_source};
@@ -14,7 +15,7 @@ use crate::playback::StateIndex;
 use crate::report::holders::HolderNames;
 
 use super::products::ProductFinder;
-use super::session::{ReadOptions, Session, Source};
+use super::session::{LazyIndex, ReadOptions, Session, Source};
 use super::timeline::{Filters, SwimlaneModel};
 
 /// The start-up sample's display name (its path in the repository): the seed
@@ -217,6 +218,7 @@ pub fn load_now(
     let counters = (&AtomicU8::new(0), &AnalysisProgress::default());
     let (mut result, pending) = load_in_phases(job, opts, settings, filters, progress, counters)?;
     let s = &result.session;
+    build_index(&s.index, (&s.log, &s.analysis), s.settings.unit_loss);
     let written = pending.write((&s.log, &s.analysis, &s.names));
     merge_written(&mut result.session.cache, written);
     Ok(result)
@@ -256,16 +258,15 @@ fn load_in_phases(
         _ => analyze_counted(&log, settings, analysis),
     };
     crate::timing::phase("window/analyze", started);
-    // The playback's index and the holders' labels both read the analysis
-    // only: made side by side, then the timeline's display list with those
-    // labels, made once for both (they are a large share of the window's
-    // open on a big log).
+    // The holders' labels, then the timeline's display list with them (a
+    // large share of the window's open on a big log). The playback's index
+    // is built after the log is shown ([`LazyIndex`]): only its extent now.
     set(Phase::Indexing);
     let started = std::time::Instant::now();
-    let ((index, products), (names, notes, slot)) = rayon::join(
+    let ((extent, products), (names, notes, slot)) = rayon::join(
         || {
-            let index = StateIndex::build(&log, &analysis, settings.unit_loss);
-            (index, ProductFinder::of(&log, &analysis))
+            let extent = crate::playback::extent_of(&log, &analysis);
+            (extent, ProductFinder::of(&log, &analysis))
         },
         || match job {
             // A load of files: the labels kept beside the analysis.
@@ -279,12 +280,11 @@ fn load_in_phases(
     );
     cache.notes.extend(notes);
     pending.names = slot;
-    crate::timing::phase("window/index", started);
+    crate::timing::phase("window/labels", started);
     set(Phase::Drawing);
     let (analysis, names) = (Arc::new(analysis), Arc::new(names));
     let model = SwimlaneModel::build_lazy(&log, &analysis, filters, &names);
-    crate::timing::phase("window/model", started);
-    crate::timing::phase("window/index+model", started);
+    crate::timing::phase("window/labels+model", started);
     let problems = crate::analysis::problems(&log, &analysis);
     let result = LoadResult {
         session: Session {
@@ -292,7 +292,7 @@ fn load_in_phases(
             log,
             analysis,
             settings: settings.clone(),
-            index: Arc::new(index),
+            index: Arc::new(LazyIndex::pending(extent)),
             products: Arc::new(products),
             names,
             cache,
@@ -305,6 +305,17 @@ fn load_in_phases(
         written: None,
     };
     Ok((result, pending))
+}
+
+/// Builds the playback's index of `log` and `analysis` into `index`.
+fn build_index(
+    index: &LazyIndex,
+    (log, analysis): (&LoadedLog, &Analysis),
+    unit_loss: Option<f64>,
+) {
+    let started = std::time::Instant::now();
+    index.fill(StateIndex::build(log, analysis, unit_loss));
+    crate::timing::phase("window/index", started);
 }
 
 /// The log of `job`: the one given, the sample, or the files read through
@@ -343,6 +354,45 @@ fn read_log(
     })
 }
 
+/// Loads whose playback index and cache entries are still being made
+/// after their result was sent: a window closed meanwhile waits for them
+/// ([`wait_for_background_work`]), so that the next open finds whole
+/// entries rather than none.
+static AFTER_LOAD: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// Counts one load's work after its result in [`AFTER_LOAD`] while alive.
+struct AfterLoad;
+
+impl AfterLoad {
+    fn start() -> AfterLoad {
+        if let Ok(mut n) = AFTER_LOAD.0.lock() {
+            *n += 1;
+        }
+        AfterLoad
+    }
+}
+
+impl Drop for AfterLoad {
+    fn drop(&mut self) {
+        if let Ok(mut n) = AFTER_LOAD.0.lock() {
+            *n = n.saturating_sub(1);
+        }
+        AFTER_LOAD.1.notify_all();
+    }
+}
+
+/// Waits until no load is still writing its cache entries, at most
+/// `limit`; true when none is.
+pub fn wait_for_background_work(limit: Duration) -> bool {
+    let Ok(n) = AFTER_LOAD.0.lock() else {
+        return false;
+    };
+    AFTER_LOAD
+        .1
+        .wait_timeout_while(n, limit, |n| *n > 0)
+        .is_ok_and(|(n, _)| *n == 0)
+}
+
 /// Starts loading on the `loader` thread; `repaint` is called when done.
 pub fn spawn(
     job: Job,
@@ -364,21 +414,26 @@ pub fn spawn(
         .name("loader".into())
         .spawn(move || {
             let loaded = load_in_phases(&job, &opts, &settings, &filters, &p, (&ph, &an));
-            // The result first, then the cache's entries: the window shows
-            // the log while they are written, and hears what they did.
+            let _after = AfterLoad::start();
+            // The result first, then the playback's index, then the cache's
+            // entries: the window shows the log while they are made, and
+            // hears what the writes did.
             let (done, written) = channel();
             let (result, pending) = match loaded {
                 Ok((mut result, pending)) => {
                     result.written = Some(written);
                     let s = &result.session;
                     let kept = (s.log.clone(), s.analysis.clone(), s.names.clone());
-                    (Ok(result), Some((pending, kept)))
+                    let index = (s.index.clone(), s.settings.unit_loss);
+                    (Ok(result), Some((pending, kept, index)))
                 }
                 Err(e) => (Err(e), None),
             };
             let _ = tx.send(result);
             repaint();
-            if let Some((pending, (log, analysis, names))) = pending {
+            if let Some((pending, (log, analysis, names), (index, unit_loss))) = pending {
+                build_index(&index, (&log, &analysis), unit_loss);
+                repaint();
                 let _ = done.send(pending.write((&log, &analysis, &names)));
                 repaint();
             }
@@ -545,6 +600,10 @@ mod phase_tests {
         assert!(result.session.cache.stored.is_none());
         let written = result.written.as_ref().expect("writes pending");
         let report = written.recv_timeout(wait).expect("the writes' report");
+        // The playback's index is built before the writes, over the extent
+        // the result came with.
+        let index = result.session.index.get().expect("built by now");
+        assert_eq!(index.extent(), result.session.index.extent());
         let stored = report.stored.clone().expect("the load entry stored");
         assert!(stored.is_file(), "{}", stored.display());
         assert!(report.notes.is_empty(), "{:?}", report.notes);
@@ -562,6 +621,8 @@ mod phase_tests {
         let mut cache = result.session.cache.clone();
         merge_written(&mut cache, report);
         assert_eq!(cache.stored, Some(stored));
+        // A window closing now would find nothing left to wait for.
+        assert!(wait_for_background_work(wait));
     }
 
     #[test]

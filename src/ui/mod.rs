@@ -121,6 +121,13 @@ pub fn run_window(config: &WindowConfig) -> anyhow::Result<u8> {
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
     crate::timing::mark("window/closed");
+    // The last load's cache entries, when still being written, are
+    // finished (a few seconds for a 10 M-event log) so that the next open
+    // finds them.
+    if !loader::wait_for_background_work(std::time::Duration::from_secs(60)) {
+        eprintln!("lockreplay: the load cache's entries were not all written before the exit");
+    }
+    crate::timing::mark("window/cache writes done");
     if config.screenshot.is_some() {
         match result.lock().ok().and_then(|mut r| r.take()) {
             Some(r) => r?,

@@ -38,6 +38,50 @@ pub enum Source {
     Files(Vec<PathBuf>),
 }
 
+/// The playback's index ([`StateIndex`]): its extent known when the log is
+/// shown, the index itself once the loader has built it after sending
+/// the log (0.5-0.6 s at 10 M events, off the first frame's path). Until
+/// then stepping does nothing and the cursor's state says "indexing".
+#[derive(Debug, Default)]
+pub struct LazyIndex {
+    extent: (i64, i64),
+    built: std::sync::OnceLock<StateIndex>,
+}
+
+impl LazyIndex {
+    /// An index still to build, over `extent` ([`crate::playback::extent_of`]).
+    pub fn pending(extent: (i64, i64)) -> LazyIndex {
+        LazyIndex {
+            extent,
+            built: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// An index built already.
+    pub fn built(index: StateIndex) -> LazyIndex {
+        let extent = index.extent();
+        LazyIndex {
+            extent,
+            built: std::sync::OnceLock::from(index),
+        }
+    }
+
+    /// First and last time there is anything to show, ns.
+    pub fn extent(&self) -> (i64, i64) {
+        self.extent
+    }
+
+    /// The index, once built.
+    pub fn get(&self) -> Option<&StateIndex> {
+        self.built.get()
+    }
+
+    /// Keeps `index` (built over the same extent); a second one is ignored.
+    pub fn fill(&self, index: StateIndex) {
+        let _ = self.built.set(index);
+    }
+}
+
 /// A loaded log and its analysis; replaced whole, never edited.
 pub struct Session {
     /// What was loaded.
@@ -48,8 +92,9 @@ pub struct Session {
     pub analysis: Arc<Analysis>,
     /// Settings of that analysis.
     pub settings: Settings,
-    /// The playback's index over the analysis.
-    pub index: Arc<StateIndex>,
+    /// The playback's index over the analysis, built after the log is
+    /// shown ([`LazyIndex`]).
+    pub index: Arc<LazyIndex>,
     /// The analysis's products by name (the stock list's order).
     pub products: Arc<ProductFinder>,
     /// Every holder's one name ([`HolderNames`]).

@@ -480,6 +480,40 @@ fn replay_at_the_second_acquire_shows_two_believers_the_first_expired() {
 }
 
 #[test]
+fn until_the_playback_index_is_built_the_cursor_state_says_so_and_steps_wait() {
+    let mut app = sample_app();
+    let (extent, built) = {
+        let s = app.session.as_mut().expect("loaded");
+        let built = s.index.get().expect("load_blocking builds it").clone();
+        let extent = s.index.extent();
+        s.index = std::sync::Arc::new(super::session::LazyIndex::pending(extent));
+        (extent, built)
+    };
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label("Indexing the playback…");
+    assert!(h.query_by_label("Oversold: 3").is_none());
+    // A step does nothing yet; the cursor stays at the end.
+    let before = h.state().playback.cursor_ns;
+    assert_eq!(before, extent.1);
+    h.key_press(egui::Key::Comma);
+    h.run();
+    assert_eq!(h.state().playback.cursor_ns, before);
+    // Once filled, the state shows and steps move.
+    h.state()
+        .session
+        .as_ref()
+        .expect("loaded")
+        .index
+        .fill(built);
+    h.run();
+    h.get_by_label("Oversold: 3");
+    h.key_press(egui::Key::Comma);
+    h.run();
+    assert!(h.state().playback.cursor_ns < before);
+}
+
+#[test]
 fn playing_the_seed_incident_counts_up_to_3_oversold_and_600() {
     let mut h = harness(sample_app());
     h.run();
@@ -497,6 +531,8 @@ fn playing_the_seed_incident_counts_up_to_3_oversold_and_600() {
         let s = app.session.as_ref().expect("loaded");
         seen.push(
             s.index
+                .get()
+                .expect("indexed")
                 .state_at(&s.analysis, app.playback.cursor_ns)
                 .oversold_units,
         );

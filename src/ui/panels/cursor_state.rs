@@ -35,7 +35,12 @@ pub fn cursor_state_ui(ui: &mut Ui, context: &PanelContext<'_>) {
             ui.label(RichText::new(trf(lang, key, &[&inc.label()])).color(ALERT));
         }
     }
-    let st = s.index.state_at(&s.analysis, cursor);
+    let Some(index) = s.index.get() else {
+        // Built just after the log is shown.
+        ui.label(RichText::new(tr(lang, "indexing")).weak());
+        return;
+    };
+    let st = index.state_at(&s.analysis, cursor);
     // The keys from the top of the timeline's scroll down.
     let model = context.model;
     let scroll = context.state.view.scroll_y;
