@@ -305,7 +305,7 @@ fn load_and_analyze_said(
         (files, opts, cache),
         &log,
         &settings,
-        &crate::analysis::AnalysisProgress::default(),
+        (&crate::analysis::AnalysisProgress::default(), None),
     );
     let analysis = Arc::new(analysis);
     // The analysis's entry too, beside the report.

@@ -20,10 +20,27 @@ pub fn encode(analysis: &Analysis) -> Vec<u8> {
 /// What is wrong, in a few words ("an id out of range"), for the note that
 /// says why the entry was ignored.
 pub fn decode(bytes: &[u8], log: &LoadedLog) -> Result<Analysis, String> {
-    let analysis: Analysis =
-        bitcode::decode(bytes).map_err(|e| format!("an analysis that does not decode ({e})"))?;
+    let analysis = decode_unchecked(bytes)?;
     check(&analysis, log)?;
     Ok(analysis)
+}
+
+/// [`decode`] without the check against the log: an analysis read before
+/// its log is, to be checked by [`check_against`] before it is used.
+///
+/// # Errors
+/// As [`decode`], for bytes that do not decode.
+pub fn decode_unchecked(bytes: &[u8]) -> Result<Analysis, String> {
+    bitcode::decode(bytes).map_err(|e| format!("an analysis that does not decode ({e})"))
+}
+
+/// The check of [`decode`]: every id names an item, every symbol a string
+/// of `log`, every event id an event.
+///
+/// # Errors
+/// As [`decode`].
+pub fn check_against(analysis: &Analysis, log: &LoadedLog) -> Result<(), String> {
+    check(analysis, log)
 }
 
 /// Whether `i` is below `n`.

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_counted};
 use crate::ingest::{CacheReport, PendingStore, Progress, load_paths_cached_later, read_source};
 use crate::model::{LoadedLog, LogBuilder};
-use crate::pipeline::results::ResultSlot;
+use crate::pipeline::results::{AnalysisAhead, ResultSlot};
 use crate::playback::StateIndex;
 use crate::report::holders::HolderNames;
 
@@ -238,7 +238,18 @@ fn load_in_phases(
     set(Phase::Reading);
     let mut cache = CacheReport::default();
     let mut pending = PendingWrites::default();
-    let log = read_log(job, opts, progress, (&mut cache, &mut pending))?;
+    // A load of files: its analysis entry, when there is one, read beside
+    // the log (checked against it once both are in).
+    let (log, ahead) = rayon::join(
+        || read_log(job, opts, progress, (&mut cache, &mut pending)),
+        || match job {
+            Job::Load(Source::Files(paths)) => {
+                AnalysisAhead::read((paths, &opts.ingest, &opts.cache), settings)
+            }
+            _ => None,
+        },
+    );
+    let log = log?;
     crate::timing::mark("window/log read");
     set(Phase::Analysing);
     let started = std::time::Instant::now();
@@ -249,7 +260,7 @@ fn load_in_phases(
                 (paths, &opts.ingest, &opts.cache),
                 &log,
                 settings,
-                analysis,
+                (analysis, ahead),
             );
             cache.notes.extend(kept.notes);
             pending.analysis = slot;
