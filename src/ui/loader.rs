@@ -240,15 +240,19 @@ fn load_in_phases(
     let mut pending = PendingWrites::default();
     // A load of files: its analysis entry, when there is one, read beside
     // the log (checked against it once both are in).
-    let (log, ahead) = rayon::join(
-        || read_log(job, opts, progress, (&mut cache, &mut pending)),
-        || match job {
+    // On a thread of its own, not rayon's: a join would run the read on a
+    // worker of the pool whose other workers parse its chunks, and the
+    // read waits for them (the 1 M log took 3.5 s instead of 0.5 s).
+    let (log, ahead) = std::thread::scope(|s| {
+        let ahead = s.spawn(|| match job {
             Job::Load(Source::Files(paths)) => {
                 AnalysisAhead::read((paths, &opts.ingest, &opts.cache), settings)
             }
             _ => None,
-        },
-    );
+        });
+        let log = read_log(job, opts, progress, (&mut cache, &mut pending));
+        (log, ahead.join().ok().flatten())
+    });
     let log = log?;
     crate::timing::mark("window/log read");
     set(Phase::Analysing);
