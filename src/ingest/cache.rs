@@ -1,6 +1,9 @@
 //! The load cache: a second open of the same files
 //! reads the [`LoadedLog`] a first open saved instead of reading the logs
-//! again. Every command and the window load through [`load_paths_cached`].
+//! again. Every command and the window load through [`load_paths_cached`]
+//! or [`load_paths_cached_later`], which leaves the entry's write to the
+//! caller (the window writes it once the log is shown, the CLI beside its
+//! analysis and report).
 //!
 //! An entry is one file in the cache directory, named by its key: a hash
 //! of this build (format and crate version), of every ingest option (their
@@ -9,7 +12,8 @@
 //! device, inode, size, mtime and ctime (ns), and a hash of its first and
 //! last 64 KiB. The entry is a header ([`MAGIC`], [`FORMAT_VERSION`], the
 //! key, the payload's length and its xxh3 checksum) and the payload
-//! ([`crate::model::stored`], bitcode). Anything off (truncated, another
+//! ([`crate::model::stored`], bitcode: a frame, a head, then chunks of
+//! events encoded and decoded in parallel). Anything off (truncated, another
 //! version, another key, a bad checksum, a payload that does not decode or
 //! breaks an invariant) is ignored with a note and the log is read again,
 //! never trusted. A cache directory that cannot be made or written is a
