@@ -109,7 +109,8 @@ fn kind_of(fit: &Fit, r: &Row) -> Option<Kind> {
 }
 
 /// The order id: a column whose every value is new (unique per row), on
-/// some rows only, not a small number (a level or a quantity is one).
+/// some rows only (two at least: one value alone is new whatever it is),
+/// not a small number (a level or a quantity is one).
 fn order_id(table: &Table, profiles: &[Profile], free: &[u32], taken: &[u32]) -> Option<u32> {
     free.iter()
         .copied()
@@ -122,7 +123,7 @@ fn order_id(table: &Table, profiles: &[Profile], free: &[u32], taken: &[u32]) ->
                     .iter()
                     .filter_map(|r| r.get(c))
                     .all(|v| Shape::of(v).number.is_some_and(|n| n.abs() < 1e6));
-            p.present >= 1
+            p.present >= 2
                 && p.distinct == p.present
                 && p.phrase == 0
                 && !small_number
