@@ -641,6 +641,50 @@ mod phase_tests {
     }
 
     #[test]
+    fn cache_writes_that_fail_after_the_result_reach_the_status_bar_as_notes() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let file = tmp.path().join("seed.jsonl");
+        std::fs::write(&file, SAMPLE_BYTES).expect("write");
+        // A file where the cache directory should be: nothing can be written.
+        let blocked = tmp.path().join("not-a-dir");
+        std::fs::write(&blocked, b"x").expect("write");
+        let opts = ReadOptions {
+            ingest: IngestOptions::default(),
+            cache: CacheConfig {
+                enabled: true,
+                dir: Some(blocked),
+                max_bytes: 1 << 30,
+                min_input_bytes: 0,
+            },
+            mapping_path: None,
+        };
+        let wait = std::time::Duration::from_secs(60);
+        let job = Job::Load(Source::Files(vec![file]));
+        let loading = spawn(job, opts, Settings::default(), Filters::default(), || {});
+        let result = loading
+            .rx
+            .recv_timeout(wait)
+            .expect("a result")
+            .expect("loads");
+        // The reads already said why the entries could not be read.
+        let read_notes = result.session.cache.notes.len();
+        let written = result.written.as_ref().expect("writes pending");
+        let report = written.recv_timeout(wait).expect("the writes' report");
+        assert!(report.stored.is_none());
+        for what in [
+            "load not cached",
+            "analysis not cached",
+            "labels not cached",
+        ] {
+            let said = report.notes.iter().any(|n| n.starts_with(what));
+            assert!(said, "{what}: {:?}", report.notes);
+        }
+        let mut cache = result.session.cache.clone();
+        merge_written(&mut cache, report);
+        assert_eq!(cache.notes.len(), read_notes + 3, "{:?}", cache.notes);
+    }
+
+    #[test]
     fn the_bar_moves_through_the_analysis_with_the_keys_done() {
         assert_eq!(Phase::Reading.fraction((0, 0)), 0.0);
         assert_eq!(Phase::Analysing.fraction((0, 0)), 0.25);
