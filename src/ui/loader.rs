@@ -587,25 +587,31 @@ mod phase_tests {
         }
     }
 
-    #[test]
-    fn a_spawned_load_sends_its_result_before_it_writes_the_cache() {
-        let tmp = tempfile::tempdir().expect("tmp");
-        let file = tmp.path().join("seed.jsonl");
+    /// The sample written as `seed.jsonl` in `tmp`, and read options with
+    /// the load cache on in `cache_dir`: a spawned load of it.
+    fn spawn_sample(tmp: &std::path::Path, cache_dir: std::path::PathBuf) -> Loading {
+        let file = tmp.join("seed.jsonl");
         std::fs::write(&file, SAMPLE_BYTES).expect("write");
-        let cache_dir = tmp.path().join("cache");
         let opts = ReadOptions {
             ingest: IngestOptions::default(),
             cache: CacheConfig {
                 enabled: true,
-                dir: Some(cache_dir.clone()),
+                dir: Some(cache_dir),
                 max_bytes: 1 << 30,
                 min_input_bytes: 0,
             },
             mapping_path: None,
         };
         let job = Job::Load(Source::Files(vec![file]));
+        spawn(job, opts, Settings::default(), Filters::default(), || {})
+    }
+
+    #[test]
+    fn a_spawned_load_sends_its_result_before_it_writes_the_cache() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let cache_dir = tmp.path().join("cache");
         let wait = std::time::Duration::from_secs(60);
-        let loading = spawn(job, opts, Settings::default(), Filters::default(), || {});
+        let loading = spawn_sample(tmp.path(), cache_dir.clone());
         let result = loading
             .rx
             .recv_timeout(wait)
@@ -643,24 +649,11 @@ mod phase_tests {
     #[test]
     fn cache_writes_that_fail_after_the_result_reach_the_status_bar_as_notes() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let file = tmp.path().join("seed.jsonl");
-        std::fs::write(&file, SAMPLE_BYTES).expect("write");
         // A file where the cache directory should be: nothing can be written.
         let blocked = tmp.path().join("not-a-dir");
         std::fs::write(&blocked, b"x").expect("write");
-        let opts = ReadOptions {
-            ingest: IngestOptions::default(),
-            cache: CacheConfig {
-                enabled: true,
-                dir: Some(blocked),
-                max_bytes: 1 << 30,
-                min_input_bytes: 0,
-            },
-            mapping_path: None,
-        };
         let wait = std::time::Duration::from_secs(60);
-        let job = Job::Load(Source::Files(vec![file]));
-        let loading = spawn(job, opts, Settings::default(), Filters::default(), || {});
+        let loading = spawn_sample(tmp.path(), blocked);
         let result = loading
             .rx
             .recv_timeout(wait)
