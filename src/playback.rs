@@ -457,27 +457,33 @@ fn stock_changes(log: &LoadedLog, analysis: &Analysis) -> Vec<(i64, u32, i64)> {
 /// lease's end, whichever is later; (0, 0) for nothing. Known without
 /// building the index (a parallel pass).
 pub fn extent_of(log: &LoadedLog, analysis: &Analysis) -> (i64, i64) {
-    let lock_ends = analysis.leases.par_iter().filter_map(|l| {
-        matches!(l.lock_end, LockEnd::Expired | LockEnd::Vanished).then_some(l.lock_end_ns)
-    });
     let times = (0..log.events.len())
         .into_par_iter()
         .map(|i| analysis.time_of(log, i));
+    let lock_ends = analysis.leases.par_iter().filter_map(step_lock_end);
     let span = |(a, b): (i64, i64), (c, d): (i64, i64)| (a.min(c), b.max(d));
-    let none = (i64::MAX, i64::MIN);
-    let (first, last) = times.chain(lock_ends).map(|t| (t, t)).reduce(|| none, span);
-    if first > last {
-        let ends = analysis
-            .leases
-            .iter()
-            .map(|l| l.lock_end_ns.max(l.window_end_ns));
-        return (0, ends.max().unwrap_or(0).max(0));
-    }
+    let (first, last) = times
+        .chain(lock_ends)
+        .map(|t| (t, t))
+        .reduce(|| (i64::MAX, i64::MIN), span);
+    extent_over((first <= last).then_some((first, last)), analysis)
+}
+
+/// The extent of [`extent_of`] from the first and last step times (none
+/// without a step).
+fn extent_over(steps: Option<(i64, i64)>, analysis: &Analysis) -> (i64, i64) {
+    let (first, last) = steps.unwrap_or((0, 0));
     let ends = analysis
         .leases
         .par_iter()
         .map(|l| l.lock_end_ns.max(l.window_end_ns));
     (first, last.max(ends.max().unwrap_or(first)))
+}
+
+/// A lease's lock end when it is a step of the playback: an expiry or a
+/// vanishing (a release is the release's event already).
+fn step_lock_end(l: &Lease) -> Option<i64> {
+    matches!(l.lock_end, LockEnd::Expired | LockEnd::Vanished).then_some(l.lock_end_ns)
 }
 
 /// Each lease's believed window as the lease index holds it: (grant,
@@ -500,9 +506,7 @@ fn lease_windows(analysis: &Analysis) -> Vec<(i64, i64, u32)> {
 fn step_times(log: &LoadedLog, analysis: &Analysis) -> Vec<i64> {
     let time = |i: usize| analysis.time_of(log, i);
     let mut steps: Vec<i64> = (0..log.events.len()).into_par_iter().map(time).collect();
-    steps.extend(analysis.leases.iter().filter_map(|l| {
-        matches!(l.lock_end, LockEnd::Expired | LockEnd::Vanished).then_some(l.lock_end_ns)
-    }));
+    steps.extend(analysis.leases.iter().filter_map(step_lock_end));
     steps.par_sort_unstable();
     steps.dedup();
     steps
@@ -543,6 +547,10 @@ impl StateIndex {
         let changes = stock_changes(log, analysis);
         let products: Vec<Option<Sym>> = analysis.products.iter().map(|p| p.product).collect();
         let stock = StockTimeline::build(products.len(), changes);
+        let extent = extent_over(
+            steps.first().zip(steps.last()).map(|(&a, &b)| (a, b)),
+            analysis,
+        );
         StateIndex {
             leases,
             server,
@@ -553,7 +561,7 @@ impl StateIndex {
             products,
             stock,
             unit_loss,
-            extent: extent_of(log, analysis),
+            extent,
         }
     }
 
