@@ -311,15 +311,12 @@ fn load_and_analyze_said(
     // The analysis's entry too, beside the report.
     if let Some(slot) = slot {
         let analysis = analysis.clone();
-        writes.spawn(move || match slot.keep_analysis(&analysis) {
-            Ok(path) => Said {
-                status: Some(format!("analysis saved to cache ({})", path.display())),
-                notes: Vec::new(),
-            },
-            Err(e) => Said {
-                status: None,
-                notes: vec![format!("analysis not cached: {e}")],
-            },
+        writes.spawn(move || {
+            let kept = results::keep_analysis_said(slot, &analysis);
+            Said {
+                status: kept.status,
+                notes: kept.notes,
+            }
         });
     }
     if let Some(p) = phases {

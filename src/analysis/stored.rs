@@ -21,7 +21,7 @@ pub fn encode(analysis: &Analysis) -> Vec<u8> {
 /// says why the entry was ignored.
 pub fn decode(bytes: &[u8], log: &LoadedLog) -> Result<Analysis, String> {
     let analysis = decode_unchecked(bytes)?;
-    check(&analysis, log)?;
+    check_against(&analysis, log)?;
     Ok(analysis)
 }
 
@@ -34,15 +34,6 @@ pub fn decode_unchecked(bytes: &[u8]) -> Result<Analysis, String> {
     bitcode::decode(bytes).map_err(|e| format!("an analysis that does not decode ({e})"))
 }
 
-/// The check of [`decode`]: every id names an item, every symbol a string
-/// of `log`, every event id an event.
-///
-/// # Errors
-/// As [`decode`].
-pub fn check_against(analysis: &Analysis, log: &LoadedLog) -> Result<(), String> {
-    check(analysis, log)
-}
-
 /// Whether `i` is below `n`.
 fn below(i: usize, n: usize) -> Result<(), String> {
     if i < n {
@@ -52,8 +43,13 @@ fn below(i: usize, n: usize) -> Result<(), String> {
     }
 }
 
-/// The checks of [`decode`].
-fn check(a: &Analysis, log: &LoadedLog) -> Result<(), String> {
+/// The checks of [`decode`], for an analysis decoded before its log was
+/// read ([`decode_unchecked`]): every id names an item, every symbol a
+/// string of `log`, every event id an event.
+///
+/// # Errors
+/// As [`decode`].
+pub fn check_against(a: &Analysis, log: &LoadedLog) -> Result<(), String> {
     let n_strings = log.strings.len();
     let sym = |s: Sym| below(s.index(), n_strings).map_err(|_| "a symbol out of range".to_string());
     let opt_sym = |s: Option<Sym>| s.map_or(Ok(()), sym);

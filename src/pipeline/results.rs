@@ -252,16 +252,33 @@ pub fn analyze_through_cache(
     let (analysis, mut report, slot) =
         analyze_through_cache_later(inputs, log, settings, (progress, None));
     if let Some(slot) = slot {
-        let started = std::time::Instant::now();
-        match slot.keep_analysis(&analysis) {
-            Ok(path) => {
-                report.status = Some(format!("analysis saved to cache ({})", path.display()));
-            }
-            Err(e) => report.notes.push(format!("analysis not cached: {e}")),
-        }
-        crate::timing::phase("analysis cache/write", started);
+        let kept = keep_analysis_said(slot, &analysis);
+        report.status = kept.status;
+        report.notes.extend(kept.notes);
     }
     (analysis, report)
+}
+
+/// Keeps `analysis` in `slot` ([`ResultSlot::keep_analysis`]); what that
+/// did, in the words every caller says it: "analysis saved to cache
+/// (PATH)", or the note "analysis not cached: …".
+pub fn keep_analysis_said(slot: ResultSlot, analysis: &Analysis) -> AnalysisCacheReport {
+    let started = std::time::Instant::now();
+    let mut said = AnalysisCacheReport::default();
+    match slot.keep_analysis(analysis) {
+        Ok(path) => said.status = Some(format!("analysis saved to cache ({})", path.display())),
+        Err(e) => said.notes.push(format!("analysis not cached: {e}")),
+    }
+    crate::timing::phase("analysis cache/write", started);
+    said
+}
+
+/// Keeps `names` in `slot` ([`ResultSlot::keep_names`]); the note
+/// "labels not cached: …" when it could not.
+pub fn keep_names_said(slot: ResultSlot, names: &HolderNames) -> Option<String> {
+    slot.keep_names(names)
+        .err()
+        .map(|e| format!("labels not cached: {e}"))
 }
 
 /// An analysis entry read and decoded before its log is (the window reads
@@ -332,11 +349,7 @@ pub fn names_through_cache(
     settings: &Settings,
 ) -> (HolderNames, Vec<String>) {
     let (names, mut notes, slot) = names_through_cache_later(inputs, log_analysis, settings);
-    if let Some(slot) = slot
-        && let Err(e) = slot.keep_names(&names)
-    {
-        notes.push(format!("labels not cached: {e}"));
-    }
+    notes.extend(slot.and_then(|slot| keep_names_said(slot, &names)));
     (names, notes)
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_counted};
 use crate::ingest::{CacheReport, PendingStore, Progress, load_paths_cached_later, read_source};
 use crate::model::{LoadedLog, LogBuilder};
-use crate::pipeline::results::{AnalysisAhead, ResultSlot};
+use crate::pipeline::results::{AnalysisAhead, ResultSlot, keep_analysis_said, keep_names_said};
 use crate::playback::StateIndex;
 use crate::report::holders::HolderNames;
 
@@ -84,18 +84,13 @@ impl PendingWrites {
         if let Some(p) = self.load {
             p.store(log, &mut report);
         }
-        let started = std::time::Instant::now();
         if let Some(slot) = self.analysis {
-            if let Err(e) = slot.keep_analysis(analysis) {
-                report.notes.push(format!("analysis not cached: {e}"));
-            }
-            crate::timing::phase("analysis cache/write", started);
+            report
+                .notes
+                .extend(keep_analysis_said(slot, analysis).notes);
         }
-        if let Some(slot) = self.names
-            && let Err(e) = slot.keep_names(names)
-        {
-            report.notes.push(format!("labels not cached: {e}"));
-        }
+        let names = self.names.and_then(|slot| keep_names_said(slot, names));
+        report.notes.extend(names);
         report
     }
 }
