@@ -125,26 +125,20 @@ impl Interner {
                 Ok(hash_text(&hasher, s.as_bytes()))
             })
             .collect::<Result<_, String>>()?;
-        let mut table = hashbrown::HashTable::with_capacity(ends.len());
-        for (i, &hash) in hashes.iter().enumerate() {
-            let sym = Sym(NonZeroU32::new(i as u32 + 1).unwrap_or(NonZeroU32::MIN));
-            let b = slice(&text, &ends, sym).as_bytes();
-            let twice = table
-                .find(table_hash(hash), |&(other, h)| {
-                    h == hash && slice(&text, &ends, other).as_bytes() == b
-                })
-                .is_some();
-            if twice {
-                return Err("a string stored twice".into());
-            }
-            table.insert_unique(table_hash(hash), (sym, hash), |&(_, h)| table_hash(h));
-        }
-        Ok(Interner {
-            table,
+        let mut out = Interner {
+            table: hashbrown::HashTable::with_capacity(ends.len()),
             text,
             ends,
             hasher,
-        })
+        };
+        for (i, &hash) in hashes.iter().enumerate() {
+            let sym = Sym(NonZeroU32::new(i as u32 + 1).unwrap_or(NonZeroU32::MIN));
+            if out.find(hash, out.get(sym).as_bytes()).is_some() {
+                return Err("a string stored twice".into());
+            }
+            out.index(sym, hash);
+        }
+        Ok(out)
     }
 
     /// Returns the symbol for `s`, adding it if it is new.
@@ -162,9 +156,15 @@ impl Interner {
         self.ends.push(self.text.len());
         let n = u32::try_from(self.ends.len()).unwrap_or(u32::MAX);
         let sym = Sym(NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN));
+        self.index(sym, hash);
+        sym
+    }
+
+    /// Puts `sym`, whose text is in the table already and hashes to
+    /// `hash`, in the hash table.
+    fn index(&mut self, sym: Sym, hash: u32) {
         self.table
             .insert_unique(table_hash(hash), (sym, hash), |&(_, h)| table_hash(h));
-        sym
     }
 
     /// [`Interner::intern`] of bytes: a string already interned is found

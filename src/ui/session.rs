@@ -57,15 +57,6 @@ impl LazyIndex {
         }
     }
 
-    /// An index built already.
-    pub fn built(index: StateIndex) -> LazyIndex {
-        let extent = index.extent();
-        LazyIndex {
-            extent,
-            built: std::sync::OnceLock::from(index),
-        }
-    }
-
     /// First and last time there is anything to show, ns.
     pub fn extent(&self) -> (i64, i64) {
         self.extent
@@ -82,7 +73,9 @@ impl LazyIndex {
     }
 }
 
-/// A loaded log and its analysis; replaced whole, never edited.
+/// A loaded log and its analysis; replaced whole, never edited but for
+/// its playback index, filled once built, and its cache report, which
+/// hears what the load's cache writes did.
 pub struct Session {
     /// What was loaded.
     pub source: Source,
