@@ -58,11 +58,11 @@ pub struct AnalyzedLog {
     pub writes: CacheWrites,
 }
 
-/// Cache entries being written on their own threads ([`AnalyzedLog::writes`]):
-/// a 10 M-event log's load entry takes 1.5-3 s to encode and write, and its
-/// analysis entry 0.5-0.7 s, which a first `analyze` spent before its report
-/// (5.1 s without the cache, 7.4-8.3 s with it). Dropping this waits for them
-/// and says on stderr what they did, as [`say_cache`] does.
+/// Cache entries being written on their own threads ([`AnalyzedLog::writes`]),
+/// beside the analysis and the report rather than before them: at 10 M
+/// events the load entry takes 0.5-1.1 s to encode and write and the
+/// analysis entry 0.5-0.8 s (docs/performance.md). Dropping this waits for
+/// them and says on stderr what they did, as [`say_cache`] does.
 #[derive(Default)]
 pub struct CacheWrites(Vec<std::thread::JoinHandle<Said>>);
 

@@ -165,7 +165,7 @@ pub fn load_paths_cached(
 /// the log was read from files that did not change while read), which
 /// [`PendingStore::store`] writes when the caller has time (the window:
 /// after the log is shown; encoding and writing a 10 M-event log's entry
-/// is 1.5-2 s).
+/// takes 0.5-1.1 s).
 ///
 /// # Errors
 /// Those of [`load_paths`]; never one of the cache's.

@@ -63,7 +63,7 @@ pub struct LoadResult {
     pub reanalysis: bool,
     /// What the cache's writes did, once they are done: a load writes its
     /// cache entries after its result is sent, so that the log is shown
-    /// without waiting for them (1.5-3 s for a 10 M-event log). `None`
+    /// without waiting for them (seconds for a 10 M-event log). `None`
     /// when they were written before the result ([`load_now`]).
     pub written: Option<Receiver<CacheReport>>,
 }
