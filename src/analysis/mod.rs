@@ -762,16 +762,87 @@ pub fn analyze_counted(
     settings: &Settings,
     progress: &AnalysisProgress,
 ) -> Analysis {
+    analyze_beside(log, settings, progress, |_, _| ()).0
+}
+
+/// [`analyze_counted`], calling `beside` with the holds (the log's, then
+/// the server's own, [`Analysis::leases`] and [`Analysis::server_view`]
+/// as they will be but for their lines) once they are made, on the pool
+/// beside the rest of the analysis (overlaps, stock, findings): the
+/// window makes the holders' labels there. Returns the analysis and what
+/// `beside` returned.
+pub fn analyze_beside<R: Send>(
+    log: &LoadedLog,
+    settings: &Settings,
+    progress: &AnalysisProgress,
+    beside: impl FnOnce(&[Lease], &[Lease]) -> R + Send,
+) -> (Analysis, R) {
     let started = Instant::now();
     let times_ns = apply_host_offsets(log, &settings.host_offsets_ms);
     let (primary, server) = EventView::split(log);
     let lease_set =
         leases::reconstruct_leases_counted(log, &times_ns, settings, &primary, progress);
     timing::phase("analyze/leases", started);
-    // The overlap sweep, the stock accounting and the server's own holds
-    // read the holds and the log only: they run side by side.
+    // The server's own holds and `beside` read the holds and the log only,
+    // and so do the overlap sweep and the stock accounting: they run side
+    // by side.
+    let ((mut server_view, made), rest) = rayon::join(
+        || {
+            let server_view = server
+                .map(|view| reconstruct_leases_in(log, &times_ns, settings, &view))
+                .unwrap_or_default();
+            let made = beside(&lease_set.leases, &server_view.leases);
+            (server_view, made)
+        },
+        || past_leases(log, settings, &times_ns, (&lease_set, &primary)),
+    );
+    // The server view's lines follow the holds' in one shared list.
+    let mut lease_lines = lease_set.lines;
+    leases::move_lines(
+        &mut server_view.leases,
+        &server_view.lines,
+        &mut lease_lines,
+    );
+    let analysis = Analysis {
+        leases: lease_set.leases,
+        lease_lines,
+        overlaps: rest.overlaps,
+        artefacts: rest.artefacts,
+        incidents: rest.incidents,
+        findings: rest.findings,
+        sales: rest.sales,
+        products: rest.products,
+        server_view: server_view.leases,
+        times_ns,
+        citations: rest.citations,
+        summary: rest.summary,
+    };
+    (analysis, made)
+}
+
+/// What the analysis finds from the holds on ([`past_leases`]).
+struct PastLeases {
+    overlaps: Vec<Overlap>,
+    artefacts: Vec<LogLagArtefact>,
+    incidents: Vec<Incident>,
+    findings: Vec<Finding>,
+    sales: Vec<Sale>,
+    products: Vec<ProductOversell>,
+    citations: Vec<evidence::Citation>,
+    summary: Summary,
+}
+
+/// The overlaps, the stock accounting (side by side), the oversold units
+/// attributed to incidents, the findings, the summary and the citations
+/// of the holds of `lease_set`, reconstructed from `primary`.
+fn past_leases(
+    log: &LoadedLog,
+    settings: &Settings,
+    times_ns: &[i64],
+    (lease_set, primary): (&leases::LeaseSet, &EventView),
+) -> PastLeases {
     let started = Instant::now();
-    let ((overlap_set, mut server_view), (products, mut sales)) = rayon::join(
+    let (overlap_set, (products, mut sales)) = rayon::join(
         || {
             let set = detect_overlaps(
                 &lease_set.leases,
@@ -779,13 +850,10 @@ pub fn analyze_counted(
                 settings.max_listed_pairs,
             );
             timing::phase("analyze/overlaps", started);
-            let server_view = server
-                .map(|view| reconstruct_leases_in(log, &times_ns, settings, &view))
-                .unwrap_or_default();
-            (set, server_view)
+            set
         },
         || {
-            let oversell = compute_oversell(log, &times_ns, &lease_set.leases, &primary);
+            let oversell = compute_oversell(log, times_ns, &lease_set.leases, primary);
             timing::phase("analyze/oversell", started);
             oversell
         },
@@ -805,15 +873,8 @@ pub fn analyze_counted(
     );
     let stock_unknown = oversell::mark_stock_unknown(&mut incidents, &sales, &products);
     timing::phase("analyze/attribute", started);
-
     let started = Instant::now();
-    let findings = all_findings(
-        log,
-        settings,
-        &times_ns,
-        &lease_set,
-        (&overlaps, &incidents),
-    );
+    let findings = all_findings(log, settings, times_ns, lease_set, (&overlaps, &incidents));
     timing::phase("analyze/findings", started);
     let mut summary = summarize(
         log,
@@ -833,25 +894,13 @@ pub fn analyze_counted(
     if stock_unknown {
         summary.loss = crate::money::Loss::StockUnknown;
     }
-    // The server view's lines follow the holds' in one shared list.
-    let mut lease_lines = lease_set.lines;
-    leases::move_lines(
-        &mut server_view.leases,
-        &server_view.lines,
-        &mut lease_lines,
-    );
-    let server_view = server_view.leases;
-    Analysis {
-        leases: lease_set.leases,
-        lease_lines,
+    PastLeases {
         overlaps,
         artefacts,
         incidents,
         findings,
         sales,
         products,
-        server_view,
-        times_ns,
         citations,
         summary,
     }

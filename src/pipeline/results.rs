@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use bitcode::{Decode, Encode};
 use xxhash_rust::xxh3::Xxh3;
 
-use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_counted};
+use crate::analysis::{Analysis, AnalysisProgress, Lease, Settings};
 use crate::ingest::IngestOptions;
 use crate::ingest::cache::{self, CacheConfig, EntryWriter, ResultKind};
 use crate::model::LoadedLog;
@@ -304,11 +304,27 @@ impl AnalysisAhead {
 /// in ([`ResultSlot::keep_analysis`]) when it was computed here. The entry
 /// is the one read `ahead` when given, checked against `log` here.
 pub fn analyze_through_cache_later(
+    inputs: (&[PathBuf], &IngestOptions, &CacheConfig),
+    log: &LoadedLog,
+    settings: &Settings,
+    progress_ahead: (&AnalysisProgress, Option<AnalysisAhead>),
+) -> (Analysis, AnalysisCacheReport, Option<ResultSlot>) {
+    let (analysis, report, slot, _) =
+        analyze_through_cache_beside(inputs, log, settings, progress_ahead, |_, _| ());
+    (analysis, report, slot)
+}
+
+/// [`analyze_through_cache_later`], calling `beside` with the holds
+/// beside the rest of the analysis when it is computed here
+/// ([`crate::analysis::analyze_beside`]); what `beside` returned then,
+/// `None` for an analysis from the cache.
+pub fn analyze_through_cache_beside<R: Send>(
     (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
     log: &LoadedLog,
     settings: &Settings,
     (progress, ahead): (&AnalysisProgress, Option<AnalysisAhead>),
-) -> (Analysis, AnalysisCacheReport, Option<ResultSlot>) {
+    beside: impl FnOnce(&[Lease], &[Lease]) -> R + Send,
+) -> (Analysis, AnalysisCacheReport, Option<ResultSlot>, Option<R>) {
     let mut report = AnalysisCacheReport::default();
     let slot = ResultSlot::for_analysis(paths, opts, cfg, settings);
     if let Some(slot) = &slot {
@@ -324,7 +340,7 @@ pub fn analyze_through_cache_later(
             Ok(Some(analysis)) => {
                 crate::timing::phase("analysis cache", started);
                 report.status = Some(format!("analysis from cache ({})", slot.path().display()));
-                return (analysis, report, None);
+                return (analysis, report, None, None);
             }
             Ok(None) => {}
             Err(reason) => report.notes.push(format!(
@@ -334,9 +350,9 @@ pub fn analyze_through_cache_later(
         }
     }
     let started = std::time::Instant::now();
-    let analysis = analyze_counted(log, settings, progress);
+    let (analysis, made) = crate::analysis::analyze_beside(log, settings, progress, beside);
     crate::timing::phase("analyze", started);
-    (analysis, report, slot)
+    (analysis, report, slot, Some(made))
 }
 
 /// The holders' labels of `analysis` (of `log`, read from `paths` with
@@ -357,8 +373,20 @@ pub fn names_through_cache(
 /// labels, the notes of an entry ignored, and the slot to keep the labels
 /// in ([`ResultSlot::keep_names`]) when they were made here.
 pub fn names_through_cache_later(
-    (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
+    inputs: (&[PathBuf], &IngestOptions, &CacheConfig),
     (log, analysis): (&LoadedLog, &Analysis),
+    settings: &Settings,
+) -> (HolderNames, Vec<String>, Option<ResultSlot>) {
+    let holds = (analysis.leases.as_slice(), analysis.server_view.as_slice());
+    names_of_holds_through_cache_later(inputs, (log, holds), settings)
+}
+
+/// [`names_through_cache_later`] from the holds an analysis will have
+/// (its leases, then its server view: [`HolderNames::of_holds`]), as
+/// [`crate::analysis::analyze_beside`] gives them.
+pub fn names_of_holds_through_cache_later(
+    (paths, opts, cfg): (&[PathBuf], &IngestOptions, &CacheConfig),
+    (log, (leases, server_view)): (&LoadedLog, (&[Lease], &[Lease])),
     settings: &Settings,
 ) -> (HolderNames, Vec<String>, Option<ResultSlot>) {
     let mut notes = Vec::new();
@@ -373,7 +401,8 @@ pub fn names_through_cache_later(
             )),
         }
     }
-    (HolderNames::of(log, analysis), notes, slot)
+    let names = HolderNames::of_holds(log, leases, server_view);
+    (names, notes, slot)
 }
 
 /// Marks an entry as just used (its mtime), for the eviction's order.

@@ -7,7 +7,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_counted};
+use crate::analysis::{Analysis, AnalysisProgress, Settings, analyze_beside};
 use crate::ingest::{CacheReport, PendingStore, Progress, load_paths_cached_later, read_source};
 use crate::model::{LoadedLog, LogBuilder};
 use crate::pipeline::results::{AnalysisAhead, ResultSlot, keep_analysis_said, keep_names_said};
@@ -251,25 +251,17 @@ fn load_in_phases(
     crate::timing::mark("window/log read");
     set(Phase::Analysing);
     let started = std::time::Instant::now();
-    let analysis = match job {
-        // A load of files: its analysis kept beside the load cache's entry.
-        Job::Load(Source::Files(paths)) => {
-            let (a, kept, slot) = crate::pipeline::results::analyze_through_cache_later(
-                (paths, &opts.ingest, &opts.cache),
-                &log,
-                settings,
-                (analysis, ahead),
-            );
-            cache.notes.extend(kept.notes);
-            pending.analysis = slot;
-            a
-        }
-        _ => analyze_counted(&log, settings, analysis),
-    };
+    let (analysis, labels) = analyze_and_label(
+        job,
+        (opts, settings),
+        &log,
+        (analysis, ahead),
+        (&mut cache, &mut pending),
+    );
     crate::timing::phase("window/analyze", started);
-    // The holders' labels, then the timeline's display list with them (a
-    // large share of the window's open on a big log). The playback's index
-    // is built after the log is shown ([`LazyIndex`]): only its extent now.
+    // The timeline's display list with the labels (a large share of the
+    // window's open on a big log). The playback's index is built after the
+    // log is shown ([`LazyIndex`]): only its extent now.
     set(Phase::Indexing);
     let started = std::time::Instant::now();
     let ((extent, products), (names, notes, slot)) = rayon::join(
@@ -277,14 +269,17 @@ fn load_in_phases(
             let extent = crate::playback::extent_of(&log, &analysis);
             (extent, ProductFinder::of(&log, &analysis))
         },
-        || match job {
-            // A load of files: the labels kept beside the analysis.
-            Job::Load(Source::Files(paths)) => crate::pipeline::results::names_through_cache_later(
-                (paths, &opts.ingest, &opts.cache),
-                (&log, &analysis),
-                settings,
-            ),
-            _ => (HolderNames::of(&log, &analysis), Vec::new(), None),
+        || match (labels, job) {
+            (Some(labels), _) => labels,
+            // An analysis from the cache: the labels kept beside it.
+            (None, Job::Load(Source::Files(paths))) => {
+                crate::pipeline::results::names_through_cache_later(
+                    (paths, &opts.ingest, &opts.cache),
+                    (&log, &analysis),
+                    settings,
+                )
+            }
+            (None, _) => (HolderNames::of(&log, &analysis), Vec::new(), None),
         },
     );
     cache.notes.extend(notes);
@@ -314,6 +309,56 @@ fn load_in_phases(
         written: None,
     };
     Ok((result, pending))
+}
+
+/// Labels made beside an analysis ([`analyze_and_label`]): the labels, the
+/// notes of a labels entry ignored, and the slot to keep them in.
+type Labels = (HolderNames, Vec<String>, Option<ResultSlot>);
+
+/// The analysis of `log` for `job` (through the result cache for a load of
+/// files, using the entry read `ahead`; what the cache did in `cache`, the
+/// entry to write in `pending`), and the holders' labels when they were
+/// made beside it; `None` for an analysis from the cache.
+fn analyze_and_label(
+    job: &Job,
+    (opts, settings): (&ReadOptions, &Settings),
+    log: &LoadedLog,
+    (analysis, ahead): (&AnalysisProgress, Option<AnalysisAhead>),
+    (cache, pending): (&mut CacheReport, &mut PendingWrites),
+) -> (Analysis, Option<Labels>) {
+    // The holders' labels are made beside the analysis, once its holds are
+    // ([`crate::analysis::analyze_beside`]): at 10 M events they took as
+    // long as the analysis itself, after it.
+    match job {
+        // A load of files: its analysis kept beside the load cache's entry,
+        // the labels beside the analysis.
+        Job::Load(Source::Files(paths)) => {
+            let inputs = (paths.as_slice(), &opts.ingest, &opts.cache);
+            let (a, kept, slot, labels) = crate::pipeline::results::analyze_through_cache_beside(
+                inputs,
+                log,
+                settings,
+                (analysis, ahead),
+                |leases, server_view| {
+                    let holds = (leases, server_view);
+                    crate::pipeline::results::names_of_holds_through_cache_later(
+                        inputs,
+                        (log, holds),
+                        settings,
+                    )
+                },
+            );
+            cache.notes.extend(kept.notes);
+            pending.analysis = slot;
+            (a, labels)
+        }
+        _ => {
+            let (a, names) = analyze_beside(log, settings, analysis, |leases, server_view| {
+                HolderNames::of_holds(log, leases, server_view)
+            });
+            (a, Some((names, Vec::new(), None)))
+        }
+    }
 }
 
 /// Builds the playback's index of `log` and `analysis` into `index`.

@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use lockreplay::analysis::{Settings, analyze};
+use lockreplay::analysis::{Settings, analyze, analyze_beside};
 use lockreplay::ingest::{IngestOptions, Progress, load_paths, parse_tz};
+use lockreplay::report::holders::HolderNames;
 use lockreplay::report::{ReportInput, to_json};
 use serde_json::Value;
 
@@ -360,6 +361,25 @@ fn app_log_and_capture_together_line_up_by_token() {
             log.strings.get(s.holder)
         );
     }
+    // What runs beside the analysis (the window's labels) is given the
+    // holds the analysis ends with, the server's own included.
+    let (beside, (leases, server_view, names)) = analyze_beside(
+        &log,
+        &settings,
+        &Default::default(),
+        |leases, server_view| {
+            let names = HolderNames::of_holds(&log, leases, server_view);
+            (leases.to_vec(), server_view.to_vec(), names)
+        },
+    );
+    assert_eq!(beside, both);
+    assert_eq!(leases, both.leases);
+    let hold = |l: &lockreplay::analysis::Lease| (l.key, l.holder, l.acquired_ns, l.thread, l.host);
+    assert_eq!(
+        server_view.iter().map(hold).collect::<Vec<_>>(),
+        both.server_view.iter().map(hold).collect::<Vec<_>>()
+    );
+    assert_eq!(names.encode(), HolderNames::of(&log, &both).encode());
 }
 
 #[test]
