@@ -731,6 +731,11 @@ impl App {
             self.model.build_all();
         }
         self.build_in_view();
+        if self.session.is_none() {
+            // No log shown: the panels over the window's clear colour,
+            // which is their fill ([`unshown_clear_color`]).
+            ui.style_mut().visuals.panel_fill = egui::Color32::TRANSPARENT;
+        }
         self.panels_ui(ui);
         self.apply(&ctx);
         // Scrolled this frame to lanes not built: built for the next one.
@@ -738,6 +743,12 @@ impl App {
             ctx.request_repaint();
         }
         self.log_shown = self.session.is_some();
+    }
+
+    /// Whether a log is shown (a frame without one draws its panels
+    /// without a fill, [`unshown_clear_color`]).
+    pub fn log_shown(&self) -> bool {
+        self.session.is_some()
     }
 
     /// Builds the lanes of the timeline's view and a screen around it
@@ -1037,4 +1048,18 @@ fn window_keys(ctx: &egui::Context) -> Vec<Command> {
         });
     }
     commands
+}
+
+/// The window's clear colour, opaque (eframe's default is a translucent
+/// near-black): the panels' fill (`visuals`) while no log is shown, when
+/// [`App::ui`] draws the panels without one, so the window looks the same
+/// with one full-window layer fewer to shade. With Mesa's software
+/// renderer (no GPU, as in CI) those layers cost most of a frame, and the
+/// frames drawn while a log loads took CPU from the load: the 1 M
+/// simulator log's first frame with the log came at 0.66-0.99 s (median
+/// 0.71) against 0.84-1.26 s (median 0.92), 6 alternating runs
+/// (docs/performance.md). Once a log is shown, `None`: eframe's default,
+/// and the panels fill as before.
+pub fn unshown_clear_color(visuals: &egui::Visuals, log_shown: bool) -> Option<egui::Color32> {
+    (!log_shown).then(|| visuals.panel_fill.to_opaque())
 }

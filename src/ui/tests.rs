@@ -2895,3 +2895,22 @@ fn lanes_scrolled_to_are_built_for_the_next_frame_and_a_picture_builds_all() {
     h.run();
     assert!(h.state().model.groups.iter().all(|g| g.is_built()));
 }
+
+#[test]
+fn the_window_is_cleared_in_the_panels_fill_only_while_no_log_is_shown() {
+    for visuals in [egui::Visuals::light(), egui::Visuals::dark()] {
+        let unshown = super::app::unshown_clear_color(&visuals, false);
+        assert_eq!(unshown, Some(visuals.panel_fill));
+        assert_eq!(unshown.map(|c| c.a()), Some(255));
+        assert_eq!(super::app::unshown_clear_color(&visuals, true), None);
+    }
+    // The app says a log is shown once its load is in, not before.
+    let empty = App::new(
+        AppState::default(),
+        ReadConfig::default(),
+        AnalysisConfig::default(),
+    );
+    assert!(!empty.log_shown());
+    let (app, _) = case_app("REAL-A-redispy-no-renewal");
+    assert!(app.log_shown());
+}

@@ -49,6 +49,16 @@ impl eframe::App for WindowApp {
         }
     }
 
+    fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
+        match super::app::unshown_clear_color(visuals, self.app.log_shown()) {
+            Some(color) => color.to_normalized_gamma_f32(),
+            // eframe's own default.
+            None => {
+                egui::Color32::from_rgba_unmultiplied(12, 12, 12, 180).to_normalized_gamma_f32()
+            }
+        }
+    }
+
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.app.state_to_save());
     }
