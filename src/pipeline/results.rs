@@ -57,6 +57,11 @@ pub struct ResultSlot {
     what: String,
 }
 
+/// The labels entry's layout, in its key: 2 since the labels are kept as
+/// one text and the length of each (an entry of layout 1, one string a label,
+/// is not found, rather than found and refused).
+const NAMES_FORMAT: u32 = 2;
+
 /// The key of `what` made from `paths` read with `opts`; `None` when an
 /// input is no regular file, or the inputs are under `min_bytes` in all.
 fn result_key(paths: &[PathBuf], opts: &IngestOptions, what: &str, min_bytes: u64) -> Option<u128> {
@@ -194,7 +199,10 @@ impl ResultSlot {
             paths,
             opts,
             cfg,
-            (ResultKind::Names, format!("names {settings:?}")),
+            (
+                ResultKind::Names,
+                format!("names {NAMES_FORMAT} {settings:?}"),
+            ),
         )
     }
 

@@ -487,10 +487,16 @@ fn common_affixes_of(names: &[&str]) -> (usize, usize) {
 #[derive(Clone, Debug, Default)]
 pub struct HolderNames {
     /// For each string of the log by [`Sym::index`], its label's place in
-    /// `labels` plus one; 0 for a string that names no holder. Dense: the
+    /// the labels plus one; 0 for a string that names no holder. Dense: the
     /// timeline asks for a label per lease, hundreds of thousands a load.
     slot: Vec<u32>,
-    labels: Vec<String>,
+    /// Every label, one after another, in their order: one allocation,
+    /// not one a holder (the 10 M simulator log has 1.98 M), so the result
+    /// cache reads them back in one piece.
+    text: String,
+    /// Where each label ends in `text`, bytes: label `i` is
+    /// `text[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
 }
 
 impl HolderNames {
@@ -520,16 +526,31 @@ impl HolderNames {
                 host: s(host),
             })
             .collect();
-        HolderNames {
-            slot,
-            labels: holder_labels(&parts),
-        }
+        let labels = holder_labels(&parts);
+        let mut text = String::with_capacity(labels.iter().map(String::len).sum());
+        let ends = labels
+            .iter()
+            .map(|l| {
+                text.push_str(l);
+                text.len()
+            })
+            .collect();
+        HolderNames { slot, text, ends }
+    }
+
+    /// The label at place `at` of the labels.
+    fn at(&self, at: usize) -> Option<&str> {
+        let start = match at.checked_sub(1) {
+            Some(before) => *self.ends.get(before)?,
+            None => 0,
+        };
+        self.text.get(start..*self.ends.get(at)?)
     }
 
     /// The label of `holder`; `None` for a holder with no hold.
     pub fn get(&self, holder: Sym) -> Option<&str> {
         let at = (*self.slot.get(holder.index())? as usize).checked_sub(1)?;
-        self.labels.get(at).map(String::as_str)
+        self.at(at)
     }
 
     /// The label of `holder`, else its id in `log`.
@@ -538,10 +559,10 @@ impl HolderNames {
     }
 
     /// The labels as bytes for the result cache (`.lrn`,
-    /// `pipeline::results`): each holder's string index and its label,
-    /// in the labels' order (bitcode).
+    /// `pipeline::results`): each holder's string index, then the labels'
+    /// text and where each ends, in the labels' order (bitcode).
     pub fn encode(&self) -> Vec<u8> {
-        let mut holders = vec![0u32; self.labels.len()];
+        let mut holders = vec![0u32; self.ends.len()];
         for (index, &s) in self.slot.iter().enumerate() {
             if let Some(h) = (s as usize)
                 .checked_sub(1)
@@ -550,9 +571,16 @@ impl HolderNames {
                 *h = index as u32;
             }
         }
+        let mut start = 0;
+        let lens = self.ends.iter().map(|&end| {
+            let len = end - start;
+            start = end;
+            u32::try_from(len).unwrap_or(u32::MAX)
+        });
         bitcode::encode(&StoredNames {
             holders,
-            labels: self.labels.iter().map(String::as_str).collect(),
+            text: self.text.as_str(),
+            lens: lens.collect(),
         })
     }
 
@@ -560,15 +588,29 @@ impl HolderNames {
     ///
     /// # Errors
     /// Bytes that do not decode, or name a string `log` does not have, or
-    /// one twice, or give a holder an empty label, in a few words.
+    /// one twice, or give a holder an empty label, or end a label outside
+    /// the text or inside a character, in a few words.
     pub fn decode(bytes: &[u8], log: &LoadedLog) -> Result<HolderNames, String> {
         let stored: StoredNames<String> =
             bitcode::decode(bytes).map_err(|e| format!("labels that do not decode ({e})"))?;
-        if stored.holders.len() != stored.labels.len() {
+        if stored.holders.len() != stored.lens.len() {
             return Err("as many labels as holders it does not have".into());
         }
-        if stored.labels.iter().any(String::is_empty) {
-            return Err("a holder with an empty label".into());
+        let mut ends = Vec::with_capacity(stored.lens.len());
+        let mut start = 0usize;
+        for &len in &stored.lens {
+            if len == 0 {
+                return Err("a holder with an empty label".into());
+            }
+            let end = start.saturating_add(len as usize);
+            if !stored.text.is_char_boundary(end) || end > stored.text.len() {
+                return Err("a label that ends outside its text".into());
+            }
+            ends.push(end);
+            start = end;
+        }
+        if start != stored.text.len() {
+            return Err("text after the last label".into());
         }
         let mut slot = vec![0u32; log.strings.len()];
         for (at, &index) in stored.holders.iter().enumerate() {
@@ -580,20 +622,24 @@ impl HolderNames {
         }
         Ok(HolderNames {
             slot,
-            labels: stored.labels,
+            text: stored.text,
+            ends,
         })
     }
 }
 
-/// [`HolderNames`] as kept in the result cache: written with the labels
+/// [`HolderNames`] as kept in the result cache: written with the text
 /// borrowed (`&str`), read back owned (`String`); bitcode writes both
 /// alike.
 #[derive(bitcode::Encode, bitcode::Decode)]
 struct StoredNames<S> {
     /// Each holder's [`Sym::index`].
     holders: Vec<u32>,
-    /// Its label, in the same order.
-    labels: Vec<S>,
+    /// The labels, one after another, in the same order.
+    text: S,
+    /// Each label's length in `text`, bytes (small numbers, which bitcode
+    /// packs into a byte or two, where the ends took eight).
+    lens: Vec<u32>,
 }
 
 #[cfg(test)]
@@ -828,10 +874,10 @@ mod tests {
         let log = b.finish();
         let a = crate::analysis::analyze(&log, &crate::analysis::Settings::default());
         let names = HolderNames::of(&log, &a);
-        assert!(names.labels.len() > 100, "{}", names.labels.len());
+        assert!(names.ends.len() > 100, "{}", names.ends.len());
         let back = HolderNames::decode(&names.encode(), &log).expect("decodes");
         assert_eq!(back.slot, names.slot);
-        assert_eq!(back.labels, names.labels);
+        assert_eq!((&back.text, &back.ends), (&names.text, &names.ends));
         for l in &a.leases {
             assert_eq!(back.get(l.holder), names.get(l.holder));
             assert!(back.get(l.holder).is_some());
@@ -844,12 +890,29 @@ mod tests {
         let first = a.leases[0].holder.index() as u32;
         let two = |holders: Vec<u32>, labels: [&str; 2]| StoredNames {
             holders,
-            labels: labels.iter().map(|l| l.to_string()).collect(),
+            text: labels.concat(),
+            lens: labels.iter().map(|l| l.len() as u32).collect(),
         };
         assert!(refused(two(vec![first, first], ["a", "b"])).contains("twice"));
         assert!(refused(two(vec![first, u32::MAX], ["a", "b"])).contains("does not have"));
         assert!(refused(two(vec![first, first + 1], ["a", ""])).contains("empty label"));
         assert!(refused(two(vec![first], ["a", "b"])).contains("as many labels"));
+        let cut = |lens: Vec<u32>| StoredNames {
+            holders: vec![first, first + 1],
+            text: "订单b".to_string(),
+            lens,
+        };
+        assert!(refused(cut(vec![1, 3])).contains("outside"));
+        assert!(refused(cut(vec![3, 6])).contains("outside"));
+        assert!(refused(cut(vec![3, u32::MAX])).contains("outside"));
+        assert!(refused(cut(vec![3, 0])).contains("empty label"));
+        assert!(refused(cut(vec![3, 3])).contains("text after"));
+        assert_eq!(
+            HolderNames::decode(&bitcode::encode(&cut(vec![3, 4])), &log)
+                .expect("whole")
+                .get(a.leases[0].holder),
+            Some("订")
+        );
         assert!(HolderNames::decode(&[1, 2, 3], &log).is_err());
     }
 
