@@ -184,18 +184,6 @@ impl<'a> NameParts<'a> {
     /// id itself).
     fn label(&self, p: &Prepared<'_>, level: usize, affixes: (usize, usize)) -> String {
         let mut out = String::new();
-        self.label_into(p, level, affixes, &mut out);
-        out
-    }
-
-    /// [`NameParts::label`] written at the end of `out`.
-    fn label_into(
-        &self,
-        p: &Prepared<'_>,
-        level: usize,
-        affixes: (usize, usize),
-        out: &mut String,
-    ) {
         let pair = p.pair as usize;
         let h = self.pairs[pair].0;
         let name = |l: usize| self.parts[l][pair].as_str();
@@ -205,17 +193,18 @@ impl<'a> NameParts<'a> {
                 if !name.is_empty() {
                     out.push(' ');
                 }
-                push_token_part(out, p.id, affixes, len);
+                push_token_part(&mut out, p.id, affixes, len);
             }
         };
         match level {
-            0 if h.is_empty() => push_token_part(out, p.id, affixes, 6),
+            0 if h.is_empty() => push_token_part(&mut out, p.id, affixes, 6),
             0 => out.push_str(name(0)),
             1 => with_token(name(1), 4),
             2 => with_token(name(2), 8),
             3 => with_token(name(3), 12),
             _ => out.push_str(p.id),
         }
+        out
     }
 }
 
@@ -355,8 +344,7 @@ impl HashCounts {
         let mut counts = HashCounts {
             parts: vec![foldhash::HashMap::default(); 1 << SHARD_BITS],
         };
-        let none: Vec<(u128, u128)> = Vec::new();
-        counts.apply(&none, hashes.iter().copied());
+        counts.apply(&[], hashes.iter().copied());
         counts
     }
 
@@ -603,7 +591,8 @@ impl HolderNames {
                 return Err("a holder with an empty label".into());
             }
             let end = start.saturating_add(len as usize);
-            if !stored.text.is_char_boundary(end) || end > stored.text.len() {
+            // (Not a boundary past the text's end either.)
+            if !stored.text.is_char_boundary(end) {
                 return Err("a label that ends outside its text".into());
             }
             ends.push(end);

@@ -745,12 +745,6 @@ impl App {
         self.log_shown = self.session.is_some();
     }
 
-    /// Whether a log is shown (a frame without one draws its panels
-    /// without a fill, [`unshown_clear_color`]).
-    pub fn log_shown(&self) -> bool {
-        self.session.is_some()
-    }
-
     /// Builds the lanes of the timeline's view and a screen around it
     /// ([`SwimlaneModel::build_in_view`]); true when it built some.
     fn build_in_view(&mut self) -> bool {

@@ -327,8 +327,8 @@ fn analyze_and_label(
     (cache, pending): (&mut CacheReport, &mut PendingWrites),
 ) -> (Analysis, Option<Labels>) {
     // The holders' labels are made beside the analysis, once its holds are
-    // ([`crate::analysis::analyze_beside`]): at 10 M events they took as
-    // long as the analysis itself, after it.
+    // ([`crate::analysis::analyze_beside`]): at 10 M events they take about
+    // as long as the analysis itself.
     match job {
         // A load of files: its analysis kept beside the load cache's entry,
         // the labels beside the analysis.

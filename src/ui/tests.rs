@@ -2904,13 +2904,14 @@ fn the_window_is_cleared_in_the_panels_fill_only_while_no_log_is_shown() {
         assert_eq!(unshown.map(|c| c.a()), Some(255));
         assert_eq!(super::app::unshown_clear_color(&visuals, true), None);
     }
-    // The app says a log is shown once its load is in, not before.
+    // A log is shown (the window's clear colour asks its session) once its
+    // load is in, not before.
     let empty = App::new(
         AppState::default(),
         ReadConfig::default(),
         AnalysisConfig::default(),
     );
-    assert!(!empty.log_shown());
+    assert!(empty.session.is_none());
     let (app, _) = case_app("REAL-A-redispy-no-renewal");
-    assert!(app.log_shown());
+    assert!(app.session.is_some());
 }

@@ -50,7 +50,7 @@ impl eframe::App for WindowApp {
     }
 
     fn clear_color(&self, visuals: &egui::Visuals) -> [f32; 4] {
-        match super::app::unshown_clear_color(visuals, self.app.log_shown()) {
+        match super::app::unshown_clear_color(visuals, self.app.session.is_some()) {
             Some(color) => color.to_normalized_gamma_f32(),
             // eframe's own default.
             None => {
