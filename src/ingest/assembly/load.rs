@@ -250,12 +250,9 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
     redlock::combine_redlock_nodes(&mut log);
     link::link_capture_keys(&mut log);
     tie::tie_by_thread(&mut log);
-    for e in &log.events {
-        if e.kind.is_lock()
-            && let Some(s) = log.sources.get_mut(usize::from(e.source.file))
-        {
-            s.lock_events += 1;
-        }
+    let counts = lock_events_per_source(&log);
+    for (s, n) in log.sources.iter_mut().zip(counts) {
+        s.lock_events = n;
     }
     for s in &mut log.sources {
         s.unreadable = Unreadable::of(s).map(|u| u.en());
@@ -264,6 +261,28 @@ pub fn settle(mut log: LoadedLog) -> LoadedLog {
     note_quiet_evidence(&mut log);
     name_vanish_causes(&mut log);
     log
+}
+
+/// The lock events of each of `log`'s sources, counted on the pool from
+/// [`crate::model::PARALLEL_MIN`] events (0.02 s of one core at 10 M).
+fn lock_events_per_source(log: &LoadedLog) -> Vec<u64> {
+    use rayon::prelude::*;
+    let n = log.sources.len();
+    let count = |mut counts: Vec<u64>, e: &crate::model::Event| {
+        if e.kind.is_lock()
+            && let Some(c) = counts.get_mut(usize::from(e.source.file))
+        {
+            *c += 1;
+        }
+        counts
+    };
+    if log.events.len() < crate::model::PARALLEL_MIN {
+        return log.events.iter().fold(vec![0; n], count);
+    }
+    log.events.par_iter().fold(|| vec![0; n], count).reduce(
+        || vec![0; n],
+        |a, b| a.iter().zip(&b).map(|(x, y)| x + y).collect(),
+    )
 }
 
 /// How far outside a vanished key's window (the last command that saw it,
