@@ -1740,4 +1740,28 @@ pub(crate) mod tests {
         assert_eq!(a.time_of(&log, 0), 750 * NS_PER_MS);
         assert_eq!(a.time_span(&log), Some((750 * NS_PER_MS, 750 * NS_PER_MS)));
     }
+
+    #[test]
+    fn without_offsets_the_time_span_is_the_walks() {
+        use EventKind::*;
+        let log = log_of(&[
+            (30, Acquired, "k", "A", Some(100)),
+            (10, Acquired, "j", "B", Some(100)),
+            (20, Released, "j", "B", None),
+        ]);
+        let a = crate::analysis::analyze(&log, &Settings::default());
+        assert!(a.times_ns.is_empty());
+        let times = log.events.iter().map(|e| e.at_ns);
+        let walked = (times.clone().min(), times.max());
+        assert_eq!(
+            a.time_span(&log).map(|(a, b)| (Some(a), Some(b))),
+            Some(walked)
+        );
+        assert_eq!(walked, (Some(10 * NS_PER_MS), Some(30 * NS_PER_MS)));
+        let empty = log_of(&[]);
+        assert_eq!(
+            crate::analysis::analyze(&empty, &Settings::default()).time_span(&empty),
+            None
+        );
+    }
 }

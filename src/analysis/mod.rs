@@ -685,8 +685,14 @@ impl Analysis {
     }
 
     /// The first and the last event time with host offsets applied, ns;
-    /// `None` when `log` has no events.
+    /// `None` when `log` has no events. Without offsets, the first and the
+    /// last event's ([`LoadedLog::events`] is in time order), not a walk
+    /// through every event (0.02-0.04 s at 10 M, twice in the window's
+    /// display list).
     pub fn time_span(&self, log: &LoadedLog) -> Option<(i64, i64)> {
+        if self.times_ns.is_empty() {
+            return Some((log.events.first()?.at_ns, log.events.last()?.at_ns));
+        }
         (0..log.events.len())
             .map(|i| self.time_of(log, i))
             .fold(None, |span, t| {
