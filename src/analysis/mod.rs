@@ -880,12 +880,17 @@ fn past_leases(
     let stock_unknown = oversell::mark_stock_unknown(&mut incidents, &sales, &products);
     timing::phase("analyze/attribute", started);
     let started = Instant::now();
-    let findings = all_findings(log, settings, times_ns, lease_set, (&overlaps, &incidents));
+    // The holders are counted (a sort of 2 M symbols at 10 M events, 0.03 s)
+    // beside the findings.
+    let (findings, holders) = rayon::join(
+        || all_findings(log, settings, times_ns, lease_set, (&overlaps, &incidents)),
+        || distinct_holders(&lease_set.leases),
+    );
     timing::phase("analyze/findings", started);
     let mut summary = summarize(
         log,
         settings,
-        &lease_set.leases,
+        (&lease_set.leases, holders),
         (incidents.len(), pairs),
         &products,
         &findings,
@@ -914,21 +919,18 @@ fn past_leases(
 
 /// The summary of an analysis: incidents and overlap pairs (as counted
 /// by the sweep), oversold units and their loss, near-misses, warnings,
-/// events, and the distinct lock keys and holders of the holds (which
-/// come sorted by key).
+/// events, the distinct lock keys of the holds (which come sorted by key)
+/// and their distinct holders, counted ([`distinct_holders`]).
 fn summarize(
     log: &LoadedLog,
     settings: &Settings,
-    leases: &[Lease],
+    (leases, holders): (&[Lease], usize),
     (incidents, pairs): (usize, usize),
     products: &[ProductOversell],
     findings: &[Finding],
 ) -> Summary {
     let mut keys: Vec<Sym> = leases.iter().map(|l| l.key).collect();
     keys.dedup();
-    let mut holders: Vec<Sym> = leases.iter().map(|l| l.holder).collect();
-    holders.sort_unstable();
-    holders.dedup();
     let oversold_units: i64 = products.iter().map(|p| p.oversold).sum();
     Summary {
         incidents,
@@ -942,8 +944,16 @@ fn summarize(
         warnings: log.warnings.total(),
         events: log.events.len(),
         keys: keys.len(),
-        holders: holders.len(),
+        holders,
     }
+}
+
+/// How many holders hold `leases` (each counted once).
+fn distinct_holders(leases: &[Lease]) -> usize {
+    let mut holders: Vec<Sym> = leases.iter().map(|l| l.holder).collect();
+    holders.sort_unstable();
+    holders.dedup();
+    holders.len()
 }
 
 #[cfg(test)]
