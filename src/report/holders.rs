@@ -289,15 +289,9 @@ pub fn holder_labels(holders: &[HolderParts<'_>]) -> Vec<String> {
         .unzip();
     let mut count = HashCounts::of(&hashes);
     loop {
-        let meets = |i: usize| level[i] + 1 < LEVELS && count.get(hashes[i]) > 1;
-        let bump: Vec<bool> = (0..labels.len())
-            .into_par_iter()
-            .with_min_len(PARALLEL_MIN)
-            .map(meets)
-            .collect();
-        // Each holder that meets another moves up a level: its label made
-        // again and the old one dropped, on the pool; the hashes it moved
-        // from and to.
+        // Each holder that meets another (counted before any moves) moves
+        // up a level: its label made again and the old one dropped, on the
+        // pool; the hashes it moved from and to.
         let moved: Vec<(u128, u128)> = labels
             .par_iter_mut()
             .zip(&mut hashes)
@@ -305,7 +299,8 @@ pub fn holder_labels(holders: &[HolderParts<'_>]) -> Vec<String> {
             .enumerate()
             .with_min_len(PARALLEL_MIN)
             .filter_map(|(i, ((label, hash), level))| {
-                bump[i].then(|| {
+                let meets = *level + 1 < LEVELS && count.get(*hash) > 1;
+                meets.then(|| {
                     *level += 1;
                     *label = at(i, *level);
                     let from = *hash;
