@@ -269,17 +269,13 @@ fn load_in_phases(
             let extent = crate::playback::extent_of(&log, &analysis);
             (extent, ProductFinder::of(&log, &analysis))
         },
-        || match (labels, job) {
-            (Some(labels), _) => labels,
-            // An analysis from the cache: the labels kept beside it.
-            (None, Job::Load(Source::Files(paths))) => {
-                crate::pipeline::results::names_through_cache_later(
-                    (paths, &opts.ingest, &opts.cache),
-                    (&log, &analysis),
-                    settings,
-                )
-            }
-            (None, _) => (HolderNames::of(&log, &analysis), Vec::new(), None),
+        || match labels {
+            LabelsOf::Made(labels) => *labels,
+            LabelsOf::Kept(paths) => crate::pipeline::results::names_through_cache_later(
+                (paths, &opts.ingest, &opts.cache),
+                (&log, &analysis),
+                settings,
+            ),
         },
     );
     cache.notes.extend(notes);
@@ -315,17 +311,25 @@ fn load_in_phases(
 /// notes of a labels entry ignored, and the slot to keep them in.
 type Labels = (HolderNames, Vec<String>, Option<ResultSlot>);
 
+/// The holders' labels of a load ([`analyze_and_label`]).
+enum LabelsOf<'a> {
+    /// Made beside the analysis (boxed: a labels slot is 0.5 KB).
+    Made(Box<Labels>),
+    /// Not made: the analysis of these files came from the result cache,
+    /// and so do the labels, read from the entry kept beside it.
+    Kept(&'a [std::path::PathBuf]),
+}
+
 /// The analysis of `log` for `job` (through the result cache for a load of
 /// files, using the entry read `ahead`; what the cache did in `cache`, the
-/// entry to write in `pending`), and the holders' labels when they were
-/// made beside it; `None` for an analysis from the cache.
-fn analyze_and_label(
-    job: &Job,
+/// entry to write in `pending`), and the holders' labels ([`LabelsOf`]).
+fn analyze_and_label<'a>(
+    job: &'a Job,
     (opts, settings): (&ReadOptions, &Settings),
     log: &LoadedLog,
     (analysis, ahead): (&AnalysisProgress, Option<AnalysisAhead>),
     (cache, pending): (&mut CacheReport, &mut PendingWrites),
-) -> (Analysis, Option<Labels>) {
+) -> (Analysis, LabelsOf<'a>) {
     // The holders' labels are made beside the analysis, once its holds are
     // ([`crate::analysis::analyze_beside`]): at 10 M events they take about
     // as long as the analysis itself.
@@ -350,13 +354,16 @@ fn analyze_and_label(
             );
             cache.notes.extend(kept.notes);
             pending.analysis = slot;
-            (a, labels)
+            (
+                a,
+                labels.map_or(LabelsOf::Kept(paths), |l| LabelsOf::Made(Box::new(l))),
+            )
         }
         _ => {
             let (a, names) = analyze_beside(log, settings, analysis, |leases, server_view| {
                 HolderNames::of_holds(log, leases, server_view)
             });
-            (a, Some((names, Vec::new(), None)))
+            (a, LabelsOf::Made(Box::new((names, Vec::new(), None))))
         }
     }
 }
