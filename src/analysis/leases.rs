@@ -362,8 +362,8 @@ pub fn reconstruct_leases(log: &LoadedLog, times_ns: &[i64], settings: &Settings
 ///
 /// Without host offsets (`times_ns` empty) and without a file read newest
 /// first, that is the log's own order ([`LoadedLog::events`] is sorted by
-/// time, file and line), and the kept events are taken as they are: the
-/// sort cost 0.06-0.08 s of `analyze/leases` and as much of
+/// time, file and line), and the kept events are taken as they are: a sort
+/// costs 0.06-0.08 s of `analyze/leases` and as much of
 /// `analyze/oversell` at 10 M events. Otherwise the sort keys are gathered
 /// first ([`time_keys`]) and sorted as plain tuples: reading them from
 /// `log.events[i]` inside every comparison is cache-miss bound at 10 M
@@ -422,8 +422,8 @@ const TIME_KEY_CHUNK: usize = 1 << 16;
 /// the pool. 16-byte pairs of plain integers, not the 24 of (time, file,
 /// line, event): the caller puts each run of equal times in (file, line,
 /// event) order, which is the same order; and a vector of zeros is had
-/// from the allocator without writing it. Gathered on one core, the pairs
-/// of the 10 M simulator log took 0.09-0.12 s of `analyze/leases`.
+/// from the allocator without writing it. On one core, gathering the
+/// pairs of a 10 M-event log takes 0.09-0.12 s.
 fn time_keys(
     log: &LoadedLog,
     times_ns: &[i64],
@@ -683,9 +683,9 @@ fn reconstruct_batched(
         orphans: Vec::new(),
     };
     // Each batch's event lists are freed once its keys are done. A batch's
-    // holds are appended while the next batch's keys are rebuilt: appended
-    // after each batch on one core, with the pool idle, they took 0.13 s
-    // of `analyze/leases` at 10 M events.
+    // holds are appended while the next batch's keys are rebuilt, so that
+    // the pool does not wait on the one core that appends (0.13 s of
+    // `analyze/leases` at 10 M events).
     let mut rest: std::collections::VecDeque<(Sym, Vec<EventId>)> = by_key.into();
     let mut done: Option<Vec<LeaseSet>> = None;
     while !rest.is_empty() {
