@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::LeaseId;
 use super::leases::time_of;
 use super::leases::{LeaseSet, Orphan};
 use super::{
@@ -57,11 +58,10 @@ pub fn detect_findings(
     log: &LoadedLog,
     times_ns: &[i64],
     set: &LeaseSet,
-    incidents: &[Incident],
+    in_overlap: &foldhash::HashSet<LeaseId>,
     settings: &Settings,
 ) -> Vec<Finding> {
     let name = |s: Sym| log.strings.get(s);
-    let in_overlap = Incident::holds_in_overlaps(incidents);
     let mut out = Vec::new();
     let mut streak: (Option<Sym>, u32) = (None, 0);
     for lease in &set.leases {
