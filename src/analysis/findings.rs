@@ -54,6 +54,9 @@ fn finding(kind: FindingKind, lease: &Lease, at_ns: i64, detail: FindingDetail) 
 ///   lock and are not known to have deleted nothing, on a key where it has
 ///   no acquire before them (one per key and holder, at the first;
 ///   [`Orphan`]).
+///
+/// `in_overlap` is the holds in an incident
+/// ([`Incident::holds_in_overlaps`]): none of them is a near-miss.
 pub fn detect_findings(
     log: &LoadedLog,
     times_ns: &[i64],
