@@ -25,6 +25,9 @@ fn is_bidi_control(c: char) -> bool {
 /// kept. Borrowed when nothing needs it (the usual case: a report's text
 /// costs no copy).
 pub fn terminal(s: &str) -> Cow<'_, str> {
+    if is_terminal_safe(s) {
+        return Cow::Borrowed(s);
+    }
     escaped(s, unsafe_on_terminal)
 }
 
