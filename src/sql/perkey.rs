@@ -358,7 +358,7 @@ fn row_fields(spec: &QuerySpec) -> [String; 9] {
             "ifNull(CAST({} AS Nullable(String)), '')",
             get("{{HOLDER}}")
         ),
-        format!("multiIf({code} = 1, 0, {code} = 2, 1, {code} >= 3 AND {code} <= 5, 3, 2)"),
+        lifecycle_rank(code),
         code.to_string(),
         format!(
             "ifNull(if(CAST({ttl} AS Nullable(Int64)) >= 0, CAST({ttl} AS Nullable(Int64)), NULL), toInt64(-1))"
@@ -397,11 +397,16 @@ pub(super) fn tie_order(spec: &QuerySpec) -> String {
         parts.push(super::column(spec, seq));
     }
     parts.push(super::column(spec, &spec.columns.holder));
-    parts.push(format!(
-        "multiIf({code} = 1, 0, {code} = 2, 1, {code} >= 3 AND {code} <= 5, 3, 2)"
-    ));
+    parts.push(lifecycle_rank(&code));
     parts.push(code);
     parts.join(", ")
+}
+
+/// A row's place within one instant and holder by its kind code `code`:
+/// acquire 0, renewal 1, other lines 2, closing lines (release, failed
+/// release, lock lost) 3 (docs/sql.md).
+fn lifecycle_rank(code: &str) -> String {
+    format!("multiIf({code} = 1, 0, {code} = 2, 1, {code} >= 3 AND {code} <= 5, 3, 2)")
 }
 
 /// The event column as a kind code (§1): the mapping's names first, then
