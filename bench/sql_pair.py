@@ -7,47 +7,20 @@ system time), the sum of both queries' peak memory, and whether every result row
 Usage: bench/sql_pair.py --bin before=OLD_LOCKREPLAY --bin after=NEW_LOCKREPLAY [--runs 4] [--events 10000000]
                          [--seed 3] [--data DIR]
 
-The log and its exported events are made as bench/sql_scale.py makes them (with the first build). Needs
-clickhouse-server (apt). One run after another on a shared machine: compare the pairs, not single runs.
+The log and its exported events are made, and each program run on the shards, as bench/sql_scale.py does
+(`data`, `on_shards`; the log with the first build). Needs clickhouse-server (apt). One run after another on a shared machine: compare the pairs, not single runs.
 """
 import argparse
-import concurrent.futures
-import json
 import os
 import subprocess
 import sys
 import tempfile
-import time
-import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tests", "sql"))
 import ch_cluster  # noqa: E402
-from sql_scale import COLUMNS, HOUR_NS, data  # noqa: E402
-
-PROFILE = ("SELECT memory_usage, ProfileEvents.Values[indexOf(ProfileEvents.Names, 'UserTimeMicroseconds')], "
-           "ProfileEvents.Values[indexOf(ProfileEvents.Names, 'SystemTimeMicroseconds')] "
-           "FROM system.query_log WHERE query_id = '{qid}' AND type = 2 FORMAT TSV")
-
-
-def on_shards(cluster, query):
-    """`query` on every shard at once: (slowest wall s, CPU s of all, sum of peak memory bytes, sorted rows)."""
-    def one(url):
-        qid = "pair-" + uuid.uuid4().hex
-        started = time.monotonic()
-        text = cluster.run(url, query + "\nFORMAT JSONCompact", {"log_queries": "1", "query_id": qid})
-        return qid, time.monotonic() - started, json.loads(text)["data"]
-
-    with concurrent.futures.ThreadPoolExecutor(len(cluster.urls)) as pool:
-        results = list(pool.map(one, cluster.urls))
-    cpu = mem = 0
-    for url, (qid, _, _) in zip(cluster.urls, results):
-        cluster.run(url, "SYSTEM FLUSH LOGS")
-        m, user, system = cluster.run(url, PROFILE.format(qid=qid)).split()
-        mem, cpu = mem + int(m), cpu + (int(user) + int(system)) / 1e6
-    rows = sorted(tuple(map(str, r)) for _, _, data_rows in results for r in data_rows)
-    return max(r[1] for r in results), cpu, mem, rows
+from sql_scale import COLUMNS, HOUR_NS, data, on_shards  # noqa: E402
 
 
 def main():
@@ -74,7 +47,8 @@ def main():
             first = None
             for i in range(args.runs):
                 for name, query in queries:
-                    wall, cpu, mem, rows = on_shards(cluster, query)
+                    wall, mem, _, cpu, rows = on_shards(cluster, query)
+                    rows = sorted(tuple(map(str, r)) for r in rows)
                     first = rows if first is None else first
                     same = "equal" if rows == first else "DIFFER"
                     print(f"| {i + 1} | {name} | {wall:.2f} | {cpu:.2f} | {mem / 1e6:.0f} MB | {len(rows)}, {same} |",

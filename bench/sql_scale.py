@@ -76,27 +76,38 @@ def analyze(args, log):
     return min(runs, key=lambda r: r[0])
 
 
+PROFILE = ("SELECT memory_usage, read_rows, "
+           "ProfileEvents.Values[indexOf(ProfileEvents.Names, 'UserTimeMicroseconds')] + "
+           "ProfileEvents.Values[indexOf(ProfileEvents.Names, 'SystemTimeMicroseconds')] "
+           "FROM system.query_log WHERE query_id = '{qid}' AND type = 2 FORMAT TSV")
+
+
+def on_shards(cluster, query):
+    """`query` on every shard at once: (slowest wall s, sum of peak memory bytes, rows read, CPU s of all the
+    shards' queries, the result rows of all shards)."""
+    def one(url):
+        qid = "bench-" + uuid.uuid4().hex
+        started = time.monotonic()
+        text = cluster.run(url, query + "\nFORMAT JSONCompact", {"log_queries": "1", "query_id": qid})
+        return qid, time.monotonic() - started, json.loads(text)["data"]
+
+    with concurrent.futures.ThreadPoolExecutor(len(cluster.urls)) as pool:
+        results = list(pool.map(one, cluster.urls))
+    mem = read = cpu_us = 0
+    for url, (qid, _, _) in zip(cluster.urls, results):
+        cluster.run(url, "SYSTEM FLUSH LOGS")
+        m, r, c = cluster.run(url, PROFILE.format(qid=qid)).split()
+        mem, read, cpu_us = mem + int(m), read + int(r), cpu_us + int(c)
+    rows = [row for _, _, shard_rows in results for row in shard_rows]
+    return max(r[1] for r in results), mem, read, cpu_us / 1e6, rows
+
+
 def run_shards(cluster, binary, table, flags):
     """`sql --select all` on every shard at once: (slowest wall s, sum of peak memory, rows read, pairs)."""
     q = subprocess.run([binary, "sql", "--table", table, "--select", "all", *flags], check=True,
                        capture_output=True, text=True).stdout.rstrip().rstrip(";")
-
-    def one(url):
-        qid = "bench-" + uuid.uuid4().hex
-        started = time.monotonic()
-        text = cluster.run(url, q + "\nFORMAT JSONCompact", {"log_queries": "1", "query_id": qid})
-        rows = json.loads(text)["data"]
-        return qid, time.monotonic() - started, sum(1 for r in rows if r[0] == "overlap")
-
-    with concurrent.futures.ThreadPoolExecutor(len(cluster.urls)) as pool:
-        results = list(pool.map(one, cluster.urls))
-    mem = read = 0
-    for url, (qid, _, _) in zip(cluster.urls, results):
-        cluster.run(url, "SYSTEM FLUSH LOGS")
-        m, r = cluster.run(url, "SELECT memory_usage, read_rows FROM system.query_log "
-                                f"WHERE query_id = '{qid}' AND type = 2 FORMAT TSV").split()
-        mem, read = mem + int(m), read + int(r)
-    return max(r[1] for r in results), mem, read, sum(r[2] for r in results)
+    wall, mem, read, _, rows = on_shards(cluster, q)
+    return wall, mem, read, sum(1 for r in rows if r[0] == "overlap")
 
 
 def cluster_runs(args, events, rows):
