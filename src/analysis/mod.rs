@@ -882,7 +882,7 @@ fn past_leases(
     // them, which the attribution of oversold units (it sets sales and
     // loss) does not change: they are made beside it, and the holders are
     // counted (a sort of 2 M symbols at 10 M events, 0.03 s) beside both.
-    // At 10 M events the two steps took 0.08-0.12 s one after the other,
+    // At 10 M events the two steps take 0.08-0.12 s one after the other,
     // 0.05-0.10 s side by side.
     let in_overlap = Incident::holds_in_overlaps(&incidents);
     let (stock_unknown, (findings, holders)) = rayon::join(

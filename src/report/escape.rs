@@ -38,9 +38,9 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
 /// a run that has such a candidate, the character starting at each one is
 /// checked exactly. A candidate is never inside a character (UTF-8's
 /// continuation bytes are 0x80..=0xBF), and every character `terminal`
-/// escapes starts with one. (Checking every character of `s` once any
-/// candidate was found, as a report with a "·" or "→" has, took half of a
-/// second open of the 1 M simulator log's report: 10 MB.)
+/// escapes starts with one. (Every report has candidates, the lead bytes
+/// of its "·" and "→": checking every character once one is found costs
+/// half of a second open of the 1 M simulator log, whose report is 10 MB.)
 pub fn is_terminal_safe(s: &str) -> bool {
     let candidate =
         |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') || b == 0x7f || b == 0xc2 || b == 0xe2;
