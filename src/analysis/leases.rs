@@ -155,7 +155,13 @@ impl EventView {
         // No capture: nothing to split, and no reason to gather the
         // application's keys, holders and orders (doing so takes 0.95 s,
         // on one core, of a 10 M event log without a capture).
-        if !log.events.iter().any(|e| e.inferred) {
+        let inferred = |e: &crate::model::Event| e.inferred;
+        let any_inferred = if log.events.len() >= PARALLEL_MIN {
+            log.events.par_iter().any(inferred)
+        } else {
+            log.events.iter().any(inferred)
+        };
+        if !any_inferred {
             return (EventView::all(), None);
         }
         let mut app_keys = HashSet::new();
@@ -374,9 +380,20 @@ pub(crate) fn time_order(
     times_ns: &[i64],
     keep: impl Fn(usize, &crate::model::Event) -> bool + Sync,
 ) -> Vec<EventId> {
+    time_order_unless_log_order(log, times_ns, &keep)
+        .unwrap_or_else(|| kept_in_log_order(log, keep))
+}
+
+/// [`time_order`], or `None` when that is the log's own order (no host
+/// offsets and no file read newest first).
+fn time_order_unless_log_order(
+    log: &LoadedLog,
+    times_ns: &[i64],
+    keep: impl Fn(usize, &crate::model::Event) -> bool + Sync,
+) -> Option<Vec<EventId>> {
     let newest_first = newest_first_files(log);
     if times_ns.is_empty() && !newest_first.contains(&true) {
-        return kept_in_log_order(log, keep);
+        return None;
     }
     let mut keyed = time_keys(log, times_ns, keep);
     for run in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
@@ -395,7 +412,7 @@ pub(crate) fn time_order(
     // pairs' allocation and keep all of it.
     let mut order = Vec::with_capacity(keyed.len());
     order.extend(keyed.iter().map(|&(_, i)| EventId::new(i as usize)));
-    order
+    Some(order)
 }
 
 /// The indices of the events `keep` selects, in the log's order, picked
@@ -636,26 +653,18 @@ fn reconstruct_batched(
     (view, batching): (&EventView, Batching),
     progress: &AnalysisProgress,
 ) -> LeaseSet {
-    let order = time_order(log, times_ns, |i, _| view.includes(i));
-    let mut by_key: foldhash::HashMap<Sym, Vec<EventId>> = foldhash::HashMap::default();
-    // One hold per acquire that names a holder: the size of the result.
-    let mut acquires = 0;
-    for &i in &order {
-        let e = &log.events[i];
-        if let Some(key) = e.key {
-            by_key.entry(key).or_default().push(i);
-            acquires += usize::from(e.kind == EventKind::Acquired && e.holder.is_some());
-        }
-    }
-    let events_in_view = order.len();
-    drop(order);
+    let KeyGroups {
+        by_key,
+        acquires,
+        events_in_view,
+    } = KeyGroups::of(log, times_ns, view, batching.parallel_min);
     let tolerance_ns = (settings.log_lag_tolerance_ms * NS_PER_MS as f64).round() as i64;
     // Keys are independent: each is rebuilt on its own (in parallel), with
     // lease ids counted from 0, then appended in key order with ids shifted.
     // Keys in name order, so that lease ids (and everything sorted by them)
     // do not depend on which line happened to intern a key first.
     let mut by_key: Vec<(Sym, Vec<EventId>)> = by_key.into_iter().collect();
-    by_key.sort_by(|a, b| log.strings.get(a.0).cmp(log.strings.get(b.0)));
+    by_key.sort_unstable_by(|a, b| log.strings.get(a.0).cmp(log.strings.get(b.0)));
     progress
         .keys_total
         .store(by_key.len() as u64, Ordering::Relaxed);
@@ -718,6 +727,86 @@ fn reconstruct_batched(
         append_shifted(&mut out, last);
     }
     out
+}
+
+/// The events in a view grouped by lock key ([`KeyGroups::of`]).
+struct KeyGroups {
+    /// Each key's events in the order the rules read them ([`time_order`]).
+    by_key: foldhash::HashMap<Sym, Vec<EventId>>,
+    /// Acquires that name a holder: one hold each, the result's size.
+    acquires: usize,
+    /// Events in the view, with a key or not.
+    events_in_view: usize,
+}
+
+impl KeyGroups {
+    /// The events of `view` grouped by key, in the order the rules read
+    /// them. From `parallel_min` events in view the order is cut into one
+    /// part per thread of the pool, each part grouped on its own, and the
+    /// parts' lists appended in order: a key's list is its events in order
+    /// either way. When that order is the log's own, the parts are cut
+    /// from the log itself, with no order of 10 M indices made first
+    /// (0.06-0.07 s on one core at 10 M events, before).
+    fn of(log: &LoadedLog, times_ns: &[i64], view: &EventView, parallel_min: usize) -> KeyGroups {
+        let keep = |i: usize, _: &crate::model::Event| view.includes(i);
+        let order = time_order_unless_log_order(log, times_ns, keep);
+        let len = order.as_ref().map_or(log.events.len(), Vec::len);
+        let id_at = |n: usize| order.as_ref().map_or(EventId::new(n), |o| o[n]);
+        let part = |range: std::ops::Range<usize>| {
+            let mut g = KeyGroups {
+                by_key: foldhash::HashMap::default(),
+                acquires: 0,
+                events_in_view: 0,
+            };
+            for i in range.map(id_at).filter(|&i| view.includes(i.index())) {
+                g.add(log, i);
+            }
+            g
+        };
+        if len < parallel_min {
+            return part(0..len);
+        }
+        let parts = rayon::current_num_threads().max(1);
+        let step = len.div_ceil(parts).max(1);
+        let mut groups: Vec<KeyGroups> = (0..len)
+            .step_by(step)
+            .collect::<Vec<_>>()
+            .into_par_iter()
+            .map(|start| part(start..(start + step).min(len)))
+            .collect();
+        let mut first = groups.remove(0);
+        for g in groups {
+            first.append(g);
+        }
+        first
+    }
+
+    /// Counts event `i` of `log` and puts it on its key's list.
+    fn add(&mut self, log: &LoadedLog, i: EventId) {
+        let e = &log.events[i];
+        self.events_in_view += 1;
+        if let Some(key) = e.key {
+            self.by_key.entry(key).or_default().push(i);
+            self.acquires += usize::from(e.kind == EventKind::Acquired && e.holder.is_some());
+        }
+    }
+
+    /// Appends `later`'s lists (of the events after this part's) to this
+    /// part's.
+    fn append(&mut self, later: KeyGroups) {
+        self.acquires += later.acquires;
+        self.events_in_view += later.events_in_view;
+        for (key, events) in later.by_key {
+            match self.by_key.entry(key) {
+                std::collections::hash_map::Entry::Occupied(mut o) => {
+                    o.get_mut().extend(events);
+                }
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(events);
+                }
+            }
+        }
+    }
 }
 
 /// Appends each key's holds to `out` in order, shifting their lease ids
@@ -1344,6 +1433,15 @@ pub(crate) mod tests {
             let serial = run(usize::MAX, Some(usize::MAX));
             proptest::prop_assert_eq!(&run(0, Some(batch)), &serial);
             proptest::prop_assert_eq!(&run(0, None), &serial);
+            // Grouped in parts from an order other than the log's (times
+            // reversed, as host offsets could), each key's list is the
+            // one-part grouping's.
+            let reversed: Vec<i64> = log.events.iter().map(|e| -e.at_ns).collect();
+            let groups = |parallel_min| KeyGroups::of(&log, &reversed, &view, parallel_min);
+            let (parts, whole) = (groups(0), groups(usize::MAX));
+            proptest::prop_assert_eq!(parts.by_key, whole.by_key);
+            proptest::prop_assert_eq!(parts.acquires, whole.acquires);
+            proptest::prop_assert_eq!(parts.events_in_view, whole.events_in_view);
         }
     }
 
