@@ -768,13 +768,14 @@ impl KeyGroups {
         }
         let parts = rayon::current_num_threads().max(1);
         let step = len.div_ceil(parts).max(1);
-        let mut groups: Vec<KeyGroups> = (0..len)
+        let groups: Vec<KeyGroups> = (0..len)
             .step_by(step)
             .collect::<Vec<_>>()
             .into_par_iter()
             .map(|start| part(start..(start + step).min(len)))
             .collect();
-        let mut first = groups.remove(0);
+        let mut groups = groups.into_iter();
+        let mut first = groups.next().unwrap_or_else(|| part(0..0));
         for g in groups {
             first.append(g);
         }
@@ -1442,6 +1443,16 @@ pub(crate) mod tests {
             proptest::prop_assert_eq!(parts.by_key, whole.by_key);
             proptest::prop_assert_eq!(parts.acquires, whole.acquires);
             proptest::prop_assert_eq!(parts.events_in_view, whole.events_in_view);
+        }
+    }
+
+    #[test]
+    fn an_empty_log_groups_into_no_keys_in_parts_too() {
+        let log = LogBuilder::new().finish();
+        for parallel_min in [0, usize::MAX] {
+            let groups = KeyGroups::of(&log, &[], &EventView::all(), parallel_min);
+            assert!(groups.by_key.is_empty());
+            assert_eq!((groups.acquires, groups.events_in_view), (0, 0));
         }
     }
 
