@@ -264,10 +264,11 @@ fn load_in_phases(
     // log is shown ([`LazyIndex`]): only its extent now.
     set(Phase::Indexing);
     let started = std::time::Instant::now();
-    let ((extent, products), (names, notes, slot)) = rayon::join(
+    let ((extent, products, list_price), (names, notes, slot)) = rayon::join(
         || {
             let extent = crate::playback::extent_of(&log, &analysis);
-            (extent, ProductFinder::of(&log, &analysis))
+            let list_price = crate::money::list_price(&log);
+            (extent, ProductFinder::of(&log, &analysis), list_price)
         },
         || match labels {
             LabelsOf::Made(labels) => *labels,
@@ -295,6 +296,7 @@ fn load_in_phases(
             index: Arc::new(LazyIndex::pending(extent)),
             products: Arc::new(products),
             names,
+            list_price,
             cache,
             problems: Arc::new(problems),
             mapping: opts.mapping_path.clone(),

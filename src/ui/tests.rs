@@ -234,6 +234,25 @@ fn the_window_asks_for_the_unit_loss_and_keeps_it() {
     assert_eq!(h.state().state_to_save().settings.unit_loss, Some(650.0));
 }
 
+/// The list price the sample's orders carry (¥299, `unit_price`) is found
+/// once with the log and offered, labelled, beside the unit-loss input;
+/// taking it re-runs the analysis with it.
+#[test]
+fn the_list_price_found_at_load_is_offered_and_taken_on_a_click() {
+    let app = sample_app_with(None);
+    let price = app.session.as_ref().and_then(|s| s.list_price);
+    assert_eq!(price.map(|p| (p.min, p.max)), Some((299.0, 299.0)));
+    let mut h = harness(app);
+    h.run();
+    h.get_by_label("Use the list price in the log ¥299 a unit (a list price, not the loss)")
+        .click();
+    h.run_steps(1);
+    step_until(&mut h, |app| !app.is_loading());
+    h.run();
+    h.get_by_label("3 oversold · ¥897");
+    assert_eq!(h.state().state_to_save().settings.unit_loss, Some(299.0));
+}
+
 /// Set pressed with nothing typed, or with 0, stores nothing: the loss stays
 /// unknown and the prompt says why, in English and in Chinese.
 #[test]

@@ -38,7 +38,7 @@ pub fn ask_unit_loss_ui(ui: &mut Ui, context: &mut PanelContext<'_>) {
     let id = ui.make_persistent_id("unit_loss_input");
     let mut value: f64 = ui.data_mut(|d| *d.get_temp_mut_or(id, 0.0));
     let settings = s.settings.clone();
-    let list = crate::money::list_price(&s.log);
+    let list = s.list_price;
     ui.horizontal_wrapped(|ui| {
         let l = ui.label(RichText::new(tr(lang, "unit_loss_unset")).color(ALERT));
         let r = ui
