@@ -39,6 +39,9 @@ pub struct Unreadable {
 pub enum ReadingHint {
     /// A workbook: save its sheet as CSV.
     SaveAsCsv,
+    /// No record at all (empty, or whitespace only): no mapping can help;
+    /// export the log again.
+    ExportAgain,
     /// Nothing recognised: describe the lines in a mapping file.
     DescribeLines,
     /// Times of day without a date: give the date in a mapping file.
@@ -72,6 +75,8 @@ impl Unreadable {
         };
         let hint = if info.layout.as_deref() == Some(ZIP_LAYOUT) {
             ReadingHint::SaveAsCsv
+        } else if info.lines_read == 0 {
+            ReadingHint::ExportAgain
         } else if info.dialect == Dialect::Unknown {
             ReadingHint::DescribeLines
         } else if info.times_of_day * 2 > info.lines_warned {
@@ -150,6 +155,9 @@ impl Message for ReadingHint {
     fn en(&self) -> String {
         match self {
             ReadingHint::SaveAsCsv => "save the workbook's sheet as CSV (UTF-8) and open the CSV",
+            ReadingHint::ExportAgain => {
+                "the file holds no line at all: export the log again (or open the file it was meant to be); no mapping can read an empty file"
+            }
             ReadingHint::DescribeLines => {
                 "describe the lines with a mapping file (`line_regex = '...'` with named groups, `[messages]` regexes per event) and --mapping FILE"
             }
@@ -172,6 +180,9 @@ impl Message for ReadingHint {
     fn zh(&self) -> String {
         match self {
             ReadingHint::SaveAsCsv => "把工作簿的工作表另存为 `CSV`（`UTF-8`），再打开该 `CSV`",
+            ReadingHint::ExportAgain => {
+                "文件里没有任何一行：请重新导出日志（或打开本应打开的文件）；映射文件读不了空文件"
+            }
             ReadingHint::DescribeLines => {
                 "用映射文件描述这些行（带命名分组的 `line_regex = '...'`，以及每种事件的 `[messages]` 正则），然后使用 --mapping FILE"
             }
@@ -237,6 +248,7 @@ mod tests {
         ];
         for hint in [
             ReadingHint::SaveAsCsv,
+            ReadingHint::ExportAgain,
             ReadingHint::DescribeLines,
             ReadingHint::GiveDate,
             ReadingHint::NameTime,
@@ -254,5 +266,17 @@ mod tests {
         let unknown = Unreadable::of(&info(Dialect::Unknown)).expect("unreadable");
         assert_eq!(unknown.hint, ReadingHint::DescribeLines);
         assert!(unknown.missing.is_empty());
+    }
+
+    /// An empty file is told to be exported again, not described in a
+    /// mapping file that could never read it.
+    #[test]
+    fn an_empty_file_is_told_to_be_exported_again() {
+        let mut empty = info(Dialect::Unknown);
+        (empty.lines_read, empty.lines_warned, empty.lines_skipped) = (0, 0, 0);
+        let u = Unreadable::of(&empty).expect("unreadable");
+        assert_eq!(u.hint, ReadingHint::ExportAgain);
+        assert!(u.en().contains("export the log again"), "{}", u.en());
+        assert!(!u.en().contains("line_regex"), "{}", u.en());
     }
 }

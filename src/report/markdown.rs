@@ -566,7 +566,7 @@ fn pairs_table(
         super::text::line(
             out,
             zh,
-            phrase!("_... {} more overlap pairs_\n", "_…… 另有 {} 对重叠_\n"),
+            phrase!("_... {} more overlap pair(s)_\n", "_…… 另有 {} 对重叠_\n"),
             &[&more.to_string()],
         );
     }

@@ -249,7 +249,7 @@ fn incident_lines(
         line(
             out,
             zh,
-            phrase!("  ... {} more overlap pairs", "  …… 另有 {} 对重叠"),
+            phrase!("  ... {} more overlap pair(s)", "  …… 另有 {} 对重叠"),
             &[&(inc.overlaps.len() + inc.overlaps_unlisted - 20).to_string()],
         );
     }
