@@ -462,6 +462,7 @@ const TABLE: &[(&str, &str, &str)] = &[
         "服务器事件（故障转移、重启）",
     ),
     ("stall_legend", "process paused (GC)", "进程停顿（GC）"),
+    ("legend_more", "+{} more", "另有 {} 项"),
     ("card_why", "Why", "原因"),
     ("finding_what", "What it means", "含义"),
     ("finding_seen", "Seen", "所见"),

@@ -14,7 +14,7 @@ use super::model::{FindingMark, LeaseBar, OverlapBox, SwimlaneModel};
 use super::view::{AxisTicks, TimeScale};
 use crate::analysis::{FindingKind, IncidentId, OverlapId};
 use crate::report::format_ms;
-use crate::ui::i18n::{Lang, cause_short, words};
+use crate::ui::i18n::{Lang, cause_short, trf, words};
 
 /// Colours of the timeline for one theme.
 pub struct Palette {
@@ -429,7 +429,10 @@ impl LegendItems {
 /// The legend of an exported picture, left to right in `rect`: a lease,
 /// then of a zombie hold (hatched), an overlap window, a handoff arrow, an
 /// order and an oversold order (diamonds) those `items` holds, then the
-/// marker of each finding kind in `kinds`.
+/// marker of each finding kind in `kinds`. What does not fit in 12-point
+/// words is written in 10-point words closer together, and what does not
+/// fit then is counted ("+2 more"), never cut off at the edge
+/// ([`legend_fit`]).
 pub fn legend(
     painter: &Painter,
     rect: Rect,
@@ -437,110 +440,217 @@ pub fn legend(
     (items, kinds): (LegendItems, &[FindingKind]),
     lang: Lang,
 ) {
-    use crate::ui::i18n::tr;
-    let font = FontId::proportional(12.0);
+    let entries = legend_entries(items, kinds, lang);
+    let galleys = |size: f32| -> Vec<std::sync::Arc<egui::Galley>> {
+        let font = FontId::proportional(size);
+        entries
+            .iter()
+            .map(|(_, t)| painter.layout_no_wrap(t.clone(), font.clone(), palette.text))
+            .collect()
+    };
+    let (normal, compact) = (galleys(12.0), galleys(10.0));
+    let widths = |g: &[std::sync::Arc<egui::Galley>], gap: f32| -> Vec<f32> {
+        entries
+            .iter()
+            .zip(g)
+            .map(|((m, _), g)| m.width() + g.size().x + gap)
+            .collect()
+    };
+    let more = |n: usize| trf(lang, "legend_more", &[&n.to_string()]);
+    let more_w = painter
+        .layout_no_wrap(more(99), FontId::proportional(10.0), palette.text)
+        .size()
+        .x;
+    let fit = legend_fit(
+        (&widths(&normal, LEGEND_GAP), &widths(&compact, COMPACT_GAP)),
+        more_w,
+        rect.width() - 4.0,
+    );
+    let (words, gap) = if fit.compact {
+        (compact, COMPACT_GAP)
+    } else {
+        (normal, LEGEND_GAP)
+    };
     let mid = rect.center().y;
     let mut x = rect.left() + 4.0;
-    let text = |x: &mut f32, t: &str| {
-        let g = painter.layout_no_wrap(t.to_string(), font.clone(), palette.text);
+    for ((mark, _), g) in entries.iter().zip(words).take(fit.shown) {
+        mark.paint(painter, (x, mid), palette);
+        x += mark.width();
         let w = g.size().x;
-        painter.galley(pos2(*x, mid - g.size().y / 2.0), g, palette.text);
-        *x += w + 14.0;
-    };
-    let swatch = |x: f32| Rect::from_min_max(pos2(x, mid - 5.0), pos2(x + 22.0, mid + 5.0));
-    painter.rect_filled(swatch(x), 0.0, palette.lease);
-    x += 26.0;
-    text(&mut x, tr(lang, "lease_legend"));
-    if items.zombie {
-        let z = swatch(x);
-        painter.rect_filled(z, 0.0, palette.zombie);
-        hatch(painter, z, palette.zombie_hatch);
-        x += 26.0;
-        text(&mut x, tr(lang, "zombie"));
+        painter.galley(pos2(x, mid - g.size().y / 2.0), g, palette.text);
+        x += w + gap;
     }
-    if items.overlap {
-        let o = swatch(x);
-        painter.rect_filled(o, 0.0, palette.overlap);
-        painter.rect_stroke(
-            o,
-            0.0,
-            Stroke::new(1.0, palette.overlap_edge),
-            StrokeKind::Inside,
-        );
-        x += 26.0;
-        text(&mut x, tr(lang, "overlap"));
+    if fit.shown < entries.len() {
+        let font = FontId::proportional(10.0);
+        let g = painter.layout_no_wrap(more(entries.len() - fit.shown), font, palette.text);
+        painter.galley(pos2(x, mid - g.size().y / 2.0), g, palette.text);
     }
-    if items.handoff {
-        painter.arrow(
-            pos2(x, mid - 4.0),
-            vec2(20.0, 8.0),
-            Stroke::new(1.2, palette.overlap_edge),
-        );
-        x += 26.0;
-        text(&mut x, tr(lang, "handoff_legend"));
-    }
-    for (shown, color, r, key) in [
-        (items.order, palette.sale_ok, 4.5, "order_legend"),
-        (
-            items.oversold_order,
-            palette.sale_bad,
-            6.0,
-            "oversold_order_legend",
-        ),
-    ] {
-        if !shown {
-            continue;
-        }
-        let c = pos2(x + 6.0, mid);
-        painter.add(diamond(c, r, color, Stroke::NONE));
-        x += 16.0;
-        text(&mut x, tr(lang, key));
-    }
-    if items.server_event {
-        let r = swatch(x);
-        painter.add(Shape::dashed_line(
-            &[
-                pos2(r.center().x, r.top() - 2.0),
-                pos2(r.center().x, r.bottom() + 2.0),
-            ],
-            Stroke::new(1.5, palette.infra),
-            4.0,
-            2.0,
-        ));
-        x += 26.0;
-        text(&mut x, tr(lang, "server_event_legend"));
-    }
-    if items.stall {
-        let r = swatch(x);
-        painter.rect_filled(r, 0.0, palette.stall);
-        x += 26.0;
-        text(&mut x, tr(lang, "stall_legend"));
-    }
-    finding_legend(painter, (&mut x, mid), kinds, lang, &text);
 }
 
-/// The marker and name of each finding kind in `kinds`, from `x` on the
-/// legend's middle line `mid`; `text` writes a name and moves `x` past it.
-fn finding_legend(
-    painter: &Painter,
-    (x, mid): (&mut f32, f32),
+/// Points between one legend entry's words and the next mark.
+const LEGEND_GAP: f32 = 14.0;
+/// [`LEGEND_GAP`] when the legend is written small to fit.
+const COMPACT_GAP: f32 = 8.0;
+
+/// How a picture's legend fits its width ([`legend_fit`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LegendFit {
+    /// Written in the small words, closer together.
+    pub compact: bool,
+    /// Entries shown, from the first; the others are counted after them.
+    pub shown: usize,
+}
+
+/// How entries of `normal` (mark, 12-point words and gap, points each) or
+/// `compact` (the same in 10-point words) fit in `avail` points: all of
+/// them as they are; else all of them compact; else, compact, as many as
+/// leave room for the count of the rest (`more_w` points wide).
+pub fn legend_fit((normal, compact): (&[f32], &[f32]), more_w: f32, avail: f32) -> LegendFit {
+    if normal.iter().sum::<f32>() <= avail {
+        return LegendFit {
+            compact: false,
+            shown: normal.len(),
+        };
+    }
+    if compact.iter().sum::<f32>() <= avail {
+        return LegendFit {
+            compact: true,
+            shown: compact.len(),
+        };
+    }
+    let mut used = 0.0;
+    let shown = compact
+        .iter()
+        .take_while(|&&w| {
+            used += w;
+            used + more_w <= avail
+        })
+        .count();
+    LegendFit {
+        compact: true,
+        shown,
+    }
+}
+
+/// The mark an entry of a picture's legend is drawn with.
+#[derive(Clone, Copy, Debug)]
+enum LegendMark {
+    /// A lease bar.
+    Lease,
+    /// A zombie hold (hatched).
+    Zombie,
+    /// An overlap window.
+    Overlap,
+    /// A handoff arrow.
+    Handoff,
+    /// An order (`true`: oversold) as a diamond.
+    Order(bool),
+    /// A server event's dashed line.
+    ServerEvent,
+    /// A runtime pause.
+    Stall,
+    /// A finding kind's lettered marker.
+    Finding(FindingKind),
+}
+
+/// The entries `items` and `kinds` call for, in the legend's order, each
+/// with its words.
+fn legend_entries(
+    items: LegendItems,
     kinds: &[FindingKind],
     lang: Lang,
-    text: &dyn Fn(&mut f32, &str),
-) {
-    for &kind in kinds {
-        let (letter, color) = finding_style(kind);
-        let r = Rect::from_min_size(pos2(*x, mid - 7.0), vec2(12.0, 14.0));
-        painter.rect_filled(r, 2.0, color);
-        painter.text(
-            r.center(),
-            Align2::CENTER_CENTER,
-            letter,
-            FontId::proportional(10.0),
-            Color32::WHITE,
-        );
-        *x += 16.0;
-        text(x, &words(lang, kind.as_str()));
+) -> Vec<(LegendMark, String)> {
+    use crate::ui::i18n::tr;
+    let mut out = vec![(LegendMark::Lease, tr(lang, "lease_legend").to_string())];
+    for (shown, mark, key) in [
+        (items.zombie, LegendMark::Zombie, "zombie"),
+        (items.overlap, LegendMark::Overlap, "overlap"),
+        (items.handoff, LegendMark::Handoff, "handoff_legend"),
+        (items.order, LegendMark::Order(false), "order_legend"),
+        (
+            items.oversold_order,
+            LegendMark::Order(true),
+            "oversold_order_legend",
+        ),
+        (
+            items.server_event,
+            LegendMark::ServerEvent,
+            "server_event_legend",
+        ),
+        (items.stall, LegendMark::Stall, "stall_legend"),
+    ] {
+        if shown {
+            out.push((mark, tr(lang, key).to_string()));
+        }
+    }
+    out.extend(
+        kinds
+            .iter()
+            .map(|&k| (LegendMark::Finding(k), words(lang, k.as_str()))),
+    );
+    out
+}
+
+impl LegendMark {
+    /// Points from the mark's left to its words.
+    fn width(self) -> f32 {
+        match self {
+            LegendMark::Order(_) | LegendMark::Finding(_) => 16.0,
+            _ => 26.0,
+        }
+    }
+
+    /// Draws the mark from `x` on the legend's middle line `mid`.
+    fn paint(self, painter: &Painter, (x, mid): (f32, f32), palette: &Palette) {
+        let swatch = Rect::from_min_max(pos2(x, mid - 5.0), pos2(x + 22.0, mid + 5.0));
+        match self {
+            LegendMark::Lease => {
+                painter.rect_filled(swatch, 0.0, palette.lease);
+            }
+            LegendMark::Zombie => {
+                painter.rect_filled(swatch, 0.0, palette.zombie);
+                hatch(painter, swatch, palette.zombie_hatch);
+            }
+            LegendMark::Overlap => {
+                painter.rect_filled(swatch, 0.0, palette.overlap);
+                let edge = Stroke::new(1.0, palette.overlap_edge);
+                painter.rect_stroke(swatch, 0.0, edge, StrokeKind::Inside);
+            }
+            LegendMark::Handoff => {
+                let stroke = Stroke::new(1.2, palette.overlap_edge);
+                painter.arrow(pos2(x, mid - 4.0), vec2(20.0, 8.0), stroke);
+            }
+            LegendMark::Order(oversold) => {
+                let (r, color) = if oversold {
+                    (6.0, palette.sale_bad)
+                } else {
+                    (4.5, palette.sale_ok)
+                };
+                painter.add(diamond(pos2(x + 6.0, mid), r, color, Stroke::NONE));
+            }
+            LegendMark::ServerEvent => {
+                let c = swatch.center().x;
+                let line = [pos2(c, swatch.top() - 2.0), pos2(c, swatch.bottom() + 2.0)];
+                let stroke = Stroke::new(1.5, palette.infra);
+                painter.add(Shape::dashed_line(&line, stroke, 4.0, 2.0));
+            }
+            LegendMark::Stall => {
+                painter.rect_filled(swatch, 0.0, palette.stall);
+            }
+            LegendMark::Finding(kind) => {
+                let (letter, color) = finding_style(kind);
+                let r = Rect::from_min_size(pos2(x, mid - 7.0), vec2(12.0, 14.0));
+                painter.rect_filled(r, 2.0, color);
+                let font = FontId::proportional(10.0);
+                painter.text(
+                    r.center(),
+                    Align2::CENTER_CENTER,
+                    letter,
+                    font,
+                    Color32::WHITE,
+                );
+            }
+        }
     }
 }
 
@@ -1095,5 +1205,70 @@ mod tick_labels {
         assert_eq!(step_text(50.0 * 365.25 * 86400.0), "50 y");
         assert_eq!(step_text(7.0 * 86400.0), "7 d");
         assert_eq!(step_text(0.5), crate::report::format_ms(500.0));
+    }
+}
+
+#[cfg(test)]
+mod legend_fits {
+    use super::{LegendFit, legend_fit};
+
+    /// A legend that fits is written as it is; one that does not is
+    /// written small; one that does not fit small either shows the entries
+    /// that leave room for the count of the rest, never one cut off.
+    #[test]
+    fn a_legend_too_wide_is_written_small_then_counted() {
+        let normal = [60.0, 80.0, 70.0];
+        let compact = [50.0, 60.0, 55.0];
+        let fit = |avail| legend_fit((&normal, &compact), 30.0, avail);
+        assert_eq!(
+            fit(210.0),
+            LegendFit {
+                compact: false,
+                shown: 3
+            }
+        );
+        assert_eq!(
+            fit(209.0),
+            LegendFit {
+                compact: true,
+                shown: 3
+            }
+        );
+        assert_eq!(
+            fit(165.0),
+            LegendFit {
+                compact: true,
+                shown: 3
+            }
+        );
+        // 50 + 60 + the count's 30 fit in 140, the third entry does not.
+        assert_eq!(
+            fit(164.0),
+            LegendFit {
+                compact: true,
+                shown: 2
+            }
+        );
+        assert_eq!(
+            fit(140.0),
+            LegendFit {
+                compact: true,
+                shown: 2
+            }
+        );
+        assert_eq!(
+            fit(139.0),
+            LegendFit {
+                compact: true,
+                shown: 1
+            }
+        );
+        assert_eq!(
+            fit(10.0),
+            LegendFit {
+                compact: true,
+                shown: 0
+            }
+        );
     }
 }
