@@ -480,6 +480,21 @@ pub fn visible_findings<'a>(marks: &'a [FindingMark], scale: &TimeScale) -> &'a 
     &marks[from..to]
 }
 
+/// Where the label of a runtime pause (`text_w` points wide) starts in the
+/// pause's band (`band`: its left and right edges, points): 3 points in,
+/// moved right past each finding flag (`flags`: left and right edges, in
+/// time order) it would run under, as a holder-stall flag at the pause's
+/// start would; `None` when it then no longer fits with 3 points to spare.
+pub fn stall_label_left(band: (f32, f32), flags: &[(f32, f32)], text_w: f32) -> Option<f32> {
+    let mut left = band.0 + 3.0;
+    for &(flag_left, flag_right) in flags {
+        if flag_left < left + text_w && flag_right > left {
+            left = flag_right + 3.0;
+        }
+    }
+    (left + text_w + 3.0 <= band.1).then_some(left)
+}
+
 /// The marker of a finding at `at_s` in a row whose top is `row_top` and
 /// height `row_h`: a flag [`FINDING_W`] wide whose left edge is the time,
 /// so it never hides the bar's start it points at.
@@ -1590,5 +1605,28 @@ mod tests {
         let w = whole_rows(&model, 0.0, 2000.0);
         assert_eq!((w.scroll_y, w.hidden_lanes), (0.0, 0));
         assert_eq!(w.height, model.content_height());
+    }
+
+    /// A pause's label starts 3 points in, past a finding flag it would
+    /// run under (the holder-stall flag at the pause's start), and is not
+    /// drawn when it no longer fits.
+    #[test]
+    fn a_pause_label_starts_past_the_flag_at_its_start() {
+        assert_eq!(stall_label_left((100.0, 300.0), &[], 50.0), Some(103.0));
+        // A flag at the band's start (10 points wide): the label after it.
+        let at_start = [(100.0, 110.0)];
+        assert_eq!(
+            stall_label_left((100.0, 300.0), &at_start, 50.0),
+            Some(113.0)
+        );
+        // A flag past the label's end moves nothing.
+        let later = [(200.0, 210.0)];
+        assert_eq!(stall_label_left((100.0, 300.0), &later, 50.0), Some(103.0));
+        // Two flags in a row: past both.
+        let two = [(100.0, 110.0), (112.0, 122.0)];
+        assert_eq!(stall_label_left((100.0, 300.0), &two, 50.0), Some(125.0));
+        // Moved past the flag it no longer fits: not drawn.
+        assert_eq!(stall_label_left((100.0, 160.0), &at_start, 50.0), None);
+        assert_eq!(stall_label_left((100.0, 160.0), &[], 50.0), Some(103.0));
     }
 }

@@ -699,8 +699,16 @@ fn stalls(
             format_ms(m.length_ms())
         );
         let g = painter.layout_no_wrap(text, FontId::proportional(10.0), palette.text);
-        if g.size().x + 6.0 <= r.width() {
-            let at = pos2(r.left() + 3.0, r.center().y - g.size().y / 2.0);
+        let flags: Vec<(f32, f32)> = super::layout::visible_findings(&lane.findings, scale)
+            .iter()
+            .map(|f| {
+                let flag = super::layout::finding_rect(f.at_s, scale, top, lane_h);
+                (flag.left(), flag.right())
+            })
+            .collect();
+        let band = (r.left(), r.right());
+        if let Some(left) = super::layout::stall_label_left(band, &flags, g.size().x) {
+            let at = pos2(left, r.center().y - g.size().y / 2.0);
             painter.galley(at, g, palette.text);
         }
     }
