@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use crate::ingest::Mapping;
-use crate::model::{EventKind, LoadedLog, SourceInfo, SourceNote};
+use crate::model::{EventKind, EvidenceKind, LoadedLog, SourceInfo, SourceNote};
 
 /// Rows of the table shown at most; the rest are counted.
 pub const MAX_ROWS: usize = 30;
@@ -32,6 +32,9 @@ pub enum Why {
     /// Another field of the line gave the kind (an outcome, a business
     /// column), not the name's own words.
     Fields,
+    /// No event, but infrastructure evidence (a GC pause, a failover):
+    /// the analysis cites it as a cause, the holds do not see it.
+    Evidence,
     /// No kind: the lines were skipped or read as activity.
     Unread,
 }
@@ -45,6 +48,7 @@ impl Why {
             Why::Protocol => "protocol",
             Why::FailureWords => "failure words",
             Why::Fields => "other fields",
+            Why::Evidence => "evidence",
             Why::Unread => "unread",
         }
     }
@@ -69,6 +73,8 @@ pub struct TemplateRow {
     /// The kind those lines were given, `None` for lines that gave no
     /// event.
     pub kind: Option<EventKind>,
+    /// The evidence those lines were read as, when they gave no event.
+    pub evidence: Option<EvidenceKind>,
     /// Why.
     pub why: Why,
 }
@@ -179,47 +185,64 @@ fn is_failed(kind: EventKind) -> bool {
 }
 
 /// The table of `lines`: each line's name (an event field's value or a
-/// message, `None` when the record has none), an example of it and the
-/// kind the line was given. Names are made templates unless
+/// message, `None` when the record has none), the kind the line was given
+/// and, for a line that gave no event, the evidence it was read as ([`Why::Evidence`]). Names are made templates unless
 /// `from_field`; rows grouped by template and kind, most lines first (then
 /// by template), capped at [`MAX_ROWS`].
 pub fn rows(
-    lines: impl IntoIterator<Item = (String, Option<EventKind>)>,
+    lines: impl IntoIterator<Item = LineRead>,
     from_field: bool,
     reading: Reading<'_>,
 ) -> (Vec<TemplateRow>, usize) {
-    let mut groups: HashMap<(String, Option<EventKind>), (usize, String)> = HashMap::new();
-    for (name, kind) in lines {
+    type Group = (String, Option<EventKind>, Option<EvidenceKind>);
+    let mut groups: HashMap<Group, (usize, String)> = HashMap::new();
+    for (name, kind, evidence) in lines {
         let t = if from_field {
             name.clone()
         } else {
             template(&name)
         };
-        groups.entry((t, kind)).or_insert((0, name)).0 += 1;
+        let evidence = evidence.filter(|_| kind.is_none());
+        groups.entry((t, kind, evidence)).or_insert((0, name)).0 += 1;
     }
     let mut out: Vec<TemplateRow> = groups
         .into_iter()
-        .map(|((template, kind), (count, example))| TemplateRow {
-            why: why(&example, from_field, kind, reading),
-            template,
-            count,
-            kind,
-        })
+        .map(
+            |((template, kind, evidence), (count, example))| TemplateRow {
+                why: match evidence {
+                    Some(_) => Why::Evidence,
+                    None => why(&example, from_field, kind, reading),
+                },
+                template,
+                count,
+                kind,
+                evidence,
+            },
+        )
         .collect();
     out.sort_by(|a, b| {
         b.count
             .cmp(&a.count)
             .then_with(|| a.template.cmp(&b.template))
-            .then_with(|| kind_name(a.kind).cmp(kind_name(b.kind)))
+            .then_with(|| row_kind(a).cmp(row_kind(b)))
     });
     let more = out.len().saturating_sub(MAX_ROWS);
     out.truncate(MAX_ROWS);
     (out, more)
 }
 
-/// A kind's name, `-` for none.
-fn kind_name(kind: Option<EventKind>) -> &'static str {
-    kind.map_or("-", EventKind::as_str)
+/// One line for [`rows`]: its name, the event kind it was given and the
+/// evidence it was read as.
+pub type LineRead = (String, Option<EventKind>, Option<EvidenceKind>);
+
+/// A row's kind as the table prints it: the event kind's name, else the
+/// evidence's, else `-`.
+fn row_kind(row: &TemplateRow) -> &'static str {
+    match (row.kind, row.evidence) {
+        (Some(k), _) => k.as_str(),
+        (None, Some(e)) => e.as_str(),
+        (None, None) => "-",
+    }
 }
 
 /// Where the names of `info`'s lines come from: its event field when it has
@@ -268,14 +291,20 @@ pub fn table(
     {
         kinds.entry(e.source.line).or_insert(e.kind);
     }
+    let evidence: HashMap<u32, EvidenceKind> = log
+        .evidence
+        .iter()
+        .filter(|e| usize::from(e.source.file) == file)
+        .map(|e| (e.source.line, e.kind))
+        .collect();
     let records = crate::ingest::record_values(head, mapping, &[field], MAX_RECORDS);
     let count = records.len();
     let lines = records.into_iter().filter_map(|(line, values)| {
         let name = values.into_iter().next().flatten()?;
-        let kind = u32::try_from(line)
-            .ok()
-            .and_then(|l| kinds.get(&l).copied());
-        Some((name, kind))
+        let line = u32::try_from(line).ok();
+        let kind = line.and_then(|l| kinds.get(&l).copied());
+        let evidence = line.and_then(|l| evidence.get(&l).copied());
+        Some((name, kind, evidence))
     });
     let protocol = info
         .notes
@@ -321,7 +350,7 @@ pub fn write_table(s: &mut String, table: &TemplateTable) {
             s,
             "    {:>6}  {:<17}  {:<13}  {}",
             r.count,
-            kind_name(r.kind),
+            row_kind(r),
             r.why.as_str(),
             crate::report::terminal_safe(&r.template)
         );
@@ -393,10 +422,12 @@ mod tests {
     #[test]
     fn rows_are_grouped_by_template_and_kind_most_first_and_capped() {
         let acq = Some(EventKind::Acquired);
+        let gc = Some(EvidenceKind::GcPause);
         let lines = vec![
-            ("acquired lock key=a owner=A".to_string(), acq),
-            ("acquired lock key=b owner=B".to_string(), acq),
-            ("page parsed".to_string(), None),
+            ("acquired lock key=a owner=A".to_string(), acq, None),
+            ("acquired lock key=b owner=B".to_string(), acq, None),
+            ("page parsed".to_string(), None, None),
+            ("GC pause 11800 ms".to_string(), None, gc),
         ];
         let (rows, more) = super::rows(lines, false, NONE);
         assert_eq!(more, 0);
@@ -407,17 +438,26 @@ mod tests {
                     template: "acquired lock key=<*> owner=<*>".into(),
                     count: 2,
                     kind: acq,
+                    evidence: None,
                     why: Why::Words,
+                },
+                TemplateRow {
+                    template: "GC pause <*> ms".into(),
+                    count: 1,
+                    kind: None,
+                    evidence: gc,
+                    why: Why::Evidence,
                 },
                 TemplateRow {
                     template: "page parsed".into(),
                     count: 1,
                     kind: None,
+                    evidence: None,
                     why: Why::Unread,
                 },
             ]
         );
-        let many = (0..MAX_ROWS + 5).map(|i| (format!("step{i}"), None));
+        let many = (0..MAX_ROWS + 5).map(|i| (format!("step{i}"), None, None));
         let (rows, more) = super::rows(many, true, NONE);
         assert_eq!((rows.len(), more), (MAX_ROWS, 5));
     }
@@ -431,6 +471,7 @@ mod tests {
                 template: "x\u{1b}[31m".into(),
                 count: 3,
                 kind: None,
+                evidence: None,
                 why: Why::Unread,
             }],
             more: 2,
