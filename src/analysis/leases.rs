@@ -155,13 +155,7 @@ impl EventView {
         // No capture: nothing to split, and no reason to gather the
         // application's keys, holders and orders (doing so takes 0.95 s,
         // on one core, of a 10 M event log without a capture).
-        let inferred = |e: &crate::model::Event| e.inferred;
-        let any_inferred = if log.events.len() >= PARALLEL_MIN {
-            log.events.par_iter().any(inferred)
-        } else {
-            log.events.iter().any(inferred)
-        };
-        if !any_inferred {
+        if !log.any_event(|e| e.inferred) {
             return (EventView::all(), None);
         }
         let mut app_keys = HashSet::new();

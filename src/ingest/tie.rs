@@ -19,13 +19,7 @@ pub(crate) fn tie_by_thread(log: &mut LoadedLog) {
     // Most logs name a key and a holder on every line that needs them:
     // then there is nothing to tie, and the walk (0.08 s of one core over
     // the 10 M simulator log) is skipped after a look on the pool.
-    let any = if log.events.len() >= crate::model::PARALLEL_MIN {
-        use rayon::prelude::*;
-        log.events.par_iter().any(needs_tie)
-    } else {
-        log.events.iter().any(needs_tie)
-    };
-    if any {
+    if log.any_event(needs_tie) {
         walk(log);
     }
 }
