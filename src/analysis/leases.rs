@@ -739,8 +739,8 @@ impl KeyGroups {
     /// part per thread of the pool, each part grouped on its own, and the
     /// parts' lists appended in order: a key's list is its events in order
     /// either way. When that order is the log's own, the parts are cut
-    /// from the log itself, with no order of 10 M indices made first
-    /// (0.06-0.07 s on one core at 10 M events, before).
+    /// from the log itself: no vector of the indices in order is made (at
+    /// 10 M events, 40 MB and 0.06-0.07 s).
     fn of(log: &LoadedLog, times_ns: &[i64], view: &EventView, parallel_min: usize) -> KeyGroups {
         let keep = |i: usize, _: &crate::model::Event| view.includes(i);
         let order = time_order_unless_log_order(log, times_ns, keep);

@@ -184,11 +184,12 @@ fn is_failed(kind: EventKind) -> bool {
     matches!(kind, EventKind::AcquireFailed | EventKind::ReleaseFailed)
 }
 
-/// The table of `lines`: each line's name (an event field's value or a
-/// message, `None` when the record has none), the kind the line was given
-/// and, for a line that gave no event, the evidence it was read as ([`Why::Evidence`]). Names are made templates unless
-/// `from_field`; rows grouped by template and kind, most lines first (then
-/// by template), capped at [`MAX_ROWS`].
+/// The table of `lines` ([`LineRead`]): each line's name (an event
+/// field's value or a message), the kind the line was given and, for a
+/// line that gave no event, the evidence it was read as
+/// ([`Why::Evidence`]). Names are made templates unless `from_field`; rows
+/// grouped by template, kind and evidence, most lines first (then by
+/// template), capped at [`MAX_ROWS`].
 pub fn rows(
     lines: impl IntoIterator<Item = LineRead>,
     from_field: bool,

@@ -94,8 +94,8 @@ pub struct Session {
     pub names: Arc<HolderNames>,
     /// The list price the log's events carry ([`crate::money::list_price`]),
     /// found once when the log is loaded: the unit-loss prompt offers it on
-    /// every frame, and finding it reads every event's detail (50-80 ms a
-    /// frame at 10 M events, when it was found there).
+    /// every frame, and finding it reads every event's detail (26-35 ms at
+    /// 10 M events, too long for a frame).
     pub list_price: Option<crate::money::ListPrice>,
     /// What the load cache did for this load (the status bar says it).
     pub cache: CacheReport,
